@@ -1,0 +1,84 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// SplitCommand splits a command line typed by a user (a flag, a settings
+// field) into argv, with POSIX shell quoting: 'single', "double" (with \"
+// and \\ escapes) and backslash escapes outside quotes. No expansion of any
+// kind happens: no variables, globs or tildes.
+func SplitCommand(s string) ([]string, error) {
+	var argv []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				argv = append(argv, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, errors.New("backend: unterminated ' in command")
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) && (s[j+1] == '"' || s[j+1] == '\\') {
+					j++
+				}
+				cur.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return nil, errors.New(`backend: unterminated " in command`)
+			}
+			i = j
+			inWord = true
+		case c == '\\':
+			if i+1 >= len(s) {
+				return nil, errors.New("backend: command ends with a backslash")
+			}
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		argv = append(argv, cur.String())
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("backend: empty command")
+	}
+	for _, a := range argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, fmt.Errorf("backend: NUL byte in argument %q", a)
+		}
+	}
+	return argv, nil
+}
+
+// JoinCommand formats argv so SplitCommand reads it back unchanged.
+func JoinCommand(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			parts[i] = a
+			continue
+		}
+		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,133 @@
+package builtin_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/builtin"
+	"hermes-desktop/internal/testbin"
+)
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
+
+// startServe runs `hermes-desktop serve` with extra env and args and returns
+// the port from its READY line.
+func startServe(t *testing.T, env []string, args ...string) (*exec.Cmd, int) {
+	t.Helper()
+	tag := testbin.Tag(t)
+	cmd := exec.Command(testbin.Path(t), append([]string{"serve", "--host", "127.0.0.1", "--port", "0"}, args...)...)
+	cmd.Env = append(testbin.NewEnv(tag, t.TempDir()), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		var port int
+		if _, err := fmt.Sscanf(sc.Text(), builtin.ReadyPrefix+"%d", &port); err == nil {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return cmd, port
+		}
+	}
+	t.Fatalf("no READY line")
+	return nil, 0
+}
+
+func TestServeContract(t *testing.T) {
+	readyFile := filepath.Join(t.TempDir(), "ready.json")
+	cmd, port := startServe(t, []string{"HERMES_DESKTOP_READY_FILE=" + readyFile})
+	data, err := os.ReadFile(readyFile)
+	if err != nil || strings.TrimSpace(string(data)) != fmt.Sprintf(`{"port":%d}`, port) {
+		t.Errorf("ready file: got %q (%v)", data, err)
+	}
+	for _, path := range []string{"/api/health", "/api/status"} {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		resp.Body.Close()
+		if v["ok"] != true || int(v["pid"].(float64)) != cmd.Process.Pid {
+			t.Errorf("%s: got %v", path, v)
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("SIGTERM: exit %v, want 0", err)
+	}
+}
+
+func TestServeExitCodeBeforeReady(t *testing.T) {
+	cmd := exec.Command(testbin.Path(t), "serve", "--exit-code", "75")
+	cmd.Env = testbin.NewEnv(testbin.Tag(t), t.TempDir())
+	out, _ := cmd.Output()
+	if cmd.ProcessState.ExitCode() != 75 || strings.Contains(string(out), builtin.ReadyPrefix) {
+		t.Errorf("got exit %d, output %q; want 75 without READY", cmd.ProcessState.ExitCode(), out)
+	}
+}
+
+// The built-in backend follows HERMES_PARENT_PID: when that process dies it
+// exits within moments (pidfd), not at the next poll.
+func TestServeExitsWhenParentDies(t *testing.T) {
+	parent := exec.Command("sleep", "60")
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = parent.Process.Kill(); _ = parent.Wait() }()
+	marker := startMarker(t, parent.Process.Pid)
+	cmd, _ := startServe(t, []string{
+		fmt.Sprintf("HERMES_PARENT_PID=%d", parent.Process.Pid),
+		"HERMES_PARENT_START_MARKER=" + marker,
+		"HERMES_PARENT_NONCE=00112233445566778899aabbccddeeff",
+	})
+	_ = parent.Process.Kill()
+	_ = parent.Wait()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not exit after its parent died")
+	}
+}
+
+func startMarker(t *testing.T, pid int) string {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return "linux:" + fields[19]
+}
+
+func TestServeIgnoresSIGTERMWhenAsked(t *testing.T) {
+	cmd, _ := startServe(t, nil, "--ignore-sigterm")
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		t.Fatal("exited on SIGTERM despite --ignore-sigterm")
+	case <-time.After(300 * time.Millisecond):
+	}
+	_ = cmd.Process.Kill()
+	<-done
+}

@@ -1,0 +1,220 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"time"
+)
+
+// Defaults, in one place.
+const (
+	DefaultName         = "default"
+	DefaultReadyRegex   = `HERMES_(?:BACKEND|DASHBOARD)_READY port=(\d+)`
+	DefaultHealthPath   = "/api/health"
+	fallbackHealthPath  = "/api/status"
+	DefaultGrace        = 5 * time.Second
+	DefaultStartTimeout = 60 * time.Second
+	DefaultMinOrphanAge = 180 * time.Second
+	// Restart policy seen in Hermes: at most 3 respawns per 120 s.
+	DefaultMaxRestarts   = 3
+	DefaultRestartWindow = 120 * time.Second
+	DefaultNofileFloor   = 4096
+)
+
+// Spec describes one backend. Zero values take the defaults above.
+type Spec struct {
+	// Name identifies the backend in status, logs and records; "" means
+	// "default".
+	Name string `json:"name"`
+	// Command is the argv to run; empty means DefaultCommand.
+	Command []string `json:"command"`
+	// ReadyRegex finds the port in the backend's output: its first capture
+	// group must be the port. "" means the Hermes READY line.
+	ReadyRegex string `json:"ready_regex,omitempty"`
+	// HealthPath is probed with GET once the port is known; "" means
+	// /api/health, falling back to /api/status when that answers 404.
+	HealthPath string `json:"health_path,omitempty"`
+	// Grace is how long a backend has between SIGTERM and SIGKILL; 0 means
+	// five seconds.
+	Grace time.Duration `json:"grace,omitempty"`
+	// StartTimeout bounds the time to become ready; 0 means 60 seconds.
+	StartTimeout time.Duration `json:"start_timeout,omitempty"`
+	// Profile is the Hermes profile, recorded for reference.
+	Profile string `json:"profile,omitempty"`
+}
+
+// Config holds every setting of one launcher instance. Fill it, then call
+// Open; Open applies the defaults.
+type Config struct {
+	// StateDir keeps locks, records, logs and the control socket; required.
+	StateDir string
+	// HermesHome is given to backends as HERMES_HOME; "" means
+	// $HERMES_HOME, else ~/.hermes.
+	HermesHome string
+	// Self is the hermes-desktop executable (for the watchdog shim and the
+	// built-in backend); "" means os.Executable().
+	Self string
+	// Backends to run; empty means one default backend.
+	Backends []Spec
+	// MinOrphanAge is how old an unrecorded orphan must be before the boot
+	// reaper removes it; 0 means 180 seconds.
+	MinOrphanAge time.Duration
+	// NoBootReap skips the reap before the first spawn.
+	NoBootReap bool
+	// MaxRestarts and RestartWindow bound automatic restarts; 0 means 3
+	// within 120 seconds.
+	MaxRestarts   int
+	RestartWindow time.Duration
+	// Mode is "headless" or "gui", reported in status.
+	Mode string
+	// Version is reported in status.
+	Version string
+	// Logger receives the launcher's own log; nil discards it.
+	Logger *slog.Logger
+	// Announce receives one line per user-visible event ("backend X ready
+	// ..."); nil discards them.
+	Announce io.Writer
+}
+
+// HermesHome returns $HERMES_HOME, else ~/.hermes.
+func HermesHome() (string, error) {
+	if h := os.Getenv("HERMES_HOME"); h != "" {
+		return h, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("backend: find home directory for HERMES_HOME: %w", err)
+	}
+	return filepath.Join(home, ".hermes"), nil
+}
+
+// DefaultStateDir returns $HERMES_DESKTOP_STATE_DIR, else $HERMES_HOME/desktop.
+func DefaultStateDir() (string, error) {
+	if d := os.Getenv("HERMES_DESKTOP_STATE_DIR"); d != "" {
+		return d, nil
+	}
+	home, err := HermesHome()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "desktop"), nil
+}
+
+// DefaultCommand returns `hermes serve --host 127.0.0.1 --port 0` when
+// hermes is on PATH, else the built-in backend, and says which.
+func DefaultCommand(self string) (argv []string, description string) {
+	if path, err := exec.LookPath("hermes"); err == nil {
+		return []string{path, "serve", "--host", "127.0.0.1", "--port", "0"}, "hermes found on PATH at " + path
+	}
+	return []string{self, "serve", "--host", "127.0.0.1", "--port", "0"}, "hermes not on PATH: using the built-in backend"
+}
+
+func (c *Config) applyDefaults() error {
+	if c.StateDir == "" {
+		return errors.New("backend: no state dir")
+	}
+	abs, err := filepath.Abs(c.StateDir)
+	if err != nil {
+		return fmt.Errorf("backend: state dir: %w", err)
+	}
+	c.StateDir = abs
+	if c.HermesHome == "" {
+		if c.HermesHome, err = HermesHome(); err != nil {
+			return err
+		}
+	}
+	if c.Self == "" {
+		if c.Self, err = os.Executable(); err != nil {
+			return fmt.Errorf("backend: find own executable: %w", err)
+		}
+	}
+	if len(c.Backends) == 0 {
+		c.Backends = []Spec{{}}
+	}
+	seen := map[string]bool{}
+	for i := range c.Backends {
+		if err := c.Backends[i].applyDefaults(c.Self); err != nil {
+			return err
+		}
+		if seen[c.Backends[i].Name] {
+			return fmt.Errorf("backend: two backends are named %q", c.Backends[i].Name)
+		}
+		seen[c.Backends[i].Name] = true
+	}
+	if c.MinOrphanAge == 0 {
+		c.MinOrphanAge = DefaultMinOrphanAge
+	}
+	if c.MaxRestarts == 0 {
+		c.MaxRestarts = DefaultMaxRestarts
+	}
+	if c.RestartWindow == 0 {
+		c.RestartWindow = DefaultRestartWindow
+	}
+	if c.Mode == "" {
+		c.Mode = "headless"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Announce == nil {
+		c.Announce = io.Discard
+	}
+	return nil
+}
+
+func (s *Spec) applyDefaults(self string) error {
+	if s.Name == "" {
+		s.Name = DefaultName
+	}
+	if !validName(s.Name) {
+		return fmt.Errorf("backend: invalid backend name %q: use letters, digits, '.', '_' or '-'", s.Name)
+	}
+	if len(s.Command) == 0 {
+		s.Command, _ = DefaultCommand(self)
+	}
+	if s.ReadyRegex == "" {
+		s.ReadyRegex = DefaultReadyRegex
+	}
+	if _, err := compileReadyRegex(s.ReadyRegex); err != nil {
+		return err
+	}
+	if s.HealthPath == "" {
+		s.HealthPath = DefaultHealthPath
+	}
+	if s.HealthPath[0] != '/' {
+		return fmt.Errorf("backend: health path %q must start with /", s.HealthPath)
+	}
+	if s.Grace == 0 {
+		s.Grace = DefaultGrace
+	}
+	if s.StartTimeout == 0 {
+		s.StartTimeout = DefaultStartTimeout
+	}
+	if s.Grace < 0 || s.StartTimeout < 0 {
+		return fmt.Errorf("backend %s: negative grace or start timeout", s.Name)
+	}
+	return nil
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+func validName(s string) bool { return nameRE.MatchString(s) }
+
+// compileReadyRegex compiles a ready pattern and checks it has a group for
+// the port.
+func compileReadyRegex(expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("backend: ready regex %q: %w", expr, err)
+	}
+	if re.NumSubexp() < 1 {
+		return nil, fmt.Errorf("backend: ready regex %q needs one capture group for the port, like 'port (\\d+)'", expr)
+	}
+	return re, nil
+}

@@ -1,0 +1,46 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"time"
+)
+
+// Call sends req to the instance running on stateDir and returns its
+// result. ErrNotRunning means nobody listens there. An error answered by the
+// instance is returned as a plain error with its message.
+func Call(ctx context.Context, stateDir string, req Request) (json.RawMessage, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", SocketPath(stateDir))
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("%w on %s", ErrNotRunning, stateDir)
+		}
+		return nil, fmt.Errorf("control: connect: %w", err)
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
+	defer stop()
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return nil, fmt.Errorf("control: send %s: %w", req.Op, err)
+	}
+	var resp Response
+	if err := json.NewDecoder(io.LimitReader(conn, maxMessage)).Decode(&resp); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("control: %s: %w", req.Op, ctx.Err())
+		}
+		return nil, fmt.Errorf("control: read answer to %s: %w", req.Op, err)
+	}
+	if !resp.OK {
+		return nil, errors.New(resp.Error)
+	}
+	return resp.Result, nil
+}

@@ -1,0 +1,55 @@
+// Package control is the launcher's local control channel: a Unix socket
+// (<state>/control.sock, mode 0600, peer uid checked) carrying one JSON
+// request and one JSON response per connection. The CLI (status, restart,
+// stop, handoff) and a second launch (focus) use it to reach the running
+// instance.
+package control
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+)
+
+// SocketName is the control socket's file name inside the state dir.
+const SocketName = "control.sock"
+
+// Operations understood by the launcher.
+const (
+	OpStatus       = "status"
+	OpRestart      = "restart"
+	OpStop         = "stop"
+	OpFocus        = "focus"
+	OpStartBackend = "start-backend"
+	OpStopBackend  = "stop-backend"
+	OpReap         = "reap"
+	OpLogs         = "logs"
+	OpHandoff      = "handoff"
+)
+
+// Request is one call on the control socket.
+type Request struct {
+	Op string `json:"op"`
+	// Backend names the backend for per-backend operations; "" means all
+	// (restart) or the default backend.
+	Backend string `json:"backend,omitempty"`
+	// Args carries operation-specific arguments.
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Response is the answer to a Request.
+type Response struct {
+	OK     bool            `json:"ok"`
+	Error  string          `json:"error,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// ErrNotRunning means no launcher instance listens on the state dir.
+var ErrNotRunning = errors.New("control: no running instance")
+
+// maxMessage bounds requests and responses; a status with process trees and
+// log tails stays far below it.
+const maxMessage = 8 << 20
+
+// SocketPath returns the control socket path for a state dir.
+func SocketPath(stateDir string) string { return filepath.Join(stateDir, SocketName) }

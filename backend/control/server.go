@@ -1,0 +1,143 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+)
+
+// Handler answers control requests. The returned value is encoded as the
+// response's Result.
+type Handler interface {
+	HandleControl(ctx context.Context, req Request) (any, error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req Request) (any, error)
+
+// HandleControl calls f.
+func (f HandlerFunc) HandleControl(ctx context.Context, req Request) (any, error) { return f(ctx, req) }
+
+// Server accepts control connections.
+type Server struct {
+	path string
+	ln   *net.UnixListener
+	log  *slog.Logger
+
+	wg        sync.WaitGroup // one per accepted connection and the accept loop
+	closeOnce sync.Once
+}
+
+// Listen creates the control socket in stateDir. The caller must hold the
+// single-instance lock: that is what makes removing a stale socket left by a
+// dead instance safe. Anything at the path that is not a socket is refused,
+// never removed.
+func Listen(stateDir string, log *slog.Logger) (*Server, error) {
+	path := SocketPath(stateDir)
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&fs.ModeSocket == 0 {
+			return nil, fmt.Errorf("control: %s exists and is not a socket; move it away", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("control: remove stale socket: %w", err)
+		}
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("control: listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("control: chmod %s: %w", path, err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{path: path, ln: ln, log: log}, nil
+}
+
+// Path returns the socket path.
+func (s *Server) Path() string { return s.path }
+
+// Serve accepts connections until ctx ends or Close is called. Each request
+// runs in its own goroutine, owned by the server and awaited by Close.
+func (s *Server) Serve(ctx context.Context, h Handler) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		<-ctx.Done()
+		s.ln.Close()
+	}()
+	for {
+		conn, err := s.ln.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.log.Warn("control: accept", "err", err)
+			time.Sleep(10 * time.Millisecond) // EMFILE and friends: do not spin
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveConn(ctx, conn, h)
+		}()
+	}
+}
+
+func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
+	defer conn.Close()
+	if err := checkPeer(conn); err != nil {
+		s.log.Warn("control: refused connection", "err", err)
+		return
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var req Request
+	if err := json.NewDecoder(io.LimitReader(conn, maxMessage)).Decode(&req); err != nil {
+		writeResponse(conn, Response{Error: fmt.Sprintf("bad request: %v", err)})
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	result, err := h.HandleControl(ctx, req)
+	resp := Response{OK: err == nil}
+	if err != nil {
+		resp.Error = err.Error()
+	} else if result != nil {
+		raw, merr := json.Marshal(result)
+		if merr != nil {
+			resp = Response{Error: fmt.Sprintf("encode result: %v", merr)}
+		} else {
+			resp.Result = raw
+		}
+	}
+	writeResponse(conn, resp)
+}
+
+func writeResponse(conn net.Conn, resp Response) {
+	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_ = json.NewEncoder(conn).Encode(resp)
+}
+
+// Close stops accepting, removes the socket file and waits for requests in
+// flight to finish. A handler that is itself waiting for Close would
+// deadlock, so handlers must not call it.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		err = s.ln.Close()
+		if errors.Is(err, net.ErrClosed) {
+			err = nil
+		}
+	})
+	s.wg.Wait()
+	return err
+}

@@ -1,0 +1,57 @@
+package backend
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// ExitStatus is how a backend process ended.
+type ExitStatus struct {
+	// Code is the exit code, or -1 when a signal ended the process.
+	Code int
+	// Signal is the terminating signal, or 0.
+	Signal syscall.Signal
+}
+
+func exitStatusOf(ps *os.ProcessState) ExitStatus {
+	if ps == nil {
+		return ExitStatus{Code: -1}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ExitStatus{Code: -1, Signal: ws.Signal()}
+	}
+	return ExitStatus{Code: ps.ExitCode()}
+}
+
+// Exit codes with a meaning in the Hermes contract and the shell.
+const (
+	exitPortInUse     = 75
+	exitRefusedAttach = 78
+	exitNotExecutable = 126
+	exitNotFound      = 127
+)
+
+// String explains the status in words a user can act on.
+func (e ExitStatus) String() string {
+	if e.Signal != 0 {
+		return fmt.Sprintf("killed by signal %d (%v)", int(e.Signal), e.Signal)
+	}
+	switch e.Code {
+	case 0:
+		return "exited normally (code 0)"
+	case exitPortInUse:
+		return "exited with code 75: its port is in use"
+	case exitRefusedAttach:
+		return "exited with code 78: it refused to attach to an existing backend"
+	case exitNotExecutable:
+		return "exited with code 126: the command is not executable"
+	case exitNotFound:
+		return "exited with code 127: the command was not found"
+	}
+	if e.Code > 128 && e.Code < 160 {
+		sig := syscall.Signal(e.Code - 128)
+		return fmt.Sprintf("exited with code %d (a process in it was killed by signal %d, %v)", e.Code, int(sig), sig)
+	}
+	return fmt.Sprintf("exited with code %d", e.Code)
+}

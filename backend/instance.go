@@ -1,0 +1,348 @@
+package backend
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/lockfile"
+)
+
+// instance is one run of a backend: the process we started (the watchdog
+// shim, or the backend itself when the shim is off), the tree under it, and
+// the goroutines that read its output and wait for it.
+//
+// Goroutines: two output readers (end at EOF, or when the waiter closes the
+// pipes after the tree is gone) and one waiter (ends when the leader has been
+// reaped; it closes exited). All three are owned by the instance.
+type instance struct {
+	spec      *Spec
+	nonce     string
+	argv      []string // what was executed
+	cmd       *exec.Cmd
+	leader    proc.Identity
+	handle    *proc.Handle // on leader
+	viaShim   bool
+	readyFile string
+	log       *backendLog
+	// guard is an OS mechanism that can kill the whole tree at once (a job
+	// object on Windows); nil where the OS has none.
+	guard treeGuard
+
+	// backendID is the backend's identity: the leader without a shim, or
+	// what the shim reported. Written once before it is published on
+	// backendKnown.
+	backendID    proc.Identity
+	backendKnown chan struct{}
+
+	portFound chan int // buffered(1): the first port seen in the output
+	exited    chan struct{}
+	status    ExitStatus // valid once exited is closed
+
+	stopping atomic.Bool // a stop was requested: the exit is not a crash
+
+	mu     sync.Mutex // guards reaped and tree; held through a teardown
+	reaped bool
+	tree   *proc.Tree
+
+	readers sync.WaitGroup
+	outR    *os.File
+	errR    *os.File
+}
+
+// treeGuard kills a whole backend tree through an OS facility.
+type treeGuard interface {
+	kill()
+	release()
+}
+
+// spawnParams is what an instance needs from its launcher.
+type spawnParams struct {
+	spec       *Spec
+	owner      proc.Identity
+	ownerNonce string
+	stateDir   string
+	hermesHome string
+	self       string
+	viaShim    bool
+	log        *backendLog
+}
+
+// errSpawn wraps errors that happen before the process exists.
+var errSpawn = errors.New("backend: start")
+
+func spawn(p spawnParams) (*instance, error) {
+	nonce, err := lockfile.NewNonce()
+	if err != nil {
+		return nil, err
+	}
+	runDir := filepath.Join(p.stateDir, "run")
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		return nil, fmt.Errorf("%w: create %s: %w", errSpawn, runDir, err)
+	}
+	i := &instance{
+		spec:         p.spec,
+		nonce:        nonce,
+		viaShim:      p.viaShim,
+		readyFile:    filepath.Join(runDir, nonce+".ready"),
+		log:          p.log,
+		backendKnown: make(chan struct{}),
+		portFound:    make(chan int, 1),
+		exited:       make(chan struct{}),
+	}
+	env, err := backendEnv(p, nonce, i.readyFile)
+	if err != nil {
+		return nil, err
+	}
+	i.argv = p.spec.Command
+	if err := i.start(env); err != nil {
+		return nil, err
+	}
+	return i, nil
+}
+
+// backendEnv builds the environment of the Hermes contract on top of ours,
+// dropping any HERMES_PARENT_* / session values we inherited ourselves.
+func backendEnv(p spawnParams, nonce, readyFile string) ([]string, error) {
+	var token [32]byte
+	if _, err := rand.Read(token[:]); err != nil {
+		return nil, fmt.Errorf("%w: session token: %w", errSpawn, err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HERMES_DESKTOP", "HERMES_PARENT_PID", "HERMES_PARENT_START_MARKER", "HERMES_PARENT_NONCE",
+			"HERMES_DASHBOARD_SESSION_TOKEN", "HERMES_HOME", "HERMES_DESKTOP_READY_FILE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HERMES_DESKTOP=1",
+		"HERMES_PARENT_PID="+strconv.Itoa(p.owner.PID),
+		"HERMES_PARENT_START_MARKER="+p.owner.Start,
+		"HERMES_PARENT_NONCE="+nonce,
+		"HERMES_DASHBOARD_SESSION_TOKEN="+base64.RawURLEncoding.EncodeToString(token[:]),
+		"HERMES_HOME="+p.hermesHome,
+		"HERMES_DESKTOP_READY_FILE="+readyFile,
+	), nil
+}
+
+func (i *instance) start(env []string) error {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("%w: stdout pipe: %w", errSpawn, err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return fmt.Errorf("%w: stderr pipe: %w", errSpawn, err)
+	}
+	cmd := exec.Command(i.argv[0], i.argv[1:]...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = outW, errW
+	setupCommand(cmd)
+	err = cmd.Start()
+	outW.Close() // the child has its copies; ours would keep EOF from coming
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return fmt.Errorf("%w %q: %w", errSpawn, i.argv[0], err)
+	}
+	i.cmd, i.outR, i.errR = cmd, outR, errR
+	pid := cmd.Process.Pid
+	// Our unreaped child cannot vanish or be replaced, so these only fail
+	// if /proc is unreadable; then we cannot supervise and must not run.
+	if i.leader, err = proc.Lookup(pid); err == nil {
+		i.handle, err = proc.Open(i.leader)
+	}
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		outR.Close()
+		errR.Close()
+		return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
+	}
+	i.tree = proc.NewTree(pid, groupOf(pid))
+	if i.guard, err = newTreeGuard(pid); err != nil {
+		i.log.add("launcher", "warning: "+err.Error())
+	}
+	if !i.viaShim {
+		i.backendID = i.leader
+		close(i.backendKnown)
+	}
+	i.readers.Add(2)
+	go i.readOutput(outR, "stdout")
+	go i.readOutput(errR, "stderr")
+	go i.wait()
+	return nil
+}
+
+// readOutput feeds each output line to the log and the ready matcher.
+func (i *instance) readOutput(r io.Reader, stream string) {
+	defer i.readers.Done()
+	re, _ := compileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
+	readLines(r, func(line string) {
+		i.log.add(stream, line)
+		if m := re.FindStringSubmatch(line); m != nil {
+			if port, err := strconv.Atoi(m[1]); err == nil && port > 0 && port <= 65535 {
+				select {
+				case i.portFound <- port:
+				default: // only the first announcement counts
+				}
+			}
+		}
+	})
+}
+
+// readLines calls fn for each line of r. Over-long lines are cut, never
+// allowed to stall the reader (a stalled reader blocks the backend's writes).
+func readLines(r io.Reader, fn func(string)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(long) < maxLineBytes {
+				long = append(long, chunk...)
+			}
+			continue
+		case len(chunk) > 0 || len(long) > 0:
+			line := strings.TrimRight(string(append(long, chunk...)), "\r\n")
+			long = long[:0]
+			fn(line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait owns the leader's exit: it notices the exit without reaping (the
+// zombie keeps the process group id pinned), clears the rest of the tree,
+// and only then reaps the leader.
+func (i *instance) wait() {
+	i.handle.Wait(context.Background())
+	i.teardown(i.spec.Grace)
+	i.mu.Lock()
+	_ = i.cmd.Wait() // the only reaper of this child
+	i.reaped = true
+	i.tree.Close()
+	if i.guard != nil {
+		i.guard.release()
+	}
+	i.mu.Unlock()
+	i.handle.Close()
+	i.closeOutput()
+	i.status = exitStatusOf(i.cmd.ProcessState)
+	os.Remove(i.readyFile) // our own scratch file, not a record
+	close(i.exited)
+}
+
+// closeOutput waits briefly for the readers to drain, then closes the read
+// ends: a descendant that escaped us would otherwise hold the pipes open
+// and the readers forever.
+func (i *instance) closeOutput() {
+	done := make(chan struct{})
+	go func() { i.readers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		i.outR.Close()
+		i.errR.Close()
+		<-done
+	}
+	i.outR.Close()
+	i.errR.Close()
+}
+
+// teardown ends everything in the tree: SIGTERM (to the shim alone when
+// there is one: it runs the same sequence on its side), the grace period,
+// then SIGKILL to every tracked member and the group. It is idempotent and
+// safe to call from the waiter and from stop at once: the second caller
+// waits for the first and finds nothing left.
+func (i *instance) teardown(grace time.Duration) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.reaped {
+		return
+	}
+	_ = i.tree.Refresh()
+	if !i.handle.Exited() {
+		_ = i.handle.Signal(syscall.SIGTERM)
+	}
+	if !i.viaShim {
+		_ = i.tree.Signal(syscall.SIGTERM)
+	}
+	wait := grace
+	if i.viaShim {
+		wait += shimKillMargin // the shim needs its own grace plus a moment
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	allGone := i.handle.Wait(ctx) && i.tree.Wait(ctx)
+	cancel()
+	_ = i.tree.Refresh() // children forked during the grace period
+	if !allGone || len(i.tree.Alive()) > 0 {
+		_ = i.handle.Signal(syscall.SIGKILL)
+		_ = i.tree.Signal(syscall.SIGKILL)
+		if i.guard != nil {
+			i.guard.kill()
+		}
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), killWait)
+	defer cancel()
+	if !i.handle.Wait(ctx) || !i.tree.Wait(ctx) {
+		i.log.add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.Alive()))
+	}
+}
+
+const (
+	// shimKillMargin is extra time the launcher gives a shim beyond the
+	// grace period before killing the tree itself.
+	shimKillMargin = 2 * time.Second
+	// killWait bounds the wait for SIGKILLed processes to disappear.
+	killWait = 5 * time.Second
+	// exitWait bounds the wait for the waiter after a teardown.
+	exitWait = 10 * time.Second
+)
+
+// stop tears the instance down and waits until the leader is reaped. It is
+// idempotent.
+func (i *instance) stop() error {
+	i.stopping.Store(true)
+	i.teardown(i.spec.Grace)
+	select {
+	case <-i.exited:
+		return nil
+	case <-time.After(exitWait):
+		return fmt.Errorf("backend %s: leader %s did not exit after SIGKILL", i.spec.Name, i.leader)
+	}
+}
+
+// pid returns the backend's PID, or 0 while the shim has not reported it.
+func (i *instance) backendPID() int {
+	select {
+	case <-i.backendKnown:
+		return i.backendID.PID
+	default:
+		return 0
+	}
+}

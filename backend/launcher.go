@@ -1,0 +1,244 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/lockfile"
+)
+
+// ErrAlreadyRunning means another launcher holds the state dir's
+// single-instance lock.
+var ErrAlreadyRunning = errors.New("backend: another hermes-desktop instance is running")
+
+// Launcher is one running instance: it holds the single-instance lock, its
+// owner lock and the control socket, and supervises the backends.
+type Launcher struct {
+	cfg     Config
+	self    proc.Identity
+	nonce   string
+	started time.Time
+
+	instLock  *lockfile.Lock
+	ownerLock *lockfile.Lock
+	records   *lockfile.Records
+	ctl       *control.Server
+	events    broker
+	logs      map[string]*backendLog
+	sups      []*Supervisor
+
+	focus atomic.Pointer[func()] // set by the GUI
+
+	supCancel    context.CancelFunc
+	ctlCancel    context.CancelFunc
+	ctlDone      chan struct{}
+	stopOnce     sync.Once
+	stopReq      chan struct{} // closed when someone asks the instance to stop
+	backendsGone chan struct{} // closed when every backend is torn down
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// Open claims the state dir: checks it, takes the single-instance lock
+// (ErrAlreadyRunning if taken), creates this instance's owner lock and
+// listens on the control socket. Nothing is spawned yet.
+func Open(cfg Config) (_ *Launcher, err error) {
+	if err := cfg.applyDefaults(); err != nil {
+		return nil, err
+	}
+	if err := lockfile.EnsureDir(cfg.StateDir); err != nil {
+		return nil, err
+	}
+	l := &Launcher{cfg: cfg, started: time.Now(), stopReq: make(chan struct{}), backendsGone: make(chan struct{}), ctlDone: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			l.release()
+		}
+	}()
+	if l.instLock, err = lockfile.AcquireInstance(cfg.StateDir); err != nil {
+		if errors.Is(err, lockfile.ErrHeld) {
+			return nil, fmt.Errorf("%w (state dir %s)", ErrAlreadyRunning, cfg.StateDir)
+		}
+		return nil, err
+	}
+	if l.self, err = proc.Self(); err != nil {
+		return nil, fmt.Errorf("backend: identify self: %w", err)
+	}
+	if l.nonce, err = lockfile.NewNonce(); err != nil {
+		return nil, err
+	}
+	if l.ownerLock, err = lockfile.AcquireOwner(cfg.StateDir, l.nonce); err != nil {
+		return nil, err
+	}
+	if l.records, err = lockfile.OpenRecords(cfg.StateDir); err != nil {
+		return nil, err
+	}
+	logDir := filepath.Join(cfg.StateDir, "logs")
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return nil, fmt.Errorf("backend: create log dir: %w", err)
+	}
+	if l.ctl, err = control.Listen(cfg.StateDir, cfg.Logger); err != nil {
+		return nil, err
+	}
+	l.logs = map[string]*backendLog{}
+	for _, spec := range cfg.Backends {
+		name := spec.Name
+		l.logs[name] = newBackendLog(name, filepath.Join(logDir, name+".log"), func(line LogLine) {
+			l.events.publish(Event{Kind: EventLog, Log: &line})
+		})
+	}
+	return l, nil
+}
+
+// Start serves the control socket and starts every backend. It returns at
+// once; the backends come up in the background.
+func (l *Launcher) Start() {
+	ctlCtx, ctlCancel := context.WithCancel(context.Background())
+	l.ctlCancel = ctlCancel
+	go func() {
+		defer close(l.ctlDone)
+		l.ctl.Serve(ctlCtx, control.HandlerFunc(l.handleControl))
+	}()
+	supCtx, supCancel := context.WithCancel(context.Background())
+	l.supCancel = supCancel
+	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
+	for _, spec := range l.cfg.Backends {
+		params := spawnParams{
+			owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
+			hermesHome: l.cfg.HermesHome, self: l.cfg.Self,
+			log: l.logs[spec.Name],
+		}
+		sup := newSupervisor(spec, params, l.records, policy, l.cfg.Logger, l.onStatus)
+		l.sups = append(l.sups, sup)
+		go sup.run(supCtx, true)
+	}
+}
+
+// onStatus publishes a state change and announces readiness and failure on
+// the announce writer (the headless run's stdout).
+func (l *Launcher) onStatus(st BackendStatus) {
+	l.events.publish(Event{Kind: EventStatus, Backend: &st})
+	switch st.State {
+	case StateReady:
+		fmt.Fprintf(l.cfg.Announce, "backend %s ready pid=%d port=%d url=%s\n", st.Name, st.PID, st.Port, st.URL)
+	case StateFailed:
+		fmt.Fprintf(l.cfg.Announce, "backend %s failed: %s\n", st.Name, st.LastError)
+	}
+}
+
+// StopRequested is closed when a stop was asked for (control socket, Quit).
+func (l *Launcher) StopRequested() <-chan struct{} { return l.stopReq }
+
+// RequestStop asks the owner of the launcher (main) to shut it down.
+func (l *Launcher) RequestStop() { l.stopOnce.Do(func() { close(l.stopReq) }) }
+
+// Shutdown tears every backend down, waits until their trees are gone and
+// records removed, then closes the control socket and releases the locks.
+// It is idempotent; only the first call does the work.
+func (l *Launcher) Shutdown() error {
+	l.shutdownOnce.Do(func() {
+		l.RequestStop()
+		if l.supCancel != nil {
+			l.supCancel()
+		}
+		for _, s := range l.sups {
+			<-s.Done()
+		}
+		close(l.backendsGone)
+		if l.ctlCancel != nil {
+			l.ctlCancel()
+			<-l.ctlDone
+		}
+		l.shutdownErr = l.release()
+		for _, lg := range l.logs {
+			lg.close()
+		}
+	})
+	return l.shutdownErr
+}
+
+// release closes the socket and drops the locks (the lock files stay).
+func (l *Launcher) release() error {
+	var errs []error
+	if l.ctl != nil {
+		errs = append(errs, l.ctl.Close())
+	}
+	errs = append(errs, l.ownerLock.Release(), l.instLock.Release())
+	return errors.Join(errs...)
+}
+
+// SetFocus registers what a second launch should do (bring the window up).
+func (l *Launcher) SetFocus(fn func()) { l.focus.Store(&fn) }
+
+// Subscribe returns a subscription to status and log events.
+func (l *Launcher) Subscribe() *Subscription { return l.events.subscribe(256) }
+
+// StateDir returns the instance's state directory.
+func (l *Launcher) StateDir() string { return l.cfg.StateDir }
+
+// supervisor finds a backend by name; "" means the first.
+func (l *Launcher) supervisor(name string) (*Supervisor, error) {
+	if name == "" && len(l.sups) > 0 {
+		return l.sups[0], nil
+	}
+	var names []string
+	for _, s := range l.sups {
+		if s.spec.Name == name {
+			return s, nil
+		}
+		names = append(names, s.spec.Name)
+	}
+	return nil, fmt.Errorf("no backend named %q (backends: %s)", name, strings.Join(names, ", "))
+}
+
+// Restart restarts the named backend, or all backends when name is "".
+func (l *Launcher) Restart(ctx context.Context, name string) error {
+	if name != "" {
+		s, err := l.supervisor(name)
+		if err != nil {
+			return err
+		}
+		return s.Restart(ctx)
+	}
+	var errs []error
+	for _, s := range l.sups {
+		errs = append(errs, s.Restart(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// StartBackend starts a stopped or failed backend.
+func (l *Launcher) StartBackend(ctx context.Context, name string) error {
+	s, err := l.supervisor(name)
+	if err != nil {
+		return err
+	}
+	return s.Start(ctx)
+}
+
+// StopBackend stops one backend and leaves it stopped.
+func (l *Launcher) StopBackend(ctx context.Context, name string) error {
+	s, err := l.supervisor(name)
+	if err != nil {
+		return err
+	}
+	return s.Stop(ctx)
+}
+
+// Logs returns up to max lines of a backend's output after seq.
+func (l *Launcher) Logs(name string, after uint64, max int) ([]LogLine, error) {
+	s, err := l.supervisor(name)
+	if err != nil {
+		return nil, err
+	}
+	return l.logs[s.spec.Name].since(after, max), nil
+}

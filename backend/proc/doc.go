@@ -1,0 +1,10 @@
+// Package proc identifies processes by PID and start marker, lists and walks
+// the process table cheaply, and signals processes only after re-validating
+// who they are.
+//
+// A PID alone names nothing durable: the kernel hands it out again once the
+// process is reaped. Every decision to signal in hermes-desktop therefore goes
+// through an Identity (PID + start marker, + boot id on Linux) and, where the
+// OS offers one, a handle opened before the check (pidfd on Linux, a process
+// handle on Windows) so the PID cannot be recycled between check and signal.
+package proc

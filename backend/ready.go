@@ -1,0 +1,137 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"hermes-desktop/lockfile"
+)
+
+// readyPollInterval paces the two things readiness cannot block on: the
+// ready file (written by a process we do not control) and the health
+// endpoint (a server that is still starting).
+const readyPollInterval = 100 * time.Millisecond
+
+// errExitedEarly means the backend exited before it became ready.
+var errExitedEarly = errors.New("exited before it was ready")
+
+// awaitReady waits until the instance has announced its port (READY line or
+// ready file) and its health endpoint answers, within the start timeout.
+func (i *instance) awaitReady(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, i.spec.StartTimeout)
+	defer cancel()
+	port, err := i.awaitPort(ctx)
+	if err != nil {
+		return 0, err
+	}
+	host := ProbeHost(ParseShape(i.spec.Command).Host)
+	if err := i.awaitHealth(ctx, host, port); err != nil {
+		return 0, err
+	}
+	return port, nil
+}
+
+func (i *instance) awaitPort(ctx context.Context) (int, error) {
+	t := time.NewTicker(readyPollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case port := <-i.portFound:
+			return port, nil
+		case <-i.exited:
+			return 0, errExitedEarly
+		case <-ctx.Done():
+			return 0, i.timeoutErr(ctx, "announce a port (no line matched "+strconv.Quote(i.spec.ReadyRegex)+" and no ready file)")
+		case <-t.C:
+			if port, ok := readReadyFile(i.readyFile); ok {
+				return port, nil
+			}
+		}
+	}
+}
+
+func (i *instance) timeoutErr(ctx context.Context, what string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("did not %s within %v", what, i.spec.StartTimeout)
+	}
+	return ctx.Err()
+}
+
+// readReadyFile reads {"port":N} from the ready file, if it is there yet.
+func readReadyFile(path string) (int, bool) {
+	data, err := lockfile.ReadLimited(path, 4096)
+	if err != nil {
+		return 0, false
+	}
+	var v struct {
+		Port int `json:"port"`
+	}
+	if json.Unmarshal(data, &v) != nil || v.Port <= 0 || v.Port > 65535 {
+		return 0, false
+	}
+	return v.Port, true
+}
+
+func (i *instance) awaitHealth(ctx context.Context, host string, port int) error {
+	client := &http.Client{Timeout: 2 * time.Second}
+	base := "http://" + net.JoinHostPort(host, strconv.Itoa(port))
+	var last error
+	t := time.NewTicker(readyPollInterval)
+	defer t.Stop()
+	for {
+		if last = probeHealth(ctx, client, base, i.spec.HealthPath); last == nil {
+			return nil
+		}
+		select {
+		case <-i.exited:
+			return errExitedEarly
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last answer: %v)", i.timeoutErr(ctx, "pass its health check at "+base+i.spec.HealthPath), last)
+		case <-t.C:
+		}
+	}
+}
+
+// probeHealth asks path once. 2xx is healthy unless a JSON body says
+// "ok": false. The Hermes default path falls back to /api/status on 404, as
+// older Hermes versions have no /api/health.
+func probeHealth(ctx context.Context, client *http.Client, base, path string) error {
+	status, body, err := get(ctx, client, base+path)
+	if err == nil && status == http.StatusNotFound && path == DefaultHealthPath {
+		status, body, err = get(ctx, client, base+fallbackHealthPath)
+	}
+	if err != nil {
+		return err
+	}
+	if status < 200 || status > 299 {
+		return fmt.Errorf("HTTP %d", status)
+	}
+	var v struct {
+		OK *bool `json:"ok"`
+	}
+	if json.Unmarshal(body, &v) == nil && v.OK != nil && !*v.OK {
+		return errors.New(`health answered "ok": false`)
+	}
+	return nil
+}
+
+func get(ctx context.Context, client *http.Client, url string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, body, nil
+}

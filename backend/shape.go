@@ -1,0 +1,111 @@
+package backend
+
+import (
+	"net/netip"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Shape is what a command line says about a backend: which subcommand it
+// runs and where it listens. The boot reaper uses it to pick candidates; the
+// launcher uses it to know which host to probe.
+type Shape struct {
+	// Subcommand is "serve", "dashboard", "webapp" or "watchdog"; "" when
+	// the command line is none of these.
+	Subcommand string
+	Host       string // value of --host; "" when absent
+	Port       int    // value of --port; meaningful when PortSet
+	PortSet    bool
+	// Wrapped is the shape of the command a watchdog shim runs (after
+	// "--"); nil for anything else.
+	Wrapped *Shape
+}
+
+var serveSubcommands = map[string]bool{"serve": true, "dashboard": true, "webapp": true}
+
+// ParseShape reads a command line the way Hermes' argparse would: the first
+// serve-like word is the subcommand, and the last --host/--port (in either
+// "--flag value" or "--flag=value" form) wins. It never fails: a line it
+// cannot read has an empty Subcommand.
+func ParseShape(argv []string) Shape {
+	var s Shape
+	if len(argv) >= 2 && argv[1] == "watchdog" && isSelf(argv[0]) {
+		s.Subcommand = "watchdog"
+		for i, a := range argv {
+			if a == "--" {
+				w := ParseShape(argv[i+1:])
+				s.Wrapped = &w
+				break
+			}
+		}
+		return s
+	}
+	sub := -1
+	for i := 1; i < len(argv); i++ {
+		if serveSubcommands[argv[i]] {
+			sub = i
+			s.Subcommand = argv[i]
+			break
+		}
+	}
+	if sub < 0 {
+		return s
+	}
+	for i := sub + 1; i < len(argv); i++ {
+		name, value, inline := strings.Cut(argv[i], "=")
+		if name != "--host" && name != "--port" {
+			continue
+		}
+		if !inline {
+			if i+1 >= len(argv) {
+				break
+			}
+			i++
+			value = argv[i]
+		}
+		if name == "--host" {
+			s.Host = value
+			continue
+		}
+		if n, err := strconv.Atoi(value); err == nil && n >= 0 && n <= 65535 {
+			s.Port, s.PortSet = n, true
+		} else {
+			s.Port, s.PortSet = -1, true // present but unreadable: not ephemeral
+		}
+	}
+	return s
+}
+
+// isSelf reports whether argv0 names this app's executable.
+func isSelf(argv0 string) bool {
+	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
+	return base == "hermes-desktop"
+}
+
+// Ephemeral reports whether the command asks for an OS-chosen port.
+func (s Shape) Ephemeral() bool { return s.PortSet && s.Port == 0 }
+
+// Loopback reports whether --host names a loopback address.
+func (s Shape) Loopback() bool { return IsLoopbackHost(s.Host) }
+
+// IsLoopbackHost reports whether host is localhost or a loopback IP
+// (127.0.0.0/8, ::1), with or without IPv6 brackets.
+func IsLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// ProbeHost is the address to reach a backend that was told to bind host:
+// its loopback address, defaulting to 127.0.0.1.
+func ProbeHost(host string) string {
+	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if ip, err := netip.ParseAddr(h); err == nil && ip.IsLoopback() {
+		return ip.String()
+	}
+	return "127.0.0.1"
+}

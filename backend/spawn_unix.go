@@ -1,0 +1,26 @@
+//go:build unix
+
+package backend
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setupCommand puts the child in a process group of its own (pgid = its
+// pid), so a terminal's Ctrl-C reaches the launcher only and the tree can be
+// signalled as a group.
+func setupCommand(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// groupOf is the process group a child started by setupCommand leads.
+func groupOf(pid int) int { return pid }
+
+// newTreeGuard has nothing to offer on Unix: the process group and the
+// tracked tree do the job.
+func newTreeGuard(int) (treeGuard, error) { return nil, nil }
+
+// EnterLauncherJob has nothing to do on Unix: backends are bound to the
+// launcher by the watchdog shim's lifeline instead of a job object.
+func EnterLauncherJob() error { return nil }

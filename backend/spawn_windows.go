@@ -1,0 +1,87 @@
+package backend
+
+import (
+	"fmt"
+	"os/exec"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// setupCommand starts the child in a new console process group so it can be
+// sent CTRL_BREAK (the graceful stop) without reaching the launcher.
+func setupCommand(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
+}
+
+// groupOf is 0 on Windows: console groups are not signalled as Unix groups
+// are; the tree is followed by parent links and the job object instead.
+func groupOf(int) int { return 0 }
+
+// jobGuard is a job object holding one backend tree.
+type jobGuard struct{ job windows.Handle }
+
+// newTreeGuard puts the child in a job object of its own that kills its
+// members when closed. The launcher itself sits in a kill-on-close job (see
+// main), so this one only serves to stop a single backend tree.
+func newTreeGuard(pid int) (treeGuard, error) {
+	job, err := newKillOnCloseJob()
+	if err != nil {
+		return nil, err
+	}
+	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
+	if err != nil {
+		windows.CloseHandle(job)
+		return nil, fmt.Errorf("open backend process: %w", err)
+	}
+	defer windows.CloseHandle(h)
+	if err := windows.AssignProcessToJobObject(job, h); err != nil {
+		windows.CloseHandle(job)
+		return nil, fmt.Errorf("assign backend to job: %w", err)
+	}
+	return &jobGuard{job: job}, nil
+}
+
+// kill terminates every process in the job.
+func (g *jobGuard) kill() { _ = windows.TerminateJobObject(g.job, 1) }
+
+// release closes the job once the tree is gone.
+func (g *jobGuard) release() {
+	if g.job != 0 {
+		windows.CloseHandle(g.job)
+		g.job = 0
+	}
+}
+
+// newKillOnCloseJob creates a job object that kills every member when its
+// last handle is closed, however its holder dies.
+func newKillOnCloseJob() (windows.Handle, error) {
+	job, err := windows.CreateJobObject(nil, nil)
+	if err != nil {
+		return 0, fmt.Errorf("create job object: %w", err)
+	}
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
+	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+		windows.CloseHandle(job)
+		return 0, fmt.Errorf("configure job object: %w", err)
+	}
+	return job, nil
+}
+
+// EnterLauncherJob puts the launcher in a kill-on-close job. Every child is
+// born inside it, so when the launcher dies, however it dies, Windows kills
+// every backend tree with it. The handle is deliberately never closed.
+func EnterLauncherJob() error {
+	job, err := newKillOnCloseJob()
+	if err != nil {
+		return err
+	}
+	if err := windows.AssignProcessToJobObject(job, windows.CurrentProcess()); err != nil {
+		windows.CloseHandle(job)
+		return fmt.Errorf("join job object: %w", err)
+	}
+	return nil
+}

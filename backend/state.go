@@ -1,0 +1,57 @@
+package backend
+
+import (
+	"fmt"
+	"time"
+)
+
+// State is where a backend is in its life.
+type State string
+
+// Backend states. A backend starts in StateStopped.
+const (
+	StateStopped    State = "stopped"
+	StateStarting   State = "starting"
+	StateReady      State = "ready"
+	StateRestarting State = "restarting" // waiting out the backoff after a crash
+	StateFailed     State = "failed"     // gave up: too many crashes, or cannot start
+)
+
+// transitions lists the legal moves; anything else is a bug and is refused.
+var transitions = map[State][]State{
+	StateStopped:    {StateStarting, StateFailed},
+	StateStarting:   {StateReady, StateRestarting, StateFailed, StateStopped, StateStarting},
+	StateReady:      {StateRestarting, StateFailed, StateStopped, StateStarting},
+	StateRestarting: {StateStarting, StateStopped, StateFailed},
+	StateFailed:     {StateStarting, StateStopped},
+}
+
+func checkTransition(from, to State) error {
+	for _, s := range transitions[from] {
+		if s == to {
+			return nil
+		}
+	}
+	return fmt.Errorf("backend: illegal state change %s -> %s", from, to)
+}
+
+// BackendStatus is the externally visible state of one backend.
+type BackendStatus struct {
+	Name  string `json:"name"`
+	State State  `json:"state"`
+	// PID is the backend process (0 when none); ShimPID its watchdog shim.
+	PID      int        `json:"pid"`
+	ShimPID  int        `json:"shim_pid,omitempty"`
+	Port     int        `json:"port"`
+	URL      string     `json:"url,omitempty"`
+	Restarts int        `json:"restarts"`
+	Command  []string   `json:"command"`
+	Nonce    string     `json:"nonce,omitempty"`
+	Started  *time.Time `json:"started_at,omitempty"`
+	ReadyAt  *time.Time `json:"ready_at,omitempty"`
+	// LastError says, in words, why the backend last stopped unexpectedly
+	// or could not start.
+	LastError string `json:"last_error,omitempty"`
+	// LogTail holds the last lines of output when the backend failed.
+	LogTail []string `json:"log_tail,omitempty"`
+}

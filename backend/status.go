@@ -1,0 +1,83 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"hermes-desktop/backend/control"
+)
+
+// InstanceInfo describes the running launcher.
+type InstanceInfo struct {
+	PID      int       `json:"pid"`
+	StateDir string    `json:"state_dir"`
+	Nonce    string    `json:"nonce"`
+	Mode     string    `json:"mode"`
+	Version  string    `json:"version,omitempty"`
+	Started  time.Time `json:"started_at"`
+}
+
+// Status is what `status --json` prints.
+type Status struct {
+	Instance InstanceInfo    `json:"instance"`
+	Backends []BackendStatus `json:"backends"`
+}
+
+// Status returns the instance's current status.
+func (l *Launcher) Status() Status {
+	st := Status{Instance: InstanceInfo{
+		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
+		Version: l.cfg.Version, Started: l.started,
+	}}
+	st.Backends = make([]BackendStatus, 0, len(l.sups))
+	for _, s := range l.sups {
+		st.Backends = append(st.Backends, s.Status())
+	}
+	return st
+}
+
+// LogsArgs are the arguments of the logs operation.
+type LogsArgs struct {
+	After uint64 `json:"after"`
+	Max   int    `json:"max"`
+}
+
+// handleControl answers the control socket.
+func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any, error) {
+	switch req.Op {
+	case control.OpStatus:
+		return l.Status(), nil
+	case control.OpRestart:
+		return nil, l.Restart(ctx, req.Backend)
+	case control.OpStartBackend:
+		return nil, l.StartBackend(ctx, req.Backend)
+	case control.OpStopBackend:
+		return nil, l.StopBackend(ctx, req.Backend)
+	case control.OpStop:
+		l.RequestStop()
+		select {
+		case <-l.backendsGone: // answer only once the trees are gone
+			return map[string]bool{"stopped": true}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case control.OpFocus:
+		fn := l.focus.Load()
+		if fn == nil {
+			return map[string]any{"focused": false, "mode": l.cfg.Mode}, nil
+		}
+		(*fn)()
+		return map[string]any{"focused": true, "mode": l.cfg.Mode}, nil
+	case control.OpLogs:
+		var args LogsArgs
+		if len(req.Args) > 0 {
+			if err := json.Unmarshal(req.Args, &args); err != nil {
+				return nil, fmt.Errorf("logs: bad arguments: %w", err)
+			}
+		}
+		return l.Logs(req.Backend, args.After, args.Max)
+	}
+	return nil, fmt.Errorf("unknown operation %q", req.Op)
+}

@@ -1,0 +1,374 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/lockfile"
+)
+
+// Supervisor runs one backend: spawn, readiness, restart with backoff,
+// teardown. One goroutine (run) owns the running instance and is the only
+// writer of the state; everything else talks to it through commands.
+type Supervisor struct {
+	spec    Spec
+	params  spawnParams
+	records *lockfile.Records
+	log     *slog.Logger
+	out     *backendLog
+	policy  restartPolicy
+	// notify is told about every state change (publish + announce).
+	notify func(BackendStatus)
+
+	cmds chan command
+	done chan struct{}
+
+	mu sync.Mutex // guards st
+	st BackendStatus
+
+	// Owned by the run goroutine:
+	cur        *instance
+	curCreated time.Time
+	readyCh    chan readyResult
+	stopReady  context.CancelFunc
+	crashes    []time.Time
+	timer      *time.Timer
+}
+
+type restartPolicy struct {
+	max    int
+	window time.Duration
+}
+
+type readyResult struct {
+	inst *instance
+	port int
+	err  error
+}
+
+type commandKind int
+
+const (
+	cmdStart commandKind = iota
+	cmdStop
+	cmdRestart
+)
+
+type command struct {
+	kind  commandKind
+	reply chan error
+}
+
+func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, log *slog.Logger, notify func(BackendStatus)) *Supervisor {
+	params.spec = &spec
+	s := &Supervisor{
+		spec:    spec,
+		params:  params,
+		records: records,
+		log:     log.With("backend", spec.Name),
+		out:     params.log,
+		policy:  policy,
+		notify:  notify,
+		cmds:    make(chan command),
+		done:    make(chan struct{}),
+	}
+	s.params.spec = &s.spec
+	s.st = BackendStatus{Name: spec.Name, State: StateStopped, Command: spec.Command}
+	return s
+}
+
+// Status returns a copy of the backend's current status.
+func (s *Supervisor) Status() BackendStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.st
+	st.Command = append([]string(nil), st.Command...)
+	st.LogTail = append([]string(nil), st.LogTail...)
+	return st
+}
+
+// update applies fn to the status under the lock and publishes the result.
+// A state change that the state machine forbids is logged and dropped.
+func (s *Supervisor) update(to State, fn func(*BackendStatus)) {
+	s.mu.Lock()
+	if to != s.st.State {
+		if err := checkTransition(s.st.State, to); err != nil {
+			s.mu.Unlock()
+			s.log.Error("state machine", "err", err)
+			return
+		}
+		s.log.Info("state", "state", to)
+	}
+	s.st.State = to
+	if fn != nil {
+		fn(&s.st)
+	}
+	st := s.st
+	s.mu.Unlock()
+	s.notify(st)
+}
+
+// do sends a command to the run goroutine and waits for its answer.
+func (s *Supervisor) do(ctx context.Context, kind commandKind) error {
+	c := command{kind: kind, reply: make(chan error, 1)}
+	select {
+	case s.cmds <- c:
+	case <-s.done:
+		return fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-c.reply:
+		return err
+	case <-s.done:
+		return fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
+	}
+}
+
+// Start starts a stopped or failed backend (a no-op when it runs).
+func (s *Supervisor) Start(ctx context.Context) error { return s.do(ctx, cmdStart) }
+
+// Stop tears the backend down and leaves it stopped.
+func (s *Supervisor) Stop(ctx context.Context) error { return s.do(ctx, cmdStop) }
+
+// Restart tears the backend down and starts it again, forgetting earlier
+// crashes (this is also "Try again" after a failure).
+func (s *Supervisor) Restart(ctx context.Context) error { return s.do(ctx, cmdRestart) }
+
+// Done is closed when the supervisor has stopped its backend and returned.
+func (s *Supervisor) Done() <-chan struct{} { return s.done }
+
+// run is the supervisor's goroutine. It returns when ctx ends, after the
+// backend is torn down and its record removed.
+func (s *Supervisor) run(ctx context.Context, autostart bool) {
+	defer close(s.done)
+	if autostart {
+		s.launch(ctx)
+	}
+	for {
+		var exited <-chan struct{}
+		var timerC <-chan time.Time
+		if s.cur != nil {
+			exited = s.cur.exited
+		}
+		if s.timer != nil {
+			timerC = s.timer.C
+		}
+		select {
+		case <-ctx.Done():
+			s.halt()
+			s.update(StateStopped, nil)
+			return
+		case r := <-s.readyCh:
+			s.onReady(r)
+		case <-exited:
+			s.onCrash(fmt.Sprintf("backend %s", s.cur.status))
+		case <-timerC:
+			s.timer = nil
+			s.launch(ctx)
+		case c := <-s.cmds:
+			c.reply <- s.handle(ctx, c.kind)
+		}
+	}
+}
+
+func (s *Supervisor) handle(ctx context.Context, kind commandKind) error {
+	switch kind {
+	case cmdStop:
+		s.halt()
+		s.update(StateStopped, func(st *BackendStatus) { st.LastError = "" })
+		return nil
+	case cmdStart:
+		if s.cur != nil || s.timer != nil {
+			return nil
+		}
+		s.crashes = nil
+		s.launch(ctx)
+		return nil
+	case cmdRestart:
+		running := s.cur != nil
+		s.halt()
+		s.crashes = nil
+		if running {
+			s.update(StateStarting, func(st *BackendStatus) { st.Restarts++ })
+		}
+		s.launch(ctx)
+		return nil
+	}
+	return fmt.Errorf("backend: unknown command %d", kind)
+}
+
+// launch spawns a new instance and starts watching for its readiness.
+func (s *Supervisor) launch(ctx context.Context) {
+	inst, err := spawn(s.params)
+	if err != nil {
+		s.out.add("launcher", err.Error())
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			s.fail(fmt.Sprintf("cannot start %q: %v", s.spec.Command[0], err))
+			return
+		}
+		s.onCrash(err.Error())
+		return
+	}
+	s.cur, s.curCreated = inst, time.Now()
+	if err := s.writeRecord(inst, 0); err != nil {
+		// Without a record we could not prove this backend is ours after a
+		// crash; do not run it.
+		_ = inst.stop()
+		s.cur = nil
+		s.fail(fmt.Sprintf("cannot write the ownership record: %v", err))
+		return
+	}
+	now := time.Now()
+	s.update(StateStarting, func(st *BackendStatus) {
+		st.PID, st.ShimPID, st.Port, st.URL = inst.backendPID(), 0, 0, ""
+		if inst.viaShim {
+			st.ShimPID = inst.leader.PID
+		}
+		st.Nonce, st.Started, st.ReadyAt, st.LogTail = inst.nonce, &now, nil, nil
+	})
+	readyCtx, cancel := context.WithCancel(ctx)
+	ch := make(chan readyResult, 1) // never blocks the sender, even after we stop listening
+	s.readyCh, s.stopReady = ch, cancel
+	go func() {
+		port, err := inst.awaitReady(readyCtx)
+		ch <- readyResult{inst: inst, port: port, err: err}
+	}()
+	s.log.Info("started", "pid", inst.leader.PID, "argv", inst.argv)
+}
+
+func (s *Supervisor) onReady(r readyResult) {
+	s.readyCh = nil
+	if r.inst != s.cur {
+		return // a result about an instance we already stopped
+	}
+	if r.err != nil {
+		if errors.Is(r.err, errExitedEarly) || errors.Is(r.err, context.Canceled) {
+			return // the exit is handled where it is noticed
+		}
+		s.out.add("launcher", "not ready: "+r.err.Error())
+		s.halt()
+		s.onCrash(r.err.Error())
+		return
+	}
+	if err := s.writeRecord(r.inst, r.port); err != nil {
+		s.log.Warn("update record with port", "err", err)
+	}
+	url := "http://" + net.JoinHostPort(ProbeHost(ParseShape(s.spec.Command).Host), strconv.Itoa(r.port))
+	now := time.Now()
+	s.update(StateReady, func(st *BackendStatus) {
+		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.backendPID(), r.port, url, &now, ""
+	})
+}
+
+// onCrash handles an exit nobody asked for (or a start that failed): restart
+// with backoff while the policy allows, else give up visibly.
+func (s *Supervisor) onCrash(reason string) {
+	if s.cur != nil {
+		s.finish(s.cur)
+		s.cur = nil
+	}
+	s.log.Warn("backend stopped unexpectedly", "reason", reason)
+	s.out.add("launcher", reason)
+	now := time.Now()
+	kept := s.crashes[:0]
+	for _, t := range s.crashes {
+		if now.Sub(t) < s.policy.window {
+			kept = append(kept, t)
+		}
+	}
+	s.crashes = kept
+	if len(s.crashes) >= s.policy.max {
+		s.fail(fmt.Sprintf("%s; restarted %d times within %v, giving up", reason, len(s.crashes), s.policy.window))
+		return
+	}
+	s.crashes = append(s.crashes, now)
+	backoff := 250 * time.Millisecond << (len(s.crashes) - 1)
+	s.timer = time.NewTimer(backoff)
+	s.update(StateRestarting, func(st *BackendStatus) {
+		st.Restarts++
+		st.PID, st.ShimPID, st.Port, st.URL = 0, 0, 0, ""
+		st.LastError = reason
+	})
+}
+
+func (s *Supervisor) fail(reason string) {
+	s.log.Error("backend failed", "reason", reason)
+	s.update(StateFailed, func(st *BackendStatus) {
+		st.PID, st.ShimPID, st.Port, st.URL = 0, 0, 0, ""
+		st.LastError = reason
+		st.LogTail = s.out.tail(20)
+	})
+}
+
+// halt stops whatever runs or is scheduled, synchronously.
+func (s *Supervisor) halt() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if s.stopReady != nil {
+		s.stopReady()
+		s.stopReady = nil
+	}
+	s.readyCh = nil
+	if s.cur == nil {
+		return
+	}
+	if err := s.cur.stop(); err != nil {
+		s.log.Error("stop", "err", err)
+	}
+	s.finish(s.cur)
+	s.cur = nil
+}
+
+// finish removes the record of an instance whose tree is gone. If the tree
+// could not be confirmed gone, the record stays: it is the evidence the next
+// boot's reaper needs.
+func (s *Supervisor) finish(inst *instance) {
+	select {
+	case <-inst.exited:
+	default:
+		return
+	}
+	if err := s.records.Remove(inst.nonce); err != nil {
+		s.log.Error("remove record", "err", err)
+	}
+}
+
+func (s *Supervisor) writeRecord(inst *instance, port int) error {
+	leader := inst.leader
+	leader.BootID = proc.BootID()
+	r := &lockfile.Record{
+		Schema:  lockfile.RecordSchema,
+		Name:    s.spec.Name,
+		Nonce:   inst.nonce,
+		BootID:  proc.BootID(),
+		PGID:    groupOf(leader.PID),
+		Argv:    inst.argv,
+		Port:    port,
+		Profile: s.spec.Profile,
+		Owner:   lockfile.Owner{Nonce: s.params.ownerNonce, PID: s.params.owner.PID, Start: s.params.owner.Start},
+		Created: s.curCreated.UTC(),
+	}
+	if inst.viaShim {
+		r.Shim = &leader
+		if pid := inst.backendPID(); pid != 0 {
+			b := inst.backendID
+			b.BootID = proc.BootID()
+			r.Backend = &b
+		}
+	} else {
+		r.Backend = &leader
+	}
+	return s.records.Write(r)
+}

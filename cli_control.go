@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/control"
+)
+
+// controlFlags are the flags every control-socket command shares.
+type controlFlags struct {
+	stateDir string
+	backend  string
+	json     bool
+	timeout  time.Duration
+}
+
+func parseControlFlags(name string, args []string, stderr io.Writer, withBackend, withJSON bool) (controlFlags, error) {
+	var f controlFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory of the instance (env HERMES_DESKTOP_STATE_DIR)")
+	fs.DurationVar(&f.timeout, "timeout", time.Minute, "how long to wait for the instance's answer")
+	if withBackend {
+		fs.StringVar(&f.backend, "backend", "", "backend name (default: all for restart)")
+	}
+	if withJSON {
+		fs.BoolVar(&f.json, "json", false, "print JSON")
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("%s: unexpected argument %q", name, fs.Arg(0))
+	}
+	return f, nil
+}
+
+// callInstance sends one request and maps the outcome to an exit code.
+func callInstance(name string, args []string, req control.Request, stderr io.Writer, withBackend, withJSON bool) (json.RawMessage, controlFlags, int) {
+	f, err := parseControlFlags(name, args, stderr, withBackend, withJSON)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, f, exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return nil, f, exitUsage
+	}
+	stateDir, err := resolveStateDir(f.stateDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return nil, f, exitError
+	}
+	req.Backend = f.backend
+	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
+	defer cancel()
+	res, err := control.Call(ctx, stateDir, req)
+	if errors.Is(err, control.ErrNotRunning) {
+		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", stateDir)
+		return nil, f, exitNotRunning
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-desktop: %s: %v\n", name, err)
+		return nil, f, exitError
+	}
+	return res, f, -1
+}
+
+func cmdStatus(args []string, stdout, stderr io.Writer) int {
+	res, f, code := callInstance("status", args, control.Request{Op: control.OpStatus}, stderr, false, true)
+	if code >= 0 {
+		return code
+	}
+	if f.json {
+		fmt.Fprintln(stdout, string(res))
+		return exitOK
+	}
+	var st backend.Status
+	if err := json.Unmarshal(res, &st); err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop: status: unreadable answer:", err)
+		return exitError
+	}
+	printStatus(stdout, st)
+	return exitOK
+}
+
+func printStatus(w io.Writer, st backend.Status) {
+	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.Mode, st.Instance.StateDir)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BACKEND\tSTATE\tPID\tPORT\tURL\tRESTARTS")
+	for _, b := range st.Backends {
+		url := b.URL
+		if url == "" {
+			url = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\n", b.Name, b.State, b.PID, b.Port, url, b.Restarts)
+	}
+	tw.Flush()
+	for _, b := range st.Backends {
+		if b.LastError != "" {
+			fmt.Fprintf(w, "%s: %s\n", b.Name, b.LastError)
+		}
+	}
+}
+
+func cmdRestart(args []string, stdout, stderr io.Writer) int {
+	_, f, code := callInstance("restart", args, control.Request{Op: control.OpRestart}, stderr, true, false)
+	if code >= 0 {
+		return code
+	}
+	what := "all backends"
+	if f.backend != "" {
+		what = "backend " + f.backend
+	}
+	fmt.Fprintf(stdout, "restarted %s\n", what)
+	return exitOK
+}
+
+func cmdStop(args []string, stdout, stderr io.Writer) int {
+	_, _, code := callInstance("stop", args, control.Request{Op: control.OpStop}, stderr, false, false)
+	if code >= 0 {
+		return code
+	}
+	fmt.Fprintln(stdout, "stopped: every backend is torn down")
+	return exitOK
+}

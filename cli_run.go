@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/control"
+)
+
+// runOptions are the flags of `run`; each has an environment variable.
+type runOptions struct {
+	headless     bool
+	stateDir     string
+	backendCmd   string
+	readyRegex   string
+	healthPath   string
+	grace        time.Duration
+	startTimeout time.Duration
+	minOrphanAge time.Duration
+	logLevel     string
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
+	var o runOptions
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: hermes-desktop run [--headless] [flags]")
+		fs.PrintDefaults()
+	}
+	fs.BoolVar(&o.headless, "headless", envBool("HERMES_DESKTOP_HEADLESS"), "run without a window (env HERMES_DESKTOP_HEADLESS)")
+	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR; default $HERMES_HOME/desktop)")
+	fs.StringVar(&o.backendCmd, "backend-cmd", os.Getenv("HERMES_DESKTOP_BACKEND_CMD"), "backend command line, shell-quoted (env HERMES_DESKTOP_BACKEND_CMD; default hermes serve, else the built-in backend)")
+	fs.StringVar(&o.readyRegex, "ready-regex", os.Getenv("HERMES_DESKTOP_READY_REGEX"), "regex whose first group is the port, matched on the backend's output (env HERMES_DESKTOP_READY_REGEX)")
+	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default /api/health)")
+	fs.DurationVar(&o.grace, "grace", envDuration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL at teardown (env HERMES_DESKTOP_GRACE)")
+	fs.DurationVar(&o.startTimeout, "start-timeout", envDuration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
+	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envDuration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.StringVar(&o.logLevel, "log-level", envOr("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
+	}
+	return o, nil
+}
+
+// config turns the flags into a launcher configuration.
+func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
+	stateDir, err := resolveStateDir(o.stateDir)
+	if err != nil {
+		return backend.Config{}, err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return backend.Config{}, fmt.Errorf("--log-level: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return backend.Config{}, fmt.Errorf("find own executable: %w", err)
+	}
+	spec := backend.Spec{ReadyRegex: o.readyRegex, HealthPath: o.healthPath, Grace: o.grace, StartTimeout: o.startTimeout}
+	if o.backendCmd != "" {
+		if spec.Command, err = backend.SplitCommand(o.backendCmd); err != nil {
+			return backend.Config{}, fmt.Errorf("--backend-cmd: %w", err)
+		}
+		fmt.Fprintf(stdout, "using backend: %s (from --backend-cmd)\n", backend.JoinCommand(spec.Command))
+	} else {
+		var why string
+		spec.Command, why = backend.DefaultCommand(self)
+		fmt.Fprintf(stdout, "using backend: %s (%s)\n", backend.JoinCommand(spec.Command), why)
+	}
+	return backend.Config{
+		StateDir:     stateDir,
+		Self:         self,
+		Backends:     []backend.Spec{spec},
+		MinOrphanAge: o.minOrphanAge,
+		Version:      version,
+		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Announce:     stdout,
+	}, nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseRunFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return exitUsage
+	}
+	cfg, err := opts.config(stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return exitError
+	}
+	if err := backend.EnterLauncherJob(); err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
+	}
+	if !opts.headless {
+		if ok, why := guiAvailable(); ok {
+			cfg.Mode = "gui"
+			return runGUI(cfg, stdout, stderr)
+		} else {
+			fmt.Fprintf(stdout, "running headless: %s\n", why)
+		}
+	}
+	return runHeadless(cfg, stdout, stderr)
+}
+
+// runHeadless runs the launcher until SIGTERM, SIGINT, SIGHUP or a stop
+// request, then tears everything down. Exit 0 means every backend tree is
+// gone and every record removed.
+func runHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
+	l, err := backend.Open(cfg)
+	if errors.Is(err, backend.ErrAlreadyRunning) {
+		return secondInstance(cfg.StateDir, stdout, stderr)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return exitError
+	}
+	// Caught, not ignored: an ignored signal would stay ignored in every
+	// backend we start.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	l.Start()
+	fmt.Fprintf(stdout, "hermes-desktop running (pid %d, state dir %s); stop with Ctrl-C or 'hermes-desktop stop'\n", os.Getpid(), cfg.StateDir)
+	select {
+	case <-ctx.Done():
+	case <-l.StopRequested():
+	}
+	fmt.Fprintln(stdout, "stopping: tearing down backends")
+	if err := l.Shutdown(); err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop: shutdown:", err)
+		return exitError
+	}
+	fmt.Fprintln(stdout, "stopped")
+	return exitOK
+}
+
+// secondInstance tells the running instance to show itself and exits 0:
+// a second launch never starts backends of its own.
+func secondInstance(stateDir string, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := control.Call(ctx, stateDir, control.Request{Op: control.OpFocus}); err != nil {
+		fmt.Fprintf(stderr, "hermes-desktop: another instance holds %s but did not answer: %v\n", stateDir, err)
+	}
+	fmt.Fprintf(stdout, "hermes-desktop is already running (state dir %s); not starting another\n", stateDir)
+	return exitOK
+}
+
+func resolveStateDir(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	return backend.DefaultStateDir()
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envBool(key string) bool {
+	switch strings.ToLower(os.Getenv(key)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+func envDuration(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil {
+		return d
+	}
+	return def
+}

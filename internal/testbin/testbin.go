@@ -1,0 +1,81 @@
+// Package testbin builds the hermes-desktop binary once per test process and
+// runs it under a per-test tag, so tests use the real launcher, shim and
+// built-in backend, and clean up every process they created (and only
+// those: a process is ours if it carries the test's tag in its environment).
+package testbin
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildPath string
+	buildErr  error
+)
+
+// Main runs the tests and removes the built binary afterwards. Use it as
+// `func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }`.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	return code
+}
+
+// Path returns the path of a freshly built hermes-desktop binary.
+func Path(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(build)
+	if buildErr != nil {
+		t.Fatalf("build hermes-desktop: %v", buildErr)
+	}
+	return buildPath
+}
+
+func build() {
+	root, err := moduleRoot()
+	if err != nil {
+		buildErr = err
+		return
+	}
+	buildDir, err = os.MkdirTemp("", "hermes-desktop-testbin-")
+	if err != nil {
+		buildErr = err
+		return
+	}
+	buildPath = filepath.Join(buildDir, "hermes-desktop")
+	cmd := exec.Command("go", "build", "-o", buildPath, ".")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		buildErr = fmt.Errorf("%w\n%s", err, out.String())
+	}
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}

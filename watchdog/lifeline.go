@@ -1,0 +1,42 @@
+package watchdog
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+)
+
+// maxLifelineLine bounds one message from the parent.
+const maxLifelineLine = 4096
+
+// readLifeline reads the lifeline until EOF (parent gone) or ctx ends.
+// Cancellation works through a read deadline, which is why the lifeline
+// must be pollable.
+func readLifeline(ctx context.Context, f *os.File, onMessage func(string)) (Reason, bool) {
+	stop := context.AfterFunc(ctx, func() { interruptRead(f) })
+	defer stop()
+	r := bufio.NewReaderSize(f, maxLifelineLine)
+	for {
+		line, err := r.ReadString('\n')
+		if line = strings.TrimRight(line, "\r\n"); line != "" && err == nil && onMessage != nil {
+			onMessage(line)
+		}
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, io.EOF):
+			return ReasonLifeline, true
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue // an over-long line is dropped, not fatal
+		case ctx.Err() != nil:
+			return "", false
+		default:
+			// EBADF and the like: the lifeline is unusable, which we cannot
+			// tell apart from the parent's death. Fail safe: report it.
+			return ReasonLifeline, true
+		}
+	}
+}

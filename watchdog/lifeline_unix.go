@@ -1,0 +1,32 @@
+//go:build unix
+
+package watchdog
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// OpenLifeline wraps an inherited lifeline fd: close-on-exec so the backend
+// does not inherit it (a backend holding the read end would be harmless, but
+// fds leak into every grandchild), and non-blocking so reads go through the
+// runtime poller and can be cancelled.
+func OpenLifeline(fd uintptr) (*os.File, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(fd), &st); err != nil {
+		return nil, fmt.Errorf("watchdog: lifeline fd %d: %w", fd, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return nil, fmt.Errorf("watchdog: lifeline fd %d is not a pipe", fd)
+	}
+	syscall.CloseOnExec(int(fd))
+	if err := syscall.SetNonblock(int(fd), true); err != nil {
+		return nil, fmt.Errorf("watchdog: lifeline fd %d: set non-blocking: %w", fd, err)
+	}
+	return os.NewFile(fd, "lifeline"), nil
+}
+
+// interruptRead unblocks a pending read on a pollable file.
+func interruptRead(f *os.File) { _ = f.SetReadDeadline(time.Now()) }
