@@ -27,6 +27,7 @@ type runOptions struct {
 	grace        time.Duration
 	startTimeout time.Duration
 	minOrphanAge time.Duration
+	noShim       bool
 	logLevel     string
 }
 
@@ -46,6 +47,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.DurationVar(&o.grace, "grace", envDuration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL at teardown (env HERMES_DESKTOP_GRACE)")
 	fs.DurationVar(&o.startTimeout, "start-timeout", envDuration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
 	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envDuration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.BoolVar(&o.noShim, "no-shim", envBool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
 	fs.StringVar(&o.logLevel, "log-level", envOr("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -86,6 +88,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Self:         self,
 		Backends:     []backend.Spec{spec},
 		MinOrphanAge: o.minOrphanAge,
+		NoShim:       o.noShim,
 		Version:      version,
 		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:     stdout,
@@ -136,6 +139,9 @@ func runHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 	// backend we start.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	// Without a reader on stdout (terminal closed, GUI started from a menu)
+	// a write must fail, not kill the launcher before it tears down.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	l.Start()
 	fmt.Fprintf(stdout, "hermes-desktop running (pid %d, state dir %s); stop with Ctrl-C or 'hermes-desktop stop'\n", os.Getpid(), cfg.StateDir)
 	select {

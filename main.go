@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"hermes-desktop/backend/builtin"
+	"hermes-desktop/watchdog"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -44,6 +45,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return cmdStop(rest, stdout, stderr)
 	case "serve":
 		return builtin.Main(rest, stdout, stderr)
+	case "watchdog":
+		return watchdog.ShimMain(rest, stderr)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":
@@ -70,6 +73,7 @@ Commands:
   restart   restart a backend (--backend NAME) or all of them
   stop      tear every backend down and stop the running instance
   serve     the built-in backend (implements the Hermes backend contract)
+  watchdog  the parent-death shim every backend runs behind (see --help)
   version   print the version
 
 Run 'hermes-desktop COMMAND --help' for a command's flags.

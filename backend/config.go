@@ -62,6 +62,9 @@ type Config struct {
 	Self string
 	// Backends to run; empty means one default backend.
 	Backends []Spec
+	// NoShim starts backends as direct children, without the watchdog shim.
+	// For debugging only: a launcher that dies by SIGKILL then strands them.
+	NoShim bool
 	// MinOrphanAge is how old an unrecorded orphan must be before the boot
 	// reaper removes it; 0 means 180 seconds.
 	MinOrphanAge time.Duration

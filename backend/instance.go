@@ -37,6 +37,8 @@ type instance struct {
 	leader    proc.Identity
 	handle    *proc.Handle // on leader
 	viaShim   bool
+	shim      shimPipes // set when viaShim
+	adopter   *adopter  // nil when nothing adopts orphans
 	readyFile string
 	log       *backendLog
 	// guard is an OS mechanism that can kill the whole tree at once (a job
@@ -80,6 +82,8 @@ type spawnParams struct {
 	self       string
 	viaShim    bool
 	log        *backendLog
+	// adopter, if set, learns about every child we start and reap.
+	adopter *adopter
 }
 
 // errSpawn wraps errors that happen before the process exists.
@@ -109,7 +113,19 @@ func spawn(p spawnParams) (*instance, error) {
 		return nil, err
 	}
 	i.argv = p.spec.Command
-	if err := i.start(env); err != nil {
+	i.adopter = p.adopter
+	var extra []*os.File
+	if p.viaShim {
+		if extra, err = i.prepareShim(p); err != nil {
+			return nil, err
+		}
+	}
+	err = i.start(env, extra)
+	for _, f := range extra {
+		f.Close() // the child has its copies
+	}
+	if err != nil {
+		i.closeShimPipes()
 		return nil, err
 	}
 	return i, nil
@@ -143,7 +159,7 @@ func backendEnv(p spawnParams, nonce, readyFile string) ([]string, error) {
 	), nil
 }
 
-func (i *instance) start(env []string) error {
+func (i *instance) start(env []string, extraFiles []*os.File) error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("%w: stdout pipe: %w", errSpawn, err)
@@ -157,8 +173,20 @@ func (i *instance) start(env []string) error {
 	cmd := exec.Command(i.argv[0], i.argv[1:]...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.ExtraFiles = extraFiles
 	setupCommand(cmd)
+	var registered func(int)
+	if i.adopter != nil {
+		registered = i.adopter.spawning(i.nonce)
+	}
 	err = cmd.Start()
+	if registered != nil {
+		pid := 0
+		if err == nil {
+			pid = cmd.Process.Pid
+		}
+		registered(pid)
+	}
 	outW.Close() // the child has its copies; ours would keep EOF from coming
 	errW.Close()
 	if err != nil {
@@ -184,7 +212,9 @@ func (i *instance) start(env []string) error {
 	if i.guard, err = newTreeGuard(pid); err != nil {
 		i.log.add("launcher", "warning: "+err.Error())
 	}
-	if !i.viaShim {
+	if i.viaShim {
+		go i.readShimReport()
+	} else {
 		i.backendID = i.leader
 		close(i.backendKnown)
 	}
@@ -245,12 +275,16 @@ func (i *instance) wait() {
 	i.mu.Lock()
 	_ = i.cmd.Wait() // the only reaper of this child
 	i.reaped = true
+	if i.adopter != nil {
+		i.adopter.reaped(i.leader.PID)
+	}
 	i.tree.Close()
 	if i.guard != nil {
 		i.guard.release()
 	}
 	i.mu.Unlock()
 	i.handle.Close()
+	i.closeShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
 	i.closeOutput()
 	i.status = exitStatusOf(i.cmd.ProcessState)
 	os.Remove(i.readyFile) // our own scratch file, not a record
@@ -286,15 +320,16 @@ func (i *instance) teardown(grace time.Duration) {
 		return
 	}
 	_ = i.tree.Refresh()
-	if !i.handle.Exited() {
-		_ = i.handle.Signal(syscall.SIGTERM)
-	}
-	if !i.viaShim {
-		_ = i.tree.Signal(syscall.SIGTERM)
-	}
+	// A live shim runs this same sequence over its tree and reaps it; when
+	// the shim itself is gone (killed), we do its work.
+	shimAlive := i.viaShim && !i.handle.Exited()
 	wait := grace
-	if i.viaShim {
-		wait += shimKillMargin // the shim needs its own grace plus a moment
+	if shimAlive {
+		_ = i.handle.Signal(syscall.SIGTERM)
+		wait += shimKillMargin
+	} else {
+		_ = i.handle.Signal(syscall.SIGTERM)
+		_ = i.tree.Signal(syscall.SIGTERM)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	allGone := i.handle.Wait(ctx) && i.tree.Wait(ctx)

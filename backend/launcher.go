@@ -38,6 +38,10 @@ type Launcher struct {
 
 	focus atomic.Pointer[func()] // set by the GUI
 
+	adopter       *adopter
+	adopterCancel context.CancelFunc
+	adopterDone   chan struct{}
+
 	supCancel    context.CancelFunc
 	ctlCancel    context.CancelFunc
 	ctlDone      chan struct{}
@@ -57,6 +61,9 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	}
 	if err := lockfile.EnsureDir(cfg.StateDir); err != nil {
 		return nil, err
+	}
+	if err := closeOnExecInherited(); err != nil {
+		cfg.Logger.Warn("could not mark inherited fds close-on-exec", "err", err)
 	}
 	l := &Launcher{cfg: cfg, started: time.Now(), stopReq: make(chan struct{}), backendsGone: make(chan struct{}), ctlDone: make(chan struct{})}
 	defer func() {
@@ -108,14 +115,24 @@ func (l *Launcher) Start() {
 		defer close(l.ctlDone)
 		l.ctl.Serve(ctlCtx, control.HandlerFunc(l.handleControl))
 	}()
+	if err := becomeSubreaper(); err != nil {
+		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
+	}
+	l.adopter = newAdopter(l.self.PID, DefaultGrace, l.cfg.Logger)
+	adoptCtx, adoptCancel := context.WithCancel(context.Background())
+	l.adopterCancel, l.adopterDone = adoptCancel, make(chan struct{})
+	go func() {
+		defer close(l.adopterDone)
+		l.adopter.run(adoptCtx)
+	}()
 	supCtx, supCancel := context.WithCancel(context.Background())
 	l.supCancel = supCancel
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
 	for _, spec := range l.cfg.Backends {
 		params := spawnParams{
 			owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
-			hermesHome: l.cfg.HermesHome, self: l.cfg.Self,
-			log: l.logs[spec.Name],
+			hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
+			log: l.logs[spec.Name], adopter: l.adopter,
 		}
 		sup := newSupervisor(spec, params, l.records, policy, l.cfg.Logger, l.onStatus)
 		l.sups = append(l.sups, sup)
@@ -152,6 +169,10 @@ func (l *Launcher) Shutdown() error {
 		}
 		for _, s := range l.sups {
 			<-s.Done()
+		}
+		if l.adopterCancel != nil {
+			l.adopterCancel() // it finishes off anything it adopted
+			<-l.adopterDone
 		}
 		close(l.backendsGone)
 		if l.ctlCancel != nil {

@@ -17,6 +17,7 @@ type InstanceInfo struct {
 	Mode     string    `json:"mode"`
 	Version  string    `json:"version,omitempty"`
 	Started  time.Time `json:"started_at"`
+	Shim     bool      `json:"shim"`
 }
 
 // Status is what `status --json` prints.
@@ -29,7 +30,7 @@ type Status struct {
 func (l *Launcher) Status() Status {
 	st := Status{Instance: InstanceInfo{
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
-		Version: l.cfg.Version, Started: l.started,
+		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
 	}}
 	st.Backends = make([]BackendStatus, 0, len(l.sups))
 	for _, s := range l.sups {

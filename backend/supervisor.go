@@ -35,12 +35,14 @@ type Supervisor struct {
 	st BackendStatus
 
 	// Owned by the run goroutine:
-	cur        *instance
-	curCreated time.Time
-	readyCh    chan readyResult
-	stopReady  context.CancelFunc
-	crashes    []time.Time
-	timer      *time.Timer
+	cur         *instance
+	curCreated  time.Time
+	curPort     int  // 0 until ready
+	curReported bool // the backend's identity is in the record
+	readyCh     chan readyResult
+	stopReady   context.CancelFunc
+	crashes     []time.Time
+	timer       *time.Timer
 }
 
 type restartPolicy struct {
@@ -155,10 +157,13 @@ func (s *Supervisor) run(ctx context.Context, autostart bool) {
 		s.launch(ctx)
 	}
 	for {
-		var exited <-chan struct{}
+		var exited, reported <-chan struct{}
 		var timerC <-chan time.Time
 		if s.cur != nil {
 			exited = s.cur.exited
+			if !s.curReported {
+				reported = s.cur.backendKnown
+			}
 		}
 		if s.timer != nil {
 			timerC = s.timer.C
@@ -170,6 +175,8 @@ func (s *Supervisor) run(ctx context.Context, autostart bool) {
 			return
 		case r := <-s.readyCh:
 			s.onReady(r)
+		case <-reported:
+			s.onReported()
 		case <-exited:
 			s.onCrash(fmt.Sprintf("backend %s", s.cur.status))
 		case <-timerC:
@@ -219,14 +226,17 @@ func (s *Supervisor) launch(ctx context.Context) {
 		s.onCrash(err.Error())
 		return
 	}
-	s.cur, s.curCreated = inst, time.Now()
-	if err := s.writeRecord(inst, 0); err != nil {
+	s.cur, s.curCreated, s.curPort, s.curReported = inst, time.Now(), 0, !inst.viaShim
+	if err := s.writeRecord(inst); err != nil {
 		// Without a record we could not prove this backend is ours after a
 		// crash; do not run it.
 		_ = inst.stop()
 		s.cur = nil
 		s.fail(fmt.Sprintf("cannot write the ownership record: %v", err))
 		return
+	}
+	if err := inst.release(); err != nil {
+		s.out.add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
 	}
 	now := time.Now()
 	s.update(StateStarting, func(st *BackendStatus) {
@@ -260,7 +270,8 @@ func (s *Supervisor) onReady(r readyResult) {
 		s.onCrash(r.err.Error())
 		return
 	}
-	if err := s.writeRecord(r.inst, r.port); err != nil {
+	s.curPort = r.port
+	if err := s.writeRecord(r.inst); err != nil {
 		s.log.Warn("update record with port", "err", err)
 	}
 	url := "http://" + net.JoinHostPort(ProbeHost(ParseShape(s.spec.Command).Host), strconv.Itoa(r.port))
@@ -272,6 +283,16 @@ func (s *Supervisor) onReady(r readyResult) {
 
 // onCrash handles an exit nobody asked for (or a start that failed): restart
 // with backoff while the policy allows, else give up visibly.
+// onReported records the backend's identity once the shim has told us.
+func (s *Supervisor) onReported() {
+	s.curReported = true
+	if err := s.writeRecord(s.cur); err != nil {
+		s.log.Warn("update record with backend identity", "err", err)
+	}
+	pid := s.cur.backendPID()
+	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid })
+}
+
 func (s *Supervisor) onCrash(reason string) {
 	if s.cur != nil {
 		s.finish(s.cur)
@@ -345,7 +366,7 @@ func (s *Supervisor) finish(inst *instance) {
 	}
 }
 
-func (s *Supervisor) writeRecord(inst *instance, port int) error {
+func (s *Supervisor) writeRecord(inst *instance) error {
 	leader := inst.leader
 	leader.BootID = proc.BootID()
 	r := &lockfile.Record{
@@ -355,7 +376,7 @@ func (s *Supervisor) writeRecord(inst *instance, port int) error {
 		BootID:  proc.BootID(),
 		PGID:    groupOf(leader.PID),
 		Argv:    inst.argv,
-		Port:    port,
+		Port:    s.curPort,
 		Profile: s.spec.Profile,
 		Owner:   lockfile.Owner{Nonce: s.params.ownerNonce, PID: s.params.owner.PID, Start: s.params.owner.Start},
 		Created: s.curCreated.UTC(),

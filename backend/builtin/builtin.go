@@ -46,6 +46,11 @@ type Options struct {
 	SpawnSetsidChildren int
 	LeakChildrenEvery   time.Duration
 	LeakFDsEvery        time.Duration
+	// ParentPoll, when set, watches the parent only by polling getppid()
+	// at this period, as Hermes' own watchdog does (a benchmark baseline).
+	ParentPoll time.Duration
+	// NoParentWatch disables the parent watchdog (a benchmark baseline).
+	NoParentWatch bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (Options, error) {
@@ -68,6 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.SpawnSetsidChildren, "spawn-setsid-children", 0, "fault: start N children in new sessions (like MCP stdio servers)")
 	fs.DurationVar(&o.LeakChildrenEvery, "leak-children-every", 0, "fault: start a new identical child this often and never stop the old ones")
 	fs.DurationVar(&o.LeakFDsEvery, "leak-fds-every", 0, "fault: open a file descriptor this often and never close it")
+	fs.DurationVar(&o.ParentPoll, "parent-poll", 0, "baseline: notice parent death only by polling getppid() this often, like Hermes (default: exit notification + lifeline)")
+	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore HERMES_PARENT_PID entirely")
 	// Hermes' serve takes a profile; accepted and ignored so a Hermes command
 	// line works with the built-in backend too.
 	fs.String("profile", "", "accepted for Hermes compatibility; ignored")
@@ -177,20 +184,26 @@ func (s *server) handleSignals(ctx context.Context, exit chan<- int) {
 	// we exec, which would make our children immune to SIGTERM.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	// A write to a closed stdout/stderr must fail with EPIPE, not kill us:
+	// Hermes keeps serving when its launcher's log pipe goes away.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go func() {
-		defer signal.Stop(sigs)
+		// Stays subscribed until the end: a second SIGTERM during shutdown
+		// (a group signal and a direct one) must not kill us mid-exit.
+		stopping := false
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case sig := <-sigs:
-				if s.opts.IgnoreSIGTERM {
+				switch {
+				case s.opts.IgnoreSIGTERM:
 					s.log.Info("ignoring signal as asked", "signal", sig)
-					continue
+				case !stopping:
+					stopping = true
+					s.log.Info("stopping on signal", "signal", sig)
+					exit <- 0
 				}
-				s.log.Info("stopping on signal", "signal", sig)
-				exit <- 0
-				return
 			}
 		}
 	}()
@@ -205,11 +218,15 @@ func (s *server) watchParent(ctx context.Context, exit chan<- int) {
 		s.log.Warn("parent watchdog disabled", "err", err)
 		return
 	}
-	if !ok {
+	if !ok || s.opts.NoParentWatch {
 		return
 	}
+	opts := watchdog.Options{Parent: parent}
+	if s.opts.ParentPoll > 0 {
+		opts.NoExitNotify, opts.PollInterval = true, s.opts.ParentPoll
+	}
 	go func() {
-		reason, err := watchdog.Watch(ctx, watchdog.Options{Parent: parent})
+		reason, err := watchdog.Watch(ctx, opts)
 		if err != nil {
 			return
 		}

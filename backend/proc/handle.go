@@ -13,8 +13,11 @@ import (
 // signal sent through a Handle can never reach a stranger. On macOS, which
 // has neither, the identity is re-checked immediately before each signal.
 type Handle struct {
-	id        Identity
-	os        osHandle
+	id Identity
+	os osHandle
+	// pgid is the process group seen when the handle was opened by a tree
+	// walk; 0 when unknown.
+	pgid      int
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -41,6 +44,10 @@ func Open(id Identity) (*Handle, error) {
 
 // Identity returns the identity the handle was opened for.
 func (h *Handle) Identity() Identity { return h.id }
+
+// PGID returns the process group the process had when a tree walk pinned
+// it, or 0 when the handle was not opened by a walk.
+func (h *Handle) PGID() int { return h.pgid }
 
 // Signal delivers sig. A process that has already exited yields ErrNotFound,
 // which callers whose goal is "gone" treat as success.

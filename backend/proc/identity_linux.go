@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -48,6 +46,7 @@ var bootTime = sync.OnceValue(func() time.Time {
 // statFields holds the fields of /proc/PID/stat that we use.
 type statFields struct {
 	comm       string
+	state      byte
 	ppid       int
 	pgrp       int
 	session    int
@@ -70,6 +69,9 @@ func parseStat(data []byte) (statFields, error) {
 	}
 	var f statFields
 	f.comm = string(data[open+1 : end])
+	if len(rest[0]) > 0 {
+		f.state = rest[0][0]
+	}
 	ints := []*int{&f.ppid, &f.pgrp, &f.session}
 	for i, dst := range ints {
 		n, err := strconv.Atoi(rest[1+i])
@@ -92,12 +94,10 @@ func parseStat(data []byte) (statFields, error) {
 }
 
 func readStat(pid int) (statFields, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	var buf [1024]byte
+	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			return statFields{}, fmt.Errorf("%w: pid %d", ErrNotFound, pid)
-		}
-		return statFields{}, fmt.Errorf("proc: read stat of %d: %w", pid, err)
+		return statFields{}, wrapNotFound(pid, "stat", err)
 	}
 	f, err := parseStat(data)
 	if err != nil {

@@ -24,6 +24,8 @@ type Process struct {
 	Started time.Time
 	// Comm is the short executable name the kernel reports.
 	Comm string
+	// Zombie is true for a process that has exited and waits to be reaped.
+	Zombie bool
 }
 
 // Identity returns the durable name of p.
@@ -130,4 +132,35 @@ func PIDs() ([]int, error) { return listPIDs() }
 
 func startedBefore(a, b Process) bool {
 	return !a.Started.IsZero() && !b.Started.IsZero() && a.Started.Before(b.Started)
+}
+
+// DescendantsOf returns every live descendant of root. On Linux it walks the
+// kernel's children lists, reading only the tree itself, which matters when
+// a teardown races the clock; elsewhere it scans the whole table.
+func DescendantsOf(root int) ([]Process, error) {
+	var out []Process
+	queue := []int{root}
+	seen := map[int]bool{root: true}
+	for len(queue) > 0 {
+		kids, ok := childrenOf(queue[0])
+		queue = queue[1:]
+		if !ok {
+			t, err := Snapshot()
+			if err != nil {
+				return nil, err
+			}
+			return t.Descendants(root), nil
+		}
+		for _, pid := range kids {
+			if seen[pid] {
+				continue
+			}
+			seen[pid] = true
+			if p, err := readProcess(pid); err == nil {
+				out = append(out, p)
+				queue = append(queue, pid)
+			}
+		}
+	}
+	return out, nil
 }

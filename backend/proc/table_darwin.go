@@ -8,6 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// sZomb is SZOMB from <sys/proc.h>: the process has exited, not reaped.
+const sZomb = 5
+
 func fromKinfo(k *unix.KinfoProc) Process {
 	tv := k.Proc.P_starttime
 	return Process{
@@ -18,6 +21,7 @@ func fromKinfo(k *unix.KinfoProc) Process {
 		Start:   "ps:" + lstart(tv),
 		Started: time.Unix(tv.Sec, int64(tv.Usec)*1000),
 		Comm:    unix.ByteSliceToString(k.Proc.P_comm[:]),
+		Zombie:  k.Proc.P_stat == sZomb,
 	}
 }
 

@@ -2,9 +2,7 @@ package proc
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strconv"
 	"syscall"
@@ -61,13 +59,14 @@ func readProcess(pid int) (Process, error) {
 		}
 	}
 	p := Process{
-		PID:   pid,
-		PPID:  f.ppid,
-		PGID:  f.pgrp,
-		SID:   f.session,
-		UID:   uid,
-		Start: "linux:" + strconv.FormatUint(f.startTicks, 10),
-		Comm:  f.comm,
+		PID:    pid,
+		PPID:   f.ppid,
+		PGID:   f.pgrp,
+		SID:    f.session,
+		UID:    uid,
+		Start:  "linux:" + strconv.FormatUint(f.startTicks, 10),
+		Comm:   f.comm,
+		Zombie: f.state == 'Z',
 	}
 	if bt := bootTime(); !bt.IsZero() {
 		p.Started = bt.Add(time.Duration(f.startTicks) * time.Second / userHZ)
@@ -76,12 +75,10 @@ func readProcess(pid int) (Process, error) {
 }
 
 func readCmdline(pid int) ([]string, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	var buf [4096]byte
+	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/cmdline", buf[:])
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			return nil, fmt.Errorf("%w: pid %d", ErrNotFound, pid)
-		}
-		return nil, fmt.Errorf("proc: read cmdline of %d: %w", pid, err)
+		return nil, wrapNotFound(pid, "cmdline", err)
 	}
 	return splitCmdline(data), nil
 }

@@ -65,15 +65,25 @@ func (t *Tree) Refresh() error {
 }
 
 // Signal sends sig to the group (when pinned) and to every tracked member
-// still alive. Members that are gone are not errors.
+// still alive that the group signal did not reach: each process gets it
+// once, since a second SIGTERM makes many programs abort a graceful
+// shutdown. Members that are gone are not errors.
 func (t *Tree) Signal(sig syscall.Signal) error {
 	var errs []error
+	grouped := false
 	if t.pgid > 0 {
-		if err := SignalGroup(t.pgid, sig); err != nil && !errors.Is(err, ErrNotFound) {
+		err := SignalGroup(t.pgid, sig)
+		grouped = err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
 			errs = append(errs, err)
 		}
 	}
-	for _, h := range t.members {
+	for pid, h := range t.members {
+		if grouped {
+			if p, err := Stat(pid); err == nil && p.PGID == t.pgid && p.Start == h.id.Start {
+				continue
+			}
+		}
 		if err := h.Signal(sig); err != nil && !IsGone(err) {
 			errs = append(errs, err)
 		}

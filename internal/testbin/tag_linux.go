@@ -25,9 +25,7 @@ func Env(tag string) string { return TagEnv + "=" + tag }
 // nothing the test did not start can carry it.
 func Tag(t testing.TB) string {
 	t.Helper()
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	tag := hex.EncodeToString(b[:])
+	tag := NewTag()
 	t.Cleanup(func() {
 		left := Tagged(tag)
 		for _, pid := range left {
@@ -38,6 +36,13 @@ func Tag(t testing.TB) string {
 		}
 	})
 	return tag
+}
+
+// NewTag returns a fresh random tag.
+func NewTag() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Tagged lists the live (non-zombie) processes whose environment carries

@@ -42,25 +42,29 @@ func Path(t testing.TB) string {
 }
 
 func build() {
+	buildDir, buildErr = os.MkdirTemp("", "hermes-desktop-testbin-")
+	if buildErr == nil {
+		buildPath, buildErr = Build(buildDir)
+	}
+}
+
+// Build compiles hermes-desktop (no GUI, CGO off) into dir and returns the
+// binary's path. Benchmarks use it too.
+func Build(dir string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
-		buildErr = err
-		return
+		return "", err
 	}
-	buildDir, err = os.MkdirTemp("", "hermes-desktop-testbin-")
-	if err != nil {
-		buildErr = err
-		return
-	}
-	buildPath = filepath.Join(buildDir, "hermes-desktop")
-	cmd := exec.Command("go", "build", "-o", buildPath, ".")
+	path := filepath.Join(dir, "hermes-desktop")
+	cmd := exec.Command("go", "build", "-o", path, ".")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		buildErr = fmt.Errorf("%w\n%s", err, out.String())
+		return "", fmt.Errorf("go build: %w\n%s", err, out.String())
 	}
+	return path, nil
 }
 
 func moduleRoot() (string, error) {

@@ -1,0 +1,180 @@
+package backend
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"hermes-desktop/backend/proc"
+)
+
+// adopter looks after processes reparented to the launcher. On Linux the
+// launcher is a child subreaper, so when a watchdog shim is killed (kill -9
+// by a user, the OOM killer), the descendants its backend leaves behind come
+// to the launcher instead of init. Those that carry the nonce of one of our
+// backends in their environment are torn down (SIGTERM, grace, SIGKILL) and
+// reaped; everything else is left alone, and only ever reaped if adopted.
+type adopter struct {
+	self  int
+	grace time.Duration
+	log   *slog.Logger
+
+	// spawnMu is held for writing across starting a child and registering
+	// it, and for reading during a pass, so a pass never mistakes our own
+	// just-started shim for an orphan.
+	spawnMu sync.RWMutex
+	mu      sync.Mutex       // guards leaders and nonces
+	leaders map[int]bool     // children we started and reap ourselves
+	nonces  map[string]bool  // every backend nonce this launcher used
+	adopted map[int]*adoptee // owned by the run goroutine
+	wake    chan struct{}    // pokes the run goroutine
+	table   func() (proc.Table, error)
+}
+
+type adoptee struct {
+	id       proc.Identity
+	deadline time.Time // SIGKILL after this
+	killed   bool
+}
+
+func newAdopter(self int, grace time.Duration, log *slog.Logger) *adopter {
+	return &adopter{
+		self: self, grace: grace, log: log,
+		leaders: map[int]bool{}, nonces: map[string]bool{},
+		adopted: map[int]*adoptee{}, wake: make(chan struct{}, 1),
+		table: proc.Snapshot,
+	}
+}
+
+// spawning registers a child start: call the returned function with the new
+// child's PID (0 if the start failed) once it is known.
+func (a *adopter) spawning(nonce string) func(pid int) {
+	a.spawnMu.Lock()
+	a.mu.Lock()
+	a.nonces[nonce] = true
+	a.mu.Unlock()
+	return func(pid int) {
+		if pid > 0 {
+			a.mu.Lock()
+			a.leaders[pid] = true
+			a.mu.Unlock()
+		}
+		a.spawnMu.Unlock()
+	}
+}
+
+// reaped unregisters a child the launcher has reaped itself, and wakes the
+// adopter: a shim that died may have left orphans.
+func (a *adopter) reaped(pid int) {
+	a.mu.Lock()
+	delete(a.leaders, pid)
+	a.mu.Unlock()
+	a.poke()
+}
+
+func (a *adopter) poke() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pass looks at every child of the launcher once. It returns whether
+// adoptees are still pending, so the caller can come back soon.
+func (a *adopter) pass() bool {
+	a.spawnMu.RLock()
+	defer a.spawnMu.RUnlock()
+	table, err := a.table()
+	if err != nil {
+		a.log.Warn("adopter: list processes", "err", err)
+		return len(a.adopted) > 0
+	}
+	now := time.Now()
+	for _, p := range table {
+		if p.PPID != a.self || a.isLeader(p.PID) {
+			continue
+		}
+		a.handleChild(p, now)
+	}
+	for pid, ad := range a.adopted {
+		if _, ok := table.Find(pid); !ok {
+			delete(a.adopted, pid) // reaped (by us, below) or never ours any more
+		} else if !ad.killed && now.After(ad.deadline) {
+			ad.killed = true
+			_ = proc.Signal(ad.id, sigKill)
+		}
+	}
+	return len(a.adopted) > 0
+}
+
+func (a *adopter) handleChild(p proc.Process, now time.Time) {
+	ad := a.adopted[p.PID]
+	if p.Zombie {
+		if ad != nil && ad.id.Start == p.Start {
+			reapChild(p.PID)
+			delete(a.adopted, p.PID)
+		}
+		return // not ours to reap: whoever started it waits for it
+	}
+	if ad != nil || !a.isOurs(p.PID) {
+		return
+	}
+	id := p.Identity()
+	a.adopted[p.PID] = &adoptee{id: id, deadline: now.Add(a.grace)}
+	a.log.Info("adopted an orphaned backend descendant; stopping it", "pid", p.PID, "comm", p.Comm)
+	_ = proc.Signal(id, sigTerm)
+}
+
+func (a *adopter) isLeader(pid int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.leaders[pid]
+}
+
+// isOurs is the positive evidence: the process inherited the nonce of one of
+// our backends.
+func (a *adopter) isOurs(pid int) bool {
+	v, ok, err := proc.Getenv(pid, "HERMES_PARENT_NONCE")
+	if err != nil || !ok {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.nonces[v]
+}
+
+// run serves SIGCHLD (and pokes) until ctx ends, then tears down whatever it
+// still holds, bounded by the grace period.
+func (a *adopter) run(ctx context.Context) {
+	sigchld, stop := notifyChildExit()
+	defer stop()
+	// GUI toolkits may take SIGCHLD for themselves; a slow tick keeps the
+	// adopter working without it. While adoptees are pending it ticks fast.
+	const idle, busy = 5 * time.Second, 100 * time.Millisecond
+	t := time.NewTimer(idle)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			a.finish()
+			return
+		case <-sigchld:
+		case <-a.wake:
+		case <-t.C:
+		}
+		next := idle
+		if a.pass() {
+			next = busy
+		}
+		t.Reset(next)
+	}
+}
+
+// finish kills what is still adopted and reaps it, at launcher shutdown.
+func (a *adopter) finish() {
+	deadline := time.Now().Add(a.grace + killWait)
+	for a.pass() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond) // bounded: shutdown only
+	}
+}

@@ -1,0 +1,384 @@
+// Command parentdeath measures how long a backend tree outlives a launcher
+// killed with SIGKILL, side by side in one run:
+//
+//   - hermes-desktop: the watchdog shim sees lifeline EOF and tears the tree
+//     down (SIGTERM to the group and every setsid'd descendant);
+//   - a 2 s parent poll, the Hermes watchdog: the backend polls getppid()
+//     and exits, its children are left behind;
+//   - no watchdog (go-plugin, Ollama): nothing notices.
+//
+// Each run starts `hermes-desktop run --headless` with the built-in backend
+// and 3 plain + 3 setsid children, opens a pidfd on every process of the
+// tree, SIGKILLs the launcher and timestamps each exit from its pidfd: no
+// polling of the process table, so the figures are the tree's, not ours.
+// It also prints the shim's and launcher's idle RSS and CPU time.
+//
+// Usage: go run ./bench/parentdeath [-n 20] [-idle 60s]
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"hermes-desktop/internal/testbin"
+	"hermes-desktop/watchdog"
+)
+
+type mode struct {
+	name        string
+	launcherArg []string
+	backendArg  string
+	treeSize    int // processes under the launcher
+}
+
+type sample struct {
+	backendGone time.Duration // -1: survived
+	lastGone    time.Duration // -1: something survived
+	survivors   int
+	// From the shim's trace: kill -> parent death seen, and -> SIGTERM sent.
+	detected, termSent time.Duration
+}
+
+const children = " --spawn-children 3 --spawn-setsid-children 3"
+
+// settle is how long a tree runs before the launcher is killed.
+const settle = 300 * time.Millisecond
+
+var (
+	verbose bool
+	names   map[int]string // command lines of the current run's tree, for -v
+)
+
+func main() {
+	n := flag.Int("n", 20, "SIGKILLs per mode")
+	idle := flag.Duration("idle", 60*time.Second, "idle period for the RSS/CPU figures (0 skips it)")
+	wait := flag.Duration("wait", 5*time.Second, "how long to wait for a tree to disappear")
+	flag.BoolVar(&verbose, "v", false, "print each process's exit time for every run")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "bench-parentdeath-")
+	check(err)
+	defer os.RemoveAll(dir)
+	bin, err := testbin.Build(dir)
+	check(err)
+
+	modes := []mode{
+		{"hermes-desktop shim (lifeline + pidfd)", nil, "", 8},
+		{"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 7},
+		{"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 7},
+	}
+	fmt.Printf("parent death -> tree gone: %d SIGKILLs of the launcher per mode, tree = backend + 3 plain + 3 setsid children\n", *n)
+	fmt.Printf("machine: %d CPUs, kernel %s\n\n", nproc(), kernel())
+	fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", "mode", "p50", "p99", "max", "survivors", "backend p50", "detect p50", "TERM p50")
+	var ours time.Duration
+	for _, m := range modes {
+		var samples []sample
+		for i := 0; i < *n; i++ {
+			s, err := measure(bin, dir, m, *wait)
+			check(err)
+			samples = append(samples, s)
+		}
+		p50, p99, max, surv := summarize(samples, func(s sample) time.Duration { return s.lastGone })
+		bp50, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.backendGone })
+		dp50, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.detected })
+		tp50, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.termSent })
+		if ours == 0 {
+			ours = p50
+		}
+		fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", m.name, fmtDur(p50), fmtDur(p99), fmtDur(max),
+			fmt.Sprintf("%d/%d", surv, *n*(m.treeSize-1)), fmtDur(bp50), fmtDur(dp50), fmtDur(tp50))
+	}
+	fmt.Println("\np50/p99/max: launcher SIGKILLed -> last process of its tree gone ('-': some never went, within", wait.String()+")")
+	fmt.Println("survivors: tree processes still alive then; detect/TERM: when the shim saw the death and sent SIGTERM (shim only)")
+	if *idle > 0 {
+		idleCost(bin, dir, *idle)
+	}
+}
+
+// measure runs one launcher, kills it and times the tree's exits.
+func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
+	tag := testbin.NewTag()
+	state, err := os.MkdirTemp(dir, "state-")
+	if err != nil {
+		return sample{}, err
+	}
+	args := append([]string{"run", "--headless", "--state-dir", state, "--grace", "2s",
+		"--backend-cmd", bin + " serve --host 127.0.0.1 --port 0" + children + m.backendArg}, m.launcherArg...)
+	cmd := exec.Command(bin, args...)
+	tracePath := filepath.Join(state, "trace")
+	cmd.Env = append(testbin.NewEnv(tag, filepath.Join(state, "home")), watchdog.EnvTrace+"="+tracePath)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return sample{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return sample{}, err
+	}
+	if err := waitReady(out); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return sample{}, err
+	}
+	pids := waitTree(tag, m.treeSize, cmd.Process.Pid)
+	backendPID := findBackend(pids)
+	time.Sleep(settle) // measure a steady tree, not the start-up bustle
+	fds := map[int]int{}
+	names = map[int]string{}
+	for _, pid := range pids {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		names[pid] = strings.Join(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")[1:], " ")
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			fds[pid] = fd
+		}
+	}
+	launcherFD, _ := unix.PidfdOpen(cmd.Process.Pid, 0)
+	names[-1] = "(launcher)"
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	fds[-1] = launcherFD
+	gone := waitPidfds(fds, wait)
+	_ = cmd.Wait()
+	s := sample{backendGone: -1, lastGone: -1, detected: -1, termSent: -1}
+	readTrace(tracePath, start, &s)
+	if at, ok := gone[backendPID]; ok {
+		s.backendGone = at.Sub(start)
+	}
+	if verbose {
+		printExits(start, fds, gone)
+	}
+	delete(fds, -1)
+	delete(gone, -1)
+	unix.Close(launcherFD)
+	if len(gone) == len(fds) {
+		var last time.Time
+		for _, at := range gone {
+			if at.After(last) {
+				last = at
+			}
+		}
+		s.lastGone = last.Sub(start)
+	}
+	for pid, fd := range fds {
+		if _, ok := gone[pid]; !ok {
+			s.survivors++
+			_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) // ours: started by this run
+		}
+		unix.Close(fd)
+	}
+	testbin.WaitUntagged(tag, 2*time.Second)
+	return s, nil
+}
+
+func waitReady(out interface{ Read([]byte) (int, error) }) error {
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), " ready pid=") {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return nil
+		}
+	}
+	return fmt.Errorf("launcher exited before its backend was ready")
+}
+
+// waitTree waits until the whole tree exists and returns it without the
+// launcher.
+func waitTree(tag string, size, launcher int) []int {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pids := testbin.Tagged(tag)
+		if len(pids) >= size || time.Now().After(deadline) {
+			return slices.DeleteFunc(pids, func(p int) bool { return p == launcher })
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func findBackend(pids []int) int {
+	for _, pid := range pids {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if strings.Contains(string(b), "serve\x00--host") {
+			return pid
+		}
+	}
+	return 0
+}
+
+// waitPidfds polls the pidfds (a blocking poll, not a table scan) and
+// returns when each one became readable, i.e. its process exited.
+func waitPidfds(fds map[int]int, wait time.Duration) map[int]time.Time {
+	gone := map[int]time.Time{}
+	deadline := time.Now().Add(wait)
+	for len(gone) < len(fds) && time.Now().Before(deadline) {
+		var pfds []unix.PollFd
+		var pids []int
+		for pid, fd := range fds {
+			if _, ok := gone[pid]; !ok {
+				pfds = append(pfds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+				pids = append(pids, pid)
+			}
+		}
+		n, err := unix.Poll(pfds, int(time.Until(deadline).Milliseconds())+1)
+		now := time.Now()
+		if err != nil || n == 0 {
+			continue
+		}
+		for i, p := range pfds {
+			if p.Revents != 0 {
+				gone[pids[i]] = now
+			}
+		}
+	}
+	return gone
+}
+
+func summarize(samples []sample, f func(sample) time.Duration) (p50, p99, max time.Duration, survivors int) {
+	var ds []time.Duration
+	for _, s := range samples {
+		survivors += s.survivors
+		d := f(s)
+		if d < 0 {
+			d = time.Duration(1<<63 - 1)
+		}
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	idx := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))+0.999)-1)] }
+	return idx(0.5), idx(0.99), ds[len(ds)-1], survivors
+}
+
+func fmtDur(d time.Duration) string {
+	if d == time.Duration(1<<63-1) {
+		return "-"
+	}
+	if d < time.Second {
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// idleCost starts one launcher and reports the shim's and the launcher's RSS
+// and CPU time over an idle period.
+func idleCost(bin, dir string, idle time.Duration) {
+	tag := testbin.NewTag()
+	state, _ := os.MkdirTemp(dir, "idle-")
+	cmd := exec.Command(bin, "run", "--headless", "--state-dir", state)
+	cmd.Env = testbin.NewEnv(tag, filepath.Join(state, "home"))
+	out, _ := cmd.StdoutPipe()
+	check(cmd.Start())
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	check(waitReady(out))
+	pids := waitTree(tag, 3, cmd.Process.Pid)
+	shim := 0
+	for _, pid := range pids {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if strings.Contains(string(b), "\x00watchdog\x00") {
+			shim = pid
+		}
+	}
+	time.Sleep(2 * time.Second) // let start-up settle
+	s0, l0 := cpuTicks(shim), cpuTicks(cmd.Process.Pid)
+	time.Sleep(idle)
+	s1, l1 := cpuTicks(shim), cpuTicks(cmd.Process.Pid)
+	fmt.Printf("\nidle cost over %v:\n", idle)
+	fmt.Printf("  shim:     RSS %s, CPU %.2fs\n", rss(shim), float64(s1-s0)/100)
+	fmt.Printf("  launcher: RSS %s, CPU %.2fs\n", rss(cmd.Process.Pid), float64(l1-l0)/100)
+}
+
+func cpuTicks(pid int) int64 {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s
+}
+
+func rss(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+func nproc() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return strings.Count(string(b), "processor\t:")
+}
+
+func kernel() string {
+	var u unix.Utsname
+	_ = unix.Uname(&u)
+	return unix.ByteSliceToString(u.Release[:])
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "parentdeath:", err)
+		os.Exit(1)
+	}
+}
+
+func printExits(start time.Time, fds map[int]int, gone map[int]time.Time) {
+	type row struct {
+		at   time.Duration
+		what string
+	}
+	var rows []row
+	for pid := range fds {
+		what := names[pid]
+		at, ok := gone[pid]
+		if !ok {
+			rows = append(rows, row{1 << 62, what + " (survived)"})
+			continue
+		}
+		rows = append(rows, row{at.Sub(start), what})
+	}
+	slices.SortFunc(rows, func(a, b row) int { return int(a.at - b.at) })
+	for _, r := range rows {
+		fmt.Printf("    %8s  %.60s\n", fmtDur(r.at), r.what)
+	}
+	fmt.Println()
+}
+
+// readTrace fills the shim's detection and signalling times from its trace.
+func readTrace(path string, start time.Time, s *sample) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		at := time.Unix(0, ns).Sub(start)
+		switch f[2] {
+		case "parent-gone":
+			s.detected = at
+		case "term-sent":
+			s.termSent = at
+		}
+	}
+}

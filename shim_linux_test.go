@@ -1,0 +1,169 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/testbin"
+)
+
+// treeFlags gives the built-in backend the tree the issue names: three plain
+// children and three that escape the process group with setsid.
+const treeFlags = " --spawn-children 3 --spawn-setsid-children 3"
+
+func waitTaggedCount(t *testing.T, tag string, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		pids := testbin.Tagged(tag)
+		if len(pids) >= n {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tagged processes: got %d %v, want %d", len(pids), pids, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLauncherSIGKILLLeavesNothing(t *testing.T) {
+	cases := []struct {
+		name    string
+		backend string
+		before  func(t *testing.T, l *testbin.Launcher)
+	}{
+		{"while running", "{bin} serve --host 127.0.0.1 --port 0" + treeFlags, func(t *testing.T, l *testbin.Launcher) {
+			l.WaitReady(1, readyWait)
+			waitTaggedCount(t, l.Tag, 9) // launcher, shim, backend, 6 children
+		}},
+		{"during start-up", "{bin} serve --host 127.0.0.1 --port 0 --start-delay 30s", func(t *testing.T, l *testbin.Launcher) {
+			waitTaggedCount(t, l.Tag, 3) // launcher, shim, backend (not ready)
+		}},
+		{"backend ignores SIGTERM", "{bin} serve --host 127.0.0.1 --port 0 --ignore-sigterm" + treeFlags, func(t *testing.T, l *testbin.Launcher) {
+			l.WaitReady(1, readyWait)
+			waitTaggedCount(t, l.Tag, 9)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := testbin.StartLauncher(t, "--grace", "500ms", "--backend-cmd", tc.backend)
+			tc.before(t, l)
+			if err := l.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			if left := testbin.WaitUntagged(l.Tag, 10*time.Second); len(left) > 0 {
+				t.Errorf("alive after the launcher was SIGKILLed: %v", left)
+			}
+		})
+	}
+}
+
+func TestShimSIGKILLRestartsBackendAndLeavesNothing(t *testing.T) {
+	l := testbin.StartLauncher(t, "--grace", "1s", "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0"+treeFlags)
+	first := l.WaitReady(1, readyWait)
+	old := waitTaggedCount(t, l.Tag, 9)
+	b := status(t, l).Backends[0]
+	if b.ShimPID == 0 || b.PID != first.PID {
+		t.Fatalf("status: got shim %d backend %d, want a shim and backend %d", b.ShimPID, b.PID, first.PID)
+	}
+	if err := syscall.Kill(b.ShimPID, syscall.SIGKILL); err != nil { // our own test's shim
+		t.Fatal(err)
+	}
+	second := l.WaitReady(2, readyWait)
+	if second.PID == first.PID {
+		t.Fatalf("backend not restarted: pid %d", second.PID)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var alive []int
+		for _, pid := range old {
+			if pid != l.Cmd.Process.Pid && slices.Contains(testbin.Tagged(l.Tag), pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of the first tree still alive: %v", alive)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := status(t, l).Backends[0]; st.Restarts != 1 {
+		t.Errorf("restarts: got %d, want 1", st.Restarts)
+	}
+	stopAndCheck(t, l)
+}
+
+// fdTargets maps a process's fds to what they point at.
+func fdTargets(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {
+			out[e.Name()] = target
+		}
+	}
+	return out
+}
+
+func TestBackendInheritsNoLauncherFDs(t *testing.T) {
+	l := testbin.StartLauncher(t)
+	r := l.WaitReady(1, readyWait)
+	b := status(t, l).Backends[0]
+	launcherFDs := fdTargets(t, l.Cmd.Process.Pid)
+	shimFDs := fdTargets(t, b.ShimPID)
+	backendFDs := fdTargets(t, r.PID)
+	shared := map[string]bool{}
+	// Pipes and sockets name one kernel object each; files are compared only
+	// under the state dir, since every Go program opens the same cgroup
+	// files for itself.
+	for _, target := range launcherFDs {
+		if strings.HasPrefix(target, "pipe:") || strings.HasPrefix(target, "socket:") || strings.HasPrefix(target, l.StateDir) {
+			shared[target] = true
+		}
+	}
+	for fd, target := range backendFDs {
+		if fd == "0" || fd == "1" || fd == "2" {
+			continue // its stdio: /dev/null and the log pipes made for it
+		}
+		if shared[target] {
+			t.Errorf("backend fd %s -> %s is also open in the launcher", fd, target)
+		}
+		if target == shimFDs["3"] {
+			t.Errorf("backend fd %s is the lifeline (%s)", fd, target)
+		}
+	}
+	if !strings.HasPrefix(shimFDs["3"], "pipe:") {
+		t.Errorf("shim fd 3: got %q, want the lifeline pipe", shimFDs["3"])
+	}
+	// The contract: the backend's parent is the shim, by PID and marker.
+	shimID, err := proc.Lookup(b.ShimPID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := proc.Getenv(r.PID, "HERMES_PARENT_PID"); v != strconv.Itoa(shimID.PID) {
+		t.Errorf("HERMES_PARENT_PID: got %q, want the shim %d", v, shimID.PID)
+	}
+	if v, _, _ := proc.Getenv(r.PID, "HERMES_PARENT_START_MARKER"); v != shimID.Start {
+		t.Errorf("HERMES_PARENT_START_MARKER: got %q, want %q", v, shimID.Start)
+	}
+	for _, k := range []string{"HERMES_DESKTOP", "HERMES_PARENT_NONCE", "HERMES_DASHBOARD_SESSION_TOKEN", "HERMES_HOME", "HERMES_DESKTOP_READY_FILE"} {
+		if _, ok, _ := proc.Getenv(r.PID, k); !ok {
+			t.Errorf("%s missing from the backend's environment", k)
+		}
+	}
+	stopAndCheck(t, l)
+}

@@ -1,0 +1,254 @@
+package watchdog_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/testbin"
+	"hermes-desktop/watchdog"
+)
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
+
+// shim is a `hermes-desktop watchdog` started by a test, with a lifeline and
+// a report pipe like the launcher gives it.
+type shim struct {
+	cmd      *exec.Cmd
+	tag      string
+	lifeline *os.File // write end
+	report   *bufio.Reader
+	stdout   *bufio.Reader
+	done     chan struct{}
+}
+
+func startShim(t *testing.T, grace string, argv ...string) *shim {
+	t.Helper()
+	tag := testbin.Tag(t)
+	lifeR, lifeW, _ := os.Pipe()
+	repR, repW, _ := os.Pipe()
+	args := append([]string{"watchdog", "--lifeline", "3", "--report", "4", "--grace", grace, "--"}, argv...)
+	cmd := exec.Command(testbin.Path(t), args...)
+	cmd.Env = testbin.NewEnv(tag, t.TempDir())
+	cmd.ExtraFiles = []*os.File{lifeR, repW}
+	out, outW, _ := os.Pipe() // not StdoutPipe: Wait must not race our reads
+	cmd.Stdout = outW
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lifeR.Close()
+	repW.Close()
+	outW.Close()
+	t.Cleanup(func() { out.Close() })
+	s := &shim{cmd: cmd, tag: tag, lifeline: lifeW, report: bufio.NewReader(repR), stdout: bufio.NewReader(out), done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() {
+		lifeW.Close()
+		repR.Close()
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	return s
+}
+
+func (s *shim) release(t *testing.T) watchdog.Report {
+	t.Helper()
+	if _, err := s.lifeline.WriteString(watchdog.StartMessage + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := s.report.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("no report: %v", err)
+	}
+	var r watchdog.Report
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatalf("report %q: %v", line, err)
+	}
+	return r
+}
+
+func (s *shim) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-s.done:
+		return s.cmd.ProcessState.ExitCode()
+	case <-time.After(15 * time.Second):
+		t.Fatal("shim did not exit")
+		return -1
+	}
+}
+
+// waitTagged waits until n tagged processes exist (shim included).
+func waitTagged(t *testing.T, tag string, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pids := testbin.Tagged(tag)
+		if len(pids) >= n {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tagged processes: got %v, want %d", pids, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestShimExitStatus(t *testing.T) {
+	cases := []struct {
+		name string
+		argv []string
+		want int
+	}{
+		{"exit code", []string{"sh", "-c", "exit 7"}, 7},
+		{"killed", []string{"sh", "-c", "kill -9 $$"}, 128 + 9},
+		{"not found", []string{"/nonexistent/backend"}, 127},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startShim(t, "1s", tc.argv...)
+			if _, err := s.lifeline.WriteString(watchdog.StartMessage + "\n"); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.wait(t); got != tc.want {
+				t.Errorf("exit: got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestShimWaitsForTheStartBarrier(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	s := startShim(t, "1s", "sh", "-c", "touch "+marker)
+	s.lifeline.Close() // the launcher died before recording the shim
+	if got := s.wait(t); got != 3 {
+		t.Errorf("exit: got %d, want 3", got)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the backend ran without the start barrier being released")
+	}
+}
+
+func TestShimReportsTheBackendAndNamesItselfAsParent(t *testing.T) {
+	s := startShim(t, "1s", testbin.Path(t), "serve", "--host", "127.0.0.1", "--port", "0")
+	r := s.release(t)
+	shimID, err := proc.Lookup(s.cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Check(proc.Identity{PID: r.PID, Start: r.Start}); err != nil {
+		t.Fatalf("reported identity %+v: %v", r, err)
+	}
+	env := map[string]string{}
+	for _, k := range []string{watchdog.EnvParentPID, watchdog.EnvParentMarker, watchdog.EnvParentNonce} {
+		v, ok, err := proc.Getenv(r.PID, k)
+		if err != nil || !ok {
+			t.Fatalf("%s missing from the backend's environment: %v", k, err)
+		}
+		env[k] = v
+	}
+	if env[watchdog.EnvParentPID] != strconv.Itoa(shimID.PID) || env[watchdog.EnvParentMarker] != shimID.Start || len(env[watchdog.EnvParentNonce]) != 32 {
+		t.Errorf("backend's parent contract: got %v, want the shim %+v", env, shimID)
+	}
+	st, err := proc.Stat(r.PID)
+	if err != nil || st.PGID != s.cmd.Process.Pid {
+		t.Errorf("backend's process group: got %d (%v), want the shim's %d", st.PGID, err, s.cmd.Process.Pid)
+	}
+	if _, err := s.stdout.ReadString('\n'); err != nil { // the READY line: its handlers are in place
+		t.Fatal(err)
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	if code := s.wait(t); code != 0 {
+		t.Errorf("after SIGTERM: exit %d, want the backend's 0", code)
+	}
+}
+
+// treeScript starts two children in the shim's group and two that escape it
+// with setsid, like MCP stdio servers, and ignores nothing.
+const treeScript = "sleep 60 & sleep 60 & setsid sleep 60 & setsid sleep 60 & wait"
+
+func TestShimTearsDownItsWholeTree(t *testing.T) {
+	for _, trigger := range []string{"SIGTERM", "lifeline EOF", "backend exit"} {
+		t.Run(trigger, func(t *testing.T) {
+			script := treeScript
+			if trigger == "backend exit" {
+				script = "sleep 60 & setsid sleep 60 & sleep 0.5; exit 4"
+			}
+			s := startShim(t, "2s", "sh", "-c", script)
+			s.release(t)
+			waitTagged(t, s.tag, 4)
+			switch trigger {
+			case "SIGTERM":
+				_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			case "lifeline EOF":
+				s.lifeline.Close()
+			}
+			code := s.wait(t)
+			if left := testbin.WaitUntagged(s.tag, 2*time.Second); len(left) > 0 {
+				t.Errorf("left after %s: %v", trigger, left)
+			}
+			if trigger == "backend exit" && code != 4 {
+				t.Errorf("exit: got %d, want the backend's 4", code)
+			}
+		})
+	}
+}
+
+func TestShimKillsWhatIgnoresSIGTERMAfterTheGrace(t *testing.T) {
+	s := startShim(t, "300ms", "sh", "-c", `trap "" TERM; sleep 60 & setsid sleep 60 & wait`)
+	s.release(t)
+	waitTagged(t, s.tag, 4)
+	start := time.Now()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	if code := s.wait(t); code != 128+9 {
+		t.Errorf("exit: got %d, want 137 (backend SIGKILLed)", code)
+	}
+	if elapsed := time.Since(start); elapsed < 300*time.Millisecond {
+		t.Errorf("killed after %v, before the 300ms grace", elapsed)
+	}
+	if left := testbin.WaitUntagged(s.tag, 2*time.Second); len(left) > 0 {
+		t.Errorf("left: %v", left)
+	}
+}
+
+// A process that looks exactly like one of the backend's children but is
+// not in the shim's tree is never signalled.
+func TestShimNeverSignalsOutsideItsTree(t *testing.T) {
+	decoy := exec.Command("sleep", "60")
+	decoy.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := decoy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = decoy.Process.Kill(); _ = decoy.Wait() }()
+	s := startShim(t, "300ms", "sh", "-c", treeScript)
+	s.release(t)
+	waitTagged(t, s.tag, 4)
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	s.wait(t)
+	if err := syscall.Kill(decoy.Process.Pid, 0); err != nil {
+		t.Fatalf("the decoy was killed: %v", err)
+	}
+	st, _ := proc.Stat(decoy.Process.Pid)
+	if st.Zombie {
+		t.Fatalf("the decoy was killed (zombie)")
+	}
+}
+
+func TestShimHelp(t *testing.T) {
+	out, err := exec.Command(testbin.Path(t), "watchdog", "--help").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "-lifeline") || !strings.Contains(string(out), "setsid") {
+		t.Errorf("help: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,259 @@
+//go:build unix
+
+package watchdog
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"hermes-desktop/backend/proc"
+)
+
+// killRepeat is how often the kill phase re-scans for stragglers (children
+// forked after the last scan, or reparented to us meanwhile). It runs only
+// during the bounded kill phase, never while idle.
+const killRepeat = 20 * time.Millisecond
+
+// notifyShimSignals catches the signals that mean "tear down". Caught, not
+// ignored: an ignored signal would stay ignored in the backend.
+//
+// SIGPIPE is caught too: once the launcher is gone, our stderr is a broken
+// pipe, and an uncaught SIGPIPE on a log write would kill the shim in the
+// middle of its teardown.
+func notifyShimSignals() <-chan os.Signal {
+	c := make(chan os.Signal, 4)
+	signal.Notify(c, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	return c
+}
+
+// leadProcessGroup makes the shim the leader of its own process group (the
+// launcher already starts it that way; this covers a shim started by hand),
+// so the backend is born in a group whose id the living shim pins.
+func leadProcessGroup() error {
+	if unix.Getpgrp() == os.Getpid() {
+		return nil
+	}
+	if err := unix.Setpgid(0, 0); err != nil {
+		return fmt.Errorf("setpgid: %w", err)
+	}
+	return nil
+}
+
+func openReportFD(fd uintptr) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fd), &st); err != nil {
+		return nil, fmt.Errorf("watchdog: report fd %d: %w", fd, err)
+	}
+	unix.CloseOnExec(int(fd))
+	return os.NewFile(fd, "report"), nil
+}
+
+// startChild starts the backend in the shim's own process group (the shim
+// leads it) with stdio inherited. The shim reaps all children itself with
+// wait4(-1), so the os.Process is released at once.
+func startChild(argv, env []string) (proc.Identity, error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return proc.Identity{}, fmt.Errorf("watchdog: %w", err)
+	}
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	if err != nil {
+		return proc.Identity{}, fmt.Errorf("watchdog: start %s: %w", path, err)
+	}
+	id, err := proc.Lookup(p.Pid)
+	_ = p.Release()
+	if err != nil {
+		_ = unix.Kill(p.Pid, unix.SIGKILL) // our unreaped child: the PID cannot be anyone else
+		return proc.Identity{}, fmt.Errorf("watchdog: identify backend %d: %w", p.Pid, err)
+	}
+	return id, nil
+}
+
+// supervisor is the shim's main loop state. Only supervise's goroutine
+// touches it.
+type supervisor struct {
+	child      proc.Identity
+	log        *slog.Logger
+	grace      time.Duration
+	self       int
+	status     unix.WaitStatus
+	childDone  bool
+	tearing    bool
+	graceTimer *time.Timer
+	killTicker *time.Ticker
+}
+
+// supervise reaps every child (we are a subreaper, so orphaned descendants
+// come to us), starts the teardown when the backend exits, a teardown signal
+// arrives, or the parent dies, and returns the backend's status once no
+// child is left.
+func supervise(child proc.Identity, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+	sigchld := make(chan os.Signal, 1)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	defer signal.Stop(sigchld)
+	s := &supervisor{child: child, log: log, grace: grace, self: os.Getpid()}
+	defer s.stopTimers()
+	for {
+		if s.reap() {
+			return s.exitCode()
+		}
+		if s.childDone && !s.tearing {
+			s.teardown("backend exited: " + describe(s.status))
+		}
+		var graceC, killC <-chan time.Time
+		if s.graceTimer != nil {
+			graceC = s.graceTimer.C
+		}
+		if s.killTicker != nil {
+			killC = s.killTicker.C
+		}
+		select {
+		case <-sigchld:
+		case sig := <-signals:
+			if !s.tearing { // during a teardown our own group SIGTERM comes back to us
+				s.teardown("signal " + sig.String())
+			}
+		case r := <-parentGone:
+			if !s.tearing {
+				s.teardown("parent gone (" + string(r) + ")")
+			}
+		case <-graceC:
+			s.graceTimer = nil
+			s.log.Info("grace period over; killing what is left")
+			s.signalTree(unix.SIGKILL)
+			trace("kill-sent", "")
+			s.killTicker = time.NewTicker(killRepeat)
+		case <-killC:
+			s.signalTree(unix.SIGKILL)
+		}
+	}
+}
+
+// reap collects every exited child and reports whether none is left.
+func (s *supervisor) reap() bool {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.ECHILD:
+			return true
+		case err != nil:
+			s.log.Error("wait4", "err", err)
+			return false
+		case pid == 0:
+			return false
+		case pid == s.child.PID:
+			s.status, s.childDone = ws, true
+		}
+	}
+}
+
+// teardown sends SIGTERM to the whole tree at once and arms the grace timer
+// that leads to SIGKILL. The tree is walked and every descendant outside our
+// group pinned with a pidfd first, while nothing is dying yet and the walk
+// is cheap; then the group signal (atomic: it also catches children forked
+// this instant) and the pidfd signals go out back to back.
+func (s *supervisor) teardown(why string) {
+	s.tearing = true
+	outside := s.pinTree(true)
+	// Our own group: we lead it and are alive, so the id is pinned. The
+	// SIGTERM reaches us too and is ignored above.
+	_ = proc.SignalGroup(s.self, unix.SIGTERM)
+	s.signalAll(outside, unix.SIGTERM)
+	trace("term-sent", strconv.Itoa(len(outside))+" outside the group")
+	s.log.Info("tearing down the backend tree", "why", why, "grace", s.grace)
+	s.graceTimer = time.NewTimer(s.grace)
+}
+
+// signalTree pins and signals every member of our tree.
+func (s *supervisor) signalTree(sig unix.Signal) {
+	s.signalAll(s.pinTree(false), sig)
+}
+
+// pinTree opens a handle on every descendant (by parent links; as a
+// subreaper we inherit the orphans, so the chain is never broken) and, with
+// outsideOnly false, on every member of our group. Each handle is opened
+// before its identity is checked, so no PID can be recycled under it. Never
+// the shim itself, never anything outside its tree.
+func (s *supervisor) pinTree(outsideOnly bool) []*proc.Handle {
+	handles, err := proc.PinDescendants(s.self)
+	if err != nil {
+		s.log.Error("list descendants", "err", err)
+	}
+	if outsideOnly {
+		// Members of our group are left to the group signal: a second
+		// SIGTERM makes many programs abort a graceful shutdown.
+		kept := handles[:0]
+		for _, h := range handles {
+			if h.PGID() == s.self {
+				h.Close()
+				continue
+			}
+			kept = append(kept, h)
+		}
+		return kept
+	}
+	// A process may have joined our group without descending from us
+	// (setpgid within the session): the kill phase gets it too.
+	seen := map[int]bool{s.self: true}
+	for _, h := range handles {
+		seen[h.Identity().PID] = true
+	}
+	if table, err := proc.Snapshot(); err == nil {
+		for _, p := range table.Group(s.self) {
+			if !seen[p.PID] {
+				if h, err := proc.Open(p.Identity()); err == nil {
+					handles = append(handles, h)
+				}
+			}
+		}
+	}
+	return handles
+}
+
+func (s *supervisor) signalAll(handles []*proc.Handle, sig unix.Signal) {
+	for _, h := range handles {
+		if err := h.Signal(sig); err != nil && !proc.IsGone(err) {
+			s.log.Warn("signal", "pid", h.Identity().PID, "signal", sig, "err", err)
+		}
+		h.Close()
+	}
+}
+
+func (s *supervisor) stopTimers() {
+	if s.graceTimer != nil {
+		s.graceTimer.Stop()
+	}
+	if s.killTicker != nil {
+		s.killTicker.Stop()
+	}
+}
+
+// exitCode is the backend's status in shell form: its code, or 128+signal.
+func (s *supervisor) exitCode() int {
+	if !s.childDone {
+		return 1
+	}
+	if s.status.Signaled() {
+		return 128 + int(s.status.Signal())
+	}
+	return s.status.ExitStatus()
+}
+
+func describe(ws unix.WaitStatus) string {
+	if ws.Signaled() {
+		return "killed by " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit code %d", ws.ExitStatus())
+}
