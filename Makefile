@@ -47,6 +47,8 @@ unit:
 # Each fuzz target for a few seconds; `make fuzz FUZZTIME=1m` for longer.
 FUZZ_TARGETS := \
 	./lockfile:FuzzParseRecord \
+	./lockfile:FuzzParseSSHLock \
+	./lockfile:FuzzParseGatewayPID \
 	./backend/proc:FuzzParseMarker \
 	./backend/proc:FuzzParseStat \
 	./backend:FuzzParseShape \

@@ -28,6 +28,7 @@ type runOptions struct {
 	startTimeout time.Duration
 	minOrphanAge time.Duration
 	noShim       bool
+	noBootReap   bool
 	logLevel     string
 }
 
@@ -48,6 +49,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.DurationVar(&o.startTimeout, "start-timeout", envDuration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
 	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envDuration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
 	fs.BoolVar(&o.noShim, "no-shim", envBool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
+	fs.BoolVar(&o.noBootReap, "no-boot-reap", envBool("HERMES_DESKTOP_NO_BOOT_REAP"), "skip the reap of abandoned backends before the first spawn (env HERMES_DESKTOP_NO_BOOT_REAP)")
 	fs.StringVar(&o.logLevel, "log-level", envOr("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -89,6 +91,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Backends:     []backend.Spec{spec},
 		MinOrphanAge: o.minOrphanAge,
 		NoShim:       o.noShim,
+		NoBootReap:   o.noBootReap,
 		Version:      version,
 		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:     stdout,

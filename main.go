@@ -43,6 +43,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return cmdRestart(rest, stdout, stderr)
 	case "stop":
 		return cmdStop(rest, stdout, stderr)
+	case "reap":
+		return cmdReap(rest, stdout, stderr)
 	case "serve":
 		return builtin.Main(rest, stdout, stderr)
 	case "watchdog":
@@ -72,6 +74,7 @@ Commands:
   status    show the running instance and its backends (--json for scripts)
   restart   restart a backend (--backend NAME) or all of them
   stop      tear every backend down and stop the running instance
+  reap      find and remove backends that earlier crashes left behind (--dry-run)
   serve     the built-in backend (implements the Hermes backend contract)
   watchdog  the parent-death shim every backend runs behind (see --help)
   version   print the version

@@ -9,6 +9,7 @@ type EventKind string
 const (
 	EventStatus EventKind = "status" // a backend changed state; Status is set
 	EventLog    EventKind = "log"    // a backend printed a line; Log is set
+	EventReap   EventKind = "reap"   // a reap finished; Reap is set
 )
 
 // Event is published to subscribers (the GUI) as things happen.
@@ -16,6 +17,7 @@ type Event struct {
 	Kind    EventKind      `json:"kind"`
 	Backend *BackendStatus `json:"backend,omitempty"`
 	Log     *LogLine       `json:"log,omitempty"`
+	Reap    *ReapReport    `json:"reap,omitempty"`
 }
 
 // broker fans events out to subscribers without ever blocking a publisher:

@@ -42,6 +42,11 @@ type Launcher struct {
 	adopterCancel context.CancelFunc
 	adopterDone   chan struct{}
 
+	reapRun  sync.Mutex // held through a reap: one at a time
+	reapMu   sync.Mutex // guards bootReap and lastReap
+	bootReap *ReapReport
+	lastReap *ReapReport
+
 	supCancel    context.CancelFunc
 	ctlCancel    context.CancelFunc
 	ctlDone      chan struct{}
@@ -106,8 +111,9 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	return l, nil
 }
 
-// Start serves the control socket and starts every backend. It returns at
-// once; the backends come up in the background.
+// Start serves the control socket, runs the boot reap (before any spawn, so
+// nothing it finds can be ours) and starts every backend. It returns once
+// the reap is done; the backends come up in the background.
 func (l *Launcher) Start() {
 	ctlCtx, ctlCancel := context.WithCancel(context.Background())
 	l.ctlCancel = ctlCancel
@@ -125,6 +131,9 @@ func (l *Launcher) Start() {
 		defer close(l.adopterDone)
 		l.adopter.run(adoptCtx)
 	}()
+	if !l.cfg.NoBootReap {
+		l.runBootReap()
+	}
 	supCtx, supCancel := context.WithCancel(context.Background())
 	l.supCancel = supCancel
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}

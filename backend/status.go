@@ -24,6 +24,10 @@ type InstanceInfo struct {
 type Status struct {
 	Instance InstanceInfo    `json:"instance"`
 	Backends []BackendStatus `json:"backends"`
+	// BootReap is what the reap before the first spawn found; LastReap the
+	// latest reap (on demand), when there was one since.
+	BootReap *ReapReport `json:"boot_reap,omitempty"`
+	LastReap *ReapReport `json:"last_reap,omitempty"`
 }
 
 // Status returns the instance's current status.
@@ -32,11 +36,23 @@ func (l *Launcher) Status() Status {
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
 	}}
+	boot, last := l.ReapReports()
+	st.BootReap = boot
+	if last != boot {
+		st.LastReap = last
+	}
 	st.Backends = make([]BackendStatus, 0, len(l.sups))
 	for _, s := range l.sups {
 		st.Backends = append(st.Backends, s.Status())
 	}
 	return st
+}
+
+// ReapArgs are the arguments of the reap operation.
+type ReapArgs struct {
+	DryRun bool `json:"dry_run"`
+	// MinAge overrides the minimum orphan age, in nanoseconds (0: configured).
+	MinAge int64 `json:"min_age_ns,omitempty"`
 }
 
 // LogsArgs are the arguments of the logs operation.
@@ -71,6 +87,14 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		}
 		(*fn)()
 		return map[string]any{"focused": true, "mode": l.cfg.Mode}, nil
+	case control.OpReap:
+		var args ReapArgs
+		if len(req.Args) > 0 {
+			if err := json.Unmarshal(req.Args, &args); err != nil {
+				return nil, fmt.Errorf("reap: bad arguments: %w", err)
+			}
+		}
+		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge))
 	case control.OpLogs:
 		var args LogsArgs
 		if len(req.Args) > 0 {

@@ -142,3 +142,38 @@ func OwnerLockHeld(stateDir, nonce string) (bool, error) {
 	}
 	return Held(OwnerLockPath(stateDir, nonce))
 }
+
+// RemoveDeadOwners deletes the owners/<nonce> directories whose lock is free
+// and whose nonce is not in keep (our own, and those records still name).
+// Only the single-instance holder may call it: no new owner can appear while
+// it holds that lock, and a free lock proves its holder is gone, so nobody
+// can hold what is deleted. It returns the nonces removed.
+func RemoveDeadOwners(stateDir string, keep map[string]bool) ([]string, error) {
+	dir := filepath.Join(stateDir, ownersDirName)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lockfile: list owners: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		nonce := e.Name()
+		if keep[nonce] || ValidNonce(nonce) != nil || !e.IsDir() {
+			continue // not ours to judge: leave it
+		}
+		held, err := OwnerLockHeld(stateDir, nonce)
+		if err != nil || held {
+			continue
+		}
+		lock := OwnerLockPath(stateDir, nonce)
+		if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := os.Remove(filepath.Dir(lock)); err == nil {
+			removed = append(removed, nonce)
+		}
+	}
+	return removed, nil
+}

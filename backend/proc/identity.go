@@ -132,3 +132,21 @@ func ParseMarker(marker string) (scheme, value string, err error) {
 	}
 	return scheme, value, nil
 }
+
+// Running reports whether id names a process that has not exited: like
+// Alive, but a zombie (exited, waiting for its parent to reap it) counts as
+// gone. Use it where the question is "can this process still act?".
+func Running(id Identity) (bool, error) {
+	alive, err := Alive(id)
+	if err != nil || !alive {
+		return alive, err
+	}
+	p, err := Stat(id.PID)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	return p.Start == id.Start && !p.Zombie, nil
+}

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command parentdeath measures how long a backend tree outlives a launcher
 // killed with SIGKILL, side by side in one run:
 //
@@ -31,6 +33,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"hermes-desktop/backend/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/watchdog"
 )
@@ -39,13 +42,14 @@ type mode struct {
 	name        string
 	launcherArg []string
 	backendArg  string
-	treeSize    int // processes under the launcher
+	treeSize    int // processes in the tree, the launcher included
 }
 
 type sample struct {
 	backendGone time.Duration // -1: survived
 	lastGone    time.Duration // -1: something survived
 	survivors   int
+	watched     int // tree processes (launcher excluded) timed
 	// From the shim's trace: kill -> parent death seen, and -> SIGTERM sent.
 	detected, termSent time.Duration
 }
@@ -68,14 +72,15 @@ func main() {
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "bench-parentdeath-")
 	check(err)
+	tmpDir = dir
 	defer os.RemoveAll(dir)
 	bin, err := testbin.Build(dir)
 	check(err)
 
 	modes := []mode{
-		{"hermes-desktop shim (lifeline + pidfd)", nil, "", 8},
-		{"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 7},
-		{"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 7},
+		{"hermes-desktop shim (lifeline + pidfd)", nil, "", 9},
+		{"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 8},
+		{"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8},
 	}
 	fmt.Printf("parent death -> tree gone: %d SIGKILLs of the launcher per mode, tree = backend + 3 plain + 3 setsid children\n", *n)
 	fmt.Printf("machine: %d CPUs, kernel %s\n\n", nproc(), kernel())
@@ -88,15 +93,15 @@ func main() {
 			check(err)
 			samples = append(samples, s)
 		}
-		p50, p99, max, surv := summarize(samples, func(s sample) time.Duration { return s.lastGone })
-		bp50, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.backendGone })
-		dp50, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.detected })
-		tp50, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.termSent })
+		p50, p99, max, surv, watched := summarize(samples, func(s sample) time.Duration { return s.lastGone })
+		bp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.backendGone })
+		dp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.detected })
+		tp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.termSent })
 		if ours == 0 {
 			ours = p50
 		}
 		fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", m.name, fmtDur(p50), fmtDur(p99), fmtDur(max),
-			fmt.Sprintf("%d/%d", surv, *n*(m.treeSize-1)), fmtDur(bp50), fmtDur(dp50), fmtDur(tp50))
+			fmt.Sprintf("%d/%d", surv, watched), fmtDur(bp50), fmtDur(dp50), fmtDur(tp50))
 	}
 	fmt.Println("\np50/p99/max: launcher SIGKILLed -> last process of its tree gone ('-': some never went, within", wait.String()+")")
 	fmt.Println("survivors: tree processes still alive then; detect/TERM: when the shim saw the death and sent SIGTERM (shim only)")
@@ -159,6 +164,7 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 	delete(fds, -1)
 	delete(gone, -1)
 	unix.Close(launcherFD)
+	s.watched = len(fds)
 	if len(gone) == len(fds) {
 		var last time.Time
 		for _, at := range gone {
@@ -175,8 +181,18 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 		}
 		unix.Close(fd)
 	}
-	testbin.WaitUntagged(tag, 2*time.Second)
+	sweep(tag)
 	return s, nil
+}
+
+// sweep kills whatever still carries this run's tag: only processes this
+// run started carry it, so nothing else can be hit.
+func sweep(tag string) {
+	for _, pid := range testbin.WaitUntagged(tag, 2*time.Second) {
+		if id, err := proc.Lookup(pid); err == nil {
+			_ = proc.Signal(id, syscall.SIGKILL)
+		}
+	}
 }
 
 func waitReady(out interface{ Read([]byte) (int, error) }) error {
@@ -199,7 +215,7 @@ func waitTree(tag string, size, launcher int) []int {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		pids := testbin.Tagged(tag)
-		if len(pids) >= size || time.Now().After(deadline) {
+		if len(pids) >= size || time.Now().After(deadline) { // a short tree is timed as it is and shows in the counts
 			return slices.DeleteFunc(pids, func(p int) bool { return p == launcher })
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -244,10 +260,11 @@ func waitPidfds(fds map[int]int, wait time.Duration) map[int]time.Time {
 	return gone
 }
 
-func summarize(samples []sample, f func(sample) time.Duration) (p50, p99, max time.Duration, survivors int) {
+func summarize(samples []sample, f func(sample) time.Duration) (p50, p99, max time.Duration, survivors, watched int) {
 	var ds []time.Duration
 	for _, s := range samples {
 		survivors += s.survivors
+		watched += s.watched
 		d := f(s)
 		if d < 0 {
 			d = time.Duration(1<<63 - 1)
@@ -256,7 +273,7 @@ func summarize(samples []sample, f func(sample) time.Duration) (p50, p99, max ti
 	}
 	slices.Sort(ds)
 	idx := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))+0.999)-1)] }
-	return idx(0.5), idx(0.99), ds[len(ds)-1], survivors
+	return idx(0.5), idx(0.99), ds[len(ds)-1], survivors, watched
 }
 
 func fmtDur(d time.Duration) string {
@@ -278,7 +295,7 @@ func idleCost(bin, dir string, idle time.Duration) {
 	cmd.Env = testbin.NewEnv(tag, filepath.Join(state, "home"))
 	out, _ := cmd.StdoutPipe()
 	check(cmd.Start())
-	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait(); sweep(tag) }()
 	check(waitReady(out))
 	pids := waitTree(tag, 3, cmd.Process.Pid)
 	shim := 0
@@ -329,12 +346,19 @@ func kernel() string {
 	return unix.ByteSliceToString(u.Release[:])
 }
 
+// check aborts the benchmark; main's deferred cleanup does not run after
+// os.Exit, so the temp dir goes first.
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "parentdeath:", err)
+		if tmpDir != "" {
+			os.RemoveAll(tmpDir)
+		}
 		os.Exit(1)
 	}
 }
+
+var tmpDir string // removed on exit
 
 func printExits(start time.Time, fds map[int]int, gone map[int]time.Time) {
 	type row struct {

@@ -1,0 +1,285 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/lockfile"
+)
+
+// The boot reaper: once per boot, in the single-instance holder, before the
+// first spawn (and on demand), it finds backends that earlier crashes left
+// behind and removes them, without ever touching a process someone else
+// legitimately owns. Every candidate gets a Decision that says why.
+
+// Action is what the reaper did, or would do, with a candidate.
+type Action string
+
+// Actions.
+const (
+	ActionReaped    Action = "reaped"
+	ActionSpared    Action = "spared"
+	ActionWouldReap Action = "would-reap" // dry run
+	ActionFailed    Action = "failed"     // meant to reap, but it survived SIGKILL or could not be signalled
+)
+
+// Reason words, one per rule.
+const (
+	ReasonOwned            = "owned"
+	ReasonOwnerDead        = "owner-dead"
+	ReasonOrphanNoRecord   = "orphan-no-record"
+	ReasonTooYoung         = "too-young"
+	ReasonNotOrphan        = "not-orphan"
+	ReasonSSHLock          = "ssh-lock"
+	ReasonGatewayPIDFile   = "gateway-pidfile"
+	ReasonServiceManaged   = "service-managed"
+	ReasonExcludedEnv      = "excluded-env"
+	ReasonOtherUser        = "other-user"
+	ReasonAncestor         = "ancestor"
+	ReasonFixedPort        = "fixed-port"
+	ReasonNotLoopback      = "not-loopback"
+	ReasonIdentityMismatch = "identity-mismatch"
+	ReasonFailClosed       = "fail-closed"
+)
+
+// Decision is the reaper's verdict on one process.
+type Decision struct {
+	PID     int      `json:"pid"`
+	Action  Action   `json:"action"`
+	Reason  string   `json:"reason"`
+	Detail  string   `json:"detail"`
+	Cmdline []string `json:"cmdline"`
+
+	id     proc.Identity    // what was checked, for the kill
+	record *lockfile.Record // the record that matched, if any
+}
+
+// ReapReport is what a reap found and did.
+type ReapReport struct {
+	StartedAt time.Time  `json:"started_at"`
+	DryRun    bool       `json:"dry_run"`
+	Scanned   int        `json:"scanned"`
+	ElapsedMS float64    `json:"elapsed_ms"`
+	Decisions []Decision `json:"decisions"`
+	// RecordsRemoved lists the nonces of records dropped (their processes
+	// gone or their PIDs reused); SetAside the record files moved aside.
+	RecordsRemoved []string `json:"records_removed,omitempty"`
+	SetAside       []string `json:"set_aside,omitempty"`
+}
+
+// Count returns how many decisions have action a.
+func (r *ReapReport) Count(a Action) int {
+	n := 0
+	for _, d := range r.Decisions {
+		if d.Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+// ReapOptions configure a reap. Zero values take the documented defaults.
+type ReapOptions struct {
+	StateDir   string
+	HermesHome string
+	// MinAge is how old an unrecorded orphan must be; 0 means 180 s.
+	MinAge time.Duration
+	// Grace is the time between SIGTERM and SIGKILL; 0 means 5 s.
+	Grace time.Duration
+	// DryRun decides without signalling, deleting or moving anything.
+	DryRun bool
+	// Exclude lists PIDs never to signal; nil means $HERMES_DESKTOP_CHILD_PID.
+	Exclude []int
+	Logger  *slog.Logger
+}
+
+// ExcludedFromEnv parses HERMES_DESKTOP_CHILD_PID (PIDs separated by commas
+// or spaces).
+func ExcludedFromEnv() []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(os.Getenv("HERMES_DESKTOP_CHILD_PID"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		if n, err := strconv.Atoi(f); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Reap runs the boot reaper over stateDir's records and the process table.
+// It returns an error only when it could not look at all; a partial view
+// makes individual decisions fail closed instead.
+func Reap(ctx context.Context, o ReapOptions) (*ReapReport, error) {
+	o.applyDefaults()
+	start := time.Now()
+	r, err := newReaper(o)
+	if err != nil {
+		return nil, err
+	}
+	report := &ReapReport{StartedAt: start, DryRun: o.DryRun, SetAside: r.setAside}
+	cands, scanned, err := r.scan()
+	if err != nil {
+		return nil, err
+	}
+	report.Scanned = scanned
+	for _, c := range cands {
+		if d := r.decide(c); d != nil {
+			report.Decisions = append(report.Decisions, *d)
+		}
+	}
+	var doomed []*Decision // pointers taken only now that the slice is complete
+	for i := range report.Decisions {
+		if report.Decisions[i].Action == ActionWouldReap {
+			doomed = append(doomed, &report.Decisions[i])
+		}
+	}
+	if !o.DryRun && len(doomed) > 0 {
+		r.kill(ctx, report.Decisions, doomed)
+	}
+	if !o.DryRun {
+		report.RecordsRemoved = r.dropRecords(report.Decisions)
+	}
+	report.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	for _, d := range report.Decisions {
+		o.Logger.Info("reap", "pid", d.PID, "action", d.Action, "reason", d.Reason, "detail", d.Detail)
+	}
+	return report, nil
+}
+
+func (o *ReapOptions) applyDefaults() {
+	if o.MinAge == 0 {
+		o.MinAge = DefaultMinOrphanAge
+	}
+	if o.Grace == 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.Exclude == nil {
+		o.Exclude = ExcludedFromEnv()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// reaper holds what one reap knows before it looks at any process.
+type reaper struct {
+	o         ReapOptions
+	self      int
+	uid       int
+	ancestors map[int]bool
+	exclude   map[int]bool
+	records   []*lockfile.Record
+	byPID     map[int]*lockfile.Record
+	setAside  []string
+	// failClosed, when set, says why orphans without a record cannot be
+	// reaped this time (a corrupt record, an unreadable lock directory).
+	failClosed string
+	claims     []claim
+	ownUnit    string
+}
+
+// claim is a PID that someone else's ownership file names.
+type claim struct {
+	pid    int
+	reason string // ReasonSSHLock or ReasonGatewayPIDFile; ReasonFailClosed for a malformed file
+	detail string
+}
+
+func newReaper(o ReapOptions) (*reaper, error) {
+	r := &reaper{o: o, self: os.Getpid(), uid: os.Geteuid(), ancestors: map[int]bool{}, exclude: map[int]bool{}, byPID: map[int]*lockfile.Record{}}
+	for _, pid := range o.Exclude {
+		r.exclude[pid] = true
+	}
+	if err := r.loadRecords(); err != nil {
+		return nil, err
+	}
+	r.loadClaims()
+	r.ownUnit = serviceUnit(r.self)
+	return r, nil
+}
+
+func (r *reaper) loadRecords() error {
+	rs, err := lockfile.OpenRecords(r.o.StateDir)
+	if err != nil {
+		return fmt.Errorf("reap: %w", err)
+	}
+	load := rs.LoadAll
+	if r.o.DryRun {
+		load = rs.Peek // a dry run changes nothing, not even a corrupt file's name
+	}
+	records, bad, err := load()
+	if err != nil {
+		return fmt.Errorf("reap: %w", err)
+	}
+	r.records = records
+	for _, rec := range records {
+		for _, id := range []*proc.Identity{rec.Shim, rec.Backend} {
+			if id != nil {
+				r.byPID[id.PID] = rec
+			}
+		}
+	}
+	for _, b := range bad {
+		name := b.File
+		if b.Moved != "" {
+			name += " (moved aside to " + b.Moved + ")"
+		}
+		r.setAside = append(r.setAside, name)
+		r.failClosed = fmt.Sprintf("record %s could not be read (%v), so it may own this process", b.File, b.Reason)
+	}
+	return nil
+}
+
+// loadClaims reads the SSH locks and gateway PID files. An unreadable lock
+// directory makes every unrecorded orphan fail closed; a malformed file
+// spares at least the PID it seems to name.
+func (r *reaper) loadClaims() {
+	ssh, err := lockfile.SSHLockClaims(r.o.HermesHome)
+	if err != nil {
+		r.failClosed = fmt.Sprintf("the SSH lock directory could not be read (%v)", err)
+	}
+	for _, c := range ssh {
+		r.addClaim(c, ReasonSSHLock, "a remote SSH backend's lock")
+	}
+	for _, c := range lockfile.GatewayClaims(r.o.HermesHome) {
+		if c.Err == nil && !r.gatewayAlive(c) {
+			continue // a stale PID file names nobody
+		}
+		r.addClaim(c, ReasonGatewayPIDFile, "the gateway's PID file")
+	}
+}
+
+func (r *reaper) addClaim(c lockfile.ForeignClaim, reason, what string) {
+	if c.Err != nil {
+		if c.PID == 0 {
+			r.failClosed = fmt.Sprintf("%s %s is malformed (%v) and names no readable PID", what, c.Path, c.Err)
+			return
+		}
+		r.claims = append(r.claims, claim{pid: c.PID, reason: ReasonFailClosed,
+			detail: fmt.Sprintf("%s %s is malformed (%v) but seems to name this process", what, c.Path, c.Err)})
+		return
+	}
+	r.claims = append(r.claims, claim{pid: c.PID, reason: reason, detail: fmt.Sprintf("named by %s %s", what, c.Path)})
+}
+
+// gatewayAlive applies the PID file rule: the PID counts only while alive
+// and, when the file records a start time, only if it still matches.
+func (r *reaper) gatewayAlive(c lockfile.ForeignClaim) bool {
+	id, err := proc.Lookup(c.PID)
+	if err != nil {
+		return !errors.Is(err, proc.ErrNotFound) // unreadable: keep the claim
+	}
+	if running, err := proc.Running(id); err == nil && !running {
+		return false
+	}
+	if c.StartTicks == 0 || !strings.HasPrefix(id.Start, "linux:") {
+		return true // nothing to compare with: keep the claim
+	}
+	return id.Start == "linux:"+strconv.FormatUint(c.StartTicks, 10)
+}

@@ -1,0 +1,173 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/lockfile"
+)
+
+// protectedReasons are the decisions no tree kill may override: a doomed
+// shim's SIGTERM must not reach, say, a fixed-port server that happens to
+// run under it.
+var protectedReasons = map[string]bool{
+	ReasonAncestor: true, ReasonOtherUser: true, ReasonExcludedEnv: true, ReasonSSHLock: true,
+	ReasonGatewayPIDFile: true, ReasonServiceManaged: true, ReasonFixedPort: true, ReasonNotLoopback: true,
+	ReasonFailClosed: true, ReasonIdentityMismatch: true, ReasonOwned: true,
+}
+
+// doomedTree is one process to reap and everything pinned under it.
+type doomedTree struct {
+	d       *Decision
+	root    *proc.Handle
+	members []*proc.Handle // its group (if it leads one) and descendants
+}
+
+// kill reaps the doomed candidates together: SIGTERM to each tree, one
+// shared grace period, then SIGKILL to survivors and anything they started
+// meanwhile. Every signal goes through a handle opened before the identity
+// check, and never to a process another decision protects.
+func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
+	protected := map[int]bool{}
+	for _, d := range all {
+		if d.Action == ActionSpared && protectedReasons[d.Reason] {
+			protected[d.PID] = true
+		}
+	}
+	var trees []*doomedTree
+	for _, d := range doomed {
+		h, err := proc.Open(d.id)
+		if err != nil {
+			if proc.IsGone(err) {
+				d.Action, d.Detail = ActionReaped, d.Detail+" (it exited by itself)"
+			} else {
+				d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; re-validation failed: %v", d.Detail, err)
+			}
+			continue
+		}
+		trees = append(trees, &doomedTree{d: d, root: h, members: r.pinMembers(d.id.PID, protected)})
+	}
+	for _, t := range trees {
+		signalTree(t, syscall.SIGTERM)
+	}
+	graceCtx, cancel := context.WithTimeout(ctx, r.o.Grace)
+	for _, t := range trees {
+		waitTree(graceCtx, t)
+	}
+	cancel()
+	for _, t := range trees {
+		// Children born during the grace period are pinned now.
+		t.members = append(t.members, r.pinMembers(t.d.id.PID, protected)...)
+		signalTree(t, syscall.SIGKILL)
+	}
+	killCtx, cancel := context.WithTimeout(ctx, killWait)
+	defer cancel()
+	for _, t := range trees {
+		if waitTree(killCtx, t) {
+			t.d.Action = ActionReaped
+		} else {
+			t.d.Action, t.d.Detail = ActionFailed, t.d.Detail+"; still alive after SIGKILL"
+		}
+		t.root.Close()
+		proc.CloseAll(t.members)
+	}
+}
+
+// pinMembers pins the members of pid's process group (when it leads one:
+// while the leader lives the group id cannot be recycled) and all its
+// descendants, minus protected processes.
+func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
+	hs, _ := proc.PinDescendants(pid)
+	seen := map[int]bool{pid: true}
+	kept := hs[:0]
+	for _, h := range hs {
+		id := h.Identity().PID
+		if protected[id] || seen[id] {
+			h.Close()
+			continue
+		}
+		seen[id] = true
+		kept = append(kept, h)
+	}
+	if table, err := proc.Snapshot(); err == nil {
+		if leader, ok := table.Find(pid); ok && leader.PGID == pid {
+			for _, m := range table.Group(pid) {
+				if seen[m.PID] || protected[m.PID] {
+					continue
+				}
+				if h, err := proc.Open(m.Identity()); err == nil {
+					seen[m.PID] = true
+					kept = append(kept, h)
+				}
+			}
+		}
+	}
+	return kept
+}
+
+func signalTree(t *doomedTree, sig syscall.Signal) {
+	_ = t.root.Signal(sig)
+	for _, h := range t.members {
+		_ = h.Signal(sig)
+	}
+}
+
+// waitTree reports whether the root and every member exited before ctx ended.
+func waitTree(ctx context.Context, t *doomedTree) bool {
+	if !t.root.Wait(ctx) {
+		return false
+	}
+	for _, h := range t.members {
+		if !h.Wait(ctx) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropRecords removes records whose processes are verifiably gone (reaped,
+// exited, or their PIDs reused) and whose owner is dead. Records of live
+// owners, and of processes that survived, stay: they are evidence.
+func (r *reaper) dropRecords(decisions []Decision) []string {
+	rs, err := lockfile.OpenRecords(r.o.StateDir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, rec := range r.records {
+		if held, err := lockfile.OwnerLockHeld(r.o.StateDir, rec.Owner.Nonce); err != nil || held {
+			continue
+		}
+		if alive, err := proc.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
+			continue
+		}
+		if recordLive(rec) {
+			continue
+		}
+		if err := rs.Remove(rec.Nonce); err == nil {
+			removed = append(removed, rec.Nonce)
+		}
+	}
+	return removed
+}
+
+// recordLive reports whether any process of the record may still be the
+// one it names. Unreadable counts as live: fail closed.
+func recordLive(rec *lockfile.Record) bool {
+	for _, id := range []*proc.Identity{rec.Shim, rec.Backend} {
+		if id == nil {
+			continue
+		}
+		check := *id
+		if check.BootID == "" {
+			check.BootID = rec.BootID
+		}
+		alive, err := proc.Running(check) // a zombie has exited: nothing left to reap
+		if err != nil || alive {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/control"
+	"hermes-desktop/lockfile"
+)
+
+type reapFlags struct {
+	stateDir string
+	dryRun   bool
+	json     bool
+	minAge   time.Duration
+	grace    time.Duration
+}
+
+func parseReapFlags(args []string, stderr io.Writer) (reapFlags, error) {
+	var f reapFlags
+	fs := flag.NewFlagSet("reap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: hermes-desktop reap [--dry-run] [--json] [--min-age D] [--state-dir DIR]
+
+Finds backends that earlier crashes left behind (loopback, ephemeral-port
+serve commands and this app's watchdog shims) and removes those with positive
+evidence of abandonment: a record whose launcher is dead, or no record and
+orphaned for longer than --min-age. Says why for every process it looked at.
+A running instance does the reap itself; otherwise this command does, holding
+the single-instance lock.`)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "decide and report, signal nothing, change nothing")
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fs.DurationVar(&f.minAge, "min-age", envDuration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.DurationVar(&f.grace, "grace", envDuration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("reap: unexpected argument %q", fs.Arg(0))
+	}
+	return f, nil
+}
+
+func cmdReap(args []string, stdout, stderr io.Writer) int {
+	f, err := parseReapFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return exitUsage
+	}
+	stateDir, err := resolveStateDir(f.stateDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return exitError
+	}
+	report, err := reapVia(stateDir, f)
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop: reap:", err)
+		return exitError
+	}
+	if f.json {
+		data, _ := json.Marshal(report)
+		fmt.Fprintln(stdout, string(data))
+	} else {
+		printReap(stdout, report)
+	}
+	if report.Count(backend.ActionFailed) > 0 {
+		return exitError
+	}
+	return exitOK
+}
+
+// reapVia asks the running instance to reap, or reaps here while holding the
+// single-instance lock, so two reaps (or a reap and a spawn) never overlap.
+func reapVia(stateDir string, f reapFlags) (*backend.ReapReport, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+2*f.grace)
+	defer cancel()
+	args, _ := json.Marshal(backend.ReapArgs{DryRun: f.dryRun, MinAge: int64(f.minAge)})
+	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpReap, Args: args})
+	if err == nil {
+		var report backend.ReapReport
+		if err := json.Unmarshal(res, &report); err != nil {
+			return nil, fmt.Errorf("unreadable answer from the running instance: %w", err)
+		}
+		return &report, nil
+	}
+	if !errors.Is(err, control.ErrNotRunning) {
+		return nil, err
+	}
+	if err := lockfile.EnsureDir(stateDir); err != nil {
+		return nil, err
+	}
+	lock, err := lockfile.AcquireInstance(stateDir)
+	if err != nil {
+		return nil, fmt.Errorf("an instance is starting on %s; try again in a moment (%w)", stateDir, err)
+	}
+	defer lock.Release()
+	home, err := backend.HermesHome()
+	if err != nil {
+		return nil, err
+	}
+	return backend.Reap(ctx, backend.ReapOptions{StateDir: stateDir, HermesHome: home, MinAge: f.minAge, Grace: f.grace, DryRun: f.dryRun})
+}
+
+func printReap(w io.Writer, r *backend.ReapReport) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, d := range r.Decisions {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", d.Action, d.PID, d.Reason, d.Detail, shorten(strings.Join(d.Cmdline, " "), 80))
+	}
+	tw.Flush()
+	if len(r.Decisions) == 0 {
+		fmt.Fprintln(w, "no backend processes found")
+	}
+	for _, s := range r.SetAside {
+		fmt.Fprintf(w, "record set aside: %s\n", s)
+	}
+	prefix := ""
+	if r.DryRun {
+		prefix = "dry run: "
+	}
+	fmt.Fprintln(w, prefix+r.Summary())
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
+)
+
+// scene is a real set of processes and files for the reaper to judge.
+type scene struct {
+	t        *testing.T
+	bin      string
+	tag      string
+	stateDir string
+	home     string
+	records  *lockfile.Records
+}
+
+func newScene(t *testing.T) *scene {
+	base := t.TempDir()
+	s := &scene{t: t, bin: testbin.Path(t), tag: testbin.Tag(t), stateDir: filepath.Join(base, "state"), home: filepath.Join(base, "home")}
+	must(t, lockfile.EnsureDir(s.stateDir))
+	must(t, os.MkdirAll(s.home, 0o700))
+	var err error
+	if s.records, err = lockfile.OpenRecords(s.stateDir); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *scene) env(extra ...string) []string {
+	return append(testbin.NewEnv(s.tag, s.home), extra...)
+}
+
+// orphan starts argv through a shell that exits at once, so argv is
+// reparented (to init, or to the nearest subreaper) and returns its identity.
+func (s *scene) orphan(env []string, argv ...string) proc.Identity {
+	s.t.Helper()
+	cmd := exec.Command("sh", append([]string{"-c", `"$@" >/dev/null 2>&1 </dev/null & echo $!`, "sh"}, argv...)...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		s.t.Fatalf("start orphan %v: %v", argv, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p, err := proc.Stat(pid)
+		if err != nil {
+			s.t.Fatalf("orphan %d: %v", pid, err)
+		}
+		if p.PPID != cmd.Process.Pid {
+			if p.PPID != 1 {
+				s.t.Skipf("orphans are reparented to pid %d here, not to init: the orphan rules cannot be exercised", p.PPID)
+			}
+			return p.Identity()
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("orphan %d was not reparented", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (s *scene) serve(extra ...string) []string {
+	return append([]string{s.bin, "serve"}, extra...)
+}
+
+// record writes an ownership record for id, owned by owner.
+func (s *scene) record(id proc.Identity, nonce string, owner lockfile.Owner) {
+	s.t.Helper()
+	id.BootID = proc.BootID()
+	r := &lockfile.Record{Schema: lockfile.RecordSchema, Name: "default", Nonce: nonce, BootID: proc.BootID(),
+		Backend: &id, PGID: id.PID, Argv: []string{"hermes", "serve"}, Owner: owner, Created: time.Now().UTC()}
+	must(s.t, s.records.Write(r))
+}
+
+// deadOwner returns the identity of a launcher that has exited.
+func deadOwner(t *testing.T) lockfile.Owner {
+	cmd := exec.Command("true")
+	must(t, cmd.Start())
+	id, err := proc.Lookup(cmd.Process.Pid)
+	must(t, err)
+	_ = cmd.Wait()
+	nonce, _ := lockfile.NewNonce()
+	return lockfile.Owner{Nonce: nonce, PID: id.PID, Start: id.Start}
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func alive(id proc.Identity) bool {
+	ok, _ := proc.Alive(id)
+	if !ok {
+		return false
+	}
+	p, err := proc.Stat(id.PID)
+	return err == nil && !p.Zombie
+}
+
+// TestBootReapScene builds one scene with every case the reaper must get
+// right and checks each decision, then that only the intended processes
+// are gone.
+func TestBootReapScene(t *testing.T) {
+	const minAge = 2 * time.Second
+	s := newScene(t)
+	loopback := []string{"--host", "127.0.0.1", "--port", "0"}
+	type want struct {
+		id     proc.Identity
+		action backend.Action
+		reason string
+	}
+	var cases = map[string]*want{}
+
+	// An orphan whose record names a dead launcher: reaped however young.
+	nonce, _ := lockfile.NewNonce()
+	deadRec := s.orphan(s.env("HERMES_PARENT_NONCE="+nonce), s.serve(loopback...)...)
+	s.record(deadRec, nonce, deadOwner(t))
+	cases["dead owner"] = &want{deadRec, backend.ActionReaped, backend.ReasonOwnerDead}
+
+	// An orphan owned by a live launcher: we hold its owner lock here.
+	ownerNonce, _ := lockfile.NewNonce()
+	ownerLock, err := lockfile.AcquireOwner(s.stateDir, ownerNonce)
+	must(t, err)
+	defer ownerLock.Release()
+	self, _ := proc.Self()
+	liveNonce, _ := lockfile.NewNonce()
+	owned := s.orphan(s.env("HERMES_PARENT_NONCE="+liveNonce), s.serve(loopback...)...)
+	s.record(owned, liveNonce, lockfile.Owner{Nonce: ownerNonce, PID: self.PID, Start: self.Start})
+	cases["owned"] = &want{owned, backend.ActionSpared, backend.ReasonOwned}
+
+	// Unrecorded orphans: old enough goes, too young stays.
+	old := s.orphan(s.env(), s.serve(loopback...)...)
+	cases["old orphan"] = &want{old, backend.ActionReaped, backend.ReasonOrphanNoRecord}
+
+	// Fixed-port and all-interfaces serves, orphaned and old: never.
+	fixed := s.orphan(s.env(), s.serve("--host", "127.0.0.1", "--port", strconv.Itoa(freePort(t)))...)
+	cases["fixed port"] = &want{fixed, backend.ActionSpared, backend.ReasonFixedPort}
+	wide := s.orphan(s.env(), s.serve("--host", "0.0.0.0", "--port", "0")...)
+	cases["0.0.0.0"] = &want{wide, backend.ActionSpared, backend.ReasonNotLoopback}
+
+	// A remote SSH backend with the desktop's exact shape and a valid lock.
+	sshBackend := s.orphan(s.env(), s.serve(loopback...)...)
+	writeSSHLock(t, s.home, "0123456789abcdef0123456789abcdef", sshBackend.PID, true)
+	cases["ssh lock"] = &want{sshBackend, backend.ActionSpared, backend.ReasonSSHLock}
+	// ... and one whose lock is malformed but still names it: fail closed.
+	sshBad := s.orphan(s.env(), s.serve(loopback...)...)
+	writeSSHLock(t, s.home, "fedcba9876543210fedcba9876543210", sshBad.PID, false)
+	cases["malformed ssh lock"] = &want{sshBad, backend.ActionSpared, backend.ReasonFailClosed}
+
+	// The gateway named by its PID file, with a matching start time.
+	gw := s.orphan(s.env(), s.serve(loopback...)...)
+	ticks := strings.TrimPrefix(gw.Start, "linux:")
+	must(t, os.WriteFile(filepath.Join(s.home, "gateway.pid"),
+		[]byte(fmt.Sprintf(`{"pid":%d,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":%s,"hermes_home":%q}`, gw.PID, ticks, s.home)), 0o600))
+	cases["gateway"] = &want{gw, backend.ActionSpared, backend.ReasonGatewayPIDFile}
+
+	// A record whose PID now belongs to an unrelated process.
+	unrelated := exec.Command("sleep", "60")
+	unrelated.Env = s.env()
+	must(t, unrelated.Start())
+	defer func() { _ = unrelated.Process.Kill(); _ = unrelated.Wait() }()
+	unrelatedID, _ := proc.Lookup(unrelated.Process.Pid)
+	staleNonce, _ := lockfile.NewNonce()
+	s.record(proc.Identity{PID: unrelatedID.PID, Start: "linux:1"}, staleNonce, deadOwner(t))
+	cases["reused pid"] = &want{unrelatedID, backend.ActionSpared, backend.ReasonIdentityMismatch}
+
+	// The reap runs under an orphaned, old, serve-shaped shell: its own
+	// ancestor, never to be signalled. It waits for a trigger file.
+	out := filepath.Join(t.TempDir(), "reap.json")
+	script := fmt.Sprintf(`while [ ! -e %q.go ]; do sleep 0.05; done; %q reap --json --min-age %s --grace 1s --state-dir %q > %q; echo $? > %q.code`,
+		out, s.bin, minAge, s.stateDir, out, out)
+	ancestor := s.orphan(s.env(), "sh", "-c", script, "serve", "--host", "127.0.0.1", "--port", "0")
+	cases["ancestor"] = &want{ancestor, backend.ActionSpared, backend.ReasonAncestor}
+
+	time.Sleep(minAge + 500*time.Millisecond) // everything above is now old enough
+	young := s.orphan(s.env(), s.serve(loopback...)...)
+	cases["young orphan"] = &want{young, backend.ActionSpared, backend.ReasonTooYoung}
+
+	// First a dry run: every verdict, nothing touched.
+	dry := runReap(t, s, "--dry-run", "--min-age", minAge.String())
+	for name, w := range cases {
+		if name == "ancestor" {
+			continue // only the real run below runs under it
+		}
+		wantAction := w.action
+		if wantAction == backend.ActionReaped {
+			wantAction = backend.ActionWouldReap
+		}
+		checkDecision(t, "dry run: "+name, dry, w.id.PID, wantAction, w.reason)
+		if !alive(w.id) {
+			t.Errorf("dry run: %s (pid %d) was signalled", name, w.id.PID)
+		}
+	}
+	if entries, _ := os.ReadDir(s.records.Dir()); len(entries) != 3 {
+		t.Errorf("dry run changed the records: %d files", len(entries))
+	}
+
+	must(t, os.WriteFile(out+".go", nil, 0o600))
+	var report backend.ReapReport
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, err := os.ReadFile(out + ".code")
+		if err == nil && len(data) > 0 {
+			raw, _ := os.ReadFile(out)
+			must(t, json.Unmarshal(raw, &report))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reap under the ancestor shell never finished")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for name, w := range cases {
+		checkDecision(t, name, &report, w.id.PID, w.action, w.reason)
+		wantAlive := w.action != backend.ActionReaped
+		if name == "ancestor" {
+			continue // it exits by itself once the reap is done
+		}
+		if got := alive(w.id); got != wantAlive {
+			t.Errorf("%s (pid %d): alive %v after the reap, want %v", name, w.id.PID, got, wantAlive)
+		}
+	}
+	if got := report.Summary(); !strings.HasPrefix(got, "reaped 2,") {
+		t.Errorf("summary: got %q, want reaped 2", got)
+	}
+	// The dead owner's record and the stale one are dropped; the live
+	// owner's record stays.
+	if entries, _ := os.ReadDir(s.records.Dir()); len(entries) != 1 || entries[0].Name() != liveNonce+".json" {
+		t.Errorf("records after the reap: %v, want only %s.json", entries, liveNonce)
+	}
+	// Leave nothing behind: the spared test processes are ours to end.
+	for name, w := range cases {
+		if alive(w.id) && name != "reused pid" {
+			_ = proc.Signal(w.id, 9)
+		}
+	}
+}
+
+func writeSSHLock(t *testing.T, home, id string, pid int, valid bool) {
+	dir := filepath.Join(home, "desktop-ssh", id)
+	must(t, os.MkdirAll(dir, 0o700))
+	schema := 2
+	if !valid {
+		schema = 3
+	}
+	lock := fmt.Sprintf(`{"schemaVersion":%d,"protocolVersion":1,"ownershipId":%q,"spawnNonce":"0011223344556677",
+"tokenFingerprint":"00112233445566778899aabbccddeeff","pid":%d,"port":41000,"profile":"default","hermesPath":"/usr/bin/hermes",
+"hermesHome":"/home/u/.hermes","logPath":"/home/u/.hermes/desktop-ssh/%s/0011223344556677.log","startedAt":"2026-11-29T10:00:00Z"}`,
+		schema, id, pid, id)
+	must(t, os.WriteFile(filepath.Join(dir, "backend.lock.json"), []byte(lock), 0o600))
+}
+
+func runReap(t *testing.T, s *scene, args ...string) *backend.ReapReport {
+	t.Helper()
+	cmd := exec.Command(s.bin, append([]string{"reap", "--json", "--state-dir", s.stateDir}, args...)...)
+	cmd.Env = s.env()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("reap %v: %v\n%s", args, err, out)
+	}
+	var r backend.ReapReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("reap output: %v\n%s", err, out)
+	}
+	return &r
+}
+
+func checkDecision(t *testing.T, name string, r *backend.ReapReport, pid int, action backend.Action, reason string) {
+	t.Helper()
+	for _, d := range r.Decisions {
+		if d.PID == pid {
+			if d.Action != action || d.Reason != reason {
+				t.Errorf("%s (pid %d): got %s/%s (%s), want %s/%s", name, pid, d.Action, d.Reason, d.Detail, action, reason)
+			}
+			if d.Detail == "" {
+				t.Errorf("%s: no detail", name)
+			}
+			return
+		}
+	}
+	t.Errorf("%s (pid %d): no decision in the report", name, pid)
+}
+
+// A launcher killed together with its shim leaves its backend's children
+// behind. The next launcher's boot reap finds them through the dead owner's
+// record and the nonce they inherited, and reaps them before it spawns.
+func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
+	l1 := testbin.StartLauncher(t, "--grace", "1s", "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0 --spawn-children 2 --spawn-setsid-children 2")
+	l1.WaitReady(1, readyWait)
+	first := waitTaggedCount(t, l1.Tag, 7) // launcher, shim, backend, 4 children
+	shim := status(t, l1).Backends[0].ShimPID
+	// Freeze both so neither can react, then kill both: a crash of the
+	// whole app, as a logout or the OOM killer would do it.
+	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
+		must(t, syscall.Kill(pid, syscall.SIGSTOP))
+	}
+	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
+		must(t, syscall.Kill(pid, syscall.SIGKILL))
+	}
+	if _, err := l1.WaitExit(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// The built-in backend follows its parent (the shim) and exits; its
+	// children do not (as with Hermes' MCP servers).
+	var stranded []int
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stranded = testbin.Tagged(l1.Tag)
+		if len(stranded) == 4 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(stranded) != 4 {
+		t.Fatalf("stranded children: got %v, want the 4 children of the first tree (%v)", stranded, first)
+	}
+
+	l2 := l1.StartAnother("--min-orphan-age", "1h") // only ownership evidence may reap
+	l2.WaitReady(1, readyWait)
+	for _, pid := range stranded {
+		if slices.Contains(testbin.Tagged(l2.Tag), pid) {
+			t.Errorf("pid %d of the first tree survived the boot reap", pid)
+		}
+	}
+	st := status(t, l2)
+	if st.BootReap == nil {
+		t.Fatal("status has no boot_reap")
+	}
+	reaped := 0
+	for _, d := range st.BootReap.Decisions {
+		if slices.Contains(stranded, d.PID) {
+			if d.Action != backend.ActionReaped || d.Reason != backend.ReasonOwnerDead {
+				t.Errorf("pid %d: got %s/%s, want reaped/owner-dead", d.PID, d.Action, d.Reason)
+			}
+			reaped++
+		}
+	}
+	if reaped != 4 {
+		t.Errorf("boot reap decided on %d of the 4 stranded children", reaped)
+	}
+	if !strings.Contains(l2.Stdout.String(), "boot reap: reaped 4") {
+		t.Errorf("launcher did not announce the boot reap:\n%s", l2.Stdout.String())
+	}
+	stopAndCheck(t, l2)
+}
