@@ -15,6 +15,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/lockfile"
 )
 
 // runOptions are the flags of `run`; each has an environment variable.
@@ -30,6 +31,19 @@ type runOptions struct {
 	noShim       bool
 	noBootReap   bool
 	logLevel     string
+	// explicit names the options given by flag or environment variable:
+	// those win over the saved settings (config.json).
+	explicit map[string]bool
+}
+
+// settingsEnv maps the options that have a saved setting to their
+// environment variables.
+var settingsEnv = map[string]string{
+	"backend-cmd":    "HERMES_DESKTOP_BACKEND_CMD",
+	"ready-regex":    "HERMES_DESKTOP_READY_REGEX",
+	"health-path":    "HERMES_DESKTOP_HEALTH_PATH",
+	"grace":          "HERMES_DESKTOP_GRACE",
+	"min-orphan-age": "HERMES_DESKTOP_MIN_ORPHAN_AGE",
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -57,15 +71,51 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
 	}
+	o.explicit = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.explicit[f.Name] = true })
+	for name, env := range settingsEnv {
+		if os.Getenv(env) != "" {
+			o.explicit[name] = true
+		}
+	}
 	return o, nil
 }
 
-// config turns the flags into a launcher configuration.
+// applySettings fills the options the user did not give explicitly from the
+// saved settings. It returns a notice when the settings file was unusable.
+func (o *runOptions) applySettings(stateDir string) string {
+	s, notice := backend.LoadSettings(stateDir)
+	take := func(name, value string, dst *string) {
+		if !o.explicit[name] && value != "" {
+			*dst = value
+		}
+	}
+	take("backend-cmd", s.BackendCommand, &o.backendCmd)
+	take("ready-regex", s.ReadyRegex, &o.readyRegex)
+	take("health-path", s.HealthPath, &o.healthPath)
+	takeDuration := func(name, value string, dst *time.Duration) {
+		if d, err := time.ParseDuration(value); !o.explicit[name] && value != "" && err == nil {
+			*dst = d
+		}
+	}
+	takeDuration("grace", s.Grace, &o.grace)
+	takeDuration("min-orphan-age", s.MinOrphanAge, &o.minOrphanAge)
+	return notice
+}
+
+// config turns the flags and the saved settings into a launcher
+// configuration.
 func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	stateDir, err := resolveStateDir(o.stateDir)
 	if err != nil {
 		return backend.Config{}, err
 	}
+	// Checked before config.json is read from it: a hostile state dir must
+	// not feed us settings.
+	if err := lockfile.EnsureDir(stateDir); err != nil {
+		return backend.Config{}, err
+	}
+	notice := o.applySettings(stateDir)
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return backend.Config{}, fmt.Errorf("--log-level: %w", err)
@@ -79,7 +129,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		if spec.Command, err = backend.SplitCommand(o.backendCmd); err != nil {
 			return backend.Config{}, fmt.Errorf("--backend-cmd: %w", err)
 		}
-		fmt.Fprintf(stdout, "using backend: %s (from --backend-cmd)\n", backend.JoinCommand(spec.Command))
+		fmt.Fprintf(stdout, "using backend: %s (configured)\n", backend.JoinCommand(spec.Command))
 	} else {
 		var why string
 		spec.Command, why = backend.DefaultCommand(self)
@@ -95,6 +145,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Version:      version,
 		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:     stdout,
+		Notices:      nonEmpty(notice),
 	}, nil
 }
 
@@ -131,7 +182,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 // gone and every record removed.
 func runHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 	l, err := backend.Open(cfg)
-	if errors.Is(err, backend.ErrAlreadyRunning) {
+	if isAlreadyRunning(err) {
 		return secondInstance(cfg.StateDir, stdout, stderr)
 	}
 	if err != nil {
@@ -171,6 +222,18 @@ func secondInstance(stateDir string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "hermes-desktop is already running (state dir %s); not starting another\n", stateDir)
 	return exitOK
 }
+
+func nonEmpty(s ...string) []string {
+	var out []string
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func isAlreadyRunning(err error) bool { return errors.Is(err, backend.ErrAlreadyRunning) }
 
 func resolveStateDir(flagValue string) (string, error) {
 	if flagValue != "" {

@@ -263,3 +263,26 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// Settings saved by the window are used by the next run; a flag given on
+// the command line wins over them.
+func TestRunUsesSavedSettings(t *testing.T) {
+	l := testbin.StartLauncher(t, "--no-boot-reap") // creates the state dir
+	l.WaitReady(1, readyWait)
+	stopAndCheck(t, l)
+	must(t, backend.SaveSettings(l.StateDir, backend.Settings{
+		BackendCommand: "python3 -u -m http.server --bind 127.0.0.1 0", ReadyRegex: `port (\d+)`, HealthPath: "/",
+	}))
+	l2 := l.StartAnother()
+	l2.WaitReady(1, readyWait)
+	if cmd := status(t, l2).Backends[0].Command; len(cmd) == 0 || cmd[0] != "python3" {
+		t.Errorf("saved backend command not used: %v", cmd)
+	}
+	stopAndCheck(t, l2)
+	l3 := l.StartAnother("--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0", "--ready-regex", backend.DefaultReadyRegex, "--health-path", "/api/health")
+	l3.WaitReady(1, readyWait)
+	if cmd := status(t, l3).Backends[0].Command; cmd[0] != l.Bin {
+		t.Errorf("flag did not win over the saved setting: %v", cmd)
+	}
+	stopAndCheck(t, l3)
+}

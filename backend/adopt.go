@@ -27,6 +27,7 @@ type adopter struct {
 	mu      sync.Mutex       // guards leaders and nonces
 	leaders map[int]bool     // children we started and reap ourselves
 	nonces  map[string]bool  // every backend nonce this launcher used
+	helper  string           // HERMES_DESKTOP_HELPER value of our own helpers
 	adopted map[int]*adoptee // owned by the run goroutine
 	wake    chan struct{}    // pokes the run goroutine
 	table   func() (proc.Table, error)
@@ -36,6 +37,9 @@ type adoptee struct {
 	id       proc.Identity
 	deadline time.Time // SIGKILL after this
 	killed   bool
+	// reapOnly marks a helper's orphan (a browser xdg-open started for us):
+	// never signalled, only reaped when it exits on its own.
+	reapOnly bool
 }
 
 func newAdopter(self int, grace time.Duration, log *slog.Logger) *adopter {
@@ -81,14 +85,15 @@ func (a *adopter) poke() {
 }
 
 // pass looks at every child of the launcher once. It returns whether
-// adoptees are still pending, so the caller can come back soon.
+// adoptees that need signalling are still pending, so the caller can come
+// back soon.
 func (a *adopter) pass() bool {
 	a.spawnMu.RLock()
 	defer a.spawnMu.RUnlock()
 	table, err := a.table()
 	if err != nil {
 		a.log.Warn("adopter: list processes", "err", err)
-		return len(a.adopted) > 0
+		return true
 	}
 	now := time.Now()
 	for _, p := range table {
@@ -97,15 +102,22 @@ func (a *adopter) pass() bool {
 		}
 		a.handleChild(p, now)
 	}
+	pending := false
 	for pid, ad := range a.adopted {
 		if _, ok := table.Find(pid); !ok {
 			delete(a.adopted, pid) // reaped (by us, below) or never ours any more
-		} else if !ad.killed && now.After(ad.deadline) {
+			continue
+		}
+		if ad.reapOnly {
+			continue
+		}
+		pending = true
+		if !ad.killed && now.After(ad.deadline) {
 			ad.killed = true
 			_ = proc.Signal(ad.id, sigKill)
 		}
 	}
-	return len(a.adopted) > 0
+	return pending
 }
 
 func (a *adopter) handleChild(p proc.Process, now time.Time) {
@@ -117,10 +129,17 @@ func (a *adopter) handleChild(p proc.Process, now time.Time) {
 		}
 		return // not ours to reap: whoever started it waits for it
 	}
-	if ad != nil || !a.isOurs(p.PID) {
+	if ad != nil {
 		return
 	}
 	id := p.Identity()
+	if a.isHelper(p.PID) {
+		a.adopted[p.PID] = &adoptee{id: id, reapOnly: true}
+		return
+	}
+	if !a.isOurs(p.PID) {
+		return
+	}
 	a.adopted[p.PID] = &adoptee{id: id, deadline: now.Add(a.grace)}
 	a.log.Info("adopted an orphaned backend descendant; stopping it", "pid", p.PID, "comm", p.Comm)
 	_ = proc.Signal(id, sigTerm)
@@ -142,6 +161,16 @@ func (a *adopter) isOurs(pid int) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.nonces[v]
+}
+
+// isHelper: the process descends from a helper we started (a URL opener)
+// and may only be reaped.
+func (a *adopter) isHelper(pid int) bool {
+	if a.helper == "" {
+		return false
+	}
+	v, ok, err := proc.Getenv(pid, HelperEnv)
+	return err == nil && ok && v == a.helper
 }
 
 // run serves SIGCHLD (and pokes) until ctx ends, then tears down whatever it

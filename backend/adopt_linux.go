@@ -13,10 +13,16 @@ const (
 	sigKill = unix.SIGKILL
 )
 
-// becomeSubreaper makes the launcher the nearest subreaper of every backend
-// tree: if a shim dies, its orphans come to us, not to init (prctl(2)).
-func becomeSubreaper() error {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+// setSubreaper makes the launcher the nearest subreaper of every backend
+// tree while it runs: if a shim dies, its orphans come to us, not to init
+// (prctl(2)). Shutdown turns it off again, so a process that outlives its
+// launcher (a test binary, say) does not keep adopting orphans.
+func setSubreaper(on bool) error {
+	v := uintptr(0)
+	if on {
+		v = 1
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, v, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
 	}
 	return nil

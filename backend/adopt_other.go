@@ -13,10 +13,10 @@ const (
 	sigKill = syscall.SIGKILL
 )
 
-// becomeSubreaper is Linux-only. On macOS orphans go to launchd (the boot
+// setSubreaper is Linux-only. On macOS orphans go to launchd (the boot
 // reaper finds serve-shaped ones); on Windows the per-backend job object
 // keeps every descendant, orphaned or not.
-func becomeSubreaper() error { return errors.New("no child subreaper on this OS") }
+func setSubreaper(bool) error { return errors.New("no child subreaper on this OS") }
 
 // reapChild is never reached: nothing is adopted without a subreaper.
 func reapChild(int) {}

@@ -80,6 +80,9 @@ type Config struct {
 	Version string
 	// Logger receives the launcher's own log; nil discards it.
 	Logger *slog.Logger
+	// Notices are shown to the user from the start (a settings file that
+	// was set aside, say).
+	Notices []string
 	// Announce receives one line per user-visible event ("backend X ready
 	// ..."); nil discards them.
 	Announce io.Writer

@@ -38,6 +38,9 @@ type Launcher struct {
 
 	focus atomic.Pointer[func()] // set by the GUI
 
+	noticeMu sync.Mutex // guards notices
+	notices  []string
+
 	adopter       *adopter
 	adopterCancel context.CancelFunc
 	adopterDone   chan struct{}
@@ -101,6 +104,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if l.ctl, err = control.Listen(cfg.StateDir, cfg.Logger); err != nil {
 		return nil, err
 	}
+	l.notices = append(l.notices, cfg.Notices...)
 	l.logs = map[string]*backendLog{}
 	for _, spec := range cfg.Backends {
 		name := spec.Name
@@ -121,10 +125,11 @@ func (l *Launcher) Start() {
 		defer close(l.ctlDone)
 		l.ctl.Serve(ctlCtx, control.HandlerFunc(l.handleControl))
 	}()
-	if err := becomeSubreaper(); err != nil {
+	if err := setSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
 	l.adopter = newAdopter(l.self.PID, DefaultGrace, l.cfg.Logger)
+	l.adopter.helper = l.nonce
 	adoptCtx, adoptCancel := context.WithCancel(context.Background())
 	l.adopterCancel, l.adopterDone = adoptCancel, make(chan struct{})
 	go func() {
@@ -182,6 +187,7 @@ func (l *Launcher) Shutdown() error {
 		if l.adopterCancel != nil {
 			l.adopterCancel() // it finishes off anything it adopted
 			<-l.adopterDone
+			_ = setSubreaper(false)
 		}
 		close(l.backendsGone)
 		if l.ctlCancel != nil {
@@ -204,6 +210,14 @@ func (l *Launcher) release() error {
 	}
 	errs = append(errs, l.ownerLock.Release(), l.instLock.Release())
 	return errors.Join(errs...)
+}
+
+// AddNotice records something the user should see (a settings file set
+// aside, say); status carries it.
+func (l *Launcher) AddNotice(msg string) {
+	l.noticeMu.Lock()
+	defer l.noticeMu.Unlock()
+	l.notices = append(l.notices, msg)
 }
 
 // SetFocus registers what a second launch should do (bring the window up).

@@ -11,7 +11,7 @@ import (
 // runBootReap reaps what earlier runs left behind, keeps the report for
 // status and the UI, and clears owner directories nobody holds any more.
 func (l *Launcher) runBootReap() {
-	report, err := l.reap(context.Background(), false, 0)
+	report, err := l.reap(context.Background(), false, 0, nil)
 	if err != nil {
 		l.cfg.Logger.Error("boot reap", "err", err)
 		fmt.Fprintf(l.cfg.Announce, "boot reap failed, nothing was signalled: %v\n", err)
@@ -36,12 +36,13 @@ func (l *Launcher) runBootReap() {
 
 // Reap runs the reaper now (the UI's "Scan now", `hermes-desktop reap`).
 // Our own running backends are spared as owned: we hold their owner lock.
-// minAge overrides the configured minimum orphan age when non-zero.
-func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge time.Duration) (*ReapReport, error) {
-	return l.reap(ctx, dryRun, minAge)
+// minAge overrides the configured minimum orphan age when non-zero; only,
+// when non-nil, limits the reap to those PIDs.
+func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*ReapReport, error) {
+	return l.reap(ctx, dryRun, minAge, only)
 }
 
-func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge time.Duration) (*ReapReport, error) {
+func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*ReapReport, error) {
 	l.reapRun.Lock()
 	defer l.reapRun.Unlock()
 	if minAge == 0 {
@@ -49,7 +50,7 @@ func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge time.Duration) 
 	}
 	report, err := Reap(ctx, ReapOptions{
 		StateDir: l.cfg.StateDir, HermesHome: l.cfg.HermesHome, MinAge: minAge,
-		DryRun: dryRun, Logger: l.cfg.Logger,
+		DryRun: dryRun, Only: only, Logger: l.cfg.Logger,
 	})
 	if err != nil {
 		return nil, err

@@ -97,7 +97,10 @@ type ReapOptions struct {
 	DryRun bool
 	// Exclude lists PIDs never to signal; nil means $HERMES_DESKTOP_CHILD_PID.
 	Exclude []int
-	Logger  *slog.Logger
+	// Only, when non-nil, limits the reap to these PIDs (those of a dry run
+	// the user confirmed); each is reaped only if it still qualifies.
+	Only   []int
+	Logger *slog.Logger
 }
 
 // ExcludedFromEnv parses HERMES_DESKTOP_CHILD_PID (PIDs separated by commas
@@ -174,6 +177,7 @@ type reaper struct {
 	uid       int
 	ancestors map[int]bool
 	exclude   map[int]bool
+	only      map[int]bool // nil: every process
 	records   []*lockfile.Record
 	byPID     map[int]*lockfile.Record
 	setAside  []string
@@ -195,6 +199,12 @@ func newReaper(o ReapOptions) (*reaper, error) {
 	r := &reaper{o: o, self: os.Getpid(), uid: os.Geteuid(), ancestors: map[int]bool{}, exclude: map[int]bool{}, byPID: map[int]*lockfile.Record{}}
 	for _, pid := range o.Exclude {
 		r.exclude[pid] = true
+	}
+	if o.Only != nil {
+		r.only = map[int]bool{}
+		for _, pid := range o.Only {
+			r.only[pid] = true
+		}
 	}
 	if err := r.loadRecords(); err != nil {
 		return nil, err

@@ -61,6 +61,9 @@ func (r *reaper) scan() ([]candidate, int, error) {
 // examine decides whether pid is a candidate. It only reads; it is safe to
 // call from several goroutines.
 func (r *reaper) examine(pid int, orphaned map[string]*lockfile.Record) (candidate, bool) {
+	if r.only != nil && !r.only[pid] {
+		return candidate{}, false
+	}
 	argv, err := proc.Cmdline(pid)
 	if (err != nil || len(argv) == 0) && r.byPID[pid] == nil {
 		return candidate{}, false // gone, or a kernel thread

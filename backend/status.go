@@ -28,6 +28,8 @@ type Status struct {
 	// latest reap (on demand), when there was one since.
 	BootReap *ReapReport `json:"boot_reap,omitempty"`
 	LastReap *ReapReport `json:"last_reap,omitempty"`
+	// Notices are things the user should know, in words.
+	Notices []string `json:"notices,omitempty"`
 }
 
 // Status returns the instance's current status.
@@ -36,6 +38,9 @@ func (l *Launcher) Status() Status {
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
 	}}
+	l.noticeMu.Lock()
+	st.Notices = append([]string(nil), l.notices...)
+	l.noticeMu.Unlock()
 	boot, last := l.ReapReports()
 	st.BootReap = boot
 	if last != boot {
@@ -94,7 +99,7 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 				return nil, fmt.Errorf("reap: bad arguments: %w", err)
 			}
 		}
-		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge))
+		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge), nil)
 	case control.OpLogs:
 		var args LogsArgs
 		if len(req.Args) > 0 {

@@ -123,9 +123,9 @@ func readAtMost(r io.Reader, path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// decodeStrict decodes exactly one JSON value into v, rejecting unknown
+// DecodeStrict decodes exactly one JSON value into v, rejecting unknown
 // fields and trailing data.
-func decodeStrict(data []byte, v any) error {
+func DecodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

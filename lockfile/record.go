@@ -141,7 +141,7 @@ func (r *Record) Validate() error {
 // ParseRecord decodes and validates one record.
 func ParseRecord(data []byte) (*Record, error) {
 	var r Record
-	if err := decodeStrict(data, &r); err != nil {
+	if err := DecodeStrict(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if err := r.Validate(); err != nil {
@@ -266,16 +266,17 @@ func (rs *Records) load(name string, moveBad bool) (*Record, *SetAside) {
 	if !moveBad {
 		return nil, &SetAside{File: name, Reason: err}
 	}
-	moved, merr := moveAside(path)
+	moved, merr := MoveAside(path)
 	if merr != nil {
 		err = fmt.Errorf("%w (and could not move it aside: %v)", err, merr)
 	}
 	return nil, &SetAside{File: name, Moved: moved, Reason: err}
 }
 
-// moveAside renames path to path.corrupt (or .corrupt.N when taken). It
-// renames the directory entry itself, so a symlink is moved, not followed.
-func moveAside(path string) (string, error) {
+// MoveAside renames path to path.corrupt (or .corrupt.N when taken), never
+// deleting anything. It renames the directory entry itself, so a symlink is
+// moved, not followed.
+func MoveAside(path string) (string, error) {
 	for i := 0; i < 1000; i++ {
 		dst := path + corruptExt
 		if i > 0 {

@@ -8,10 +8,12 @@ import (
 )
 
 // Tree is a process tree the caller owns: a leader, the process group it
-// leads, and every descendant seen so far, each held through a Handle. Once a
-// member has been seen it stays tracked even if it is later reparented away
-// (to init, after its parent died), so a tree can be torn down completely
-// even without being a subreaper.
+// leads, and every descendant seen so far. Once a member has been seen it
+// stays tracked by identity even if it is later reparented away (to init,
+// after its parent died), so a tree can be torn down completely even
+// without being a subreaper. Members are signalled through handles opened
+// at signal time and checked against the recorded identity, so a recycled
+// PID is never hit.
 //
 // A Tree is not safe for concurrent use.
 type Tree struct {
@@ -19,20 +21,27 @@ type Tree struct {
 	// pgid is the group to signal as a whole; 0 when the caller cannot pin
 	// it (see SignalGroup) or the OS has no groups.
 	pgid    int
-	members map[int]*Handle
+	members map[int]Identity
 }
 
 // NewTree starts tracking the tree under leader. pgid is signalled as a
 // group only if non-zero: pass it only while the group id is pinned (the
 // leader is the caller or the caller's unreaped child).
 func NewTree(leader, pgid int) *Tree {
-	return &Tree{leader: leader, pgid: pgid, members: map[int]*Handle{}}
+	return &Tree{leader: leader, pgid: pgid, members: map[int]Identity{}}
+}
+
+// Add tracks processes known to belong to the tree (from a sampler's walk).
+func (t *Tree) Add(ids ...Identity) {
+	for _, id := range ids {
+		if id.PID != t.leader && id.PID > 1 {
+			t.members[id.PID] = id
+		}
+	}
 }
 
 // Refresh adds every current member of the group and every descendant of
-// the leader and of already-tracked members. A process is only ever added
-// after a handle on it was opened and its identity checked, so the set never
-// contains a stranger that took a recycled PID.
+// the leader and of the members still alive.
 func (t *Tree) Refresh() error {
 	table, err := Snapshot()
 	if err != nil {
@@ -43,8 +52,8 @@ func (t *Tree) Refresh() error {
 		rows = append(rows, table.Group(t.pgid)...)
 	}
 	roots := []int{t.leader}
-	for pid, h := range t.members {
-		if !h.Exited() {
+	for pid, id := range t.members {
+		if p, ok := table.Find(pid); ok && p.Start == id.Start {
 			roots = append(roots, pid)
 		}
 	}
@@ -52,16 +61,20 @@ func (t *Tree) Refresh() error {
 		rows = append(rows, table.Descendants(r)...)
 	}
 	for _, p := range rows {
-		if p.PID == t.leader || t.members[p.PID] != nil {
-			continue
+		if _, ok := t.members[p.PID]; !ok && p.PID != t.leader {
+			t.members[p.PID] = p.Identity()
 		}
-		h, err := Open(p.Identity())
-		if err != nil {
-			continue // gone already, or not the process we listed
-		}
-		t.members[p.PID] = h
 	}
 	return nil
+}
+
+// Prune forgets members that have exited (or whose PID was reused).
+func (t *Tree) Prune() {
+	for pid, id := range t.members {
+		if running, err := Running(id); err == nil && !running {
+			delete(t.members, pid)
+		}
+	}
 }
 
 // Signal sends sig to the group (when pinned) and to every tracked member
@@ -78,15 +91,19 @@ func (t *Tree) Signal(sig syscall.Signal) error {
 			errs = append(errs, err)
 		}
 	}
-	for pid, h := range t.members {
-		if grouped {
-			if p, err := Stat(pid); err == nil && p.PGID == t.pgid && p.Start == h.id.Start {
-				continue
-			}
+	for pid, id := range t.members {
+		h, err := Open(id)
+		if err != nil {
+			continue // gone, or its PID now names someone else
+		}
+		if p, err := Stat(pid); grouped && err == nil && p.PGID == t.pgid {
+			h.Close() // the group signal reached it
+			continue
 		}
 		if err := h.Signal(sig); err != nil && !IsGone(err) {
 			errs = append(errs, err)
 		}
+		h.Close()
 	}
 	return errors.Join(errs...)
 }
@@ -94,8 +111,8 @@ func (t *Tree) Signal(sig syscall.Signal) error {
 // Alive returns the PIDs of tracked members that have not exited.
 func (t *Tree) Alive() []int {
 	var out []int
-	for pid, h := range t.members {
-		if !h.Exited() {
+	for pid, id := range t.members {
+		if running, err := Running(id); err != nil || running {
 			out = append(out, pid)
 		}
 	}
@@ -105,8 +122,14 @@ func (t *Tree) Alive() []int {
 // Wait blocks until every tracked member has exited or ctx ends, and
 // reports whether all did.
 func (t *Tree) Wait(ctx context.Context) bool {
-	for _, h := range t.members {
-		if !h.Wait(ctx) {
+	for _, id := range t.members {
+		h, err := Open(id)
+		if err != nil {
+			continue // already gone
+		}
+		exited := h.Wait(ctx)
+		h.Close()
+		if !exited {
 			return false
 		}
 	}
@@ -116,10 +139,5 @@ func (t *Tree) Wait(ctx context.Context) bool {
 // Size returns how many members are tracked.
 func (t *Tree) Size() int { return len(t.members) }
 
-// Close releases every handle.
-func (t *Tree) Close() {
-	for pid, h := range t.members {
-		h.Close()
-		delete(t.members, pid)
-	}
-}
+// Close forgets every member.
+func (t *Tree) Close() { clear(t.members) }

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"hermes-desktop/backend"
+)
+
+// windowUI is what the App needs from the window toolkit. The Wails adapter
+// (gui_desktop.go) implements it; the App never imports Wails, so it is
+// tested with a fake.
+type windowUI interface {
+	Emit(topic string, data any)
+	Show()
+	Hide()
+	Quit()
+}
+
+// App is the facade the window and the tray call. Every exported method is
+// bound to the frontend (window.go.main.App.*) and returns (T, error); the
+// work happens in backend.
+type App struct {
+	l        *backend.Launcher
+	self     string
+	stateDir string
+
+	// trayAvailable reports whether a tray can bring the window back, so
+	// closing the window may hide it instead of quitting.
+	trayAvailable func() bool
+	// onStatus, if set, sees every status pushed to the window (the tray's
+	// status line).
+	onStatus func(backend.Status)
+
+	ui       atomic.Pointer[windowUI]
+	quitting atomic.Bool
+	pumpStop chan struct{}
+	pumpDone chan struct{}
+	attachMu sync.Mutex // guards pumpStop and pumpDone
+}
+
+func newApp(l *backend.Launcher, self string) *App {
+	return &App{l: l, self: self, stateDir: l.StateDir(), trayAvailable: func() bool { return false }}
+}
+
+// attach connects the window and starts pushing events to it. The pump
+// goroutine is owned by the App and ends in detach.
+func (a *App) attach(ui windowUI) {
+	a.attachMu.Lock()
+	defer a.attachMu.Unlock()
+	a.ui.Store(&ui)
+	a.l.SetFocus(func() { a.showWindow() })
+	a.pumpStop, a.pumpDone = make(chan struct{}), make(chan struct{})
+	sub := a.l.Subscribe()
+	go func() {
+		defer close(a.pumpDone)
+		defer sub.Close()
+		a.pump(sub, a.pumpStop)
+	}()
+}
+
+// detach stops the pump; the window is going away.
+func (a *App) detach() {
+	a.attachMu.Lock()
+	defer a.attachMu.Unlock()
+	if a.pumpStop != nil {
+		close(a.pumpStop)
+		<-a.pumpDone
+		a.pumpStop = nil
+	}
+	a.ui.Store(nil)
+}
+
+// pumpInterval batches what the window is sent: one status and one block of
+// log lines at most this often, however busy the backends are.
+const pumpInterval = 250 * time.Millisecond
+
+// pump forwards launcher events to the window in batches: "status" (the
+// whole status, when anything changed), "logs" (new lines) and "reap".
+func (a *App) pump(sub *backend.Subscription, stop <-chan struct{}) {
+	t := time.NewTicker(pumpInterval)
+	defer t.Stop()
+	statusDirty := true
+	var lines []backend.LogLine
+	for {
+		select {
+		case <-stop:
+			return
+		case ev, ok := <-sub.C:
+			if !ok {
+				return
+			}
+			switch ev.Kind {
+			case backend.EventStatus:
+				statusDirty = true
+			case backend.EventLog:
+				lines = append(lines, *ev.Log)
+			case backend.EventReap:
+				a.emit("reap", ev.Reap)
+				statusDirty = true
+			}
+		case <-t.C:
+			if sub.Lagged() {
+				statusDirty = true // events were dropped: the full status catches up
+			}
+			if statusDirty {
+				st, _ := a.Status()
+				a.emit("status", st)
+				if a.onStatus != nil {
+					a.onStatus(st)
+				}
+				statusDirty = false
+			}
+			if len(lines) > 0 {
+				a.emit("logs", lines)
+				lines = nil
+			}
+		}
+	}
+}
+
+func (a *App) emit(topic string, data any) {
+	if ui := a.ui.Load(); ui != nil {
+		(*ui).Emit(topic, data)
+	}
+}
+
+func (a *App) showWindow() {
+	if ui := a.ui.Load(); ui != nil {
+		(*ui).Show()
+	}
+}
+
+// beforeClose decides what the window's close button does: hide to the tray
+// when a tray can bring the window back, else quit (with full teardown).
+// It returns true to keep the app running.
+func (a *App) beforeClose() bool {
+	if a.quitting.Load() {
+		return false
+	}
+	if a.trayAvailable() {
+		if ui := a.ui.Load(); ui != nil {
+			(*ui).Hide()
+			return true
+		}
+	}
+	a.quitting.Store(true)
+	return false
+}
+
+// Status returns the instance's status.
+func (a *App) Status() (backend.Status, error) { return a.l.Status(), nil }
+
+// Restart restarts one backend ("" restarts all).
+func (a *App) Restart(name string) error { return a.l.Restart(context.Background(), name) }
+
+// StartBackend starts a stopped or failed backend.
+func (a *App) StartBackend(name string) error { return a.l.StartBackend(context.Background(), name) }
+
+// StopBackend stops one backend and leaves it stopped.
+func (a *App) StopBackend(name string) error { return a.l.StopBackend(context.Background(), name) }
+
+// Logs returns up to max lines of a backend's output with seq > after.
+func (a *App) Logs(name string, after uint64, max int) ([]backend.LogLine, error) {
+	return a.l.Logs(name, after, max)
+}
+
+// OpenURL opens a backend's local URL in the default browser. Only
+// loopback http(s) URLs are opened: the page never gets to open anything
+// else through us.
+func (a *App) OpenURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil {
+		return fmt.Errorf("not a local web address: %q", raw)
+	}
+	host := u.Hostname()
+	if !backend.IsLoopbackHost(host) {
+		return fmt.Errorf("only local addresses are opened, not %q", host)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("bad port in %q", raw)
+		}
+	}
+	return a.l.OpenExternal(u.String())
+}
+
+// OpenLogFolder opens <state>/logs in the file manager.
+func (a *App) OpenLogFolder() error {
+	return a.l.OpenExternal(filepath.Join(a.stateDir, "logs"))
+}
+
+// ScanOrphans is the dry run behind "Scan now": what would be reaped.
+func (a *App) ScanOrphans() (*backend.ReapReport, error) {
+	return a.l.Reap(context.Background(), true, 0, nil)
+}
+
+// ReapOrphans reaps the PIDs of a dry run the user confirmed, each only if
+// it still qualifies now.
+func (a *App) ReapOrphans(pids []int) (*backend.ReapReport, error) {
+	if len(pids) == 0 {
+		return nil, errors.New("nothing to reap: run a scan first")
+	}
+	return a.l.Reap(context.Background(), false, 0, pids)
+}
+
+// SettingsView is what the settings form shows.
+type SettingsView struct {
+	Settings backend.Settings `json:"settings"`
+	Defaults backend.Settings `json:"defaults"`
+	Path     string           `json:"path"`
+	Notice   string           `json:"notice,omitempty"`
+}
+
+// GetSettings returns the saved settings and the defaults.
+func (a *App) GetSettings() (SettingsView, error) {
+	s, notice := backend.LoadSettings(a.stateDir)
+	if notice != "" {
+		a.l.AddNotice(notice)
+	}
+	return a.settingsView(s, notice), nil
+}
+
+// SaveSettings validates and saves the settings, and applies "start at
+// login" at once. The backend picks the rest up at its next start.
+func (a *App) SaveSettings(s backend.Settings) (SettingsView, error) {
+	if err := backend.SaveSettings(a.stateDir, s); err != nil {
+		return SettingsView{}, err
+	}
+	if err := setStartAtLogin(s.StartAtLogin, a.self); err != nil {
+		return SettingsView{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
+	}
+	return a.settingsView(s, ""), nil
+}
+
+func (a *App) settingsView(s backend.Settings, notice string) SettingsView {
+	return SettingsView{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: backend.SettingsPath(a.stateDir), Notice: notice}
+}
+
+// Quit tears every backend down and closes the app.
+func (a *App) Quit() error {
+	a.quitting.Store(true)
+	if ui := a.ui.Load(); ui != nil {
+		(*ui).Quit()
+		return nil
+	}
+	a.l.RequestStop() // no window (yet): the launcher's owner stops
+	return nil
+}

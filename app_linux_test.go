@@ -1,0 +1,199 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/internal/testbin"
+)
+
+// fakeUI records what the App asks of the window.
+type fakeUI struct {
+	mu     sync.Mutex // guards everything below
+	events map[string][]any
+	shown  int
+	hidden int
+	quit   int
+}
+
+func (f *fakeUI) Emit(topic string, data any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.events == nil {
+		f.events = map[string][]any{}
+	}
+	f.events[topic] = append(f.events[topic], data)
+}
+func (f *fakeUI) Show() { f.mu.Lock(); f.shown++; f.mu.Unlock() }
+func (f *fakeUI) Hide() { f.mu.Lock(); f.hidden++; f.mu.Unlock() }
+func (f *fakeUI) Quit() { f.mu.Lock(); f.quit++; f.mu.Unlock() }
+
+func (f *fakeUI) count(topic string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.events[topic])
+}
+
+func (f *fakeUI) find(topic string, match func(any) bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, e := range f.events[topic] {
+		if match(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// startApp opens a real launcher with the built-in backend in-process and
+// wraps it in an App with a fake window.
+func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
+	t.Helper()
+	bin := testbin.Path(t)
+	tag := testbin.Tag(t)
+	t.Setenv(testbin.TagEnv, tag) // the backend tree inherits it; the cleanup checks it
+	dir := t.TempDir()
+	l, err := backend.Open(backend.Config{
+		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
+		Backends: []backend.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
+		Mode:     "gui", NoBootReap: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := newApp(l, bin)
+	ui := &fakeUI{}
+	app.attach(ui)
+	l.Start()
+	t.Cleanup(func() {
+		app.detach()
+		if err := l.Shutdown(); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if left := testbin.WaitUntagged(tag, 5*time.Second); len(left) > 0 {
+			t.Errorf("left after shutdown: %v", left)
+		}
+	})
+	return app, ui, l
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestAppPushesStatusAndLogsInBatches(t *testing.T) {
+	_, ui, _ := startApp(t)
+	waitFor(t, "a ready status event", func() bool {
+		return ui.find("status", func(e any) bool {
+			st := e.(backend.Status)
+			return len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady
+		})
+	})
+	waitFor(t, "the READY line in a logs event", func() bool {
+		return ui.find("logs", func(e any) bool {
+			for _, line := range e.([]backend.LogLine) {
+				if strings.HasPrefix(line.Text, "HERMES_BACKEND_READY") {
+					return true
+				}
+			}
+			return false
+		})
+	})
+	// Batching: a quiet backend produces no stream of status events.
+	n := ui.count("status")
+	time.Sleep(4 * pumpInterval)
+	if got := ui.count("status"); got != n {
+		t.Errorf("status events while idle: %d more, want none", got-n)
+	}
+}
+
+func TestAppCloseButton(t *testing.T) {
+	app, ui, l := startApp(t)
+	app.trayAvailable = func() bool { return true }
+	if !app.beforeClose() || ui.hidden != 1 {
+		t.Errorf("with a tray: close should hide (prevented=%v, hidden=%d)", true, ui.hidden)
+	}
+	app.trayAvailable = func() bool { return false }
+	if app.beforeClose() {
+		t.Errorf("without a tray: close must quit")
+	}
+	if !app.quitting.Load() {
+		t.Errorf("closing without a tray did not mark the app as quitting")
+	}
+	// Once quitting, even with a tray, nothing prevents the close.
+	app.trayAvailable = func() bool { return true }
+	if app.beforeClose() {
+		t.Errorf("a quitting app must not be kept open")
+	}
+	_ = l
+}
+
+func TestAppQuitAndFocus(t *testing.T) {
+	app, ui, l := startApp(t)
+	_ = app.Quit()
+	if ui.quit != 1 || !app.quitting.Load() {
+		t.Errorf("Quit: window quit %d times, quitting=%v", ui.quit, app.quitting.Load())
+	}
+	app.detach()
+	_ = app.Quit() // no window any more: the launcher is asked to stop instead
+	select {
+	case <-l.StopRequested():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Quit without a window did not request a stop")
+	}
+}
+
+func TestAppOpenURLOnlyOpensLocalAddresses(t *testing.T) {
+	app := &App{}
+	for _, u := range []string{
+		"https://example.com/", "http://10.0.0.1:8080/", "file:///etc/passwd", "javascript:alert(1)",
+		"http://user:pw@127.0.0.1:80/", "http://127.0.0.1:99999/", "ftp://127.0.0.1/", "",
+	} {
+		if err := app.OpenURL(u); err == nil {
+			t.Errorf("OpenURL(%q) was accepted", u)
+		}
+	}
+}
+
+func TestAppSettingsRoundTrip(t *testing.T) {
+	app, _, _ := startApp(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	v, err := app.GetSettings()
+	if err != nil || v.Settings != (backend.Settings{}) || v.Defaults.HealthPath != "/api/health" {
+		t.Fatalf("GetSettings: %+v, %v", v, err)
+	}
+	if _, err := app.SaveSettings(backend.Settings{Grace: "soon"}); err == nil {
+		t.Errorf("an invalid grace period was saved")
+	}
+	want := backend.Settings{BackendCommand: "hermes serve --host 127.0.0.1 --port 0", Grace: "3s", StartAtLogin: true}
+	if _, err := app.SaveSettings(want); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := app.GetSettings()
+	if got.Settings != want {
+		t.Errorf("settings: got %+v, want %+v", got.Settings, want)
+	}
+	entry, err := os.ReadFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "autostart", "hermes-desktop.desktop"))
+	if err != nil || !strings.Contains(string(entry), "Exec=\""+app.self+"\"") {
+		t.Errorf("start at login: %v\n%s", err, entry)
+	}
+	want.StartAtLogin = false
+	if _, err := app.SaveSettings(want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "autostart", "hermes-desktop.desktop")); !os.IsNotExist(err) {
+		t.Errorf("start at login was not removed: %v", err)
+	}
+}

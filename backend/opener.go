@@ -1,0 +1,26 @@
+package backend
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
+
+// HelperEnv marks processes the launcher starts for the user (the URL and
+// folder opener) and everything they leave behind, such as a browser that
+// xdg-open started: the launcher may reap them, never signal them.
+const HelperEnv = "HERMES_DESKTOP_HELPER"
+
+// OpenExternal opens a URL or a folder with the desktop's default handler.
+// It does not wait for the handler, but it owns its Wait, so nothing is left
+// as a zombie; whatever the handler leaves behind is reaped by the adopter.
+func (l *Launcher) OpenExternal(target string) error {
+	argv := openerCommand(target)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), HelperEnv+"="+l.nonce)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("open %s: %w", target, err)
+	}
+	go func() { _ = cmd.Wait() }() // ends when the opener exits, which openers do at once
+	return nil
+}

@@ -1,0 +1,78 @@
+package backend
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSettingsValidate(t *testing.T) {
+	cases := []struct {
+		s    Settings
+		want string // "" = valid
+	}{
+		{Settings{}, ""},
+		{Settings{BackendCommand: "hermes serve --port 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "2s", MinOrphanAge: "10m"}, ""},
+		{Settings{BackendCommand: "'unterminated"}, "backend command"},
+		{Settings{ReadyRegex: "port [0-9]+"}, "capture group"},
+		{Settings{ReadyRegex: "(("}, "ready regex"},
+		{Settings{HealthPath: "api/health"}, "must start with /"},
+		{Settings{Grace: "soon"}, "not a duration"},
+		{Settings{Grace: "0s"}, "outside"},
+		{Settings{MinOrphanAge: "-3m"}, "outside"},
+	}
+	for _, tc := range cases {
+		err := tc.s.Validate()
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v: got %v, want %q", tc.s, err, tc.want)
+		}
+	}
+}
+
+func TestLoadSettingsSetsBadFilesAside(t *testing.T) {
+	for name, content := range map[string]string{
+		"not json":      "{",
+		"unknown field": `{"grace":"1s","surprise":true}`,
+		"invalid value": `{"grace":"whenever"}`,
+		"wrong type":    `{"start_at_login":"yes"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := SettingsPath(dir)
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, notice := LoadSettings(dir)
+			if s != (Settings{}) || !strings.Contains(notice, "set aside") || !strings.Contains(notice, "defaults are in use") {
+				t.Errorf("got %+v, notice %q", s, notice)
+			}
+			if kept, err := os.ReadFile(path + ".corrupt"); err != nil || string(kept) != content {
+				t.Errorf("the bad file was not kept as .corrupt: %v", err)
+			}
+		})
+	}
+}
+
+func TestSaveAndLoadSettings(t *testing.T) {
+	dir := t.TempDir()
+	want := Settings{BackendCommand: "python3 -m http.server --bind 127.0.0.1 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "1s", StartAtLogin: true}
+	if err := SaveSettings(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, SettingsFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("settings file: %v %v", fi.Mode().Perm(), err)
+	}
+	got, notice := LoadSettings(dir)
+	if got != want || notice != "" {
+		t.Errorf("got %+v %q, want %+v", got, notice, want)
+	}
+	var cfg Config
+	var spec Spec
+	if err := got.Apply(&cfg, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Command) != 6 || spec.HealthPath != "/" || spec.Grace.String() != "1s" {
+		t.Errorf("applied: %+v", spec)
+	}
+}

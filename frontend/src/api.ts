@@ -1,0 +1,112 @@
+// The one module that touches the Wails globals. Everything else receives a
+// HermesAPI and never looks at window.go or window.runtime.
+
+import type {
+  HermesAPI,
+  LogLine,
+  ReapReport,
+  Settings,
+  SettingsView,
+  Status,
+  Unsubscribe,
+} from "./types";
+
+export type { HermesAPI } from "./types";
+
+/** The methods Wails binds for the Go App struct. */
+interface WailsApp {
+  Status(): Promise<Status>;
+  Restart(name: string): Promise<void>;
+  StartBackend(name: string): Promise<void>;
+  StopBackend(name: string): Promise<void>;
+  Logs(name: string, after: number, max: number): Promise<LogLine[] | null>;
+  OpenURL(url: string): Promise<void>;
+  OpenLogFolder(): Promise<void>;
+  ScanOrphans(): Promise<ReapReport>;
+  ReapOrphans(pids: number[]): Promise<ReapReport>;
+  GetSettings(): Promise<SettingsView>;
+  SaveSettings(s: Settings): Promise<SettingsView>;
+  Quit(): Promise<void>;
+}
+
+/** The subset of the Wails runtime the page uses. */
+interface WailsRuntime {
+  EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
+  BrowserOpenURL(url: string): void;
+}
+
+declare global {
+  interface Window {
+    go?: { main?: { App?: WailsApp } };
+    runtime?: WailsRuntime;
+  }
+}
+
+/** True when the page runs inside the Wails webview. */
+export function hasWails(w: Window = window): boolean {
+  return !!(w.go && w.go.main && w.go.main.App && w.runtime);
+}
+
+/** Go marshals nil slices as null; the rest of the UI expects arrays. */
+export function normalizeStatus(s: Status): Status {
+  return {
+    ...s,
+    backends: (s.backends ?? []).map((b) => ({
+      ...b,
+      command: b.command ?? [],
+      tree: b.tree
+        ? {
+            ...b.tree,
+            processes: b.tree.processes ?? [],
+            duplicates: b.tree.duplicates ?? [],
+            warnings: b.tree.warnings ?? [],
+          }
+        : b.tree,
+    })),
+    boot_reap: s.boot_reap ? normalizeReport(s.boot_reap) : s.boot_reap,
+    notices: s.notices ?? [],
+  };
+}
+
+export function normalizeReport(r: ReapReport): ReapReport {
+  return {
+    ...r,
+    decisions: (r.decisions ?? []).map((d) => ({ ...d, cmdline: d.cmdline ?? [] })),
+  };
+}
+
+/** Builds the engine adapter over the Wails globals. */
+export function createWailsApi(w: Window = window): HermesAPI {
+  const app = () => {
+    const a = w.go?.main?.App;
+    if (!a) throw new Error("Wails bindings are not available");
+    return a;
+  };
+  const rt = () => {
+    const r = w.runtime;
+    if (!r) throw new Error("Wails runtime is not available");
+    return r;
+  };
+  const on = <T>(name: string, cb: (v: T) => void): Unsubscribe =>
+    rt().EventsOn(name, (...data: unknown[]) => cb(data[0] as T));
+
+  return {
+    Status: async () => normalizeStatus(await app().Status()),
+    Restart: (name) => app().Restart(name),
+    StartBackend: (name) => app().StartBackend(name),
+    StopBackend: (name) => app().StopBackend(name),
+    Logs: async (name, after, max) => (await app().Logs(name, after, max)) ?? [],
+    // Go decides what may be opened; no fallback to BrowserOpenURL, which
+    // would bypass any check the Go side makes.
+    OpenURL: (url) => app().OpenURL(url),
+    OpenLogFolder: () => app().OpenLogFolder(),
+    ScanOrphans: async () => normalizeReport(await app().ScanOrphans()),
+    ReapOrphans: async (pids) => normalizeReport(await app().ReapOrphans(pids)),
+    GetSettings: () => app().GetSettings(),
+    SaveSettings: (s) => app().SaveSettings(s),
+    Quit: () => app().Quit(),
+    onStatus: (cb) => on<Status>("status", (s) => cb(normalizeStatus(s))),
+    onLogs: (cb) => on<LogLine[] | null>("logs", (l) => cb(l ?? [])),
+    onReap: (cb) => on<ReapReport>("reap", (r) => cb(normalizeReport(r))),
+  };
+}

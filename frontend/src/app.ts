@@ -1,0 +1,487 @@
+// The controller: owns the state, talks to the HermesAPI it is given, and
+// patches the DOM from the pure views.
+
+import { h, morph } from "./dom";
+import { errorMessage } from "./format";
+import { reapFlow, wouldReap, type ReapEvent } from "./reap";
+import { hasErrors, normalizeSettings, resetToDefaults, validateSettings, type SettingsKey } from "./settings";
+import { initialState, type AppState, type Tab } from "./state";
+import type { HermesAPI, LogLine, Settings, SettingsView, Status, Unsubscribe } from "./types";
+import { backendsView } from "./views/backends";
+import { logsView, syncLogRows, visibleLogLines } from "./views/logs";
+import { reapView } from "./views/reap";
+import { settingsView } from "./views/settings";
+import { errorView, globalBanners, header, loadingView, sidebar } from "./views/shell";
+import { treeView } from "./views/tree";
+
+export const INITIAL_LOG_LINES = 500;
+export const SAFETY_REFRESH_MS = 10_000;
+const TICK_MS = 1_000;
+
+export interface AppOptions {
+  now?: () => number;
+  /** Schedules a render; defaults to requestAnimationFrame. Tests pass (fn) => fn(). */
+  schedule?: (fn: () => void) => void;
+  /** Starts the 10 s safety refresh and the 1 s clock; off in tests. */
+  timers?: boolean;
+  /** Called with the new tab, e.g. to update location.hash. */
+  onTab?: (tab: Tab) => void;
+  initialTab?: Tab;
+  /** Marks the page as showing simulated data. */
+  preview?: boolean;
+}
+
+export class App {
+  readonly state: AppState;
+  private readonly now: () => number;
+  private readonly schedule: (fn: () => void) => void;
+  private readonly subs: Unsubscribe[] = [];
+  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  private renderQueued = false;
+  private logSig = "";
+  private logContainer: HTMLElement | null = null;
+  private logsRequested = new Set<string>();
+
+  constructor(
+    private readonly api: HermesAPI,
+    private readonly root: HTMLElement,
+    private readonly opts: AppOptions = {},
+  ) {
+    this.state = initialState(opts.initialTab ?? "backends");
+    this.state.preview = !!opts.preview;
+    this.now = opts.now ?? (() => Date.now());
+    this.schedule = opts.schedule ?? ((fn) => requestAnimationFrame(() => fn()));
+    root.addEventListener("click", this.onClick);
+    root.addEventListener("input", this.onInput);
+    root.addEventListener("change", this.onInput);
+    root.addEventListener("submit", this.onSubmit);
+    root.addEventListener("scroll", this.onScroll, true);
+  }
+
+  /** Subscribes to events, then loads the first status and logs. */
+  async start(): Promise<void> {
+    this.subs.push(
+      this.api.onStatus((s) => this.applyStatus(s)),
+      this.api.onLogs((lines) => this.addLogs(lines)),
+      this.api.onReap((r) => {
+        this.state.lastReap = r;
+        this.update();
+      }),
+    );
+    if (this.opts.timers !== false) {
+      this.timers.push(setInterval(() => void this.refresh(), SAFETY_REFRESH_MS));
+      this.timers.push(
+        setInterval(() => {
+          // Uptimes and the sidebar clock.
+          if (this.state.load.kind === "ready") this.update();
+        }, TICK_MS),
+      );
+    }
+    this.render();
+    await this.loadStatus();
+    if (this.state.tab === "settings") await this.loadSettings();
+  }
+
+  destroy(): void {
+    for (const u of this.subs.splice(0)) u();
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    this.root.removeEventListener("click", this.onClick);
+    this.root.removeEventListener("input", this.onInput);
+    this.root.removeEventListener("change", this.onInput);
+    this.root.removeEventListener("submit", this.onSubmit);
+    this.root.removeEventListener("scroll", this.onScroll, true);
+  }
+
+  // ---- data ---------------------------------------------------------------
+
+  async loadStatus(): Promise<void> {
+    this.state.busy.add("retry-status");
+    this.update();
+    try {
+      const st = await this.api.Status();
+      this.applyStatus(st);
+    } catch (e) {
+      if (this.state.load.kind !== "ready") this.state.load = { kind: "error", message: errorMessage(e) };
+      else this.state.refreshError = errorMessage(e);
+    } finally {
+      this.state.busy.delete("retry-status");
+      this.update();
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      this.applyStatus(await this.api.Status());
+    } catch (e) {
+      if (this.state.load.kind === "ready") {
+        this.state.refreshError = errorMessage(e);
+        this.update();
+      }
+    }
+  }
+
+  applyStatus(st: Status): void {
+    this.state.status = st;
+    this.state.load = { kind: "ready" };
+    this.state.refreshError = null;
+    for (const b of st.backends ?? []) void this.loadInitialLogs(b.name);
+    this.update();
+  }
+
+  /** The one Logs() call per backend; after that "logs" events carry everything. */
+  private async loadInitialLogs(name: string): Promise<void> {
+    if (this.logsRequested.has(name)) return;
+    this.logsRequested.add(name);
+    try {
+      this.addLogs(await this.api.Logs(name, 0, INITIAL_LOG_LINES));
+    } catch (e) {
+      this.state.errors.set("logs", `Could not load earlier lines of ${name}: ${errorMessage(e)}`);
+      this.update();
+    }
+  }
+
+  addLogs(lines: LogLine[]): void {
+    const added = this.state.logs.add(lines);
+    if (added === 0) return;
+    if (!this.state.logFollow) this.state.logUnseen += added;
+    if (this.state.tab === "logs") this.update();
+  }
+
+  async loadSettings(): Promise<void> {
+    const st = this.state.settings;
+    st.load = "loading";
+    this.update();
+    try {
+      this.setSettingsView(await this.api.GetSettings());
+      st.load = "ready";
+    } catch (e) {
+      st.load = "error";
+      st.loadError = errorMessage(e);
+    }
+    this.update();
+  }
+
+  private setSettingsView(v: SettingsView): void {
+    const st = this.state.settings;
+    st.view = v;
+    st.draft = { ...v.settings };
+    st.errors = {};
+  }
+
+  // ---- actions ------------------------------------------------------------
+
+  /** Runs an action with a busy key, showing its error inline under errKey. */
+  private async run(busyKey: string, errKey: string, fn: () => Promise<unknown>): Promise<boolean> {
+    if (this.state.busy.has(busyKey)) return false;
+    this.state.busy.add(busyKey);
+    this.state.errors.delete(errKey);
+    this.update();
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      this.state.errors.set(errKey, errorMessage(e));
+      return false;
+    } finally {
+      this.state.busy.delete(busyKey);
+      this.update();
+    }
+  }
+
+  setTab(tab: Tab): void {
+    if (this.state.tab === tab) return;
+    this.state.tab = tab;
+    this.opts.onTab?.(tab);
+    if (tab === "logs") {
+      this.state.logFollow = true;
+      this.state.logUnseen = 0;
+    }
+    if (tab === "settings" && (this.state.settings.load === "idle" || this.state.settings.load === "error")) {
+      void this.loadSettings();
+    }
+    this.update();
+  }
+
+  private dispatchReap(e: ReapEvent): void {
+    this.state.reapFlow = reapFlow(this.state.reapFlow, e);
+    this.update();
+  }
+
+  async scan(): Promise<void> {
+    const before = this.state.reapFlow;
+    this.dispatchReap({ type: "scan" });
+    if (this.state.reapFlow === before) return;
+    try {
+      this.dispatchReap({ type: "scanned", report: await this.api.ScanOrphans() });
+    } catch (e) {
+      this.dispatchReap({ type: "scanFailed", message: errorMessage(e) });
+    }
+  }
+
+  async confirmReap(): Promise<void> {
+    if (this.state.reapFlow.kind !== "confirm") return;
+    // Only what the user saw and confirmed: Go re-checks each one.
+    const pids = wouldReap(this.state.reapFlow.scan).map((d) => d.pid);
+    this.dispatchReap({ type: "confirm" });
+    try {
+      const r = await this.api.ReapOrphans(pids);
+      this.state.lastReap = r;
+      this.dispatchReap({ type: "reaped", report: r });
+    } catch (e) {
+      this.dispatchReap({ type: "reapFailed", message: errorMessage(e) });
+    }
+  }
+
+  async saveSettings(): Promise<void> {
+    const st = this.state.settings;
+    if (!st.draft || st.saving) return;
+    const draft = normalizeSettings(st.draft);
+    st.errors = validateSettings(draft);
+    if (hasErrors(st.errors)) {
+      st.result = { ok: false, text: "Fix the highlighted fields, then save again." };
+      this.update();
+      return;
+    }
+    st.saving = true;
+    st.result = null;
+    this.update();
+    try {
+      this.setSettingsView(await this.api.SaveSettings(draft));
+      st.result = { ok: true, text: "Saved — restart the backend to apply" };
+    } catch (e) {
+      st.result = { ok: false, text: errorMessage(e) };
+    } finally {
+      st.saving = false;
+      this.update();
+    }
+  }
+
+  private backendAction(action: string, name: string): void {
+    const call =
+      action === "restart"
+        ? () => this.api.Restart(name)
+        : action === "start"
+          ? () => this.api.StartBackend(name)
+          : () => this.api.StopBackend(name);
+    void this.run(`${action}:${name}`, `backend:${name}`, call);
+  }
+
+  // ---- events -------------------------------------------------------------
+
+  private onClick = (ev: Event): void => {
+    const target = (ev.target as Element | null)?.closest?.("[data-action]") as HTMLElement | null;
+    if (!target || !this.root.contains(target)) return;
+    if (target instanceof HTMLButtonElement && target.disabled) return;
+    if (target instanceof HTMLButtonElement && target.type === "submit") return; // handled by onSubmit
+    const a = target.dataset.action ?? "";
+    const name = target.dataset.name ?? "";
+    switch (a) {
+      case "tab":
+        ev.preventDefault();
+        this.setTab((target.dataset.tab as Tab) ?? "backends");
+        break;
+      case "retry-status":
+        void this.loadStatus();
+        break;
+      case "quit":
+        void this.run("quit", "quit", () => this.api.Quit());
+        break;
+      case "restart":
+      case "start":
+      case "stop":
+        this.backendAction(a, name);
+        break;
+      case "restart-all":
+        void this.run("restart:", "backend:", () => this.api.Restart(""));
+        break;
+      case "open-url": {
+        const url = target.dataset.url ?? "";
+        const owner = this.state.status?.backends.find((b) => b.url === url)?.name ?? "";
+        void this.run(`open-url:${url}`, `backend:${owner}`, () => this.api.OpenURL(url));
+        break;
+      }
+      case "show-logs":
+        this.state.logBackend = (this.state.status?.backends.length ?? 0) > 1 ? name : "";
+        this.setTab("logs");
+        break;
+      case "open-log-folder":
+        void this.run("open-log-folder", "logs", () => this.api.OpenLogFolder());
+        break;
+      case "jump-latest":
+        this.state.logFollow = true;
+        this.state.logUnseen = 0;
+        this.update();
+        break;
+      case "clear-log-filter":
+        this.state.logFilter = "";
+        this.state.logBackend = "";
+        this.update();
+        break;
+      case "reap-scan":
+        void this.scan();
+        break;
+      case "reap-confirm":
+        void this.confirmReap();
+        break;
+      case "reap-cancel":
+        this.dispatchReap({ type: "cancel" });
+        break;
+      case "settings-reset": {
+        const st = this.state.settings;
+        if (st.view) {
+          st.draft = resetToDefaults(st.view.defaults);
+          st.errors = {};
+          st.result = { ok: true, text: "Defaults restored in the form — Save to apply" };
+          this.update();
+        }
+        break;
+      }
+      case "settings-reload":
+        void this.loadSettings();
+        break;
+      case "dismiss-notice":
+        this.state.dismissedNotices.add(target.dataset.notice ?? "");
+        this.update();
+        break;
+    }
+  };
+
+  private onSubmit = (ev: Event): void => {
+    const form = ev.target as HTMLElement;
+    if (form.dataset?.form === "settings") {
+      ev.preventDefault();
+      void this.saveSettings();
+    }
+  };
+
+  private onInput = (ev: Event): void => {
+    const el = ev.target as HTMLInputElement | HTMLSelectElement;
+    const kind = el.dataset?.input;
+    if (!kind) return;
+    if (kind === "log-filter" && ev.type === "input") {
+      this.state.logFilter = el.value;
+      this.state.logFollow = true;
+      this.state.logUnseen = 0;
+      this.update();
+    } else if (kind === "log-backend" && ev.type === "change") {
+      this.state.logBackend = el.value;
+      this.state.logFollow = true;
+      this.state.logUnseen = 0;
+      this.update();
+    } else if (kind === "setting") {
+      const st = this.state.settings;
+      if (!st.draft) return;
+      const key = el.dataset.field as SettingsKey;
+      if (key === "start_at_login") {
+        if (ev.type !== "change") return;
+        st.draft = { ...st.draft, start_at_login: (el as HTMLInputElement).checked };
+      } else {
+        if (ev.type !== "input") return;
+        st.draft = { ...st.draft, [key]: el.value } as Settings;
+        // Re-check a field that was flagged, so the error clears as it is fixed.
+        if (st.errors[key]) {
+          const e = validateSettings(st.draft)[key];
+          if (e) st.errors = { ...st.errors, [key]: e };
+          else {
+            const rest = { ...st.errors };
+            delete rest[key];
+            st.errors = rest;
+          }
+        }
+      }
+      st.result = null;
+      this.update();
+    }
+  };
+
+  private onScroll = (ev: Event): void => {
+    const el = ev.target as HTMLElement;
+    if (!(el instanceof HTMLElement) || !el.classList.contains("log-scroll")) return;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+    if (atBottom !== this.state.logFollow) {
+      this.state.logFollow = atBottom;
+      if (atBottom) this.state.logUnseen = 0;
+      this.update();
+    }
+  };
+
+  // ---- rendering ----------------------------------------------------------
+
+  /** Renders soon (coalesced). */
+  update(): void {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    this.schedule(() => {
+      this.renderQueued = false;
+      this.render();
+    });
+  }
+
+  /** Renders now. */
+  render(): void {
+    const s = this.state;
+    const now = this.now();
+    let content: HTMLElement;
+    let visible: LogLine[] = [];
+    if (s.load.kind === "loading") content = loadingView();
+    else if (s.load.kind === "error") content = errorView(s.load.message, s.busy.has("retry-status"));
+    else {
+      switch (s.tab) {
+        case "backends":
+          content = backendsView(s, now);
+          break;
+        case "tree":
+          content = treeView(s);
+          break;
+        case "logs":
+          visible = visibleLogLines(s);
+          content = logsView(s, visible);
+          break;
+        case "reap":
+          content = reapView(s);
+          break;
+        case "settings":
+          content = settingsView(s);
+          break;
+      }
+    }
+    const tree = h(
+      "div.app",
+      { "data-active-tab": s.tab },
+      header(s),
+      h(
+        "div.body",
+        null,
+        sidebar(s, now),
+        h("main.content", { id: "content", "data-key": `tab:${s.tab}` }, ...(s.load.kind === "ready" ? globalBanners(s) : []), content),
+      ),
+    );
+    const current = this.root.firstElementChild;
+    if (current) morph(current, tree);
+    else this.root.appendChild(tree);
+    if (s.tab === "logs" && s.load.kind === "ready") this.syncLogs(visible);
+    else this.logContainer = null;
+  }
+
+  private syncLogs(visible: LogLine[]): void {
+    const scroller = this.root.querySelector<HTMLElement>(".log-scroll");
+    const lines = scroller?.querySelector<HTMLElement>(".log-lines") ?? null;
+    if (!scroller || !lines) {
+      this.logContainer = null;
+      return;
+    }
+    const showBackend = new Set(this.state.logs.lines().map((l) => l.backend)).size > 1 && this.state.logBackend === "";
+    const sig = `${this.state.logFilter}\u0000${showBackend}`;
+    if (lines !== this.logContainer || sig !== this.logSig) {
+      lines.textContent = "";
+      this.logContainer = lines;
+      this.logSig = sig;
+    }
+    syncLogRows(lines, visible, this.state.logFilter, showBackend);
+    if (this.state.logFollow) {
+      const bottom = scroller.scrollHeight - scroller.clientHeight;
+      // A scroll event follows; at the bottom it leaves logFollow on.
+      if (Math.abs(scroller.scrollTop - bottom) > 1) scroller.scrollTop = bottom;
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// Pure formatting helpers.
+
+/** Milliseconds since the epoch, or NaN for a missing/invalid time. */
+export function parseTime(iso: string | undefined | null): number {
+  if (!iso) return NaN;
+  // Go's zero time marshals as 0001-01-01T00:00:00Z: treat it as missing.
+  if (iso.startsWith("0001-01-01")) return NaN;
+  return Date.parse(iso);
+}
+
+/**
+ * A span as the largest two units: "12s", "3m 12s", "2h 5m", "3d 4h".
+ * Negative spans (clock skew) read as 0s.
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) ms = 0;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${m % 60}m`;
+  const d = Math.floor(h / 24);
+  return `${d}d ${h % 24}h`;
+}
+
+/** A span as its largest unit only: "45s", "2m", "3h", "2d". */
+export function formatAge(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) ms = 0;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}
+
+/**
+ * "up 3m 12s" for a running backend, measured from ready_at (or started_at
+ * while it is still starting); "" when there is nothing to measure.
+ */
+export function formatUptime(
+  b: { state: string; ready_at?: string; started_at?: string },
+  now: number,
+): string {
+  if (b.state === "stopped" || b.state === "failed") return "";
+  const ready = parseTime(b.ready_at);
+  if (b.state === "ready" && Number.isFinite(ready)) return `up ${formatDuration(now - ready)}`;
+  const started = parseTime(b.started_at);
+  if (Number.isFinite(started)) {
+    const verb = b.state === "ready" ? "up" : "starting for";
+    return `${verb} ${formatDuration(now - started)}`;
+  }
+  return "";
+}
+
+const BYTE_UNITS = ["KB", "MB", "GB", "TB", "PB"];
+
+/** Binary sizes with short labels: "512 B", "38.2 MB", "1.5 GB", "120 MB". */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return "—";
+  if (n < 1024) return `${Math.round(n)} B`;
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < BYTE_UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  // Round first so 1023.96 KB reads "1.0 MB" rather than "1024 KB".
+  if (v >= 99.95 && Math.round(v) >= 1024 && i < BYTE_UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  const text = v >= 99.95 ? String(Math.round(v)) : v.toFixed(1);
+  return `${text} ${BYTE_UNITS[i]}`;
+}
+
+/** Integer with thousands separators, locale-independent: 12,345. */
+export function formatCount(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** "1 backend", "2 backends". */
+export function plural(n: number, one: string, many = one + "s"): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+const SAFE_ARG = /^[^ \t\n'"\\$`*?[\]{}()<>|&;#~]+$/;
+
+/** Quotes one argument the way Go's backend.JoinCommand does. */
+export function shellQuote(arg: string): string {
+  if (arg !== "" && SAFE_ARG.test(arg)) return arg;
+  return "'" + arg.replace(/'/g, `'\\''`) + "'";
+}
+
+/** Joins argv into a line a POSIX shell (and backend.SplitCommand) reads back unchanged. */
+export function shellJoin(argv: readonly string[] | null | undefined): string {
+  return (argv ?? []).map(shellQuote).join(" ");
+}
+
+/** Local wall-clock time "14:03:22" ("" for a missing time). */
+export function formatClock(iso: string | undefined): string {
+  const t = parseTime(iso);
+  if (!Number.isFinite(t)) return "";
+  const d = new Date(t);
+  const p = (x: number) => String(x).padStart(2, "0");
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Local date and time "2024-05-01 14:03:22". */
+export function formatDateTime(iso: string | undefined): string {
+  const t = parseTime(iso);
+  if (!Number.isFinite(t)) return "";
+  const d = new Date(t);
+  const p = (x: number) => String(x).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${formatClock(iso)}`;
+}
+
+/** A readable message from whatever a rejected promise carried. */
+export function errorMessage(e: unknown): string {
+  if (typeof e === "string") return e.trim() || "Something went wrong";
+  if (e instanceof Error) return e.message || "Something went wrong";
+  if (e && typeof e === "object" && "message" in e && typeof (e as { message: unknown }).message === "string") {
+    return (e as { message: string }).message;
+  }
+  return "Something went wrong";
+}
+
+/** Shortens text to max characters with an ellipsis. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, Math.max(0, max - 1)) + "…";
+}

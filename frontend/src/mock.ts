@@ -1,0 +1,384 @@
+// An in-memory engine for `npm run dev` in a plain browser (no window.go).
+// It plays a backend going starting -> ready, writes log lines, samples a
+// process tree with duplicate children and carries a boot reap report.
+//
+// Add ?scenario=NAME to the page URL for other situations:
+//   failed  - a second backend that failed, plus a config notice
+//   error   - Status() rejects (the error screen)
+//   slow    - Status() never answers (the loading screen)
+//   empty   - no backends and no reap report
+
+import { parseGoDuration } from "./settings";
+import type {
+  BackendStatus,
+  HermesAPI,
+  LogLine,
+  LogStream,
+  ReapDecision,
+  ReapReport,
+  Settings,
+  SettingsView,
+  Status,
+  TreeProcess,
+  TreeSample,
+} from "./types";
+
+export type Scenario = "default" | "failed" | "error" | "slow" | "empty";
+
+type Listener<T> = (v: T) => void;
+
+const MB = 1024 * 1024;
+const HOME = "/home/ada";
+
+const DEFAULTS: Settings = {
+  backend_command: "hermes serve",
+  ready_regex: "HERMES_(?:BACKEND|DASHBOARD)_READY port=(\\d+)",
+  health_path: "/api/health",
+  grace: "5s",
+  min_orphan_age: "3m0s",
+  start_at_login: false,
+};
+
+const CHATTER: [LogStream, string][] = [
+  ["stdout", "GET /api/health 200 0.8ms"],
+  ["stdout", "session 7f3a: loaded 14 tools from 3 MCP servers"],
+  ["stdout", "POST /api/chat 200 1.42s (model=local, tokens=812)"],
+  ["stderr", "warning: mimir index is 3 days old; run `mimir reindex` to refresh"],
+  ["stdout", "GET /api/sessions 200 3.1ms"],
+  ["stdout", "memory: 1,204 notes indexed, 38 embeddings cached"],
+  ["stdout", "POST /api/tools/run web.fetch 200 640ms"],
+  ["stderr", "DeprecationWarning: the 'profile' query parameter is deprecated"],
+  ["stdout", "GET /api/status 200 1.1ms"],
+];
+
+const iso = (t: number) => new Date(t).toISOString();
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+interface MockBackend {
+  status: BackendStatus;
+  seq: number;
+  tick: number;
+  basePid: number;
+}
+
+export function scenarioFromLocation(search: string): Scenario {
+  const v = new URLSearchParams(search).get("scenario");
+  return v === "failed" || v === "error" || v === "slow" || v === "empty" ? v : "default";
+}
+
+export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): HermesAPI {
+  const statusL = new Set<Listener<Status>>();
+  const logsL = new Set<Listener<LogLine[]>>();
+  const reapL = new Set<Listener<ReapReport>>();
+  let pendingLogs: LogLine[] = [];
+  const history: LogLine[] = [];
+  let settings: Settings = { ...DEFAULTS, grace: "5s", min_orphan_age: "3m0s" };
+  let lastReap: ReapReport | null = null;
+  let nextPid = 48230;
+
+  const instance = {
+    pid: 48213,
+    state_dir: `${HOME}/.local/state/hermes-desktop`,
+    nonce: "c0ffee42",
+    mode: "gui" as const,
+    version: "0.4.0-dev",
+    started_at: iso(t0 - 2 * 3_600_000 - 14 * 60_000),
+  };
+
+  const backends: MockBackend[] = [];
+  const mk = (name: string, port: number, profile: string): MockBackend => ({
+    status: {
+      name,
+      state: "stopped",
+      pid: 0,
+      port: 0,
+      restarts: 0,
+      command: ["hermes", "serve", "--host", "127.0.0.1", "--port", "0", "--profile", profile, "--title", `Hermes (${profile})`],
+      tree: null,
+    },
+    seq: 0,
+    tick: 0,
+    basePid: port,
+  });
+
+  const bootReap: ReapReport = {
+    started_at: iso(t0 - 2 * 3_600_000 - 14 * 60_000 + 150),
+    dry_run: false,
+    scanned: 412,
+    elapsed_ms: 21,
+    decisions: [
+      { pid: 31877, action: "reaped", reason: "owner-dead", detail: "Its launcher (pid 30112) exited yesterday at 18:02 without stopping it.", cmdline: ["hermes", "serve", "--host", "127.0.0.1", "--port", "0", "--profile", "default"] },
+      { pid: 31902, action: "reaped", reason: "orphan-no-record", detail: "Adopted by init, not in any record, and 2 hours old.", cmdline: ["node", `${HOME}/.hermes/mcp/filesystem/index.js`, "--root", `${HOME}/Documents`] },
+      { pid: 29011, action: "spared", reason: "too-young", detail: "Started 40 seconds ago; orphans must be at least 3 minutes old.", cmdline: ["mimir", "--db", `${HOME}/.hermes/mimir.db`] },
+      { pid: 1733, action: "spared", reason: "ssh-lock", detail: "Holds an SSH agent lock; stopping it could break a remote session.", cmdline: ["ssh", "-N", "-L", "8022:localhost:22", "build-box"] },
+      { pid: 988, action: "spared", reason: "service-managed", detail: "Run by systemd (hermes-gateway.service), which restarts it on its own.", cmdline: ["hermes", "gateway", "--config", "/etc/hermes/gateway.toml"] },
+    ],
+  };
+
+  if (scenario !== "empty") backends.push(mk("hermes", 43817, "default"));
+  if (scenario === "failed") backends.push(mk("research", 43901, "research"));
+
+  const snapshot = (): Status => ({
+    instance,
+    backends: backends.map((b) => b.status),
+    boot_reap: scenario === "empty" ? null : bootReap,
+    notices:
+      scenario === "failed"
+        ? ["config.json was invalid and was set aside as config.json.corrupt; defaults are in use"]
+        : [],
+  });
+  const emitStatus = () => {
+    const s = clone(snapshot());
+    statusL.forEach((l) => l(s));
+  };
+  const log = (b: MockBackend, stream: LogStream, text: string) => {
+    b.seq++;
+    const line: LogLine = { seq: b.seq, time: new Date().toISOString(), backend: b.status.name, stream, text };
+    pendingLogs.push(line);
+    history.push(line);
+    if (history.length > 4000) history.splice(0, history.length - 4000);
+  };
+
+  const sampleTree = (b: MockBackend): TreeSample => {
+    const now = Date.now();
+    const root = b.status.pid;
+    const wobble = (n: number) => Math.round(n * (1 + 0.03 * Math.sin(b.tick / 2 + n)));
+    const started = b.status.started_at ?? iso(now);
+    const p = (pid: number, ppid: number, argv: string[], rss: number, fds: number, ageMs?: number): TreeProcess => ({
+      pid,
+      ppid,
+      argv,
+      rss_bytes: wobble(rss),
+      fds,
+      started: ageMs === undefined ? started : iso(now - ageMs),
+    });
+    const mimir = ["mimir", "--db", `${HOME}/.hermes/mimir.db`];
+    const processes: TreeProcess[] = [
+      p(root, b.status.shim_pid ?? 1, b.status.command, 182.4 * MB, 64),
+      p(root + 1, root, ["node", `${HOME}/.hermes/mcp/filesystem/index.js`, "--root", `${HOME}/Documents`], 38.2 * MB, 23),
+      p(root + 2, root, ["uvx", "mcp-server-fetch"], 12.1 * MB, 9),
+      p(root + 3, root + 2, ["python3", "-m", "mcp_server_fetch"], 46.8 * MB, 14),
+      p(root + 4, root, mimir, 21.5 * MB, 31),
+      p(root + 5, root, mimir, 21.3 * MB, 31),
+      p(root + 6, root, mimir, 20.9 * MB, 29),
+      p(root + 7, root + 1, ["node", `${HOME}/.hermes/mcp/filesystem/watcher.js`], 18.4 * MB, 41),
+      // A helper whose parent exited: the sampler still counts it.
+      p(root + 9, root + 8, ["git", "fsmonitor--daemon", "run", "--detach"], 6.2 * MB, 8, 95_000),
+    ];
+    const rss = processes.reduce((n, x) => n + x.rss_bytes, 0);
+    const fds = processes.reduce((n, x) => n + x.fds, 0);
+    return {
+      sampled_at: iso(now),
+      count: processes.length,
+      rss_bytes: rss,
+      fds,
+      nofile_soft: 4096,
+      processes,
+      duplicates: [{ argv: mimir, count: 3, pids: [root + 4, root + 5, root + 6] }],
+      warnings: [
+        { kind: "duplicates", message: "3 copies of “mimir --db …/mimir.db” are running; usually there is one per backend." },
+      ],
+    };
+  };
+
+  const boot = (b: MockBackend, readyAfter = 1600) => {
+    const now = Date.now();
+    b.status = {
+      ...b.status,
+      state: "starting",
+      pid: nextPid,
+      shim_pid: nextPid - 1,
+      port: 0,
+      url: undefined,
+      started_at: iso(now),
+      ready_at: undefined,
+      last_error: undefined,
+      log_tail: undefined,
+      nonce: Math.random().toString(16).slice(2, 10),
+      tree: null,
+    };
+    nextPid += 20;
+    log(b, "launcher", `starting: ${b.status.command.join(" ")}`);
+    log(b, "stdout", "hermes 2.3.1 (profile " + (b.status.command[7] ?? "default") + ")");
+    log(b, "stdout", "loading tools: filesystem, fetch, memory");
+    emitStatus();
+    setTimeout(() => {
+      if (b.status.state !== "starting") return;
+      log(b, "stdout", `HERMES_BACKEND_READY port=${b.basePid}`);
+      log(b, "launcher", `ready: health check ${DEFAULTS.health_path} answered 200 after ${(readyAfter / 1000).toFixed(1)}s`);
+      b.status = { ...b.status, state: "ready", port: b.basePid, url: `http://127.0.0.1:${b.basePid}/`, ready_at: iso(Date.now()) };
+      b.status.tree = sampleTree(b);
+      emitStatus();
+    }, readyAfter);
+  };
+
+  const fail = (b: MockBackend) => {
+    const tail = [
+      "hermes 2.3.1 (profile research)",
+      "loading tools: filesystem, fetch, memory, arxiv",
+      "Traceback (most recent call last):",
+      '  File "hermes/tools/arxiv.py", line 41, in load',
+      "    import feedparser",
+      "ModuleNotFoundError: No module named 'feedparser'",
+    ];
+    b.status = {
+      ...b.status,
+      state: "failed",
+      pid: 0,
+      port: 0,
+      restarts: 5,
+      url: undefined,
+      last_error: "Exited with status 1 five times in 2 minutes; gave up restarting it.",
+      log_tail: tail,
+      started_at: iso(Date.now() - 95_000),
+      tree: null,
+    };
+    for (const l of tail) log(b, l.startsWith("hermes") || l.startsWith("loading") ? "stdout" : "stderr", l);
+    log(b, "launcher", "giving up after 5 crashes in 2m0s");
+  };
+
+  // Start-up.
+  for (const b of backends) {
+    if (b.status.name === "research") fail(b);
+    else boot(b);
+  }
+
+  // Periodic work: log chatter, tree samples, batched log events.
+  let chat = 0;
+  setInterval(() => {
+    const live = backends.filter((b) => b.status.state === "ready");
+    for (const b of live) {
+      b.tick++;
+      if (b.tick % 3 === 0) {
+        const [stream, text] = CHATTER[chat++ % CHATTER.length];
+        log(b, stream, text);
+      }
+      if (b.tick % 12 === 0) {
+        b.status.tree = sampleTree(b);
+        emitStatus();
+      }
+    }
+  }, 250);
+  setInterval(() => {
+    if (pendingLogs.length === 0) return;
+    const batch = pendingLogs;
+    pendingLogs = [];
+    logsL.forEach((l) => l(clone(batch)));
+  }, 250);
+
+  const find = (name: string) => {
+    const b = backends.find((x) => x.status.name === name);
+    if (!b) throw `no backend named "${name}"`;
+    return b;
+  };
+  const targets = (name: string) => (name === "" ? backends : [find(name)]);
+
+  const scanReport = (dry: boolean): ReapReport => {
+    const found: ReapDecision[] = [
+      { pid: 52110, action: dry ? "would-reap" : "reaped", reason: "owner-dead", detail: "Its launcher (pid 51990) is gone and it still holds port 43790.", cmdline: ["hermes", "serve", "--host", "127.0.0.1", "--port", "0"] },
+      { pid: 52131, action: dry ? "would-reap" : "reaped", reason: "orphan-no-record", detail: "Adopted by init, not in any record, and 11 minutes old.", cmdline: ["mimir", "--db", `${HOME}/.hermes/mimir.db`, "--watch"] },
+    ];
+    const spared: ReapDecision[] = [
+      { pid: 1733, action: "spared", reason: "ssh-lock", detail: "Holds an SSH agent lock; stopping it could break a remote session.", cmdline: ["ssh", "-N", "-L", "8022:localhost:22", "build-box"] },
+      { pid: 48230, action: "spared", reason: "owned", detail: "Belongs to this app's running backend “hermes”.", cmdline: ["hermes", "serve", "--host", "127.0.0.1"] },
+    ];
+    const cleaned = lastReap !== null && !lastReap.dry_run;
+    return {
+      started_at: iso(Date.now()),
+      dry_run: dry,
+      scanned: 398 + Math.floor(Math.random() * 30),
+      elapsed_ms: 14 + Math.floor(Math.random() * 12),
+      decisions: dry && cleaned ? spared : [...found, ...spared],
+    };
+  };
+
+  return {
+    async Status() {
+      if (scenario === "error") {
+        await delay(300);
+        throw "cannot reach the launcher: control socket /run/user/1000/hermes-desktop/control.sock refused the connection";
+      }
+      if (scenario === "slow") return new Promise<Status>(() => {});
+      await delay(120);
+      return clone(snapshot());
+    },
+    async Restart(name) {
+      await delay(300);
+      for (const b of targets(name)) {
+        log(b, "launcher", "restart requested");
+        b.status.restarts++;
+        boot(b, 1400);
+      }
+    },
+    async StartBackend(name) {
+      await delay(250);
+      const b = find(name);
+      if (b.status.state !== "stopped" && b.status.state !== "failed") throw `${name} is already ${b.status.state}`;
+      boot(b);
+    },
+    async StopBackend(name) {
+      await delay(500);
+      const b = find(name);
+      log(b, "launcher", `stopping: SIGTERM to ${b.status.pid}, grace ${settings.grace}`);
+      log(b, "launcher", "stopped: exited with status 0");
+      b.status = { ...b.status, state: "stopped", pid: 0, shim_pid: undefined, port: 0, url: undefined, ready_at: undefined, tree: null };
+      emitStatus();
+    },
+    async Logs(name, after, max) {
+      await delay(60);
+      const all = history.filter((l) => l.backend === name && l.seq > after);
+      return clone(max > 0 ? all.slice(-max) : all);
+    },
+    async OpenURL(url) {
+      window.open(url, "_blank", "noopener");
+    },
+    async OpenLogFolder() {
+      await delay(150);
+      throw `no file manager in the browser preview; logs are in ${instance.state_dir}/logs`;
+    },
+    async ScanOrphans() {
+      await delay(700);
+      return scanReport(true);
+    },
+    async ReapOrphans(_pids: number[]) {
+      await delay(900);
+      const r = scanReport(false);
+      lastReap = r;
+      setTimeout(() => reapL.forEach((l) => l(clone(r))), 0);
+      return clone(r);
+    },
+    async GetSettings(): Promise<SettingsView> {
+      await delay(100);
+      return clone({
+        settings,
+        defaults: DEFAULTS,
+        path: `${HOME}/.config/hermes-desktop/config.json`,
+        notice: scenario === "failed" ? "config.json was invalid and was set aside as config.json.corrupt; defaults are in use" : undefined,
+      });
+    },
+    async SaveSettings(s) {
+      await delay(400);
+      if (s.grace !== "" && parseGoDuration(s.grace) === null) throw `grace: time: invalid duration "${s.grace}"`;
+      if (s.backend_command.includes("rm -rf")) throw "backend_command: refusing a command that deletes files";
+      settings = { ...s };
+      return clone({ settings, defaults: DEFAULTS, path: `${HOME}/.config/hermes-desktop/config.json` });
+    },
+    async Quit() {
+      await delay(400);
+      throw "Quit is not available in the browser preview";
+    },
+    onStatus(cb) {
+      statusL.add(cb);
+      return () => statusL.delete(cb);
+    },
+    onLogs(cb) {
+      logsL.add(cb);
+      return () => logsL.delete(cb);
+    },
+    onReap(cb) {
+      reapL.add(cb);
+      return () => reapL.delete(cb);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Plain-English labels for the reaper's reason and action words.
+
+import type { BackendState, ReapAction } from "./types";
+
+const REASONS: Record<string, string> = {
+  owned: "Belongs to a running app",
+  "owner-dead": "Its launcher has exited",
+  "orphan-no-record": "Left behind, no record",
+  "too-young": "Too new to judge",
+  "not-orphan": "Parent still running",
+  "ssh-lock": "Holds an SSH lock",
+  "gateway-pidfile": "Gateway with a pidfile",
+  "service-managed": "Managed by a service",
+  "excluded-env": "Excluded by environment",
+  "other-user": "Another user's process",
+  ancestor: "Ancestor of this app",
+  self: "This app itself",
+  "fixed-port": "Listens on a fixed port",
+  "not-loopback": "Not on loopback",
+  "identity-mismatch": "Process identity changed",
+  "fail-closed": "Could not verify; left alone",
+};
+
+/** A short label for a reason word; unknown words are shown as they are. */
+export function reasonLabel(reason: string): string {
+  return Object.prototype.hasOwnProperty.call(REASONS, reason) ? REASONS[reason] : reason;
+}
+
+const ACTIONS: Record<ReapAction, string> = {
+  reaped: "Reaped",
+  spared: "Spared",
+  "would-reap": "Would reap",
+  failed: "Failed",
+};
+
+export function actionLabel(action: string): string {
+  return Object.prototype.hasOwnProperty.call(ACTIONS, action) ? ACTIONS[action as ReapAction] : action;
+}
+
+const STATES: Record<BackendState, string> = {
+  starting: "Starting",
+  ready: "Ready",
+  restarting: "Restarting",
+  failed: "Failed",
+  stopped: "Stopped",
+};
+
+export function stateLabel(state: string): string {
+  return Object.prototype.hasOwnProperty.call(STATES, state) ? STATES[state as BackendState] : state;
+}
+
+/** The colour family of a state badge. */
+export function stateTone(state: string): "ok" | "busy" | "bad" | "idle" {
+  switch (state) {
+    case "ready":
+      return "ok";
+    case "starting":
+    case "restarting":
+      return "busy";
+    case "failed":
+      return "bad";
+    default:
+      return "idle";
+  }
+}
+
+export function actionTone(action: string): "ok" | "busy" | "bad" | "idle" {
+  switch (action) {
+    case "reaped":
+      return "ok";
+    case "would-reap":
+      return "busy";
+    case "failed":
+      return "bad";
+    default:
+      return "idle";
+  }
+}

@@ -1,0 +1,112 @@
+// The page's state and pure derivations from it.
+
+import { LogBuffer } from "./logbuffer";
+import { initialReapFlow, type ReapFlow } from "./reap";
+import type { SettingsErrors } from "./settings";
+import type { ReapReport, Settings, SettingsView, Status } from "./types";
+
+export type Tab = "backends" | "tree" | "logs" | "reap" | "settings";
+
+export const TABS: { id: Tab; label: string }[] = [
+  { id: "backends", label: "Backends" },
+  { id: "tree", label: "Process tree" },
+  { id: "logs", label: "Logs" },
+  { id: "reap", label: "Boot reap" },
+  { id: "settings", label: "Settings" },
+];
+
+/** The tab a location hash names ("#logs"), or the default. */
+export function tabFromHash(hash: string): Tab {
+  const id = hash.replace(/^#\/?/, "").split(/[/?&]/)[0];
+  return TABS.some((t) => t.id === id) ? (id as Tab) : "backends";
+}
+
+export type LoadState = { kind: "loading" } | { kind: "error"; message: string } | { kind: "ready" };
+
+export interface SettingsForm {
+  load: "idle" | "loading" | "ready" | "error";
+  loadError: string;
+  view: SettingsView | null;
+  draft: Settings | null;
+  /** Field errors shown once the user tried to save (or edited a field). */
+  errors: SettingsErrors;
+  saving: boolean;
+  result: { ok: boolean; text: string } | null;
+}
+
+export interface AppState {
+  tab: Tab;
+  load: LoadState;
+  status: Status | null;
+  /** Set when a later Status refresh failed; the last good status stays shown. */
+  refreshError: string | null;
+  /** Keys of actions whose promise is pending, e.g. "restart:hermes". */
+  busy: Set<string>;
+  /** Inline errors by scope, e.g. "backend:hermes", "quit", "logs". */
+  errors: Map<string, string>;
+  logs: LogBuffer;
+  logFilter: string;
+  /** "" = all backends. */
+  logBackend: string;
+  logFollow: boolean;
+  /** Lines that arrived while auto-scroll was paused. */
+  logUnseen: number;
+  reapFlow: ReapFlow;
+  /** The latest report from a "reap" event; newer than status.boot_reap. */
+  lastReap: ReapReport | null;
+  settings: SettingsForm;
+  dismissedNotices: Set<string>;
+  /** True when the data comes from the built-in simulator (no Wails). */
+  preview: boolean;
+}
+
+export function initialState(tab: Tab = "backends"): AppState {
+  return {
+    tab,
+    load: { kind: "loading" },
+    status: null,
+    refreshError: null,
+    busy: new Set(),
+    errors: new Map(),
+    logs: new LogBuffer(),
+    logFilter: "",
+    logBackend: "",
+    logFollow: true,
+    logUnseen: 0,
+    reapFlow: initialReapFlow,
+    lastReap: null,
+    settings: { load: "idle", loadError: "", view: null, draft: null, errors: {}, saving: false, result: null },
+    dismissedNotices: new Set(),
+    preview: false,
+  };
+}
+
+export type Tone = "ok" | "busy" | "bad" | "idle";
+
+/** The header's one-glance summary: "1 backend ready", "2 of 3 ready". */
+export function instanceSummary(status: Status | null): { text: string; tone: Tone } {
+  if (!status) return { text: "Connecting…", tone: "idle" };
+  const bs = status.backends ?? [];
+  if (bs.length === 0) return { text: "No backends configured", tone: "idle" };
+  const n = (st: string) => bs.filter((b) => b.state === st).length;
+  const ready = n("ready");
+  const failed = n("failed");
+  const busy = n("starting") + n("restarting");
+  const stopped = n("stopped");
+  const noun = bs.length === 1 ? "backend" : "backends";
+  if (failed > 0) {
+    return { text: bs.length === 1 ? "Backend failed" : `${failed} of ${bs.length} backends failed`, tone: "bad" };
+  }
+  if (ready === bs.length) return { text: `${ready} ${noun} ready`, tone: "ok" };
+  if (busy > 0) {
+    const verb = n("restarting") > 0 && n("starting") === 0 ? "restarting" : "starting";
+    return { text: bs.length === 1 ? `Backend ${verb}…` : `${ready} of ${bs.length} ready, ${busy} ${verb}…`, tone: "busy" };
+  }
+  if (stopped === bs.length) return { text: bs.length === 1 ? "Backend stopped" : `All ${bs.length} backends stopped`, tone: "idle" };
+  return { text: `${ready} of ${bs.length} backends ready`, tone: "idle" };
+}
+
+/** The report the Boot reap tab shows: the latest event, else the boot one. */
+export function currentReport(s: Pick<AppState, "lastReap" | "status">): ReapReport | null {
+  return s.lastReap ?? s.status?.boot_reap ?? null;
+}

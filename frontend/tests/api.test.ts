@@ -1,0 +1,92 @@
+import { describe, expect, it, vi } from "vitest";
+import { createWailsApi, hasWails, normalizeStatus } from "../src/api";
+import { status } from "./fixtures";
+
+function fakeWindow() {
+  const handlers = new Map<string, (...d: unknown[]) => void>();
+  const App = {
+    Status: vi.fn(async () => ({ ...status([]), backends: null, notices: null })),
+    Restart: vi.fn(async () => {}),
+    StartBackend: vi.fn(async () => {}),
+    StopBackend: vi.fn(async () => {}),
+    Logs: vi.fn(async () => null),
+    OpenURL: vi.fn(async () => {}),
+    OpenLogFolder: vi.fn(async () => {}),
+    ScanOrphans: vi.fn(async () => ({ started_at: "", dry_run: true, scanned: 3, elapsed_ms: 1, decisions: null })),
+    ReapOrphans: vi.fn(async () => Promise.reject("permission denied")),
+    GetSettings: vi.fn(async () => ({})),
+    SaveSettings: vi.fn(async () => ({})),
+    Quit: vi.fn(async () => {}),
+  };
+  const unsub = vi.fn();
+  const runtime = {
+    EventsOn: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
+      handlers.set(name, cb);
+      return unsub;
+    }),
+    BrowserOpenURL: vi.fn(),
+  };
+  const w = { go: { main: { App } }, runtime } as unknown as Window;
+  return { w, App, runtime, handlers, unsub };
+}
+
+describe("createWailsApi", () => {
+  it("calls the bound Go methods with their arguments", async () => {
+    const { w, App } = fakeWindow();
+    const api = createWailsApi(w);
+    await api.Restart("hermes");
+    await api.StopBackend("b");
+    await api.StartBackend("c");
+    await api.OpenURL("http://127.0.0.1:1/");
+    expect(App.Restart).toHaveBeenCalledWith("hermes");
+    expect(App.StopBackend).toHaveBeenCalledWith("b");
+    expect(App.StartBackend).toHaveBeenCalledWith("c");
+    expect(App.OpenURL).toHaveBeenCalledWith("http://127.0.0.1:1/");
+    expect(await api.Logs("hermes", 0, 500)).toEqual([]);
+    expect(App.Logs).toHaveBeenCalledWith("hermes", 0, 500);
+  });
+
+  it("turns Go's null slices into arrays", async () => {
+    const { w } = fakeWindow();
+    const api = createWailsApi(w);
+    const st = await api.Status();
+    expect(st.backends).toEqual([]);
+    expect(st.notices).toEqual([]);
+    expect((await api.ScanOrphans()).decisions).toEqual([]);
+  });
+
+  it("passes rejections through", async () => {
+    const { w } = fakeWindow();
+    await expect(createWailsApi(w).ReapOrphans([1])).rejects.toBe("permission denied");
+  });
+
+  it("subscribes to the named events and hands over the payload", () => {
+    const { w, runtime, handlers, unsub } = fakeWindow();
+    const api = createWailsApi(w);
+    const got: unknown[] = [];
+    const off = api.onLogs((l) => got.push(l));
+    api.onStatus((s) => got.push(s.backends.length));
+    expect(runtime.EventsOn).toHaveBeenCalledWith("logs", expect.any(Function));
+    handlers.get("logs")!([{ seq: 1 }]);
+    handlers.get("logs")!(null);
+    handlers.get("status")!({ ...status(), backends: null });
+    expect(got).toEqual([[{ seq: 1 }], [], 0]);
+    off();
+    expect(unsub).toHaveBeenCalled();
+  });
+
+  it("detects whether Wails is present", () => {
+    expect(hasWails(fakeWindow().w)).toBe(true);
+    expect(hasWails({} as Window)).toBe(false);
+  });
+
+  it("normalizes a tree sample's null lists", () => {
+    const s = normalizeStatus({
+      ...status(),
+      backends: [{ ...status().backends[0], command: null as unknown as string[], tree: { sampled_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: null as never, duplicates: null as never, warnings: null as never } }],
+    });
+    expect(s.backends[0].command).toEqual([]);
+    expect(s.backends[0].tree!.processes).toEqual([]);
+    expect(s.backends[0].tree!.warnings).toEqual([]);
+  });
+});

@@ -1,0 +1,450 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { App } from "../src/app";
+import type { Tab } from "../src/state";
+import type { HermesAPI, Status } from "../src/types";
+import { backend, deferred, fakeApi, flush, line, report, settingsView, status } from "./fixtures";
+
+const NOW = Date.parse("2024-05-01T10:03:14Z");
+let mounted: { app: App; root: HTMLElement }[] = [];
+
+async function mount(api: HermesAPI, tab: Tab = "backends") {
+  const root = document.createElement("div");
+  document.body.appendChild(root);
+  const app = new App(api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false, initialTab: tab });
+  mounted.push({ app, root });
+  await app.start();
+  await flush();
+  return { app, root };
+}
+
+const click = (el: Element | null) => {
+  if (!el) throw new Error("element not found");
+  (el as HTMLElement).click();
+};
+const byText = (root: HTMLElement, sel: string, text: string) =>
+  Array.from(root.querySelectorAll(sel)).find((e) => e.textContent?.includes(text)) ?? null;
+
+afterEach(() => {
+  for (const m of mounted) {
+    m.app.destroy();
+    m.root.remove();
+  }
+  mounted = [];
+});
+
+describe("start-up", () => {
+  it("shows a loading state until Status resolves, then the backends", async () => {
+    const f = fakeApi();
+    const d = deferred<Status>();
+    f.api.Status.mockReturnValueOnce(d.promise);
+    const root = document.createElement("div");
+    const app = new App(f.api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false });
+    mounted.push({ app, root });
+    const started = app.start();
+    expect(root.textContent).toContain("Connecting to Hermes");
+    expect(root.querySelector(".glance")!.textContent).toContain("Connecting");
+    d.resolve(status());
+    await started;
+    await flush();
+    expect(root.querySelector(".backend h2")!.textContent).toBe("hermes");
+    expect(root.querySelector(".glance")!.textContent).toContain("1 backend ready");
+    expect(root.querySelector(".uptime")!.textContent).toBe("up 3m 12s");
+  });
+
+  it("loads the first 500 log lines of each backend once, then relies on events", async () => {
+    const f = fakeApi(status([backend(), backend({ name: "research" })]));
+    const { app } = await mount(f.api);
+    expect(f.api.Logs).toHaveBeenCalledTimes(2);
+    expect(f.api.Logs).toHaveBeenCalledWith("hermes", 0, 500);
+    expect(f.api.Logs).toHaveBeenCalledWith("research", 0, 500);
+    f.emitStatus(status([backend(), backend({ name: "research" })]));
+    await flush();
+    expect(f.api.Logs).toHaveBeenCalledTimes(2);
+    expect(f.api.Status).toHaveBeenCalledTimes(1);
+    expect(app.state.load.kind).toBe("ready");
+  });
+
+  it("shows the error with a Retry button that tries again", async () => {
+    const f = fakeApi();
+    f.api.Status.mockRejectedValueOnce("control socket refused the connection");
+    const { root } = await mount(f.api);
+    expect(root.textContent).toContain("could not read its status");
+    expect(root.textContent).toContain("control socket refused the connection");
+    const retry = byText(root, "button", "Retry");
+    expect(retry).not.toBeNull();
+    click(retry);
+    await flush();
+    expect(f.api.Status).toHaveBeenCalledTimes(2);
+    expect(root.querySelector(".backend")).not.toBeNull();
+    expect(root.textContent).not.toContain("could not read its status");
+  });
+
+  it("unsubscribes from every event on destroy", async () => {
+    const f = fakeApi();
+    const { app } = await mount(f.api);
+    expect(f.listeners()).toBe(3);
+    app.destroy();
+    expect(f.listeners()).toBe(0);
+  });
+});
+
+describe("backend cards", () => {
+  it("a failed backend shows its error, log tail and a Try again button that restarts it", async () => {
+    const f = fakeApi(
+      status([
+        backend({ name: "research", state: "failed", pid: 0, url: undefined, port: 0, last_error: "exited with status 1 five times", log_tail: ["Traceback", "ModuleNotFoundError: feedparser"] }),
+      ]),
+    );
+    const { root } = await mount(f.api);
+    const card = root.querySelector(".backend")!;
+    expect(card.querySelector(".badge")!.textContent).toBe("Failed");
+    expect(card.textContent).toContain("exited with status 1 five times");
+    expect(card.querySelector(".log-tail")!.textContent).toBe("Traceback\nModuleNotFoundError: feedparser");
+    const again = byText(card as HTMLElement, "button", "Try again");
+    expect(again).not.toBeNull();
+    click(again);
+    await flush();
+    expect(f.api.Restart).toHaveBeenCalledWith("research");
+  });
+
+  it("a ready backend has Restart and Stop but no Try again", async () => {
+    const f = fakeApi();
+    const { root } = await mount(f.api);
+    const labels = Array.from(root.querySelectorAll(".backend .card-actions button")).map((b) => b.textContent);
+    expect(labels).toEqual(["Restart", "Stop"]);
+    expect(byText(root, "button", "Try again")).toBeNull();
+    expect(root.querySelector(".command-text")!.textContent).toBe("hermes serve --port 0");
+  });
+
+  it("a stopped backend offers Start", async () => {
+    const f = fakeApi(status([backend({ state: "stopped", pid: 0, url: undefined })]));
+    const { root } = await mount(f.api);
+    click(byText(root, ".backend button", "Start"));
+    await flush();
+    expect(f.api.StartBackend).toHaveBeenCalledWith("hermes");
+  });
+
+  it("clicking the local URL calls OpenURL", async () => {
+    const f = fakeApi();
+    const { root } = await mount(f.api);
+    const link = root.querySelector('[data-action="open-url"]');
+    expect(link!.textContent).toContain("http://127.0.0.1:43817/");
+    click(link);
+    await flush();
+    expect(f.api.OpenURL).toHaveBeenCalledWith("http://127.0.0.1:43817/");
+  });
+
+  it("shows a busy button while the call is pending and its error inline after", async () => {
+    const f = fakeApi();
+    const d = deferred<void>();
+    f.api.StopBackend.mockReturnValueOnce(d.promise);
+    const { root } = await mount(f.api);
+    click(byText(root, ".backend button", "Stop"));
+    const busy = root.querySelector<HTMLButtonElement>('.backend [data-action="stop"]')!;
+    expect(busy.disabled).toBe(true);
+    expect(busy.getAttribute("aria-busy")).toBe("true");
+    expect(busy.textContent).toBe("Stopping…");
+    expect(root.querySelector<HTMLButtonElement>('.backend [data-action="restart"]')!.disabled).toBe(true);
+    // A second click while pending does nothing.
+    click(busy);
+    expect(f.api.StopBackend).toHaveBeenCalledTimes(1);
+    d.reject("backend is busy restarting");
+    await flush();
+    const stop = root.querySelector<HTMLButtonElement>('.backend [data-action="stop"]')!;
+    expect(stop.disabled).toBe(false);
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("backend is busy restarting");
+  });
+
+  it("updates from status events", async () => {
+    const f = fakeApi(status([backend({ state: "starting", ready_at: undefined })]));
+    const { root } = await mount(f.api);
+    expect(root.querySelector(".backend .badge")!.classList.contains("pulse")).toBe(true);
+    f.emitStatus(status([backend({ restarts: 2 })]));
+    expect(root.querySelector(".backend .badge")!.textContent).toBe("Ready");
+    expect(byText(root, ".fact", "Restarts")!.textContent).toBe("Restarts2");
+  });
+
+  it("shows an empty state without backends", async () => {
+    const { root } = await mount(fakeApi(status([])).api);
+    expect(root.textContent).toContain("No backend running");
+  });
+});
+
+describe("process tree", () => {
+  it("renders the indented tree, totals and duplicates", async () => {
+    const tree = {
+      sampled_at: "2024-05-01T10:03:10Z",
+      count: 4,
+      rss_bytes: 40 * 1024 * 1024,
+      fds: 212,
+      nofile_soft: 4096,
+      processes: [
+        { pid: 4100, ppid: 4099, argv: ["hermes", "serve"], rss_bytes: 1024 * 1024, fds: 10, started: "2024-05-01T10:00:00Z" },
+        { pid: 4101, ppid: 4100, argv: ["mimir", "--db", "x"], rss_bytes: 2048, fds: 5, started: "2024-05-01T10:01:10Z" },
+        { pid: 4102, ppid: 4100, argv: ["mimir", "--db", "x"], rss_bytes: 2048, fds: 5, started: "2024-05-01T10:01:10Z" },
+        { pid: 4200, ppid: 4190, argv: ["git", "daemon"], rss_bytes: 2048, fds: 5, started: "2024-05-01T10:01:10Z" },
+      ],
+      duplicates: [{ argv: ["mimir", "--db", "x"], count: 2, pids: [4101, 4102] }],
+      warnings: [{ kind: "fd-pressure" as const, message: "Open files are close to the limit" }],
+    };
+    const { root } = await mount(fakeApi(status([backend({ tree })])).api, "tree");
+    const rows = Array.from(root.querySelectorAll(".proc-table tbody tr"));
+    expect(rows.map((r) => r.querySelector("td")!.textContent)).toEqual(["4100", "4101", "4102", "4200"]);
+    expect(rows[1].classList.contains("is-dup")).toBe(true);
+    expect(rows[3].classList.contains("is-orphan")).toBe(true);
+    expect((rows[1].querySelector(".tree-cell") as HTMLElement).style.getPropertyValue("--depth")).toBe("1");
+    expect(rows[0].textContent).toContain("3m"); // age at sample time
+    expect(root.querySelector(".totals")!.textContent).toContain("212 / 4096");
+    expect(root.querySelector(".totals")!.textContent).toContain("40.0 MB");
+    expect(root.querySelector(".dups")!.textContent).toContain("2× mimir --db x");
+    expect(root.querySelector(".banner-error")!.textContent).toContain("Open files are close to the limit");
+  });
+
+  it("says when there is nothing to show", async () => {
+    const { root } = await mount(fakeApi(status([backend({ state: "stopped", pid: 0 })])).api, "tree");
+    expect(root.textContent).toContain("No backend running");
+    const f2 = await mount(
+      fakeApi(status([backend({ tree: { sampled_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: [], duplicates: [], warnings: [] } })])).api,
+      "tree",
+    );
+    expect(f2.root.textContent).toContain("No child processes");
+  });
+});
+
+describe("logs", () => {
+  it("merges the initial Logs() with overlapping events, filters and tints streams", async () => {
+    const f = fakeApi();
+    f.api.Logs.mockResolvedValueOnce([line(1, "boot"), line(2, "Error: disk", { stream: "stderr" })]);
+    const { root } = await mount(f.api, "logs");
+    f.emitLogs([line(2, "Error: disk", { stream: "stderr" }), line(3, "launcher says hi", { stream: "launcher" })]);
+    await flush();
+    const texts = () => Array.from(root.querySelectorAll(".log-line .log-text")).map((e) => e.textContent);
+    expect(texts()).toEqual(["boot", "Error: disk", "launcher says hi"]);
+    expect(root.querySelectorAll(".log-line.stream-stderr")).toHaveLength(1);
+    expect(root.querySelectorAll(".log-line.stream-launcher")).toHaveLength(1);
+    const input = root.querySelector<HTMLInputElement>('[data-input="log-filter"]')!;
+    input.value = "DISK";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    expect(texts()).toEqual(["Error: disk"]);
+    expect(root.querySelector(".log-line mark")!.textContent).toBe("disk");
+    expect(root.querySelector(".log-count")!.textContent).toBe("1 of 3 lines");
+    input.value = "nothing-like-this";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    expect(root.textContent).toContain("No matching lines");
+  });
+
+  it("pauses auto-scroll when the user scrolls up and offers Jump to latest", async () => {
+    const f = fakeApi();
+    f.api.Logs.mockResolvedValueOnce([line(1, "a"), line(2, "b")]);
+    const { root, app } = await mount(f.api, "logs");
+    const scroller = root.querySelector<HTMLElement>(".log-scroll")!;
+    Object.defineProperty(scroller, "scrollHeight", { configurable: true, value: 1000 });
+    Object.defineProperty(scroller, "clientHeight", { configurable: true, value: 300 });
+    scroller.scrollTop = 100; // far from the bottom (700)
+    scroller.dispatchEvent(new Event("scroll"));
+    expect(app.state.logFollow).toBe(false);
+    expect(root.querySelector(".jump")!.textContent).toBe("Jump to latest");
+    f.emitLogs([line(3, "c"), line(4, "d")]);
+    expect(root.querySelector(".jump")!.textContent).toBe("2 new · Jump to latest");
+    expect(scroller.scrollTop).toBe(100); // left where the user put it
+    click(root.querySelector(".jump"));
+    expect(app.state.logFollow).toBe(true);
+    expect(root.querySelector(".jump")).toBeNull();
+    expect(scroller.scrollTop).toBe(700);
+  });
+
+  it("keeps only the newest 2000 lines", async () => {
+    const f = fakeApi();
+    const { app } = await mount(f.api, "logs");
+    f.emitLogs(Array.from({ length: 2100 }, (_, i) => line(i + 1, `l${i + 1}`)));
+    expect(app.state.logs.size).toBe(2000);
+    expect(app.state.logs.lines()[0].text).toBe("l101");
+  });
+
+  it("opens the log folder and shows its error inline", async () => {
+    const f = fakeApi();
+    f.api.OpenLogFolder.mockRejectedValueOnce("no file manager");
+    const { root } = await mount(f.api, "logs");
+    click(byText(root, "button", "Open log folder"));
+    await flush();
+    expect(f.api.OpenLogFolder).toHaveBeenCalledTimes(1);
+    expect(root.querySelector(".inline-error")!.textContent).toBe("no file manager");
+  });
+
+  it("shows a backend selector only with more than one backend", async () => {
+    const one = await mount(fakeApi().api, "logs");
+    one.app.addLogs([line(1, "x")]);
+    expect(one.root.querySelector('[data-input="log-backend"]')).toBeNull();
+    const two = await mount(fakeApi(status([backend(), backend({ name: "research" })])).api, "logs");
+    two.app.addLogs([line(1, "x")]);
+    expect(two.root.querySelector('[data-input="log-backend"]')).not.toBeNull();
+  });
+});
+
+describe("boot reap", () => {
+  it("shows the boot report with plain-word reasons", async () => {
+    const { root } = await mount(fakeApi(status([backend()], { boot_reap: report() })).api, "reap");
+    expect(root.querySelector(".summary")!.textContent).toBe("Reaped 2, spared 3 — scanned 412 processes in 21 ms");
+    expect(root.textContent).toContain("Its launcher has exited");
+    expect(root.textContent).toContain("Its launcher exited.");
+    expect(root.querySelector(".cmd-trunc")!.getAttribute("title")).toBe("hermes serve");
+  });
+
+  it("scans (dry run), asks, and reaps only after Confirm", async () => {
+    const f = fakeApi();
+    f.api.ScanOrphans.mockResolvedValueOnce(
+      report({ dry_run: true, decisions: [
+        { pid: 21, action: "would-reap", reason: "owner-dead", detail: "gone", cmdline: ["a"] },
+        { pid: 22, action: "would-reap", reason: "brand-new", detail: "new", cmdline: ["b"] },
+        { pid: 23, action: "spared", reason: "self", detail: "me", cmdline: ["c"] },
+      ] }),
+    );
+    const { root } = await mount(f.api, "reap");
+    expect(root.textContent).toContain("No reap has run yet");
+    click(byText(root, "button", "Scan now"));
+    await flush();
+    expect(f.api.ScanOrphans).toHaveBeenCalledTimes(1);
+    expect(f.api.ReapOrphans).not.toHaveBeenCalled();
+    expect(root.querySelector(".confirm-title")!.textContent).toBe("Reap these 2 processes?");
+    expect(root.querySelectorAll(".confirm tbody tr")).toHaveLength(2);
+    expect(root.querySelector(".confirm")!.textContent).toContain("brand-new");
+    click(byText(root, ".confirm button", "Reap 2 processes"));
+    await flush();
+    expect(f.api.ReapOrphans).toHaveBeenCalledTimes(1);
+    expect(f.api.ReapOrphans).toHaveBeenCalledWith([21, 22]);
+    expect(root.querySelector(".confirm")).toBeNull();
+    expect(root.textContent).toContain("2 processes were stopped.");
+    expect(root.querySelector(".card h2")!.textContent).toBe("Last reap");
+  });
+
+  it("Cancel leaves everything running", async () => {
+    const f = fakeApi();
+    f.api.ScanOrphans.mockResolvedValueOnce(report({ dry_run: true, decisions: [{ pid: 21, action: "would-reap", reason: "owner-dead", detail: "", cmdline: [] }] }));
+    const { root } = await mount(f.api, "reap");
+    click(byText(root, "button", "Scan now"));
+    await flush();
+    expect(root.querySelector(".confirm-title")!.textContent).toBe("Reap this process?");
+    click(byText(root, ".confirm button", "Cancel"));
+    await flush();
+    expect(root.querySelector(".confirm")).toBeNull();
+    expect(f.api.ReapOrphans).not.toHaveBeenCalled();
+  });
+
+  it("says so plainly when the dry run finds nothing", async () => {
+    const f = fakeApi();
+    f.api.ScanOrphans.mockResolvedValueOnce(report({ dry_run: true, scanned: 90, decisions: [] }));
+    const { root } = await mount(f.api, "reap");
+    click(byText(root, "button", "Scan now"));
+    await flush();
+    expect(root.textContent).toContain("Nothing to reap.");
+    expect(root.textContent).toContain("No leftover processes were found among 90 processes.");
+    expect(root.querySelector(".confirm")).toBeNull();
+  });
+
+  it("shows a later reap event instead of the boot report", async () => {
+    const f = fakeApi(status([backend()], { boot_reap: report() }));
+    const { root } = await mount(f.api, "reap");
+    f.emitReap(report({ scanned: 7, decisions: [] }));
+    expect(root.querySelector(".summary")!.textContent).toBe("Reaped nothing — scanned 7 processes in 21 ms");
+  });
+});
+
+describe("settings", () => {
+  const type = (root: HTMLElement, field: string, value: string) => {
+    const input = root.querySelector<HTMLInputElement>(`[data-field="${field}"]`)!;
+    input.value = value;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  };
+  const submit = (root: HTMLElement) => root.querySelector("form")!.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+
+  it("shows defaults as placeholders and notices as banners", async () => {
+    const f = fakeApi(status([backend()], { notices: ["config.json was invalid and was set aside"] }));
+    f.api.GetSettings.mockResolvedValueOnce(settingsView({ backend_command: "" }, "Using defaults"));
+    const { root } = await mount(f.api, "settings");
+    expect(root.querySelector<HTMLInputElement>('[data-field="backend_command"]')!.placeholder).toBe("hermes serve");
+    const banners = Array.from(root.querySelectorAll(".banner-warn")).map((b) => b.textContent);
+    expect(banners).toEqual(["Using defaults", "config.json was invalid and was set aside"]);
+    expect(root.querySelector<HTMLButtonElement>('[data-action="settings-save"]')!.disabled).toBe(true);
+  });
+
+  it("shows a notice that comes from both places once", async () => {
+    const f = fakeApi(status([backend()], { notices: ["defaults are in use"] }));
+    f.api.GetSettings.mockResolvedValueOnce(settingsView({}, "defaults are in use"));
+    const { root } = await mount(f.api, "settings");
+    expect(root.querySelectorAll(".banner-warn")).toHaveLength(1);
+  });
+
+  it("validates before saving and does not call SaveSettings on bad input", async () => {
+    const f = fakeApi();
+    const { root } = await mount(f.api, "settings");
+    type(root, "grace", "five seconds");
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings).not.toHaveBeenCalled();
+    expect(root.querySelector(".field.has-error .field-error")!.textContent).toContain("Use a duration like 5s");
+    type(root, "grace", "7s");
+    expect(root.querySelector(".field.has-error")).toBeNull();
+  });
+
+  it("saves and says to restart the backend", async () => {
+    const f = fakeApi();
+    const { root } = await mount(f.api, "settings");
+    type(root, "grace", " 7s ");
+    expect(root.querySelector(".field .chip-accent")).not.toBeNull();
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings).toHaveBeenCalledWith({ ...settingsView().settings, grace: "7s" });
+    expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart the backend to apply");
+  });
+
+  it("shows the Go side's validation message next to the form", async () => {
+    const f = fakeApi();
+    f.api.SaveSettings.mockRejectedValueOnce("ready_regex: needs a capture group");
+    const { root } = await mount(f.api, "settings");
+    type(root, "health_path", "/healthz");
+    submit(root);
+    await flush();
+    expect(root.querySelector(".save-result.bad")!.textContent).toBe("ready_regex: needs a capture group");
+  });
+
+  it("Reset to defaults fills the form with the defaults", async () => {
+    const f = fakeApi();
+    f.api.GetSettings.mockResolvedValueOnce(settingsView({ grace: "9s", start_at_login: true }));
+    const { root } = await mount(f.api, "settings");
+    click(byText(root, "button", "Reset to defaults"));
+    expect(root.querySelector<HTMLInputElement>('[data-field="grace"]')!.value).toBe("5s");
+    expect(root.querySelector<HTMLInputElement>('[data-field="start_at_login"]')!.checked).toBe(false);
+    expect(f.api.SaveSettings).not.toHaveBeenCalled();
+  });
+
+  it("offers Retry when settings cannot be loaded", async () => {
+    const f = fakeApi();
+    f.api.GetSettings.mockRejectedValueOnce("config unreadable");
+    const { root } = await mount(f.api, "settings");
+    expect(root.textContent).toContain("config unreadable");
+    click(byText(root, "button", "Retry"));
+    await flush();
+    expect(f.api.GetSettings).toHaveBeenCalledTimes(2);
+    expect(root.querySelector("form")).not.toBeNull();
+  });
+});
+
+describe("header", () => {
+  it("Quit calls Quit and shows its error inline", async () => {
+    const f = fakeApi();
+    f.api.Quit.mockRejectedValueOnce("backends did not stop in time");
+    const { root } = await mount(f.api);
+    click(root.querySelector('[data-action="quit"]'));
+    await flush();
+    expect(f.api.Quit).toHaveBeenCalledTimes(1);
+    expect(root.querySelector(".topbar .inline-error")!.textContent).toBe("backends did not stop in time");
+  });
+
+  it("switches tabs from the sidebar", async () => {
+    const { root, app } = await mount(fakeApi().api);
+    click(root.querySelector('[data-tab="logs"]'));
+    expect(app.state.tab).toBe("logs");
+    expect(root.querySelector(".page-title")!.textContent).toBe("Logs");
+    expect(root.querySelector('[data-tab="logs"]')!.getAttribute("aria-selected")).toBe("true");
+  });
+});

@@ -1,0 +1,133 @@
+// Test fixtures and a fake HermesAPI (no Wails needed).
+import { vi } from "vitest";
+import type {
+  BackendStatus,
+  HermesAPI,
+  LogLine,
+  ReapReport,
+  Settings,
+  SettingsView,
+  Status,
+} from "../src/types";
+
+export function backend(over: Partial<BackendStatus> = {}): BackendStatus {
+  return {
+    name: "hermes",
+    state: "ready",
+    pid: 4100,
+    port: 43817,
+    url: "http://127.0.0.1:43817/",
+    restarts: 0,
+    command: ["hermes", "serve", "--port", "0"],
+    started_at: "2024-05-01T10:00:00Z",
+    ready_at: "2024-05-01T10:00:02Z",
+    tree: null,
+    ...over,
+  };
+}
+
+export function status(backends: BackendStatus[] = [backend()], over: Partial<Status> = {}): Status {
+  return {
+    instance: { pid: 4000, state_dir: "/tmp/state", nonce: "n1", mode: "gui", version: "1.2.3", started_at: "2024-05-01T09:59:00Z" },
+    backends,
+    boot_reap: null,
+    notices: [],
+    ...over,
+  };
+}
+
+export function line(seq: number, text: string, over: Partial<LogLine> = {}): LogLine {
+  const t = new Date(Date.UTC(2024, 4, 1, 10, 0, 0) + seq * 1000).toISOString();
+  return { seq, time: t, backend: "hermes", stream: "stdout", text, ...over };
+}
+
+export function report(over: Partial<ReapReport> = {}): ReapReport {
+  return {
+    started_at: "2024-05-01T09:59:00Z",
+    dry_run: false,
+    scanned: 412,
+    elapsed_ms: 21,
+    decisions: [
+      { pid: 11, action: "reaped", reason: "owner-dead", detail: "Its launcher exited.", cmdline: ["hermes", "serve"] },
+      { pid: 12, action: "reaped", reason: "orphan-no-record", detail: "No record.", cmdline: ["mimir", "--db", "x"] },
+      { pid: 13, action: "spared", reason: "too-young", detail: "Too new.", cmdline: ["a"] },
+      { pid: 14, action: "spared", reason: "ssh-lock", detail: "SSH.", cmdline: ["ssh"] },
+      { pid: 15, action: "spared", reason: "self", detail: "Me.", cmdline: ["hermes-desktop"] },
+    ],
+    ...over,
+  };
+}
+
+export const defaults: Settings = {
+  backend_command: "hermes serve",
+  ready_regex: "READY port=(\\d+)",
+  health_path: "/api/health",
+  grace: "5s",
+  min_orphan_age: "3m0s",
+  start_at_login: false,
+};
+
+export function settingsView(over: Partial<Settings> = {}, notice?: string): SettingsView {
+  return { settings: { ...defaults, ...over }, defaults, path: "/home/u/.config/hermes-desktop/config.json", notice };
+}
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (v: T) => void;
+  reject: (e: unknown) => void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A fake engine: every method is a vi.fn; events are fired with emit*. */
+export function fakeApi(st: Status = status()) {
+  const statusCbs: ((s: Status) => void)[] = [];
+  const logCbs: ((l: LogLine[]) => void)[] = [];
+  const reapCbs: ((r: ReapReport) => void)[] = [];
+  const api = {
+    Status: vi.fn(async () => st),
+    Restart: vi.fn(async (_name: string) => {}),
+    StartBackend: vi.fn(async (_name: string) => {}),
+    StopBackend: vi.fn(async (_name: string) => {}),
+    Logs: vi.fn(async (_n: string, _a: number, _m: number): Promise<LogLine[]> => []),
+    OpenURL: vi.fn(async (_url: string) => {}),
+    OpenLogFolder: vi.fn(async () => {}),
+    ScanOrphans: vi.fn(async (): Promise<ReapReport> => report({ dry_run: true })),
+    ReapOrphans: vi.fn(async (_pids: number[]): Promise<ReapReport> => report()),
+    GetSettings: vi.fn(async (): Promise<SettingsView> => settingsView()),
+    SaveSettings: vi.fn(async (s: Settings): Promise<SettingsView> => ({ ...settingsView(), settings: s })),
+    Quit: vi.fn(async () => {}),
+    onStatus: vi.fn((cb: (s: Status) => void) => {
+      statusCbs.push(cb);
+      return () => statusCbs.splice(statusCbs.indexOf(cb), 1);
+    }),
+    onLogs: vi.fn((cb: (l: LogLine[]) => void) => {
+      logCbs.push(cb);
+      return () => logCbs.splice(logCbs.indexOf(cb), 1);
+    }),
+    onReap: vi.fn((cb: (r: ReapReport) => void) => {
+      reapCbs.push(cb);
+      return () => reapCbs.splice(reapCbs.indexOf(cb), 1);
+    }),
+  } satisfies HermesAPI;
+  return {
+    api,
+    emitStatus: (s: Status) => statusCbs.forEach((c) => c(s)),
+    emitLogs: (l: LogLine[]) => logCbs.forEach((c) => c(l)),
+    emitReap: (r: ReapReport) => reapCbs.forEach((c) => c(r)),
+    listeners: () => statusCbs.length + logCbs.length + reapCbs.length,
+  };
+}
+
+/** Lets pending promise callbacks run. */
+export async function flush(times = 5): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((r) => setTimeout(r, 0));
+}

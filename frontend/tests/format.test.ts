@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import {
+  errorMessage,
+  formatAge,
+  formatBytes,
+  formatCount,
+  formatDuration,
+  formatUptime,
+  parseTime,
+  plural,
+  shellJoin,
+  shellQuote,
+  truncate,
+} from "../src/format";
+
+// A port of backend.SplitCommand, to check that shellJoin round-trips.
+function split(s: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === " " || c === "\t" || c === "\n") {
+      if (inWord) out.push(cur);
+      cur = "";
+      inWord = false;
+    } else if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end < 0) throw new Error("unterminated");
+      cur += s.slice(i + 1, end);
+      i = end;
+      inWord = true;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (; j < s.length && s[j] !== '"'; j++) {
+        if (s[j] === "\\" && j + 1 < s.length && (s[j + 1] === '"' || s[j + 1] === "\\")) j++;
+        cur += s[j];
+      }
+      i = j;
+      inWord = true;
+    } else if (c === "\\") {
+      cur += s[++i];
+      inWord = true;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (inWord) out.push(cur);
+  return out;
+}
+
+describe("formatDuration", () => {
+  it.each([
+    [0, "0s"],
+    [999, "0s"],
+    [12_000, "12s"],
+    [59_999, "59s"],
+    [60_000, "1m 0s"],
+    [192_000, "3m 12s"],
+    [3_600_000, "1h 0m"],
+    [2 * 3_600_000 + 5 * 60_000 + 59_000, "2h 5m"],
+    [86_400_000, "1d 0h"],
+    [3 * 86_400_000 + 4 * 3_600_000, "3d 4h"],
+  ])("%i ms -> %s", (ms, want) => {
+    expect(formatDuration(ms)).toBe(want);
+  });
+
+  it("reads negative and invalid spans as 0s", () => {
+    expect(formatDuration(-5000)).toBe("0s");
+    expect(formatDuration(NaN)).toBe("0s");
+  });
+});
+
+describe("formatAge", () => {
+  it.each([
+    [45_000, "45s"],
+    [120_000, "2m"],
+    [179_000, "2m"],
+    [3 * 3_600_000, "3h"],
+    [50 * 3_600_000, "2d"],
+  ])("%i ms -> %s", (ms, want) => expect(formatAge(ms)).toBe(want));
+});
+
+describe("formatUptime", () => {
+  const now = Date.parse("2024-05-01T10:03:14Z");
+  it("counts from ready_at when ready", () => {
+    expect(formatUptime({ state: "ready", started_at: "2024-05-01T10:00:00Z", ready_at: "2024-05-01T10:00:02Z" }, now)).toBe("up 3m 12s");
+  });
+  it("counts from started_at while starting", () => {
+    expect(formatUptime({ state: "starting", started_at: "2024-05-01T10:03:00Z" }, now)).toBe("starting for 14s");
+  });
+  it("is empty for stopped and failed backends and missing times", () => {
+    expect(formatUptime({ state: "stopped", started_at: "2024-05-01T10:00:00Z" }, now)).toBe("");
+    expect(formatUptime({ state: "failed", ready_at: "2024-05-01T10:00:00Z" }, now)).toBe("");
+    expect(formatUptime({ state: "ready" }, now)).toBe("");
+  });
+  it("treats Go's zero time as missing", () => {
+    expect(parseTime("0001-01-01T00:00:00Z")).toBeNaN();
+    expect(formatUptime({ state: "ready", ready_at: "0001-01-01T00:00:00Z" }, now)).toBe("");
+  });
+});
+
+describe("formatBytes", () => {
+  it.each([
+    [0, "0 B"],
+    [512, "512 B"],
+    [1023, "1023 B"],
+    [1024, "1.0 KB"],
+    [1536, "1.5 KB"],
+    [38.2 * 1024 * 1024, "38.2 MB"],
+    [120 * 1024 * 1024, "120 MB"],
+    [1023.97 * 1024, "1.0 MB"],
+    [1.5 * 1024 ** 3, "1.5 GB"],
+    [2 * 1024 ** 4, "2.0 TB"],
+  ])("%d -> %s", (n, want) => expect(formatBytes(n)).toBe(want));
+
+  it("shows a dash for nonsense", () => {
+    expect(formatBytes(-1)).toBe("—");
+    expect(formatBytes(NaN)).toBe("—");
+  });
+});
+
+describe("shellJoin", () => {
+  it("leaves plain words alone", () => {
+    expect(shellJoin(["hermes", "serve", "--port", "0", "--host=127.0.0.1", "/a/b.db"])).toBe("hermes serve --port 0 --host=127.0.0.1 /a/b.db");
+  });
+  it("quotes what a shell would read differently", () => {
+    expect(shellQuote("")).toBe("''");
+    expect(shellQuote("two words")).toBe("'two words'");
+    expect(shellQuote("$HOME")).toBe("'$HOME'");
+    expect(shellQuote("~/x")).toBe("'~/x'");
+    expect(shellQuote("a*")).toBe("'a*'");
+    expect(shellQuote('say "hi"')).toBe(`'say "hi"'`);
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  });
+  it("matches Go's JoinCommand on a mixed command", () => {
+    expect(shellJoin(["hermes", "serve", "--title", "Hermes (default)", "--note", "it's", ""])).toBe(
+      `hermes serve --title 'Hermes (default)' --note 'it'\\''s' ''`,
+    );
+  });
+  it("round-trips through SplitCommand's rules", () => {
+    const cases = [
+      ["a", "b c", "", "it's", 'q"uote', "back\\slash", "tab\tnew\nline", "$(x)", "#c", "x;y|z&"],
+      ["only"],
+      ["''", "'"],
+    ];
+    for (const argv of cases) expect(split(shellJoin(argv))).toEqual(argv);
+  });
+  it("handles missing argv", () => {
+    expect(shellJoin(null)).toBe("");
+    expect(shellJoin([])).toBe("");
+  });
+});
+
+describe("small helpers", () => {
+  it("formats counts with separators", () => {
+    expect(formatCount(0)).toBe("0");
+    expect(formatCount(999)).toBe("999");
+    expect(formatCount(1234567)).toBe("1,234,567");
+  });
+  it("pluralizes", () => {
+    expect(plural(1, "backend")).toBe("1 backend");
+    expect(plural(2, "backend")).toBe("2 backends");
+    expect(plural(0, "process", "processes")).toBe("0 processes");
+  });
+  it("gets a message out of any rejection", () => {
+    expect(errorMessage("boom")).toBe("boom");
+    expect(errorMessage(new Error("bad input"))).toBe("bad input");
+    expect(errorMessage({ message: "from object" })).toBe("from object");
+    expect(errorMessage(undefined)).toBe("Something went wrong");
+    expect(errorMessage("  ")).toBe("Something went wrong");
+  });
+  it("truncates with an ellipsis", () => {
+    expect(truncate("abcdef", 10)).toBe("abcdef");
+    expect(truncate("abcdef", 4)).toBe("abc…");
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { actionLabel, actionTone, reasonLabel, stateLabel, stateTone } from "../src/reasons";
+
+const WORDS = [
+  "owned", "owner-dead", "orphan-no-record", "too-young", "not-orphan", "ssh-lock", "gateway-pidfile",
+  "service-managed", "excluded-env", "other-user", "ancestor", "self", "fixed-port", "not-loopback",
+  "identity-mismatch", "fail-closed",
+];
+
+describe("reasonLabel", () => {
+  it("has a plain label for every reason word the reaper uses", () => {
+    for (const w of WORDS) {
+      const label = reasonLabel(w);
+      expect(label, w).not.toBe(w);
+      expect(label.length, w).toBeGreaterThan(3);
+      expect(label, w).not.toMatch(/-/);
+    }
+    expect(new Set(WORDS.map(reasonLabel)).size).toBe(WORDS.length);
+  });
+  it("gives specific wording", () => {
+    expect(reasonLabel("owner-dead")).toBe("Its launcher has exited");
+    expect(reasonLabel("too-young")).toBe("Too new to judge");
+    expect(reasonLabel("fail-closed")).toBe("Could not verify; left alone");
+  });
+  it("shows unknown words as they are, including prototype names", () => {
+    expect(reasonLabel("brand-new-reason")).toBe("brand-new-reason");
+    expect(reasonLabel("constructor")).toBe("constructor");
+    expect(reasonLabel("")).toBe("");
+  });
+});
+
+describe("action and state labels", () => {
+  it("labels actions", () => {
+    expect(actionLabel("would-reap")).toBe("Would reap");
+    expect(actionLabel("reaped")).toBe("Reaped");
+    expect(actionLabel("mystery")).toBe("mystery");
+    expect(actionTone("failed")).toBe("bad");
+    expect(actionTone("spared")).toBe("idle");
+  });
+  it("colours states", () => {
+    expect(stateTone("ready")).toBe("ok");
+    expect(stateTone("starting")).toBe("busy");
+    expect(stateTone("restarting")).toBe("busy");
+    expect(stateTone("failed")).toBe("bad");
+    expect(stateTone("stopped")).toBe("idle");
+    expect(stateLabel("restarting")).toBe("Restarting");
+  });
+});

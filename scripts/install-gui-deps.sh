@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that the Wails GUI build (cgo + GTK3 +
+# WebKitGTK 4.0) and the headless GUI smoke test (Xvfb + D-Bus + screenshot)
+# need, skipping those already installed. Debian 12; safe to run repeatedly.
+set -euo pipefail
+
+pkgs=(
+	gcc libc6-dev pkg-config     # cgo and the pkg-config lookups of wails' GTK code
+	libgtk-3-dev                 # gtk+-3.0
+	libwebkit2gtk-4.0-dev        # webkit2gtk-4.0: wails v2's default (no webkit2_41 tag)
+	xvfb xauth                   # xvfb-run needs xauth; xvfb only recommends it
+	dbus dbus-x11                # dbus-run-session (session bus for the tray's D-Bus
+	                             # StatusNotifierItem and GTK), dbus-launch
+	libgl1-mesa-dri              # software GL for WebKit under Xvfb (no GPU)
+	fonts-dejavu-core            # some font, so pages render text
+	imagemagick                  # `import -window root` for the smoke test screenshot
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	# Installed means status "install ok installed", not just known to dpkg.
+	if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "gui deps: all ${#pkgs[@]} packages already installed"
+	exit 0
+fi
+
+# Root runs apt-get itself (CI); anyone else goes through sudo if there is one.
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "gui deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+	sudo=(sudo)
+fi
+
+echo "gui deps: installing ${missing[*]}"
+# `env` carries DEBIAN_FRONTEND through sudo, which resets the environment.
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+echo "gui deps: done"
