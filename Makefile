@@ -113,10 +113,11 @@ fuzz-short fuzz:
 
 fuzz: FUZZTIME := 1m
 
-cross:
+cross: $(STATICCHECK)
 	@for os in $(CROSS_OS); do \
-		echo "GOOS=$$os vet + build"; \
+		echo "GOOS=$$os vet + staticcheck + build"; \
 		GOOS=$$os CGO_ENABLED=0 $(GO) vet ./... ; \
+		GOOS=$$os CGO_ENABLED=0 $(STATICCHECK) ./... ; \
 		GOOS=$$os CGO_ENABLED=0 $(GO) build -o /dev/null ./... ; \
 	done
 	@echo "GOOS=windows vet of the desktop build"
@@ -125,6 +126,7 @@ cross:
 bench:
 	$(GO) run ./bench/parentdeath
 	$(GO) run ./bench/reapscan
+	$(GO) run ./bench/sampler
 
 clean:
 	rm -rf bin build/bin $(ARTIFACTS) frontend/dist

@@ -1,5 +1,7 @@
 package main
 
+//lint:file-ignore U1000 the App's wiring is used by the desktop build (gui_desktop.go, tag "desktop") and its tests, not by a plain headless build for other OSes
+
 import (
 	"context"
 	"errors"

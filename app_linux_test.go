@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -171,7 +172,7 @@ func TestAppSettingsRoundTrip(t *testing.T) {
 	app, _, _ := startApp(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	v, err := app.GetSettings()
-	if err != nil || v.Settings != (backend.Settings{}) || v.Defaults.HealthPath != "/api/health" {
+	if err != nil || !reflect.DeepEqual(v.Settings, backend.Settings{}) || v.Defaults.HealthPath != "/api/health" {
 		t.Fatalf("GetSettings: %+v, %v", v, err)
 	}
 	if _, err := app.SaveSettings(backend.Settings{Grace: "soon"}); err == nil {
@@ -182,7 +183,7 @@ func TestAppSettingsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := app.GetSettings()
-	if got.Settings != want {
+	if !reflect.DeepEqual(got.Settings, want) {
 		t.Errorf("settings: got %+v, want %+v", got.Settings, want)
 	}
 	entry, err := os.ReadFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "autostart", "hermes-desktop.desktop"))

@@ -11,6 +11,9 @@ import (
 	"hermes-desktop/lockfile"
 )
 
+// autostartName names the XDG autostart entry.
+const autostartName = "hermes-desktop"
+
 func autostartPath() (string, error) {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {

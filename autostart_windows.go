@@ -10,6 +10,9 @@ import (
 const runKey = `Software\Microsoft\Windows\CurrentVersion\Run`
 
 // setStartAtLogin sets (or deletes) the per-user Run value.
+// autostartName names the per-user Run value.
+const autostartName = "hermes-desktop"
+
 func setStartAtLogin(on bool, self string) error {
 	k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +32,11 @@ type runOptions struct {
 	noShim       bool
 	noBootReap   bool
 	logLevel     string
+	// Leak guard.
+	sampleInterval time.Duration
+	maxDuplicates  int
+	fdRestart      bool
+	nofileFloor    int
 	// explicit names the options given by flag or environment variable:
 	// those win over the saved settings (config.json).
 	explicit map[string]bool
@@ -39,11 +45,15 @@ type runOptions struct {
 // settingsEnv maps the options that have a saved setting to their
 // environment variables.
 var settingsEnv = map[string]string{
-	"backend-cmd":    "HERMES_DESKTOP_BACKEND_CMD",
-	"ready-regex":    "HERMES_DESKTOP_READY_REGEX",
-	"health-path":    "HERMES_DESKTOP_HEALTH_PATH",
-	"grace":          "HERMES_DESKTOP_GRACE",
-	"min-orphan-age": "HERMES_DESKTOP_MIN_ORPHAN_AGE",
+	"backend-cmd":            "HERMES_DESKTOP_BACKEND_CMD",
+	"ready-regex":            "HERMES_DESKTOP_READY_REGEX",
+	"health-path":            "HERMES_DESKTOP_HEALTH_PATH",
+	"grace":                  "HERMES_DESKTOP_GRACE",
+	"min-orphan-age":         "HERMES_DESKTOP_MIN_ORPHAN_AGE",
+	"sample-interval":        "HERMES_DESKTOP_SAMPLE_INTERVAL",
+	"max-duplicate-children": "HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN",
+	"restart-on-fd-pressure": "HERMES_DESKTOP_RESTART_ON_FD_PRESSURE",
+	"nofile-soft-limit":      "HERMES_DESKTOP_NOFILE_SOFT_LIMIT",
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -64,6 +74,10 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envDuration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
 	fs.BoolVar(&o.noShim, "no-shim", envBool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
 	fs.BoolVar(&o.noBootReap, "no-boot-reap", envBool("HERMES_DESKTOP_NO_BOOT_REAP"), "skip the reap of abandoned backends before the first spawn (env HERMES_DESKTOP_NO_BOOT_REAP)")
+	fs.DurationVar(&o.sampleInterval, "sample-interval", envDuration("HERMES_DESKTOP_SAMPLE_INTERVAL", backend.DefaultSampleInterval), "how often each backend's process tree is sampled (env HERMES_DESKTOP_SAMPLE_INTERVAL)")
+	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envInt("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
+	fs.BoolVar(&o.fdRestart, "restart-on-fd-pressure", envBool("HERMES_DESKTOP_RESTART_ON_FD_PRESSURE"), "restart a backend at 95% of its open-file limit (env HERMES_DESKTOP_RESTART_ON_FD_PRESSURE)")
+	fs.IntVar(&o.nofileFloor, "nofile-soft-limit", envInt("HERMES_DESKTOP_NOFILE_SOFT_LIMIT", backend.DefaultNofileFloor), "floor for the backends' soft open-file limit, never lowering it; 0 is off (env HERMES_DESKTOP_NOFILE_SOFT_LIMIT)")
 	fs.StringVar(&o.logLevel, "log-level", envOr("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -100,7 +114,27 @@ func (o *runOptions) applySettings(stateDir string) string {
 	}
 	takeDuration("grace", s.Grace, &o.grace)
 	takeDuration("min-orphan-age", s.MinOrphanAge, &o.minOrphanAge)
+	takeDuration("sample-interval", s.SampleInterval, &o.sampleInterval)
+	if !o.explicit["max-duplicate-children"] && s.MaxDuplicateChildren > 0 {
+		o.maxDuplicates = s.MaxDuplicateChildren
+	}
+	if !o.explicit["restart-on-fd-pressure"] && s.RestartOnFDPressure {
+		o.fdRestart = true
+	}
+	if !o.explicit["nofile-soft-limit"] && s.NofileSoftLimit != nil {
+		o.nofileFloor = *s.NofileSoftLimit
+	}
 	return notice
+}
+
+// leakGuard turns the options into the backend's leak guard configuration.
+func (o *runOptions) leakGuard() backend.LeakGuard {
+	nofile := o.nofileFloor
+	if nofile == 0 {
+		nofile = -1 // the user's "0 turns it off"
+	}
+	return backend.LeakGuard{SampleInterval: o.sampleInterval, MaxDuplicateChildren: o.maxDuplicates,
+		RestartOnFDPressure: o.fdRestart, NofileSoftLimit: nofile}
 }
 
 // config turns the flags and the saved settings into a launcher
@@ -142,6 +176,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		MinOrphanAge: o.minOrphanAge,
 		NoShim:       o.noShim,
 		NoBootReap:   o.noBootReap,
+		LeakGuard:    o.leakGuard(),
 		Version:      version,
 		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:     stdout,
@@ -255,6 +290,13 @@ func envBool(key string) bool {
 		return true
 	}
 	return false
+}
+
+func envInt(key string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return n
+	}
+	return def
 }
 
 func envDuration(key string, def time.Duration) time.Duration {

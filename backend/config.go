@@ -74,6 +74,8 @@ type Config struct {
 	// within 120 seconds.
 	MaxRestarts   int
 	RestartWindow time.Duration
+	// LeakGuard configures the tree sampler, its warnings and policies.
+	LeakGuard LeakGuard
 	// Mode is "headless" or "gui", reported in status.
 	Mode string
 	// Version is reported in status.
@@ -165,6 +167,7 @@ func (c *Config) applyDefaults() error {
 	if c.Mode == "" {
 		c.Mode = "headless"
 	}
+	c.LeakGuard.applyDefaults()
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -372,6 +372,23 @@ func (i *instance) stop() error {
 	}
 }
 
+// track adds sampled processes to the tree the teardown ends, so a
+// descendant that a killed shim would orphan is still known. Skipped when a
+// teardown holds the tree: it refreshes the tree itself.
+func (i *instance) track(ps []TreeProc) {
+	if !i.mu.TryLock() {
+		return
+	}
+	defer i.mu.Unlock()
+	if i.reaped {
+		return
+	}
+	i.tree.Prune()
+	for _, p := range ps {
+		i.tree.Add(p.id)
+	}
+}
+
 // pid returns the backend's PID, or 0 while the shim has not reported it.
 func (i *instance) backendPID() int {
 	select {

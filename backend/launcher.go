@@ -139,6 +139,11 @@ func (l *Launcher) Start() {
 	if !l.cfg.NoBootReap {
 		l.runBootReap()
 	}
+	if msg, err := applyNofileFloor(l.cfg.LeakGuard.NofileSoftLimit); err != nil {
+		l.cfg.Logger.Warn("open-file floor not applied", "err", err)
+	} else if msg != "" {
+		l.cfg.Logger.Info(msg)
+	}
 	supCtx, supCancel := context.WithCancel(context.Background())
 	l.supCancel = supCancel
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
@@ -148,16 +153,19 @@ func (l *Launcher) Start() {
 			hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
 			log: l.logs[spec.Name], adopter: l.adopter,
 		}
-		sup := newSupervisor(spec, params, l.records, policy, l.cfg.Logger, l.onStatus)
+		sup := newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
 		l.sups = append(l.sups, sup)
 		go sup.run(supCtx, true)
 	}
 }
 
-// onStatus publishes a state change and announces readiness and failure on
-// the announce writer (the headless run's stdout).
-func (l *Launcher) onStatus(st BackendStatus) {
+// onStatus publishes a status change and announces entering readiness and
+// failure on the announce writer (the headless run's stdout).
+func (l *Launcher) onStatus(st BackendStatus, entered bool) {
 	l.events.publish(Event{Kind: EventStatus, Backend: &st})
+	if !entered {
+		return
+	}
 	switch st.State {
 	case StateReady:
 		fmt.Fprintf(l.cfg.Announce, "backend %s ready pid=%d port=%d url=%s\n", st.Name, st.PID, st.Port, st.URL)

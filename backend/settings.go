@@ -24,6 +24,13 @@ type Settings struct {
 	Grace          string `json:"grace"`
 	MinOrphanAge   string `json:"min_orphan_age"`
 	StartAtLogin   bool   `json:"start_at_login"`
+
+	// Leak guard (see LeakGuard). SampleInterval "" means 5s.
+	SampleInterval       string `json:"sample_interval,omitempty"`
+	MaxDuplicateChildren int    `json:"max_duplicate_children,omitempty"`
+	RestartOnFDPressure  bool   `json:"restart_on_fd_pressure,omitempty"`
+	// NofileSoftLimit: absent means 4096; 0 turns the floor off.
+	NofileSoftLimit *int `json:"nofile_soft_limit,omitempty"`
 }
 
 // DefaultSettings are the values an empty field stands for.
@@ -35,6 +42,11 @@ func DefaultSettings(self string) Settings {
 		HealthPath:     DefaultHealthPath,
 		Grace:          DefaultGrace.String(),
 		MinOrphanAge:   DefaultMinOrphanAge.String(),
+		SampleInterval: DefaultSampleInterval.String(),
+		NofileSoftLimit: func() *int {
+			n := DefaultNofileFloor
+			return &n
+		}(),
 	}
 }
 
@@ -59,6 +71,15 @@ func (s Settings) Validate() error {
 	}
 	if _, err := parseSettingDuration("minimum orphan age", s.MinOrphanAge, time.Second, 7*24*time.Hour); err != nil {
 		errs = append(errs, err)
+	}
+	if _, err := parseSettingDuration("sample interval", s.SampleInterval, 100*time.Millisecond, time.Hour); err != nil {
+		errs = append(errs, err)
+	}
+	if s.MaxDuplicateChildren < 0 || s.MaxDuplicateChildren > 1000 {
+		errs = append(errs, fmt.Errorf("max duplicate children: %d is outside 0..1000", s.MaxDuplicateChildren))
+	}
+	if n := s.NofileSoftLimit; n != nil && (*n < 0 || *n > 1<<20) {
+		errs = append(errs, fmt.Errorf("open-file floor: %d is outside 0..%d", *n, 1<<20))
 	}
 	return errors.Join(errs...)
 }
@@ -97,7 +118,23 @@ func (s Settings) Apply(cfg *Config, spec *Spec) error {
 	if d, _ := parseSettingDuration("", s.MinOrphanAge, 0, 1<<62); d > 0 {
 		cfg.MinOrphanAge = d
 	}
+	if d, _ := parseSettingDuration("", s.SampleInterval, 0, 1<<62); d > 0 {
+		cfg.LeakGuard.SampleInterval = d
+	}
+	cfg.LeakGuard.MaxDuplicateChildren = s.MaxDuplicateChildren
+	cfg.LeakGuard.RestartOnFDPressure = s.RestartOnFDPressure
+	if n := s.NofileSoftLimit; n != nil {
+		cfg.LeakGuard.NofileSoftLimit = nofileSetting(*n)
+	}
 	return nil
+}
+
+// nofileSetting maps the user's "0 turns it off" to LeakGuard's negative.
+func nofileSetting(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // SettingsPath is where the settings of a state dir live.

@@ -3,6 +3,7 @@ package backend
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,10 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Grace: "soon"}, "not a duration"},
 		{Settings{Grace: "0s"}, "outside"},
 		{Settings{MinOrphanAge: "-3m"}, "outside"},
+		{Settings{SampleInterval: "1ms"}, "outside"},
+		{Settings{MaxDuplicateChildren: -1}, "outside"},
+		{Settings{NofileSoftLimit: ptr(-5)}, "outside"},
+		{Settings{NofileSoftLimit: ptr(0), MaxDuplicateChildren: 2, SampleInterval: "1s", RestartOnFDPressure: true}, ""},
 	}
 	for _, tc := range cases {
 		err := tc.s.Validate()
@@ -44,7 +49,7 @@ func TestLoadSettingsSetsBadFilesAside(t *testing.T) {
 				t.Fatal(err)
 			}
 			s, notice := LoadSettings(dir)
-			if s != (Settings{}) || !strings.Contains(notice, "set aside") || !strings.Contains(notice, "defaults are in use") {
+			if !reflect.DeepEqual(s, Settings{}) || !strings.Contains(notice, "set aside") || !strings.Contains(notice, "defaults are in use") {
 				t.Errorf("got %+v, notice %q", s, notice)
 			}
 			if kept, err := os.ReadFile(path + ".corrupt"); err != nil || string(kept) != content {
@@ -64,7 +69,7 @@ func TestSaveAndLoadSettings(t *testing.T) {
 		t.Fatalf("settings file: %v %v", fi.Mode().Perm(), err)
 	}
 	got, notice := LoadSettings(dir)
-	if got != want || notice != "" {
+	if !reflect.DeepEqual(got, want) || notice != "" {
 		t.Errorf("got %+v %q, want %+v", got, notice, want)
 	}
 	var cfg Config
@@ -74,5 +79,20 @@ func TestSaveAndLoadSettings(t *testing.T) {
 	}
 	if len(spec.Command) != 6 || spec.HealthPath != "/" || spec.Grace.String() != "1s" {
 		t.Errorf("applied: %+v", spec)
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+func TestSettingsApplyLeakGuard(t *testing.T) {
+	var cfg Config
+	var spec Spec
+	s := Settings{SampleInterval: "250ms", MaxDuplicateChildren: 2, RestartOnFDPressure: true, NofileSoftLimit: ptr(0)}
+	if err := s.Apply(&cfg, &spec); err != nil {
+		t.Fatal(err)
+	}
+	lg := cfg.LeakGuard
+	if lg.SampleInterval.String() != "250ms" || lg.MaxDuplicateChildren != 2 || !lg.RestartOnFDPressure || lg.NofileSoftLimit >= 0 {
+		t.Errorf("leak guard: got %+v", lg)
 	}
 }

@@ -50,8 +50,13 @@ type BackendStatus struct {
 	Started  *time.Time `json:"started_at,omitempty"`
 	ReadyAt  *time.Time `json:"ready_at,omitempty"`
 	// LastError says, in words, why the backend last stopped unexpectedly
-	// or could not start.
+	// or could not start; it is cleared once the backend is ready again.
 	LastError string `json:"last_error,omitempty"`
+	// LastRestart says why the backend was last restarted (a crash, a leak
+	// guard policy, a user); it stays after the backend is ready again.
+	LastRestart string `json:"last_restart,omitempty"`
 	// LogTail holds the last lines of output when the backend failed.
 	LogTail []string `json:"log_tail,omitempty"`
+	// Tree is the latest sample of the backend's process tree.
+	Tree *TreeSample `json:"tree,omitempty"`
 }

@@ -25,8 +25,10 @@ type Supervisor struct {
 	log     *slog.Logger
 	out     *backendLog
 	policy  restartPolicy
+	guard   *guard
+	every   time.Duration // sampling period; <= 0: no sampling
 	// notify is told about every state change (publish + announce).
-	notify func(BackendStatus)
+	notify func(st BackendStatus, entered bool)
 
 	cmds chan command
 	done chan struct{}
@@ -69,15 +71,18 @@ type command struct {
 	reply chan error
 }
 
-func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, log *slog.Logger, notify func(BackendStatus)) *Supervisor {
+func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg LeakGuard, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
 	params.spec = &spec
+	log = log.With("backend", spec.Name)
 	s := &Supervisor{
 		spec:    spec,
 		params:  params,
 		records: records,
-		log:     log.With("backend", spec.Name),
+		log:     log,
 		out:     params.log,
 		policy:  policy,
+		guard:   newGuard(lg, log, params.log),
+		every:   lg.SampleInterval,
 		notify:  notify,
 		cmds:    make(chan command),
 		done:    make(chan struct{}),
@@ -97,11 +102,13 @@ func (s *Supervisor) Status() BackendStatus {
 	return st
 }
 
-// update applies fn to the status under the lock and publishes the result.
+// update applies fn to the status under the lock and publishes the result;
+// the notification says whether the backend just entered the state.
 // A state change that the state machine forbids is logged and dropped.
 func (s *Supervisor) update(to State, fn func(*BackendStatus)) {
 	s.mu.Lock()
-	if to != s.st.State {
+	entered := to != s.st.State
+	if entered {
 		if err := checkTransition(s.st.State, to); err != nil {
 			s.mu.Unlock()
 			s.log.Error("state machine", "err", err)
@@ -115,7 +122,7 @@ func (s *Supervisor) update(to State, fn func(*BackendStatus)) {
 	}
 	st := s.st
 	s.mu.Unlock()
-	s.notify(st)
+	s.notify(st, entered)
 }
 
 // do sends a command to the run goroutine and waits for its answer.
@@ -156,6 +163,12 @@ func (s *Supervisor) run(ctx context.Context, autostart bool) {
 	if autostart {
 		s.launch(ctx)
 	}
+	var sampleC <-chan time.Time
+	if s.every > 0 {
+		t := time.NewTicker(s.every)
+		defer t.Stop()
+		sampleC = t.C
+	}
 	for {
 		var exited, reported <-chan struct{}
 		var timerC <-chan time.Time
@@ -182,6 +195,8 @@ func (s *Supervisor) run(ctx context.Context, autostart bool) {
 		case <-timerC:
 			s.timer = nil
 			s.launch(ctx)
+		case <-sampleC:
+			s.sample(ctx)
 		case c := <-s.cmds:
 			c.reply <- s.handle(ctx, c.kind)
 		}
@@ -206,7 +221,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) error {
 		s.halt()
 		s.crashes = nil
 		if running {
-			s.update(StateStarting, func(st *BackendStatus) { st.Restarts++ })
+			s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = "restarted on request" })
 		}
 		s.launch(ctx)
 		return nil
@@ -227,6 +242,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 		return
 	}
 	s.cur, s.curCreated, s.curPort, s.curReported = inst, time.Now(), 0, !inst.viaShim
+	s.guard.reset()
 	if err := s.writeRecord(inst); err != nil {
 		// Without a record we could not prove this backend is ours after a
 		// crash; do not run it.
@@ -244,7 +260,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 		if inst.viaShim {
 			st.ShimPID = inst.leader.PID
 		}
-		st.Nonce, st.Started, st.ReadyAt, st.LogTail = inst.nonce, &now, nil, nil
+		st.Nonce, st.Started, st.ReadyAt, st.LogTail, st.Tree = inst.nonce, &now, nil, nil, nil
 	})
 	readyCtx, cancel := context.WithCancel(ctx)
 	ch := make(chan readyResult, 1) // never blocks the sender, even after we stop listening
@@ -283,6 +299,28 @@ func (s *Supervisor) onReady(r readyResult) {
 
 // onCrash handles an exit nobody asked for (or a start that failed): restart
 // with backoff while the policy allows, else give up visibly.
+// sample looks at the running backend's tree, applies the leak guard, and
+// publishes the sample; a restart policy that fires restarts the backend.
+func (s *Supervisor) sample(ctx context.Context) {
+	if s.cur == nil || s.cur.backendPID() == 0 {
+		return
+	}
+	ts, err := SampleTree(s.cur.backendID)
+	if err != nil {
+		return // it is exiting: the exit is handled where it is seen
+	}
+	s.cur.track(ts.Processes)
+	restart := s.guard.check(ts, s.spec.Grace)
+	s.update(s.Status().State, func(st *BackendStatus) { st.Tree = ts })
+	if restart != "" {
+		s.log.Warn("leak guard restarts the backend", "reason", restart)
+		s.out.add("launcher", restart)
+		s.halt()
+		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = restart })
+		s.launch(ctx)
+	}
+}
+
 // onReported records the backend's identity once the shim has told us.
 func (s *Supervisor) onReported() {
 	s.curReported = true
@@ -318,7 +356,7 @@ func (s *Supervisor) onCrash(reason string) {
 	s.update(StateRestarting, func(st *BackendStatus) {
 		st.Restarts++
 		st.PID, st.ShimPID, st.Port, st.URL = 0, 0, 0, ""
-		st.LastError = reason
+		st.LastError, st.LastRestart = reason, reason
 	})
 }
 

@@ -101,6 +101,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", "serve", "pid", os.Getpid())
+	if err := keepInheritedNofile(); err != nil {
+		log.Warn("could not keep the inherited open-file limit", "err", err)
+	}
 	s := &server{opts: opts, log: log, stdout: stdout, started: time.Now()}
 	return s.run()
 }

@@ -29,6 +29,7 @@ type Launcher struct {
 	Stdout     *Lines
 	Stderr     *Lines
 	exited     chan struct{}
+	wrapper    []string
 }
 
 // NewEnv returns the base environment for processes a test starts: the
@@ -50,6 +51,13 @@ func NewEnv(tag, hermesHome string) []string {
 // tree is left).
 func StartLauncher(t testing.TB, args ...string) *Launcher {
 	t.Helper()
+	return StartLauncherUnder(t, nil, args...)
+}
+
+// StartLauncherUnder starts the launcher through a wrapper command that
+// execs it (prlimit, say), so the launcher keeps the wrapper's PID.
+func StartLauncherUnder(t testing.TB, wrapper []string, args ...string) *Launcher {
+	t.Helper()
 	base := t.TempDir()
 	l := &Launcher{
 		t:          t,
@@ -57,6 +65,7 @@ func StartLauncher(t testing.TB, args ...string) *Launcher {
 		StateDir:   filepath.Join(base, "state"),
 		HermesHome: filepath.Join(base, "hermes-home"),
 		Tag:        Tag(t),
+		wrapper:    wrapper,
 	}
 	l.start(args...)
 	return l
@@ -75,7 +84,8 @@ func (l *Launcher) start(args ...string) {
 	for _, a := range args {
 		argv = append(argv, strings.ReplaceAll(a, "{bin}", l.Bin))
 	}
-	l.Cmd = exec.Command(l.Bin, argv...)
+	full := append(append([]string(nil), l.wrapper...), append([]string{l.Bin}, argv...)...)
+	l.Cmd = exec.Command(full[0], full[1:]...)
 	l.Cmd.Env = NewEnv(l.Tag, l.HermesHome)
 	outR, err := l.Cmd.StdoutPipe()
 	if err != nil {

@@ -1,0 +1,124 @@
+package backend
+
+import (
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/proc"
+)
+
+func testGuard(t *testing.T, cfg LeakGuard) *guard {
+	cfg.applyDefaults()
+	return newGuard(cfg, slog.New(slog.DiscardHandler), newBackendLog("b", filepath.Join(t.TempDir(), "b.log"), nil))
+}
+
+func sampleOf(nofile int64, procs ...TreeProc) *TreeSample {
+	s := &TreeSample{SampledAt: time.Now(), NofileSoft: nofile, Processes: procs, Count: len(procs)}
+	for _, p := range procs {
+		s.RSSBytes += p.RSSBytes
+		s.FDs += p.FDs
+	}
+	s.Duplicates = duplicateGroups(procs[1:])
+	return s
+}
+
+func TestDuplicateGroups(t *testing.T) {
+	t0 := time.Now()
+	procs := []TreeProc{
+		{PID: 5, Argv: []string{"mimir", "--db", "x"}, Started: t0.Add(2 * time.Second)},
+		{PID: 3, Argv: []string{"mimir", "--db", "x"}, Started: t0},
+		{PID: 9, Argv: []string{"node", "a.js"}},
+		{PID: 4, Argv: []string{"mimir", "--db", "x"}, Started: t0.Add(time.Second)},
+		{PID: 7, Argv: []string{"node", "a.js"}},
+		{PID: 8, Argv: []string{"node", "b.js"}},
+	}
+	g := duplicateGroups(procs)
+	if len(g) != 2 || g[0].Count != 3 || g[1].Count != 2 {
+		t.Fatalf("groups: %+v", g)
+	}
+	if g[0].PIDs[0] != 3 || g[0].PIDs[2] != 5 {
+		t.Errorf("oldest first: got %v, want [3 4 5]", g[0].PIDs)
+	}
+}
+
+func TestGuardWarnings(t *testing.T) {
+	g := testGuard(t, LeakGuard{RestartOnFDPressure: true, RSSGrowthWarn: 100 << 20})
+	backend := TreeProc{PID: 10, Argv: []string{"hermes", "serve"}, FDs: 700, RSSBytes: 50 << 20}
+	kid := func(pid int) TreeProc { return TreeProc{PID: pid, Argv: []string{"mcp"}, RSSBytes: 10 << 20} }
+	s := sampleOf(1000, backend, kid(11), kid(12), kid(13), kid(14))
+	if restart := g.check(s, time.Second); restart != "" {
+		t.Errorf("restart at 70%%: %q", restart)
+	}
+	if len(s.Warnings) != 1 || s.Warnings[0].Kind != WarnDuplicates {
+		t.Errorf("warnings: %+v, want one duplicates warning", s.Warnings)
+	}
+	backend.FDs = 850
+	backend.RSSBytes = 300 << 20
+	s = sampleOf(1000, backend, kid(11))
+	if restart := g.check(s, time.Second); restart != "" {
+		t.Errorf("restart at 85%%: %q", restart)
+	}
+	kinds := map[string]bool{}
+	for _, w := range s.Warnings {
+		kinds[w.Kind] = true
+	}
+	if !kinds[WarnFDPressure] || !kinds[WarnRSSGrowth] || kinds[WarnDuplicates] {
+		t.Errorf("warnings: %+v, want fd pressure and RSS growth only", s.Warnings)
+	}
+	backend.FDs = 960
+	s = sampleOf(1000, backend)
+	if restart := g.check(s, time.Second); !strings.Contains(restart, "file descriptors") {
+		t.Errorf("restart at 96%%: %q", restart)
+	}
+	if lines := g.out.tail(100); strings.Count(strings.Join(lines, "\n"), "files open") != 1 {
+		t.Errorf("the fd warning was logged more than once in one episode: %v", lines)
+	}
+}
+
+func TestGuardStopsOldestDuplicatesOnly(t *testing.T) {
+	g := testGuard(t, LeakGuard{MaxDuplicateChildren: 2})
+	var kids []TreeProc
+	var cmds []*exec.Cmd
+	for i := 0; i < 4; i++ {
+		c := exec.Command("sleep", "60")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+		p, _ := proc.Stat(c.Process.Pid)
+		kids = append(kids, TreeProc{PID: p.PID, Argv: []string{"sleep", "60"}, Started: time.Now().Add(time.Duration(i) * time.Second), id: p.Identity()})
+	}
+	defer func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	s := sampleOf(0, append([]TreeProc{{PID: 1, Argv: []string{"backend"}}}, kids...)...)
+	g.check(s, 50*time.Millisecond)
+	if len(s.Duplicates) != 1 || s.Duplicates[0].Count != 2 {
+		t.Fatalf("after the policy: %+v", s.Duplicates)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, k := range kids[:2] { // the two oldest: stopped (zombies of ours count as gone)
+		for {
+			running, _ := proc.Running(k.id)
+			if !running {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("oldest duplicate %d still runs", k.PID)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for _, k := range kids[2:] {
+		if running, _ := proc.Running(k.id); !running {
+			t.Errorf("kept child %d (newest) was stopped", k.PID)
+		}
+	}
+}

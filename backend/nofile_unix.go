@@ -1,0 +1,46 @@
+//go:build unix
+
+package backend
+
+import (
+	"fmt"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"hermes-desktop/backend/proc"
+)
+
+// applyNofileFloor makes the backends start with a soft RLIMIT_NOFILE of at
+// least floor: max(inherited, floor), clamped to the hard limit, never
+// lower than what they would inherit anyway.
+//
+// Go raises its own soft limit to the hard one at start-up and quietly
+// restores the original soft limit in every child it execs, unless the
+// program calls syscall.Setrlimit itself (then children inherit what it
+// set). So the inherited value is read from a child, and the floor is set
+// with syscall.Setrlimit.
+func applyNofileFloor(floor int) (string, error) {
+	if floor <= 0 {
+		return "", nil
+	}
+	inherited, err := proc.InheritedNofileSoft()
+	if err != nil {
+		return "", err
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return "", fmt.Errorf("getrlimit: %w", err)
+	}
+	target := max(inherited, uint64(floor))
+	if lim.Max != unix.RLIM_INFINITY && target > lim.Max {
+		target = lim.Max
+	}
+	if target <= inherited {
+		return fmt.Sprintf("open-file limit for backends stays at %d (floor %d, hard limit %d)", inherited, floor, lim.Max), nil
+	}
+	if err := proc.SetNofileSoft(target); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("open-file limit for backends raised from %d to %d (floor %d, hard limit %d)", inherited, target, floor, lim.Max), nil
+}

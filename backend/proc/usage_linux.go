@@ -1,0 +1,81 @@
+package proc
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+var pageSize = int64(os.Getpagesize())
+
+func readUsage(pid int) (Usage, error) {
+	f, err := readStat(pid)
+	if err != nil {
+		return Usage{}, err
+	}
+	n, err := countFDs(pid)
+	if err != nil {
+		return Usage{}, err
+	}
+	return Usage{RSS: f.rssPages * pageSize, FDs: n}, nil
+}
+
+// countFDs counts the entries of /proc/PID/fd with raw getdents calls:
+// reading the names would allocate a string per descriptor, and a leaking
+// backend can have thousands.
+func countFDs(pid int) (int, error) {
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, wrapNotFound(pid, "fd list", err)
+	}
+	defer unix.Close(fd)
+	var buf [16 << 10]byte
+	count := 0
+	for {
+		n, err := unix.Getdents(fd, buf[:])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 0, wrapNotFound(pid, "fd list", err)
+		}
+		if n <= 0 {
+			return count, nil
+		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+		for off := 0; off+19 < n; {
+			reclen := int(binary.LittleEndian.Uint16(buf[off+16:]))
+			if reclen == 0 {
+				break
+			}
+			if name := buf[off+19]; name != '.' {
+				count++
+			}
+			off += reclen
+		}
+	}
+}
+
+func readNofileSoft(pid int) (uint64, error) {
+	var buf [4096]byte
+	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/limits", buf[:])
+	if err != nil {
+		return 0, wrapNotFound(pid, "limits", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		rest, ok := strings.CutPrefix(line, "Max open files")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 || f[0] == "unlimited" {
+			return 0, nil
+		}
+		return strconv.ParseUint(f[0], 10, 64)
+	}
+	return 0, nil
+}

@@ -1,0 +1,131 @@
+package backend
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"hermes-desktop/backend/proc"
+)
+
+// TreeProc is one process of a backend's tree, as the sampler saw it.
+type TreeProc struct {
+	PID      int       `json:"pid"`
+	PPID     int       `json:"ppid"`
+	Argv     []string  `json:"argv"`
+	RSSBytes int64     `json:"rss_bytes"`
+	FDs      int       `json:"fds"`
+	Started  time.Time `json:"started"`
+
+	id proc.Identity
+}
+
+// DuplicateGroup is a set of descendants with one command line.
+type DuplicateGroup struct {
+	Argv  []string `json:"argv"`
+	Count int      `json:"count"`
+	PIDs  []int    `json:"pids"`
+}
+
+// Warning kinds.
+const (
+	WarnFDPressure = "fd-pressure"
+	WarnDuplicates = "duplicates"
+	WarnRSSGrowth  = "rss-growth"
+)
+
+// TreeWarning is a leak the sampler sees building up.
+type TreeWarning struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	key     string // one episode: logged when it starts, not at every sample
+}
+
+// TreeSample is one look at a backend and all its descendants.
+type TreeSample struct {
+	SampledAt time.Time `json:"sampled_at"`
+	// Count, RSSBytes and FDs are totals over Processes (the backend
+	// included).
+	Count    int   `json:"count"`
+	RSSBytes int64 `json:"rss_bytes"`
+	FDs      int   `json:"fds"`
+	// NofileSoft is the backend's soft RLIMIT_NOFILE (0: unlimited or
+	// unknown).
+	NofileSoft int64            `json:"nofile_soft"`
+	Processes  []TreeProc       `json:"processes"`
+	Duplicates []DuplicateGroup `json:"duplicates"`
+	Warnings   []TreeWarning    `json:"warnings"`
+}
+
+// SampleTree reads the backend and its descendants: only the tree, walked
+// through the kernel's children lists on Linux, never the whole table.
+func SampleTree(backend proc.Identity) (*TreeSample, error) {
+	root, err := proc.Stat(backend.PID)
+	if err != nil || root.Start != backend.Start {
+		return nil, fmt.Errorf("backend %s is gone", backend)
+	}
+	desc, err := proc.DescendantsOf(backend.PID)
+	if err != nil {
+		return nil, err
+	}
+	// Empty lists, not null: the page and scripts read them as arrays.
+	s := &TreeSample{SampledAt: time.Now(), Duplicates: []DuplicateGroup{}, Warnings: []TreeWarning{}}
+	for _, p := range append([]proc.Process{root}, desc...) {
+		tp := TreeProc{PID: p.PID, PPID: p.PPID, Started: p.Started, id: p.Identity()}
+		tp.Argv, _ = proc.Cmdline(p.PID)
+		if u, err := proc.ReadUsage(p.PID); err == nil {
+			tp.RSSBytes, tp.FDs = u.RSS, u.FDs
+		}
+		s.Processes = append(s.Processes, tp)
+		s.RSSBytes += tp.RSSBytes
+		s.FDs += tp.FDs
+	}
+	s.Count = len(s.Processes)
+	if n, err := proc.NofileSoft(backend.PID); err == nil {
+		s.NofileSoft = int64(n)
+	}
+	s.Duplicates = duplicateGroups(s.Processes[1:])
+	return s, nil
+}
+
+// duplicateGroups groups processes with identical command lines (two or
+// more), the biggest first; PIDs oldest first.
+func duplicateGroups(procs []TreeProc) []DuplicateGroup {
+	byArgv := map[string][]TreeProc{}
+	var order []string
+	groups := []DuplicateGroup{}
+	for _, p := range procs {
+		if len(p.Argv) == 0 {
+			continue
+		}
+		key := strings.Join(p.Argv, "\x00")
+		if byArgv[key] == nil {
+			order = append(order, key)
+		}
+		byArgv[key] = append(byArgv[key], p)
+	}
+	for _, key := range order {
+		ps := byArgv[key]
+		if len(ps) < 2 {
+			continue
+		}
+		sortOldestFirst(ps)
+		g := DuplicateGroup{Argv: ps[0].Argv, Count: len(ps)}
+		for _, p := range ps {
+			g.PIDs = append(g.PIDs, p.PID)
+		}
+		groups = append(groups, g)
+	}
+	slices.SortStableFunc(groups, func(a, b DuplicateGroup) int { return b.Count - a.Count })
+	return groups
+}
+
+func sortOldestFirst(ps []TreeProc) {
+	slices.SortStableFunc(ps, func(a, b TreeProc) int {
+		if c := a.Started.Compare(b.Started); c != 0 {
+			return c
+		}
+		return a.PID - b.PID
+	})
+}
