@@ -4,9 +4,9 @@
 import { h, morph } from "./dom";
 import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
-import { hasErrors, normalizeSettings, resetToDefaults, validateSettings, type SettingsKey } from "./settings";
+import { hasErrors, isBoolKey, normalizeDraft, resetToDefaults, settingsToSave, toDraft, validateSettings, type SettingsKey } from "./settings";
 import { initialState, type AppState, type Tab } from "./state";
-import type { HermesAPI, LogLine, Settings, SettingsView, Status, Unsubscribe } from "./types";
+import type { HermesAPI, LogLine, SettingsView, Status, Unsubscribe } from "./types";
 import { backendsView } from "./views/backends";
 import { logsView, syncLogRows, visibleLogLines } from "./views/logs";
 import { reapView } from "./views/reap";
@@ -164,7 +164,7 @@ export class App {
   private setSettingsView(v: SettingsView): void {
     const st = this.state.settings;
     st.view = v;
-    st.draft = { ...v.settings };
+    st.draft = toDraft(v.settings);
     st.errors = {};
   }
 
@@ -234,8 +234,8 @@ export class App {
 
   async saveSettings(): Promise<void> {
     const st = this.state.settings;
-    if (!st.draft || st.saving) return;
-    const draft = normalizeSettings(st.draft);
+    if (!st.draft || !st.view || st.saving) return;
+    const draft = normalizeDraft(st.draft);
     st.errors = validateSettings(draft);
     if (hasErrors(st.errors)) {
       st.result = { ok: false, text: "Fix the highlighted fields, then save again." };
@@ -246,7 +246,8 @@ export class App {
     st.result = null;
     this.update();
     try {
-      this.setSettingsView(await this.api.SaveSettings(draft));
+      // Built on the loaded object, so fields this page does not know survive.
+      this.setSettingsView(await this.api.SaveSettings(settingsToSave(st.view.settings, draft)));
       st.result = { ok: true, text: "Saved — restart the backend to apply" };
     } catch (e) {
       st.result = { ok: false, text: errorMessage(e) };
@@ -372,12 +373,12 @@ export class App {
       const st = this.state.settings;
       if (!st.draft) return;
       const key = el.dataset.field as SettingsKey;
-      if (key === "start_at_login") {
+      if (isBoolKey(key)) {
         if (ev.type !== "change") return;
-        st.draft = { ...st.draft, start_at_login: (el as HTMLInputElement).checked };
+        st.draft = { ...st.draft, [key]: (el as HTMLInputElement).checked };
       } else {
         if (ev.type !== "input") return;
-        st.draft = { ...st.draft, [key]: el.value } as Settings;
+        st.draft = { ...st.draft, [key]: el.value };
         // Re-check a field that was flagged, so the error clears as it is fixed.
         if (st.errors[key]) {
           const e = validateSettings(st.draft)[key];

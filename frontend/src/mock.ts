@@ -37,6 +37,9 @@ const DEFAULTS: Settings = {
   grace: "5s",
   min_orphan_age: "3m0s",
   start_at_login: false,
+  // Go omits max_duplicate_children and restart_on_fd_pressure when 0/false.
+  sample_interval: "5s",
+  nofile_soft_limit: 4096,
 };
 
 const CHATTER: [LogStream, string][] = [
@@ -73,7 +76,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   const reapL = new Set<Listener<ReapReport>>();
   let pendingLogs: LogLine[] = [];
   const history: LogLine[] = [];
-  let settings: Settings = { ...DEFAULTS, grace: "5s", min_orphan_age: "3m0s" };
+  let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true };
   let lastReap: ReapReport | null = null;
   let nextPid = 48230;
 
@@ -116,7 +119,14 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     ],
   };
 
-  if (scenario !== "empty") backends.push(mk("hermes", 43817, "default"));
+  if (scenario !== "empty") {
+    const main = mk("hermes", 43817, "default");
+    // An earlier leak-guard restart, so the card shows why.
+    main.status.restarts = 1;
+    main.status.last_restart =
+      "restarted before it ran out of file descriptors: pid 43824 (node /home/ada/.hermes/mcp/filesystem/watcher.js) has 3901 of 4096 files open (95%): it will fail with EMFILE soon";
+    backends.push(main);
+  }
   if (scenario === "failed") backends.push(mk("research", 43901, "research"));
 
   const snapshot = (): Status => ({
@@ -228,6 +238,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       pid: 0,
       port: 0,
       restarts: 5,
+      last_restart: "exited with status 1",
       url: undefined,
       last_error: "Exited with status 1 five times in 2 minutes; gave up restarting it.",
       log_tail: tail,
@@ -308,6 +319,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       for (const b of targets(name)) {
         log(b, "launcher", "restart requested");
         b.status.restarts++;
+        b.status.last_restart = "restarted on request";
         boot(b, 1400);
       }
     },
@@ -359,7 +371,15 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     },
     async SaveSettings(s) {
       await delay(400);
-      if (s.grace !== "" && parseGoDuration(s.grace) === null) throw `grace: time: invalid duration "${s.grace}"`;
+      // Like Go, one error string for the first bad field.
+      if (s.grace !== "" && parseGoDuration(s.grace) === null) throw `grace period: "${s.grace}" is not a duration like 5s or 3m`;
+      const si = s.sample_interval ?? "";
+      const sims = parseGoDuration(si);
+      if (si !== "" && (sims === null || sims < 100 || sims > 3_600_000)) throw `sample interval: "${si}" is outside 100ms..1h0m0s`;
+      const dup = s.max_duplicate_children ?? 0;
+      if (!Number.isInteger(dup) || dup < 0 || dup > 1000) throw `max duplicate children: ${dup} is outside 0..1000`;
+      const nf = s.nofile_soft_limit;
+      if (nf !== null && nf !== undefined && (!Number.isInteger(nf) || nf < 0 || nf > 1 << 20)) throw `open-file floor: ${nf} is outside 0..1048576`;
       if (s.backend_command.includes("rm -rf")) throw "backend_command: refusing a command that deletes files";
       settings = { ...s };
       return clone({ settings, defaults: DEFAULTS, path: `${HOME}/.config/hermes-desktop/config.json` });

@@ -76,3 +76,23 @@ export function actionTone(action: string): "ok" | "busy" | "bad" | "idle" {
       return "idle";
   }
 }
+
+const WARNINGS: Record<string, { title: string; rank: number }> = {
+  "fd-pressure": { title: "Running out of open files", rank: 0 },
+  "rss-growth": { title: "Memory keeps growing", rank: 1 },
+  duplicates: { title: "Duplicate helpers", rank: 2 },
+};
+
+/** A short heading for a process-tree warning kind ("" for unknown kinds). */
+export function warningTitle(kind: string): string {
+  return Object.prototype.hasOwnProperty.call(WARNINGS, kind) ? WARNINGS[kind].title : "";
+}
+
+/** Warnings most urgent first (open files, then memory, then duplicates); stable otherwise. */
+export function sortWarnings<T extends { kind: string }>(ws: readonly T[]): T[] {
+  const rank = (k: string) => (Object.prototype.hasOwnProperty.call(WARNINGS, k) ? WARNINGS[k].rank : 3);
+  return ws
+    .map((w, i) => ({ w, i }))
+    .sort((a, b) => rank(a.w.kind) - rank(b.w.kind) || a.i - b.i)
+    .map((x) => x.w);
+}

@@ -1,9 +1,29 @@
-// Settings form logic: validation that mirrors the Go side, and diffs.
+// Settings form logic: the form's draft, validation that mirrors the Go
+// side, diffs, and the object Save sends.
 
 import type { Settings } from "./types";
 
-export type SettingsKey = keyof Settings;
-export type TextKey = Exclude<SettingsKey, "start_at_login">;
+/**
+ * What the form edits: every text box as typed (numbers too, so a bad entry
+ * can be shown and fixed), every checkbox as a boolean. "" means "the
+ * default" for every text field.
+ */
+export interface SettingsDraft {
+  backend_command: string;
+  ready_regex: string;
+  health_path: string;
+  grace: string;
+  min_orphan_age: string;
+  start_at_login: boolean;
+  sample_interval: string;
+  max_duplicate_children: string;
+  restart_on_fd_pressure: boolean;
+  nofile_soft_limit: string;
+}
+
+export type SettingsKey = keyof SettingsDraft;
+export type BoolKey = "start_at_login" | "restart_on_fd_pressure";
+export type TextKey = Exclude<SettingsKey, BoolKey>;
 
 export const SETTINGS_KEYS: SettingsKey[] = [
   "backend_command",
@@ -12,7 +32,56 @@ export const SETTINGS_KEYS: SettingsKey[] = [
   "grace",
   "min_orphan_age",
   "start_at_login",
+  "sample_interval",
+  "max_duplicate_children",
+  "restart_on_fd_pressure",
+  "nofile_soft_limit",
 ];
+
+export function isBoolKey(k: string): k is BoolKey {
+  return k === "start_at_login" || k === "restart_on_fd_pressure";
+}
+
+type DurationKey = "grace" | "min_orphan_age" | "sample_interval";
+type IntKey = "max_duplicate_children" | "nofile_soft_limit";
+
+/** Go's accepted ranges (backend.Settings.Validate), inclusive, in ms. */
+const DURATIONS: Record<DurationKey, { lo: number; hi: number; loText: string; hiText: string; example: string }> = {
+  grace: { lo: 1, hi: 600_000, loText: "1ms", hiText: "10m", example: "5s, 1m or 1m30s" },
+  min_orphan_age: { lo: 1000, hi: 7 * 24 * 3_600_000, loText: "1s", hiText: "168h (7 days)", example: "3m, 90s or 1h" },
+  sample_interval: { lo: 100, hi: 3_600_000, loText: "100ms", hiText: "1h", example: "5s, 500ms or 1m" },
+};
+
+const INTS: Record<IntKey, { max: number }> = {
+  max_duplicate_children: { max: 1000 },
+  nofile_soft_limit: { max: 1 << 20 },
+};
+
+const isDurationKey = (k: SettingsKey): k is DurationKey => k in DURATIONS;
+
+/** A whole number typed in a box ("" and anything else: NaN). */
+function parseCount(text: string): number {
+  const t = text.trim();
+  return /^\d+$/.test(t) ? Number(t) : NaN;
+}
+
+/** The form's view of loaded settings; fields Go omitted read as their zero. */
+export function toDraft(s: Settings): SettingsDraft {
+  const dup = s.max_duplicate_children;
+  const nofile = s.nofile_soft_limit;
+  return {
+    backend_command: s.backend_command ?? "",
+    ready_regex: s.ready_regex ?? "",
+    health_path: s.health_path ?? "",
+    grace: s.grace ?? "",
+    min_orphan_age: s.min_orphan_age ?? "",
+    start_at_login: !!s.start_at_login,
+    sample_interval: s.sample_interval ?? "",
+    max_duplicate_children: dup ? String(dup) : "",
+    restart_on_fd_pressure: !!s.restart_on_fd_pressure,
+    nofile_soft_limit: nofile === null || nofile === undefined ? "" : String(nofile),
+  };
+}
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
@@ -101,8 +170,26 @@ export function captureGroups(pattern: string): number | null {
 
 export type SettingsErrors = Partial<Record<SettingsKey, string>>;
 
+function durationError(key: DurationKey, text: string): string | null {
+  const r = DURATIONS[key];
+  const ms = parseGoDuration(text);
+  if (ms === null) return `Use a duration like ${r.example}`;
+  if (ms < 0) return "Must not be negative";
+  if (ms < r.lo) return `Must be at least ${r.loText}`;
+  if (ms > r.hi) return `Must be at most ${r.hiText}`;
+  return null;
+}
+
+function countError(key: IntKey, text: string): string | null {
+  const max = INTS[key].max;
+  const n = parseCount(text);
+  if (Number.isNaN(n)) return `Enter a whole number from 0 to ${max.toLocaleString("en-US")}`;
+  if (n > max) return `Must be at most ${max.toLocaleString("en-US")}`;
+  return null;
+}
+
 /** Field errors the Go side would also reject. Empty text fields mean "default". */
-export function validateSettings(s: Settings): SettingsErrors {
+export function validateSettings(s: SettingsDraft): SettingsErrors {
   const errs: SettingsErrors = {};
   const cmd = s.backend_command.trim();
   if (cmd !== "") {
@@ -116,17 +203,15 @@ export function validateSettings(s: Settings): SettingsErrors {
   const hp = s.health_path.trim();
   if (hp !== "" && !hp.startsWith("/")) errs.health_path = "Must start with /";
   else if (/\s/.test(hp)) errs.health_path = "Must not contain spaces";
-  const g = s.grace.trim();
-  if (g !== "") {
-    const ms = parseGoDuration(g);
-    if (ms === null) errs.grace = "Use a duration like 5s, 1m or 1m30s";
-    else if (ms < 0) errs.grace = "Must not be negative";
+  for (const key of Object.keys(DURATIONS) as DurationKey[]) {
+    const v = s[key].trim();
+    const e = v === "" ? null : durationError(key, v);
+    if (e) errs[key] = e;
   }
-  const age = s.min_orphan_age.trim();
-  if (age !== "") {
-    const ms = parseGoDuration(age);
-    if (ms === null) errs.min_orphan_age = "Use a duration like 3m, 90s or 1h";
-    else if (ms < 0) errs.min_orphan_age = "Must not be negative";
+  for (const key of Object.keys(INTS) as IntKey[]) {
+    const v = s[key].trim();
+    const e = v === "" ? null : countError(key, v);
+    if (e) errs[key] = e;
   }
   return errs;
 }
@@ -135,45 +220,77 @@ export function hasErrors(e: SettingsErrors): boolean {
   return Object.keys(e).length > 0;
 }
 
-function same(key: SettingsKey, a: Settings, b: Settings): boolean {
-  if (key === "start_at_login") return a.start_at_login === b.start_at_login;
+function same(key: SettingsKey, a: SettingsDraft, b: SettingsDraft): boolean {
+  if (isBoolKey(key)) return !!a[key] === !!b[key];
   const x = a[key].trim();
   const y = b[key].trim();
   if (x === y) return true;
-  if (key === "grace" || key === "min_orphan_age") {
+  if (isDurationKey(key)) {
     const dx = parseGoDuration(x);
     const dy = parseGoDuration(y);
     return dx !== null && dx === dy;
+  }
+  if (key === "max_duplicate_children") {
+    // Empty and 0 both mean "off".
+    return (x === "" ? 0 : parseCount(x)) === (y === "" ? 0 : parseCount(y));
+  }
+  if (key === "nofile_soft_limit") {
+    // Empty means "the default", which is not the same as typing it.
+    return x !== "" && y !== "" && parseCount(x) === parseCount(y);
   }
   return false;
 }
 
 /** Keys whose values differ ("5s" and "5000ms" are the same duration). */
-export function diffSettings(a: Settings, b: Settings): SettingsKey[] {
+export function diffSettings(a: SettingsDraft, b: SettingsDraft): SettingsKey[] {
   return SETTINGS_KEYS.filter((k) => !same(k, a, b));
 }
 
 /** Keys set to something other than the default; "" counts as the default. */
-export function customizedKeys(s: Settings, defaults: Settings): SettingsKey[] {
+export function customizedKeys(s: SettingsDraft, defaults: SettingsDraft): SettingsKey[] {
   return SETTINGS_KEYS.filter((k) => {
-    if (k !== "start_at_login" && s[k].trim() === "") return false;
+    if (!isBoolKey(k) && s[k].trim() === "") return false;
     return !same(k, s, defaults);
   });
 }
 
-/** What Save sends: text trimmed, empty text left empty (the Go side reads it as the default). */
-export function normalizeSettings(s: Settings): Settings {
+/** The draft with its text trimmed, as validated and saved. */
+export function normalizeDraft(d: SettingsDraft): SettingsDraft {
+  const out = { ...d };
+  for (const k of SETTINGS_KEYS) {
+    if (isBoolKey(k)) out[k] = !!d[k];
+    else out[k] = d[k].trim();
+  }
+  return out;
+}
+
+/**
+ * What Save sends: the loaded settings object with the form's fields laid
+ * over it, so fields a newer Go side added (and this page does not know)
+ * are sent back unchanged. Empty text stays empty (Go reads it as the
+ * default); an empty open-file floor is sent as null (the default), while
+ * 0 is sent as 0 (off).
+ */
+export function settingsToSave(base: Settings, draft: SettingsDraft): Settings {
+  const d = normalizeDraft(draft);
+  const nofile = d.nofile_soft_limit === "" ? null : parseCount(d.nofile_soft_limit);
+  const dup = d.max_duplicate_children === "" ? 0 : parseCount(d.max_duplicate_children);
   return {
-    backend_command: s.backend_command.trim(),
-    ready_regex: s.ready_regex.trim(),
-    health_path: s.health_path.trim(),
-    grace: s.grace.trim(),
-    min_orphan_age: s.min_orphan_age.trim(),
-    start_at_login: !!s.start_at_login,
+    ...base,
+    backend_command: d.backend_command,
+    ready_regex: d.ready_regex,
+    health_path: d.health_path,
+    grace: d.grace,
+    min_orphan_age: d.min_orphan_age,
+    start_at_login: d.start_at_login,
+    sample_interval: d.sample_interval,
+    max_duplicate_children: dup,
+    restart_on_fd_pressure: d.restart_on_fd_pressure,
+    nofile_soft_limit: nofile,
   };
 }
 
 /** The form after "Reset to defaults": every field at its default. */
-export function resetToDefaults(defaults: Settings): Settings {
-  return { ...defaults };
+export function resetToDefaults(defaults: Settings): SettingsDraft {
+  return toDraft(defaults);
 }

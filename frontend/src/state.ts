@@ -2,8 +2,8 @@
 
 import { LogBuffer } from "./logbuffer";
 import { initialReapFlow, type ReapFlow } from "./reap";
-import type { SettingsErrors } from "./settings";
-import type { ReapReport, Settings, SettingsView, Status } from "./types";
+import type { SettingsDraft, SettingsErrors } from "./settings";
+import type { ReapReport, SettingsView, Status } from "./types";
 
 export type Tab = "backends" | "tree" | "logs" | "reap" | "settings";
 
@@ -27,7 +27,7 @@ export interface SettingsForm {
   load: "idle" | "loading" | "ready" | "error";
   loadError: string;
   view: SettingsView | null;
-  draft: Settings | null;
+  draft: SettingsDraft | null;
   /** Field errors shown once the user tried to save (or edited a field). */
   errors: SettingsErrors;
   saving: boolean;

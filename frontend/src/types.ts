@@ -64,6 +64,9 @@ export interface BackendStatus {
   started_at?: string;
   ready_at?: string;
   last_error?: string;
+  /** Why the backend was last restarted: a crash, a leak-guard policy or
+   *  "restarted on request". Unlike last_error it stays once ready again. */
+  last_restart?: string;
   log_tail?: string[];
   tree?: TreeSample | null;
 }
@@ -114,6 +117,18 @@ export interface Settings {
   /** Go duration, e.g. "3m0s". */
   min_orphan_age: string;
   start_at_login: boolean;
+
+  // Leak guard. Go omits these when zero, so a loaded object may lack them.
+  /** Go duration, e.g. "5s"; "" or missing means the default (5s); 100ms..1h. */
+  sample_interval?: string;
+  /** 0..1000; 0 (or missing) is off. Keeps only the newest N descendants
+   *  that share one command line and stops the older ones. */
+  max_duplicate_children?: number;
+  /** Restart a backend when a process of its tree passes 95% of its open-file limit. */
+  restart_on_fd_pressure?: boolean;
+  /** Soft open-file floor for backends: null/missing means the default
+   *  (4096), 0 turns it off; 0..1048576. */
+  nofile_soft_limit?: number | null;
 }
 
 export interface SettingsView {

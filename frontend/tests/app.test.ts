@@ -164,6 +164,62 @@ describe("backend cards", () => {
     expect(byText(root, ".fact", "Restarts")!.textContent).toBe("Restarts2");
   });
 
+  it("notes why the backend was last restarted, quietly and in full on hover", async () => {
+    const why = "restarted before it ran out of file descriptors: pid 123 (node watcher.js) has 245 of 256 files open (96%): it will fail with EMFILE soon";
+    const f = fakeApi(status([backend({ restarts: 2, last_restart: why })]));
+    const { root } = await mount(f.api);
+    const note = root.querySelector(".backend .last-restart")!;
+    expect(note.textContent).toBe(`Last restart:${why}`);
+    expect(note.getAttribute("title")).toBe(why);
+    // A note, not an error.
+    expect(root.querySelector(".backend .failure, .backend .inline-error, .backend .banner")).toBeNull();
+    expect(note.getAttribute("role")).toBeNull();
+    // It stays once the backend is ready again, and follows status events.
+    f.emitStatus(status([backend({ restarts: 3, last_restart: "restarted on request" })]));
+    expect(root.querySelector(".backend .last-restart-text")!.textContent).toBe("restarted on request");
+  });
+
+  it("shows no restart note without restarts or a reason, nor one that repeats the exit shown", async () => {
+    const f = fakeApi(status([backend({ restarts: 0, last_restart: "restarted on request" })]));
+    const { root } = await mount(f.api);
+    expect(root.querySelector(".last-restart")).toBeNull();
+    f.emitStatus(status([backend({ restarts: 1 })]));
+    expect(root.querySelector(".last-restart")).toBeNull();
+    f.emitStatus(status([backend({ state: "restarting", pid: 0, restarts: 1, last_error: "exited with status 2", last_restart: "exited with status 2" })]));
+    expect(root.querySelector(".restart-note")!.textContent).toBe("Last exit: exited with status 2");
+    expect(root.querySelector(".last-restart")).toBeNull();
+  });
+
+  it("flags tree warnings with a chip that opens the Process tree", async () => {
+    const tree = {
+      sampled_at: "2024-05-01T10:03:10Z",
+      count: 1,
+      rss_bytes: 1024,
+      fds: 250,
+      nofile_soft: 256,
+      processes: [],
+      duplicates: [],
+      warnings: [
+        { kind: "fd-pressure" as const, message: "pid 4100 (hermes) has 250 of 256 files open (98%)" },
+        { kind: "rss-growth" as const, message: "memory grew 40% in 10 minutes" },
+      ],
+    };
+    const f = fakeApi(status([backend({ tree })]));
+    const { root, app } = await mount(f.api);
+    const chip = root.querySelector<HTMLElement>(".backend .card-title .warn-chip")!;
+    expect(chip.textContent).toBe("2 warnings");
+    expect(chip.getAttribute("title")).toContain("250 of 256 files open");
+    expect(chip.getAttribute("title")).toContain("memory grew 40%");
+    click(chip);
+    expect(app.state.tab).toBe("tree");
+    // No chip without warnings, or when the sample is of a stopped backend.
+    f.emitStatus(status([backend({ tree: { ...tree, warnings: [] } })]));
+    app.setTab("backends");
+    expect(root.querySelector(".warn-chip")).toBeNull();
+    f.emitStatus(status([backend({ state: "stopped", pid: 0, tree })]));
+    expect(root.querySelector(".warn-chip")).toBeNull();
+  });
+
   it("shows an empty state without backends", async () => {
     const { root } = await mount(fakeApi(status([])).api);
     expect(root.textContent).toContain("No backend running");
@@ -198,6 +254,37 @@ describe("process tree", () => {
     expect(root.querySelector(".totals")!.textContent).toContain("40.0 MB");
     expect(root.querySelector(".dups")!.textContent).toContain("2× mimir --db x");
     expect(root.querySelector(".banner-error")!.textContent).toContain("Open files are close to the limit");
+  });
+
+  it("puts the most urgent warning first, with a heading, and marks files near the limit", async () => {
+    const tree = {
+      sampled_at: "2024-05-01T10:03:10Z",
+      count: 2,
+      rss_bytes: 2048,
+      fds: 260,
+      nofile_soft: 256,
+      processes: [
+        { pid: 4100, ppid: 4099, argv: ["hermes", "serve"], rss_bytes: 1024, fds: 10, started: "2024-05-01T10:00:00Z" },
+        { pid: 4101, ppid: 4100, argv: ["node", "watcher.js"], rss_bytes: 1024, fds: 250, started: "2024-05-01T10:00:00Z" },
+      ],
+      duplicates: [],
+      warnings: [
+        { kind: "duplicates" as const, message: "4 copies of mimir" },
+        { kind: "fd-pressure" as const, message: "pid 4101 has 250 of 256 files open" },
+        { kind: "rss-growth" as const, message: "memory keeps growing" },
+      ],
+    };
+    const { root } = await mount(fakeApi(status([backend({ tree })])).api, "tree");
+    const banners = Array.from(root.querySelectorAll(".tree-card .banner"));
+    expect(banners.map((b) => b.querySelector(".banner-title")!.textContent)).toEqual([
+      "Running out of open files",
+      "Memory keeps growing",
+      "Duplicate helpers",
+    ]);
+    expect(banners[0].classList.contains("banner-error")).toBe(true);
+    expect(banners[0].textContent).toContain("pid 4101 has 250 of 256 files open");
+    const files = Array.from(root.querySelectorAll(".proc-table tbody tr")).map((r) => r.querySelectorAll("td")[3]);
+    expect(files.map((td) => td.classList.contains("is-high"))).toEqual([false, true]);
   });
 
   it("says when there is nothing to show", async () => {
@@ -393,7 +480,13 @@ describe("settings", () => {
     expect(root.querySelector(".field .chip-accent")).not.toBeNull();
     submit(root);
     await flush();
-    expect(f.api.SaveSettings).toHaveBeenCalledWith({ ...settingsView().settings, grace: "7s" });
+    expect(f.api.SaveSettings).toHaveBeenCalledWith({
+      ...settingsView().settings,
+      grace: "7s",
+      // Omitted by Go when 0/false; the form sends them explicitly.
+      max_duplicate_children: 0,
+      restart_on_fd_pressure: false,
+    });
     expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart the backend to apply");
   });
 
@@ -409,12 +502,96 @@ describe("settings", () => {
 
   it("Reset to defaults fills the form with the defaults", async () => {
     const f = fakeApi();
-    f.api.GetSettings.mockResolvedValueOnce(settingsView({ grace: "9s", start_at_login: true }));
+    f.api.GetSettings.mockResolvedValueOnce(
+      settingsView({ grace: "9s", start_at_login: true, max_duplicate_children: 3, restart_on_fd_pressure: true, nofile_soft_limit: 0 }),
+    );
     const { root } = await mount(f.api, "settings");
+    expect(root.querySelectorAll(".chip-accent")).toHaveLength(5);
     click(byText(root, "button", "Reset to defaults"));
     expect(root.querySelector<HTMLInputElement>('[data-field="grace"]')!.value).toBe("5s");
     expect(root.querySelector<HTMLInputElement>('[data-field="start_at_login"]')!.checked).toBe(false);
+    expect(root.querySelector<HTMLInputElement>('[data-field="max_duplicate_children"]')!.value).toBe("");
+    expect(root.querySelector<HTMLInputElement>('[data-field="restart_on_fd_pressure"]')!.checked).toBe(false);
+    expect(root.querySelector<HTMLInputElement>('[data-field="nofile_soft_limit"]')!.value).toBe("4096");
+    expect(root.querySelectorAll(".chip-accent")).toHaveLength(0);
     expect(f.api.SaveSettings).not.toHaveBeenCalled();
+  });
+
+  it("has a Leak guard section with defaults as placeholders", async () => {
+    const f = fakeApi();
+    f.api.GetSettings.mockResolvedValueOnce(settingsView({ sample_interval: "", nofile_soft_limit: null }));
+    const { root } = await mount(f.api, "settings");
+    const section = byText(root, ".form-section", "Leak guard")!;
+    expect(section.querySelector(".form-section-title")!.textContent).toBe("Leak guard");
+    const input = (k: string) => section.querySelector<HTMLInputElement>(`[data-field="${k}"]`)!;
+    expect(input("sample_interval").placeholder).toBe("5s");
+    expect(input("sample_interval").value).toBe("");
+    expect(input("max_duplicate_children").placeholder).toBe("Off");
+    expect(input("nofile_soft_limit").placeholder).toBe("4096");
+    expect(input("nofile_soft_limit").value).toBe("");
+    expect(input("restart_on_fd_pressure").type).toBe("checkbox");
+    expect(input("restart_on_fd_pressure").checked).toBe(false);
+    for (const k of ["sample_interval", "max_duplicate_children", "nofile_soft_limit", "restart_on_fd_pressure"]) {
+      expect(root.querySelector(`#set-${k}-help`)!.textContent!.length, k).toBeGreaterThan(20);
+    }
+    expect(root.querySelector<HTMLButtonElement>('[data-action="settings-save"]')!.disabled).toBe(true);
+  });
+
+  it("saves the leak guard fields on top of everything loaded, unknown fields included", async () => {
+    const f = fakeApi();
+    const loaded = { ...settingsView().settings, max_duplicate_children: 4, nofile_soft_limit: 8192, from_a_newer_go: [1, 2] };
+    f.api.GetSettings.mockResolvedValueOnce({ ...settingsView(), settings: loaded });
+    const { root } = await mount(f.api, "settings");
+    expect(root.querySelector<HTMLInputElement>('[data-field="nofile_soft_limit"]')!.value).toBe("8192");
+    type(root, "sample_interval", " 2s ");
+    type(root, "max_duplicate_children", "6");
+    type(root, "nofile_soft_limit", "");
+    const box = root.querySelector<HTMLInputElement>('[data-field="restart_on_fd_pressure"]')!;
+    box.checked = true;
+    box.dispatchEvent(new Event("change", { bubbles: true }));
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings).toHaveBeenCalledTimes(1);
+    expect(f.api.SaveSettings.mock.calls[0][0]).toEqual({
+      ...loaded,
+      sample_interval: "2s",
+      max_duplicate_children: 6,
+      restart_on_fd_pressure: true,
+      nofile_soft_limit: null, // empty: the default
+    });
+    // 0 is sent as 0: the floor is off.
+    type(root, "nofile_soft_limit", "0");
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings.mock.calls[1][0]).toMatchObject({ nofile_soft_limit: 0 });
+  });
+
+  it("flags leak guard values outside Go's ranges and does not save them", async () => {
+    const f = fakeApi();
+    const { root } = await mount(f.api, "settings");
+    type(root, "sample_interval", "50ms");
+    type(root, "max_duplicate_children", "5000");
+    type(root, "nofile_soft_limit", "lots");
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings).not.toHaveBeenCalled();
+    const err = (k: string) => root.querySelector(`#set-${k}-err`)?.textContent;
+    expect(err("sample_interval")).toBe("Must be at least 100ms");
+    expect(err("max_duplicate_children")).toBe("Must be at most 1,000");
+    expect(err("nofile_soft_limit")).toBe("Enter a whole number from 0 to 1,048,576");
+    type(root, "max_duplicate_children", "10");
+    expect(err("max_duplicate_children")).toBeUndefined();
+    expect(root.querySelectorAll(".field.has-error")).toHaveLength(2);
+  });
+
+  it("shows the Go side's error for leak guard fields as it does for the rest", async () => {
+    const f = fakeApi();
+    f.api.SaveSettings.mockRejectedValueOnce("open-file floor: 2000000 is outside 0..1048576");
+    const { root } = await mount(f.api, "settings");
+    type(root, "nofile_soft_limit", "65536");
+    submit(root);
+    await flush();
+    expect(root.querySelector(".save-result.bad")!.textContent).toBe("open-file floor: 2000000 is outside 0..1048576");
   });
 
   it("offers Retry when settings cannot be loaded", async () => {

@@ -65,6 +65,10 @@ export const defaults: Settings = {
   grace: "5s",
   min_orphan_age: "3m0s",
   start_at_login: false,
+  // As Go sends them: max_duplicate_children and restart_on_fd_pressure are
+  // omitted when 0/false.
+  sample_interval: "5s",
+  nofile_soft_limit: 4096,
 };
 
 export function settingsView(over: Partial<Settings> = {}, notice?: string): SettingsView {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionLabel, actionTone, reasonLabel, stateLabel, stateTone } from "../src/reasons";
+import { actionLabel, actionTone, reasonLabel, sortWarnings, stateLabel, stateTone, warningTitle } from "../src/reasons";
 
 const WORDS = [
   "owned", "owner-dead", "orphan-no-record", "too-young", "not-orphan", "ssh-lock", "gateway-pidfile",
@@ -44,5 +44,26 @@ describe("action and state labels", () => {
     expect(stateTone("failed")).toBe("bad");
     expect(stateTone("stopped")).toBe("idle");
     expect(stateLabel("restarting")).toBe("Restarting");
+  });
+});
+
+describe("tree warnings", () => {
+  it("titles every kind the sampler sends, and nothing else", () => {
+    expect(warningTitle("fd-pressure")).toBe("Running out of open files");
+    expect(warningTitle("duplicates")).toBe("Duplicate helpers");
+    expect(warningTitle("rss-growth")).toBe("Memory keeps growing");
+    expect(warningTitle("something-new")).toBe("");
+    expect(warningTitle("constructor")).toBe("");
+  });
+  it("sorts the most urgent first and keeps the order within a kind", () => {
+    const ws = [
+      { kind: "duplicates", id: 1 },
+      { kind: "new-kind", id: 2 },
+      { kind: "fd-pressure", id: 3 },
+      { kind: "rss-growth", id: 4 },
+      { kind: "fd-pressure", id: 5 },
+    ];
+    expect(sortWarnings(ws).map((w) => w.id)).toEqual([3, 5, 4, 1, 2]);
+    expect(ws.map((w) => w.id)).toEqual([1, 2, 3, 4, 5]);
   });
 });

@@ -62,13 +62,50 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
 
   const stat = (label: string, value: string | Node, mono = false) => fact(label, value, mono);
 
+  // Why it was last restarted. A crash while restarting is already shown as
+  // "Last exit" above; the same words need not appear twice.
+  const why = (b.last_restart ?? "").trim();
+  const restartNote =
+    (b.restarts ?? 0) > 0 && why && !(failure && why === (b.last_error ?? "").trim())
+      ? h(
+          "p.last-restart",
+          { title: why },
+          icon("restart", 13),
+          h("span.last-restart-label", null, "Last restart:"),
+          h("span.last-restart-text", null, why),
+        )
+      : null;
+
+  const warnings = running ? (b.tree?.warnings ?? []) : [];
+  const warnChip = warnings.length
+    ? h(
+        "button.chip.chip-warn.warn-chip",
+        {
+          type: "button",
+          "data-action": "tab",
+          "data-tab": "tree",
+          title: `${warnings.map((w) => w.message).join("\n")}\n\nOpen the Process tree`,
+          "aria-label": `${plural(warnings.length, "process warning")}: open the Process tree`,
+        },
+        icon("warning", 12),
+        plural(warnings.length, "warning"),
+      )
+    : null;
+
   return h(
     `article.card.backend.state-${b.state}`,
     { "data-key": `backend:${b.name}`, "aria-label": `Backend ${b.name}` },
     h(
       "header.card-head",
       null,
-      h("div.card-title", null, h("h2", null, b.name), badge(tone, stateLabel(b.state), { pulse: pulsing }), uptime ? h("span.uptime", null, uptime) : null),
+      h(
+        "div.card-title",
+        null,
+        h("h2", null, b.name),
+        badge(tone, stateLabel(b.state), { pulse: pulsing }),
+        uptime ? h("span.uptime", null, uptime) : null,
+        warnChip,
+      ),
       h("div.card-actions", null, ...actions),
     ),
     inlineError(s.errors.get(`backend:${b.name}`)),
@@ -83,6 +120,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
       stat("Processes", b.tree && running ? String(b.tree.count) : "—"),
       stat("Memory", b.tree && running ? formatBytes(b.tree.rss_bytes) : "—"),
     ),
+    restartNote,
     h("div.command", null, h("div.command-label", null, "Command"), h("code.command-text", null, shellJoin(b.command) || "—")),
   );
 }

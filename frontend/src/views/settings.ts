@@ -1,7 +1,6 @@
 import { h } from "../dom";
-import { customizedKeys, diffSettings, type TextKey } from "../settings";
+import { customizedKeys, diffSettings, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
 import type { AppState } from "../state";
-import type { Settings } from "../types";
 import { banner, button, emptyState, icon, pageHeader } from "../ui";
 
 interface FieldSpec {
@@ -9,6 +8,17 @@ interface FieldSpec {
   label: string;
   help: string;
   mono: boolean;
+  /** A short value (a duration or a count): a narrower box. */
+  short?: boolean;
+  /** Shown when the default is empty, e.g. "Off". */
+  emptyDefault?: string;
+  inputmode?: "numeric";
+}
+
+interface CheckSpec {
+  key: BoolKey;
+  label: string;
+  help: string;
 }
 
 export const FIELDS: FieldSpec[] = [
@@ -35,16 +45,58 @@ export const FIELDS: FieldSpec[] = [
     label: "Stop grace period",
     help: "How long a backend may take to exit after being asked to stop, before it is killed. For example 5s.",
     mono: false,
+    short: true,
   },
   {
     key: "min_orphan_age",
     label: "Minimum orphan age",
     help: "Leftover processes younger than this are never reaped at startup. For example 3m.",
     mono: false,
+    short: true,
   },
 ];
 
-function field(f: FieldSpec, draft: Settings, defaults: Settings, error: string | undefined, custom: boolean): HTMLElement {
+const START_AT_LOGIN: CheckSpec = {
+  key: "start_at_login",
+  label: "Start at login",
+  help: "Open Hermes Desktop when you log in.",
+};
+
+export const LEAK_FIELDS: FieldSpec[] = [
+  {
+    key: "sample_interval",
+    label: "Sample interval",
+    help: "How often each backend's processes are measured for these checks and the Process tree. From 100ms to 1h.",
+    mono: false,
+    short: true,
+  },
+  {
+    key: "max_duplicate_children",
+    label: "Duplicate helper limit",
+    help: "When more than this many helper processes of a backend share one command line, the oldest are stopped and the newest kept. Empty or 0 turns this off; at most 1,000.",
+    mono: false,
+    short: true,
+    emptyDefault: "Off",
+    inputmode: "numeric",
+  },
+  {
+    key: "nofile_soft_limit",
+    label: "Open-file floor",
+    help: "Before a backend starts, its open-file limit is raised to at least this many files (never lowered, and capped by the system). 0 turns this off.",
+    mono: false,
+    short: true,
+    emptyDefault: "4096",
+    inputmode: "numeric",
+  },
+];
+
+const FD_RESTART: CheckSpec = {
+  key: "restart_on_fd_pressure",
+  label: "Restart before running out of files",
+  help: "Restart a backend when one of its processes has 95% of its open-file limit in use, before it starts failing with “too many open files”.",
+};
+
+function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, error: string | undefined, custom: boolean): HTMLElement {
   const id = `set-${f.key}`;
   const helpId = `${id}-help`;
   const errId = `${id}-err`;
@@ -55,9 +107,10 @@ function field(f: FieldSpec, draft: Settings, defaults: Settings, error: string 
     h("input", {
       id,
       type: "text",
-      class: f.mono ? "input mono" : "input",
+      class: ["input", f.mono ? "mono" : "", f.short ? "input-short" : ""].join(" ").replace(/\s+/g, " ").trim(),
       value: draft[f.key],
-      placeholder: defaults[f.key] || "Built-in default",
+      placeholder: defaults[f.key] || f.emptyDefault || "Built-in default",
+      inputmode: f.inputmode ?? null,
       "data-input": "setting",
       "data-field": f.key,
       spellcheck: "false",
@@ -67,6 +120,38 @@ function field(f: FieldSpec, draft: Settings, defaults: Settings, error: string 
     }),
     error ? h("div.field-error", { id: errId }, icon("warning", 13), h("span", null, error)) : null,
     h("p.field-help", { id: helpId }, f.help),
+  );
+}
+
+function check(c: CheckSpec, draft: SettingsDraft, defaults: SettingsDraft, custom: boolean): HTMLElement {
+  const id = `set-${c.key}`;
+  return h(
+    "div.field.field-check",
+    null,
+    h(
+      "label.check",
+      { for: id },
+      h("input", {
+        id,
+        type: "checkbox",
+        checked: draft[c.key],
+        "data-input": "setting",
+        "data-field": c.key,
+        "aria-describedby": `${id}-help`,
+      }),
+      h("span.check-box", { "aria-hidden": "true" }, icon("check", 12)),
+      h("span.field-label", null, c.label, custom ? h("span.chip.chip-accent", { title: "Differs from the default" }, "custom") : null),
+    ),
+    h("p.field-help", { id: `${id}-help` }, `${c.help} Default: ${defaults[c.key] ? "on" : "off"}.`),
+  );
+}
+
+function section(id: string, title: string, sub: string | null, ...body: HTMLElement[]): HTMLElement {
+  return h(
+    "div.form-section",
+    { role: "group", "aria-labelledby": `${id}-title`, "data-key": id },
+    h("div.form-section-head", null, h("h2.form-section-title", { id: `${id}-title` }, title), sub ? h("p.form-section-sub", null, sub) : null),
+    ...body,
   );
 }
 
@@ -90,8 +175,8 @@ export function settingsView(s: AppState): HTMLElement {
   }
 
   const draft = st.draft;
-  const defaults = st.view.defaults;
-  const dirty = diffSettings(draft, st.view.settings).length > 0;
+  const defaults = toDraft(st.view.defaults);
+  const dirty = diffSettings(draft, toDraft(st.view.settings)).length > 0;
   const custom = new Set(customizedKeys(draft, defaults));
   const atDefaults = custom.size === 0;
 
@@ -112,25 +197,19 @@ export function settingsView(s: AppState): HTMLElement {
     h(
       "form.card.settings-form",
       { "data-form": "settings", novalidate: true },
-      ...FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
-      h(
-        "div.field.field-check",
+      section(
+        "set-general",
+        "General",
         null,
-        h(
-          "label.check",
-          { for: "set-start_at_login" },
-          h("input", {
-            id: "set-start_at_login",
-            type: "checkbox",
-            checked: draft.start_at_login,
-            "data-input": "setting",
-            "data-field": "start_at_login",
-            "aria-describedby": "set-start_at_login-help",
-          }),
-          h("span.check-box", { "aria-hidden": "true" }, icon("check", 12)),
-          h("span.field-label", null, "Start at login", custom.has("start_at_login") ? h("span.chip.chip-accent", null, "custom") : null),
-        ),
-        h("p.field-help", { id: "set-start_at_login-help" }, `Open Hermes Desktop when you log in. Default: ${defaults.start_at_login ? "on" : "off"}.`),
+        ...FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
+        check(START_AT_LOGIN, draft, defaults, custom.has(START_AT_LOGIN.key)),
+      ),
+      section(
+        "set-leak",
+        "Leak guard",
+        "Watches each backend's helper processes so leaks are caught before they break it.",
+        ...LEAK_FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
+        check(FD_RESTART, draft, defaults, custom.has(FD_RESTART.key)),
       ),
       h(
         "div.form-actions",

@@ -1,6 +1,6 @@
 import { h } from "../dom";
 import { formatAge, formatBytes, formatClock, parseTime, shellJoin } from "../format";
-import { stateLabel, stateTone } from "../reasons";
+import { sortWarnings, stateLabel, stateTone, warningTitle } from "../reasons";
 import type { AppState } from "../state";
 import { buildTree, duplicatePids, flattenTree } from "../tree";
 import type { BackendStatus, TreeSample } from "../types";
@@ -23,6 +23,7 @@ function treeTable(b: BackendStatus, t: TreeSample): HTMLElement {
   const dups = duplicatePids(t.duplicates);
   const sampled = parseTime(t.sampled_at);
   const ref = Number.isFinite(sampled) ? sampled : Date.now();
+  const soft = t.nofile_soft ?? 0;
   return h(
     "div.table-wrap",
     null,
@@ -54,7 +55,7 @@ function treeTable(b: BackendStatus, t: TreeSample): HTMLElement {
               ),
             ),
             h("td.num", null, formatBytes(r.proc.rss_bytes)),
-            h("td.num", null, String(r.proc.fds)),
+            h("td.num", { class: soft > 0 && r.proc.fds / soft >= 0.8 ? "is-high" : null, title: soft > 0 ? `${r.proc.fds} of ${soft} open files` : null }, String(r.proc.fds)),
             h("td.num", { title: r.proc.started }, Number.isFinite(started) ? formatAge(ref - started) : "—"),
           );
         }),
@@ -86,7 +87,12 @@ function backendTree(b: BackendStatus): HTMLElement {
     h("div.total", null, h("span.total-value", null, formatBytes(t.rss_bytes)), h("span.total-label", null, "memory (RSS)")),
     h("div.total", { class: fd.high ? "is-high" : null }, h("span.total-value", null, fd.text.replace(/ fds$/, "")), h("span.total-label", null, "open fds")),
   );
-  const warnings = (t.warnings ?? []).map((w, i) => banner(w.kind === "fd-pressure" ? "error" : "warn", w.message, { key: `w${i}:${w.kind}` }));
+  const warnings = sortWarnings(t.warnings ?? []).map((w, i) => {
+    const title = warningTitle(w.kind);
+    return banner(w.kind === "fd-pressure" ? "error" : "warn", title ? [h("strong.banner-title", null, title), h("span", null, w.message)] : w.message, {
+      key: `w${i}:${w.kind}`,
+    });
+  });
   const dups = (t.duplicates ?? []).length
     ? h(
         "div.dups",
