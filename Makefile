@@ -127,6 +127,7 @@ bench:
 	$(GO) run ./bench/parentdeath
 	$(GO) run ./bench/reapscan
 	$(GO) run ./bench/sampler
+	$(GO) run ./bench/handoff
 
 clean:
 	rm -rf bin build/bin $(ARTIFACTS) frontend/dist

@@ -37,6 +37,9 @@ type runOptions struct {
 	maxDuplicates  int
 	fdRestart      bool
 	nofileFloor    int
+	// adoptFD is the handoff state pipe a predecessor gives an adopting
+	// successor (hidden: only a handoff sets it).
+	adoptFD int
 	// explicit names the options given by flag or environment variable:
 	// those win over the saved settings (config.json).
 	explicit map[string]bool
@@ -78,6 +81,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envInt("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
 	fs.BoolVar(&o.fdRestart, "restart-on-fd-pressure", envBool("HERMES_DESKTOP_RESTART_ON_FD_PRESSURE"), "restart a backend at 95% of its open-file limit (env HERMES_DESKTOP_RESTART_ON_FD_PRESSURE)")
 	fs.IntVar(&o.nofileFloor, "nofile-soft-limit", envInt("HERMES_DESKTOP_NOFILE_SOFT_LIMIT", backend.DefaultNofileFloor), "floor for the backends' soft open-file limit, never lowering it; 0 is off (env HERMES_DESKTOP_NOFILE_SOFT_LIMIT)")
+	fs.IntVar(&o.adoptFD, "adopt-fd", -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
 	fs.StringVar(&o.logLevel, "log-level", envOr("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -177,6 +181,8 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		NoShim:       o.noShim,
 		NoBootReap:   o.noBootReap,
 		LeakGuard:    o.leakGuard(),
+		Args:         successorArgs(),
+		HandoffWait:  envDuration(backend.EnvHandoffWait, 0),
 		Version:      version,
 		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:     stdout,
@@ -198,6 +204,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return exitError
 	}
+	if opts.adoptFD >= 0 {
+		cfg.AdoptFrom = os.NewFile(uintptr(opts.adoptFD), "handoff-state")
+	}
+	os.Unsetenv(backend.EnvHandoffWait) // for us only, not for the backends
 	if err := backend.EnterLauncherJob(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
@@ -236,6 +246,9 @@ func runHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 	select {
 	case <-ctx.Done():
 	case <-l.StopRequested():
+	case <-l.HandedOff():
+		fmt.Fprintln(stdout, "handed over to the new instance; exiting without teardown")
+		return exitOK
 	}
 	fmt.Fprintln(stdout, "stopping: tearing down backends")
 	if err := l.Shutdown(); err != nil {
@@ -256,6 +269,24 @@ func secondInstance(stateDir string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "hermes-desktop is already running (state dir %s); not starting another\n", stateDir)
 	return exitOK
+}
+
+// successorArgs is our command line without the handoff-only flag, which
+// must not be passed on.
+func successorArgs() []string {
+	var out []string
+	a := args()
+	for i := 0; i < len(a); i++ {
+		if a[i] == "--adopt-fd" || a[i] == "-adopt-fd" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a[i], "--adopt-fd=") || strings.HasPrefix(a[i], "-adopt-fd=") {
+			continue
+		}
+		out = append(out, a[i])
+	}
+	return out
 }
 
 func nonEmpty(s ...string) []string {

@@ -54,13 +54,24 @@ func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
 	l.Start()
 	// A stop over the control socket (or from a second process) closes the
 	// window like Quit does.
-	go func() { <-l.StopRequested(); _ = app.Quit() }()
+	go func() {
+		select {
+		case <-l.StopRequested():
+		case <-l.HandedOff(): // a successor owns the backends: close the window, tear nothing down
+		}
+		_ = app.Quit()
+	}()
 	tray := startTray(app)
 	if err := runWindow(app); err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: the window could not run (%v); running headless until stopped\n", err)
 		waitForStop(l)
 	}
 	tray.stop()
+	select {
+	case <-l.HandedOff():
+		return exitOK
+	default:
+	}
 	if err := l.Shutdown(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: shutdown:", err)
 		return exitError
@@ -123,6 +134,7 @@ func waitForStop(l *backend.Launcher) {
 	select {
 	case <-ctx.Done():
 	case <-l.StopRequested():
+	case <-l.HandedOff():
 	}
 }
 

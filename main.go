@@ -29,6 +29,10 @@ func main() {
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// args is the command line the launcher was started with, for a handoff's
+// successor.
+var args = func() []string { return append([]string(nil), os.Args[1:]...) }
+
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return cmdRun(nil, stdout, stderr)
@@ -45,6 +49,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return cmdStop(rest, stdout, stderr)
 	case "reap":
 		return cmdReap(rest, stdout, stderr)
+	case "handoff":
+		return cmdHandoff(rest, stdout, stderr)
 	case "serve":
 		return builtin.Main(rest, stdout, stderr)
 	case "watchdog":
@@ -75,6 +81,7 @@ Commands:
   restart   restart a backend (--backend NAME) or all of them
   stop      tear every backend down and stop the running instance
   reap      find and remove backends that earlier crashes left behind (--dry-run)
+  handoff   hand the running instance over to a new binary (updates)
   serve     the built-in backend (implements the Hermes backend contract)
   watchdog  the parent-death shim every backend runs behind (see --help)
   version   print the version

@@ -76,6 +76,15 @@ type Config struct {
 	RestartWindow time.Duration
 	// LeakGuard configures the tree sampler, its warnings and policies.
 	LeakGuard LeakGuard
+	// Args is the command line the launcher was started with (without the
+	// program name): a handoff starts its successor with the same one.
+	Args []string
+	// HandoffWait, when set, makes Open wait this long for the single-
+	// instance lock instead of failing: the predecessor is letting go.
+	HandoffWait time.Duration
+	// AdoptFrom, when set, is the pipe a predecessor writes the handoff
+	// state to: Open adopts its running backends (adopt mode).
+	AdoptFrom *os.File
 	// Mode is "headless" or "gui", reported in status.
 	Mode string
 	// Version is reported in status.

@@ -12,6 +12,9 @@ type ExitStatus struct {
 	Code int
 	// Signal is the terminating signal, or 0.
 	Signal syscall.Signal
+	// Unknown is set when the status could not be collected: the process
+	// was adopted from a previous launcher and is not our child.
+	Unknown bool
 }
 
 func exitStatusOf(ps *os.ProcessState) ExitStatus {
@@ -34,6 +37,9 @@ const (
 
 // String explains the status in words a user can act on.
 func (e ExitStatus) String() string {
+	if e.Unknown {
+		return "exited (status unknown: it was adopted from the previous launcher)"
+	}
 	if e.Signal != 0 {
 		return fmt.Sprintf("killed by signal %d (%v)", int(e.Signal), e.Signal)
 	}

@@ -32,8 +32,8 @@ import (
 type instance struct {
 	spec      *Spec
 	nonce     string
-	argv      []string // what was executed
-	cmd       *exec.Cmd
+	argv      []string  // what was executed
+	cmd       *exec.Cmd // nil for an instance adopted from a previous launcher
 	leader    proc.Identity
 	handle    *proc.Handle // on leader
 	viaShim   bool
@@ -56,6 +56,7 @@ type instance struct {
 	status    ExitStatus // valid once exited is closed
 
 	stopping atomic.Bool // a stop was requested: the exit is not a crash
+	detached atomic.Bool // handed over to another launcher (update handoff)
 
 	mu     sync.Mutex // guards reaped and tree; held through a teardown
 	reaped bool
@@ -271,9 +272,21 @@ func readLines(r io.Reader, fn func(string)) {
 // and only then reaps the leader.
 func (i *instance) wait() {
 	i.handle.Wait(context.Background())
+	if i.detached.Load() {
+		// Handed over to a new launcher: its tree is not ours to end. Our
+		// child is still ours to reap.
+		if i.cmd != nil {
+			_ = i.cmd.Wait()
+		}
+		i.handle.Close()
+		close(i.exited)
+		return
+	}
 	i.teardown(i.spec.Grace)
 	i.mu.Lock()
-	_ = i.cmd.Wait() // the only reaper of this child
+	if i.cmd != nil {
+		_ = i.cmd.Wait() // the only reaper of this child
+	}
 	i.reaped = true
 	if i.adopter != nil {
 		i.adopter.reaped(i.leader.PID)
@@ -286,7 +299,11 @@ func (i *instance) wait() {
 	i.handle.Close()
 	i.closeShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
 	i.closeOutput()
-	i.status = exitStatusOf(i.cmd.ProcessState)
+	if i.cmd != nil {
+		i.status = exitStatusOf(i.cmd.ProcessState)
+	} else {
+		i.status = ExitStatus{Code: -1, Unknown: true} // adopted: not our child, no wait status
+	}
 	os.Remove(i.readyFile) // our own scratch file, not a record
 	close(i.exited)
 }
@@ -387,6 +404,51 @@ func (i *instance) track(ps []TreeProc) {
 	for _, p := range ps {
 		i.tree.Add(p.id)
 	}
+}
+
+// adoptInstance rebuilds an instance from what a predecessor handed over:
+// the shim and backend (checked again here), the lifeline write end and the
+// output pipes it inherited. The shim is not our child: its exit is seen
+// through a handle and its status is unknown; its group is not pinned, so
+// the tree is followed by identities only.
+func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *backendLog) (*instance, error) {
+	h, err := proc.Open(b.Shim)
+	if err == nil {
+		err = proc.Check(b.Backend)
+	}
+	if err != nil {
+		if h != nil {
+			h.Close()
+		}
+		lifeline.Close()
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	pollable(outR)
+	pollable(errR)
+	i := &instance{
+		spec: spec, nonce: b.Nonce, argv: b.Argv, leader: b.Shim, handle: h, viaShim: true,
+		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend,
+		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
+		tree: proc.NewTree(b.Shim.PID, 0), outR: outR, errR: errR,
+	}
+	close(i.backendKnown)
+	i.readers.Add(2)
+	go i.readOutput(outR, "stdout")
+	go i.readOutput(errR, "stderr")
+	go i.wait()
+	return i, nil
+}
+
+// detach hands the instance over to a new launcher, which has its own
+// copies of the lifeline and output pipes: ours are closed, our readers end,
+// and the waiter will only reap, never tear down.
+func (i *instance) detach() {
+	i.detached.Store(true)
+	i.closeShimPipes()
+	i.outR.Close()
+	i.errR.Close()
 }
 
 // pid returns the backend's PID, or 0 while the shim has not reported it.

@@ -33,8 +33,18 @@ type Launcher struct {
 	records   *lockfile.Records
 	ctl       *control.Server
 	events    broker
+	logsMu    sync.Mutex // guards logs
 	logs      map[string]*backendLog
 	sups      []*Supervisor
+
+	// adopted are the backends a predecessor handed over (adopt mode).
+	adopted map[string]*adoptedBackend
+	// handoffMu is held through a handoff: one at a time.
+	handoffMu sync.Mutex
+	// successor is the instance a handoff in adopt mode is waiting for.
+	successor atomic.Pointer[successor]
+	handedOff chan struct{} // closed once a successor owns everything
+	handOnce  sync.Once
 
 	focus atomic.Pointer[func()] // set by the GUI
 
@@ -51,8 +61,9 @@ type Launcher struct {
 	lastReap *ReapReport
 
 	supCancel    context.CancelFunc
+	ctlCtx       context.Context
 	ctlCancel    context.CancelFunc
-	ctlDone      chan struct{}
+	ctlWG        sync.WaitGroup // the control server's goroutines
 	stopOnce     sync.Once
 	stopReq      chan struct{} // closed when someone asks the instance to stop
 	backendsGone chan struct{} // closed when every backend is torn down
@@ -62,7 +73,9 @@ type Launcher struct {
 
 // Open claims the state dir: checks it, takes the single-instance lock
 // (ErrAlreadyRunning if taken), creates this instance's owner lock and
-// listens on the control socket. Nothing is spawned yet.
+// listens on the control socket. Nothing is spawned yet. A successor
+// started by a handoff instead waits for the lock (restart mode) or adopts
+// the running backends (adopt mode, cfg.AdoptFrom).
 func Open(cfg Config) (_ *Launcher, err error) {
 	if err := cfg.applyDefaults(); err != nil {
 		return nil, err
@@ -73,46 +86,73 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if err := closeOnExecInherited(); err != nil {
 		cfg.Logger.Warn("could not mark inherited fds close-on-exec", "err", err)
 	}
-	l := &Launcher{cfg: cfg, started: time.Now(), stopReq: make(chan struct{}), backendsGone: make(chan struct{}), ctlDone: make(chan struct{})}
+	l := &Launcher{cfg: cfg, started: time.Now(), stopReq: make(chan struct{}), backendsGone: make(chan struct{}), handedOff: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			l.release()
 		}
 	}()
-	if l.instLock, err = lockfile.AcquireInstance(cfg.StateDir); err != nil {
-		if errors.Is(err, lockfile.ErrHeld) {
-			return nil, fmt.Errorf("%w (state dir %s)", ErrAlreadyRunning, cfg.StateDir)
-		}
-		return nil, err
-	}
 	if l.self, err = proc.Self(); err != nil {
 		return nil, fmt.Errorf("backend: identify self: %w", err)
 	}
 	if l.nonce, err = lockfile.NewNonce(); err != nil {
 		return nil, err
 	}
-	if l.ownerLock, err = lockfile.AcquireOwner(cfg.StateDir, l.nonce); err != nil {
-		return nil, err
-	}
 	if l.records, err = lockfile.OpenRecords(cfg.StateDir); err != nil {
 		return nil, err
 	}
-	logDir := filepath.Join(cfg.StateDir, "logs")
-	if err := os.MkdirAll(logDir, 0o700); err != nil {
-		return nil, fmt.Errorf("backend: create log dir: %w", err)
+	if cfg.AdoptFrom != nil {
+		err = l.takeOver(cfg.AdoptFrom)
+	} else {
+		err = l.claim()
+	}
+	if err != nil {
+		return nil, err
 	}
 	if l.ctl, err = control.Listen(cfg.StateDir, cfg.Logger); err != nil {
 		return nil, err
 	}
 	l.notices = append(l.notices, cfg.Notices...)
-	l.logs = map[string]*backendLog{}
-	for _, spec := range cfg.Backends {
-		name := spec.Name
-		l.logs[name] = newBackendLog(name, filepath.Join(logDir, name+".log"), func(line LogLine) {
-			l.events.publish(Event{Kind: EventLog, Log: &line})
-		})
-	}
 	return l, nil
+}
+
+// claim takes the single-instance lock (waiting for a predecessor that is
+// handing over, when told to) and this instance's owner lock.
+func (l *Launcher) claim() (err error) {
+	if l.cfg.HandoffWait > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.HandoffWait)
+		defer cancel()
+		l.instLock, err = lockfile.AcquireWait(ctx, filepath.Join(l.cfg.StateDir, lockfile.InstanceLockName))
+	} else {
+		l.instLock, err = lockfile.AcquireInstance(l.cfg.StateDir)
+	}
+	if errors.Is(err, lockfile.ErrHeld) {
+		return fmt.Errorf("%w (state dir %s)", ErrAlreadyRunning, l.cfg.StateDir)
+	}
+	if err != nil {
+		return err
+	}
+	l.ownerLock, err = lockfile.AcquireOwner(l.cfg.StateDir, l.nonce)
+	return err
+}
+
+// backendLog returns (creating it on first use) the log of a backend.
+func (l *Launcher) backendLog(name string) *backendLog {
+	l.logsMu.Lock()
+	defer l.logsMu.Unlock()
+	if l.logs == nil {
+		l.logs = map[string]*backendLog{}
+	}
+	if lg := l.logs[name]; lg != nil {
+		return lg
+	}
+	logDir := filepath.Join(l.cfg.StateDir, "logs")
+	_ = os.MkdirAll(logDir, 0o700)
+	lg := newBackendLog(name, filepath.Join(logDir, name+".log"), func(line LogLine) {
+		l.events.publish(Event{Kind: EventLog, Log: &line})
+	})
+	l.logs[name] = lg
+	return lg
 }
 
 // Start serves the control socket, runs the boot reap (before any spawn, so
@@ -120,11 +160,8 @@ func Open(cfg Config) (_ *Launcher, err error) {
 // the reap is done; the backends come up in the background.
 func (l *Launcher) Start() {
 	ctlCtx, ctlCancel := context.WithCancel(context.Background())
-	l.ctlCancel = ctlCancel
-	go func() {
-		defer close(l.ctlDone)
-		l.ctl.Serve(ctlCtx, control.HandlerFunc(l.handleControl))
-	}()
+	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
+	l.serveControl()
 	if err := setSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
@@ -151,11 +188,15 @@ func (l *Launcher) Start() {
 		params := spawnParams{
 			owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
 			hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
-			log: l.logs[spec.Name], adopter: l.adopter,
+			log: l.backendLog(spec.Name), adopter: l.adopter,
 		}
 		sup := newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
 		l.sups = append(l.sups, sup)
-		go sup.run(supCtx, true)
+		a := l.adopted[spec.Name]
+		if a != nil {
+			a.inst.adopter = l.adopter
+		}
+		go sup.run(supCtx, true, a.instance(), a.status())
 	}
 }
 
@@ -200,8 +241,8 @@ func (l *Launcher) Shutdown() error {
 		close(l.backendsGone)
 		if l.ctlCancel != nil {
 			l.ctlCancel()
-			<-l.ctlDone
 		}
+		l.ctlWG.Wait()
 		l.shutdownErr = l.release()
 		for _, lg := range l.logs {
 			lg.close()
@@ -218,6 +259,17 @@ func (l *Launcher) release() error {
 	}
 	errs = append(errs, l.ownerLock.Release(), l.instLock.Release())
 	return errors.Join(errs...)
+}
+
+// serveControl answers the control socket in a goroutine the launcher
+// owns (ended by ctlCancel, awaited in Shutdown).
+func (l *Launcher) serveControl() {
+	srv := l.ctl
+	l.ctlWG.Add(1)
+	go func() {
+		defer l.ctlWG.Done()
+		srv.Serve(l.ctlCtx, control.HandlerFunc(l.handleControl))
+	}()
 }
 
 // AddNotice records something the user should see (a settings file set
@@ -292,5 +344,5 @@ func (l *Launcher) Logs(name string, after uint64, max int) ([]LogLine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.logs[s.spec.Name].since(after, max), nil
+	return l.backendLog(s.spec.Name).since(after, max), nil
 }

@@ -26,7 +26,7 @@ type jobGuard struct{ job windows.Handle }
 // members when closed. The launcher itself sits in a kill-on-close job (see
 // main), so this one only serves to stop a single backend tree.
 func newTreeGuard(pid int) (treeGuard, error) {
-	job, err := newKillOnCloseJob()
+	job, err := newKillOnCloseJob(0)
 	if err != nil {
 		return nil, err
 	}
@@ -56,13 +56,13 @@ func (g *jobGuard) release() {
 
 // newKillOnCloseJob creates a job object that kills every member when its
 // last handle is closed, however its holder dies.
-func newKillOnCloseJob() (windows.Handle, error) {
+func newKillOnCloseJob(extra uint32) (windows.Handle, error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return 0, fmt.Errorf("create job object: %w", err)
 	}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | extra
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		windows.CloseHandle(job)
@@ -74,8 +74,10 @@ func newKillOnCloseJob() (windows.Handle, error) {
 // EnterLauncherJob puts the launcher in a kill-on-close job. Every child is
 // born inside it, so when the launcher dies, however it dies, Windows kills
 // every backend tree with it. The handle is deliberately never closed.
+// Breakaway is allowed for one child only: a handoff's successor, which
+// must outlive us (it asks for it with CREATE_BREAKAWAY_FROM_JOB).
 func EnterLauncherJob() error {
-	job, err := newKillOnCloseJob()
+	job, err := newKillOnCloseJob(windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -100,6 +101,26 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 			}
 		}
 		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge), nil)
+	case control.OpHandoff:
+		var args HandoffArgs
+		if err := json.Unmarshal(req.Args, &args); err != nil {
+			return nil, fmt.Errorf("handoff: bad arguments: %w", err)
+		}
+		res, err := l.Handoff(ctx, args)
+		var committed errCommitted
+		switch {
+		case err == nil:
+			return control.Deferred{Result: res, Then: l.finishHandoff}, nil
+		case errors.As(err, &committed):
+			return control.Deferred{Err: err, Then: l.finishHandoff}, nil
+		}
+		return nil, err
+	case control.OpHandoffCommit:
+		var args HandoffCommitArgs
+		if err := json.Unmarshal(req.Args, &args); err != nil {
+			return nil, fmt.Errorf("handoff commit: bad arguments: %w", err)
+		}
+		return map[string]bool{"committed": true}, l.commit(ctx, args)
 	case control.OpLogs:
 		var args LogsArgs
 		if len(req.Args) > 0 {

@@ -64,11 +64,18 @@ const (
 	cmdStart commandKind = iota
 	cmdStop
 	cmdRestart
+	cmdCurrent // the running instance, for a handoff
+	cmdDetach  // hand the running instance over: stop supervising, no teardown
 )
 
 type command struct {
 	kind  commandKind
-	reply chan error
+	reply chan commandResult
+}
+
+type commandResult struct {
+	err  error
+	inst *instance
 }
 
 func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg LeakGuard, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
@@ -127,19 +134,24 @@ func (s *Supervisor) update(to State, fn func(*BackendStatus)) {
 
 // do sends a command to the run goroutine and waits for its answer.
 func (s *Supervisor) do(ctx context.Context, kind commandKind) error {
-	c := command{kind: kind, reply: make(chan error, 1)}
+	_, err := s.call(ctx, kind)
+	return err
+}
+
+func (s *Supervisor) call(ctx context.Context, kind commandKind) (*instance, error) {
+	c := command{kind: kind, reply: make(chan commandResult, 1)}
 	select {
 	case s.cmds <- c:
 	case <-s.done:
-		return fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
+		return nil, fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	select {
-	case err := <-c.reply:
-		return err
+	case r := <-c.reply:
+		return r.inst, r.err
 	case <-s.done:
-		return fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
+		return nil, fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
 	}
 }
 
@@ -157,10 +169,15 @@ func (s *Supervisor) Restart(ctx context.Context) error { return s.do(ctx, cmdRe
 func (s *Supervisor) Done() <-chan struct{} { return s.done }
 
 // run is the supervisor's goroutine. It returns when ctx ends, after the
-// backend is torn down and its record removed.
-func (s *Supervisor) run(ctx context.Context, autostart bool) {
+// backend is torn down and its record removed (or at once after a detach).
+// It starts by adopting inst when a previous launcher handed one over, else
+// by launching a backend when autostart is set.
+func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance, prev BackendStatus) {
 	defer close(s.done)
-	if autostart {
+	switch {
+	case inst != nil:
+		s.adopt(inst, prev)
+	case autostart:
 		s.launch(ctx)
 	}
 	var sampleC <-chan time.Time
@@ -199,23 +216,24 @@ func (s *Supervisor) run(ctx context.Context, autostart bool) {
 			s.sample(ctx)
 		case c := <-s.cmds:
 			c.reply <- s.handle(ctx, c.kind)
+			if c.kind == cmdDetach {
+				return // the instance belongs to the next launcher now
+			}
 		}
 	}
 }
 
-func (s *Supervisor) handle(ctx context.Context, kind commandKind) error {
+func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult {
 	switch kind {
 	case cmdStop:
 		s.halt()
 		s.update(StateStopped, func(st *BackendStatus) { st.LastError = "" })
-		return nil
 	case cmdStart:
 		if s.cur != nil || s.timer != nil {
-			return nil
+			return commandResult{}
 		}
 		s.crashes = nil
 		s.launch(ctx)
-		return nil
 	case cmdRestart:
 		running := s.cur != nil
 		s.halt()
@@ -224,9 +242,34 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) error {
 			s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = "restarted on request" })
 		}
 		s.launch(ctx)
-		return nil
+	case cmdCurrent:
+		if s.cur == nil || s.Status().State != StateReady || !s.curReported {
+			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, s.Status().State)}
+		}
+		return commandResult{inst: s.cur}
+	case cmdDetach:
+		s.detach()
+	default:
+		return commandResult{err: fmt.Errorf("backend: unknown command %d", kind)}
 	}
-	return fmt.Errorf("backend: unknown command %d", kind)
+	return commandResult{}
+}
+
+// detach stops supervising without touching the backend: a new launcher
+// has taken it over. Its record now names the new owner.
+func (s *Supervisor) detach() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if s.stopReady != nil {
+		s.stopReady()
+		s.stopReady = nil
+	}
+	if s.cur != nil {
+		s.cur.detach()
+		s.cur = nil
+	}
 }
 
 // launch spawns a new instance and starts watching for its readiness.
@@ -319,6 +362,23 @@ func (s *Supervisor) sample(ctx context.Context) {
 		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = restart })
 		s.launch(ctx)
 	}
+}
+
+// adopt takes over a running instance from the previous launcher: it is
+// ready, its record already names us.
+func (s *Supervisor) adopt(inst *instance, prev BackendStatus) {
+	s.cur, s.curCreated, s.curPort, s.curReported = inst, time.Now(), prev.Port, true
+	s.guard.reset()
+	now := time.Now()
+	s.update(StateStarting, nil)
+	s.update(StateReady, func(st *BackendStatus) {
+		st.PID, st.Port, st.URL, st.Restarts = inst.backendID.PID, prev.Port, prev.URL, prev.Restarts
+		st.LastRestart, st.Nonce, st.Started, st.ReadyAt = prev.LastRestart, inst.nonce, prev.Started, &now
+		if inst.viaShim {
+			st.ShimPID = inst.leader.PID
+		}
+	})
+	s.log.Info("adopted from the previous launcher", "pid", inst.backendID.PID, "port", prev.Port)
 }
 
 // onReported records the backend's identity once the shim has told us.

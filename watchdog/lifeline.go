@@ -16,6 +16,7 @@ const maxLifelineLine = 4096
 // Cancellation works through a read deadline, which is why the lifeline
 // must be pollable.
 func readLifeline(ctx context.Context, f *os.File, onMessage func(string)) (Reason, bool) {
+	clearDeadline(f) // a previous watch may have interrupted a read
 	stop := context.AfterFunc(ctx, func() { interruptRead(f) })
 	defer stop()
 	r := bufio.NewReaderSize(f, maxLifelineLine)

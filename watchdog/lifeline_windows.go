@@ -25,3 +25,6 @@ func interruptRead(f *os.File) {
 		_ = windows.CancelIoEx(windows.Handle(f.Fd()), nil)
 	}
 }
+
+// clearDeadline undoes interruptRead for the next reader.
+func clearDeadline(f *os.File) { _ = f.SetReadDeadline(time.Time{}) }

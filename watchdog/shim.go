@@ -162,7 +162,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
-		if reason, err := Watch(ctx, Options{Parent: o.Parent, Lifeline: lifeline}); err == nil {
+		if reason, ok := followOwner(ctx, o.Parent, lifeline, log); ok {
 			trace("parent-gone", string(reason))
 			parentGone <- reason
 		}

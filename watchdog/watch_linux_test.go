@@ -3,6 +3,7 @@ package watchdog
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
@@ -143,6 +144,56 @@ func TestParentFromEnv(t *testing.T) {
 		}
 		if ok && strconv.Itoa(p.PID) != tc.pid {
 			t.Errorf("pid: got %d, want %s", p.PID, tc.pid)
+		}
+	}
+}
+
+// A handoff: the owner message switches the watch to the new owner, and the
+// old owner's exit that follows is not taken for a death.
+func TestFollowOwnerSwitchesOnMessage(t *testing.T) {
+	oldCmd, oldOwner := startParent(t)
+	newCmd, newOwner := startParent(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	got := make(chan Reason, 1)
+	go func() {
+		reason, _ := followOwner(context.Background(), oldOwner, r, slog.New(slog.DiscardHandler))
+		got <- reason
+	}()
+	id := proc.Identity{PID: newOwner.PID, Start: newOwner.Start}
+	if _, err := w.WriteString(FormatOwner(id)); err != nil {
+		t.Fatal(err)
+	}
+	_ = oldCmd.Process.Kill() // the old launcher exits right after the handoff
+	_ = oldCmd.Wait()
+	select {
+	case reason := <-got:
+		t.Fatalf("the old owner's exit was taken for a death (%q)", reason)
+	case <-time.After(300 * time.Millisecond):
+	}
+	_ = newCmd.Process.Kill()
+	_ = newCmd.Wait()
+	select {
+	case reason := <-got:
+		if reason != ReasonExitNotify {
+			t.Errorf("reason: got %q, want %q", reason, ReasonExitNotify)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the new owner's death was not seen")
+	}
+}
+
+func TestParseOwner(t *testing.T) {
+	for line, ok := range map[string]bool{
+		"owner 1234 linux:5": true, "owner 1 linux:5": false, "owner x linux:5": false,
+		"owner 1234 bogus": false, "start": false, "owner 1234": false,
+	} {
+		if _, got := parseOwner(line); got != ok {
+			t.Errorf("parseOwner(%q): got %v, want %v", line, got, ok)
 		}
 	}
 }

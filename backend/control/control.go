@@ -25,6 +25,9 @@ const (
 	OpReap         = "reap"
 	OpLogs         = "logs"
 	OpHandoff      = "handoff"
+	// OpHandoffCommit is sent by a successor to the instance handing over:
+	// from its answer on, the successor owns the backends.
+	OpHandoffCommit = "handoff-commit"
 )
 
 // Request is one call on the control socket.

@@ -15,9 +15,18 @@ import (
 )
 
 // Handler answers control requests. The returned value is encoded as the
-// response's Result.
+// response's Result; a Deferred result also runs its Then after the answer
+// is written.
 type Handler interface {
 	HandleControl(ctx context.Context, req Request) (any, error)
+}
+
+// Deferred is a result with an action to run once the answer has been
+// written to the caller (a launcher that exits after answering a handoff).
+type Deferred struct {
+	Result any
+	Err    error // answered as the error, Then still runs
+	Then   func()
 }
 
 // HandlerFunc adapts a function to Handler.
@@ -108,6 +117,16 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 	}
 	_ = conn.SetReadDeadline(time.Time{})
 	result, err := h.HandleControl(ctx, req)
+	var then func()
+	if d, ok := result.(Deferred); ok {
+		result, then = d.Result, d.Then
+		if d.Err != nil {
+			err = d.Err
+		}
+	}
+	if then != nil {
+		defer then()
+	}
 	resp := Response{OK: err == nil}
 	if err != nil {
 		resp.Error = err.Error()
@@ -125,6 +144,17 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 func writeResponse(conn net.Conn, resp Response) {
 	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	_ = json.NewEncoder(conn).Encode(resp)
+}
+
+// StopListening stops accepting new connections and removes the socket
+// file, without waiting for the requests in flight (one of which may be the
+// caller's own).
+func (s *Server) StopListening() error {
+	err := s.ln.Close()
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
 }
 
 // Close stops accepting, removes the socket file and waits for requests in

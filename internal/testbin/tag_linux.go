@@ -27,7 +27,9 @@ func Tag(t testing.TB) string {
 	t.Helper()
 	tag := NewTag()
 	t.Cleanup(func() {
-		left := Tagged(tag)
+		// A tree that was just told to stop may take a moment to be gone;
+		// a leak does not go away by waiting.
+		left := WaitUntagged(tag, 3*time.Second)
 		for _, pid := range left {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

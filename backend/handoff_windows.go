@@ -1,0 +1,24 @@
+package backend
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/windows"
+)
+
+// successorAttr starts a handoff's successor outside our kill-on-close job
+// (it must outlive us) and without our console.
+func successorAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_BREAKAWAY_FROM_JOB | windows.DETACHED_PROCESS}
+}
+
+// adoptSupported: os/exec cannot hand extra handles to a child on Windows,
+// so the lifelines cannot cross over; use the restart mode there.
+func adoptSupported() error {
+	return errors.New("handoff: adopt mode is not available on Windows; use --mode restart")
+}
+
+// pollable has nothing to do on Windows.
+func pollable(*os.File) {}

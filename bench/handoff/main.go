@@ -1,0 +1,172 @@
+//go:build linux
+
+// Command handoff measures the backend's downtime across update handoffs:
+// -n handoffs in each mode (restart, adopt) between two copies of the
+// binary, with /api/health probed every 2 ms throughout. For each handoff
+// the downtime is the span from the last good answer of the backend before
+// it to the first good answer of the backend after it (the same backend in
+// adopt mode, a new one in restart mode), and failed probes are counted.
+//
+// Usage: go run ./bench/handoff [-n 20]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/testbin"
+)
+
+func main() {
+	n := flag.Int("n", 20, "handoffs per mode")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "bench-handoff-")
+	check(err)
+	defer os.RemoveAll(dir)
+	bin, err := testbin.Build(dir)
+	check(err)
+	other := filepath.Join(dir, "next", "hermes-desktop")
+	check(os.MkdirAll(filepath.Dir(other), 0o755))
+	data, err := os.ReadFile(bin)
+	check(err)
+	check(os.WriteFile(other, data, 0o755))
+
+	fmt.Printf("handoff downtime of /api/health: %d handoffs per mode, probed every 2 ms\n\n", *n)
+	fmt.Printf("%-8s %10s %10s %12s %14s %10s\n", "mode", "p50", "max", "failed", "handoff p50", "backend")
+	for _, mode := range []string{"restart", "adopt"} {
+		res := run(bin, other, dir, mode, *n)
+		slices.Sort(res.downtimes)
+		slices.Sort(res.handoffs)
+		fmt.Printf("%-8s %10s %10s %12s %14s %10s\n", mode, ms(res.downtimes[len(res.downtimes)/2]), ms(res.downtimes[len(res.downtimes)-1]),
+			fmt.Sprintf("%d/%d", res.failed, res.probes), ms(res.handoffs[len(res.handoffs)/2]), res.backend)
+	}
+	fmt.Println("\nfailed: probes that got no healthy answer / all probes; backend: whether the backend PID survived every handoff")
+}
+
+type result struct {
+	downtimes, handoffs []time.Duration
+	failed, probes      int64
+	backend             string
+}
+
+func run(bin, other, dir, mode string, n int) result {
+	tag := testbin.NewTag()
+	state := filepath.Join(dir, mode)
+	env := testbin.NewEnv(tag, filepath.Join(state, "home"))
+	cmd := exec.Command(bin, "run", "--headless", "--state-dir", state, "--grace", "2s")
+	cmd.Env = env
+	check(cmd.Start())
+	defer func() {
+		c := exec.Command(bin, "stop", "--state-dir", state)
+		c.Env = env
+		_ = c.Run()
+		sweep(tag)
+	}()
+	cli := func(args ...string) ([]byte, error) {
+		c := exec.Command(bin, append(args, "--state-dir", state)...)
+		c.Env = env
+		return c.Output()
+	}
+	url := func() (string, int) {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			out, err := cli("status", "--json")
+			var st backend.Status
+			if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady {
+				return st.Backends[0].URL + "/api/health", st.Backends[0].PID
+			}
+		}
+		check(fmt.Errorf("%s: no ready backend", mode))
+		return "", 0
+	}
+	var res result
+	current, firstPID := url()
+	samePID := true
+	var cur atomic.Pointer[string]
+	cur.Store(&current)
+	client := &http.Client{Timeout: 500 * time.Millisecond}
+	bins := []string{bin, other}
+	for i := 1; i <= n; i++ {
+		var lastOK, firstOKAfter atomic.Int64
+		lastOK.Store(time.Now().UnixNano())
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		handedOff := atomic.Bool{}
+		go func() {
+			defer close(done)
+			for ctx.Err() == nil {
+				u := *cur.Load()
+				resp, err := client.Get(u)
+				ok := err == nil && resp.StatusCode == 200
+				if resp != nil {
+					resp.Body.Close()
+				}
+				atomic.AddInt64(&res.probes, 1)
+				now := time.Now().UnixNano()
+				switch {
+				case !ok:
+					atomic.AddInt64(&res.failed, 1)
+				case !handedOff.Load():
+					lastOK.Store(now)
+				case firstOKAfter.Load() == 0:
+					firstOKAfter.Store(now)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}()
+		t0 := time.Now()
+		if out, err := cli("handoff", "--to", bins[i%2], "--mode", mode, "--timeout", "30s"); err != nil {
+			check(fmt.Errorf("%s handoff %d: %v %s", mode, i, err, out))
+		}
+		res.handoffs = append(res.handoffs, time.Since(t0))
+		next, pid := url()
+		if os.Getenv("BENCH_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "%s %d: pid %d url %s failed so far %d\n", mode, i, pid, next, atomic.LoadInt64(&res.failed))
+		}
+		samePID = samePID && pid == firstPID
+		cur.Store(&next)
+		handedOff.Store(true)
+		for deadline := time.Now().Add(10 * time.Second); firstOKAfter.Load() == 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		stop()
+		<-done
+		res.downtimes = append(res.downtimes, time.Duration(firstOKAfter.Load()-lastOK.Load()))
+	}
+	res.backend = "new"
+	if samePID {
+		res.backend = "kept"
+	}
+	return res
+}
+
+// sweep kills whatever still carries this run's tag: only what this run
+// started carries it.
+func sweep(tag string) {
+	for _, pid := range testbin.WaitUntagged(tag, 5*time.Second) {
+		if id, err := proc.Lookup(pid); err == nil {
+			_ = proc.Signal(id, syscall.SIGKILL)
+		}
+	}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/1e6) }
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "handoff:", strings.TrimSpace(err.Error()))
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/control"
+)
+
+func cmdHandoff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: hermes-desktop handoff --to PATH [--mode restart|adopt] [--timeout D] [--state-dir DIR]
+
+Hands the running instance over to the binary at PATH (an update), with no
+orphan and no duplicate backend:
+  restart  the running instance tears its backends down and exits; PATH
+           boots normally (reap, spawn). Downtime: teardown + start.
+  adopt    the backends keep running: PATH takes them over (same PIDs,
+           same ports) and the old instance exits. No downtime.
+Exits 0 once the new instance answers; otherwise the old one is still in
+charge (with its backends), and the reason is printed.`)
+		fs.PrintDefaults()
+	}
+	to := fs.String("to", "", "path of the new hermes-desktop binary")
+	mode := fs.String("mode", "restart", "restart or adopt")
+	timeout := fs.Duration("timeout", time.Minute, "how long the whole handoff may take")
+	stateDir := fs.String("state-dir", "", "state directory of the instance (env HERMES_DESKTOP_STATE_DIR)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *to == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	dir, err := resolveStateDir(*stateDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop:", err)
+		return exitError
+	}
+	req, _ := json.Marshal(backend.HandoffArgs{To: *to, Mode: backend.HandoffMode(*mode), TimeoutNS: int64(*timeout)})
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
+	defer cancel()
+	res, err := control.Call(ctx, dir, control.Request{Op: control.OpHandoff, Args: req})
+	if errors.Is(err, control.ErrNotRunning) {
+		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", dir)
+		return exitNotRunning
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop: handoff failed:", err)
+		return exitError
+	}
+	var r backend.HandoffResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer:", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "handed over (%s) to pid %d in %.0f ms\n", r.Mode, r.NewPID, r.ElapsedMS)
+	return exitOK
+}
