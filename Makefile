@@ -20,7 +20,7 @@ CROSS_OS  := darwin windows
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	frontend frontend-test gui-deps gui-smoke bench clean
+	frontend frontend-test gui-deps gui-smoke bench chaos clean
 
 all: build
 
@@ -101,7 +101,8 @@ FUZZ_TARGETS := \
 	./backend/proc:FuzzParseMarker \
 	./backend/proc:FuzzParseStat \
 	./backend:FuzzParseShape \
-	./backend:FuzzSplitJoinCommand
+	./backend:FuzzSplitJoinCommand \
+	./backend:FuzzParseSettings
 
 fuzz-short fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -110,8 +111,6 @@ fuzz-short fuzz:
 		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg >/dev/null || { \
 			$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg; exit 1; }; \
 	done
-
-fuzz: FUZZTIME := 1m
 
 cross: $(STATICCHECK)
 	@for os in $(CROSS_OS); do \
@@ -123,11 +122,17 @@ cross: $(STATICCHECK)
 	@echo "GOOS=windows vet of the desktop build"
 	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags desktop,production .
 
+# Every benchmark, side by side; figures in bench/RESULTS.md.
 bench:
-	$(GO) run ./bench/parentdeath
-	$(GO) run ./bench/reapscan
-	$(GO) run ./bench/sampler
-	$(GO) run ./bench/handoff
+	bench/run.sh
+
+# The chaos suite alone, for as many rounds as you like.
+ROUNDS ?= 100
+chaos:
+	HERMES_DESKTOP_CHAOS_ROUNDS=$(ROUNDS) CGO_ENABLED=1 $(GO) test -race -count=1 -v -run '^TestChaos$$' -timeout 0 . | \
+		grep -E 'round|passed|FAIL|^ok|^---'
+
+fuzz: FUZZTIME := 1m
 
 clean:
 	rm -rf bin build/bin $(ARTIFACTS) frontend/dist

@@ -152,10 +152,7 @@ func LoadSettings(stateDir string) (Settings, string) {
 	}
 	var s Settings
 	if err == nil {
-		err = lockfile.DecodeStrict(data, &s)
-	}
-	if err == nil {
-		err = s.Validate()
+		s, err = ParseSettings(data)
 	}
 	if err == nil {
 		return s, ""
@@ -165,6 +162,19 @@ func LoadSettings(stateDir string) (Settings, string) {
 		return Settings{}, fmt.Sprintf("%s is invalid (%v) and could not be moved aside (%v); the defaults are in use", path, err, merr)
 	}
 	return Settings{}, fmt.Sprintf("%s was invalid (%v) and was set aside as %s; the defaults are in use", path, err, filepath.Base(moved))
+}
+
+// ParseSettings decodes and validates a settings file: exactly one JSON
+// object, no unknown fields, every value in range.
+func ParseSettings(data []byte) (Settings, error) {
+	var s Settings
+	if err := lockfile.DecodeStrict(data, &s); err != nil {
+		return Settings{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
 }
 
 // SaveSettings validates s and writes it atomically (0600).

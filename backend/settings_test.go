@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -95,4 +96,26 @@ func TestSettingsApplyLeakGuard(t *testing.T) {
 	if lg.SampleInterval.String() != "250ms" || lg.MaxDuplicateChildren != 2 || !lg.RestartOnFDPressure || lg.NofileSoftLimit >= 0 {
 		t.Errorf("leak guard: got %+v", lg)
 	}
+}
+
+func FuzzParseSettings(f *testing.F) {
+	f.Add([]byte(`{"backend_command":"hermes serve --host 127.0.0.1 --port 0","grace":"5s","nofile_soft_limit":0}`))
+	f.Add([]byte(`{"ready_regex":"port (\\d+)","health_path":"/","max_duplicate_children":2}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSettings(data)
+		if err != nil {
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("accepted settings do not validate: %v", err)
+		}
+		again, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s2, err := ParseSettings(again); err != nil || !reflect.DeepEqual(s, s2) {
+			t.Fatalf("round trip: %+v -> %+v (%v)", s, s2, err)
+		}
+	})
 }

@@ -71,6 +71,12 @@ func StartLauncherUnder(t testing.TB, wrapper []string, args ...string) *Launche
 	return l
 }
 
+// Base returns a launcher that is not started: for CLI calls and
+// StartAnother on a state dir a test sets up itself.
+func Base(t testing.TB, stateDir, hermesHome, tag string) *Launcher {
+	return &Launcher{t: t, Bin: Path(t), StateDir: stateDir, HermesHome: hermesHome, Tag: tag}
+}
+
 // StartAnother starts a second launcher on the same state dir and tag.
 func (l *Launcher) StartAnother(args ...string) *Launcher {
 	l2 := &Launcher{t: l.t, Bin: l.Bin, StateDir: l.StateDir, HermesHome: l.HermesHome, Tag: l.Tag}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every benchmark side by side on this machine and writes the figures,
+# with the date, the machine and the exact commands, to bench/RESULTS.md.
+# usage: bench/run.sh   (make bench)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=bench/RESULTS.md
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+benches=(
+	"go run ./bench/parentdeath -n 20 -idle 60s"
+	"go run ./bench/reapscan -extra 2000 -candidates 10 -runs 10"
+	"go run ./bench/lifecycle -n 20 -grace 5s"
+	"go run ./bench/handoff -n 20"
+	"go run ./bench/sampler -children 100 -ticks 200"
+)
+
+{
+	echo "# Benchmark results"
+	echo
+	echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3),"
+	echo "commit $(git describe --always --dirty 2>/dev/null || echo unknown). Reproduce with \`make bench\`"
+	echo "(or each command below). Every figure in one table comes from one run, side by side."
+	echo "Timings on a shared 2-core machine are noisy: compare ratios within a table, not across runs."
+} >"$tmp"
+
+for b in "${benches[@]}"; do
+	echo "== $b" >&2
+	{
+		echo
+		echo "## \`$b\`"
+		echo
+		echo '```'
+		$b
+		echo '```'
+	} >>"$tmp"
+done
+mv "$tmp" "$out"
+trap - EXIT
+echo "wrote $out" >&2
