@@ -130,7 +130,7 @@ bench:
 ROUNDS ?= 100
 chaos:
 	HERMES_DESKTOP_CHAOS_ROUNDS=$(ROUNDS) CGO_ENABLED=1 $(GO) test -race -count=1 -v -run '^TestChaos$$' -timeout 0 . | \
-		grep -E 'round|passed|FAIL|^ok|^---'
+		grep -E 'round|passed|FAIL|^ok|^---|decoy|record of|alive after|set-aside|reap pid='
 
 fuzz: FUZZTIME := 1m
 

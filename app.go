@@ -59,6 +59,9 @@ func (a *App) attach(ui windowUI) {
 	defer a.attachMu.Unlock()
 	a.ui.Store(&ui)
 	a.l.SetFocus(func() { a.showWindow() })
+	if a.quitting.Load() {
+		ui.Quit() // a quit (a stop over the socket) came before the window was up
+	}
 	a.pumpStop, a.pumpDone = make(chan struct{}), make(chan struct{})
 	sub := a.l.Subscribe()
 	go func() {

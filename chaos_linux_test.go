@@ -112,10 +112,10 @@ func TestChaos(t *testing.T) {
 		action := chaosActions[c.rng.IntN(len(chaosActions))]
 		faults := c.randomFaults()
 		t.Logf("round %d: %s, backend %q", r, action, faults)
-		c.round(r, action, faults)
+		faulty := c.round(r, action, faults)
 		boot := c.boot(r)
 		survivors.check(t, c.earlierAllGone(r), "round %d (%s)", r, action)
-		decoys.check(t, c.decoysAlive(), "round %d (%s)", r, action)
+		decoys.check(t, c.decoysAlive(faulty, boot), "round %d (%s)", r, action)
 		records.check(t, c.recordsLive(), "round %d (%s)", r, action)
 		corrupts.check(t, c.corruptKept(), "round %d (%s)", r, action)
 		c.stop(boot)
@@ -141,8 +141,8 @@ func (c *chaos) randomFaults() string {
 	return f
 }
 
-// round starts a faulty launcher and hits it.
-func (c *chaos) round(r int, action chaosAction, faults string) {
+// round starts a faulty launcher and hits it; it returns that launcher.
+func (c *chaos) round(r int, action chaosAction, faults string) *testbin.Launcher {
 	l := c.launcher("--grace", "500ms", "--backend-cmd", faults)
 	stopTrack := c.track(r)
 	defer stopTrack()
@@ -188,6 +188,7 @@ func (c *chaos) round(r int, action chaosAction, faults string) {
 		c.t.Errorf("round %d: launcher still running after stop: %v", r, err)
 		_ = l.Signal(syscall.SIGKILL)
 	}
+	return l
 }
 
 // boot starts a clean launcher (the next boot) and waits for it to be up.
@@ -313,12 +314,20 @@ func (c *chaos) writeRecord(id proc.Identity, nonce string, owner lockfile.Owner
 		Backend: &id, Argv: []string{"hermes", "serve"}, Owner: owner, Created: time.Now().UTC()}))
 }
 
-func (c *chaos) decoysAlive() bool {
+func (c *chaos) decoysAlive(logs ...*testbin.Launcher) bool {
 	ok := true
 	for name, id := range c.decoys {
 		if running, _ := proc.Running(id); !running {
 			c.t.Logf("decoy %q (pid %d) is gone", name, id.PID)
 			ok = false
+			// What the launchers of this round said about it.
+			for _, l := range logs {
+				for _, line := range strings.Split(l.Stderr.String()+"\n"+l.Stdout.String(), "\n") {
+					if strings.Contains(line, "pid="+strconv.Itoa(id.PID)+" ") || strings.Contains(line, strconv.Itoa(id.PID)) {
+						c.t.Logf("decoy %d in the launcher's log: %s", id.PID, line)
+					}
+				}
+			}
 		}
 	}
 	c.staleRecord() // the boot dropped it; arm the next round

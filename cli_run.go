@@ -205,7 +205,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if opts.adoptFD >= 0 {
-		cfg.AdoptFrom = os.NewFile(uintptr(opts.adoptFD), "handoff-state")
+		cfg.AdoptFrom = backend.InheritFile(opts.adoptFD, "handoff-state")
 	}
 	os.Unsetenv(backend.EnvHandoffWait) // for us only, not for the backends
 	if err := backend.EnterLauncherJob(); err != nil {

@@ -366,3 +366,50 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 	}
 	stopAndCheck(t, l2)
 }
+
+// The same crash with MCP-like children that carry no nonce: the next boot
+// finds them through the descendants the dead owner's record lists.
+func TestBootReapFindsScrubbedChildrenThroughTheRecord(t *testing.T) {
+	l1 := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--backend-cmd",
+		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env")
+	l1.WaitReady(1, readyWait)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if b := status(t, l1).Backends[0]; b.Tree != nil && b.Tree.Count == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sampler never saw the children")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the record is rewritten after the sample
+	shim := status(t, l1).Backends[0].ShimPID
+	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
+		must(t, syscall.Kill(pid, syscall.SIGSTOP))
+	}
+	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
+		must(t, syscall.Kill(pid, syscall.SIGKILL))
+	}
+	if _, err := l1.WaitExit(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var stranded []int
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		stranded = testbin.Tagged(l1.Tag)
+		if len(stranded) == 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(stranded) != 2 {
+		t.Fatalf("stranded: %v, want the 2 children", stranded)
+	}
+	l2 := l1.StartAnother("--min-orphan-age", "1h")
+	l2.WaitReady(1, readyWait)
+	for _, pid := range stranded {
+		if slices.Contains(testbin.Tagged(l2.Tag), pid) {
+			t.Errorf("scrubbed child %d survived the boot reap", pid)
+		}
+	}
+	stopAndCheck(t, l2)
+}

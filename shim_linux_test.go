@@ -167,3 +167,48 @@ func TestBackendInheritsNoLauncherFDs(t *testing.T) {
 	}
 	stopAndCheck(t, l)
 }
+
+// MCP stdio servers are started with a scrubbed environment: no nonce ties
+// them to the backend. When their shim is killed, the launcher still knows
+// them from its samples of the tree and stops them.
+func TestShimSIGKILLWithScrubbedChildren(t *testing.T) {
+	l := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--backend-cmd",
+		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env")
+	first := l.WaitReady(1, readyWait)
+	old := waitTaggedCount(t, l.Tag, 5) // launcher, shim, backend, 2 children
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if b := status(t, l).Backends[0]; b.Tree != nil && b.Tree.Count == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sampler never saw the children")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, pid := range old {
+		if v, ok, _ := proc.Getenv(pid, "HERMES_PARENT_NONCE"); ok && v != "" {
+			if argv, _ := proc.Cmdline(pid); len(argv) > 1 && argv[1] == "serve-child" {
+				t.Fatalf("child %d carries the nonce: the test would not test anything", pid)
+			}
+		}
+	}
+	must(t, syscall.Kill(status(t, l).Backends[0].ShimPID, syscall.SIGKILL)) // our test's shim
+	l.WaitReady(2, readyWait)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		alive := 0
+		for _, pid := range old {
+			if pid != l.Cmd.Process.Pid && pid != first.PID && slices.Contains(testbin.Tagged(l.Tag), pid) {
+				alive++
+			}
+		}
+		if alive == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d scrubbed children of the killed shim's tree survived", alive)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopAndCheck(t, l)
+}

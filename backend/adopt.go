@@ -24,12 +24,13 @@ type adopter struct {
 	// it, and for reading during a pass, so a pass never mistakes our own
 	// just-started shim for an orphan.
 	spawnMu sync.RWMutex
-	mu      sync.Mutex       // guards leaders and nonces
-	leaders map[int]bool     // children we started and reap ourselves
-	nonces  map[string]bool  // every backend nonce this launcher used
-	helper  string           // HERMES_DESKTOP_HELPER value of our own helpers
-	adopted map[int]*adoptee // owned by the run goroutine
-	wake    chan struct{}    // pokes the run goroutine
+	mu      sync.Mutex                 // guards leaders, nonces and known
+	leaders map[int]bool               // children we started and reap ourselves
+	nonces  map[string]bool            // every backend nonce this launcher used
+	known   map[string][]proc.Identity // per backend nonce: the descendants last sampled
+	helper  string                     // HERMES_DESKTOP_HELPER value of our own helpers
+	adopted map[int]*adoptee           // owned by the run goroutine
+	wake    chan struct{}              // pokes the run goroutine
 	table   func() (proc.Table, error)
 }
 
@@ -45,7 +46,7 @@ type adoptee struct {
 func newAdopter(self int, grace time.Duration, log *slog.Logger) *adopter {
 	return &adopter{
 		self: self, grace: grace, log: log,
-		leaders: map[int]bool{}, nonces: map[string]bool{},
+		leaders: map[int]bool{}, nonces: map[string]bool{}, known: map[string][]proc.Identity{},
 		adopted: map[int]*adoptee{}, wake: make(chan struct{}, 1),
 		table: proc.Snapshot,
 	}
@@ -123,11 +124,13 @@ func (a *adopter) pass() bool {
 func (a *adopter) handleChild(p proc.Process, now time.Time) {
 	ad := a.adopted[p.PID]
 	if p.Zombie {
-		if ad != nil && ad.id.Start == p.Start {
+		// A zombie keeps its start time: one we adopted, or one a sample
+		// saw in our tree, is ours to reap. Any other is someone else's.
+		if (ad != nil && ad.id.Start == p.Start) || a.wasSampled(p.Identity()) {
 			reapChild(p.PID)
 			delete(a.adopted, p.PID)
 		}
-		return // not ours to reap: whoever started it waits for it
+		return
 	}
 	if ad != nil {
 		return
@@ -137,7 +140,7 @@ func (a *adopter) handleChild(p proc.Process, now time.Time) {
 		a.adopted[p.PID] = &adoptee{id: id, reapOnly: true}
 		return
 	}
-	if !a.isOurs(p.PID) {
+	if !a.isOurs(p.PID) && !a.wasSampled(id) {
 		return
 	}
 	a.adopted[p.PID] = &adoptee{id: id, deadline: now.Add(a.grace)}
@@ -161,6 +164,41 @@ func (a *adopter) isOurs(pid int) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.nonces[v]
+}
+
+// maxKnownTrees bounds how many backends' last samples the adopter keeps:
+// orphans of an instance appear soon after it ends, not days later.
+const maxKnownTrees = 64
+
+// know records the descendants a sample saw in the tree of the backend with
+// nonce: if that tree's shim dies, they are positively ours when they are
+// reparented to us, whatever their environment says.
+func (a *adopter) know(nonce string, ids []proc.Identity) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.known[nonce]; !ok && len(a.known) >= maxKnownTrees {
+		for n := range a.known { // forget one other tree; any will do
+			if n != nonce {
+				delete(a.known, n)
+				break
+			}
+		}
+	}
+	a.known[nonce] = ids
+}
+
+// wasSampled reports whether id was seen in one of our backends' trees.
+func (a *adopter) wasSampled(id proc.Identity) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ids := range a.known {
+		for _, k := range ids {
+			if k.Same(id) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isHelper: the process descends from a helper we started (a URL opener)

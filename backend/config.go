@@ -167,6 +167,15 @@ func (c *Config) applyDefaults() error {
 	if c.MinOrphanAge == 0 {
 		c.MinOrphanAge = DefaultMinOrphanAge
 	}
+	if c.MinOrphanAge < 0 {
+		return fmt.Errorf("backend: minimum orphan age %v is negative", c.MinOrphanAge)
+	}
+	if iv := c.LeakGuard.SampleInterval; iv > 0 && iv < 100*time.Millisecond {
+		return fmt.Errorf("backend: sample interval %v is below 100ms", iv)
+	}
+	if c.LeakGuard.MaxDuplicateChildren < 0 {
+		return fmt.Errorf("backend: max duplicate children %d is negative", c.LeakGuard.MaxDuplicateChildren)
+	}
 	if c.MaxRestarts == 0 {
 		c.MaxRestarts = DefaultMaxRestarts
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"hermes-desktop/backend/control"
@@ -156,6 +157,7 @@ func (l *Launcher) startSuccessor(to string, extraArgs []string, files []*os.Fil
 		return nil, fmt.Errorf("handoff: start %s: %w", to, err)
 	}
 	s := &successor{cmd: cmd, exited: make(chan struct{}), committed: make(chan struct{})}
+	restoreNonblock(files)                          // starting the child put our copies in blocking mode
 	go func() { _ = cmd.Wait(); close(s.exited) }() // our child until we exit: reaped here
 	return s, nil
 }
@@ -165,7 +167,17 @@ type successor struct {
 	cmd       *exec.Cmd
 	exited    chan struct{}
 	committed chan struct{} // closed by the commit handler (adopt mode)
+	// phase moves once from pending to committing (the commit handler won)
+	// or to aborted (the handoff gave up first): never both.
+	phase atomic.Int32
 }
+
+// Successor phases.
+const (
+	phasePending int32 = iota
+	phaseCommitting
+	phaseAborted
+)
 
 // abort stops a successor that failed before it owned anything: it is our
 // child and owns no backend, so SIGKILL leaves nothing behind (in restart
@@ -296,15 +308,17 @@ func (l *Launcher) handoffAdopt(ctx context.Context, to string) (int, error) {
 	select {
 	case <-succ.committed:
 	case <-succ.exited:
-		return 0, fmt.Errorf("handoff: the new instance exited before taking over (%v); see %s; nothing was changed",
-			succ.cmd.ProcessState, filepath.Join(l.cfg.StateDir, "logs", "launcher.log"))
+		if succ.phase.CompareAndSwap(phasePending, phaseAborted) {
+			return 0, fmt.Errorf("handoff: the new instance exited before taking over (%v); see %s; nothing was changed",
+				succ.cmd.ProcessState, filepath.Join(l.cfg.StateDir, "logs", "launcher.log"))
+		}
+		<-succ.committed // it committed before it died: the commit runs to its end
 	case <-ctx.Done():
-		select {
-		case <-succ.committed: // committed at the last moment: too late to take back
-		default:
+		if succ.phase.CompareAndSwap(phasePending, phaseAborted) {
 			succ.abort()
 			return 0, fmt.Errorf("handoff: the new instance did not take over in time; nothing was changed")
 		}
+		<-succ.committed // committing at this very moment: too late to take back
 	}
 	// Committed: the backends are the successor's. Whatever happens now,
 	// this instance exits once it has answered.
@@ -376,9 +390,14 @@ func (l *Launcher) commit(ctx context.Context, args HandoffCommitArgs) error {
 	if err := proc.Check(proc.Identity{PID: args.PID, Start: args.Start}); err != nil {
 		return fmt.Errorf("handoff commit: %w", err)
 	}
+	if !succ.phase.CompareAndSwap(phasePending, phaseCommitting) {
+		return errors.New("handoff commit: the handoff was given up; this instance stays in charge")
+	}
+	// Past this point there is no way back: every supervisor lets go, even
+	// if one of them fails to answer.
 	for _, s := range l.sups {
-		if _, err := s.call(ctx, cmdDetach); err != nil {
-			return fmt.Errorf("handoff commit: %w", err)
+		if _, err := s.call(context.Background(), cmdDetach); err != nil {
+			l.cfg.Logger.Error("handoff commit: detach", "backend", s.spec.Name, "err", err)
 		}
 	}
 	if l.adopterCancel != nil {
@@ -461,31 +480,37 @@ func (l *Launcher) adoptBackend(b handoffBackend) (*instance, error) {
 			spec = &l.cfg.Backends[i]
 		}
 	}
-	lifeline := os.NewFile(uintptr(b.Lifeline), "lifeline")
-	outR := os.NewFile(uintptr(b.Stdout), "stdout")
-	errR := os.NewFile(uintptr(b.Stderr), "stderr")
-	if spec == nil {
-		// The new configuration has no such backend: it is still ours to
-		// stop cleanly, which closing its lifeline does.
+	lifeline := InheritFile(b.Lifeline, "lifeline")
+	outR := InheritFile(b.Stdout, "stdout")
+	errR := InheritFile(b.Stderr, "stderr")
+	closeAll := func() {
 		lifeline.Close()
 		outR.Close()
 		errR.Close()
+	}
+	if spec == nil {
+		// The new configuration has no such backend: closing its lifeline,
+		// our only copy, makes its shim tear it down.
+		closeAll()
 		return nil, fmt.Errorf("no backend named %q in this configuration", b.Status.Name)
 	}
 	rec, err := l.records.Load(b.Nonce)
+	if err == nil {
+		rec.Owner = lockfile.Owner{Nonce: l.nonce, PID: l.self.PID, Start: l.self.Start}
+		err = l.records.Write(rec)
+	}
 	if err != nil {
+		closeAll()
 		return nil, err
 	}
-	rec.Owner = lockfile.Owner{Nonce: l.nonce, PID: l.self.PID, Start: l.self.Start}
-	if err := l.records.Write(rec); err != nil {
-		return nil, err
-	}
-	inst, err := adoptInstance(spec, b, lifeline, outR, errR, l.backendLog(spec.Name))
+	inst, err := adoptInstance(spec, b, lifeline, outR, errR, l.backendLog(spec.Name), l.adopter)
 	if err != nil {
-		return nil, err
+		return nil, err // adoptInstance closed the files
 	}
 	if _, err := io.WriteString(lifeline, watchdog.FormatOwner(l.self)); err != nil {
-		return nil, fmt.Errorf("tell the shim its new owner: %w", err)
+		// Still ours to supervise: when the old owner exits the shim tears
+		// down, and the supervisor sees it go and starts a new backend.
+		l.cfg.Logger.Error("handoff: could not tell the shim its new owner", "backend", spec.Name, "err", err)
 	}
 	return inst, nil
 }

@@ -17,3 +17,22 @@ func adoptSupported() error { return nil }
 // pollable makes an inherited pipe non-blocking so reads go through the
 // runtime poller and Close can interrupt them.
 func pollable(f *os.File) { _ = syscall.SetNonblock(int(f.Fd()), true) }
+
+// InheritFile takes an fd a predecessor handed over: close-on-exec (nothing we
+// start later may hold another backend's lifeline) and non-blocking.
+func InheritFile(fd int, name string) *os.File {
+	syscall.CloseOnExec(fd)
+	_ = syscall.SetNonblock(fd, true)
+	return os.NewFile(uintptr(fd), name)
+}
+
+// restoreNonblock puts files back in non-blocking mode after os/exec handed
+// them to a child (taking their fd switches them to blocking), without
+// calling Fd again: a blocking pipe could no longer be interrupted by Close.
+func restoreNonblock(files []*os.File) {
+	for _, f := range files {
+		if rc, err := f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), true) })
+		}
+	}
+}

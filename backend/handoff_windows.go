@@ -22,3 +22,9 @@ func adoptSupported() error {
 
 // pollable has nothing to do on Windows.
 func pollable(*os.File) {}
+
+// InheritFile wraps a handed-over handle (adopt mode never runs on Windows).
+func InheritFile(fd int, name string) *os.File { return os.NewFile(uintptr(fd), name) }
+
+// restoreNonblock has nothing to restore on Windows.
+func restoreNonblock([]*os.File) {}

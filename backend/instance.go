@@ -55,7 +55,6 @@ type instance struct {
 	exited    chan struct{}
 	status    ExitStatus // valid once exited is closed
 
-	stopping atomic.Bool // a stop was requested: the exit is not a crash
 	detached atomic.Bool // handed over to another launcher (update handoff)
 
 	mu     sync.Mutex // guards reaped and tree; held through a teardown
@@ -152,7 +151,7 @@ func backendEnv(p spawnParams, nonce, readyFile string) ([]string, error) {
 	return append(env,
 		"HERMES_DESKTOP=1",
 		"HERMES_PARENT_PID="+strconv.Itoa(p.owner.PID),
-		"HERMES_PARENT_START_MARKER="+p.owner.Start,
+		"HERMES_PARENT_START_MARKER="+proc.HermesMarker(p.owner),
 		"HERMES_PARENT_NONCE="+nonce,
 		"HERMES_DASHBOARD_SESSION_TOKEN="+base64.RawURLEncoding.EncodeToString(token[:]),
 		"HERMES_HOME="+p.hermesHome,
@@ -205,11 +204,14 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		if i.adopter != nil {
+			i.adopter.reaped(pid)
+		}
 		outR.Close()
 		errR.Close()
 		return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
 	}
-	i.tree = proc.NewTree(pid, groupOf(pid))
+	i.tree = proc.NewTree(i.leader, groupOf(pid))
 	if i.guard, err = newTreeGuard(pid); err != nil {
 		i.log.add("launcher", "warning: "+err.Error())
 	}
@@ -342,10 +344,10 @@ func (i *instance) teardown(grace time.Duration) {
 	shimAlive := i.viaShim && !i.handle.Exited()
 	wait := grace
 	if shimAlive {
-		_ = i.handle.Signal(syscall.SIGTERM)
+		askToStop(i)
 		wait += shimKillMargin
 	} else {
-		_ = i.handle.Signal(syscall.SIGTERM)
+		askToStop(i)
 		_ = i.tree.Signal(syscall.SIGTERM)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -379,7 +381,6 @@ const (
 // stop tears the instance down and waits until the leader is reaped. It is
 // idempotent.
 func (i *instance) stop() error {
-	i.stopping.Store(true)
 	i.teardown(i.spec.Grace)
 	select {
 	case <-i.exited:
@@ -411,7 +412,7 @@ func (i *instance) track(ps []TreeProc) {
 // output pipes it inherited. The shim is not our child: its exit is seen
 // through a handle and its status is unknown; its group is not pinned, so
 // the tree is followed by identities only.
-func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *backendLog) (*instance, error) {
+func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *backendLog, adopter *adopter) (*instance, error) {
 	h, err := proc.Open(b.Shim)
 	if err == nil {
 		err = proc.Check(b.Backend)
@@ -429,11 +430,15 @@ func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, 
 	pollable(errR)
 	i := &instance{
 		spec: spec, nonce: b.Nonce, argv: b.Argv, leader: b.Shim, handle: h, viaShim: true,
-		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend,
+		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, adopter: adopter,
 		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
-		tree: proc.NewTree(b.Shim.PID, 0), outR: outR, errR: errR,
+		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
 	}
 	close(i.backendKnown)
+	// Known from the start, so a teardown finds the tree even before the
+	// first sample, and even if the shim dies first.
+	i.tree.Add(b.Backend)
+	_ = i.tree.Refresh()
 	i.readers.Add(2)
 	go i.readOutput(outR, "stdout")
 	go i.readOutput(errR, "stderr")
@@ -451,7 +456,8 @@ func (i *instance) detach() {
 	i.errR.Close()
 }
 
-// pid returns the backend's PID, or 0 while the shim has not reported it.
+// backendPID returns the backend's PID, or 0 while the shim has not
+// reported it.
 func (i *instance) backendPID() int {
 	select {
 	case <-i.backendKnown:

@@ -101,6 +101,8 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if l.records, err = lockfile.OpenRecords(cfg.StateDir); err != nil {
 		return nil, err
 	}
+	l.adopter = newAdopter(l.self.PID, DefaultGrace, cfg.Logger)
+	l.adopter.helper = l.nonce
 	if cfg.AdoptFrom != nil {
 		err = l.takeOver(cfg.AdoptFrom)
 	} else {
@@ -159,14 +161,23 @@ func (l *Launcher) backendLog(name string) *backendLog {
 // nothing it finds can be ours) and starts every backend. It returns once
 // the reap is done; the backends come up in the background.
 func (l *Launcher) Start() {
+	// The supervisors exist before the socket answers, so every request
+	// sees the full, fixed list; they start running after the boot reap.
+	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
+	for _, spec := range l.cfg.Backends {
+		params := spawnParams{
+			owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
+			hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
+			log: l.backendLog(spec.Name), adopter: l.adopter,
+		}
+		l.sups = append(l.sups, newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus))
+	}
 	ctlCtx, ctlCancel := context.WithCancel(context.Background())
 	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
 	l.serveControl()
 	if err := setSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
-	l.adopter = newAdopter(l.self.PID, DefaultGrace, l.cfg.Logger)
-	l.adopter.helper = l.nonce
 	adoptCtx, adoptCancel := context.WithCancel(context.Background())
 	l.adopterCancel, l.adopterDone = adoptCancel, make(chan struct{})
 	go func() {
@@ -183,19 +194,8 @@ func (l *Launcher) Start() {
 	}
 	supCtx, supCancel := context.WithCancel(context.Background())
 	l.supCancel = supCancel
-	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
-	for _, spec := range l.cfg.Backends {
-		params := spawnParams{
-			owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
-			hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
-			log: l.backendLog(spec.Name), adopter: l.adopter,
-		}
-		sup := newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
-		l.sups = append(l.sups, sup)
-		a := l.adopted[spec.Name]
-		if a != nil {
-			a.inst.adopter = l.adopter
-		}
+	for _, sup := range l.sups {
+		a := l.adopted[sup.spec.Name]
 		go sup.run(supCtx, true, a.instance(), a.status())
 	}
 }

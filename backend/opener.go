@@ -18,6 +18,7 @@ func (l *Launcher) OpenExternal(target string) error {
 	argv := openerCommand(target)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), HelperEnv+"="+l.nonce)
+	cmd.SysProcAttr = openerAttr()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("open %s: %w", target, err)
 	}

@@ -119,6 +119,9 @@ func ExcludedFromEnv() []int {
 // It returns an error only when it could not look at all; a partial view
 // makes individual decisions fail closed instead.
 func Reap(ctx context.Context, o ReapOptions) (*ReapReport, error) {
+	if o.MinAge < 0 || o.Grace < 0 {
+		return nil, fmt.Errorf("reap: negative minimum age (%v) or grace period (%v)", o.MinAge, o.Grace)
+	}
 	o.applyDefaults()
 	start := time.Now()
 	r, err := newReaper(o)
@@ -186,6 +189,8 @@ type reaper struct {
 	failClosed string
 	claims     []claim
 	ownUnit    string
+	// heirs are the descendants dead owners' records list, by PID.
+	heirs map[int]*recordedHeir
 }
 
 // claim is a PID that someone else's ownership file names.

@@ -35,6 +35,7 @@ func (r *reaper) scan() ([]candidate, int, error) {
 		return nil, 0, fmt.Errorf("reap: %w", err)
 	}
 	orphaned := r.deadOwnerRecords()
+	r.heirs = recordedHeirs(orphaned)
 	workers := min(runtime.GOMAXPROCS(0), 8)
 	found := make([][]candidate, workers)
 	var wg sync.WaitGroup
@@ -71,7 +72,7 @@ func (r *reaper) examine(pid int, orphaned map[string]*lockfile.Record) (candida
 	shape := ParseShape(argv)
 	var heir *lockfile.Record
 	if !isCandidateShape(shape) && r.byPID[pid] == nil {
-		if heir = inheritedRecord(pid, orphaned); heir == nil {
+		if heir = inheritedRecord(pid, orphaned); heir == nil && r.heirs[pid] == nil {
 			return candidate{}, false
 		}
 	}
@@ -80,7 +81,37 @@ func (r *reaper) examine(pid int, orphaned map[string]*lockfile.Record) (candida
 	if errors.Is(c.statErr, proc.ErrNotFound) || c.proc.Zombie {
 		return candidate{}, false // exited (while we looked, or before: a zombie waits only for its parent)
 	}
+	if h := r.heirs[pid]; c.heir == nil && h != nil {
+		if c.statErr != nil || !h.id.Same(c.proc.Identity()) {
+			if !isCandidateShape(shape) && r.byPID[pid] == nil {
+				return candidate{}, false // the PID went to another process since it was recorded
+			}
+		} else {
+			c.heir = h.rec
+		}
+	}
 	return c, true
+}
+
+// recordedHeir is a descendant a dead owner's record lists.
+type recordedHeir struct {
+	rec *lockfile.Record
+	id  proc.Identity
+}
+
+// recordedHeirs maps the PIDs of the descendants that dead owners' records
+// list; a process counts only if its start time still matches.
+func recordedHeirs(records map[string]*lockfile.Record) map[int]*recordedHeir {
+	out := map[int]*recordedHeir{}
+	for _, rec := range records {
+		for _, id := range rec.Descendants {
+			if id.BootID == "" {
+				id.BootID = rec.BootID
+			}
+			out[id.PID] = &recordedHeir{rec: rec, id: id}
+		}
+	}
+	return out
 }
 
 // deadOwnerRecords maps the nonces of records whose launcher is dead (lock
@@ -139,7 +170,7 @@ func (r *reaper) decide(c candidate) *Decision {
 		return d
 	}
 	if c.heir != nil && r.byPID[c.pid] == nil {
-		return r.reap(c, nil, ReasonOwnerDead, "it carries the nonce of record %s, so it descends from that backend, and its launcher (pid %d) is dead", c.heir.Nonce, c.heir.Owner.PID)
+		return r.reap(c, nil, ReasonOwnerDead, "record %s shows it descends from that backend (by its nonce or the recorded tree), and its launcher (pid %d) is dead", c.heir.Nonce, c.heir.Owner.PID)
 	}
 	noRecordNote := ""
 	if rec := r.byPID[c.pid]; rec != nil {
@@ -160,6 +191,16 @@ func (r *reaper) neverSignalled(c candidate) *Decision {
 	if c.statErr != nil {
 		return r.spare(c, ReasonFailClosed, "its identity could not be read (%v)", c.statErr)
 	}
+	if d := r.neverSignalledByOwner(c); d != nil {
+		return d
+	}
+	return r.shapeRule(c)
+}
+
+// neverSignalledByOwner is the part of neverSignalled that looks at who
+// owns a process, not at its command line: it also guards the members of a
+// doomed tree.
+func (r *reaper) neverSignalledByOwner(c candidate) *Decision {
 	if c.pid <= 1 {
 		return r.spare(c, ReasonAncestor, "PID %d is the system's init", c.pid)
 	}
@@ -187,7 +228,7 @@ func (r *reaper) neverSignalled(c candidate) *Decision {
 	if why := serviceManaged(c.proc, parent); why != "" {
 		return r.spare(c, ReasonServiceManaged, "%s", why)
 	}
-	return r.shapeRule(c)
+	return nil
 }
 
 // isAncestor walks our own parent chain once, a few stat reads: the full

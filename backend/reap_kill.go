@@ -77,14 +77,17 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 
 // pinMembers pins the members of pid's process group (when it leads one:
 // while the leader lives the group id cannot be recycled) and all its
-// descendants, minus protected processes.
+// descendants, minus protected processes: those a decision spared, and any
+// member that the never-signalled rules cover even though it was no
+// candidate (a gateway a backend started, another user's or another
+// service's process).
 func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
 	hs, _ := proc.PinDescendants(pid)
 	seen := map[int]bool{pid: true}
 	kept := hs[:0]
 	for _, h := range hs {
 		id := h.Identity().PID
-		if protected[id] || seen[id] {
+		if protected[id] || seen[id] || r.untouchable(id) {
 			h.Close()
 			continue
 		}
@@ -94,7 +97,7 @@ func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
 	if table, err := proc.Snapshot(); err == nil {
 		if leader, ok := table.Find(pid); ok && leader.PGID == pid {
 			for _, m := range table.Group(pid) {
-				if seen[m.PID] || protected[m.PID] {
+				if seen[m.PID] || protected[m.PID] || r.untouchable(m.PID) {
 					continue
 				}
 				if h, err := proc.Open(m.Identity()); err == nil {
@@ -105,6 +108,18 @@ func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
 		}
 	}
 	return kept
+}
+
+// untouchable applies the never-signalled rules that do not depend on a
+// process's command line to a tree member. Unreadable means untouchable.
+func (r *reaper) untouchable(pid int) bool {
+	p, err := proc.Stat(pid)
+	if err != nil {
+		return !proc.IsGone(err)
+	}
+	c := candidate{pid: pid, proc: p}
+	d := r.neverSignalledByOwner(c)
+	return d != nil
 }
 
 func signalTree(t *doomedTree, sig syscall.Signal) {

@@ -24,3 +24,6 @@ func newTreeGuard(int) (treeGuard, error) { return nil, nil }
 // EnterLauncherJob has nothing to do on Unix: backends are bound to the
 // launcher by the watchdog shim's lifeline instead of a job object.
 func EnterLauncherJob() error { return nil }
+
+// askToStop sends the leader (the shim, or the backend) SIGTERM.
+func askToStop(i *instance) { _ = i.handle.Signal(syscall.SIGTERM) }

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"hermes-desktop/backend/proc"
 )
 
 // setupCommand starts the child in a new console process group so it can be
@@ -87,3 +89,8 @@ func EnterLauncherJob() error {
 	}
 	return nil
 }
+
+// askToStop sends CTRL_BREAK to the console group the leader leads: we
+// started it with CREATE_NEW_PROCESS_GROUP, so the event reaches that group
+// only. An adopted leader was started the same way by our predecessor.
+func askToStop(i *instance) { _ = proc.SignalConsoleGroup(i.leader.PID) }

@@ -19,11 +19,11 @@ const (
 
 // transitions lists the legal moves; anything else is a bug and is refused.
 var transitions = map[State][]State{
-	StateStopped:    {StateStarting, StateFailed},
+	StateStopped:    {StateStarting, StateFailed, StateRestarting},
 	StateStarting:   {StateReady, StateRestarting, StateFailed, StateStopped, StateStarting},
 	StateReady:      {StateRestarting, StateFailed, StateStopped, StateStarting},
 	StateRestarting: {StateStarting, StateStopped, StateFailed},
-	StateFailed:     {StateStarting, StateStopped},
+	StateFailed:     {StateStarting, StateStopped, StateRestarting},
 }
 
 func checkTransition(from, to State) error {

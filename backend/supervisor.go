@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -39,8 +40,9 @@ type Supervisor struct {
 	// Owned by the run goroutine:
 	cur         *instance
 	curCreated  time.Time
-	curPort     int  // 0 until ready
-	curReported bool // the backend's identity is in the record
+	curPort     int             // 0 until ready
+	curReported bool            // the backend's identity is in the record
+	curDesc     []proc.Identity // the descendants the record lists
 	readyCh     chan readyResult
 	stopReady   context.CancelFunc
 	crashes     []time.Time
@@ -205,6 +207,7 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance, pr
 			return
 		case r := <-s.readyCh:
 			s.onReady(r)
+			s.sample(ctx) // the first look at the tree, not one interval later
 		case <-reported:
 			s.onReported()
 		case <-exited:
@@ -284,11 +287,13 @@ func (s *Supervisor) launch(ctx context.Context) {
 		s.onCrash(err.Error())
 		return
 	}
-	s.cur, s.curCreated, s.curPort, s.curReported = inst, time.Now(), 0, !inst.viaShim
+	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), 0, !inst.viaShim, nil
 	s.guard.reset()
 	if err := s.writeRecord(inst); err != nil {
 		// Without a record we could not prove this backend is ours after a
-		// crash; do not run it.
+		// crash; do not run it. Closing the lifeline first lets a shim still
+		// at its start barrier exit at once.
+		inst.closeShimPipes()
 		_ = inst.stop()
 		s.cur = nil
 		s.fail(fmt.Sprintf("cannot write the ownership record: %v", err))
@@ -340,12 +345,10 @@ func (s *Supervisor) onReady(r readyResult) {
 	})
 }
 
-// onCrash handles an exit nobody asked for (or a start that failed): restart
-// with backoff while the policy allows, else give up visibly.
 // sample looks at the running backend's tree, applies the leak guard, and
 // publishes the sample; a restart policy that fires restarts the backend.
 func (s *Supervisor) sample(ctx context.Context) {
-	if s.cur == nil || s.cur.backendPID() == 0 {
+	if s.every <= 0 || s.cur == nil || s.cur.backendPID() == 0 {
 		return
 	}
 	ts, err := SampleTree(s.cur.backendID)
@@ -353,6 +356,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 		return // it is exiting: the exit is handled where it is seen
 	}
 	s.cur.track(ts.Processes)
+	s.recordDescendants(ts)
 	restart := s.guard.check(ts, s.spec.Grace)
 	s.update(s.Status().State, func(st *BackendStatus) { st.Tree = ts })
 	if restart != "" {
@@ -364,10 +368,34 @@ func (s *Supervisor) sample(ctx context.Context) {
 	}
 }
 
+// recordDescendants keeps the record's list of descendants (and the
+// adopter's) in step with the tree, writing only when it changed.
+func (s *Supervisor) recordDescendants(ts *TreeSample) {
+	var ids []proc.Identity
+	for _, p := range ts.Processes[1:] {
+		if len(ids) == lockfile.MaxDescendants {
+			break
+		}
+		id := p.id
+		id.BootID = proc.BootID()
+		ids = append(ids, id)
+	}
+	if s.params.adopter != nil {
+		s.params.adopter.know(s.cur.nonce, ids)
+	}
+	if slices.Equal(ids, s.curDesc) {
+		return
+	}
+	s.curDesc = ids
+	if err := s.writeRecord(s.cur); err != nil {
+		s.log.Warn("update record with descendants", "err", err)
+	}
+}
+
 // adopt takes over a running instance from the previous launcher: it is
 // ready, its record already names us.
 func (s *Supervisor) adopt(inst *instance, prev BackendStatus) {
-	s.cur, s.curCreated, s.curPort, s.curReported = inst, time.Now(), prev.Port, true
+	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), prev.Port, true, nil
 	s.guard.reset()
 	now := time.Now()
 	s.update(StateStarting, nil)
@@ -391,6 +419,8 @@ func (s *Supervisor) onReported() {
 	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid })
 }
 
+// onCrash handles an exit nobody asked for (or a start that failed): restart
+// with backoff while the policy allows, else give up visibly.
 func (s *Supervisor) onCrash(reason string) {
 	if s.cur != nil {
 		s.finish(s.cur)
@@ -468,16 +498,17 @@ func (s *Supervisor) writeRecord(inst *instance) error {
 	leader := inst.leader
 	leader.BootID = proc.BootID()
 	r := &lockfile.Record{
-		Schema:  lockfile.RecordSchema,
-		Name:    s.spec.Name,
-		Nonce:   inst.nonce,
-		BootID:  proc.BootID(),
-		PGID:    groupOf(leader.PID),
-		Argv:    inst.argv,
-		Port:    s.curPort,
-		Profile: s.spec.Profile,
-		Owner:   lockfile.Owner{Nonce: s.params.ownerNonce, PID: s.params.owner.PID, Start: s.params.owner.Start},
-		Created: s.curCreated.UTC(),
+		Schema:      lockfile.RecordSchema,
+		Name:        s.spec.Name,
+		Nonce:       inst.nonce,
+		BootID:      proc.BootID(),
+		PGID:        groupOf(leader.PID),
+		Argv:        inst.argv,
+		Port:        s.curPort,
+		Descendants: s.curDesc,
+		Profile:     s.spec.Profile,
+		Owner:       lockfile.Owner{Nonce: s.params.ownerNonce, PID: s.params.owner.PID, Start: s.params.owner.Start},
+		Created:     s.curCreated.UTC(),
 	}
 	if inst.viaShim {
 		r.Shim = &leader

@@ -21,11 +21,13 @@ const RecordSchema = 1
 // Limits on what a record may contain; anything larger is corrupt.
 const (
 	MaxRecordSize = 64 << 10
-	maxArgs       = 256
-	maxArgLen     = 4096
-	recordsDir    = "records"
-	recordExt     = ".json"
-	corruptExt    = ".corrupt"
+	// MaxDescendants bounds the descendants a record lists.
+	MaxDescendants = 512
+	maxArgs        = 256
+	maxArgLen      = 4096
+	recordsDir     = "records"
+	recordExt      = ".json"
+	corruptExt     = ".corrupt"
 )
 
 // ErrCorrupt means a record failed to parse or validate.
@@ -62,8 +64,12 @@ type Record struct {
 	Argv    []string       `json:"argv"`
 	Port    int            `json:"port"`
 	Profile string         `json:"profile,omitempty"`
-	Owner   Owner          `json:"owner"`
-	Created time.Time      `json:"created"`
+	// Descendants are the backend's descendants the launcher's sampler last
+	// saw: positive evidence for processes (MCP servers started with a
+	// scrubbed environment) that carry nothing else tying them to it.
+	Descendants []proc.Identity `json:"descendants,omitempty"`
+	Owner       Owner           `json:"owner"`
+	Created     time.Time       `json:"created"`
 }
 
 // Leader returns the identity at the top of the backend's tree: the shim if
@@ -109,6 +115,15 @@ func (r *Record) Validate() error {
 		}
 		if id.BootID != "" && id.BootID != r.BootID {
 			bad("%s boot id differs from the record's", what)
+		}
+	}
+	if len(r.Descendants) > MaxDescendants {
+		bad("%d descendants", len(r.Descendants))
+	}
+	for _, d := range r.Descendants {
+		if err := d.Validate(); err != nil {
+			bad("descendant: %v", err)
+			break
 		}
 	}
 	if r.PGID < 0 || r.PGID > 4194304 {

@@ -14,6 +14,8 @@ pkgs=(
 	libgl1-mesa-dri              # software GL for WebKit under Xvfb (no GPU)
 	fonts-dejavu-core            # some font, so pages render text
 	imagemagick                  # `import -window root` for the smoke test screenshot
+	xdotool                      # the smoke test finds and closes the window by name
+	libglib2.0-bin               # gdbus: the smoke test drives the tray menu over D-Bus
 )
 
 missing=()

@@ -230,7 +230,7 @@ func childEnv(self proc.Identity, nonce string) []string {
 	}
 	return append(env,
 		EnvParentPID+"="+strconv.Itoa(self.PID),
-		EnvParentMarker+"="+self.Start,
+		EnvParentMarker+"="+proc.HermesMarker(self),
 		EnvParentNonce+"="+nonce,
 	)
 }

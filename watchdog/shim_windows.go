@@ -116,8 +116,15 @@ func supervise(child proc.Identity, signals <-chan os.Signal, parentGone <-chan 
 	case <-time.After(grace):
 	}
 	killJobMembers(log)
-	st := <-exited
-	return st.ExitCode()
+	select {
+	case st := <-exited:
+		return st.ExitCode()
+	case <-time.After(5 * time.Second):
+		// Something in the job could not be killed from here. Exiting closes
+		// the kill-on-close job, which takes every member with it.
+		log.Warn("backend still running after the kill; exiting so the job closes")
+		return 128 + 9
+	}
 }
 
 // killJobMembers terminates every process in the shim's job except the shim.
@@ -140,9 +147,26 @@ func killJobMembers(log *slog.Logger) {
 		if uint32(pid) == self || pid == 0 {
 			continue
 		}
-		if h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid)); err == nil {
-			_ = windows.TerminateProcess(h, 1)
-			windows.CloseHandle(h)
+		h, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+		if err != nil {
+			continue
 		}
+		// The PID came from a listing: check, through the handle that pins
+		// it, that it is still a member of our job and not a stranger that
+		// took a recycled PID.
+		if inJob(h, jobHandle) {
+			_ = windows.TerminateProcess(h, 1)
+		}
+		windows.CloseHandle(h)
 	}
+}
+
+var procIsProcessInJob = windows.NewLazySystemDLL("kernel32.dll").NewProc("IsProcessInJob")
+
+// inJob reports whether the process behind h is in job (IsProcessInJob);
+// false when it cannot be told.
+func inJob(h, job windows.Handle) bool {
+	var result int32
+	r, _, _ := procIsProcessInJob.Call(uintptr(h), uintptr(job), uintptr(unsafe.Pointer(&result)))
+	return r != 0 && result != 0
 }

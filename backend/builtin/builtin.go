@@ -46,6 +46,10 @@ type Options struct {
 	SpawnSetsidChildren int
 	LeakChildrenEvery   time.Duration
 	LeakFDsEvery        time.Duration
+	// ScrubChildEnv starts the fault children with only HOME and PATH, as
+	// the Python MCP SDK starts stdio servers: nothing in their environment
+	// ties them to the backend.
+	ScrubChildEnv bool
 	// ParentPoll, when set, watches the parent only by polling getppid()
 	// at this period, as Hermes' own watchdog does (a benchmark baseline).
 	ParentPoll time.Duration
@@ -73,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.SpawnSetsidChildren, "spawn-setsid-children", 0, "fault: start N children in new sessions (like MCP stdio servers)")
 	fs.DurationVar(&o.LeakChildrenEvery, "leak-children-every", 0, "fault: start a new identical child this often and never stop the old ones")
 	fs.DurationVar(&o.LeakFDsEvery, "leak-fds-every", 0, "fault: open a file descriptor this often and never close it")
+	fs.BoolVar(&o.ScrubChildEnv, "scrub-child-env", false, "fault: start children with only HOME and PATH in their environment, like MCP stdio servers")
 	fs.DurationVar(&o.ParentPoll, "parent-poll", 0, "baseline: notice parent death only by polling getppid() this often, like Hermes (default: exit notification + lifeline)")
 	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore HERMES_PARENT_PID entirely")
 	// Hermes' serve takes a profile; accepted and ignored so a Hermes command

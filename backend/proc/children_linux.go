@@ -33,41 +33,99 @@ func childrenOf(pid int) (kids []int, ok bool) {
 	return kids, true
 }
 
-// pinByChildren walks the children lists from root, pinning each child with
-// a pidfd and then checking that its parent is the member it was listed
-// under. ok is false when the children lists are unavailable.
-func pinByChildren(root int) (hs []*Handle, ok bool) {
-	queue := []int{root}
+// member is a tree member the walk has pinned: its PID and start time.
+type member struct {
+	pid   int
+	ticks uint64
+}
+
+// sameProcess reports whether pid still has the start time it had when the
+// walk met it. Checked after a member's children are read: if the member
+// had died and its PID gone to a stranger in between, the children listed
+// are the stranger's, and they are dropped.
+func (m member) sameProcess() bool {
+	f, err := readStat(m.pid)
+	return err == nil && f.startTicks == m.ticks
+}
+
+// walkChildren visits root's descendants breadth first through the
+// children lists, calling visit with each child's PID, stat and parent; a
+// child is only descended into when visit returns true. ok is false when
+// the children lists are unavailable.
+func walkChildren(root int, visit func(pid int, f statFields) bool) (ok bool) {
+	rf, err := readStat(root)
+	if err != nil {
+		_, listed := childrenOf(root)
+		return listed && notFound(err) // a vanished root has no descendants
+	}
+	queue := []member{{root, rf.startTicks}}
 	seen := map[int]bool{root: true}
 	for len(queue) > 0 {
 		parent := queue[0]
 		queue = queue[1:]
-		kids, ok := childrenOf(parent)
-		if !ok {
-			if parent == root {
-				CloseAll(hs)
-				return nil, false
+		kids, listed := childrenOf(parent.pid)
+		if !listed {
+			if parent.pid == root {
+				return false
 			}
-			continue // the member exited while we walked: its children come to the subreaper
+			continue // it exited while we walked: its children went to the subreaper
+		}
+		if !parent.sameProcess() {
+			continue
 		}
 		for _, pid := range kids {
 			if seen[pid] {
 				continue
 			}
 			seen[pid] = true
-			h, err := openHandle(pid)
-			if err != nil {
-				continue
-			}
 			f, err := readStat(pid)
-			if err != nil || f.ppid != parent {
-				h.close()
+			if err != nil || f.ppid != parent.pid {
 				continue
 			}
-			id := Identity{PID: pid, Start: "linux:" + strconv.FormatUint(f.startTicks, 10), BootID: BootID()}
-			hs = append(hs, &Handle{id: id, os: h, pgid: f.pgrp})
-			queue = append(queue, pid)
+			if visit(pid, f) {
+				queue = append(queue, member{pid, f.startTicks})
+			}
 		}
 	}
+	return true
+}
+
+// pinByChildren walks the children lists from root, pinning each child with
+// a pidfd and then checking that its parent is the member it was listed
+// under. ok is false when the children lists are unavailable.
+func pinByChildren(root int) (hs []*Handle, ok bool) {
+	ok = walkChildren(root, func(pid int, _ statFields) bool {
+		h, err := openHandle(pid)
+		if err != nil {
+			return false
+		}
+		// Opened first, read second: the handle pins the process we check.
+		f, err := readStat(pid)
+		if err != nil {
+			h.close()
+			return false
+		}
+		id := Identity{PID: pid, Start: "linux:" + strconv.FormatUint(f.startTicks, 10), BootID: BootID()}
+		hs = append(hs, &Handle{id: id, os: h, pgid: f.pgrp})
+		return true
+	})
+	if !ok {
+		CloseAll(hs)
+		return nil, false
+	}
 	return hs, true
+}
+
+// descendantsByChildren lists root's descendants through the children
+// lists; ok is false when they are unavailable.
+func descendantsByChildren(root int) (out []Process, ok bool) {
+	ok = walkChildren(root, func(pid int, _ statFields) bool {
+		p, err := readProcess(pid)
+		if err != nil {
+			return false
+		}
+		out = append(out, p)
+		return true
+	})
+	return out, ok
 }

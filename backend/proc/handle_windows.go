@@ -27,10 +27,15 @@ func openHandle(pid int) (osHandle, error) {
 	return osHandle{h: h}, nil
 }
 
-// signal maps SIGKILL to TerminateProcess. SIGTERM becomes CTRL_BREAK for
-// the process group the target leads (backends are started with
-// CREATE_NEW_PROCESS_GROUP); where that fails, callers escalate to SIGKILL
-// after the grace period, as on Unix.
+// ErrNoGracefulStop means the OS has no way to ask this process to stop
+// (SIGTERM to an arbitrary process on Windows): callers wait out the grace
+// period and kill, as they do for a process that ignores SIGTERM.
+var ErrNoGracefulStop = errors.New("proc: no graceful stop for this process on windows")
+
+// signal maps SIGKILL to TerminateProcess. SIGTERM has no equivalent for an
+// arbitrary process: a console control event sent to a PID that does not
+// lead a console group may reach every process on the console, so it is
+// only sent through SignalConsoleGroup, to groups we created.
 func (h osHandle) signal(id Identity, sig syscall.Signal) error {
 	if h.exited(id) {
 		return fmt.Errorf("%w: %s", ErrNotFound, id)
@@ -40,7 +45,7 @@ func (h osHandle) signal(id Identity, sig syscall.Signal) error {
 	case syscall.SIGKILL:
 		err = windows.TerminateProcess(h.h, 1)
 	case syscall.SIGTERM, syscall.SIGINT:
-		err = windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(id.PID))
+		return ErrNoGracefulStop
 	default:
 		return fmt.Errorf("proc: signal %v not supported on windows", sig)
 	}

@@ -28,8 +28,10 @@ const maxPID = 4194304
 // Identity names no process.
 type Identity struct {
 	PID int `json:"pid"`
-	// Start is the start marker in the Hermes formats: "linux:<starttime
-	// ticks>", "ps:<lstart>" on macOS, "winms:<creation ms>" on Windows.
+	// Start is the start marker: "linux:<starttime ticks>" on Linux and
+	// "winms:<creation ms>" on Windows (the Hermes formats), and on macOS
+	// "kinfo:<seconds>.<microseconds>", exact and free of time zones
+	// (HermesMarker gives Hermes' "ps:<lstart>" form).
 	Start string `json:"start"`
 	// BootID is /proc/sys/kernel/random/boot_id on Linux; empty elsewhere.
 	// Empty means "unknown" and matches any boot.
@@ -55,11 +57,15 @@ func (id Identity) Validate() error {
 // Same reports whether a and b name the same process. Boot ids are compared
 // only when both are known.
 func (a Identity) Same(b Identity) bool {
-	if a.PID != b.PID || a.Start != b.Start || a.Start == "" {
+	if a.PID != b.PID || a.Start == "" || !sameStart(a.Start, b.Start) {
 		return false
 	}
 	return a.BootID == "" || b.BootID == "" || a.BootID == b.BootID
 }
+
+// HermesMarker is the start marker in the form Hermes computes for itself,
+// for HERMES_PARENT_START_MARKER.
+func HermesMarker(id Identity) string { return hermesMarker(id.Start) }
 
 // Lookup reads the identity of the process that has pid now.
 func Lookup(pid int) (Identity, error) {
@@ -120,6 +126,13 @@ func ParseMarker(marker string) (scheme, value string, err error) {
 		n, perr := strconv.ParseUint(value, 10, 64)
 		if perr != nil || strconv.FormatUint(n, 10) != value {
 			return "", "", fmt.Errorf("%w: %q: value is not a decimal number", ErrBadMarker, marker)
+		}
+	case "kinfo":
+		sec, usec, ok := strings.Cut(value, ".")
+		_, e1 := strconv.ParseUint(sec, 10, 64)
+		_, e2 := strconv.ParseUint(usec, 10, 32)
+		if !ok || e1 != nil || e2 != nil || len(usec) != 6 {
+			return "", "", fmt.Errorf("%w: %q: want kinfo:<seconds>.<6-digit microseconds>", ErrBadMarker, marker)
 		}
 	case "ps", "darwin":
 		for _, r := range value {

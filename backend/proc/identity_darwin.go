@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,10 +34,12 @@ func kinfo(pid int) (*unix.KinfoProc, error) {
 	return k, nil
 }
 
-// lstart formats a start time the way `ps -o lstart=` prints it, which is
-// what Hermes records as "ps:<lstart>".
-func lstart(tv unix.Timeval) string {
-	return time.Unix(tv.Sec, int64(tv.Usec)*1000).Local().Format("Mon Jan _2 15:04:05 2006")
+// kinfoMarker is our start marker on macOS: the kernel's start time to the
+// microsecond. Hermes' "ps:<lstart>" form is local time to the second, and a
+// change of time zone while we run would make it miss (HermesMarker makes
+// it for the environment variable Hermes reads).
+func kinfoMarker(tv unix.Timeval) string {
+	return fmt.Sprintf("kinfo:%d.%06d", tv.Sec, tv.Usec)
 }
 
 func readStartMarker(pid int) (string, error) {
@@ -46,5 +47,5 @@ func readStartMarker(pid int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "ps:" + lstart(k.Proc.P_starttime), nil
+	return kinfoMarker(k.Proc.P_starttime), nil
 }

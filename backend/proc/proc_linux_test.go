@@ -107,7 +107,11 @@ func TestTreeReachesSetsidDescendants(t *testing.T) {
 	// A child in the group, and one that escaped it with setsid.
 	cmd := startSleeper(t, "sleep 60 & setsid sleep 60 & wait")
 	pid := cmd.Process.Pid
-	tree := NewTree(pid, pid)
+	leader, err := Lookup(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := NewTree(leader, pid)
 	defer tree.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for tree.Size() < 2 && time.Now().Before(deadline) {

@@ -136,31 +136,16 @@ func startedBefore(a, b Process) bool {
 
 // DescendantsOf returns every live descendant of root. On Linux it walks the
 // kernel's children lists, reading only the tree itself, which matters when
-// a teardown races the clock; elsewhere it scans the whole table.
+// a teardown races the clock; elsewhere it scans the whole table. Each
+// member's parent link is checked, and a member whose PID was reused while
+// the walk ran is not descended into.
 func DescendantsOf(root int) ([]Process, error) {
-	var out []Process
-	queue := []int{root}
-	seen := map[int]bool{root: true}
-	for len(queue) > 0 {
-		kids, ok := childrenOf(queue[0])
-		queue = queue[1:]
-		if !ok {
-			t, err := Snapshot()
-			if err != nil {
-				return nil, err
-			}
-			return t.Descendants(root), nil
-		}
-		for _, pid := range kids {
-			if seen[pid] {
-				continue
-			}
-			seen[pid] = true
-			if p, err := readProcess(pid); err == nil {
-				out = append(out, p)
-				queue = append(queue, pid)
-			}
-		}
+	if out, ok := descendantsByChildren(root); ok {
+		return out, nil
 	}
-	return out, nil
+	t, err := Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return t.Descendants(root), nil
 }

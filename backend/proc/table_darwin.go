@@ -18,7 +18,7 @@ func fromKinfo(k *unix.KinfoProc) Process {
 		PPID:    int(k.Eproc.Ppid),
 		PGID:    int(k.Eproc.Pgid),
 		UID:     int(k.Eproc.Ucred.Uid),
-		Start:   "ps:" + lstart(tv),
+		Start:   kinfoMarker(tv),
 		Started: time.Unix(tv.Sec, int64(tv.Usec)*1000),
 		Comm:    unix.ByteSliceToString(k.Proc.P_comm[:]),
 		Zombie:  k.Proc.P_stat == sZomb,

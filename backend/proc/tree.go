@@ -17,7 +17,8 @@ import (
 //
 // A Tree is not safe for concurrent use.
 type Tree struct {
-	leader int
+	leader   int
+	leaderID Identity // the leader's identity; zero when unknown
 	// pgid is the group to signal as a whole; 0 when the caller cannot pin
 	// it (see SignalGroup) or the OS has no groups.
 	pgid    int
@@ -27,8 +28,8 @@ type Tree struct {
 // NewTree starts tracking the tree under leader. pgid is signalled as a
 // group only if non-zero: pass it only while the group id is pinned (the
 // leader is the caller or the caller's unreaped child).
-func NewTree(leader, pgid int) *Tree {
-	return &Tree{leader: leader, pgid: pgid, members: map[int]Identity{}}
+func NewTree(leader Identity, pgid int) *Tree {
+	return &Tree{leader: leader.PID, leaderID: leader, pgid: pgid, members: map[int]Identity{}}
 }
 
 // Add tracks processes known to belong to the tree (from a sampler's walk).
@@ -51,7 +52,12 @@ func (t *Tree) Refresh() error {
 	if t.pgid > 0 {
 		rows = append(rows, table.Group(t.pgid)...)
 	}
-	roots := []int{t.leader}
+	var roots []int
+	// The leader's PID counts as a root only while it is still the leader:
+	// one that is not our child may be reaped and its PID reused.
+	if lp, ok := table.Find(t.leader); ok && (t.leaderID.Start == "" || lp.Start == t.leaderID.Start) {
+		roots = append(roots, t.leader)
+	}
 	for pid, id := range t.members {
 		if p, ok := table.Find(pid); ok && p.Start == id.Start {
 			roots = append(roots, pid)
