@@ -1,31 +1,12 @@
 package control
 
-import (
-	"fmt"
-	"net"
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// checkPeer refuses connections from other users (LOCAL_PEERCRED).
-func checkPeer(conn *net.UnixConn) error {
-	raw, err := conn.SyscallConn()
+// peerUID reads the connected peer's uid (LOCAL_PEERCRED).
+func peerUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
-		return fmt.Errorf("control: peer credentials: %w", err)
+		return 0, err
 	}
-	var cred *unix.Xucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-	}); err != nil {
-		return fmt.Errorf("control: peer credentials: %w", err)
-	}
-	if cerr != nil {
-		return fmt.Errorf("control: peer credentials: %w", cerr)
-	}
-	if int(cred.Uid) != os.Geteuid() {
-		return fmt.Errorf("control: peer uid %d is not ours (%d)", cred.Uid, os.Geteuid())
-	}
-	return nil
+	return int(cred.Uid), nil
 }
