@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -304,6 +305,32 @@ func checkDecision(t *testing.T, name string, r *backend.ReapReport, pid int, ac
 	t.Errorf("%s (pid %d): no decision in the report", name, pid)
 }
 
+// killLauncherAndShim crashes the whole app at once, as a logout or the OOM
+// killer would: both are frozen so neither can react, then killed, the shim
+// first. Killed the other way round, the launcher's death would orphan the
+// shim's process group while the shim is stopped, and the kernel answers
+// that with SIGHUP and SIGCONT to the group: the shim would wake and tear
+// its tree down as it should, which is not the crash this simulates.
+func killLauncherAndShim(t *testing.T, l *testbin.Launcher, shim int) {
+	t.Helper()
+	for _, pid := range []int{l.Cmd.Process.Pid, shim} {
+		must(t, syscall.Kill(pid, syscall.SIGSTOP))
+	}
+	must(t, syscall.Kill(shim, syscall.SIGKILL))
+	// Our launcher is frozen and cannot reap it: wait for the zombie.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(shim) + "/stat")
+		if err != nil || bytes.Contains(st, []byte(") Z ")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shim %d still running after SIGKILL", shim)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	must(t, syscall.Kill(l.Cmd.Process.Pid, syscall.SIGKILL))
+}
+
 // A launcher killed together with its shim leaves its backend's children
 // behind. The next launcher's boot reap finds them through the dead owner's
 // record and the nonce they inherited, and reaps them before it spawns.
@@ -312,14 +339,7 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 	l1.WaitReady(1, readyWait)
 	first := waitTaggedCount(t, l1.Tag, 7) // launcher, shim, backend, 4 children
 	shim := status(t, l1).Backends[0].ShimPID
-	// Freeze both so neither can react, then kill both: a crash of the
-	// whole app, as a logout or the OOM killer would do it.
-	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
-		must(t, syscall.Kill(pid, syscall.SIGSTOP))
-	}
-	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
-		must(t, syscall.Kill(pid, syscall.SIGKILL))
-	}
+	killLauncherAndShim(t, l1, shim)
 	if _, err := l1.WaitExit(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -384,12 +404,7 @@ func TestBootReapFindsScrubbedChildrenThroughTheRecord(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond) // the record is rewritten after the sample
 	shim := status(t, l1).Backends[0].ShimPID
-	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
-		must(t, syscall.Kill(pid, syscall.SIGSTOP))
-	}
-	for _, pid := range []int{l1.Cmd.Process.Pid, shim} {
-		must(t, syscall.Kill(pid, syscall.SIGKILL))
-	}
+	killLauncherAndShim(t, l1, shim)
 	if _, err := l1.WaitExit(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
