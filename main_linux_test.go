@@ -147,7 +147,7 @@ func TestSIGTERMIgnoringBackendIsKilledWithItsChildren(t *testing.T) {
 	l := testbin.StartLauncher(t, "--grace", "1s", "--backend-cmd",
 		"{bin} serve --host 127.0.0.1 --port 0 --ignore-sigterm --spawn-children 2 --spawn-setsid-children 2")
 	l.WaitReady(1, readyWait)
-	if n := len(waitTaggedCount(t, l.Tag, 7)); n != 7 { // launcher, shim, backend, 4 children
+	if n := len(testbin.WaitTagged(t, l.Tag, 7, tagWait)); n != 7 { // launcher, shim, backend, 4 children
 		t.Fatalf("tree before stop: got %d processes, want 7", n)
 	}
 	stopAndCheck(t, l)

@@ -337,7 +337,7 @@ func killLauncherAndShim(t *testing.T, l *testbin.Launcher, shim int) {
 func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 	l1 := testbin.StartLauncher(t, "--grace", "1s", "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0 --spawn-children 2 --spawn-setsid-children 2")
 	l1.WaitReady(1, readyWait)
-	first := waitTaggedCount(t, l1.Tag, 7) // launcher, shim, backend, 4 children
+	first := testbin.WaitTagged(t, l1.Tag, 7, tagWait) // launcher, shim, backend, 4 children
 	shim := status(t, l1).Backends[0].ShimPID
 	killLauncherAndShim(t, l1, shim)
 	if _, err := l1.WaitExit(10 * time.Second); err != nil {
@@ -393,15 +393,7 @@ func TestBootReapFindsScrubbedChildrenThroughTheRecord(t *testing.T) {
 	l1 := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--backend-cmd",
 		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env")
 	l1.WaitReady(1, readyWait)
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if b := status(t, l1).Backends[0]; b.Tree != nil && b.Tree.Count == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sampler never saw the children")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitSampledTree(t, l1, 3)          // backend and its 2 children
 	time.Sleep(200 * time.Millisecond) // the record is rewritten after the sample
 	shim := status(t, l1).Backends[0].ShimPID
 	killLauncherAndShim(t, l1, shim)

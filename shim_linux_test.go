@@ -18,20 +18,23 @@ import (
 // children and three that escape the process group with setsid.
 const treeFlags = " --spawn-children 3 --spawn-setsid-children 3"
 
-func waitTaggedCount(t *testing.T, tag string, n int) []int {
+// waitSampledTree waits until the launcher's sampler reports n processes in
+// the first backend's tree.
+func waitSampledTree(t *testing.T, l *testbin.Launcher, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		pids := testbin.Tagged(tag)
-		if len(pids) >= n {
-			return pids
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if b := status(t, l).Backends[0]; b.Tree != nil && b.Tree.Count == n {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("tagged processes: got %d %v, want %d", len(pids), pids, n)
+			t.Fatalf("the sampler never saw %d processes in the tree", n)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// tagWait bounds the wait for a launcher's tree to appear.
+const tagWait = 20 * time.Second
 
 func TestLauncherSIGKILLLeavesNothing(t *testing.T) {
 	cases := []struct {
@@ -41,14 +44,14 @@ func TestLauncherSIGKILLLeavesNothing(t *testing.T) {
 	}{
 		{"while running", "{bin} serve --host 127.0.0.1 --port 0" + treeFlags, func(t *testing.T, l *testbin.Launcher) {
 			l.WaitReady(1, readyWait)
-			waitTaggedCount(t, l.Tag, 9) // launcher, shim, backend, 6 children
+			testbin.WaitTagged(t, l.Tag, 9, tagWait) // launcher, shim, backend, 6 children
 		}},
 		{"during start-up", "{bin} serve --host 127.0.0.1 --port 0 --start-delay 30s", func(t *testing.T, l *testbin.Launcher) {
-			waitTaggedCount(t, l.Tag, 3) // launcher, shim, backend (not ready)
+			testbin.WaitTagged(t, l.Tag, 3, tagWait) // launcher, shim, backend (not ready)
 		}},
 		{"backend ignores SIGTERM", "{bin} serve --host 127.0.0.1 --port 0 --ignore-sigterm" + treeFlags, func(t *testing.T, l *testbin.Launcher) {
 			l.WaitReady(1, readyWait)
-			waitTaggedCount(t, l.Tag, 9)
+			testbin.WaitTagged(t, l.Tag, 9, tagWait)
 		}},
 	}
 	for _, tc := range cases {
@@ -68,7 +71,7 @@ func TestLauncherSIGKILLLeavesNothing(t *testing.T) {
 func TestShimSIGKILLRestartsBackendAndLeavesNothing(t *testing.T) {
 	l := testbin.StartLauncher(t, "--grace", "1s", "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0"+treeFlags)
 	first := l.WaitReady(1, readyWait)
-	old := waitTaggedCount(t, l.Tag, 9)
+	old := testbin.WaitTagged(t, l.Tag, 9, tagWait)
 	b := status(t, l).Backends[0]
 	if b.ShimPID == 0 || b.PID != first.PID {
 		t.Fatalf("status: got shim %d backend %d, want a shim and backend %d", b.ShimPID, b.PID, first.PID)
@@ -175,16 +178,8 @@ func TestShimSIGKILLWithScrubbedChildren(t *testing.T) {
 	l := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--backend-cmd",
 		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env")
 	first := l.WaitReady(1, readyWait)
-	old := waitTaggedCount(t, l.Tag, 5) // launcher, shim, backend, 2 children
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if b := status(t, l).Backends[0]; b.Tree != nil && b.Tree.Count == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sampler never saw the children")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	old := testbin.WaitTagged(t, l.Tag, 5, tagWait) // launcher, shim, backend, 2 children
+	waitSampledTree(t, l, 3)                        // backend and its 2 children
 	for _, pid := range old {
 		if v, ok, _ := proc.Getenv(pid, "HERMES_PARENT_NONCE"); ok && v != "" {
 			if argv, _ := proc.Cmdline(pid); len(argv) > 1 && argv[1] == "serve-child" {

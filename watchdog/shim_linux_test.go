@@ -90,22 +90,6 @@ func (s *shim) wait(t *testing.T) int {
 	}
 }
 
-// waitTagged waits until n tagged processes exist (shim included).
-func waitTagged(t *testing.T, tag string, n int) []int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pids := testbin.Tagged(tag)
-		if len(pids) >= n {
-			return pids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tagged processes: got %v, want %d", pids, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestShimExitStatus(t *testing.T) {
 	cases := []struct {
 		name string
@@ -188,7 +172,7 @@ func TestShimTearsDownItsWholeTree(t *testing.T) {
 			}
 			s := startShim(t, "2s", "sh", "-c", script)
 			s.release(t)
-			waitTagged(t, s.tag, 4)
+			testbin.WaitTagged(t, s.tag, 4, 10*time.Second)
 			switch trigger {
 			case "SIGTERM":
 				_ = s.cmd.Process.Signal(syscall.SIGTERM)
@@ -209,7 +193,7 @@ func TestShimTearsDownItsWholeTree(t *testing.T) {
 func TestShimKillsWhatIgnoresSIGTERMAfterTheGrace(t *testing.T) {
 	s := startShim(t, "300ms", "sh", "-c", `trap "" TERM; sleep 60 & setsid sleep 60 & wait`)
 	s.release(t)
-	waitTagged(t, s.tag, 4)
+	testbin.WaitTagged(t, s.tag, 4, 10*time.Second)
 	start := time.Now()
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	if code := s.wait(t); code != 128+9 {
@@ -234,7 +218,7 @@ func TestShimNeverSignalsOutsideItsTree(t *testing.T) {
 	defer func() { _ = decoy.Process.Kill(); _ = decoy.Wait() }()
 	s := startShim(t, "300ms", "sh", "-c", treeScript)
 	s.release(t)
-	waitTagged(t, s.tag, 4)
+	testbin.WaitTagged(t, s.tag, 4, 10*time.Second)
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	s.wait(t)
 	if err := syscall.Kill(decoy.Process.Pid, 0); err != nil {

@@ -77,6 +77,23 @@ func isZombie(stat []byte) bool {
 	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
+// WaitTagged waits up to d for at least n processes carrying tag and
+// returns them; it fails the test if they never appear.
+func WaitTagged(t testing.TB, tag string, n int, d time.Duration) []int {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		pids := Tagged(tag)
+		if len(pids) >= n {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tagged processes: got %d %v, want %d", len(pids), pids, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // WaitUntagged waits up to d for every process carrying tag to be gone and
 // returns those still alive.
 func WaitUntagged(tag string, d time.Duration) []int {
