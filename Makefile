@@ -102,8 +102,8 @@ FUZZ_TARGETS := \
 	./lockfile:FuzzParseRecord \
 	./lockfile:FuzzParseSSHLock \
 	./lockfile:FuzzParseGatewayPID \
-	./backend/proc:FuzzParseMarker \
-	./backend/proc:FuzzParseStat \
+	./internal/proc:FuzzParseMarker \
+	./internal/proc:FuzzParseStat \
 	./backend:FuzzParseShape \
 	./backend:FuzzSplitJoinCommand \
 	./backend:FuzzParseSettings

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // adopter looks after processes reparented to the launcher. On Linux the

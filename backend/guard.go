@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // LeakGuard configures the tree sampler and what it does about leaks: the

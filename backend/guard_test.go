@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 func testGuard(t *testing.T, cfg LeakGuard) *guard {

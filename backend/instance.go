@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // applyNofileFloor makes the backends start with a soft RLIMIT_NOFILE of at

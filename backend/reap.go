@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
 

@@ -3,7 +3,7 @@ package backend
 import (
 	"fmt"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // serviceUnit: macOS has no cgroups; see serviceManaged.

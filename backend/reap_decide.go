@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
 

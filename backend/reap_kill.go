@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
 

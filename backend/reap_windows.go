@@ -3,7 +3,7 @@ package backend
 import (
 	"strings"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // serviceUnit: Windows has no systemd units; see serviceManaged.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // TreeProc is one process of a backend's tree, as the sampler saw it.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strconv"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/watchdog"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // setupCommand starts the child in a new console process group so it can be

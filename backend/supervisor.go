@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 func validRecord(t testing.TB) *Record {

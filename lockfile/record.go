@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // RecordSchema is the version of the record format written by this build.

@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // waitExit blocks in kqueue on EVFILT_PROC/NOTE_EXIT for the parent, with a

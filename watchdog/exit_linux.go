@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // waitExit blocks on a pidfd of the parent until it exits. It returns false

@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // waitExit waits on the parent's process handle, with an event that ctx

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // OwnerMessage, followed by " <pid> <start marker>", is the line a new

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // The shim's command line. The launcher starts every backend as

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/watchdog"
 )

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // killRepeat is how often the kill phase re-scans for stragglers (children

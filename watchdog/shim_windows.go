@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // jobHandle is the shim's kill-on-close job. The shim joins it before

@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 // Environment variables of the Hermes parent-death contract.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 func startParent(t *testing.T) (*exec.Cmd, Parent) {

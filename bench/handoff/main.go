@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
 

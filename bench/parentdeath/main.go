@@ -33,7 +33,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/watchdog"
 )

@@ -25,7 +25,7 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
 )

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/proc"
+	"hermes-desktop/internal/proc"
 )
 
 func main() {
