@@ -91,7 +91,7 @@ staticcheck: $(STATICCHECK)
 
 # The desktop files build only with the GUI's C libraries present.
 staticcheck-gui: $(STATICCHECK) gui-deps frontend
-	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production .
+	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production . ./internal/desktop
 
 # -race needs cgo; the binary the tests build for themselves is CGO-free.
 unit:
@@ -130,7 +130,7 @@ cross: $(STATICCHECK) frontend
 		GOOS=$$os CGO_ENABLED=0 $(GO) build -o /dev/null ./... ; \
 	done
 	@echo "GOOS=windows vet of the desktop build"
-	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags desktop,production .
+	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags desktop,production . ./internal/desktop
 
 # Every benchmark, side by side; figures in bench/RESULTS.md.
 bench:
@@ -139,7 +139,7 @@ bench:
 # The chaos suite alone, for as many rounds as you like.
 ROUNDS ?= 100
 chaos:
-	HERMES_DESKTOP_CHAOS_ROUNDS=$(ROUNDS) CGO_ENABLED=1 $(GO) test -race -count=1 -v -run '^TestChaos$$' -timeout 0 . | \
+	HERMES_DESKTOP_CHAOS_ROUNDS=$(ROUNDS) CGO_ENABLED=1 $(GO) test -race -count=1 -v -run '^TestChaos$$' -timeout 0 ./e2e | \
 		grep -E 'round|passed|FAIL|^ok|^---|decoy|record of|alive after|set-aside|reap pid='
 
 fuzz: FUZZTIME := 1m

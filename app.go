@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/internal/desktop"
 )
 
 // windowUI is what the App needs from the window toolkit. The Wails adapter
@@ -46,11 +47,44 @@ type App struct {
 	pumpStop chan struct{}
 	pumpDone chan struct{}
 	attachMu sync.Mutex // guards pumpStop and pumpDone
+
+	// background owns the restarts the tray and the app menu ask for: they
+	// may take a grace period, and the menu must stay responsive. Ended by
+	// endBackground, which cancels them and waits.
+	background       sync.WaitGroup
+	backgroundCtx    context.Context
+	backgroundCancel context.CancelFunc
 }
 
 func newApp(l *backend.Launcher, self string) *App {
-	return &App{l: l, self: self, stateDir: l.StateDir(), trayAvailable: func() bool { return false }}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &App{l: l, self: self, stateDir: l.StateDir(), trayAvailable: func() bool { return false },
+		backgroundCtx: ctx, backgroundCancel: cancel}
 }
+
+// restartAllInBackground restarts every backend without blocking the
+// caller (a tray click).
+func (a *App) restartAllInBackground() {
+	a.background.Add(1)
+	go func() {
+		defer a.background.Done()
+		_ = a.l.Restart(a.backgroundCtx, "")
+	}()
+}
+
+// endBackground cancels what runs in the background and waits for it.
+func (a *App) endBackground() {
+	a.backgroundCancel()
+	a.background.Wait()
+}
+
+// menuActions adapts the App to what the tray and the app menu call,
+// without adding methods the page could call.
+type menuActions struct{ a *App }
+
+func (m menuActions) ShowWindow() { m.a.showWindow() }
+func (m menuActions) RestartAll() { m.a.restartAllInBackground() }
+func (m menuActions) Quit() error { return m.a.Quit() }
 
 // attach connects the window and starts pushing events to it. The pump
 // goroutine is owned by the App and ends in detach.
@@ -239,7 +273,7 @@ func (a *App) SaveSettings(s backend.Settings) (SettingsView, error) {
 	if err := backend.SaveSettings(a.stateDir, s); err != nil {
 		return SettingsView{}, err
 	}
-	if err := setStartAtLogin(s.StartAtLogin, a.self); err != nil {
+	if err := desktop.SetStartAtLogin(s.StartAtLogin, a.self); err != nil {
 		return SettingsView{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
 	}
 	return a.settingsView(s, ""), nil

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,8 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/internal/cli"
+	"hermes-desktop/internal/desktop"
 )
 
 //go:embed all:frontend/dist
@@ -26,6 +29,14 @@ var assets embed.FS
 
 //go:embed build/appicon.png
 var appIcon []byte
+
+// The tray's icons, per platform (see desktop.Icons).
+var (
+	//go:embed build/trayicon.png
+	trayIconPNG []byte
+	//go:embed build/windows/icon.ico
+	trayIconICO []byte
+)
 
 // guiAvailable says whether a window can be shown here. On Linux that needs
 // an X11 or Wayland display; macOS and Windows always have a desktop.
@@ -43,17 +54,18 @@ func guiAvailable() (bool, string) {
 func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
 	l, err := backend.Open(cfg)
 	if err != nil {
-		if isAlreadyRunning(err) {
-			return secondInstance(cfg.StateDir, stdout, stderr)
+		if errors.Is(err, backend.ErrAlreadyRunning) {
+			return cli.SecondInstance(cfg.StateDir, stdout, stderr)
 		}
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return exitError
+		return cli.ExitError
 	}
 	app := newApp(l, cfg.Self)
-	app.trayAvailable = trayAvailable
+	app.trayAvailable = desktop.TrayAvailable
 	l.Start()
 	// A stop over the control socket (or from a second process) closes the
-	// window like Quit does.
+	// window like Quit does. This goroutine ends with the launcher: one of
+	// the two channels closes before Shutdown returns.
 	go func() {
 		select {
 		case <-l.StopRequested():
@@ -61,22 +73,24 @@ func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
 		}
 		_ = app.Quit()
 	}()
-	tray := startTray(app)
+	tray := desktop.StartTray(menuActions{app}, desktop.Icons{PNG: trayIconPNG, ICO: trayIconICO})
+	app.onStatus = tray.SetStatus
 	if err := runWindow(app); err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: the window could not run (%v); running headless until stopped\n", err)
 		waitForStop(l)
 	}
-	tray.stop()
+	tray.Stop()
+	app.endBackground()
 	select {
 	case <-l.HandedOff():
-		return exitOK
+		return cli.ExitOK
 	default:
 	}
 	if err := l.Shutdown(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: shutdown:", err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // runWindow runs the Wails main loop until the window quits. GTK that
@@ -100,7 +114,7 @@ func runWindow(app *App) (err error) {
 		OnBeforeClose:    func(context.Context) bool { return app.beforeClose() },
 		OnShutdown:       func(context.Context) { app.detach() },
 		Bind:             []interface{}{app},
-		Menu:             appMenu(app),
+		Menu:             desktop.AppMenu(menuActions{app}),
 		Linux: &linux.Options{
 			ProgramName: "hermes-desktop",
 			Icon:        appIcon,
@@ -120,9 +134,18 @@ func onStartup(ctx context.Context, app *App) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// Owned by the App's background group: it ends at the first signal
+	// (one is enough: Quit is idempotent and the loop ends) or when the
+	// window is gone (endBackground).
+	app.background.Add(1)
 	go func() {
-		<-sigs // one is enough: Quit is idempotent and the loop ends
-		_ = app.Quit()
+		defer app.background.Done()
+		defer signal.Stop(sigs)
+		select {
+		case <-sigs:
+			_ = app.Quit()
+		case <-app.backgroundCtx.Done():
+		}
 	}()
 }
 

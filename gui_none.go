@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/internal/cli"
 )
 
 // guiAvailable is false in builds without the desktop tag: this binary has
@@ -17,5 +18,5 @@ func guiAvailable() (bool, string) {
 // runGUI is never called when guiAvailable is false; it runs headless in
 // case a caller skips the check.
 func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
-	return runHeadless(cfg, stdout, stderr)
+	return cli.RunHeadless(cfg, stdout, stderr)
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -56,21 +56,21 @@ the single-instance lock.`)
 func cmdReap(args []string, stdout, stderr io.Writer) int {
 	f, err := parseReapFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return ExitOK
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	stateDir, err := resolveStateDir(f.stateDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return exitError
+		return ExitError
 	}
 	report, err := reapVia(stateDir, f)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: reap:", err)
-		return exitError
+		return ExitError
 	}
 	if f.json {
 		data, _ := json.Marshal(report)
@@ -79,9 +79,9 @@ func cmdReap(args []string, stdout, stderr io.Writer) int {
 		printReap(stdout, report)
 	}
 	if report.Count(backend.ActionFailed) > 0 {
-		return exitError
+		return ExitError
 	}
-	return exitOK
+	return ExitOK
 }
 
 // reapVia asks the running instance to reap, or reaps here while holding the

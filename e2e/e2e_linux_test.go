@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/internal/cli"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -202,8 +203,8 @@ func TestStatusWithoutInstance(t *testing.T) {
 	bin := testbin.Path(t)
 	l := &testbin.Launcher{Bin: bin, StateDir: t.TempDir(), HermesHome: t.TempDir(), Tag: testbin.Tag(t)}
 	_, errOut, code := l.CLI("status")
-	if code != exitNotRunning || !strings.Contains(errOut, "not running") {
-		t.Errorf("status: got exit %d %q, want %d and a clear message", code, errOut, exitNotRunning)
+	if code != cli.ExitNotRunning || !strings.Contains(errOut, "not running") {
+		t.Errorf("status: got exit %d %q, want %d and a clear message", code, errOut, cli.ExitNotRunning)
 	}
 }
 
@@ -247,8 +248,8 @@ func TestRefusesUnsafeStateDir(t *testing.T) {
 			stateDir := tc.setup(t, t.TempDir())
 			l := &testbin.Launcher{Bin: bin, StateDir: stateDir, HermesHome: t.TempDir(), Tag: testbin.Tag(t)}
 			_, errOut, code := l.CLI("run", "--headless")
-			if code != exitError || !strings.Contains(errOut, tc.want) {
-				t.Errorf("got exit %d %q, want %d mentioning %q", code, errOut, exitError, tc.want)
+			if code != cli.ExitError || !strings.Contains(errOut, tc.want) {
+				t.Errorf("got exit %d %q, want %d mentioning %q", code, errOut, cli.ExitError, tc.want)
 			}
 			if _, err := os.Lstat(filepath.Join(stateDir, "launcher.lock")); err == nil {
 				t.Errorf("created a lock file in an unsafe state dir")

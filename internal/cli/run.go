@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -190,19 +190,19 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	}, nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) int {
+func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {
 	opts, err := parseRunFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return ExitOK
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	cfg, err := opts.config(stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return exitError
+		return ExitError
 	}
 	if opts.adoptFD >= 0 {
 		cfg.AdoptFrom = backend.InheritFile(opts.adoptFD, "handoff-state")
@@ -212,27 +212,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
 	if !opts.headless {
-		if ok, why := guiAvailable(); ok {
-			cfg.Mode = "gui"
-			return runGUI(cfg, stdout, stderr)
-		} else {
-			fmt.Fprintf(stdout, "running headless: %s\n", why)
+		ok, why := false, "this build has no GUI (build with 'make gui' for the window)"
+		if p.GUIAvailable != nil && p.GUI != nil {
+			ok, why = p.GUIAvailable()
 		}
+		if ok {
+			cfg.Mode = "gui"
+			return p.GUI(cfg, stdout, stderr)
+		}
+		fmt.Fprintf(stdout, "running headless: %s\n", why)
 	}
-	return runHeadless(cfg, stdout, stderr)
+	return RunHeadless(cfg, stdout, stderr)
 }
 
-// runHeadless runs the launcher until SIGTERM, SIGINT, SIGHUP or a stop
+// RunHeadless runs the launcher until SIGTERM, SIGINT, SIGHUP or a stop
 // request, then tears everything down. Exit 0 means every backend tree is
 // gone and every record removed.
-func runHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
+func RunHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 	l, err := backend.Open(cfg)
-	if isAlreadyRunning(err) {
-		return secondInstance(cfg.StateDir, stdout, stderr)
+	if errors.Is(err, backend.ErrAlreadyRunning) {
+		return SecondInstance(cfg.StateDir, stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return exitError
+		return ExitError
 	}
 	// Caught, not ignored: an ignored signal would stay ignored in every
 	// backend we start.
@@ -248,27 +251,27 @@ func runHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 	case <-l.StopRequested():
 	case <-l.HandedOff():
 		fmt.Fprintln(stdout, "handed over to the new instance; exiting without teardown")
-		return exitOK
+		return ExitOK
 	}
 	fmt.Fprintln(stdout, "stopping: tearing down backends")
 	if err := l.Shutdown(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: shutdown:", err)
-		return exitError
+		return ExitError
 	}
 	fmt.Fprintln(stdout, "stopped")
-	return exitOK
+	return ExitOK
 }
 
-// secondInstance tells the running instance to show itself and exits 0:
+// SecondInstance tells the running instance to show itself and exits 0:
 // a second launch never starts backends of its own.
-func secondInstance(stateDir string, stdout, stderr io.Writer) int {
+func SecondInstance(stateDir string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := control.Call(ctx, stateDir, control.Request{Op: control.OpFocus}); err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: another instance holds %s but did not answer: %v\n", stateDir, err)
 	}
 	fmt.Fprintf(stdout, "hermes-desktop is already running (state dir %s); not starting another\n", stateDir)
-	return exitOK
+	return ExitOK
 }
 
 // successorArgs is our command line without the handoff-only flag, which
@@ -298,8 +301,6 @@ func nonEmpty(s ...string) []string {
 	}
 	return out
 }
-
-func isAlreadyRunning(err error) bool { return errors.Is(err, backend.ErrAlreadyRunning) }
 
 func resolveStateDir(flagValue string) (string, error) {
 	if flagValue != "" {

@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"encoding/xml"
@@ -14,9 +14,9 @@ import (
 
 const launchAgentLabel = "io.hermes.desktop"
 
-// setStartAtLogin writes (or removes) a per-user LaunchAgent that starts
+// SetStartAtLogin writes (or removes) a per-user LaunchAgent that starts
 // the app at login.
-func setStartAtLogin(on bool, self string) error {
+func SetStartAtLogin(on bool, self string) error {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return fmt.Errorf("autostart: %w", err)

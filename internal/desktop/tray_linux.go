@@ -1,12 +1,13 @@
 //go:build desktop
 
-package main
+package desktop
 
 import (
 	"github.com/godbus/dbus/v5"
 )
 
-func trayIcon() []byte { return trayIconPNG }
+// trayIcon: StatusNotifierItem hosts take a PNG.
+func trayIcon(icons Icons) []byte { return icons.PNG }
 
 // sessionBus opens a private session-bus connection without auto-starting a
 // bus (dbus-launch would leave a daemon behind that outlives us).
@@ -37,10 +38,10 @@ func canStartTray() bool {
 	return true
 }
 
-// trayAvailable asks the bus whether a tray host shows StatusNotifierItems
+// TrayAvailable asks the bus whether a tray host shows StatusNotifierItems
 // now (the watcher exists and has a host). Only then can a hidden window be
 // brought back, so only then does closing the window hide it.
-func trayAvailable() bool {
+func TrayAvailable() bool {
 	conn, err := sessionBus()
 	if err != nil {
 		return false

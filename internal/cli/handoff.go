@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -35,18 +35,18 @@ charge (with its backends), and the reason is printed.`)
 	stateDir := fs.String("state-dir", "", "state directory of the instance (env HERMES_DESKTOP_STATE_DIR)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return ExitOK
 		}
-		return exitUsage
+		return ExitUsage
 	}
 	if *to == "" || fs.NArg() > 0 {
 		fs.Usage()
-		return exitUsage
+		return ExitUsage
 	}
 	dir, err := resolveStateDir(*stateDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return exitError
+		return ExitError
 	}
 	req, _ := json.Marshal(backend.HandoffArgs{To: *to, Mode: backend.HandoffMode(*mode), TimeoutNS: int64(*timeout)})
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
@@ -54,17 +54,17 @@ charge (with its backends), and the reason is printed.`)
 	res, err := control.Call(ctx, dir, control.Request{Op: control.OpHandoff, Args: req})
 	if errors.Is(err, control.ErrNotRunning) {
 		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", dir)
-		return exitNotRunning
+		return ExitNotRunning
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: handoff failed:", err)
-		return exitError
+		return ExitError
 	}
 	var r backend.HandoffResult
 	if err := json.Unmarshal(res, &r); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer:", err)
-		return exitError
+		return ExitError
 	}
 	fmt.Fprintf(stdout, "handed over (%s) to pid %d in %.0f ms\n", r.Mode, r.NewPID, r.ElapsedMS)
-	return exitOK
+	return ExitOK
 }

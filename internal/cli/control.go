@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -47,16 +47,16 @@ func parseControlFlags(name string, args []string, stderr io.Writer, withBackend
 func callInstance(name string, args []string, req control.Request, stderr io.Writer, withBackend, withJSON bool) (json.RawMessage, controlFlags, int) {
 	f, err := parseControlFlags(name, args, stderr, withBackend, withJSON)
 	if errors.Is(err, flag.ErrHelp) {
-		return nil, f, exitOK
+		return nil, f, ExitOK
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return nil, f, exitUsage
+		return nil, f, ExitUsage
 	}
 	stateDir, err := resolveStateDir(f.stateDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return nil, f, exitError
+		return nil, f, ExitError
 	}
 	req.Backend = f.backend
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
@@ -64,11 +64,11 @@ func callInstance(name string, args []string, req control.Request, stderr io.Wri
 	res, err := control.Call(ctx, stateDir, req)
 	if errors.Is(err, control.ErrNotRunning) {
 		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", stateDir)
-		return nil, f, exitNotRunning
+		return nil, f, ExitNotRunning
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: %s: %v\n", name, err)
-		return nil, f, exitError
+		return nil, f, ExitError
 	}
 	return res, f, -1
 }
@@ -80,15 +80,15 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.json {
 		fmt.Fprintln(stdout, string(res))
-		return exitOK
+		return ExitOK
 	}
 	var st backend.Status
 	if err := json.Unmarshal(res, &st); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: status: unreadable answer:", err)
-		return exitError
+		return ExitError
 	}
 	printStatus(stdout, st)
-	return exitOK
+	return ExitOK
 }
 
 func printStatus(w io.Writer, st backend.Status) {
@@ -120,7 +120,7 @@ func cmdRestart(args []string, stdout, stderr io.Writer) int {
 		what = "backend " + f.backend
 	}
 	fmt.Fprintf(stdout, "restarted %s\n", what)
-	return exitOK
+	return ExitOK
 }
 
 func cmdStop(args []string, stdout, stderr io.Writer) int {
@@ -129,5 +129,5 @@ func cmdStop(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fmt.Fprintln(stdout, "stopped: every backend is torn down")
-	return exitOK
+	return ExitOK
 }

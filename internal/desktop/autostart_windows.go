@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"errors"
@@ -9,11 +9,11 @@ import (
 
 const runKey = `Software\Microsoft\Windows\CurrentVersion\Run`
 
-// setStartAtLogin sets (or deletes) the per-user Run value.
 // autostartName names the per-user Run value.
 const autostartName = "hermes-desktop"
 
-func setStartAtLogin(on bool, self string) error {
+// SetStartAtLogin sets (or deletes) the per-user Run value.
+func SetStartAtLogin(on bool, self string) error {
 	k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
 	if err != nil {
 		return fmt.Errorf("autostart: open Run key: %w", err)

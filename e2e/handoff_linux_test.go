@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/internal/cli"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
@@ -155,7 +156,7 @@ func statusOf(t *testing.T, l *testbin.Launcher) (backend.Status, bool) {
 // and checks nothing is left.
 func stopSuccessor(t *testing.T, l *testbin.Launcher) {
 	t.Helper()
-	if _, errOut, code := l.CLI("stop", "--timeout", "30s"); code != 0 && code != exitNotRunning {
+	if _, errOut, code := l.CLI("stop", "--timeout", "30s"); code != 0 && code != cli.ExitNotRunning {
 		t.Errorf("stop: exit %d: %s", code, errOut)
 	}
 	if left := testbin.WaitUntagged(l.Tag, 10*time.Second); len(left) > 0 {

@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"errors"
@@ -26,8 +26,8 @@ func autostartPath() (string, error) {
 	return filepath.Join(dir, "autostart", autostartName+".desktop"), nil
 }
 
-// setStartAtLogin writes (or removes) an XDG autostart entry.
-func setStartAtLogin(on bool, self string) error {
+// SetStartAtLogin writes (or removes) an XDG autostart entry.
+func SetStartAtLogin(on bool, self string) error {
 	path, err := autostartPath()
 	if err != nil {
 		return fmt.Errorf("autostart: %w", err)

@@ -1,0 +1,111 @@
+// Package cli holds hermes-desktop's command-line verbs: run (headless or,
+// through the Program's GUI hook, with a window), status, restart, stop,
+// reap, handoff, and the hidden serve/watchdog entry points of the child
+// processes. It turns flags, environment variables and saved settings into
+// a backend.Config and talks to a running instance over the control socket.
+//
+// It sits above backend, watchdog and lockfile and below main: it never
+// imports Wails or the desktop package; the window is reached only through
+// Program.GUI, which main provides.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/builtin"
+	"hermes-desktop/watchdog"
+)
+
+// Exit codes of every verb, defined once.
+const (
+	ExitOK         = 0
+	ExitError      = 1
+	ExitUsage      = 2
+	ExitNotRunning = 3 // no instance answers on the state dir
+)
+
+// Program is what main hands the CLI: its version and, in desktop builds,
+// the window.
+type Program struct {
+	// Version is reported by `version` and in status.
+	Version string
+	// GUIAvailable says whether a window can be shown here, and why not;
+	// nil means never (a headless build).
+	GUIAvailable func() (bool, string)
+	// GUI runs the launcher behind the window until it quits and returns
+	// the exit code; nil means headless only.
+	GUI func(cfg backend.Config, stdout, stderr io.Writer) int
+}
+
+// version is Program.Version, set once by Main before any verb runs.
+var version = "dev"
+
+// args is the command line the launcher was started with, for a handoff's
+// successor; tests replace it.
+var args = func() []string { return append([]string(nil), os.Args[1:]...) }
+
+// Main runs one verb and returns the process's exit code. With no
+// arguments it runs the launcher (the window where there is one).
+func Main(argv []string, stdout, stderr io.Writer, p Program) int {
+	if p.Version != "" {
+		version = p.Version
+	}
+	builtin.Version = version
+	if len(argv) == 0 {
+		return cmdRun(nil, p, stdout, stderr)
+	}
+	cmd, rest := argv[0], argv[1:]
+	switch cmd {
+	case "run":
+		return cmdRun(rest, p, stdout, stderr)
+	case "status":
+		return cmdStatus(rest, stdout, stderr)
+	case "restart":
+		return cmdRestart(rest, stdout, stderr)
+	case "stop":
+		return cmdStop(rest, stdout, stderr)
+	case "reap":
+		return cmdReap(rest, stdout, stderr)
+	case "handoff":
+		return cmdHandoff(rest, stdout, stderr)
+	case "serve":
+		return builtin.Main(rest, stdout, stderr)
+	case "watchdog":
+		return watchdog.ShimMain(rest, stderr)
+	case builtin.ChildCommand: // hidden: the built-in backend's fault children
+		return builtin.ChildMain(rest, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "hermes-desktop", version)
+		return ExitOK
+	case "help", "-h", "--help":
+		usage(stdout)
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "hermes-desktop: unknown command %q\n\n", cmd)
+	usage(stderr)
+	return ExitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: hermes-desktop [command] [flags]
+
+With no command, opens the desktop window (or runs headless where there is
+no display or no GUI in this build).
+
+Commands:
+  run       run the launcher: boot reap, start and supervise the backends
+  status    show the running instance and its backends (--json for scripts)
+  restart   restart a backend (--backend NAME) or all of them
+  stop      tear every backend down and stop the running instance
+  reap      find and remove backends that earlier crashes left behind (--dry-run)
+  handoff   hand the running instance over to a new binary (updates)
+  serve     the built-in backend (implements the Hermes backend contract)
+  watchdog  the parent-death shim every backend runs behind (see --help)
+  version   print the version
+
+Run 'hermes-desktop COMMAND --help' for a command's flags.
+`)
+}

@@ -1,0 +1,21 @@
+//go:build desktop
+
+package desktop
+
+import (
+	"github.com/wailsapp/wails/v2/pkg/menu"
+	"github.com/wailsapp/wails/v2/pkg/menu/keys"
+)
+
+// AppMenu gives macOS the tray's actions in the application menu.
+func AppMenu(actions Actions) *menu.Menu {
+	m := menu.NewMenu()
+	m.Append(menu.AppMenu())
+	hermes := m.AddSubmenu("Hermes")
+	hermes.AddText("Open Hermes", keys.CmdOrCtrl("o"), func(*menu.CallbackData) { actions.ShowWindow() })
+	hermes.AddText("Restart backend", keys.CmdOrCtrl("r"), func(*menu.CallbackData) { actions.RestartAll() })
+	hermes.AddSeparator()
+	hermes.AddText("Quit Hermes Desktop", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { _ = actions.Quit() })
+	m.Append(menu.EditMenu())
+	return m
+}

@@ -1,0 +1,8 @@
+//go:build desktop && !darwin
+
+package desktop
+
+import "github.com/wailsapp/wails/v2/pkg/menu"
+
+// AppMenu: Linux and Windows get their actions from the tray instead.
+func AppMenu(Actions) *menu.Menu { return nil }
