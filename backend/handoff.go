@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,7 +79,7 @@ func (e errCommitted) Unwrap() error { return e.error }
 // errCommitted error means the successor owns them anyway).
 func (l *Launcher) Handoff(ctx context.Context, args HandoffArgs) (*HandoffResult, error) {
 	if !l.handoffMu.TryLock() {
-		return nil, errors.New("a handoff is already under way")
+		return nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
 	}
 	defer l.handoffMu.Unlock()
 	timeout := time.Duration(args.TimeoutNS)
@@ -340,7 +339,7 @@ func (l *Launcher) handoffState(ctx context.Context) (handoffState, []*os.File, 
 			return st, nil, fmt.Errorf("handoff: %w", err)
 		}
 		if !inst.viaShim {
-			return st, nil, errors.New("handoff: adopt mode needs the watchdog shim (this instance runs with --no-shim)")
+			return st, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", control.ErrRefused)
 		}
 		leader := inst.leader
 		fd := 3 + 1 + len(files)
@@ -385,13 +384,13 @@ type HandoffCommitArgs struct {
 func (l *Launcher) commit(ctx context.Context, args HandoffCommitArgs) error {
 	succ := l.successor.Load()
 	if succ == nil || succ.cmd.Process.Pid != args.PID {
-		return errors.New("no handoff to this process is under way")
+		return fmt.Errorf("%w: no handoff to this process is under way", control.ErrRefused)
 	}
 	if err := proc.Check(proc.Identity{PID: args.PID, Start: args.Start}); err != nil {
 		return fmt.Errorf("handoff commit: %w", err)
 	}
 	if !succ.phase.CompareAndSwap(phasePending, phaseCommitting) {
-		return errors.New("handoff commit: the handoff was given up; this instance stays in charge")
+		return fmt.Errorf("handoff commit: %w: the handoff was given up; this instance stays in charge", control.ErrRefused)
 	}
 	// Past this point there is no way back: every supervisor lets go, even
 	// if one of them fails to answer.

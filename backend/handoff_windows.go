@@ -1,7 +1,8 @@
 package backend
 
 import (
-	"errors"
+	"fmt"
+	"hermes-desktop/backend/control"
 	"os"
 	"syscall"
 
@@ -17,7 +18,7 @@ func successorAttr() *syscall.SysProcAttr {
 // adoptSupported: os/exec cannot hand extra handles to a child on Windows,
 // so the lifelines cannot cross over; use the restart mode there.
 func adoptSupported() error {
-	return errors.New("handoff: adopt mode is not available on Windows; use --mode restart")
+	return fmt.Errorf("handoff: %w: adopt mode is not available on Windows; use --mode restart", control.ErrRefused)
 }
 
 // pollable has nothing to do on Windows.

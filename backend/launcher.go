@@ -301,7 +301,7 @@ func (l *Launcher) supervisor(name string) (*Supervisor, error) {
 		}
 		names = append(names, s.spec.Name)
 	}
-	return nil, fmt.Errorf("no backend named %q (backends: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("%w named %q (backends: %s)", control.ErrNoSuchBackend, name, strings.Join(names, ", "))
 }
 
 // Restart restarts the named backend, or all backends when name is "".

@@ -97,14 +97,14 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		var args ReapArgs
 		if len(req.Args) > 0 {
 			if err := json.Unmarshal(req.Args, &args); err != nil {
-				return nil, fmt.Errorf("reap: bad arguments: %w", err)
+				return nil, fmt.Errorf("reap: %w: %w", control.ErrBadRequest, err)
 			}
 		}
 		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge), nil)
 	case control.OpHandoff:
 		var args HandoffArgs
 		if err := json.Unmarshal(req.Args, &args); err != nil {
-			return nil, fmt.Errorf("handoff: bad arguments: %w", err)
+			return nil, fmt.Errorf("handoff: %w: %w", control.ErrBadRequest, err)
 		}
 		res, err := l.Handoff(ctx, args)
 		var committed errCommitted
@@ -118,17 +118,17 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 	case control.OpHandoffCommit:
 		var args HandoffCommitArgs
 		if err := json.Unmarshal(req.Args, &args); err != nil {
-			return nil, fmt.Errorf("handoff commit: bad arguments: %w", err)
+			return nil, fmt.Errorf("handoff commit: %w: %w", control.ErrBadRequest, err)
 		}
 		return map[string]bool{"committed": true}, l.commit(ctx, args)
 	case control.OpLogs:
 		var args LogsArgs
 		if len(req.Args) > 0 {
 			if err := json.Unmarshal(req.Args, &args); err != nil {
-				return nil, fmt.Errorf("logs: bad arguments: %w", err)
+				return nil, fmt.Errorf("logs: %w: %w", control.ErrBadRequest, err)
 			}
 		}
 		return l.Logs(req.Backend, args.After, args.Max)
 	}
-	return nil, fmt.Errorf("unknown operation %q", req.Op)
+	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
 }

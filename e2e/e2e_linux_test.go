@@ -196,6 +196,11 @@ func TestSecondInstanceExitsWithoutSpawning(t *testing.T) {
 	if b := status(t, l).Backends[0]; b.PID != r.PID || b.State != backend.StateReady {
 		t.Errorf("first instance's backend changed: %+v", b)
 	}
+	// The instance's "no such backend" reaches the CLI as that kind of
+	// error (a usage error), not as an opaque failure.
+	if _, errOut, code := l.CLI("restart", "--backend", "nope"); code != cli.ExitUsage || !strings.Contains(errOut, `"nope"`) {
+		t.Errorf("restart --backend nope: got exit %d %q, want %d naming the backend", code, errOut, cli.ExitUsage)
+	}
 	stopAndCheck(t, l)
 }
 

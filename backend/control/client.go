@@ -13,7 +13,8 @@ import (
 
 // Call sends req to the instance running on stateDir and returns its
 // result. ErrNotRunning means nobody listens there. An error answered by the
-// instance is returned as a plain error with its message.
+// instance is a *RemoteError: errors.Is matches it against the sentinel of
+// its code (ErrNoSuchBackend, ErrBusy, ...).
 func Call(ctx context.Context, stateDir string, req Request) (json.RawMessage, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", SocketPath(stateDir))
@@ -40,7 +41,11 @@ func Call(ctx context.Context, stateDir string, req Request) (json.RawMessage, e
 		return nil, fmt.Errorf("control: read answer to %s: %w", req.Op, err)
 	}
 	if !resp.OK {
-		return nil, errors.New(resp.Error)
+		code := resp.Code
+		if code == "" {
+			code = CodeInternal // an instance older than the codes
+		}
+		return nil, &RemoteError{Code: code, Message: resp.Error}
 	}
 	return resp.Result, nil
 }

@@ -42,8 +42,10 @@ type Request struct {
 
 // Response is the answer to a Request.
 type Response struct {
-	OK     bool            `json:"ok"`
-	Error  string          `json:"error,omitempty"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+	// Code is the error's kind (see Code); empty when OK.
+	Code   Code            `json:"code,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 }
 

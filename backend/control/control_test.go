@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,6 +48,89 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if _, err := Call(ctx, dir, Request{Op: "fail"}); err == nil || err.Error() != "no such thing" {
 		t.Errorf("error answer: got %v", err)
+	}
+}
+
+// An error's kind survives the socket: the caller branches with errors.Is
+// on the same sentinel the handler wrapped.
+func TestErrorCodesRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]struct {
+		err      error
+		code     Code
+		sentinel error
+	}{
+		"no-backend": {fmt.Errorf("%w: %q", ErrNoSuchBackend, "x"), CodeNoSuchBackend, ErrNoSuchBackend},
+		"busy":       {fmt.Errorf("handoff: %w", ErrBusy), CodeBusy, ErrBusy},
+		"bad":        {fmt.Errorf("reap: %w: bad json", ErrBadRequest), CodeBadRequest, ErrBadRequest},
+		"unknown":    {fmt.Errorf("%w %q", ErrUnknownOp, "x"), CodeUnknownOp, ErrUnknownOp},
+		"refused":    {fmt.Errorf("%w: adopt mode needs the shim", ErrRefused), CodeRefused, ErrRefused},
+		"canceled":   {fmt.Errorf("stop: %w", context.DeadlineExceeded), CodeCanceled, context.Canceled},
+		"internal":   {errors.New("disk on fire"), CodeInternal, nil},
+	}
+	serve(t, dir, func(ctx context.Context, req Request) (any, error) { return nil, cases[req.Op].err })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for name, tc := range cases {
+		_, err := Call(ctx, dir, Request{Op: name})
+		var remote *RemoteError
+		if !errors.As(err, &remote) || remote.Code != tc.code {
+			t.Errorf("%s: got %#v, want a RemoteError with code %q", name, err, tc.code)
+			continue
+		}
+		if remote.Message != tc.err.Error() {
+			t.Errorf("%s: message: got %q, want %q", name, remote.Message, tc.err.Error())
+		}
+		if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
+			t.Errorf("%s: errors.Is(%v, %v) is false", name, err, tc.sentinel)
+		}
+		for _, other := range []error{ErrNoSuchBackend, ErrBusy, ErrBadRequest} {
+			if other != tc.sentinel && errors.Is(err, other) {
+				t.Errorf("%s: matches %v too", name, other)
+			}
+		}
+	}
+}
+
+// Close must not depend on the Serve context being cancelled first, and
+// must end requests in flight that wait on their context.
+func TestCloseWithoutCancel(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Listen(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered := make(chan struct{})
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		s.Serve(context.Background(), HandlerFunc(func(ctx context.Context, req Request) (any, error) {
+			close(entered)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}))
+	}()
+	callDone := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err := Call(ctx, dir, Request{Op: OpStop})
+		callDone <- err
+	}()
+	<-entered
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return without a cancelled context")
+	}
+	<-served
+	if err := <-callDone; !errors.Is(err, context.Canceled) {
+		t.Errorf("request in flight: got %v, want it cancelled", err)
 	}
 }
 

@@ -42,6 +42,7 @@ type Server struct {
 	log  *slog.Logger
 
 	wg        sync.WaitGroup // one per accepted connection and the accept loop
+	closing   chan struct{}  // closed by Close: ends Serve and cancels requests in flight
 	closeOnce sync.Once
 }
 
@@ -70,19 +71,25 @@ func Listen(stateDir string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{path: path, ln: ln, log: log}, nil
+	return &Server{path: path, ln: ln, log: log, closing: make(chan struct{})}, nil
 }
 
 // Path returns the socket path.
 func (s *Server) Path() string { return s.path }
 
 // Serve accepts connections until ctx ends or Close is called. Each request
-// runs in its own goroutine, owned by the server and awaited by Close.
+// runs in its own goroutine, owned by the server and awaited by Close; its
+// context ends with ctx or at Close.
 func (s *Server) Serve(ctx context.Context, h Handler) {
+	ctx, cancel := context.WithCancel(ctx)
 	s.wg.Add(1)
-	go func() {
+	go func() { // ends with ctx or at Close, whichever comes first
 		defer s.wg.Done()
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-s.closing:
+			cancel()
+		}
 		s.ln.Close()
 	}()
 	for {
@@ -112,7 +119,7 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var req Request
 	if err := json.NewDecoder(io.LimitReader(conn, maxMessage)).Decode(&req); err != nil {
-		writeResponse(conn, Response{Error: fmt.Sprintf("bad request: %v", err)})
+		writeResponse(conn, Response{Error: fmt.Sprintf("bad request: %v", err), Code: CodeBadRequest})
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
@@ -129,11 +136,11 @@ func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
 	}
 	resp := Response{OK: err == nil}
 	if err != nil {
-		resp.Error = err.Error()
+		resp.Error, resp.Code = err.Error(), CodeOf(err)
 	} else if result != nil {
 		raw, merr := json.Marshal(result)
 		if merr != nil {
-			resp = Response{Error: fmt.Sprintf("encode result: %v", merr)}
+			resp = Response{Error: fmt.Sprintf("encode result: %v", merr), Code: CodeInternal}
 		} else {
 			resp.Result = raw
 		}
@@ -157,12 +164,14 @@ func (s *Server) StopListening() error {
 	return err
 }
 
-// Close stops accepting, removes the socket file and waits for requests in
-// flight to finish. A handler that is itself waiting for Close would
-// deadlock, so handlers must not call it.
+// Close stops accepting, removes the socket file, cancels the requests in
+// flight and waits for them to finish. It is safe on its own, whether or
+// not Serve's context was cancelled first. A handler that is itself waiting
+// for Close would deadlock, so handlers must not call it.
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		close(s.closing)
 		err = s.ln.Close()
 		if errors.Is(err, net.ErrClosed) {
 			err = nil

@@ -68,6 +68,9 @@ func callInstance(name string, args []string, req control.Request, stderr io.Wri
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: %s: %v\n", name, err)
+		if errors.Is(err, control.ErrNoSuchBackend) || errors.Is(err, control.ErrBadRequest) {
+			return nil, f, ExitUsage // the caller's words were wrong, not the instance
+		}
 		return nil, f, ExitError
 	}
 	return res, f, -1
