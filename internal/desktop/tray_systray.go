@@ -3,7 +3,6 @@
 package desktop
 
 import (
-	"fmt"
 	"sync"
 
 	"fyne.io/systray"
