@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hermes-desktop/internal/proc"
+	"hermes-desktop/lockfile"
 )
 
 // The shim's command line. The launcher starts every backend as
@@ -149,7 +150,13 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		log.Error("identify self", "err", err)
 		return 1
 	}
-	child, err := startChild(o.Argv, childEnv(self, o.Parent.Nonce))
+	env, err := childEnv(self, o.Parent.Nonce)
+	if err != nil {
+		writeReport(report, Report{Error: err.Error()})
+		log.Error("backend environment", "err", err)
+		return 1
+	}
+	child, err := startChild(o.Argv, env)
 	if err != nil {
 		writeReport(report, Report{Error: err.Error()})
 		log.Error("start backend", "argv", o.Argv, "err", err)
@@ -216,9 +223,12 @@ func awaitStart(lifeline *os.File) bool {
 // childEnv is our environment with the Hermes parent contract pointing at
 // the shim: HERMES_PARENT_PID plus the shim's start marker and the nonce,
 // both or neither, so Hermes' own watchdog follows the shim.
-func childEnv(self proc.Identity, nonce string) []string {
+func childEnv(self proc.Identity, nonce string) ([]string, error) {
 	if nonce == "" {
-		nonce = randomNonce()
+		var err error
+		if nonce, err = lockfile.NewNonce(); err != nil {
+			return nil, fmt.Errorf("watchdog: backend nonce: %w", err)
+		}
 	}
 	env := make([]string, 0, len(os.Environ())+3)
 	for _, kv := range os.Environ() {
@@ -232,7 +242,7 @@ func childEnv(self proc.Identity, nonce string) []string {
 		EnvParentPID+"="+strconv.Itoa(self.PID),
 		EnvParentMarker+"="+proc.HermesMarker(self),
 		EnvParentNonce+"="+nonce,
-	)
+	), nil
 }
 
 func writeReport(f *os.File, r Report) {
