@@ -104,6 +104,7 @@ FUZZ_TARGETS := \
 	./lockfile:FuzzParseGatewayPID \
 	./internal/proc:FuzzParseMarker \
 	./internal/proc:FuzzParseStat \
+	./watchdog:FuzzShimArgs \
 	./backend:FuzzParseShape \
 	./backend:FuzzSplitJoinCommand \
 	./backend:FuzzParseSettings

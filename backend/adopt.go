@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"hermes-desktop/internal/proc"
+	"hermes-desktop/watchdog"
 )
 
 // adopter looks after processes reparented to the launcher. On Linux the
@@ -157,7 +158,7 @@ func (a *adopter) isLeader(pid int) bool {
 // isOurs is the positive evidence: the process inherited the nonce of one of
 // our backends.
 func (a *adopter) isOurs(pid int) bool {
-	v, ok, err := proc.Getenv(pid, "HERMES_PARENT_NONCE")
+	v, ok, err := proc.Getenv(pid, watchdog.EnvParentNonce)
 	if err != nil || !ok {
 		return false
 	}

@@ -20,6 +20,7 @@ import (
 
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/watchdog"
 )
 
 // instance is one run of a backend: the process we started (the watchdog
@@ -142,7 +143,7 @@ func backendEnv(p spawnParams, nonce, readyFile string) ([]string, error) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "HERMES_DESKTOP", "HERMES_PARENT_PID", "HERMES_PARENT_START_MARKER", "HERMES_PARENT_NONCE",
+		case "HERMES_DESKTOP", watchdog.EnvParentPID, watchdog.EnvParentMarker, watchdog.EnvParentNonce,
 			"HERMES_DASHBOARD_SESSION_TOKEN", "HERMES_HOME", "HERMES_DESKTOP_READY_FILE":
 			continue
 		}
@@ -150,9 +151,9 @@ func backendEnv(p spawnParams, nonce, readyFile string) ([]string, error) {
 	}
 	return append(env,
 		"HERMES_DESKTOP=1",
-		"HERMES_PARENT_PID="+strconv.Itoa(p.owner.PID),
-		"HERMES_PARENT_START_MARKER="+proc.HermesMarker(p.owner),
-		"HERMES_PARENT_NONCE="+nonce,
+		watchdog.EnvParentPID+"="+strconv.Itoa(p.owner.PID),
+		watchdog.EnvParentMarker+"="+proc.HermesMarker(p.owner),
+		watchdog.EnvParentNonce+"="+nonce,
 		"HERMES_DASHBOARD_SESSION_TOKEN="+base64.RawURLEncoding.EncodeToString(token[:]),
 		"HERMES_HOME="+p.hermesHome,
 		"HERMES_DESKTOP_READY_FILE="+readyFile,

@@ -10,6 +10,7 @@ import (
 
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/watchdog"
 )
 
 // candidate is a process the reaper looks at: a serve-shaped command line,
@@ -143,7 +144,7 @@ func inheritedRecord(pid int, records map[string]*lockfile.Record) *lockfile.Rec
 	if len(records) == 0 {
 		return nil
 	}
-	nonce, ok, err := proc.Getenv(pid, "HERMES_PARENT_NONCE")
+	nonce, ok, err := proc.Getenv(pid, watchdog.EnvParentNonce)
 	if err != nil || !ok {
 		return nil
 	}
@@ -270,7 +271,7 @@ func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*Decision, s
 	if !recorded.Same(now) {
 		return nil, fmt.Sprintf("record %s names PID %d with start %s, but PID %d is now %s (reused)", rec.Nonce, c.pid, recorded.Start, c.pid, now.Start)
 	}
-	if nonce, ok, err := proc.Getenv(c.pid, "HERMES_PARENT_NONCE"); err == nil && ok && nonce != rec.Nonce {
+	if nonce, ok, err := proc.Getenv(c.pid, watchdog.EnvParentNonce); err == nil && ok && nonce != rec.Nonce {
 		return r.spare(c, ReasonIdentityMismatch, "PID and start time match record %s, but its nonce is %s: contradictory, left alone", rec.Nonce, nonce), ""
 	}
 	held, err := lockfile.OwnerLockHeld(r.o.StateDir, rec.Owner.Nonce)

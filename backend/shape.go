@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"hermes-desktop/watchdog"
 )
 
 // Shape is what a command line says about a backend: which subcommand it
@@ -30,8 +32,8 @@ var serveSubcommands = map[string]bool{"serve": true, "dashboard": true, "webapp
 // cannot read has an empty Subcommand.
 func ParseShape(argv []string) Shape {
 	var s Shape
-	if len(argv) >= 2 && argv[1] == "watchdog" && isSelf(argv[0]) {
-		s.Subcommand = "watchdog"
+	if len(argv) >= 2 && argv[1] == watchdog.Subcommand && isSelf(argv[0]) {
+		s.Subcommand = watchdog.Subcommand
 		for i, a := range argv {
 			if a == "--" {
 				w := ParseShape(argv[i+1:])

@@ -3,6 +3,9 @@ package backend
 import (
 	"reflect"
 	"testing"
+	"time"
+
+	"hermes-desktop/watchdog"
 )
 
 func TestParseShape(t *testing.T) {
@@ -47,6 +50,22 @@ func TestParseShapeWatchdog(t *testing.T) {
 	}
 	if s := ParseShape([]string{"/usr/bin/other", "watchdog", "--", "x"}); s.Subcommand != "" {
 		t.Errorf("another program's watchdog subcommand was taken for ours: %+v", s)
+	}
+}
+
+// TestParseShapeShimCommand reads the command line the launcher builds: the
+// reaper must see the backend it wraps, whatever the shim's flag values.
+func TestParseShapeShimCommand(t *testing.T) {
+	backend := []string{"hermes", "serve", "--host", "127.0.0.1", "--port", "0"}
+	argv := watchdog.ShimCommand("/opt/hermes-desktop", watchdog.ShimOptions{
+		Lifeline: watchdog.LifelineFD, Report: watchdog.ReportFD,
+		Parent: watchdog.Parent{PID: 4242, Start: "linux:1", Nonce: "--"},
+		Grace:  time.Second, Argv: backend,
+	})
+	s := ParseShape(argv)
+	want := ParseShape(backend)
+	if s.Subcommand != watchdog.Subcommand || s.Wrapped == nil || !reflect.DeepEqual(*s.Wrapped, want) {
+		t.Errorf("ParseShape(%q): got %+v wrapped %+v, want %s wrapping %+v", argv, s, s.Wrapped, watchdog.Subcommand, want)
 	}
 }
 

@@ -1,39 +1,26 @@
 package backend
 
 import (
-	"bufio"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/watchdog"
 )
 
-// Launcher side of the watchdog shim (see watchdog.ShimMain). Two pipes join
-// the launcher and each shim:
-//
-//   - the lifeline: the shim holds the read end as fd 3, the launcher the
-//     write end (close-on-exec, so no other child inherits it). The launcher
-//     writes "start" once the shim is recorded, then nothing: EOF, which
-//     happens however the launcher dies, tells the shim to tear down.
-//   - the report pipe: the shim writes the backend's PID and start marker on
-//     fd 4 as one JSON line and closes it.
+// shimPipes are the launcher's ends of its two pipes to a watchdog shim.
+// The protocol they carry, like the shim's command line, is defined in
+// watchdog/protocol.go; this file only follows it.
 type shimPipes struct {
 	lifeline *os.File // write end
 	report   *os.File // read end
 }
 
-// Fd numbers the shim sees: ExtraFiles start at 3.
-const (
-	shimLifelineFD = 3
-	shimReportFD   = 4
-)
-
 // prepareShim makes the pipes and rewrites argv to run the backend behind
-// the shim. It returns the child's ends, which the caller closes after start.
+// the shim. It returns the child's ends, in ExtraFiles order, which the
+// caller closes after start.
 func (i *instance) prepareShim(p spawnParams) ([]*os.File, error) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
@@ -46,17 +33,14 @@ func (i *instance) prepareShim(p spawnParams) ([]*os.File, error) {
 		return nil, fmt.Errorf("%w: report pipe: %w", errSpawn, err)
 	}
 	i.shim = shimPipes{lifeline: lifeW, report: repR}
-	i.argv = append([]string{
-		p.self, "watchdog",
-		"--lifeline", strconv.Itoa(shimLifelineFD),
-		"--report", strconv.Itoa(shimReportFD),
-		"--parent-pid", strconv.Itoa(p.owner.PID),
-		"--parent-marker", p.owner.Start,
-		"--nonce", i.nonce,
-		"--grace", p.spec.Grace.String(),
-		"--",
-	}, p.spec.Command...)
-	return []*os.File{lifeR, repW}, nil
+	i.argv = watchdog.ShimCommand(p.self, watchdog.ShimOptions{
+		Lifeline: watchdog.LifelineFD,
+		Report:   watchdog.ReportFD,
+		Parent:   watchdog.Parent{PID: p.owner.PID, Start: p.owner.Start, Nonce: i.nonce},
+		Grace:    p.spec.Grace,
+		Argv:     p.spec.Command,
+	})
+	return watchdog.ShimFiles(lifeR, repW), nil
 }
 
 // release lets the shim start the backend. The caller has recorded the shim
@@ -65,7 +49,7 @@ func (i *instance) release() error {
 	if !i.viaShim {
 		return nil
 	}
-	if _, err := io.WriteString(i.shim.lifeline, watchdog.StartMessage+"\n"); err != nil {
+	if _, err := io.WriteString(i.shim.lifeline, watchdog.FormatStart()); err != nil {
 		return fmt.Errorf("backend %s: release shim: %w", i.spec.Name, err)
 	}
 	return nil
@@ -75,14 +59,13 @@ func (i *instance) release() error {
 // report or at EOF (the shim died or failed to start the backend). It is the
 // only writer of backendID.
 func (i *instance) readShimReport() {
-	line, err := bufio.NewReaderSize(io.LimitReader(i.shim.report, 4096), 4096).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
+	r, err := watchdog.ReadReport(i.shim.report)
+	if errors.Is(err, watchdog.ErrBadReport) {
+		i.log.add("launcher", fmt.Sprintf("report from the watchdog shim: %v", err))
 		return
 	}
-	var r watchdog.Report
-	if err := json.Unmarshal(line, &r); err != nil {
-		i.log.add("launcher", fmt.Sprintf("unreadable report from the watchdog shim: %q", line))
-		return
+	if err != nil {
+		return // no report: the shim died, or we closed the pipe
 	}
 	if r.Error != "" {
 		i.log.add("launcher", "the watchdog shim could not start the backend: "+r.Error)

@@ -2,44 +2,12 @@ package watchdog
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"time"
-
-	"hermes-desktop/internal/proc"
 )
-
-// OwnerMessage, followed by " <pid> <start marker>", is the line a new
-// launcher writes on a lifeline when it takes the backend over (update
-// handoff in adopt mode). From then on the shim watches the new owner: its
-// exit notification, and no longer getppid(), since the shim's parent is
-// the old launcher, which is about to exit.
-const OwnerMessage = "owner"
-
-// FormatOwner formats the owner message for a lifeline.
-func FormatOwner(id proc.Identity) string {
-	return fmt.Sprintf("%s %d %s\n", OwnerMessage, id.PID, id.Start)
-}
-
-// parseOwner reads an owner message; ok is false for anything else.
-func parseOwner(line string) (Parent, bool) {
-	rest, ok := strings.CutPrefix(line, OwnerMessage+" ")
-	if !ok {
-		return Parent{}, false
-	}
-	pidStr, marker, ok := strings.Cut(rest, " ")
-	pid, err := strconv.Atoi(pidStr)
-	if !ok || err != nil || pid <= 1 {
-		return Parent{}, false
-	}
-	if _, _, err := proc.ParseMarker(marker); err != nil {
-		return Parent{}, false
-	}
-	return Parent{PID: pid, Start: marker}, true
-}
 
 // followOwner watches the launcher that owns us and returns when it is
 // gone. An owner message on the lifeline switches to the new owner and

@@ -2,7 +2,6 @@ package watchdog
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,14 +13,8 @@ import (
 	"time"
 
 	"hermes-desktop/internal/proc"
+	"hermes-desktop/lockfile"
 )
-
-// The shim's command line. The launcher starts every backend as
-//
-//	hermes-desktop watchdog --lifeline 3 --report 4 --parent-pid P \
-//	    --parent-marker M --nonce N --grace 5s -- CMD ARGS...
-//
-// and the shim becomes the backend's parent and process-group leader.
 
 // Exit codes, following the shell and tini.
 const (
@@ -31,78 +24,11 @@ const (
 	exitNotFound      = 127
 )
 
-// StartMessage is the line the launcher writes on the lifeline to release
-// the start barrier once it has recorded the shim.
-const StartMessage = "start"
+// envGrace sets the default of --grace, for a shim run by hand; the
+// launcher always passes --grace.
+const envGrace = "HERMES_DESKTOP_GRACE"
 
-// ShimOptions are the shim's flags.
-type ShimOptions struct {
-	// Lifeline is the fd of the lifeline's read end; -1 means none.
-	Lifeline int
-	// Report is the fd on which the shim writes the backend's identity as
-	// one JSON line; -1 means none.
-	Report int
-	// Parent names the launcher; its PID defaults to getppid().
-	Parent Parent
-	// Grace is the time between SIGTERM and SIGKILL at teardown.
-	Grace time.Duration
-	// Argv is the backend's command line.
-	Argv []string
-}
-
-// Report is what the shim tells the launcher about the backend it started.
-type Report struct {
-	PID   int    `json:"pid,omitempty"`
-	Start string `json:"start,omitempty"`
-	Error string `json:"error,omitempty"`
-}
-
-func parseShimFlags(args []string, stderr io.Writer) (ShimOptions, error) {
-	o := ShimOptions{Lifeline: -1, Report: -1}
-	fs := flag.NewFlagSet("watchdog", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: hermes-desktop watchdog [flags] -- CMD ARGS...
-
-Runs CMD as a child in this process's group and tears CMD's whole tree down
-(SIGTERM, grace period, SIGKILL; descendants that called setsid included)
-when the parent dies, when this shim gets SIGTERM/SIGINT/SIGHUP, or when CMD
-exits. Parent death is seen through EOF on the lifeline fd, the OS exit
-notification (pidfd / kqueue / process handle), or getppid() changing.
-CMD gets HERMES_PARENT_PID, HERMES_PARENT_START_MARKER and HERMES_PARENT_NONCE
-naming this shim. Exits with CMD's status (128+N if killed by signal N).
-
-`)
-		fs.PrintDefaults()
-	}
-	fs.IntVar(&o.Lifeline, "lifeline", -1, "fd of the lifeline pipe's read end; EOF means the parent is gone (-1: none)")
-	fs.IntVar(&o.Report, "report", -1, "fd to write the backend's pid and start marker to, as one JSON line (-1: none)")
-	fs.IntVar(&o.Parent.PID, "parent-pid", 0, "PID of the parent to watch (default: the actual parent)")
-	fs.StringVar(&o.Parent.Start, "parent-marker", "", "start marker of the parent, so a reused PID is not mistaken for it")
-	fs.StringVar(&o.Parent.Nonce, "nonce", "", "nonce passed to the backend as HERMES_PARENT_NONCE (default: random)")
-	fs.DurationVar(&o.Grace, "grace", envDuration("HERMES_DESKTOP_GRACE", 5*time.Second), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	o.Argv = fs.Args()
-	if len(o.Argv) == 0 {
-		fs.Usage()
-		return o, errors.New("watchdog: no command given after --")
-	}
-	if o.Parent.PID == 0 {
-		o.Parent.PID = os.Getppid()
-	}
-	if o.Parent.Start != "" {
-		if _, _, err := proc.ParseMarker(o.Parent.Start); err != nil {
-			return o, fmt.Errorf("watchdog: --parent-marker: %w", err)
-		}
-	}
-	if o.Grace < 0 {
-		return o, errors.New("watchdog: --grace must not be negative")
-	}
-	return o, nil
-}
-
+// envDuration reads a non-negative duration from the environment, or def.
 func envDuration(key string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(os.Getenv(key)); err == nil && d >= 0 {
 		return d
@@ -149,13 +75,19 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		log.Error("identify self", "err", err)
 		return 1
 	}
-	child, err := startChild(o.Argv, childEnv(self, o.Parent.Nonce))
+	env, err := childEnv(self, o.Parent.Nonce)
 	if err != nil {
-		writeReport(report, Report{Error: err.Error()})
+		sendReport(report, Report{Error: err.Error()}, log)
+		log.Error("backend environment", "err", err)
+		return 1
+	}
+	child, err := startChild(o.Argv, env)
+	if err != nil {
+		sendReport(report, Report{Error: err.Error()}, log)
 		log.Error("start backend", "argv", o.Argv, "err", err)
 		return execExitCode(err)
 	}
-	writeReport(report, Report{PID: child.PID, Start: child.Start})
+	sendReport(report, Report{PID: child.PID, Start: child.Start}, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	parentGone := make(chan Reason, 1)
@@ -216,9 +148,12 @@ func awaitStart(lifeline *os.File) bool {
 // childEnv is our environment with the Hermes parent contract pointing at
 // the shim: HERMES_PARENT_PID plus the shim's start marker and the nonce,
 // both or neither, so Hermes' own watchdog follows the shim.
-func childEnv(self proc.Identity, nonce string) []string {
+func childEnv(self proc.Identity, nonce string) ([]string, error) {
 	if nonce == "" {
-		nonce = randomNonce()
+		var err error
+		if nonce, err = lockfile.NewNonce(); err != nil {
+			return nil, fmt.Errorf("watchdog: backend nonce: %w", err)
+		}
 	}
 	env := make([]string, 0, len(os.Environ())+3)
 	for _, kv := range os.Environ() {
@@ -232,15 +167,19 @@ func childEnv(self proc.Identity, nonce string) []string {
 		EnvParentPID+"="+strconv.Itoa(self.PID),
 		EnvParentMarker+"="+proc.HermesMarker(self),
 		EnvParentNonce+"="+nonce,
-	)
+	), nil
 }
 
-func writeReport(f *os.File, r Report) {
+// sendReport writes the report, if the launcher asked for one, and closes
+// the report fd: the launcher reads one line. A failed write only means
+// the launcher stopped listening, which the lifeline will tell us.
+func sendReport(f *os.File, r Report, log *slog.Logger) {
 	if f == nil {
 		return
 	}
-	data, _ := json.Marshal(r)
-	_, _ = f.Write(append(data, '\n'))
+	if err := writeReport(f, r); err != nil {
+		log.Warn("report to the launcher", "err", err)
+	}
 	f.Close()
 }
 

@@ -2,7 +2,6 @@ package watchdog_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,20 +24,20 @@ type shim struct {
 	cmd      *exec.Cmd
 	tag      string
 	lifeline *os.File // write end
-	report   *bufio.Reader
+	report   *os.File // read end
 	stdout   *bufio.Reader
 	done     chan struct{}
 }
 
-func startShim(t *testing.T, grace string, argv ...string) *shim {
+func startShim(t *testing.T, grace time.Duration, argv ...string) *shim {
 	t.Helper()
 	tag := testbin.Tag(t)
 	lifeR, lifeW, _ := os.Pipe()
 	repR, repW, _ := os.Pipe()
-	args := append([]string{"watchdog", "--lifeline", "3", "--report", "4", "--grace", grace, "--"}, argv...)
-	cmd := exec.Command(testbin.Path(t), args...)
+	o := watchdog.ShimOptions{Lifeline: watchdog.LifelineFD, Report: watchdog.ReportFD, Grace: grace, Argv: argv}
+	cmd := exec.Command(testbin.Path(t), append([]string{watchdog.Subcommand}, o.Args()...)...)
 	cmd.Env = testbin.NewEnv(tag, t.TempDir())
-	cmd.ExtraFiles = []*os.File{lifeR, repW}
+	cmd.ExtraFiles = watchdog.ShimFiles(lifeR, repW)
 	out, outW, _ := os.Pipe() // not StdoutPipe: Wait must not race our reads
 	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
@@ -48,7 +47,7 @@ func startShim(t *testing.T, grace string, argv ...string) *shim {
 	repW.Close()
 	outW.Close()
 	t.Cleanup(func() { out.Close() })
-	s := &shim{cmd: cmd, tag: tag, lifeline: lifeW, report: bufio.NewReader(repR), stdout: bufio.NewReader(out), done: make(chan struct{})}
+	s := &shim{cmd: cmd, tag: tag, lifeline: lifeW, report: repR, stdout: bufio.NewReader(out), done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
 		lifeW.Close()
@@ -65,16 +64,12 @@ func startShim(t *testing.T, grace string, argv ...string) *shim {
 
 func (s *shim) release(t *testing.T) watchdog.Report {
 	t.Helper()
-	if _, err := s.lifeline.WriteString(watchdog.StartMessage + "\n"); err != nil {
+	if _, err := s.lifeline.WriteString(watchdog.FormatStart()); err != nil {
 		t.Fatal(err)
 	}
-	line, err := s.report.ReadBytes('\n')
+	r, err := watchdog.ReadReport(s.report)
 	if err != nil {
 		t.Fatalf("no report: %v", err)
-	}
-	var r watchdog.Report
-	if err := json.Unmarshal(line, &r); err != nil {
-		t.Fatalf("report %q: %v", line, err)
 	}
 	return r
 }
@@ -102,8 +97,8 @@ func TestShimExitStatus(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := startShim(t, "1s", tc.argv...)
-			if _, err := s.lifeline.WriteString(watchdog.StartMessage + "\n"); err != nil {
+			s := startShim(t, time.Second, tc.argv...)
+			if _, err := s.lifeline.WriteString(watchdog.FormatStart()); err != nil {
 				t.Fatal(err)
 			}
 			if got := s.wait(t); got != tc.want {
@@ -115,7 +110,7 @@ func TestShimExitStatus(t *testing.T) {
 
 func TestShimWaitsForTheStartBarrier(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
-	s := startShim(t, "1s", "sh", "-c", "touch "+marker)
+	s := startShim(t, time.Second, "sh", "-c", "touch "+marker)
 	s.lifeline.Close() // the launcher died before recording the shim
 	if got := s.wait(t); got != 3 {
 		t.Errorf("exit: got %d, want 3", got)
@@ -126,7 +121,7 @@ func TestShimWaitsForTheStartBarrier(t *testing.T) {
 }
 
 func TestShimReportsTheBackendAndNamesItselfAsParent(t *testing.T) {
-	s := startShim(t, "1s", testbin.Path(t), "serve", "--host", "127.0.0.1", "--port", "0")
+	s := startShim(t, time.Second, testbin.Path(t), "serve", "--host", "127.0.0.1", "--port", "0")
 	r := s.release(t)
 	shimID, err := proc.Lookup(s.cmd.Process.Pid)
 	if err != nil {
@@ -170,7 +165,7 @@ func TestShimTearsDownItsWholeTree(t *testing.T) {
 			if trigger == "backend exit" {
 				script = "sleep 60 & setsid sleep 60 & sleep 0.5; exit 4"
 			}
-			s := startShim(t, "2s", "sh", "-c", script)
+			s := startShim(t, 2*time.Second, "sh", "-c", script)
 			s.release(t)
 			testbin.WaitTagged(t, s.tag, 4, 10*time.Second)
 			switch trigger {
@@ -191,7 +186,7 @@ func TestShimTearsDownItsWholeTree(t *testing.T) {
 }
 
 func TestShimKillsWhatIgnoresSIGTERMAfterTheGrace(t *testing.T) {
-	s := startShim(t, "300ms", "sh", "-c", `trap "" TERM; sleep 60 & setsid sleep 60 & wait`)
+	s := startShim(t, 300*time.Millisecond, "sh", "-c", `trap "" TERM; sleep 60 & setsid sleep 60 & wait`)
 	s.release(t)
 	testbin.WaitTagged(t, s.tag, 4, 10*time.Second)
 	start := time.Now()
@@ -216,7 +211,7 @@ func TestShimNeverSignalsOutsideItsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = decoy.Process.Kill(); _ = decoy.Wait() }()
-	s := startShim(t, "300ms", "sh", "-c", treeScript)
+	s := startShim(t, 300*time.Millisecond, "sh", "-c", treeScript)
 	s.release(t)
 	testbin.WaitTagged(t, s.tag, 4, 10*time.Second)
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)

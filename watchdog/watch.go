@@ -22,13 +22,6 @@ import (
 	"hermes-desktop/internal/proc"
 )
 
-// Environment variables of the Hermes parent-death contract.
-const (
-	EnvParentPID    = "HERMES_PARENT_PID"
-	EnvParentMarker = "HERMES_PARENT_START_MARKER"
-	EnvParentNonce  = "HERMES_PARENT_NONCE"
-)
-
 // Parent names the process whose death is watched for.
 type Parent struct {
 	PID int

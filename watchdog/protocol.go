@@ -1,0 +1,266 @@
+package watchdog
+
+// The wire protocol between the launcher and the watchdog shim, defined here
+// and nowhere else: the launcher (backend/shim.go, backend/handoff.go) builds
+// and writes it with these names, the shim (ShimMain) parses and reads it
+// with the same names, and protocol_test.go checks that each side inverts
+// the other.
+//
+// Command line. The launcher starts every backend as (ShimCommand)
+//
+//	hermes-desktop watchdog --lifeline=3 --report=4 --parent-pid=P \
+//	    --parent-marker=M --nonce=N --grace=5s -- CMD ARGS...
+//
+// with two pipes as extra files, in fd order (ShimFiles):
+//
+//   - fd 3 (LifelineFD), the lifeline, launcher to shim. The shim holds the
+//     read end, the launcher the write end (close-on-exec, so no other child
+//     inherits it). Lines, in this order:
+//     1. StartMessage ("start\n"), once, after the launcher has recorded the
+//     shim; only then does the shim start CMD. EOF before it means the
+//     launcher died before recording the shim: CMD is never started.
+//     2. OwnerMessage ("owner <pid> <start marker>\n", FormatOwner), zero or
+//     more times, from a new launcher that took the backend over in an
+//     adopt-mode handoff; from then on the shim follows that process.
+//     EOF at any point after the start means the owner is gone, however it
+//     died: the shim tears CMD's tree down.
+//   - fd 4 (ReportFD), the report, shim to launcher. After trying to start
+//     CMD the shim writes one JSON line (Report) and closes the fd: the
+//     backend's PID and start marker, or the error. EOF without a line means
+//     the shim died first.
+//
+// Environment. CMD gets EnvParentPID and EnvParentMarker naming the shim and
+// EnvParentNonce set to --nonce (random when absent), replacing whatever the
+// shim inherited: Hermes' own parent watchdog then follows the shim.
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"hermes-desktop/internal/proc"
+)
+
+// Subcommand is the word after the executable that runs the shim.
+const Subcommand = "watchdog"
+
+// Flag names of the shim's command line, without dashes.
+const (
+	FlagLifeline     = "lifeline"
+	FlagReport       = "report"
+	FlagParentPID    = "parent-pid"
+	FlagParentMarker = "parent-marker"
+	FlagNonce        = "nonce"
+	FlagGrace        = "grace"
+)
+
+// argsEnd separates the shim's flags from the backend's command line.
+const argsEnd = "--"
+
+// Fd numbers of the pipes the shim inherits. exec.Cmd.ExtraFiles[i] becomes
+// fd firstExtraFD+i in the child (after stdin, stdout, stderr).
+const (
+	firstExtraFD = 3
+	LifelineFD   = firstExtraFD     // lifeline pipe, read end
+	ReportFD     = firstExtraFD + 1 // report pipe, write end
+)
+
+// Lifeline messages, launcher to shim, one line each.
+const (
+	// StartMessage releases the start barrier: the launcher has recorded
+	// the shim, so the shim may start the backend.
+	StartMessage = "start"
+	// OwnerMessage, followed by " <pid> <start marker>", is the line a new
+	// launcher writes when it takes the backend over (update handoff in
+	// adopt mode). From then on the shim watches the new owner: its exit
+	// notification, and no longer getppid(), since the shim's parent is the
+	// old launcher, which is about to exit.
+	OwnerMessage = "owner"
+)
+
+// Environment variables of the Hermes parent-death contract, set by the
+// shim for the backend (and by the launcher when it runs without a shim).
+const (
+	EnvParentPID    = "HERMES_PARENT_PID"
+	EnvParentMarker = "HERMES_PARENT_START_MARKER"
+	EnvParentNonce  = "HERMES_PARENT_NONCE"
+)
+
+// ShimOptions are the shim's flags.
+type ShimOptions struct {
+	// Lifeline is the fd of the lifeline's read end; -1 means none.
+	Lifeline int
+	// Report is the fd on which the shim writes the backend's identity as
+	// one JSON line; -1 means none.
+	Report int
+	// Parent names the launcher. PID 0 means getppid(), which the parser
+	// fills in; Start "" means unknown; Nonce "" means a random one.
+	Parent Parent
+	// Grace is the time between SIGTERM and SIGKILL at teardown.
+	Grace time.Duration
+	// Argv is the backend's command line.
+	Argv []string
+}
+
+// ShimCommand is the full command line that runs the backend o.Argv behind
+// the shim: self (this app's executable), Subcommand, then o.Args().
+func ShimCommand(self string, o ShimOptions) []string {
+	return append([]string{self, Subcommand}, o.Args()...)
+}
+
+// Args is o as the shim's arguments after Subcommand, ending with "--" and
+// the backend's argv. It is the inverse of the shim's parser: parsing Args()
+// yields o again, for any o with a known parent PID and Grace >= 0. Values
+// are joined with "=", so none is ever read as a flag or as the "--" that
+// ends the flags (ParseShape splits a shim's command line at that "--").
+func (o ShimOptions) Args() []string {
+	args := []string{
+		flagArg(FlagLifeline, strconv.Itoa(o.Lifeline)),
+		flagArg(FlagReport, strconv.Itoa(o.Report)),
+	}
+	if o.Parent.PID != 0 {
+		args = append(args, flagArg(FlagParentPID, strconv.Itoa(o.Parent.PID)))
+	}
+	if o.Parent.Start != "" {
+		args = append(args, flagArg(FlagParentMarker, o.Parent.Start))
+	}
+	if o.Parent.Nonce != "" {
+		args = append(args, flagArg(FlagNonce, o.Parent.Nonce))
+	}
+	// Always given, so the shim's HERMES_DESKTOP_GRACE default never applies.
+	args = append(args, flagArg(FlagGrace, o.Grace.String()), argsEnd)
+	return append(args, o.Argv...)
+}
+
+func flagArg(name, value string) string { return "--" + name + "=" + value }
+
+// ShimFiles returns the shim's extra files (exec.Cmd.ExtraFiles) in fd
+// order: the lifeline's read end lands on LifelineFD, the report's write end
+// on ReportFD.
+func ShimFiles(lifeline, report *os.File) []*os.File {
+	files := make([]*os.File, ReportFD-firstExtraFD+1)
+	files[LifelineFD-firstExtraFD] = lifeline
+	files[ReportFD-firstExtraFD] = report
+	return files
+}
+
+// parseShimFlags is the shim's side of Args.
+func parseShimFlags(args []string, stderr io.Writer) (ShimOptions, error) {
+	o := ShimOptions{Lifeline: -1, Report: -1}
+	fs := flag.NewFlagSet(Subcommand, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: hermes-desktop watchdog [flags] -- CMD ARGS...
+
+Runs CMD as a child in this process's group and tears CMD's whole tree down
+(SIGTERM, grace period, SIGKILL; descendants that called setsid included)
+when the parent dies, when this shim gets SIGTERM/SIGINT/SIGHUP, or when CMD
+exits. Parent death is seen through EOF on the lifeline fd, the OS exit
+notification (pidfd / kqueue / process handle), or getppid() changing.
+CMD gets HERMES_PARENT_PID, HERMES_PARENT_START_MARKER and HERMES_PARENT_NONCE
+naming this shim. Exits with CMD's status (128+N if killed by signal N).
+
+`)
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.Lifeline, FlagLifeline, -1, "fd of the lifeline pipe's read end; EOF means the parent is gone (-1: none)")
+	fs.IntVar(&o.Report, FlagReport, -1, "fd to write the backend's pid and start marker to, as one JSON line (-1: none)")
+	fs.IntVar(&o.Parent.PID, FlagParentPID, 0, "PID of the parent to watch (default: the actual parent)")
+	fs.StringVar(&o.Parent.Start, FlagParentMarker, "", "start marker of the parent, so a reused PID is not mistaken for it")
+	fs.StringVar(&o.Parent.Nonce, FlagNonce, "", "nonce passed to the backend as "+EnvParentNonce+" (default: random)")
+	fs.DurationVar(&o.Grace, FlagGrace, envDuration(envGrace, 5*time.Second), "time between SIGTERM and SIGKILL (env "+envGrace+")")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	o.Argv = fs.Args()
+	if len(o.Argv) == 0 {
+		fs.Usage()
+		return o, errors.New("watchdog: no command given after --")
+	}
+	if o.Parent.PID == 0 {
+		o.Parent.PID = os.Getppid()
+	}
+	if o.Parent.Start != "" {
+		if _, _, err := proc.ParseMarker(o.Parent.Start); err != nil {
+			return o, fmt.Errorf("watchdog: --%s: %w", FlagParentMarker, err)
+		}
+	}
+	if o.Grace < 0 {
+		return o, fmt.Errorf("watchdog: --%s must not be negative", FlagGrace)
+	}
+	return o, nil
+}
+
+// Report is what the shim tells the launcher about the backend it started:
+// its PID and start marker, or why it could not be started.
+type Report struct {
+	PID   int    `json:"pid,omitempty"`
+	Start string `json:"start,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// maxReportLine bounds the report, newline included.
+const maxReportLine = 4096
+
+// ErrBadReport is returned by ReadReport for a line that is not a Report.
+var ErrBadReport = errors.New("watchdog: unreadable report")
+
+// writeReport writes r as the one report line.
+func writeReport(w io.Writer, r Report) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("watchdog: encode report: %w", err)
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("watchdog: write report: %w", err)
+	}
+	return nil
+}
+
+// ReadReport reads the shim's report line. When there is no line it returns
+// the read error, wrapped (io.EOF: the shim closed the pipe without
+// reporting); when the line does not decode, an error wrapping ErrBadReport.
+func ReadReport(r io.Reader) (Report, error) {
+	line, err := bufio.NewReaderSize(io.LimitReader(r, maxReportLine), maxReportLine).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return Report{}, fmt.Errorf("watchdog: read report: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(line, &rep); err != nil {
+		return Report{}, fmt.Errorf("%w: %q: %w", ErrBadReport, line, err)
+	}
+	return rep, nil
+}
+
+// FormatStart is the start message as written on the lifeline.
+func FormatStart() string { return StartMessage + "\n" }
+
+// FormatOwner is the owner message for id as written on the lifeline.
+func FormatOwner(id proc.Identity) string {
+	return fmt.Sprintf("%s %d %s\n", OwnerMessage, id.PID, id.Start)
+}
+
+// parseOwner reads an owner message (without its newline); ok is false for
+// anything else.
+func parseOwner(line string) (Parent, bool) {
+	rest, ok := strings.CutPrefix(line, OwnerMessage+" ")
+	if !ok {
+		return Parent{}, false
+	}
+	pidStr, marker, ok := strings.Cut(rest, " ")
+	pid, err := strconv.Atoi(pidStr)
+	if !ok || err != nil || pid <= 1 {
+		return Parent{}, false
+	}
+	if _, _, err := proc.ParseMarker(marker); err != nil {
+		return Parent{}, false
+	}
+	return Parent{PID: pid, Start: marker}, true
+}
