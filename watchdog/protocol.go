@@ -45,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"hermes-desktop/internal/envflag"
 	"hermes-desktop/internal/proc"
 )
 
@@ -175,7 +176,7 @@ naming this shim. Exits with CMD's status (128+N if killed by signal N).
 	fs.IntVar(&o.Parent.PID, FlagParentPID, 0, "PID of the parent to watch (default: the actual parent)")
 	fs.StringVar(&o.Parent.Start, FlagParentMarker, "", "start marker of the parent, so a reused PID is not mistaken for it")
 	fs.StringVar(&o.Parent.Nonce, FlagNonce, "", "nonce passed to the backend as "+EnvParentNonce+" (default: random)")
-	fs.DurationVar(&o.Grace, FlagGrace, envDuration(envGrace, 5*time.Second), "time between SIGTERM and SIGKILL (env "+envGrace+")")
+	fs.DurationVar(&o.Grace, FlagGrace, envflag.Duration(envGrace, 5*time.Second), "time between SIGTERM and SIGKILL (env "+envGrace+")")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
@@ -29,12 +28,6 @@ const (
 const envGrace = "HERMES_DESKTOP_GRACE"
 
 // envDuration reads a non-negative duration from the environment, or def.
-func envDuration(key string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(key)); err == nil && d >= 0 {
-		return d
-	}
-	return def
-}
 
 // ShimMain runs the shim and returns its exit code.
 func ShimMain(args []string, stderr io.Writer) int {

@@ -73,7 +73,7 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return cmdHandoff(rest, stdout, stderr)
 	case "serve":
 		return builtin.Main(rest, stdout, stderr)
-	case "watchdog":
+	case watchdog.Subcommand:
 		return watchdog.ShimMain(rest, stderr)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr)

@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
 )
 
@@ -42,8 +43,8 @@ the single-instance lock.`)
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "decide and report, signal nothing, change nothing")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
-	fs.DurationVar(&f.minAge, "min-age", envDuration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
-	fs.DurationVar(&f.grace, "grace", envDuration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
+	fs.DurationVar(&f.minAge, "min-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.DurationVar(&f.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}

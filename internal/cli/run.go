@@ -9,13 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
 )
 
@@ -67,22 +67,22 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 		fmt.Fprintln(stderr, "usage: hermes-desktop run [--headless] [flags]")
 		fs.PrintDefaults()
 	}
-	fs.BoolVar(&o.headless, "headless", envBool("HERMES_DESKTOP_HEADLESS"), "run without a window (env HERMES_DESKTOP_HEADLESS)")
+	fs.BoolVar(&o.headless, "headless", envflag.Bool("HERMES_DESKTOP_HEADLESS"), "run without a window (env HERMES_DESKTOP_HEADLESS)")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR; default $HERMES_HOME/desktop)")
 	fs.StringVar(&o.backendCmd, "backend-cmd", os.Getenv("HERMES_DESKTOP_BACKEND_CMD"), "backend command line, shell-quoted (env HERMES_DESKTOP_BACKEND_CMD; default hermes serve, else the built-in backend)")
 	fs.StringVar(&o.readyRegex, "ready-regex", os.Getenv("HERMES_DESKTOP_READY_REGEX"), "regex whose first group is the port, matched on the backend's output (env HERMES_DESKTOP_READY_REGEX)")
 	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default /api/health)")
-	fs.DurationVar(&o.grace, "grace", envDuration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL at teardown (env HERMES_DESKTOP_GRACE)")
-	fs.DurationVar(&o.startTimeout, "start-timeout", envDuration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
-	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envDuration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
-	fs.BoolVar(&o.noShim, "no-shim", envBool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
-	fs.BoolVar(&o.noBootReap, "no-boot-reap", envBool("HERMES_DESKTOP_NO_BOOT_REAP"), "skip the reap of abandoned backends before the first spawn (env HERMES_DESKTOP_NO_BOOT_REAP)")
-	fs.DurationVar(&o.sampleInterval, "sample-interval", envDuration("HERMES_DESKTOP_SAMPLE_INTERVAL", backend.DefaultSampleInterval), "how often each backend's process tree is sampled (env HERMES_DESKTOP_SAMPLE_INTERVAL)")
-	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envInt("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
-	fs.BoolVar(&o.fdRestart, "restart-on-fd-pressure", envBool("HERMES_DESKTOP_RESTART_ON_FD_PRESSURE"), "restart a backend at 95% of its open-file limit (env HERMES_DESKTOP_RESTART_ON_FD_PRESSURE)")
-	fs.IntVar(&o.nofileFloor, "nofile-soft-limit", envInt("HERMES_DESKTOP_NOFILE_SOFT_LIMIT", backend.DefaultNofileFloor), "floor for the backends' soft open-file limit, never lowering it; 0 is off (env HERMES_DESKTOP_NOFILE_SOFT_LIMIT)")
+	fs.DurationVar(&o.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL at teardown (env HERMES_DESKTOP_GRACE)")
+	fs.DurationVar(&o.startTimeout, "start-timeout", envflag.Duration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
+	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.BoolVar(&o.noShim, "no-shim", envflag.Bool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
+	fs.BoolVar(&o.noBootReap, "no-boot-reap", envflag.Bool("HERMES_DESKTOP_NO_BOOT_REAP"), "skip the reap of abandoned backends before the first spawn (env HERMES_DESKTOP_NO_BOOT_REAP)")
+	fs.DurationVar(&o.sampleInterval, "sample-interval", envflag.Duration("HERMES_DESKTOP_SAMPLE_INTERVAL", backend.DefaultSampleInterval), "how often each backend's process tree is sampled (env HERMES_DESKTOP_SAMPLE_INTERVAL)")
+	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envflag.Int("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
+	fs.BoolVar(&o.fdRestart, "restart-on-fd-pressure", envflag.Bool("HERMES_DESKTOP_RESTART_ON_FD_PRESSURE"), "restart a backend at 95% of its open-file limit (env HERMES_DESKTOP_RESTART_ON_FD_PRESSURE)")
+	fs.IntVar(&o.nofileFloor, "nofile-soft-limit", envflag.Int("HERMES_DESKTOP_NOFILE_SOFT_LIMIT", backend.DefaultNofileFloor), "floor for the backends' soft open-file limit, never lowering it; 0 is off (env HERMES_DESKTOP_NOFILE_SOFT_LIMIT)")
 	fs.IntVar(&o.adoptFD, "adopt-fd", -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
-	fs.StringVar(&o.logLevel, "log-level", envOr("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
+	fs.StringVar(&o.logLevel, "log-level", envflag.String("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -182,7 +182,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		NoBootReap:   o.noBootReap,
 		LeakGuard:    o.leakGuard(),
 		Args:         successorArgs(),
-		HandoffWait:  envDuration(backend.EnvHandoffWait, 0),
+		HandoffWait:  envflag.Duration(backend.EnvHandoffWait, 0),
 		Version:      version,
 		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:     stdout,
@@ -307,33 +307,4 @@ func resolveStateDir(flagValue string) (string, error) {
 		return flagValue, nil
 	}
 	return backend.DefaultStateDir()
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-func envBool(key string) bool {
-	switch strings.ToLower(os.Getenv(key)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
-
-func envInt(key string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return n
-	}
-	return def
-}
-
-func envDuration(key string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(key)); err == nil {
-		return d
-	}
-	return def
 }
