@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -393,7 +394,7 @@ func (i *instance) stop() error {
 // track adds sampled processes to the tree the teardown ends, so a
 // descendant that a killed shim would orphan is still known. Skipped when a
 // teardown holds the tree: it refreshes the tree itself.
-func (i *instance) track(ps []TreeProc) {
+func (i *instance) track(ps []leakguard.TreeProc) {
 	if !i.mu.TryLock() {
 		return
 	}
@@ -403,7 +404,7 @@ func (i *instance) track(ps []TreeProc) {
 	}
 	i.tree.Prune()
 	for _, p := range ps {
-		i.tree.Add(p.id)
+		i.tree.Add(p.Identity())
 	}
 }
 
