@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"hermes-desktop/backend/leakguard"
 )
 
 // Defaults, in one place.
@@ -24,7 +26,6 @@ const (
 	// Restart policy seen in Hermes: at most 3 respawns per 120 s.
 	DefaultMaxRestarts   = 3
 	DefaultRestartWindow = 120 * time.Second
-	DefaultNofileFloor   = 4096
 )
 
 // Spec describes one backend. Zero values take the defaults above.
@@ -74,8 +75,9 @@ type Config struct {
 	// within 120 seconds.
 	MaxRestarts   int
 	RestartWindow time.Duration
-	// LeakGuard configures the tree sampler, its warnings and policies.
-	LeakGuard LeakGuard
+	// LeakGuard configures the tree sampler, its warnings and policies;
+	// its zero value takes leakguard's defaults.
+	LeakGuard leakguard.Config
 	// Args is the command line the launcher was started with (without the
 	// program name): a handoff starts its successor with the same one.
 	Args []string
@@ -170,11 +172,8 @@ func (c *Config) applyDefaults() error {
 	if c.MinOrphanAge < 0 {
 		return fmt.Errorf("backend: minimum orphan age %v is negative", c.MinOrphanAge)
 	}
-	if iv := c.LeakGuard.SampleInterval; iv > 0 && iv < 100*time.Millisecond {
-		return fmt.Errorf("backend: sample interval %v is below 100ms", iv)
-	}
-	if c.LeakGuard.MaxDuplicateChildren < 0 {
-		return fmt.Errorf("backend: max duplicate children %d is negative", c.LeakGuard.MaxDuplicateChildren)
+	if err := c.LeakGuard.Validate(); err != nil {
+		return fmt.Errorf("backend: %w", err)
 	}
 	if c.MaxRestarts == 0 {
 		c.MaxRestarts = DefaultMaxRestarts
@@ -185,7 +184,7 @@ func (c *Config) applyDefaults() error {
 	if c.Mode == "" {
 		c.Mode = "headless"
 	}
-	c.LeakGuard.applyDefaults()
+	c.LeakGuard = c.LeakGuard.WithDefaults()
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
@@ -42,9 +43,9 @@ type instance struct {
 	adopter   *adopter  // nil when nothing adopts orphans
 	readyFile string
 	log       *backendLog
-	// guard is an OS mechanism that can kill the whole tree at once (a job
-	// object on Windows); nil where the OS has none.
-	guard treeGuard
+	// jobKiller is an OS mechanism that can kill the whole tree at once (a
+	// kill-on-close job object on Windows); nil where the OS has none.
+	jobKiller jobKiller
 
 	// backendID is the backend's identity: the leader without a shim, or
 	// what the shim reported. Written once before it is published on
@@ -67,8 +68,9 @@ type instance struct {
 	errR    *os.File
 }
 
-// treeGuard kills a whole backend tree through an OS facility.
-type treeGuard interface {
+// jobKiller kills a whole backend tree through an OS facility (not to be
+// confused with the leak guard, which only samples and warns).
+type jobKiller interface {
 	kill()
 	release()
 }
@@ -213,7 +215,7 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 		return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
 	}
 	i.tree = proc.NewTree(i.leader, groupOf(pid))
-	if i.guard, err = newTreeGuard(pid); err != nil {
+	if i.jobKiller, err = newJobKiller(pid); err != nil {
 		i.log.add("launcher", "warning: "+err.Error())
 	}
 	if i.viaShim {
@@ -295,8 +297,8 @@ func (i *instance) wait() {
 		i.adopter.reaped(i.leader.PID)
 	}
 	i.tree.Close()
-	if i.guard != nil {
-		i.guard.release()
+	if i.jobKiller != nil {
+		i.jobKiller.release()
 	}
 	i.mu.Unlock()
 	i.handle.Close()
@@ -358,8 +360,8 @@ func (i *instance) teardown(grace time.Duration) {
 	if !allGone || len(i.tree.Alive()) > 0 {
 		_ = i.handle.Signal(syscall.SIGKILL)
 		_ = i.tree.Signal(syscall.SIGKILL)
-		if i.guard != nil {
-			i.guard.kill()
+		if i.jobKiller != nil {
+			i.jobKiller.kill()
 		}
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), killWait)
@@ -394,7 +396,7 @@ func (i *instance) stop() error {
 // track adds sampled processes to the tree the teardown ends, so a
 // descendant that a killed shim would orphan is still known. Skipped when a
 // teardown holds the tree: it refreshes the tree itself.
-func (i *instance) track(ps []TreeProc) {
+func (i *instance) track(ps []leakguard.TreeProc) {
 	if !i.mu.TryLock() {
 		return
 	}
@@ -404,7 +406,7 @@ func (i *instance) track(ps []TreeProc) {
 	}
 	i.tree.Prune()
 	for _, p := range ps {
-		i.tree.Add(p.id)
+		i.tree.Add(p.Identity())
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -187,7 +188,7 @@ func (l *Launcher) Start() {
 	if !l.cfg.NoBootReap {
 		l.runBootReap()
 	}
-	if msg, err := applyNofileFloor(l.cfg.LeakGuard.NofileSoftLimit); err != nil {
+	if msg, err := leakguard.ApplyNofileFloor(l.cfg.LeakGuard.NofileSoftLimit); err != nil {
 		l.cfg.Logger.Warn("open-file floor not applied", "err", err)
 	} else if msg != "" {
 		l.cfg.Logger.Info(msg)

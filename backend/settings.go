@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/lockfile"
 )
 
@@ -25,7 +26,7 @@ type Settings struct {
 	MinOrphanAge   string `json:"min_orphan_age"`
 	StartAtLogin   bool   `json:"start_at_login"`
 
-	// Leak guard (see LeakGuard). SampleInterval "" means 5s.
+	// Leak guard (see leakguard.Config). SampleInterval "" means 5s.
 	SampleInterval       string `json:"sample_interval,omitempty"`
 	MaxDuplicateChildren int    `json:"max_duplicate_children,omitempty"`
 	RestartOnFDPressure  bool   `json:"restart_on_fd_pressure,omitempty"`
@@ -42,9 +43,9 @@ func DefaultSettings(self string) Settings {
 		HealthPath:     DefaultHealthPath,
 		Grace:          DefaultGrace.String(),
 		MinOrphanAge:   DefaultMinOrphanAge.String(),
-		SampleInterval: DefaultSampleInterval.String(),
+		SampleInterval: leakguard.DefaultSampleInterval.String(),
 		NofileSoftLimit: func() *int {
-			n := DefaultNofileFloor
+			n := leakguard.DefaultNofileFloor
 			return &n
 		}(),
 	}
@@ -129,7 +130,8 @@ func (s Settings) Apply(cfg *Config, spec *Spec) error {
 	return nil
 }
 
-// nofileSetting maps the user's "0 turns it off" to LeakGuard's negative.
+// nofileSetting maps the user's "0 turns it off" to leakguard.Config's
+// negative.
 func nofileSetting(n int) int {
 	if n == 0 {
 		return -1

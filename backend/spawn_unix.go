@@ -17,9 +17,9 @@ func setupCommand(cmd *exec.Cmd) {
 // groupOf is the process group a child started by setupCommand leads.
 func groupOf(pid int) int { return pid }
 
-// newTreeGuard has nothing to offer on Unix: the process group and the
+// newJobKiller has nothing to offer on Unix: the process group and the
 // tracked tree do the job.
-func newTreeGuard(int) (treeGuard, error) { return nil, nil }
+func newJobKiller(int) (jobKiller, error) { return nil, nil }
 
 // EnterLauncherJob has nothing to do on Unix: backends are bound to the
 // launcher by the watchdog shim's lifeline instead of a job object.

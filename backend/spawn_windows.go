@@ -21,13 +21,13 @@ func setupCommand(cmd *exec.Cmd) {
 // are; the tree is followed by parent links and the job object instead.
 func groupOf(int) int { return 0 }
 
-// jobGuard is a job object holding one backend tree.
-type jobGuard struct{ job windows.Handle }
+// treeJob is a kill-on-close job object holding one backend tree.
+type treeJob struct{ job windows.Handle }
 
-// newTreeGuard puts the child in a job object of its own that kills its
+// newJobKiller puts the child in a job object of its own that kills its
 // members when closed. The launcher itself sits in a kill-on-close job (see
 // main), so this one only serves to stop a single backend tree.
-func newTreeGuard(pid int) (treeGuard, error) {
+func newJobKiller(pid int) (jobKiller, error) {
 	job, err := newKillOnCloseJob(0)
 	if err != nil {
 		return nil, err
@@ -42,17 +42,17 @@ func newTreeGuard(pid int) (treeGuard, error) {
 		windows.CloseHandle(job)
 		return nil, fmt.Errorf("assign backend to job: %w", err)
 	}
-	return &jobGuard{job: job}, nil
+	return &treeJob{job: job}, nil
 }
 
 // kill terminates every process in the job.
-func (g *jobGuard) kill() { _ = windows.TerminateJobObject(g.job, 1) }
+func (j *treeJob) kill() { _ = windows.TerminateJobObject(j.job, 1) }
 
 // release closes the job once the tree is gone.
-func (g *jobGuard) release() {
-	if g.job != 0 {
-		windows.CloseHandle(g.job)
-		g.job = 0
+func (j *treeJob) release() {
+	if j.job != 0 {
+		windows.CloseHandle(j.job)
+		j.job = 0
 	}
 }
 

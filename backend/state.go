@@ -3,6 +3,8 @@ package backend
 import (
 	"fmt"
 	"time"
+
+	"hermes-desktop/backend/leakguard"
 )
 
 // State is where a backend is in its life.
@@ -58,5 +60,5 @@ type BackendStatus struct {
 	// LogTail holds the last lines of output when the backend failed.
 	LogTail []string `json:"log_tail,omitempty"`
 	// Tree is the latest sample of the backend's process tree.
-	Tree *TreeSample `json:"tree,omitempty"`
+	Tree *leakguard.TreeSample `json:"tree,omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -26,7 +27,7 @@ type Supervisor struct {
 	log     *slog.Logger
 	out     *backendLog
 	policy  restartPolicy
-	guard   *guard
+	guard   *leakguard.Guard
 	every   time.Duration // sampling period; <= 0: no sampling
 	// notify is told about every state change (publish + announce).
 	notify func(st BackendStatus, entered bool)
@@ -80,7 +81,7 @@ type commandResult struct {
 	inst *instance
 }
 
-func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg LeakGuard, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
+func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
 	params.spec = &spec
 	log = log.With("backend", spec.Name)
 	s := &Supervisor{
@@ -90,7 +91,7 @@ func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, pol
 		log:     log,
 		out:     params.log,
 		policy:  policy,
-		guard:   newGuard(lg, log, params.log),
+		guard:   leakguard.New(lg, log, func(line string) { params.log.add("launcher", line) }),
 		every:   lg.SampleInterval,
 		notify:  notify,
 		cmds:    make(chan command),
@@ -288,7 +289,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 		return
 	}
 	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), 0, !inst.viaShim, nil
-	s.guard.reset()
+	s.guard.Reset()
 	if err := s.writeRecord(inst); err != nil {
 		// Without a record we could not prove this backend is ours after a
 		// crash; do not run it. Closing the lifeline first lets a shim still
@@ -351,13 +352,13 @@ func (s *Supervisor) sample(ctx context.Context) {
 	if s.every <= 0 || s.cur == nil || s.cur.backendPID() == 0 {
 		return
 	}
-	ts, err := SampleTree(s.cur.backendID)
+	ts, err := leakguard.Sample(s.cur.backendID)
 	if err != nil {
 		return // it is exiting: the exit is handled where it is seen
 	}
 	s.cur.track(ts.Processes)
 	s.recordDescendants(ts)
-	restart := s.guard.check(ts, s.spec.Grace)
+	restart := s.guard.Check(ts, s.spec.Grace)
 	s.update(s.Status().State, func(st *BackendStatus) { st.Tree = ts })
 	if restart != "" {
 		s.log.Warn("leak guard restarts the backend", "reason", restart)
@@ -370,13 +371,13 @@ func (s *Supervisor) sample(ctx context.Context) {
 
 // recordDescendants keeps the record's list of descendants (and the
 // adopter's) in step with the tree, writing only when it changed.
-func (s *Supervisor) recordDescendants(ts *TreeSample) {
+func (s *Supervisor) recordDescendants(ts *leakguard.TreeSample) {
 	var ids []proc.Identity
 	for _, p := range ts.Processes[1:] {
 		if len(ids) == lockfile.MaxDescendants {
 			break
 		}
-		id := p.id
+		id := p.Identity()
 		id.BootID = proc.BootID()
 		ids = append(ids, id)
 	}
@@ -396,7 +397,7 @@ func (s *Supervisor) recordDescendants(ts *TreeSample) {
 // ready, its record already names us.
 func (s *Supervisor) adopt(inst *instance, prev BackendStatus) {
 	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), prev.Port, true, nil
-	s.guard.reset()
+	s.guard.Reset()
 	now := time.Now()
 	s.update(StateStarting, nil)
 	s.update(StateReady, func(st *BackendStatus) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
@@ -42,7 +42,7 @@ func TestLeakGuardSeesDuplicatesPileUp(t *testing.T) {
 	var seen []int
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		dups, warned, ok := treeState(t, l, backend.WarnDuplicates)
+		dups, warned, ok := treeState(t, l, leakguard.WarnDuplicates)
 		if ok && (len(seen) == 0 || seen[len(seen)-1] != dups) {
 			seen = append(seen, dups)
 		}
@@ -80,7 +80,7 @@ func TestLeakGuardKeepsDuplicatesBounded(t *testing.T) {
 	deadline := time.Now().Add(4 * time.Second)
 	samples := 0
 	for time.Now().Before(deadline) {
-		dups, _, ok := treeState(t, l, backend.WarnDuplicates)
+		dups, _, ok := treeState(t, l, leakguard.WarnDuplicates)
 		if ok {
 			samples++
 			if dups > 2 {
@@ -115,7 +115,7 @@ func TestLeakGuardFDPressure(t *testing.T) {
 		l.WaitReady(1, readyWait)
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			if _, warned, _ := treeState(t, l, backend.WarnFDPressure); warned {
+			if _, warned, _ := treeState(t, l, leakguard.WarnFDPressure); warned {
 				break
 			}
 			if time.Now().After(deadline) {

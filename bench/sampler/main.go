@@ -20,14 +20,14 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/internal/proc"
 )
 
 func main() {
 	children := flag.Int("children", 100, "children under the backend")
 	ticks := flag.Int("ticks", 200, "samples to time")
-	interval := flag.Duration("interval", backend.DefaultSampleInterval, "sampling interval to express the cost against")
+	interval := flag.Duration("interval", leakguard.DefaultSampleInterval, "sampling interval to express the cost against")
 	flag.Parse()
 	script := "for i in $(seq 1 " + strconv.Itoa(*children/2) + "); do sleep 600 & setsid sleep 600 & done; wait"
 	cmd := exec.Command("sh", "-c", script)
@@ -41,9 +41,9 @@ func main() {
 	}
 	cleanup = func() { stop(cmd, root) }
 	defer cleanup()
-	var s *backend.TreeSample
+	var s *leakguard.TreeSample
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if s, err = backend.SampleTree(root); err == nil && s.Count >= *children+1 {
+		if s, err = leakguard.Sample(root); err == nil && s.Count >= *children+1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -56,7 +56,7 @@ func main() {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
 	for i := 0; i < *ticks; i++ {
 		t0 := time.Now()
-		if _, err := backend.SampleTree(root); err != nil {
+		if _, err := leakguard.Sample(root); err != nil {
 			fail(err)
 		}
 		ds = append(ds, time.Since(t0))

@@ -1,9 +1,8 @@
-package backend
+package leakguard
 
 import (
 	"log/slog"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +10,10 @@ import (
 	"hermes-desktop/internal/proc"
 )
 
-func testGuard(t *testing.T, cfg LeakGuard) *guard {
-	cfg.applyDefaults()
-	return newGuard(cfg, slog.New(slog.DiscardHandler), newBackendLog("b", filepath.Join(t.TempDir(), "b.log"), nil))
+// testGuard returns a guard and the lines it handed its callback.
+func testGuard(cfg Config) (*Guard, *[]string) {
+	var lines []string
+	return New(cfg, slog.New(slog.DiscardHandler), func(l string) { lines = append(lines, l) }), &lines
 }
 
 func sampleOf(nofile int64, procs ...TreeProc) *TreeSample {
@@ -46,11 +46,11 @@ func TestDuplicateGroups(t *testing.T) {
 }
 
 func TestGuardWarnings(t *testing.T) {
-	g := testGuard(t, LeakGuard{RestartOnFDPressure: true, RSSGrowthWarn: 100 << 20})
+	g, lines := testGuard(Config{RestartOnFDPressure: true, RSSGrowthWarn: 100 << 20})
 	backend := TreeProc{PID: 10, Argv: []string{"hermes", "serve"}, FDs: 700, RSSBytes: 50 << 20}
 	kid := func(pid int) TreeProc { return TreeProc{PID: pid, Argv: []string{"mcp"}, RSSBytes: 10 << 20} }
 	s := sampleOf(1000, backend, kid(11), kid(12), kid(13), kid(14))
-	if restart := g.check(s, time.Second); restart != "" {
+	if restart := g.Check(s, time.Second); restart != "" {
 		t.Errorf("restart at 70%%: %q", restart)
 	}
 	if len(s.Warnings) != 1 || s.Warnings[0].Kind != WarnDuplicates {
@@ -59,7 +59,7 @@ func TestGuardWarnings(t *testing.T) {
 	backend.FDs = 850
 	backend.RSSBytes = 300 << 20
 	s = sampleOf(1000, backend, kid(11))
-	if restart := g.check(s, time.Second); restart != "" {
+	if restart := g.Check(s, time.Second); restart != "" {
 		t.Errorf("restart at 85%%: %q", restart)
 	}
 	kinds := map[string]bool{}
@@ -71,16 +71,16 @@ func TestGuardWarnings(t *testing.T) {
 	}
 	backend.FDs = 960
 	s = sampleOf(1000, backend)
-	if restart := g.check(s, time.Second); !strings.Contains(restart, "file descriptors") {
+	if restart := g.Check(s, time.Second); !strings.Contains(restart, "file descriptors") {
 		t.Errorf("restart at 96%%: %q", restart)
 	}
-	if lines := g.out.tail(100); strings.Count(strings.Join(lines, "\n"), "files open") != 1 {
-		t.Errorf("the fd warning was logged more than once in one episode: %v", lines)
+	if n := strings.Count(strings.Join(*lines, "\n"), "files open"); n != 1 {
+		t.Errorf("the fd warning was logged %d times in one episode, want 1: %v", n, *lines)
 	}
 }
 
 func TestGuardStopsOldestDuplicatesOnly(t *testing.T) {
-	g := testGuard(t, LeakGuard{MaxDuplicateChildren: 2})
+	g, _ := testGuard(Config{MaxDuplicateChildren: 2})
 	var kids []TreeProc
 	var cmds []*exec.Cmd
 	for i := 0; i < 4; i++ {
@@ -99,7 +99,7 @@ func TestGuardStopsOldestDuplicatesOnly(t *testing.T) {
 		}
 	}()
 	s := sampleOf(0, append([]TreeProc{{PID: 1, Argv: []string{"backend"}}}, kids...)...)
-	g.check(s, 50*time.Millisecond)
+	g.Check(s, 50*time.Millisecond)
 	if len(s.Duplicates) != 1 || s.Duplicates[0].Count != 2 {
 		t.Fatalf("after the policy: %+v", s.Duplicates)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package backend
+package leakguard
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"hermes-desktop/internal/proc"
 )
 
-// applyNofileFloor makes the backends start with a soft RLIMIT_NOFILE of at
+// ApplyNofileFloor makes the backends start with a soft RLIMIT_NOFILE of at
 // least floor: max(inherited, floor), clamped to the hard limit, never
 // lower than what they would inherit anyway.
 //
@@ -20,7 +20,7 @@ import (
 // program calls syscall.Setrlimit itself (then children inherit what it
 // set). So the inherited value is read from a child, and the floor is set
 // with syscall.Setrlimit.
-func applyNofileFloor(floor int) (string, error) {
+func ApplyNofileFloor(floor int) (string, error) {
 	if floor <= 0 {
 		return "", nil
 	}
@@ -30,7 +30,7 @@ func applyNofileFloor(floor int) (string, error) {
 	}
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return "", fmt.Errorf("getrlimit: %w", err)
+		return "", fmt.Errorf("leakguard: getrlimit: %w", err)
 	}
 	target := max(inherited, uint64(floor))
 	if lim.Max != unix.RLIM_INFINITY && target > lim.Max {

@@ -1,74 +1,22 @@
-package backend
+package leakguard
 
 import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"syscall"
 	"time"
 
 	"hermes-desktop/internal/proc"
 )
 
-// LeakGuard configures the tree sampler and what it does about leaks: the
-// slow ones that sank the Electron desktop (53 duplicate MCP children,
-// descriptors running out at a 256 limit). Zero values take the defaults.
-type LeakGuard struct {
-	// SampleInterval is how often each backend's tree is sampled; 0 means
-	// five seconds, negative turns sampling (and every policy) off.
-	SampleInterval time.Duration
-	// DuplicateWarn warns when more than this many descendants share one
-	// command line; 0 means 3.
-	DuplicateWarn int
-	// MaxDuplicateChildren, when positive, keeps the newest N descendants
-	// per identical command line and stops the older ones (SIGTERM, grace,
-	// SIGKILL). 0 means off.
-	MaxDuplicateChildren int
-	// RestartOnFDPressure restarts the backend when a process of its tree
-	// passes 95% of its open-file limit, before it hits EMFILE.
-	RestartOnFDPressure bool
-	// RSSGrowthWarn warns when the tree's memory grows by more than this
-	// many bytes within RSSWindow; 0 means 512 MiB in 10 minutes.
-	RSSGrowthWarn int64
-	RSSWindow     time.Duration
-	// NofileSoftLimit is the floor for the backends' soft RLIMIT_NOFILE:
-	// raised to it (never lowered, clamped to the hard limit) before the
-	// first spawn. 0 means 4096, as Hermes does; negative turns it off.
-	NofileSoftLimit int
-}
-
-// Leak guard thresholds.
-const (
-	DefaultSampleInterval = 5 * time.Second
-	defaultDuplicateWarn  = 3
-	defaultRSSGrowthWarn  = 512 << 20
-	defaultRSSWindow      = 10 * time.Minute
-	fdWarnRatio           = 0.80
-	fdRestartRatio        = 0.95
-)
-
-func (g *LeakGuard) applyDefaults() {
-	if g.SampleInterval == 0 {
-		g.SampleInterval = DefaultSampleInterval
-	}
-	if g.DuplicateWarn == 0 {
-		g.DuplicateWarn = defaultDuplicateWarn
-	}
-	if g.RSSGrowthWarn == 0 {
-		g.RSSGrowthWarn = defaultRSSGrowthWarn
-	}
-	if g.RSSWindow == 0 {
-		g.RSSWindow = defaultRSSWindow
-	}
-	if g.NofileSoftLimit == 0 {
-		g.NofileSoftLimit = DefaultNofileFloor
-	}
-}
-
-// guard is one backend's leak state. Its supervisor's goroutine owns it.
-type guard struct {
-	cfg    LeakGuard
+// Guard is one backend's leak state: the warnings of the current episodes,
+// the recent memory totals and the duplicates being stopped. It is not safe
+// for concurrent use; the backend's supervisor goroutine owns it.
+type Guard struct {
+	cfg    Config
 	log    *slog.Logger
-	out    *backendLog
+	notify func(line string) // a line for the backend's own log
 	rss    []rssPoint
 	active map[string]bool      // warnings of the current episodes
 	ending map[int]*endingChild // duplicates being stopped
@@ -85,21 +33,32 @@ type endingChild struct {
 	killed   bool
 }
 
-func newGuard(cfg LeakGuard, log *slog.Logger, out *backendLog) *guard {
-	return &guard{cfg: cfg, log: log, out: out, active: map[string]bool{}, ending: map[int]*endingChild{}}
+// New returns a guard that applies cfg (defaults filled in here too). It
+// logs to log and hands notify each line meant for the backend's own log:
+// a warning when its episode starts, a duplicate it stopped. A nil log or
+// notify drops what it would have been given.
+func New(cfg Config, log *slog.Logger, notify func(line string)) *Guard {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if notify == nil {
+		notify = func(string) {}
+	}
+	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]*endingChild{}}
 }
 
-// reset forgets everything about the previous instance.
-func (g *guard) reset() {
+// Reset forgets everything about the previous instance.
+func (g *Guard) Reset() {
 	g.rss = nil
 	clear(g.active)
 	clear(g.ending)
 }
 
-// check applies the warnings and policies to a sample and returns why the
+// Check applies the warnings and policies to a sample and returns why the
 // backend must be restarted ("" when it need not be). It stops surplus
-// duplicates itself; the sample is updated to show what remains.
-func (g *guard) check(s *TreeSample, grace time.Duration) (restart string) {
+// duplicates itself, SIGKILLing them grace after SIGTERM (at a later Check);
+// the sample is updated to show what remains, and its Warnings set.
+func (g *Guard) Check(s *TreeSample, grace time.Duration) (restart string) {
 	now := s.SampledAt
 	g.finishEnding(now)
 	if g.cfg.MaxDuplicateChildren > 0 {
@@ -117,7 +76,7 @@ func (g *guard) check(s *TreeSample, grace time.Duration) (restart string) {
 
 // fdPressure compares each process's descriptors with the backend's soft
 // limit (which its children inherit).
-func (g *guard) fdPressure(s *TreeSample) ([]TreeWarning, string) {
+func (g *Guard) fdPressure(s *TreeSample) ([]TreeWarning, string) {
 	if s.NofileSoft <= 0 {
 		return nil, ""
 	}
@@ -138,7 +97,7 @@ func (g *guard) fdPressure(s *TreeSample) ([]TreeWarning, string) {
 	return warns, restart
 }
 
-func (g *guard) duplicateWarnings(s *TreeSample) []TreeWarning {
+func (g *Guard) duplicateWarnings(s *TreeSample) []TreeWarning {
 	var warns []TreeWarning
 	for _, d := range s.Duplicates {
 		if d.Count <= g.cfg.DuplicateWarn {
@@ -151,7 +110,7 @@ func (g *guard) duplicateWarnings(s *TreeSample) []TreeWarning {
 	return warns
 }
 
-func (g *guard) rssGrowth(s *TreeSample, now time.Time) []TreeWarning {
+func (g *Guard) rssGrowth(s *TreeSample, now time.Time) []TreeWarning {
 	g.rss = append(g.rss, rssPoint{at: now, rss: s.RSSBytes})
 	kept := g.rss[:0]
 	for _, p := range g.rss {
@@ -172,13 +131,13 @@ func (g *guard) rssGrowth(s *TreeSample, now time.Time) []TreeWarning {
 }
 
 // logEpisodes logs a warning when it starts, once, and notes when it ends.
-func (g *guard) logEpisodes(warns []TreeWarning) {
+func (g *Guard) logEpisodes(warns []TreeWarning) {
 	now := map[string]bool{}
 	for _, w := range warns {
 		now[w.key] = true
 		if !g.active[w.key] {
 			g.log.Warn("leak guard", "kind", w.Kind, "warning", w.Message)
-			g.out.add("launcher", "warning: "+w.Message)
+			g.notify("warning: " + w.Message)
 		}
 	}
 	for key := range g.active {
@@ -194,7 +153,7 @@ func (g *guard) logEpisodes(warns []TreeWarning) {
 // backend's own tree and the backend itself is never one, so nothing
 // outside the tree, nor the backend or its shim, can be hit; each signal
 // re-validates the identity seen in the sample.
-func (g *guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time) {
+func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time) {
 	keep := g.cfg.MaxDuplicateChildren
 	stopped := map[int]bool{}
 	for _, d := range s.Duplicates {
@@ -207,13 +166,13 @@ func (g *guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 				stopped[pid] = true
 				continue
 			}
-			if err := proc.Signal(p.id, sigTerm); err != nil && !proc.IsGone(err) {
+			if err := proc.Signal(p.id, syscall.SIGTERM); err != nil && !proc.IsGone(err) {
 				g.log.Warn("leak guard: stop duplicate", "pid", pid, "err", err)
 				continue
 			}
 			g.ending[pid] = &endingChild{id: p.id, deadline: now.Add(grace)}
 			stopped[pid] = true
-			g.out.add("launcher", fmt.Sprintf("stopped duplicate child %d (%s): more than %d copies", pid, shortArgv(p.Argv), keep))
+			g.notify(fmt.Sprintf("stopped duplicate child %d (%s): more than %d copies", pid, shortArgv(p.Argv), keep))
 		}
 	}
 	if len(stopped) == 0 {
@@ -230,7 +189,7 @@ func (g *guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 }
 
 // finishEnding SIGKILLs duplicates that outlived the grace period.
-func (g *guard) finishEnding(now time.Time) {
+func (g *Guard) finishEnding(now time.Time) {
 	for pid, e := range g.ending {
 		if running, err := proc.Running(e.id); err == nil && !running {
 			delete(g.ending, pid)
@@ -238,7 +197,7 @@ func (g *guard) finishEnding(now time.Time) {
 		}
 		if !e.killed && now.After(e.deadline) {
 			e.killed = true
-			_ = proc.Signal(e.id, sigKill)
+			_ = proc.Signal(e.id, syscall.SIGKILL)
 		}
 	}
 }

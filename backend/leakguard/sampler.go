@@ -1,6 +1,7 @@
-package backend
+package leakguard
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,6 +21,10 @@ type TreeProc struct {
 
 	id proc.Identity
 }
+
+// Identity is the process's identity as the sampler saw it: what a signal to
+// it must re-validate, so that a reused PID is never hit.
+func (p TreeProc) Identity() proc.Identity { return p.id }
 
 // DuplicateGroup is a set of descendants with one command line.
 type DuplicateGroup struct {
@@ -58,16 +63,21 @@ type TreeSample struct {
 	Warnings   []TreeWarning    `json:"warnings"`
 }
 
-// SampleTree reads the backend and its descendants: only the tree, walked
-// through the kernel's children lists on Linux, never the whole table.
-func SampleTree(backend proc.Identity) (*TreeSample, error) {
+// ErrGone means the backend to sample is gone (or its PID is another
+// process now).
+var ErrGone = errors.New("leakguard: backend is gone")
+
+// Sample reads the backend and its descendants: only the tree, walked
+// through the kernel's children lists on Linux, never the whole table. The
+// backend is the first of the sample's Processes.
+func Sample(backend proc.Identity) (*TreeSample, error) {
 	root, err := proc.Stat(backend.PID)
 	if err != nil || root.Start != backend.Start {
-		return nil, fmt.Errorf("backend %s is gone", backend)
+		return nil, fmt.Errorf("%w: %s", ErrGone, backend)
 	}
 	desc, err := proc.DescendantsOf(backend.PID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("leakguard: descendants of %s: %w", backend, err)
 	}
 	// Empty lists, not null: the page and scripts read them as arrays.
 	s := &TreeSample{SampledAt: time.Now(), Duplicates: []DuplicateGroup{}, Warnings: []TreeWarning{}}
