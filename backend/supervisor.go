@@ -67,8 +67,8 @@ const (
 	cmdStart commandKind = iota
 	cmdStop
 	cmdRestart
-	cmdCurrent // the running instance, for a handoff
-	cmdDetach  // hand the running instance over: stop supervising, no teardown
+	cmdHandoffView // a copy of what a handoff needs of the running instance
+	cmdDetach      // hand the running instance over: stop supervising, no teardown
 )
 
 type command struct {
@@ -78,11 +78,10 @@ type command struct {
 
 type commandResult struct {
 	err  error
-	inst *instance
+	view handoffView // cmdHandoffView only
 }
 
 func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
-	params.spec = &spec
 	log = log.With("backend", spec.Name)
 	s := &Supervisor{
 		spec:    spec,
@@ -141,20 +140,27 @@ func (s *Supervisor) do(ctx context.Context, kind commandKind) error {
 	return err
 }
 
-func (s *Supervisor) call(ctx context.Context, kind commandKind) (*instance, error) {
+// handoffView asks the run goroutine for a copy of what a handoff needs of
+// the running, ready backend.
+func (s *Supervisor) handoffView(ctx context.Context) (handoffView, error) {
+	r, err := s.call(ctx, cmdHandoffView)
+	return r.view, err
+}
+
+func (s *Supervisor) call(ctx context.Context, kind commandKind) (commandResult, error) {
 	c := command{kind: kind, reply: make(chan commandResult, 1)}
 	select {
 	case s.cmds <- c:
 	case <-s.done:
-		return nil, fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
+		return commandResult{}, fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return commandResult{}, ctx.Err()
 	}
 	select {
 	case r := <-c.reply:
-		return r.inst, r.err
+		return r, r.err
 	case <-s.done:
-		return nil, fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
+		return commandResult{}, fmt.Errorf("backend %s: supervisor has stopped", s.spec.Name)
 	}
 }
 
@@ -246,11 +252,14 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 			s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = "restarted on request" })
 		}
 		s.launch(ctx)
-	case cmdCurrent:
-		if s.cur == nil || s.Status().State != StateReady || !s.curReported {
-			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, s.Status().State)}
+	case cmdHandoffView:
+		st := s.Status()
+		if s.cur == nil || st.State != StateReady || !s.curReported {
+			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, st.State)}
 		}
-		return commandResult{inst: s.cur}
+		i := s.cur
+		return commandResult{view: handoffView{status: st, viaShim: i.viaShim, nonce: i.nonce, argv: i.argv,
+			shim: i.leader, backend: i.backendID, lifeline: i.shim.lifeline, stdout: i.outR, stderr: i.errR}}
 	case cmdDetach:
 		s.detach()
 	default:

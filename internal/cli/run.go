@@ -82,7 +82,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envflag.Int("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
 	fs.BoolVar(&o.fdRestart, "restart-on-fd-pressure", envflag.Bool("HERMES_DESKTOP_RESTART_ON_FD_PRESSURE"), "restart a backend at 95% of its open-file limit (env HERMES_DESKTOP_RESTART_ON_FD_PRESSURE)")
 	fs.IntVar(&o.nofileFloor, "nofile-soft-limit", envflag.Int("HERMES_DESKTOP_NOFILE_SOFT_LIMIT", leakguard.DefaultNofileFloor), "floor for the backends' soft open-file limit, never lowering it; 0 is off (env HERMES_DESKTOP_NOFILE_SOFT_LIMIT)")
-	fs.IntVar(&o.adoptFD, "adopt-fd", -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
+	fs.IntVar(&o.adoptFD, backend.AdoptFDFlag, -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
 	fs.StringVar(&o.logLevel, "log-level", envflag.String("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -281,11 +281,11 @@ func successorArgs() []string {
 	var out []string
 	a := args()
 	for i := 0; i < len(a); i++ {
-		if a[i] == "--adopt-fd" || a[i] == "-adopt-fd" {
+		if a[i] == "--"+backend.AdoptFDFlag || a[i] == "-"+backend.AdoptFDFlag {
 			i++
 			continue
 		}
-		if strings.HasPrefix(a[i], "--adopt-fd=") || strings.HasPrefix(a[i], "-adopt-fd=") {
+		if strings.HasPrefix(a[i], "--"+backend.AdoptFDFlag+"=") || strings.HasPrefix(a[i], "-"+backend.AdoptFDFlag+"=") {
 			continue
 		}
 		out = append(out, a[i])

@@ -1,0 +1,133 @@
+package backend
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"hermes-desktop/internal/proc"
+)
+
+// The adopt-mode handoff's wire protocol, between old (the running
+// instance) and new (the successor it starts). Both sides use only what is
+// defined here.
+//
+//  1. Old starts new with its own command line plus AdoptFDArg() and these
+//     inherited files: fd 3 the state pipe's read end, then for backend i
+//     (in order) its lifeline's write end at 4+3i and its stdout and stderr
+//     read ends at 5+3i and 6+3i (see backendFDs).
+//  2. Old writes one JSON handoffState on the state pipe and closes it.
+//  3. New verifies each backend, then calls control.OpHandoffCommit with
+//     HandoffCommitArgs on old's socket; from old's answer on, the backends
+//     are new's. New then tells each shim its new owner down the lifeline
+//     (watchdog.FormatOwner).
+//
+// A restart-mode successor inherits nothing; EnvHandoffWait tells it how
+// long to wait for old's locks.
+
+// AdoptFDFlag is the successor's (hidden) flag naming the state pipe.
+const AdoptFDFlag = "adopt-fd"
+
+// handoffStateFD is the state pipe's fd in the successor.
+const handoffStateFD = 3
+
+// maxHandoffState bounds the state a successor reads.
+const maxHandoffState = 1 << 20
+
+// AdoptFDArg is the argument that tells a successor where the state is.
+func AdoptFDArg() string { return "--" + AdoptFDFlag + "=" + strconv.Itoa(handoffStateFD) }
+
+// backendFDs are the fds backend i's files have in the successor.
+func backendFDs(i int) (lifeline, stdout, stderr int) {
+	base := handoffStateFD + 1 + 3*i
+	return base, base + 1, base + 2
+}
+
+// handoffState is what old tells new in adopt mode.
+type handoffState struct {
+	From      proc.Identity    `json:"from"`
+	FromNonce string           `json:"from_nonce"`
+	Backends  []handoffBackend `json:"backends"`
+}
+
+type handoffBackend struct {
+	Status  BackendStatus `json:"status"`
+	Nonce   string        `json:"nonce"`
+	Argv    []string      `json:"argv"`
+	Shim    proc.Identity `json:"shim"`
+	Backend proc.Identity `json:"backend"`
+	// File descriptors in the successor.
+	Lifeline int `json:"lifeline_fd"`
+	Stdout   int `json:"stdout_fd"`
+	Stderr   int `json:"stderr_fd"`
+}
+
+// HandoffCommitArgs identify the successor committing.
+type HandoffCommitArgs struct {
+	PID   int    `json:"pid"`
+	Start string `json:"start"`
+}
+
+// handoffView is what a handoff needs of one running backend, copied by its
+// supervisor's goroutine (the instance's only owner), so the handoff never
+// touches the instance itself.
+type handoffView struct {
+	status  BackendStatus
+	viaShim bool
+	nonce   string
+	argv    []string
+	shim    proc.Identity
+	backend proc.Identity
+	// files are the lifeline's write end and the output pipes' read ends.
+	lifeline, stdout, stderr *os.File
+}
+
+// newHandoffState lays the backends out on the wire: their descriptions,
+// with fds, and the files to pass, in fd order after the state pipe.
+func newHandoffState(from proc.Identity, fromNonce string, views []handoffView) (handoffState, []*os.File) {
+	st := handoffState{From: from, FromNonce: fromNonce}
+	var files []*os.File
+	for i, v := range views {
+		lifeline, stdout, stderr := backendFDs(i)
+		st.Backends = append(st.Backends, handoffBackend{
+			Status: v.status, Nonce: v.nonce, Argv: v.argv, Shim: v.shim, Backend: v.backend,
+			Lifeline: lifeline, Stdout: stdout, Stderr: stderr,
+		})
+		files = append(files, v.lifeline, v.stdout, v.stderr)
+	}
+	return st, files
+}
+
+// writeHandoffState sends the state (old's side).
+func writeHandoffState(w io.Writer, st handoffState) error {
+	if err := json.NewEncoder(w).Encode(st); err != nil {
+		return fmt.Errorf("handoff: send state: %w", err)
+	}
+	return nil
+}
+
+// readHandoffState reads and checks the state (new's side): each backend's
+// fds must be the ones the layout gives it, so a confused predecessor can
+// never make us treat an unrelated descriptor as a lifeline.
+func readHandoffState(r io.Reader) (handoffState, error) {
+	var st handoffState
+	if err := json.NewDecoder(io.LimitReader(r, maxHandoffState)).Decode(&st); err != nil {
+		return st, fmt.Errorf("handoff: read state: %w", err)
+	}
+	if err := st.From.Validate(); err != nil {
+		return st, fmt.Errorf("handoff: state names no valid predecessor: %w", err)
+	}
+	for i, b := range st.Backends {
+		lifeline, stdout, stderr := backendFDs(i)
+		if b.Lifeline != lifeline || b.Stdout != stdout || b.Stderr != stderr {
+			return st, fmt.Errorf("handoff: backend %d: fds %d/%d/%d, want %d/%d/%d", i, b.Lifeline, b.Stdout, b.Stderr, lifeline, stdout, stderr)
+		}
+		if b.Nonce == "" {
+			return st, errors.New("handoff: a backend without a nonce")
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,73 @@
+package backend
+
+import (
+	"bytes"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"hermes-desktop/internal/proc"
+)
+
+func TestHandoffStateRoundTrip(t *testing.T) {
+	self, err := proc.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	views := []handoffView{
+		{status: BackendStatus{Name: "a", State: StateReady, Port: 41000}, viaShim: true, nonce: "n1", argv: []string{"x", "serve"}, shim: self, backend: self, lifeline: w, stdout: r, stderr: r},
+		{status: BackendStatus{Name: "b", State: StateReady, Port: 41001}, viaShim: true, nonce: "n2", argv: []string{"y"}, shim: self, backend: self, lifeline: r, stdout: w, stderr: w},
+	}
+	st, files := newHandoffState(self, "owner", views)
+	wantFiles := []*os.File{w, r, r, r, w, w}
+	if !reflect.DeepEqual(files, wantFiles) {
+		t.Fatalf("files: got %v, want lifeline, stdout, stderr per backend in order", files)
+	}
+	for i, b := range st.Backends {
+		if b.Lifeline != 4+3*i || b.Stdout != 5+3*i || b.Stderr != 6+3*i {
+			t.Errorf("backend %d: fds %d/%d/%d, want %d/%d/%d", i, b.Lifeline, b.Stdout, b.Stderr, 4+3*i, 5+3*i, 6+3*i)
+		}
+	}
+	var buf bytes.Buffer
+	if err := writeHandoffState(&buf, st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readHandoffState(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, st) {
+		t.Errorf("round trip: got %+v, want %+v", got, st)
+	}
+	if arg := AdoptFDArg(); arg != "--adopt-fd=3" {
+		t.Errorf("AdoptFDArg: got %q, want --adopt-fd=3", arg)
+	}
+}
+
+func TestReadHandoffStateRefusesAnotherLayout(t *testing.T) {
+	self, err := proc.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := handoffState{From: self, FromNonce: "o", Backends: []handoffBackend{{Nonce: "n", Lifeline: 0, Stdout: 1, Stderr: 2}}}
+	var buf bytes.Buffer
+	if err := writeHandoffState(&buf, st); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readHandoffState(&buf); err == nil || !strings.Contains(err.Error(), "fds 0/1/2") {
+		t.Errorf("got %v, want the stray fds refused", err)
+	}
+	if _, err := readHandoffState(strings.NewReader(`{"from":{"pid":0}}`)); err == nil {
+		t.Error("a state without a valid predecessor was accepted")
+	}
+	if _, err := readHandoffState(strings.NewReader(strings.Repeat(" ", maxHandoffState+10))); err == nil {
+		t.Error("an oversized state was accepted")
+	}
+}
