@@ -23,8 +23,15 @@ CROSS_OS  := darwin windows
 
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 
+# The page's types, generated from the engine's Go structs by internal/tsgen
+# (committed, so the page builds without Go); regenerated when a Go file the
+# generator can read changes.
+MODELS_TS  := frontend/src/generated/models.ts
+TSGEN      := $(GO) run ./internal/tsgen
+TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
+
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	frontend frontend-test gui-deps gui-smoke bench chaos clean
+	gen gen-check frontend frontend-test gui-deps gui-smoke bench chaos clean
 
 all: build
 
@@ -54,7 +61,24 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
-frontend/dist/index.html: frontend/node_modules/.package-lock.json $(FRONTEND_SRC)
+# `make gen` after changing a type the page sees; gen-check (in `make test`)
+# fails when the committed file is stale.
+gen:
+	$(TSGEN) -out $(MODELS_TS)
+
+$(MODELS_TS): $(TSGEN_DEPS)
+	$(TSGEN) -out $@
+
+gen-check:
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
+	$(TSGEN) -out "$$tmp"; \
+	if ! cmp -s "$$tmp" $(MODELS_TS); then \
+		diff -u $(MODELS_TS) "$$tmp" || true; \
+		echo "$(MODELS_TS) is stale: run make gen" >&2; \
+		exit 1; \
+	fi
+
+frontend/dist/index.html: frontend/node_modules/.package-lock.json $(MODELS_TS) $(FRONTEND_SRC)
 	cd frontend && npm run build
 
 frontend: frontend/dist/index.html
@@ -74,7 +98,7 @@ gui-smoke: gui
 
 # --- checks -----------------------------------------------------------------
 
-test: fmt-check vet staticcheck unit fuzz-short cross frontend-test gui-smoke staticcheck-gui
+test: fmt-check gen-check vet staticcheck unit fuzz-short cross frontend-test gui-smoke staticcheck-gui
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*' -not -path './frontend/*')); \

@@ -250,16 +250,8 @@ func (a *App) ReapOrphans(pids []int) (*backend.ReapReport, error) {
 	return a.l.Reap(context.Background(), false, 0, pids)
 }
 
-// SettingsView is what the settings form shows.
-type SettingsView struct {
-	Settings backend.Settings `json:"settings"`
-	Defaults backend.Settings `json:"defaults"`
-	Path     string           `json:"path"`
-	Notice   string           `json:"notice,omitempty"`
-}
-
 // GetSettings returns the saved settings and the defaults.
-func (a *App) GetSettings() (SettingsView, error) {
+func (a *App) GetSettings() (backend.SettingsView, error) {
 	s, notice := backend.LoadSettings(a.stateDir)
 	if notice != "" {
 		a.l.AddNotice(notice)
@@ -269,18 +261,18 @@ func (a *App) GetSettings() (SettingsView, error) {
 
 // SaveSettings validates and saves the settings, and applies "start at
 // login" at once. The backend picks the rest up at its next start.
-func (a *App) SaveSettings(s backend.Settings) (SettingsView, error) {
+func (a *App) SaveSettings(s backend.Settings) (backend.SettingsView, error) {
 	if err := backend.SaveSettings(a.stateDir, s); err != nil {
-		return SettingsView{}, err
+		return backend.SettingsView{}, err
 	}
 	if err := desktop.SetStartAtLogin(s.StartAtLogin, a.self); err != nil {
-		return SettingsView{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
+		return backend.SettingsView{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
 	}
 	return a.settingsView(s, ""), nil
 }
 
-func (a *App) settingsView(s backend.Settings, notice string) SettingsView {
-	return SettingsView{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: backend.SettingsPath(a.stateDir), Notice: notice}
+func (a *App) settingsView(s backend.Settings, notice string) backend.SettingsView {
+	return backend.SettingsView{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: backend.SettingsPath(a.stateDir), Notice: notice}
 }
 
 // Quit tears every backend down and closes the app.

@@ -34,6 +34,18 @@ type Settings struct {
 	NofileSoftLimit *int `json:"nofile_soft_limit,omitempty"`
 }
 
+// SettingsView is what the window's settings form shows: the saved
+// settings, the defaults an empty field stands for, where they are saved,
+// and a notice when the saved file could not be used. It lives here, not
+// next to the bound methods in package main, so internal/tsgen can generate
+// the page's type from it.
+type SettingsView struct {
+	Settings Settings `json:"settings"`
+	Defaults Settings `json:"defaults"`
+	Path     string   `json:"path"`
+	Notice   string   `json:"notice,omitempty"`
+}
+
 // DefaultSettings are the values an empty field stands for.
 func DefaultSettings(self string) Settings {
 	argv, _ := DefaultCommand(self)

@@ -2,30 +2,31 @@
 // HermesAPI and never looks at window.go or window.runtime.
 
 import type {
+  BackendStatus,
   HermesAPI,
   LogLine,
   ReapReport,
-  Settings,
-  SettingsView,
   Status,
+  TreeSample,
   Unsubscribe,
+  Wire,
 } from "./types";
 
 export type { HermesAPI } from "./types";
 
-/** The methods Wails binds for the Go App struct. */
+/** The methods Wails binds for the Go App struct, as Go's JSON has them. */
 interface WailsApp {
-  Status(): Promise<Status>;
+  Status(): Promise<Wire.Status>;
   Restart(name: string): Promise<void>;
   StartBackend(name: string): Promise<void>;
   StopBackend(name: string): Promise<void>;
-  Logs(name: string, after: number, max: number): Promise<LogLine[] | null>;
+  Logs(name: string, after: number, max: number): Promise<Wire.LogLine[] | null>;
   OpenURL(url: string): Promise<void>;
   OpenLogFolder(): Promise<void>;
-  ScanOrphans(): Promise<ReapReport>;
-  ReapOrphans(pids: number[]): Promise<ReapReport>;
-  GetSettings(): Promise<SettingsView>;
-  SaveSettings(s: Settings): Promise<SettingsView>;
+  ScanOrphans(): Promise<Wire.ReapReport>;
+  ReapOrphans(pids: number[]): Promise<Wire.ReapReport>;
+  GetSettings(): Promise<Wire.SettingsView>;
+  SaveSettings(s: Wire.Settings): Promise<Wire.SettingsView>;
   Quit(): Promise<void>;
 }
 
@@ -47,28 +48,34 @@ export function hasWails(w: Window = window): boolean {
   return !!(w.go && w.go.main && w.go.main.App && w.runtime);
 }
 
-/** Go marshals nil slices as null; the rest of the UI expects arrays. */
-export function normalizeStatus(s: Status): Status {
+/**
+ * Go marshals nil slices as null; the rest of the UI expects arrays. The
+ * return types (Normalized, src/types.ts) make tsc list any array missed.
+ */
+export function normalizeStatus(s: Wire.Status): Status {
   return {
     ...s,
-    backends: (s.backends ?? []).map((b) => ({
-      ...b,
-      command: b.command ?? [],
-      tree: b.tree
-        ? {
-            ...b.tree,
-            processes: b.tree.processes ?? [],
-            duplicates: b.tree.duplicates ?? [],
-            warnings: b.tree.warnings ?? [],
-          }
-        : b.tree,
-    })),
-    boot_reap: s.boot_reap ? normalizeReport(s.boot_reap) : s.boot_reap,
+    backends: (s.backends ?? []).map(normalizeBackend),
+    boot_reap: s.boot_reap && normalizeReport(s.boot_reap),
+    last_reap: s.last_reap && normalizeReport(s.last_reap),
     notices: s.notices ?? [],
   };
 }
 
-export function normalizeReport(r: ReapReport): ReapReport {
+function normalizeBackend(b: Wire.BackendStatus): BackendStatus {
+  return { ...b, command: b.command ?? [], tree: b.tree && normalizeTree(b.tree) };
+}
+
+function normalizeTree(t: Wire.TreeSample): TreeSample {
+  return {
+    ...t,
+    processes: (t.processes ?? []).map((p) => ({ ...p, argv: p.argv ?? [] })),
+    duplicates: (t.duplicates ?? []).map((d) => ({ ...d, argv: d.argv ?? [], pids: d.pids ?? [] })),
+    warnings: t.warnings ?? [],
+  };
+}
+
+export function normalizeReport(r: Wire.ReapReport): ReapReport {
   return {
     ...r,
     decisions: (r.decisions ?? []).map((d) => ({ ...d, cmdline: d.cmdline ?? [] })),

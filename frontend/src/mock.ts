@@ -12,14 +12,14 @@ import { parseGoDuration } from "./settings";
 import type {
   BackendStatus,
   HermesAPI,
+  InstanceInfo,
   LogLine,
-  LogStream,
   ReapDecision,
   ReapReport,
   Settings,
   SettingsView,
   Status,
-  TreeProcess,
+  TreeProc,
   TreeSample,
 } from "./types";
 
@@ -42,7 +42,7 @@ const DEFAULTS: Settings = {
   nofile_soft_limit: 4096,
 };
 
-const CHATTER: [LogStream, string][] = [
+const CHATTER: [LogLine["stream"], string][] = [
   ["stdout", "GET /api/health 200 0.8ms"],
   ["stdout", "session 7f3a: loaded 14 tools from 3 MCP servers"],
   ["stdout", "POST /api/chat 200 1.42s (model=local, tokens=812)"],
@@ -80,13 +80,14 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   let lastReap: ReapReport | null = null;
   let nextPid = 48230;
 
-  const instance = {
+  const instance: InstanceInfo = {
     pid: 48213,
     state_dir: `${HOME}/.local/state/hermes-desktop`,
     nonce: "c0ffee42",
-    mode: "gui" as const,
+    mode: "gui",
     version: "0.4.0-dev",
     started_at: iso(t0 - 2 * 3_600_000 - 14 * 60_000),
+    shim: true,
   };
 
   const backends: MockBackend[] = [];
@@ -98,7 +99,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       port: 0,
       restarts: 0,
       command: ["hermes", "serve", "--host", "127.0.0.1", "--port", "0", "--profile", profile, "--title", `Hermes (${profile})`],
-      tree: null,
+      tree: undefined,
     },
     seq: 0,
     tick: 0,
@@ -132,7 +133,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   const snapshot = (): Status => ({
     instance,
     backends: backends.map((b) => b.status),
-    boot_reap: scenario === "empty" ? null : bootReap,
+    boot_reap: scenario === "empty" ? undefined : bootReap,
     notices:
       scenario === "failed"
         ? ["config.json was invalid and was set aside as config.json.corrupt; defaults are in use"]
@@ -142,7 +143,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     const s = clone(snapshot());
     statusL.forEach((l) => l(s));
   };
-  const log = (b: MockBackend, stream: LogStream, text: string) => {
+  const log = (b: MockBackend, stream: LogLine["stream"], text: string) => {
     b.seq++;
     const line: LogLine = { seq: b.seq, time: new Date().toISOString(), backend: b.status.name, stream, text };
     pendingLogs.push(line);
@@ -155,7 +156,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     const root = b.status.pid;
     const wobble = (n: number) => Math.round(n * (1 + 0.03 * Math.sin(b.tick / 2 + n)));
     const started = b.status.started_at ?? iso(now);
-    const p = (pid: number, ppid: number, argv: string[], rss: number, fds: number, ageMs?: number): TreeProcess => ({
+    const p = (pid: number, ppid: number, argv: string[], rss: number, fds: number, ageMs?: number): TreeProc => ({
       pid,
       ppid,
       argv,
@@ -164,7 +165,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       started: ageMs === undefined ? started : iso(now - ageMs),
     });
     const mimir = ["mimir", "--db", `${HOME}/.hermes/mimir.db`];
-    const processes: TreeProcess[] = [
+    const processes: TreeProc[] = [
       p(root, b.status.shim_pid ?? 1, b.status.command, 182.4 * MB, 64),
       p(root + 1, root, ["node", `${HOME}/.hermes/mcp/filesystem/index.js`, "--root", `${HOME}/Documents`], 38.2 * MB, 23),
       p(root + 2, root, ["uvx", "mcp-server-fetch"], 12.1 * MB, 9),
@@ -206,7 +207,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       last_error: undefined,
       log_tail: undefined,
       nonce: Math.random().toString(16).slice(2, 10),
-      tree: null,
+      tree: undefined,
     };
     nextPid += 20;
     log(b, "launcher", `starting: ${b.status.command.join(" ")}`);
@@ -243,7 +244,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       last_error: "Exited with status 1 five times in 2 minutes; gave up restarting it.",
       log_tail: tail,
       started_at: iso(Date.now() - 95_000),
-      tree: null,
+      tree: undefined,
     };
     for (const l of tail) log(b, l.startsWith("hermes") || l.startsWith("loading") ? "stdout" : "stderr", l);
     log(b, "launcher", "giving up after 5 crashes in 2m0s");
@@ -334,7 +335,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       const b = find(name);
       log(b, "launcher", `stopping: SIGTERM to ${b.status.pid}, grace ${settings.grace}`);
       log(b, "launcher", "stopped: exited with status 0");
-      b.status = { ...b.status, state: "stopped", pid: 0, shim_pid: undefined, port: 0, url: undefined, ready_at: undefined, tree: null };
+      b.status = { ...b.status, state: "stopped", pid: 0, shim_pid: undefined, port: 0, url: undefined, ready_at: undefined, tree: undefined };
       emitStatus();
     },
     async Logs(name, after, max) {

@@ -1,8 +1,9 @@
 // Plain-English labels for the reaper's reason and action words.
 
-import type { BackendState, ReapAction } from "./types";
+import type { BackendState, ReapAction, ReapReason, TreeWarningKind } from "./types";
 
-const REASONS: Record<string, string> = {
+// Keyed by the generated unions: a word Go adds or drops fails tsc here.
+const REASONS: Record<ReapReason, string> = {
   owned: "Belongs to a running app",
   "owner-dead": "Its launcher has exited",
   "orphan-no-record": "Left behind, no record",
@@ -14,7 +15,6 @@ const REASONS: Record<string, string> = {
   "excluded-env": "Excluded by environment",
   "other-user": "Another user's process",
   ancestor: "Ancestor of this app",
-  self: "This app itself",
   "fixed-port": "Listens on a fixed port",
   "not-loopback": "Not on loopback",
   "identity-mismatch": "Process identity changed",
@@ -23,7 +23,7 @@ const REASONS: Record<string, string> = {
 
 /** A short label for a reason word; unknown words are shown as they are. */
 export function reasonLabel(reason: string): string {
-  return Object.prototype.hasOwnProperty.call(REASONS, reason) ? REASONS[reason] : reason;
+  return Object.prototype.hasOwnProperty.call(REASONS, reason) ? REASONS[reason as ReapReason] : reason;
 }
 
 const ACTIONS: Record<ReapAction, string> = {
@@ -77,7 +77,7 @@ export function actionTone(action: string): "ok" | "busy" | "bad" | "idle" {
   }
 }
 
-const WARNINGS: Record<string, { title: string; rank: number }> = {
+const WARNINGS: Record<TreeWarningKind, { title: string; rank: number }> = {
   "fd-pressure": { title: "Running out of open files", rank: 0 },
   "rss-growth": { title: "Memory keeps growing", rank: 1 },
   duplicates: { title: "Duplicate helpers", rank: 2 },
@@ -85,12 +85,12 @@ const WARNINGS: Record<string, { title: string; rank: number }> = {
 
 /** A short heading for a process-tree warning kind ("" for unknown kinds). */
 export function warningTitle(kind: string): string {
-  return Object.prototype.hasOwnProperty.call(WARNINGS, kind) ? WARNINGS[kind].title : "";
+  return Object.prototype.hasOwnProperty.call(WARNINGS, kind) ? WARNINGS[kind as TreeWarningKind].title : "";
 }
 
 /** Warnings most urgent first (open files, then memory, then duplicates); stable otherwise. */
 export function sortWarnings<T extends { kind: string }>(ws: readonly T[]): T[] {
-  const rank = (k: string) => (Object.prototype.hasOwnProperty.call(WARNINGS, k) ? WARNINGS[k].rank : 3);
+  const rank = (k: string) => (Object.prototype.hasOwnProperty.call(WARNINGS, k) ? WARNINGS[k as TreeWarningKind].rank : 3);
   return ws
     .map((w, i) => ({ w, i }))
     .sort((a, b) => rank(a.w.kind) - rank(b.w.kind) || a.i - b.i)

@@ -79,7 +79,7 @@ export function toDraft(s: Settings): SettingsDraft {
     sample_interval: s.sample_interval ?? "",
     max_duplicate_children: dup ? String(dup) : "",
     restart_on_fd_pressure: !!s.restart_on_fd_pressure,
-    nofile_soft_limit: nofile === null || nofile === undefined ? "" : String(nofile),
+    nofile_soft_limit: nofile === undefined ? "" : String(nofile),
   };
 }
 
@@ -273,7 +273,7 @@ export function normalizeDraft(d: SettingsDraft): SettingsDraft {
  */
 export function settingsToSave(base: Settings, draft: SettingsDraft): Settings {
   const d = normalizeDraft(draft);
-  const nofile = d.nofile_soft_limit === "" ? null : parseCount(d.nofile_soft_limit);
+  const nofile = d.nofile_soft_limit === "" ? undefined : parseCount(d.nofile_soft_limit);
   const dup = d.max_duplicate_children === "" ? 0 : parseCount(d.max_duplicate_children);
   return {
     ...base,

@@ -1,14 +1,14 @@
 // Builds a process tree from flat pid/ppid samples.
 
-import type { DuplicateGroup, TreeProcess } from "./types";
+import type { DuplicateGroup, TreeProc } from "./types";
 
 export interface TreeNode {
-  proc: TreeProcess;
+  proc: TreeProc;
   children: TreeNode[];
 }
 
 export interface TreeRow {
-  proc: TreeProcess;
+  proc: TreeProc;
   depth: number;
   /** True when the row's parent is missing from the sample (shown at top level). */
   orphan: boolean;
@@ -16,7 +16,7 @@ export interface TreeRow {
   last: boolean;
 }
 
-function byStartThenPid(a: TreeProcess, b: TreeProcess): number {
+function byStartThenPid(a: TreeProc, b: TreeProc): number {
   const ta = Date.parse(a.started);
   const tb = Date.parse(b.started);
   if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return ta - tb;
@@ -30,15 +30,15 @@ function byStartThenPid(a: TreeProcess, b: TreeProcess): number {
  * cycle are broken at the lowest pid of the cycle, so every process appears
  * exactly once and building always terminates.
  */
-export function buildTree(processes: readonly TreeProcess[] | null | undefined): TreeNode[] {
-  const procs: TreeProcess[] = [];
-  const byPid = new Map<number, TreeProcess>();
+export function buildTree(processes: readonly TreeProc[] | null | undefined): TreeNode[] {
+  const procs: TreeProc[] = [];
+  const byPid = new Map<number, TreeProc>();
   for (const p of processes ?? []) {
     if (byPid.has(p.pid)) continue;
     byPid.set(p.pid, p);
     procs.push(p);
   }
-  const kids = new Map<number, TreeProcess[]>();
+  const kids = new Map<number, TreeProc[]>();
   for (const p of procs) {
     if (p.ppid === p.pid || !byPid.has(p.ppid)) continue;
     const list = kids.get(p.ppid) ?? [];
@@ -48,7 +48,7 @@ export function buildTree(processes: readonly TreeProcess[] | null | undefined):
   for (const list of kids.values()) list.sort(byStartThenPid);
 
   const seen = new Set<number>();
-  const grow = (p: TreeProcess): TreeNode => {
+  const grow = (p: TreeProc): TreeNode => {
     seen.add(p.pid);
     const node: TreeNode = { proc: p, children: [] };
     // `seen` stops any revisit, so recursion depth is bounded by the count.

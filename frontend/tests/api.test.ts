@@ -83,10 +83,25 @@ describe("createWailsApi", () => {
   it("normalizes a tree sample's null lists", () => {
     const s = normalizeStatus({
       ...status(),
-      backends: [{ ...status().backends[0], command: null as unknown as string[], tree: { sampled_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: null as never, duplicates: null as never, warnings: null as never } }],
+      backends: [{ ...status().backends[0], command: null, tree: { sampled_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: null, duplicates: null, warnings: null } }],
     });
     expect(s.backends[0].command).toEqual([]);
     expect(s.backends[0].tree!.processes).toEqual([]);
     expect(s.backends[0].tree!.warnings).toEqual([]);
+  });
+
+  it("normalizes the null lists inside a sample's processes and groups, and the last reap", () => {
+    const proc = { pid: 7, ppid: 1, argv: null, rss_bytes: 0, fds: 0, started: "" };
+    const s = normalizeStatus({
+      ...status(),
+      backends: [{
+        ...status().backends[0],
+        tree: { sampled_at: "", count: 1, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: [proc], duplicates: [{ argv: null, count: 2, pids: null }], warnings: [] },
+      }],
+      last_reap: { started_at: "", dry_run: false, scanned: 1, elapsed_ms: 1, decisions: [{ pid: 9, action: "spared", reason: "owned", detail: "", cmdline: null }] },
+    });
+    expect(s.backends[0].tree!.processes[0].argv).toEqual([]);
+    expect(s.backends[0].tree!.duplicates[0]).toEqual({ argv: [], count: 2, pids: [] });
+    expect(s.last_reap!.decisions[0].cmdline).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { App } from "../src/app";
 import type { Tab } from "../src/state";
-import type { HermesAPI, Status } from "../src/types";
+import type { HermesAPI, ReapReason, Status } from "../src/types";
 import { backend, deferred, fakeApi, flush, line, report, settingsView, status } from "./fixtures";
 
 const NOW = Date.parse("2024-05-01T10:03:14Z");
@@ -382,8 +382,9 @@ describe("boot reap", () => {
     f.api.ScanOrphans.mockResolvedValueOnce(
       report({ dry_run: true, decisions: [
         { pid: 21, action: "would-reap", reason: "owner-dead", detail: "gone", cmdline: ["a"] },
-        { pid: 22, action: "would-reap", reason: "brand-new", detail: "new", cmdline: ["b"] },
-        { pid: 23, action: "spared", reason: "self", detail: "me", cmdline: ["c"] },
+        // A word this page has no label for is shown as it is.
+        { pid: 22, action: "would-reap", reason: "brand-new" as ReapReason, detail: "new", cmdline: ["b"] },
+        { pid: 23, action: "spared", reason: "ancestor", detail: "me", cmdline: ["c"] },
       ] }),
     );
     const { root } = await mount(f.api, "reap");
@@ -519,7 +520,7 @@ describe("settings", () => {
 
   it("has a Leak guard section with defaults as placeholders", async () => {
     const f = fakeApi();
-    f.api.GetSettings.mockResolvedValueOnce(settingsView({ sample_interval: "", nofile_soft_limit: null }));
+    f.api.GetSettings.mockResolvedValueOnce(settingsView({ sample_interval: "", nofile_soft_limit: undefined }));
     const { root } = await mount(f.api, "settings");
     const section = byText(root, ".form-section", "Leak guard")!;
     expect(section.querySelector(".form-section-title")!.textContent).toBe("Leak guard");
@@ -557,7 +558,7 @@ describe("settings", () => {
       sample_interval: "2s",
       max_duplicate_children: 6,
       restart_on_fd_pressure: true,
-      nofile_soft_limit: null, // empty: the default
+      nofile_soft_limit: undefined, // empty: left out, so Go uses the default
     });
     // 0 is sent as 0: the floor is off.
     type(root, "nofile_soft_limit", "0");

@@ -21,16 +21,14 @@ export function backend(over: Partial<BackendStatus> = {}): BackendStatus {
     command: ["hermes", "serve", "--port", "0"],
     started_at: "2024-05-01T10:00:00Z",
     ready_at: "2024-05-01T10:00:02Z",
-    tree: null,
     ...over,
   };
 }
 
 export function status(backends: BackendStatus[] = [backend()], over: Partial<Status> = {}): Status {
   return {
-    instance: { pid: 4000, state_dir: "/tmp/state", nonce: "n1", mode: "gui", version: "1.2.3", started_at: "2024-05-01T09:59:00Z" },
+    instance: { pid: 4000, state_dir: "/tmp/state", nonce: "n1", mode: "gui", version: "1.2.3", started_at: "2024-05-01T09:59:00Z", shim: true },
     backends,
-    boot_reap: null,
     notices: [],
     ...over,
   };
@@ -52,7 +50,7 @@ export function report(over: Partial<ReapReport> = {}): ReapReport {
       { pid: 12, action: "reaped", reason: "orphan-no-record", detail: "No record.", cmdline: ["mimir", "--db", "x"] },
       { pid: 13, action: "spared", reason: "too-young", detail: "Too new.", cmdline: ["a"] },
       { pid: 14, action: "spared", reason: "ssh-lock", detail: "SSH.", cmdline: ["ssh"] },
-      { pid: 15, action: "spared", reason: "self", detail: "Me.", cmdline: ["hermes-desktop"] },
+      { pid: 15, action: "spared", reason: "ancestor", detail: "Me.", cmdline: ["hermes-desktop"] },
     ],
     ...over,
   };

@@ -21,7 +21,7 @@ const dry = report({
     { pid: 20, action: "would-reap", reason: "orphan-no-record", detail: "", cmdline: ["c"] },
   ],
 });
-const empty = report({ dry_run: true, scanned: 1, elapsed_ms: 3, decisions: [{ pid: 5, action: "spared", reason: "self", detail: "", cmdline: [] }] });
+const empty = report({ dry_run: true, scanned: 1, elapsed_ms: 3, decisions: [{ pid: 5, action: "spared", reason: "ancestor", detail: "", cmdline: [] }] });
 
 describe("summaries", () => {
   it("summarizes a real reap", () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { actionLabel, actionTone, reasonLabel, sortWarnings, stateLabel, stateTone, warningTitle } from "../src/reasons";
+import type { ReapReason } from "../src/types";
 
-const WORDS = [
+const WORDS: ReapReason[] = [
   "owned", "owner-dead", "orphan-no-record", "too-young", "not-orphan", "ssh-lock", "gateway-pidfile",
-  "service-managed", "excluded-env", "other-user", "ancestor", "self", "fixed-port", "not-loopback",
+  "service-managed", "excluded-env", "other-user", "ancestor", "fixed-port", "not-loopback",
   "identity-mismatch", "fail-closed",
 ];
 

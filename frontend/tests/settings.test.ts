@@ -182,7 +182,7 @@ describe("toDraft", () => {
       restart_on_fd_pressure: false,
       nofile_soft_limit: "",
     });
-    expect(toDraft({ ...defaultSettings, nofile_soft_limit: null }).nofile_soft_limit).toBe("");
+    expect(toDraft({ ...defaultSettings, nofile_soft_limit: undefined }).nofile_soft_limit).toBe("");
     expect(toDraft({ ...defaultSettings, nofile_soft_limit: 0 }).nofile_soft_limit).toBe("0");
     expect(toDraft({ ...defaultSettings, max_duplicate_children: 0 }).max_duplicate_children).toBe("");
     expect(toDraft({ ...defaultSettings, max_duplicate_children: 6, restart_on_fd_pressure: true })).toMatchObject({
@@ -213,8 +213,9 @@ describe("settingsToSave", () => {
       nofile_soft_limit: 65536,
     });
   });
-  it("sends an empty floor as null (the default) and 0 as 0 (off)", () => {
-    expect(settingsToSave(loaded, { ...toDraft(loaded), nofile_soft_limit: "" }).nofile_soft_limit).toBeNull();
+  it("leaves an empty floor out (the default) and sends 0 as 0 (off)", () => {
+    const empty = settingsToSave(loaded, { ...toDraft(loaded), nofile_soft_limit: "" });
+    expect(JSON.parse(JSON.stringify(empty))).not.toHaveProperty("nofile_soft_limit");
     expect(settingsToSave(loaded, { ...toDraft(loaded), nofile_soft_limit: "0" }).nofile_soft_limit).toBe(0);
     expect(settingsToSave(loaded, { ...toDraft(loaded), max_duplicate_children: "" }).max_duplicate_children).toBe(0);
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildTree, duplicatePids, flattenTree, type TreeNode } from "../src/tree";
-import type { TreeProcess } from "../src/types";
+import type { TreeProc } from "../src/types";
 
-const p = (pid: number, ppid: number, started = "2024-05-01T10:00:00Z"): TreeProcess => ({
+const p = (pid: number, ppid: number, started = "2024-05-01T10:00:00Z"): TreeProc => ({
   pid,
   ppid,
   argv: [`p${pid}`],
