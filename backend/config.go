@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/lockfile"
 )
 
 // Defaults, in one place.
@@ -198,7 +199,7 @@ func (s *Spec) applyDefaults(self string) error {
 	if s.Name == "" {
 		s.Name = DefaultName
 	}
-	if !validName(s.Name) {
+	if !lockfile.ValidName(s.Name) {
 		return fmt.Errorf("backend: invalid backend name %q: use letters, digits, '.', '_' or '-'", s.Name)
 	}
 	if len(s.Command) == 0 {
@@ -227,10 +228,6 @@ func (s *Spec) applyDefaults(self string) error {
 	}
 	return nil
 }
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-func validName(s string) bool { return nameRE.MatchString(s) }
 
 // compileReadyRegex compiles a ready pattern and checks it has a group for
 // the port.

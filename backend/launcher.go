@@ -245,9 +245,11 @@ func (l *Launcher) Shutdown() error {
 		}
 		l.ctlWG.Wait()
 		l.shutdownErr = l.release()
+		l.logsMu.Lock()
 		for _, lg := range l.logs {
 			lg.close()
 		}
+		l.logsMu.Unlock()
 	})
 	return l.shutdownErr
 }

@@ -137,14 +137,14 @@ func (s Settings) Apply(cfg *Config, spec *Spec) error {
 	cfg.LeakGuard.MaxDuplicateChildren = s.MaxDuplicateChildren
 	cfg.LeakGuard.RestartOnFDPressure = s.RestartOnFDPressure
 	if n := s.NofileSoftLimit; n != nil {
-		cfg.LeakGuard.NofileSoftLimit = nofileSetting(*n)
+		cfg.LeakGuard.NofileSoftLimit = NofileFloor(*n)
 	}
 	return nil
 }
 
-// nofileSetting maps the user's "0 turns it off" to leakguard.Config's
-// negative.
-func nofileSetting(n int) int {
+// NofileFloor maps the user's open-file floor, where 0 turns it off, to
+// leakguard.Config's, where 0 means the default and negative turns it off.
+func NofileFloor(n int) int {
 	if n == 0 {
 		return -1
 	}

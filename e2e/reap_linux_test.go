@@ -391,7 +391,7 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 // finds them through the descendants the dead owner's record lists.
 func TestBootReapFindsScrubbedChildrenThroughTheRecord(t *testing.T) {
 	l1 := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--backend-cmd",
-		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env")
+		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env --keep-child-env "+testbin.TagEnv)
 	l1.WaitReady(1, readyWait)
 	waitSampledTree(t, l1, 3)          // backend and its 2 children
 	time.Sleep(200 * time.Millisecond) // the record is rewritten after the sample

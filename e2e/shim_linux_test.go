@@ -176,7 +176,7 @@ func TestBackendInheritsNoLauncherFDs(t *testing.T) {
 // them from its samples of the tree and stops them.
 func TestShimSIGKILLWithScrubbedChildren(t *testing.T) {
 	l := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--backend-cmd",
-		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env")
+		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env --keep-child-env "+testbin.TagEnv)
 	first := l.WaitReady(1, readyWait)
 	old := testbin.WaitTagged(t, l.Tag, 5, tagWait) // launcher, shim, backend, 2 children
 	waitSampledTree(t, l, 3)                        // backend and its 2 children

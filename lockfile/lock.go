@@ -77,9 +77,6 @@ func openLock(path string) (*flock.Flock, error) {
 	return flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|openNoFollow), flock.SetPermissions(0o600)), nil
 }
 
-// Path returns the lock file's path.
-func (l *Lock) Path() string { return l.f.Path() }
-
 // Release drops the lock and closes the file. The file stays on disk.
 func (l *Lock) Release() error {
 	if l == nil {

@@ -35,6 +35,11 @@ var ErrCorrupt = errors.New("lockfile: corrupt record")
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// ValidName reports whether s can name a backend: letters, digits, '.',
+// '_' and '-', starting with a letter or digit, at most 64 bytes (it
+// becomes part of file names).
+func ValidName(s string) bool { return namePattern.MatchString(s) }
+
 // Owner names the launcher instance that owns a backend.
 type Owner struct {
 	Nonce string `json:"nonce"`
@@ -91,7 +96,7 @@ func (r *Record) Validate() error {
 	if r.Schema != RecordSchema {
 		bad("schema %d, want %d", r.Schema, RecordSchema)
 	}
-	if !namePattern.MatchString(r.Name) {
+	if !ValidName(r.Name) {
 		bad("name %q", r.Name)
 	}
 	if ValidNonce(r.Nonce) != nil {

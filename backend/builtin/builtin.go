@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -50,6 +51,9 @@ type Options struct {
 	// the Python MCP SDK starts stdio servers: nothing in their environment
 	// ties them to the backend.
 	ScrubChildEnv bool
+	// KeepChildEnv names more variables a scrubbed child keeps (a test
+	// suite's tag, say).
+	KeepChildEnv []string
 	// ParentPoll, when set, watches the parent only by polling getppid()
 	// at this period, as Hermes' own watchdog does (a benchmark baseline).
 	ParentPoll time.Duration
@@ -78,6 +82,10 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.LeakChildrenEvery, "leak-children-every", 0, "fault: start a new identical child this often and never stop the old ones")
 	fs.DurationVar(&o.LeakFDsEvery, "leak-fds-every", 0, "fault: open a file descriptor this often and never close it")
 	fs.BoolVar(&o.ScrubChildEnv, "scrub-child-env", false, "fault: start children with only HOME and PATH in their environment, like MCP stdio servers")
+	fs.Func("keep-child-env", "with --scrub-child-env: also keep these variables (comma-separated names)", func(v string) error {
+		o.KeepChildEnv = append(o.KeepChildEnv, strings.Split(v, ",")...)
+		return nil
+	})
 	fs.DurationVar(&o.ParentPoll, "parent-poll", 0, "baseline: notice parent death only by polling getppid() this often, like Hermes (default: exit notification + lifeline)")
 	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore HERMES_PARENT_PID entirely")
 	// Hermes' serve takes a profile; accepted and ignored so a Hermes command

@@ -23,10 +23,7 @@ func (s *server) spawnChild(kind string, newSession bool) error {
 	cmd := exec.Command(self, ChildCommand, "--kind", kind)
 	cmd.Stdin = nil
 	if s.opts.ScrubChildEnv {
-		// The test suite's tag is kept: it is how the suite finds what it
-		// started; it ties nothing to the backend.
-		cmd.Env = []string{"HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH"),
-			"HERMES_DESKTOP_TEST_TAG=" + os.Getenv("HERMES_DESKTOP_TEST_TAG")}
+		cmd.Env = scrubbedEnv(s.opts.KeepChildEnv)
 	}
 	cmd.SysProcAttr = childAttr(newSession)
 	if err := cmd.Start(); err != nil {
@@ -48,4 +45,16 @@ func ChildMain(args []string, stderr io.Writer) int {
 	for range sigs {
 	}
 	return 0
+}
+
+// scrubbedEnv is the environment an allowlisting MCP client gives its
+// servers: HOME and PATH, plus the names in keep.
+func scrubbedEnv(keep []string) []string {
+	env := []string{"HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
+	for _, name := range keep {
+		if v, ok := os.LookupEnv(name); ok && name != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
 }

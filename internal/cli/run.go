@@ -100,46 +100,46 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	return o, nil
 }
 
-// applySettings fills the options the user did not give explicitly from the
-// saved settings. It returns a notice when the settings file was unusable.
-func (o *runOptions) applySettings(stateDir string) string {
-	s, notice := backend.LoadSettings(stateDir)
-	take := func(name, value string, dst *string) {
-		if !o.explicit[name] && value != "" {
-			*dst = value
+// applyExplicit puts the options the user gave by flag or environment
+// variable over cfg and spec, which hold the saved settings: those win.
+func (o *runOptions) applyExplicit(cfg *backend.Config, spec *backend.Spec) error {
+	given := func(name string) bool { return o.explicit[name] }
+	if given("backend-cmd") {
+		spec.Command = nil
+		if o.backendCmd != "" {
+			argv, err := backend.SplitCommand(o.backendCmd)
+			if err != nil {
+				return fmt.Errorf("--backend-cmd: %w", err)
+			}
+			spec.Command = argv
 		}
 	}
-	take("backend-cmd", s.BackendCommand, &o.backendCmd)
-	take("ready-regex", s.ReadyRegex, &o.readyRegex)
-	take("health-path", s.HealthPath, &o.healthPath)
-	takeDuration := func(name, value string, dst *time.Duration) {
-		if d, err := time.ParseDuration(value); !o.explicit[name] && value != "" && err == nil {
-			*dst = d
-		}
+	if given("ready-regex") {
+		spec.ReadyRegex = o.readyRegex
 	}
-	takeDuration("grace", s.Grace, &o.grace)
-	takeDuration("min-orphan-age", s.MinOrphanAge, &o.minOrphanAge)
-	takeDuration("sample-interval", s.SampleInterval, &o.sampleInterval)
-	if !o.explicit["max-duplicate-children"] && s.MaxDuplicateChildren > 0 {
-		o.maxDuplicates = s.MaxDuplicateChildren
+	if given("health-path") {
+		spec.HealthPath = o.healthPath
 	}
-	if !o.explicit["restart-on-fd-pressure"] && s.RestartOnFDPressure {
-		o.fdRestart = true
+	if given("grace") {
+		spec.Grace = o.grace
 	}
-	if !o.explicit["nofile-soft-limit"] && s.NofileSoftLimit != nil {
-		o.nofileFloor = *s.NofileSoftLimit
+	if given("min-orphan-age") {
+		cfg.MinOrphanAge = o.minOrphanAge
 	}
-	return notice
-}
-
-// leakGuard turns the options into the backend's leak guard configuration.
-func (o *runOptions) leakGuard() leakguard.Config {
-	nofile := o.nofileFloor
-	if nofile == 0 {
-		nofile = -1 // the user's "0 turns it off"
+	if given("sample-interval") {
+		cfg.LeakGuard.SampleInterval = o.sampleInterval
 	}
-	return leakguard.Config{SampleInterval: o.sampleInterval, MaxDuplicateChildren: o.maxDuplicates,
-		RestartOnFDPressure: o.fdRestart, NofileSoftLimit: nofile}
+	if given("max-duplicate-children") {
+		cfg.LeakGuard.MaxDuplicateChildren = o.maxDuplicates
+	}
+	if given("restart-on-fd-pressure") {
+		cfg.LeakGuard.RestartOnFDPressure = o.fdRestart
+	}
+	if given("nofile-soft-limit") {
+		cfg.LeakGuard.NofileSoftLimit = backend.NofileFloor(o.nofileFloor)
+	}
+	spec.StartTimeout = o.startTimeout
+	return nil
 }
 
 // config turns the flags and the saved settings into a launcher
@@ -154,7 +154,6 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	if err := lockfile.EnsureDir(stateDir); err != nil {
 		return backend.Config{}, err
 	}
-	notice := o.applySettings(stateDir)
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return backend.Config{}, fmt.Errorf("--log-level: %w", err)
@@ -163,32 +162,35 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	if err != nil {
 		return backend.Config{}, fmt.Errorf("find own executable: %w", err)
 	}
-	spec := backend.Spec{ReadyRegex: o.readyRegex, HealthPath: o.healthPath, Grace: o.grace, StartTimeout: o.startTimeout}
-	if o.backendCmd != "" {
-		if spec.Command, err = backend.SplitCommand(o.backendCmd); err != nil {
-			return backend.Config{}, fmt.Errorf("--backend-cmd: %w", err)
-		}
-		fmt.Fprintf(stdout, "using backend: %s (configured)\n", backend.JoinCommand(spec.Command))
-	} else {
-		var why string
-		spec.Command, why = backend.DefaultCommand(self)
-		fmt.Fprintf(stdout, "using backend: %s (%s)\n", backend.JoinCommand(spec.Command), why)
+	settings, notice := backend.LoadSettings(stateDir)
+	cfg := backend.Config{
+		StateDir:    stateDir,
+		Self:        self,
+		NoShim:      o.noShim,
+		NoBootReap:  o.noBootReap,
+		Args:        successorArgs(),
+		HandoffWait: envflag.Duration(backend.EnvHandoffWait, 0),
+		Version:     version,
+		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Announce:    stdout,
+		Notices:     nonEmpty(notice),
 	}
-	return backend.Config{
-		StateDir:     stateDir,
-		Self:         self,
-		Backends:     []backend.Spec{spec},
-		MinOrphanAge: o.minOrphanAge,
-		NoShim:       o.noShim,
-		NoBootReap:   o.noBootReap,
-		LeakGuard:    o.leakGuard(),
-		Args:         successorArgs(),
-		HandoffWait:  envflag.Duration(backend.EnvHandoffWait, 0),
-		Version:      version,
-		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
-		Announce:     stdout,
-		Notices:      nonEmpty(notice),
-	}, nil
+	var spec backend.Spec
+	// One merge path: the saved settings (already validated), then what
+	// the user gave explicitly.
+	if err := settings.Apply(&cfg, &spec); err != nil {
+		return backend.Config{}, err
+	}
+	if err := o.applyExplicit(&cfg, &spec); err != nil {
+		return backend.Config{}, err
+	}
+	why := "configured"
+	if len(spec.Command) == 0 {
+		spec.Command, why = backend.DefaultCommand(self)
+	}
+	fmt.Fprintf(stdout, "using backend: %s (%s)\n", backend.JoinCommand(spec.Command), why)
+	cfg.Backends = []backend.Spec{spec}
+	return cfg, nil
 }
 
 func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {

@@ -132,9 +132,6 @@ func (l *Launcher) cleanup() {
 	}
 }
 
-// Exited is closed when the launcher process has exited.
-func (l *Launcher) Exited() <-chan struct{} { return l.exited }
-
 // WaitExit waits up to d for the launcher to exit and returns its exit code.
 func (l *Launcher) WaitExit(d time.Duration) (int, error) {
 	select {

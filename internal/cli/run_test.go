@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend"
+)
+
+// TestSettingsMerge checks the one path from saved settings, flags and
+// environment variables to the launcher's configuration: explicit wins,
+// even when it says zero or false.
+func TestSettingsMerge(t *testing.T) {
+	cases := []struct {
+		name     string
+		settings string // config.json; "" for none
+		env      map[string]string
+		args     []string
+		check    func(t *testing.T, cfg backend.Config, spec backend.Spec)
+	}{
+		{"defaults", "", nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			if spec.Grace != 0 || cfg.MinOrphanAge != 0 || cfg.LeakGuard.NofileSoftLimit != 0 || len(spec.Command) == 0 {
+				t.Errorf("got grace %v, min age %v, nofile %d, command %q; want zero values (defaults later) and the default command",
+					spec.Grace, cfg.MinOrphanAge, cfg.LeakGuard.NofileSoftLimit, spec.Command)
+			}
+		}},
+		{"saved", `{"grace":"2s","min_orphan_age":"10m","backend_command":"python3 -m x","max_duplicate_children":5,"restart_on_fd_pressure":true,"nofile_soft_limit":0}`, nil, nil,
+			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+				want := []string{"python3", "-m", "x"}
+				if spec.Grace != 2*time.Second || cfg.MinOrphanAge != 10*time.Minute || !reflect.DeepEqual(spec.Command, want) ||
+					cfg.LeakGuard.MaxDuplicateChildren != 5 || !cfg.LeakGuard.RestartOnFDPressure || cfg.LeakGuard.NofileSoftLimit != -1 {
+					t.Errorf("got %+v / %+v, want the saved values (nofile 0 -> off)", spec, cfg.LeakGuard)
+				}
+			}},
+		{"flags win", `{"grace":"2s","backend_command":"python3 -m x","max_duplicate_children":5,"restart_on_fd_pressure":true,"nofile_soft_limit":0}`, nil,
+			[]string{"--grace", "3s", "--backend-cmd", "a 'b c'", "--max-duplicate-children", "0", "--restart-on-fd-pressure=false", "--nofile-soft-limit", "8192"},
+			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+				if spec.Grace != 3*time.Second || !reflect.DeepEqual(spec.Command, []string{"a", "b c"}) || cfg.LeakGuard.MaxDuplicateChildren != 0 ||
+					cfg.LeakGuard.RestartOnFDPressure || cfg.LeakGuard.NofileSoftLimit != 8192 {
+					t.Errorf("got %+v / %+v, want the flags' values", spec, cfg.LeakGuard)
+				}
+			}},
+		{"environment wins", `{"grace":"2s","sample_interval":"1s"}`, map[string]string{"HERMES_DESKTOP_GRACE": "4s", "HERMES_DESKTOP_NOFILE_SOFT_LIMIT": "0"}, nil,
+			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+				if spec.Grace != 4*time.Second || cfg.LeakGuard.SampleInterval != time.Second || cfg.LeakGuard.NofileSoftLimit != -1 {
+					t.Errorf("got grace %v, sample %v, nofile %d; want 4s from the environment, 1s saved, off",
+						spec.Grace, cfg.LeakGuard.SampleInterval, cfg.LeakGuard.NofileSoftLimit)
+				}
+			}},
+		{"bad file", `{"grace":"forever"}`, nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			if spec.Grace != 0 || len(cfg.Notices) != 1 || !strings.Contains(cfg.Notices[0], "set aside") {
+				t.Errorf("got grace %v, notices %q; want the defaults and a notice", spec.Grace, cfg.Notices)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, env := range settingsEnv {
+				t.Setenv(env, "")
+			}
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			dir := filepath.Join(t.TempDir(), "state")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if tc.settings != "" {
+				if err := os.WriteFile(filepath.Join(dir, backend.SettingsFile), []byte(tc.settings), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o, err := parseRunFlags(append([]string{"--state-dir", dir}, tc.args...), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := o.config(io.Discard, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cfg.Backends) != 1 {
+				t.Fatalf("got %d backends, want 1", len(cfg.Backends))
+			}
+			tc.check(t, cfg, cfg.Backends[0])
+		})
+	}
+}
+
+func TestSuccessorArgsDropTheHandoffFlag(t *testing.T) {
+	old := args
+	t.Cleanup(func() { args = old })
+	args = func() []string {
+		return []string{"run", "--headless", "--adopt-fd", "3", "--grace=2s", "--adopt-fd=3", "-adopt-fd", "4"}
+	}
+	if got, want := successorArgs(), []string{"run", "--headless", "--grace=2s"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
