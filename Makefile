@@ -104,7 +104,7 @@ FUZZ_TARGETS := \
 	./lockfile:FuzzParseGatewayPID \
 	./internal/proc:FuzzParseMarker \
 	./internal/proc:FuzzParseStat \
-	./backend:FuzzParseShape \
+	./backend/reap:FuzzParseShape \
 	./backend:FuzzSplitJoinCommand \
 	./backend:FuzzParseSettings
 

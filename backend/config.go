@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"hermes-desktop/backend/reap"
 )
 
 // Defaults, in one place.
@@ -20,7 +22,7 @@ const (
 	fallbackHealthPath  = "/api/status"
 	DefaultGrace        = 5 * time.Second
 	DefaultStartTimeout = 60 * time.Second
-	DefaultMinOrphanAge = 180 * time.Second
+	DefaultMinOrphanAge = reap.DefaultMinOrphanAge
 	// Restart policy seen in Hermes: at most 3 respawns per 120 s.
 	DefaultMaxRestarts   = 3
 	DefaultRestartWindow = 120 * time.Second

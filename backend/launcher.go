@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -57,8 +58,8 @@ type Launcher struct {
 
 	reapRun  sync.Mutex // held through a reap: one at a time
 	reapMu   sync.Mutex // guards bootReap and lastReap
-	bootReap *ReapReport
-	lastReap *ReapReport
+	bootReap *reap.Report
+	lastReap *reap.Report
 
 	supCancel    context.CancelFunc
 	ctlCtx       context.Context

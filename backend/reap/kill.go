@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 		t.members = append(t.members, r.pinMembers(t.d.id.PID, protected)...)
 		signalTree(t, syscall.SIGKILL)
 	}
-	killCtx, cancel := context.WithTimeout(ctx, killWait)
+	killCtx, cancel := context.WithTimeout(ctx, proc.KillWait)
 	defer cancel()
 	for _, t := range trees {
 		if waitTree(killCtx, t) {
