@@ -39,6 +39,8 @@ type osView struct {
 	stateDir string
 }
 
+var _ view = osView{}
+
 func (osView) PIDs() ([]int, error)                   { return proc.PIDs() }
 func (osView) Stat(pid int) (proc.Process, error)     { return proc.Stat(pid) }
 func (osView) Cmdline(pid int) ([]string, error)      { return proc.Cmdline(pid) }
