@@ -129,7 +129,7 @@ FUZZ_TARGETS := \
 	./internal/proc:FuzzParseMarker \
 	./internal/proc:FuzzParseStat \
 	./watchdog:FuzzShimArgs \
-	./backend:FuzzParseShape \
+	./backend/reap:FuzzParseShape \
 	./backend:FuzzSplitJoinCommand \
 	./backend:FuzzParseSettings
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/desktop"
 )
 
@@ -220,7 +221,7 @@ func (a *App) OpenURL(raw string) error {
 		return fmt.Errorf("not a local web address: %q", raw)
 	}
 	host := u.Hostname()
-	if !backend.IsLoopbackHost(host) {
+	if !reap.IsLoopbackHost(host) {
 		return fmt.Errorf("only local addresses are opened, not %q", host)
 	}
 	if p := u.Port(); p != "" {
@@ -237,13 +238,13 @@ func (a *App) OpenLogFolder() error {
 }
 
 // ScanOrphans is the dry run behind "Scan now": what would be reaped.
-func (a *App) ScanOrphans() (*backend.ReapReport, error) {
+func (a *App) ScanOrphans() (*reap.Report, error) {
 	return a.l.Reap(context.Background(), true, 0, nil)
 }
 
 // ReapOrphans reaps the PIDs of a dry run the user confirmed, each only if
 // it still qualifies now.
-func (a *App) ReapOrphans(pids []int) (*backend.ReapReport, error) {
+func (a *App) ReapOrphans(pids []int) (*reap.Report, error) {
 	if len(pids) == 0 {
 		return nil, errors.New("nothing to reap: run a scan first")
 	}

@@ -241,7 +241,7 @@ func (a *adopter) run(ctx context.Context) {
 
 // finish kills what is still adopted and reaps it, at launcher shutdown.
 func (a *adopter) finish() {
-	deadline := time.Now().Add(a.grace + killWait)
+	deadline := time.Now().Add(a.grace + proc.KillWait)
 	for a.pass() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond) // bounded: shutdown only
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/lockfile"
 )
 
@@ -23,7 +24,7 @@ const (
 	fallbackHealthPath  = "/api/status"
 	DefaultGrace        = 5 * time.Second
 	DefaultStartTimeout = 60 * time.Second
-	DefaultMinOrphanAge = 180 * time.Second
+	DefaultMinOrphanAge = reap.DefaultMinOrphanAge
 	// Restart policy seen in Hermes: at most 3 respawns per 120 s.
 	DefaultMaxRestarts   = 3
 	DefaultRestartWindow = 120 * time.Second

@@ -1,6 +1,10 @@
 package backend
 
-import "sync"
+import (
+	"sync"
+
+	"hermes-desktop/backend/reap"
+)
 
 // EventKind names what an Event carries.
 type EventKind string
@@ -17,7 +21,7 @@ type Event struct {
 	Kind    EventKind      `json:"kind"`
 	Backend *BackendStatus `json:"backend,omitempty"`
 	Log     *LogLine       `json:"log,omitempty"`
-	Reap    *ReapReport    `json:"reap,omitempty"`
+	Reap    *reap.Report   `json:"reap,omitempty"`
 }
 
 // broker fans events out to subscribers without ever blocking a publisher:

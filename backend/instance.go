@@ -364,7 +364,7 @@ func (i *instance) teardown(grace time.Duration) {
 			i.jobKiller.kill()
 		}
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), killWait)
+	ctx, cancel = context.WithTimeout(context.Background(), proc.KillWait)
 	defer cancel()
 	if !i.handle.Wait(ctx) || !i.tree.Wait(ctx) {
 		i.log.add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.Alive()))
@@ -375,8 +375,6 @@ const (
 	// shimKillMargin is extra time the launcher gives a shim beyond the
 	// grace period before killing the tree itself.
 	shimKillMargin = 2 * time.Second
-	// killWait bounds the wait for SIGKILLed processes to disappear.
-	killWait = 5 * time.Second
 	// exitWait bounds the wait for the waiter after a teardown.
 	exitWait = 10 * time.Second
 )

@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -58,8 +59,8 @@ type Launcher struct {
 
 	reapRun  sync.Mutex // held through a reap: one at a time
 	reapMu   sync.Mutex // guards bootReap and lastReap
-	bootReap *ReapReport
-	lastReap *ReapReport
+	bootReap *reap.Report
+	lastReap *reap.Report
 
 	supCancel    context.CancelFunc
 	ctlCtx       context.Context

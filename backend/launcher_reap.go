@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/lockfile"
 )
 
@@ -38,17 +39,17 @@ func (l *Launcher) runBootReap() {
 // Our own running backends are spared as owned: we hold their owner lock.
 // minAge overrides the configured minimum orphan age when non-zero; only,
 // when non-nil, limits the reap to those PIDs.
-func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*ReapReport, error) {
+func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*reap.Report, error) {
 	return l.reap(ctx, dryRun, minAge, only)
 }
 
-func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*ReapReport, error) {
+func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*reap.Report, error) {
 	l.reapRun.Lock()
 	defer l.reapRun.Unlock()
 	if minAge == 0 {
 		minAge = l.cfg.MinOrphanAge
 	}
-	report, err := Reap(ctx, ReapOptions{
+	report, err := reap.Run(ctx, reap.Options{
 		StateDir: l.cfg.StateDir, HermesHome: l.cfg.HermesHome, MinAge: minAge,
 		DryRun: dryRun, Only: only, Logger: l.cfg.Logger,
 	})
@@ -63,21 +64,8 @@ func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge time.Duration, 
 }
 
 // ReapReports returns the boot reap's report and the latest one.
-func (l *Launcher) ReapReports() (boot, last *ReapReport) {
+func (l *Launcher) ReapReports() (boot, last *reap.Report) {
 	l.reapMu.Lock()
 	defer l.reapMu.Unlock()
 	return l.bootReap, l.lastReap
-}
-
-// Summary says what a reap did in one line: "reaped 2, spared 3 (scanned
-// 412 processes in 21.3 ms)".
-func (r *ReapReport) Summary() string {
-	s := fmt.Sprintf("reaped %d, spared %d", r.Count(ActionReaped), r.Count(ActionSpared))
-	if n := r.Count(ActionWouldReap); n > 0 {
-		s += fmt.Sprintf(", would reap %d", n)
-	}
-	if n := r.Count(ActionFailed); n > 0 {
-		s += fmt.Sprintf(", failed %d", n)
-	}
-	return s + fmt.Sprintf(" (scanned %d processes in %.1f ms)", r.Scanned, r.ElapsedMS)
 }

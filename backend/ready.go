@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/lockfile"
 )
 
@@ -31,7 +32,7 @@ func (i *instance) awaitReady(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	host := ProbeHost(ParseShape(i.spec.Command).Host)
+	host := reap.ProbeHost(reap.ParseShape(i.spec.Command).Host)
 	if err := i.awaitHealth(ctx, host, port); err != nil {
 		return 0, err
 	}

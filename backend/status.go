@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/reap"
 )
 
 // InstanceInfo describes the running launcher.
@@ -27,8 +28,8 @@ type Status struct {
 	Backends []BackendStatus `json:"backends"`
 	// BootReap is what the reap before the first spawn found; LastReap the
 	// latest reap (on demand), when there was one since.
-	BootReap *ReapReport `json:"boot_reap,omitempty"`
-	LastReap *ReapReport `json:"last_reap,omitempty"`
+	BootReap *reap.Report `json:"boot_reap,omitempty"`
+	LastReap *reap.Report `json:"last_reap,omitempty"`
 	// Notices are things the user should know, in words.
 	Notices []string `json:"notices,omitempty"`
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -348,7 +349,7 @@ func (s *Supervisor) onReady(r readyResult) {
 	if err := s.writeRecord(r.inst); err != nil {
 		s.log.Warn("update record with port", "err", err)
 	}
-	url := "http://" + net.JoinHostPort(ProbeHost(ParseShape(s.spec.Command).Host), strconv.Itoa(r.port))
+	url := "http://" + net.JoinHostPort(reap.ProbeHost(reap.ParseShape(s.spec.Command).Host), strconv.Itoa(r.port))
 	now := time.Now()
 	s.update(StateReady, func(st *BackendStatus) {
 		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.backendPID(), r.port, url, &now, ""

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
@@ -130,7 +130,7 @@ func TestBootReapScene(t *testing.T) {
 	loopback := []string{"--host", "127.0.0.1", "--port", "0"}
 	type want struct {
 		id     proc.Identity
-		action backend.Action
+		action reap.Action
 		reason string
 	}
 	var cases = map[string]*want{}
@@ -139,7 +139,7 @@ func TestBootReapScene(t *testing.T) {
 	nonce, _ := lockfile.NewNonce()
 	deadRec := s.orphan(s.env("HERMES_PARENT_NONCE="+nonce), s.serve(loopback...)...)
 	s.record(deadRec, nonce, deadOwner(t))
-	cases["dead owner"] = &want{deadRec, backend.ActionReaped, backend.ReasonOwnerDead}
+	cases["dead owner"] = &want{deadRec, reap.ActionReaped, reap.ReasonOwnerDead}
 
 	// An orphan owned by a live launcher: we hold its owner lock here.
 	ownerNonce, _ := lockfile.NewNonce()
@@ -150,33 +150,33 @@ func TestBootReapScene(t *testing.T) {
 	liveNonce, _ := lockfile.NewNonce()
 	owned := s.orphan(s.env("HERMES_PARENT_NONCE="+liveNonce), s.serve(loopback...)...)
 	s.record(owned, liveNonce, lockfile.Owner{Nonce: ownerNonce, PID: self.PID, Start: self.Start})
-	cases["owned"] = &want{owned, backend.ActionSpared, backend.ReasonOwned}
+	cases["owned"] = &want{owned, reap.ActionSpared, reap.ReasonOwned}
 
 	// Unrecorded orphans: old enough goes, too young stays.
 	old := s.orphan(s.env(), s.serve(loopback...)...)
-	cases["old orphan"] = &want{old, backend.ActionReaped, backend.ReasonOrphanNoRecord}
+	cases["old orphan"] = &want{old, reap.ActionReaped, reap.ReasonOrphanNoRecord}
 
 	// Fixed-port and all-interfaces serves, orphaned and old: never.
 	fixed := s.orphan(s.env(), s.serve("--host", "127.0.0.1", "--port", strconv.Itoa(freePort(t)))...)
-	cases["fixed port"] = &want{fixed, backend.ActionSpared, backend.ReasonFixedPort}
+	cases["fixed port"] = &want{fixed, reap.ActionSpared, reap.ReasonFixedPort}
 	wide := s.orphan(s.env(), s.serve("--host", "0.0.0.0", "--port", "0")...)
-	cases["0.0.0.0"] = &want{wide, backend.ActionSpared, backend.ReasonNotLoopback}
+	cases["0.0.0.0"] = &want{wide, reap.ActionSpared, reap.ReasonNotLoopback}
 
 	// A remote SSH backend with the desktop's exact shape and a valid lock.
 	sshBackend := s.orphan(s.env(), s.serve(loopback...)...)
 	writeSSHLock(t, s.home, "0123456789abcdef0123456789abcdef", sshBackend.PID, true)
-	cases["ssh lock"] = &want{sshBackend, backend.ActionSpared, backend.ReasonSSHLock}
+	cases["ssh lock"] = &want{sshBackend, reap.ActionSpared, reap.ReasonSSHLock}
 	// ... and one whose lock is malformed but still names it: fail closed.
 	sshBad := s.orphan(s.env(), s.serve(loopback...)...)
 	writeSSHLock(t, s.home, "fedcba9876543210fedcba9876543210", sshBad.PID, false)
-	cases["malformed ssh lock"] = &want{sshBad, backend.ActionSpared, backend.ReasonFailClosed}
+	cases["malformed ssh lock"] = &want{sshBad, reap.ActionSpared, reap.ReasonFailClosed}
 
 	// The gateway named by its PID file, with a matching start time.
 	gw := s.orphan(s.env(), s.serve(loopback...)...)
 	ticks := strings.TrimPrefix(gw.Start, "linux:")
 	must(t, os.WriteFile(filepath.Join(s.home, "gateway.pid"),
 		[]byte(fmt.Sprintf(`{"pid":%d,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":%s,"hermes_home":%q}`, gw.PID, ticks, s.home)), 0o600))
-	cases["gateway"] = &want{gw, backend.ActionSpared, backend.ReasonGatewayPIDFile}
+	cases["gateway"] = &want{gw, reap.ActionSpared, reap.ReasonGatewayPIDFile}
 
 	// A record whose PID now belongs to an unrelated process.
 	unrelated := exec.Command("sleep", "60")
@@ -186,7 +186,7 @@ func TestBootReapScene(t *testing.T) {
 	unrelatedID, _ := proc.Lookup(unrelated.Process.Pid)
 	staleNonce, _ := lockfile.NewNonce()
 	s.record(proc.Identity{PID: unrelatedID.PID, Start: "linux:1"}, staleNonce, deadOwner(t))
-	cases["reused pid"] = &want{unrelatedID, backend.ActionSpared, backend.ReasonIdentityMismatch}
+	cases["reused pid"] = &want{unrelatedID, reap.ActionSpared, reap.ReasonIdentityMismatch}
 
 	// The reap runs under an orphaned, old, serve-shaped shell: its own
 	// ancestor, never to be signalled. It waits for a trigger file.
@@ -194,11 +194,11 @@ func TestBootReapScene(t *testing.T) {
 	script := fmt.Sprintf(`while [ ! -e %q.go ]; do sleep 0.05; done; %q reap --json --min-age %s --grace 1s --state-dir %q > %q; echo $? > %q.code`,
 		out, s.bin, minAge, s.stateDir, out, out)
 	ancestor := s.orphan(s.env(), "sh", "-c", script, "serve", "--host", "127.0.0.1", "--port", "0")
-	cases["ancestor"] = &want{ancestor, backend.ActionSpared, backend.ReasonAncestor}
+	cases["ancestor"] = &want{ancestor, reap.ActionSpared, reap.ReasonAncestor}
 
 	time.Sleep(minAge + 500*time.Millisecond) // everything above is now old enough
 	young := s.orphan(s.env(), s.serve(loopback...)...)
-	cases["young orphan"] = &want{young, backend.ActionSpared, backend.ReasonTooYoung}
+	cases["young orphan"] = &want{young, reap.ActionSpared, reap.ReasonTooYoung}
 
 	// First a dry run: every verdict, nothing touched.
 	dry := runReap(t, s, "--dry-run", "--min-age", minAge.String())
@@ -207,8 +207,8 @@ func TestBootReapScene(t *testing.T) {
 			continue // only the real run below runs under it
 		}
 		wantAction := w.action
-		if wantAction == backend.ActionReaped {
-			wantAction = backend.ActionWouldReap
+		if wantAction == reap.ActionReaped {
+			wantAction = reap.ActionWouldReap
 		}
 		checkDecision(t, "dry run: "+name, dry, w.id.PID, wantAction, w.reason)
 		if !alive(w.id) {
@@ -220,7 +220,7 @@ func TestBootReapScene(t *testing.T) {
 	}
 
 	must(t, os.WriteFile(out+".go", nil, 0o600))
-	var report backend.ReapReport
+	var report reap.Report
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, err := os.ReadFile(out + ".code")
@@ -236,7 +236,7 @@ func TestBootReapScene(t *testing.T) {
 	}
 	for name, w := range cases {
 		checkDecision(t, name, &report, w.id.PID, w.action, w.reason)
-		wantAlive := w.action != backend.ActionReaped
+		wantAlive := w.action != reap.ActionReaped
 		if name == "ancestor" {
 			continue // it exits by itself once the reap is done
 		}
@@ -274,7 +274,7 @@ func writeSSHLock(t *testing.T, home, id string, pid int, valid bool) {
 	must(t, os.WriteFile(filepath.Join(dir, "backend.lock.json"), []byte(lock), 0o600))
 }
 
-func runReap(t *testing.T, s *scene, args ...string) *backend.ReapReport {
+func runReap(t *testing.T, s *scene, args ...string) *reap.Report {
 	t.Helper()
 	cmd := exec.Command(s.bin, append([]string{"reap", "--json", "--state-dir", s.stateDir}, args...)...)
 	cmd.Env = s.env()
@@ -282,14 +282,14 @@ func runReap(t *testing.T, s *scene, args ...string) *backend.ReapReport {
 	if err != nil {
 		t.Fatalf("reap %v: %v\n%s", args, err, out)
 	}
-	var r backend.ReapReport
+	var r reap.Report
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("reap output: %v\n%s", err, out)
 	}
 	return &r
 }
 
-func checkDecision(t *testing.T, name string, r *backend.ReapReport, pid int, action backend.Action, reason string) {
+func checkDecision(t *testing.T, name string, r *reap.Report, pid int, action reap.Action, reason string) {
 	t.Helper()
 	for _, d := range r.Decisions {
 		if d.PID == pid {
@@ -372,7 +372,7 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 	reaped := 0
 	for _, d := range st.BootReap.Decisions {
 		if slices.Contains(stranded, d.PID) {
-			if d.Action != backend.ActionReaped || d.Reason != backend.ReasonOwnerDead {
+			if d.Action != reap.ActionReaped || d.Reason != reap.ReasonOwnerDead {
 				t.Errorf("pid %d: got %s/%s, want reaped/owner-dead", d.PID, d.Action, d.Reason)
 			}
 			reaped++

@@ -24,7 +24,7 @@ import (
 
 	"github.com/shirou/gopsutil/v4/process"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
@@ -68,7 +68,7 @@ func main() {
 		run  func() int
 	}{
 		{"hermes-desktop reap (in-process dry run)", func() int {
-			r, err := backend.Reap(context.Background(), backend.ReapOptions{StateDir: state, HermesHome: dir, DryRun: true})
+			r, err := reap.Run(context.Background(), reap.Options{StateDir: state, HermesHome: dir, DryRun: true})
 			check(err)
 			return len(r.Decisions)
 		}},

@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
 )
@@ -43,8 +44,8 @@ the single-instance lock.`)
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "decide and report, signal nothing, change nothing")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
-	fs.DurationVar(&f.minAge, "min-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
-	fs.DurationVar(&f.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
+	fs.DurationVar(&f.minAge, "min-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", reap.DefaultMinOrphanAge), "minimum age of an unrecorded orphan (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.DurationVar(&f.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", reap.DefaultGrace), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -79,7 +80,7 @@ func cmdReap(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printReap(stdout, report)
 	}
-	if report.Count(backend.ActionFailed) > 0 {
+	if report.Count(reap.ActionFailed) > 0 {
 		return ExitError
 	}
 	return ExitOK
@@ -87,13 +88,13 @@ func cmdReap(args []string, stdout, stderr io.Writer) int {
 
 // reapVia asks the running instance to reap, or reaps here while holding the
 // single-instance lock, so two reaps (or a reap and a spawn) never overlap.
-func reapVia(stateDir string, f reapFlags) (*backend.ReapReport, error) {
+func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+2*f.grace)
 	defer cancel()
 	args, _ := json.Marshal(backend.ReapArgs{DryRun: f.dryRun, MinAge: int64(f.minAge)})
 	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpReap, Args: args})
 	if err == nil {
-		var report backend.ReapReport
+		var report reap.Report
 		if err := json.Unmarshal(res, &report); err != nil {
 			return nil, fmt.Errorf("unreadable answer from the running instance: %w", err)
 		}
@@ -114,10 +115,10 @@ func reapVia(stateDir string, f reapFlags) (*backend.ReapReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return backend.Reap(ctx, backend.ReapOptions{StateDir: stateDir, HermesHome: home, MinAge: f.minAge, Grace: f.grace, DryRun: f.dryRun})
+	return reap.Run(ctx, reap.Options{StateDir: stateDir, HermesHome: home, MinAge: f.minAge, Grace: f.grace, DryRun: f.dryRun})
 }
 
-func printReap(w io.Writer, r *backend.ReapReport) {
+func printReap(w io.Writer, r *reap.Report) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, d := range r.Decisions {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", d.Action, d.PID, d.Reason, d.Detail, shorten(strings.Join(d.Cmdline, " "), 80))

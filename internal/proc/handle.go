@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Handle refers to one process whose identity was verified after the handle
@@ -55,6 +56,12 @@ func (h *Handle) Signal(sig syscall.Signal) error { return h.os.signal(h.id, sig
 
 // Exited reports whether the process has exited (it may still be a zombie).
 func (h *Handle) Exited() bool { return h.os.exited(h.id) }
+
+// KillWait bounds the wait for a SIGKILLed process to disappear. SIGKILL
+// cannot be caught, so only a process stuck in the kernel (uninterruptible
+// sleep on a dead NFS mount, say) outlasts it; callers that wait longer
+// than this report the survivor instead of hanging.
+const KillWait = 5 * time.Second
 
 // Wait blocks until the process exits or ctx ends. It reports whether the
 // process exited.

@@ -27,6 +27,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/reap"
 )
 
 // models lists every Go struct the page sees, in output order: its
@@ -41,8 +42,8 @@ var models = []model{
 	modelOf[leakguard.TreeProc]("TreeProc"),
 	modelOf[leakguard.DuplicateGroup]("DuplicateGroup"),
 	modelOf[leakguard.TreeWarning]("TreeWarning"),
-	modelOf[backend.ReapReport]("ReapReport"),
-	modelOf[backend.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
+	modelOf[reap.Report]("ReapReport"),
+	modelOf[reap.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
 	modelOf[backend.LogLine]("LogLine"),
 	modelOf[backend.Settings]("Settings"),
 	modelOf[backend.SettingsView]("SettingsView"),
@@ -56,13 +57,13 @@ var models = []model{
 var enums = []enum{
 	enumOf("BackendState", backend.StateStopped, backend.StateStarting, backend.StateReady,
 		backend.StateRestarting, backend.StateFailed),
-	enumOf("ReapAction", backend.ActionReaped, backend.ActionSpared, backend.ActionWouldReap,
-		backend.ActionFailed),
-	enumOf("ReapReason", backend.ReasonOwned, backend.ReasonOwnerDead, backend.ReasonOrphanNoRecord,
-		backend.ReasonTooYoung, backend.ReasonNotOrphan, backend.ReasonSSHLock, backend.ReasonGatewayPIDFile,
-		backend.ReasonServiceManaged, backend.ReasonExcludedEnv, backend.ReasonOtherUser,
-		backend.ReasonAncestor, backend.ReasonFixedPort, backend.ReasonNotLoopback,
-		backend.ReasonIdentityMismatch, backend.ReasonFailClosed).on("ReapDecision", "Reason"),
+	enumOf("ReapAction", reap.ActionReaped, reap.ActionSpared, reap.ActionWouldReap,
+		reap.ActionFailed),
+	enumOf("ReapReason", reap.ReasonOwned, reap.ReasonOwnerDead, reap.ReasonOrphanNoRecord,
+		reap.ReasonTooYoung, reap.ReasonNotOrphan, reap.ReasonSSHLock, reap.ReasonGatewayPIDFile,
+		reap.ReasonServiceManaged, reap.ReasonExcludedEnv, reap.ReasonOtherUser,
+		reap.ReasonAncestor, reap.ReasonFixedPort, reap.ReasonNotLoopback,
+		reap.ReasonIdentityMismatch, reap.ReasonFailClosed).on("ReapDecision", "Reason"),
 	enumOf("TreeWarningKind", leakguard.WarnFDPressure, leakguard.WarnDuplicates,
 		leakguard.WarnRSSGrowth).on("TreeWarning", "Kind"),
 	enumOf("EventKind", backend.EventStatus, backend.EventLog, backend.EventReap),

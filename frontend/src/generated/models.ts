@@ -11,14 +11,14 @@ export type BackendState =
   | "restarting"
   | "failed";
 
-/** The constants of backend.Action. */
+/** The constants of reap.Action. */
 export type ReapAction =
   | "reaped"
   | "spared"
   | "would-reap"
   | "failed";
 
-/** The untyped Go string constants backend.Decision.Reason holds. */
+/** The untyped Go string constants reap.Decision.Reason holds. */
 export type ReapReason =
   | "owned"
   | "owner-dead"
@@ -127,7 +127,7 @@ export interface TreeWarning {
   message: string;
 }
 
-/** Generated from backend.ReapReport. */
+/** Generated from reap.Report. */
 export interface ReapReport {
   /** RFC3339 (time.Time) */
   started_at: string;
@@ -139,7 +139,7 @@ export interface ReapReport {
   set_aside?: string[];
 }
 
-/** Generated from backend.Decision. */
+/** Generated from reap.Decision. */
 export interface ReapDecision {
   pid: number;
   action: ReapAction;

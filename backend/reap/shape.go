@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"net/netip"

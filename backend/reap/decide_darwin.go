@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"fmt"
@@ -22,4 +22,4 @@ func serviceManaged(p, _ proc.Process) string {
 }
 
 // isOrphan: launchd (PID 1) adopts orphans on macOS.
-func isOrphan(p, _ proc.Process) bool { return p.PPID <= 1 }
+func isOrphan(p, _ proc.Process, _ int) bool { return p.PPID <= 1 }

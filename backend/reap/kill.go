@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 		t.members = append(t.members, r.pinMembers(t.d.id.PID, protected)...)
 		signalTree(t, syscall.SIGKILL)
 	}
-	killCtx, cancel := context.WithTimeout(ctx, killWait)
+	killCtx, cancel := context.WithTimeout(ctx, proc.KillWait)
 	defer cancel()
 	for _, t := range trees {
 		if waitTree(killCtx, t) {
@@ -113,7 +113,7 @@ func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
 // untouchable applies the never-signalled rules that do not depend on a
 // process's command line to a tree member. Unreadable means untouchable.
 func (r *reaper) untouchable(pid int) bool {
-	p, err := proc.Stat(pid)
+	p, err := r.v.Stat(pid)
 	if err != nil {
 		return !proc.IsGone(err)
 	}
@@ -145,20 +145,14 @@ func waitTree(ctx context.Context, t *doomedTree) bool {
 // dropRecords removes records whose processes are verifiably gone (reaped,
 // exited, or their PIDs reused) and whose owner is dead. Records of live
 // owners, and of processes that survived, stay: they are evidence.
-func (r *reaper) dropRecords(decisions []Decision) []string {
+func (r *reaper) dropRecords() []string {
 	rs, err := lockfile.OpenRecords(r.o.StateDir)
 	if err != nil {
 		return nil
 	}
 	var removed []string
 	for _, rec := range r.records {
-		if held, err := lockfile.OwnerLockHeld(r.o.StateDir, rec.Owner.Nonce); err != nil || held {
-			continue
-		}
-		if alive, err := proc.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
-			continue
-		}
-		if recordLive(rec) {
+		if !r.ownerDead(rec) || r.recordLive(rec) {
 			continue
 		}
 		if err := rs.Remove(rec.Nonce); err == nil {
@@ -170,7 +164,7 @@ func (r *reaper) dropRecords(decisions []Decision) []string {
 
 // recordLive reports whether any process of the record may still be the
 // one it names. Unreadable counts as live: fail closed.
-func recordLive(rec *lockfile.Record) bool {
+func (r *reaper) recordLive(rec *lockfile.Record) bool {
 	for _, id := range []*proc.Identity{rec.Shim, rec.Backend} {
 		if id == nil {
 			continue
@@ -179,7 +173,7 @@ func recordLive(rec *lockfile.Record) bool {
 		if check.BootID == "" {
 			check.BootID = rec.BootID
 		}
-		alive, err := proc.Running(check) // a zombie has exited: nothing left to reap
+		alive, err := r.v.Running(check) // a zombie has exited: nothing left to reap
 		if err != nil || alive {
 			return true
 		}

@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"errors"
@@ -26,12 +26,28 @@ type candidate struct {
 	heir *lockfile.Record
 }
 
+// judge scans the process table and decides on every candidate, in PID
+// order. It returns the decisions and how many processes it looked at.
+func (r *reaper) judge() ([]Decision, int, error) {
+	cands, scanned, err := r.scan()
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []Decision
+	for _, c := range cands {
+		if d := r.decide(c); d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out, scanned, nil
+}
+
 // scan reads every command line (cheap) and the stat of matches only. It
 // returns the candidates, in PID order, and how many processes it looked
 // at. Command lines are read in parallel: on a busy table the kernel's
 // per-file cost dominates, and the reap runs before anything else at boot.
 func (r *reaper) scan() ([]candidate, int, error) {
-	pids, err := proc.PIDs()
+	pids, err := r.v.PIDs()
 	if err != nil {
 		return nil, 0, fmt.Errorf("reap: %w", err)
 	}
@@ -66,19 +82,19 @@ func (r *reaper) examine(pid int, orphaned map[string]*lockfile.Record) (candida
 	if r.only != nil && !r.only[pid] {
 		return candidate{}, false
 	}
-	argv, err := proc.Cmdline(pid)
+	argv, err := r.v.Cmdline(pid)
 	if (err != nil || len(argv) == 0) && r.byPID[pid] == nil {
 		return candidate{}, false // gone, or a kernel thread
 	}
 	shape := ParseShape(argv)
 	var heir *lockfile.Record
 	if !isCandidateShape(shape) && r.byPID[pid] == nil {
-		if heir = inheritedRecord(pid, orphaned); heir == nil && r.heirs[pid] == nil {
+		if heir = r.inheritedRecord(pid, orphaned); heir == nil && r.heirs[pid] == nil {
 			return candidate{}, false
 		}
 	}
 	c := candidate{pid: pid, argv: argv, shape: shape, heir: heir}
-	c.proc, c.statErr = proc.Stat(pid)
+	c.proc, c.statErr = r.v.Stat(pid)
 	if errors.Is(c.statErr, proc.ErrNotFound) || c.proc.Zombie {
 		return candidate{}, false // exited (while we looked, or before: a zombie waits only for its parent)
 	}
@@ -128,23 +144,25 @@ func (r *reaper) deadOwnerRecords() map[string]*lockfile.Record {
 	return out
 }
 
+// ownerDead reports whether rec's launcher is verifiably dead: its owner
+// lock free and its process gone. Anything unreadable counts as alive.
 func (r *reaper) ownerDead(rec *lockfile.Record) bool {
-	held, err := lockfile.OwnerLockHeld(r.o.StateDir, rec.Owner.Nonce)
+	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil || held {
 		return false
 	}
-	running, err := proc.Running(rec.Owner.Identity(rec.BootID))
+	running, err := r.v.Running(rec.Owner.Identity(rec.BootID))
 	return err == nil && !running
 }
 
 // inheritedRecord returns the dead owner's record whose backend nonce pid
 // carries in its environment: the nonce is 128 random bits handed only to
 // that backend's tree, so carrying it is positive evidence of descent.
-func inheritedRecord(pid int, records map[string]*lockfile.Record) *lockfile.Record {
+func (r *reaper) inheritedRecord(pid int, records map[string]*lockfile.Record) *lockfile.Record {
 	if len(records) == 0 {
 		return nil
 	}
-	nonce, ok, err := proc.Getenv(pid, watchdog.EnvParentNonce)
+	nonce, ok, err := r.v.Getenv(pid, watchdog.EnvParentNonce)
 	if err != nil || !ok {
 		return nil
 	}
@@ -222,7 +240,7 @@ func (r *reaper) neverSignalledByOwner(c candidate) *Decision {
 			return r.spare(c, cl.reason, "%s", cl.detail)
 		}
 	}
-	if unit := serviceUnit(c.pid); unit != "" && unit != r.ownUnit {
+	if unit := r.v.ServiceUnit(c.pid); unit != "" && unit != r.ownUnit {
 		return r.spare(c, ReasonServiceManaged, "it runs in the service unit %s", unit)
 	}
 	parent := r.parentOf(c.proc)
@@ -238,7 +256,7 @@ func (r *reaper) isAncestor(pid int) bool {
 	if len(r.ancestors) == 0 {
 		r.ancestors[r.self] = true
 		for cur := r.self; ; {
-			p, err := proc.Stat(cur)
+			p, err := r.v.Stat(cur)
 			if err != nil || p.PPID <= 0 || r.ancestors[p.PPID] {
 				break
 			}
@@ -252,7 +270,7 @@ func (r *reaper) isAncestor(pid int) bool {
 // parentOf reads the parent of p (a zero Process when it is gone, or when
 // its PID was reused by a process younger than p).
 func (r *reaper) parentOf(p proc.Process) proc.Process {
-	parent, err := proc.Stat(p.PPID)
+	parent, err := r.v.Stat(p.PPID)
 	if err != nil || (!parent.Started.IsZero() && parent.Started.After(p.Started)) {
 		return proc.Process{}
 	}
@@ -271,17 +289,17 @@ func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*Decision, s
 	if !recorded.Same(now) {
 		return nil, fmt.Sprintf("record %s names PID %d with start %s, but PID %d is now %s (reused)", rec.Nonce, c.pid, recorded.Start, c.pid, now.Start)
 	}
-	if nonce, ok, err := proc.Getenv(c.pid, watchdog.EnvParentNonce); err == nil && ok && nonce != rec.Nonce {
+	if nonce, ok, err := r.v.Getenv(c.pid, watchdog.EnvParentNonce); err == nil && ok && nonce != rec.Nonce {
 		return r.spare(c, ReasonIdentityMismatch, "PID and start time match record %s, but its nonce is %s: contradictory, left alone", rec.Nonce, nonce), ""
 	}
-	held, err := lockfile.OwnerLockHeld(r.o.StateDir, rec.Owner.Nonce)
+	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil {
 		return r.spare(c, ReasonFailClosed, "the owner lock of record %s could not be checked (%v)", rec.Nonce, err), ""
 	}
 	if held {
 		return r.spare(c, ReasonOwned, "owned by the running launcher %d (record %s, owner lock held)", rec.Owner.PID, rec.Nonce), ""
 	}
-	if alive, err := proc.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
+	if alive, err := r.v.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
 		return r.spare(c, ReasonOwned, "its owner lock is free but the owner process %d still runs (or cannot be checked): left alone", rec.Owner.PID), ""
 	}
 	return r.reap(c, rec, ReasonOwnerDead, "record %s proves it ours, and its launcher (pid %d) is dead", rec.Nonce, rec.Owner.PID), ""
@@ -317,7 +335,7 @@ func (r *reaper) decideOrphan(c candidate, note string) *Decision {
 		prefix = note + "; "
 	}
 	parent := r.parentOf(c.proc)
-	if !isOrphan(c.proc, parent) {
+	if !isOrphan(c.proc, parent, r.uid) {
 		return r.spare(c, ReasonNotOrphan, "%sits parent (pid %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
 	}
 	if r.failClosed != "" {

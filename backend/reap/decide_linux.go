@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"os"
@@ -42,10 +42,11 @@ func serviceUnit(pid int) string {
 func serviceManaged(_, _ proc.Process) string { return "" }
 
 // isOrphan: the parent is init (or gone), or the user's service manager
-// that orphans are reparented to (systemd --user, a subreaper).
-func isOrphan(p, parent proc.Process) bool {
+// that orphans are reparented to (systemd --user running as uid, a
+// subreaper).
+func isOrphan(p, parent proc.Process, uid int) bool {
 	if p.PPID <= 1 {
 		return true
 	}
-	return parent.PID == p.PPID && parent.Comm == "systemd" && parent.UID == os.Geteuid()
+	return parent.PID == p.PPID && parent.Comm == "systemd" && parent.UID == uid
 }

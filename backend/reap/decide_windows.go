@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ func serviceManaged(p, parent proc.Process) string {
 // isOrphan: Windows never reparents, so a process is orphaned when its
 // recorded parent is gone, or when that PID now belongs to a process that
 // started after it (a reused PID).
-func isOrphan(p, parent proc.Process) bool {
+func isOrphan(p, parent proc.Process, _ int) bool {
 	if parent.PID != p.PPID || parent.PID == 0 {
 		return true
 	}

@@ -1,4 +1,4 @@
-package backend
+package reap
 
 import (
 	"context"
@@ -14,10 +14,14 @@ import (
 	"hermes-desktop/lockfile"
 )
 
-// The boot reaper: once per boot, in the single-instance holder, before the
-// first spawn (and on demand), it finds backends that earlier crashes left
-// behind and removes them, without ever touching a process someone else
-// legitimately owns. Every candidate gets a Decision that says why.
+// Defaults, in one place.
+const (
+	// DefaultMinOrphanAge is how old an unrecorded orphan must be before it
+	// is reaped: younger, it may be a backend still starting up.
+	DefaultMinOrphanAge = 180 * time.Second
+	// DefaultGrace is the time between SIGTERM and SIGKILL.
+	DefaultGrace = 5 * time.Second
+)
 
 // Action is what the reaper did, or would do, with a candidate.
 type Action string
@@ -61,8 +65,8 @@ type Decision struct {
 	record *lockfile.Record // the record that matched, if any
 }
 
-// ReapReport is what a reap found and did.
-type ReapReport struct {
+// Report is what a reap found and did.
+type Report struct {
 	StartedAt time.Time  `json:"started_at"`
 	DryRun    bool       `json:"dry_run"`
 	Scanned   int        `json:"scanned"`
@@ -75,7 +79,7 @@ type ReapReport struct {
 }
 
 // Count returns how many decisions have action a.
-func (r *ReapReport) Count(a Action) int {
+func (r *Report) Count(a Action) int {
 	n := 0
 	for _, d := range r.Decisions {
 		if d.Action == a {
@@ -85,9 +89,25 @@ func (r *ReapReport) Count(a Action) int {
 	return n
 }
 
-// ReapOptions configure a reap. Zero values take the documented defaults.
-type ReapOptions struct {
-	StateDir   string
+// Summary says what a reap did in one line: "reaped 2, spared 3 (scanned
+// 412 processes in 21.3 ms)".
+func (r *Report) Summary() string {
+	s := fmt.Sprintf("reaped %d, spared %d", r.Count(ActionReaped), r.Count(ActionSpared))
+	if n := r.Count(ActionWouldReap); n > 0 {
+		s += fmt.Sprintf(", would reap %d", n)
+	}
+	if n := r.Count(ActionFailed); n > 0 {
+		s += fmt.Sprintf(", failed %d", n)
+	}
+	return s + fmt.Sprintf(" (scanned %d processes in %.1f ms)", r.Scanned, r.ElapsedMS)
+}
+
+// Options configure a reap. Zero values take the documented defaults.
+type Options struct {
+	// StateDir holds the ownership records and owner locks; required.
+	StateDir string
+	// HermesHome holds the SSH locks and the gateway PID file; required
+	// ("" would read them relative to the working directory).
 	HermesHome string
 	// MinAge is how old an unrecorded orphan must be; 0 means 180 s.
 	MinAge time.Duration
@@ -99,7 +119,8 @@ type ReapOptions struct {
 	Exclude []int
 	// Only, when non-nil, limits the reap to these PIDs (those of a dry run
 	// the user confirmed); each is reaped only if it still qualifies.
-	Only   []int
+	Only []int
+	// Logger receives one record per decision; nil discards them.
 	Logger *slog.Logger
 }
 
@@ -115,29 +136,23 @@ func ExcludedFromEnv() []int {
 	return out
 }
 
-// Reap runs the boot reaper over stateDir's records and the process table.
+// Run runs the boot reaper over stateDir's records and the process table.
 // It returns an error only when it could not look at all; a partial view
 // makes individual decisions fail closed instead.
-func Reap(ctx context.Context, o ReapOptions) (*ReapReport, error) {
+func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.MinAge < 0 || o.Grace < 0 {
 		return nil, fmt.Errorf("reap: negative minimum age (%v) or grace period (%v)", o.MinAge, o.Grace)
 	}
 	o.applyDefaults()
 	start := time.Now()
-	r, err := newReaper(o)
+	ev, err := readEvidence(o)
 	if err != nil {
 		return nil, err
 	}
-	report := &ReapReport{StartedAt: start, DryRun: o.DryRun, SetAside: r.setAside}
-	cands, scanned, err := r.scan()
-	if err != nil {
+	r := newReaper(o, osView{stateDir: o.StateDir}, os.Getpid(), os.Geteuid(), ev)
+	report := &Report{StartedAt: start, DryRun: o.DryRun, SetAside: r.setAside}
+	if report.Decisions, report.Scanned, err = r.judge(); err != nil {
 		return nil, err
-	}
-	report.Scanned = scanned
-	for _, c := range cands {
-		if d := r.decide(c); d != nil {
-			report.Decisions = append(report.Decisions, *d)
-		}
 	}
 	var doomed []*Decision // pointers taken only now that the slice is complete
 	for i := range report.Decisions {
@@ -149,7 +164,7 @@ func Reap(ctx context.Context, o ReapOptions) (*ReapReport, error) {
 		r.kill(ctx, report.Decisions, doomed)
 	}
 	if !o.DryRun {
-		report.RecordsRemoved = r.dropRecords(report.Decisions)
+		report.RecordsRemoved = r.dropRecords()
 	}
 	report.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	for _, d := range report.Decisions {
@@ -158,7 +173,7 @@ func Reap(ctx context.Context, o ReapOptions) (*ReapReport, error) {
 	return report, nil
 }
 
-func (o *ReapOptions) applyDefaults() {
+func (o *Options) applyDefaults() {
 	if o.MinAge == 0 {
 		o.MinAge = DefaultMinOrphanAge
 	}
@@ -173,12 +188,43 @@ func (o *ReapOptions) applyDefaults() {
 	}
 }
 
+// evidence is what a reap reads from files before it looks at any process:
+// our ownership records and other programs' claims.
+type evidence struct {
+	records []*lockfile.Record
+	bad     []lockfile.SetAside // records that could not be read
+	ssh     []lockfile.ForeignClaim
+	sshErr  error // the SSH lock directory could not be listed
+	gateway []lockfile.ForeignClaim
+}
+
+// readEvidence loads the records (a dry run only peeks: it changes
+// nothing, not even a corrupt file's name) and the foreign claims.
+func readEvidence(o Options) (evidence, error) {
+	rs, err := lockfile.OpenRecords(o.StateDir)
+	if err != nil {
+		return evidence{}, fmt.Errorf("reap: %w", err)
+	}
+	load := rs.LoadAll
+	if o.DryRun {
+		load = rs.Peek
+	}
+	var ev evidence
+	if ev.records, ev.bad, err = load(); err != nil {
+		return evidence{}, fmt.Errorf("reap: %w", err)
+	}
+	ev.ssh, ev.sshErr = lockfile.SSHLockClaims(o.HermesHome)
+	ev.gateway = lockfile.GatewayClaims(o.HermesHome)
+	return ev, nil
+}
+
 // reaper holds what one reap knows before it looks at any process.
 type reaper struct {
-	o         ReapOptions
+	o         Options
+	v         view // every look at a live process or an owner lock
 	self      int
 	uid       int
-	ancestors map[int]bool
+	ancestors map[int]bool // filled on first use by isAncestor
 	exclude   map[int]bool
 	only      map[int]bool // nil: every process
 	records   []*lockfile.Record
@@ -200,8 +246,10 @@ type claim struct {
 	detail string
 }
 
-func newReaper(o ReapOptions) (*reaper, error) {
-	r := &reaper{o: o, self: os.Getpid(), uid: os.Geteuid(), ancestors: map[int]bool{}, exclude: map[int]bool{}, byPID: map[int]*lockfile.Record{}}
+// newReaper prepares a reap by process self (running as uid) that sees
+// the system through v.
+func newReaper(o Options, v view, self, uid int, ev evidence) *reaper {
+	r := &reaper{o: o, v: v, self: self, uid: uid, ancestors: map[int]bool{}, exclude: map[int]bool{}, byPID: map[int]*lockfile.Record{}}
 	for _, pid := range o.Exclude {
 		r.exclude[pid] = true
 	}
@@ -211,27 +259,13 @@ func newReaper(o ReapOptions) (*reaper, error) {
 			r.only[pid] = true
 		}
 	}
-	if err := r.loadRecords(); err != nil {
-		return nil, err
-	}
-	r.loadClaims()
-	r.ownUnit = serviceUnit(r.self)
-	return r, nil
+	r.useRecords(ev.records, ev.bad)
+	r.useClaims(ev)
+	r.ownUnit = v.ServiceUnit(self)
+	return r
 }
 
-func (r *reaper) loadRecords() error {
-	rs, err := lockfile.OpenRecords(r.o.StateDir)
-	if err != nil {
-		return fmt.Errorf("reap: %w", err)
-	}
-	load := rs.LoadAll
-	if r.o.DryRun {
-		load = rs.Peek // a dry run changes nothing, not even a corrupt file's name
-	}
-	records, bad, err := load()
-	if err != nil {
-		return fmt.Errorf("reap: %w", err)
-	}
+func (r *reaper) useRecords(records []*lockfile.Record, bad []lockfile.SetAside) {
 	r.records = records
 	for _, rec := range records {
 		for _, id := range []*proc.Identity{rec.Shim, rec.Backend} {
@@ -248,21 +282,19 @@ func (r *reaper) loadRecords() error {
 		r.setAside = append(r.setAside, name)
 		r.failClosed = fmt.Sprintf("record %s could not be read (%v), so it may own this process", b.File, b.Reason)
 	}
-	return nil
 }
 
-// loadClaims reads the SSH locks and gateway PID files. An unreadable lock
-// directory makes every unrecorded orphan fail closed; a malformed file
-// spares at least the PID it seems to name.
-func (r *reaper) loadClaims() {
-	ssh, err := lockfile.SSHLockClaims(r.o.HermesHome)
-	if err != nil {
-		r.failClosed = fmt.Sprintf("the SSH lock directory could not be read (%v)", err)
+// useClaims takes in the SSH locks and gateway PID files. An unreadable
+// lock directory makes every unrecorded orphan fail closed; a malformed
+// file spares at least the PID it seems to name.
+func (r *reaper) useClaims(ev evidence) {
+	if ev.sshErr != nil {
+		r.failClosed = fmt.Sprintf("the SSH lock directory could not be read (%v)", ev.sshErr)
 	}
-	for _, c := range ssh {
+	for _, c := range ev.ssh {
 		r.addClaim(c, ReasonSSHLock, "a remote SSH backend's lock")
 	}
-	for _, c := range lockfile.GatewayClaims(r.o.HermesHome) {
+	for _, c := range ev.gateway {
 		if c.Err == nil && !r.gatewayAlive(c) {
 			continue // a stale PID file names nobody
 		}
@@ -286,11 +318,12 @@ func (r *reaper) addClaim(c lockfile.ForeignClaim, reason, what string) {
 // gatewayAlive applies the PID file rule: the PID counts only while alive
 // and, when the file records a start time, only if it still matches.
 func (r *reaper) gatewayAlive(c lockfile.ForeignClaim) bool {
-	id, err := proc.Lookup(c.PID)
+	p, err := r.v.Stat(c.PID)
 	if err != nil {
 		return !errors.Is(err, proc.ErrNotFound) // unreadable: keep the claim
 	}
-	if running, err := proc.Running(id); err == nil && !running {
+	id := p.Identity()
+	if running, err := r.v.Running(id); err == nil && !running {
 		return false
 	}
 	if c.StartTicks == 0 || !strings.HasPrefix(id.Start, "linux:") {

@@ -1,0 +1,11 @@
+// Package reap is the boot reaper: once per boot, in the single-instance
+// holder, before the first spawn (and on demand, `hermes-desktop reap`), it
+// finds the backends that earlier crashes left behind and removes them,
+// without ever signalling a process someone else legitimately owns. It owns
+// the candidate test (ParseShape), the decision rules, each with a reason
+// word, and the TERM -> grace -> KILL of the doomed trees; every candidate
+// gets a Decision that says why.
+//
+// The Launcher in package backend runs it, so reap must never import
+// backend: it sits beside watchdog, above internal/proc and lockfile.
+package reap
