@@ -112,7 +112,7 @@ func (l *Launcher) adoptBackend(b handoffBackend) (*instance, error) {
 		closeAll()
 		return nil, err
 	}
-	inst, err := adoptInstance(spec, b, lifeline, outR, errR, l.backendLog(spec.Name), l.adopter)
+	inst, err := adoptInstance(spec, b, lifeline, outR, errR, l.backendLog(spec.Name), l.reclaimer)
 	if err != nil {
 		return nil, err // adoptInstance closed the files
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"hermes-desktop/backend/control"
@@ -185,7 +186,7 @@ func (l *Launcher) handoffRestart(ctx context.Context, to string) (int, error) {
 // abortGracefully gives a restart-mode successor, which may have started
 // backends, the chance to tear them down before it is killed.
 func (s *successor) abortGracefully() {
-	_ = s.cmd.Process.Signal(sigTerm)
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
 	case <-time.After(DefaultGrace + shimKillMargin):
@@ -313,8 +314,8 @@ func (l *Launcher) commit(ctx context.Context, args HandoffCommitArgs) error {
 			l.cfg.Logger.Error("handoff commit: detach", "backend", s.spec.Name, "err", err)
 		}
 	}
-	if l.adopterCancel != nil {
-		l.adopterCancel()
+	if l.reclaimerCancel != nil {
+		l.reclaimerCancel()
 	}
 	l.letGo()
 	close(succ.committed)

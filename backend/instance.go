@@ -40,7 +40,7 @@ type instance struct {
 	handle    *proc.Handle // on leader
 	viaShim   bool
 	shim      shimPipes // set when viaShim
-	adopter   *adopter  // nil when nothing adopts orphans
+	reclaimer   *reclaimer  // nil when nothing adopts orphans
 	readyFile string
 	log       *backendLog
 	// jobKiller is an OS mechanism that can kill the whole tree at once (a
@@ -85,8 +85,8 @@ type spawnParams struct {
 	self       string
 	viaShim    bool
 	log        *backendLog
-	// adopter, if set, learns about every child we start and reap.
-	adopter *adopter
+	// reclaimer, if set, learns about every child we start and reap.
+	reclaimer *reclaimer
 }
 
 // errSpawn wraps errors that happen before the process exists.
@@ -116,7 +116,7 @@ func spawn(p spawnParams) (*instance, error) {
 		return nil, err
 	}
 	i.argv = p.spec.Command
-	i.adopter = p.adopter
+	i.reclaimer = p.reclaimer
 	var extra []*os.File
 	if p.viaShim {
 		if extra, err = i.prepareShim(p); err != nil {
@@ -179,8 +179,8 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 	cmd.ExtraFiles = extraFiles
 	setupCommand(cmd)
 	var registered func(int)
-	if i.adopter != nil {
-		registered = i.adopter.spawning(i.nonce)
+	if i.reclaimer != nil {
+		registered = i.reclaimer.spawning(i.nonce)
 	}
 	err = cmd.Start()
 	if registered != nil {
@@ -207,8 +207,8 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		if i.adopter != nil {
-			i.adopter.reaped(pid)
+		if i.reclaimer != nil {
+			i.reclaimer.reaped(pid)
 		}
 		outR.Close()
 		errR.Close()
@@ -293,8 +293,8 @@ func (i *instance) wait() {
 		_ = i.cmd.Wait() // the only reaper of this child
 	}
 	i.reaped = true
-	if i.adopter != nil {
-		i.adopter.reaped(i.leader.PID)
+	if i.reclaimer != nil {
+		i.reclaimer.reaped(i.leader.PID)
 	}
 	i.tree.Close()
 	if i.jobKiller != nil {
@@ -413,7 +413,7 @@ func (i *instance) track(ps []leakguard.TreeProc) {
 // output pipes it inherited. The shim is not our child: its exit is seen
 // through a handle and its status is unknown; its group is not pinned, so
 // the tree is followed by identities only.
-func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *backendLog, adopter *adopter) (*instance, error) {
+func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *backendLog, reclaimer *reclaimer) (*instance, error) {
 	h, err := proc.Open(b.Shim)
 	if err == nil {
 		err = proc.Check(b.Backend)
@@ -431,7 +431,7 @@ func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, 
 	pollable(errR)
 	i := &instance{
 		spec: spec, nonce: b.Nonce, argv: b.Argv, leader: b.Shim, handle: h, viaShim: true,
-		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, adopter: adopter,
+		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, reclaimer: reclaimer,
 		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
 		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
 	}

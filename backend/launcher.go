@@ -53,9 +53,9 @@ type Launcher struct {
 	noticeMu sync.Mutex // guards notices
 	notices  []string
 
-	adopter       *adopter
-	adopterCancel context.CancelFunc
-	adopterDone   chan struct{}
+	reclaimer       *reclaimer
+	reclaimerCancel context.CancelFunc
+	reclaimerDone   chan struct{}
 
 	reapRun  sync.Mutex // held through a reap: one at a time
 	reapMu   sync.Mutex // guards bootReap and lastReap
@@ -103,8 +103,8 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if l.records, err = lockfile.OpenRecords(cfg.StateDir); err != nil {
 		return nil, err
 	}
-	l.adopter = newAdopter(l.self.PID, DefaultGrace, cfg.Logger)
-	l.adopter.helper = l.nonce
+	l.reclaimer = newReclaimer(l.self.PID, DefaultGrace, cfg.Logger)
+	l.reclaimer.helper = l.nonce
 	if cfg.AdoptFrom != nil {
 		err = l.takeOver(cfg.AdoptFrom)
 	} else {
@@ -170,21 +170,21 @@ func (l *Launcher) Start() {
 		params := spawnParams{
 			owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
 			hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
-			log: l.backendLog(spec.Name), adopter: l.adopter,
+			log: l.backendLog(spec.Name), reclaimer: l.reclaimer,
 		}
 		l.sups = append(l.sups, newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus))
 	}
 	ctlCtx, ctlCancel := context.WithCancel(context.Background())
 	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
 	l.serveControl()
-	if err := setSubreaper(true); err != nil {
+	if err := proc.SetChildSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
-	adoptCtx, adoptCancel := context.WithCancel(context.Background())
-	l.adopterCancel, l.adopterDone = adoptCancel, make(chan struct{})
+	reclaimCtx, reclaimCancel := context.WithCancel(context.Background())
+	l.reclaimerCancel, l.reclaimerDone = reclaimCancel, make(chan struct{})
 	go func() {
-		defer close(l.adopterDone)
-		l.adopter.run(adoptCtx)
+		defer close(l.reclaimerDone)
+		l.reclaimer.run(reclaimCtx)
 	}()
 	if !l.cfg.NoBootReap {
 		l.runBootReap()
@@ -235,10 +235,10 @@ func (l *Launcher) Shutdown() error {
 		for _, s := range l.sups {
 			<-s.Done()
 		}
-		if l.adopterCancel != nil {
-			l.adopterCancel() // it finishes off anything it adopted
-			<-l.adopterDone
-			_ = setSubreaper(false)
+		if l.reclaimerCancel != nil {
+			l.reclaimerCancel() // it finishes off the orphans it holds
+			<-l.reclaimerDone
+			_ = proc.SetChildSubreaper(false)
 		}
 		close(l.backendsGone)
 		if l.ctlCancel != nil {

@@ -13,7 +13,7 @@ const HelperEnv = "HERMES_DESKTOP_HELPER"
 
 // OpenExternal opens a URL or a folder with the desktop's default handler.
 // It does not wait for the handler, but it owns its Wait, so nothing is left
-// as a zombie; whatever the handler leaves behind is reaped by the adopter.
+// as a zombie; whatever the handler leaves behind is reaped by the reclaimer.
 func (l *Launcher) OpenExternal(target string) error {
 	argv := openerCommand(target)
 	cmd := exec.Command(argv[0], argv[1:]...)

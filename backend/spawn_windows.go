@@ -1,10 +1,8 @@
 package backend
 
 import (
-	"fmt"
 	"os/exec"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -22,56 +20,28 @@ func setupCommand(cmd *exec.Cmd) {
 func groupOf(int) int { return 0 }
 
 // treeJob is a kill-on-close job object holding one backend tree.
-type treeJob struct{ job windows.Handle }
+type treeJob struct{ job *proc.Job }
 
 // newJobKiller puts the child in a job object of its own that kills its
 // members when closed. The launcher itself sits in a kill-on-close job (see
-// main), so this one only serves to stop a single backend tree.
+// EnterLauncherJob), so this one only serves to stop a single backend tree.
 func newJobKiller(pid int) (jobKiller, error) {
-	job, err := newKillOnCloseJob(0)
+	job, err := proc.NewKillOnCloseJob(false)
 	if err != nil {
 		return nil, err
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
-	if err != nil {
-		windows.CloseHandle(job)
-		return nil, fmt.Errorf("open backend process: %w", err)
-	}
-	defer windows.CloseHandle(h)
-	if err := windows.AssignProcessToJobObject(job, h); err != nil {
-		windows.CloseHandle(job)
-		return nil, fmt.Errorf("assign backend to job: %w", err)
+	if err := job.Assign(pid); err != nil {
+		job.Close()
+		return nil, err
 	}
 	return &treeJob{job: job}, nil
 }
 
 // kill terminates every process in the job.
-func (j *treeJob) kill() { _ = windows.TerminateJobObject(j.job, 1) }
+func (j *treeJob) kill() { _ = j.job.Terminate() }
 
 // release closes the job once the tree is gone.
-func (j *treeJob) release() {
-	if j.job != 0 {
-		windows.CloseHandle(j.job)
-		j.job = 0
-	}
-}
-
-// newKillOnCloseJob creates a job object that kills every member when its
-// last handle is closed, however its holder dies.
-func newKillOnCloseJob(extra uint32) (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return 0, fmt.Errorf("create job object: %w", err)
-	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | extra
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
-		return 0, fmt.Errorf("configure job object: %w", err)
-	}
-	return job, nil
-}
+func (j *treeJob) release() { j.job.Close() }
 
 // EnterLauncherJob puts the launcher in a kill-on-close job. Every child is
 // born inside it, so when the launcher dies, however it dies, Windows kills
@@ -79,13 +49,13 @@ func newKillOnCloseJob(extra uint32) (windows.Handle, error) {
 // Breakaway is allowed for one child only: a handoff's successor, which
 // must outlive us (it asks for it with CREATE_BREAKAWAY_FROM_JOB).
 func EnterLauncherJob() error {
-	job, err := newKillOnCloseJob(windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK)
+	job, err := proc.NewKillOnCloseJob(true)
 	if err != nil {
 		return err
 	}
-	if err := windows.AssignProcessToJobObject(job, windows.CurrentProcess()); err != nil {
-		windows.CloseHandle(job)
-		return fmt.Errorf("join job object: %w", err)
+	if err := job.AssignSelf(); err != nil {
+		job.Close()
+		return err
 	}
 	return nil
 }

@@ -380,7 +380,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 }
 
 // recordDescendants keeps the record's list of descendants (and the
-// adopter's) in step with the tree, writing only when it changed.
+// reclaimer's) in step with the tree, writing only when it changed.
 func (s *Supervisor) recordDescendants(ts *leakguard.TreeSample) {
 	var ids []proc.Identity
 	for _, p := range ts.Processes[1:] {
@@ -391,8 +391,8 @@ func (s *Supervisor) recordDescendants(ts *leakguard.TreeSample) {
 		id.BootID = proc.BootID()
 		ids = append(ids, id)
 	}
-	if s.params.adopter != nil {
-		s.params.adopter.know(s.cur.nonce, ids)
+	if s.params.reclaimer != nil {
+		s.params.reclaimer.know(s.cur.nonce, ids)
 	}
 	if slices.Equal(ids, s.curDesc) {
 		return

@@ -45,7 +45,7 @@ func ShimMain(args []string, stderr io.Writer) int {
 
 // runShim is the shim's life, in order: take the fds, catch signals, become
 // a subreaper, wait for the start barrier, start the backend, report it,
-// watch the parent, and supervise until the tree is empty.
+// watch the parent, and run the shim loop until the tree is empty.
 func runShim(o ShimOptions, log *slog.Logger) int {
 	lifeline, report, err := openShimFDs(o)
 	if err != nil {
@@ -56,7 +56,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 	if err := leadProcessGroup(); err != nil {
 		log.Warn("cannot lead a process group; the tree is followed by parent links only", "err", err)
 	}
-	if err := becomeSubreaper(); err != nil {
+	if err := containTree(); err != nil {
 		log.Warn("not a subreaper; orphaned descendants may escape", "err", err)
 	}
 	if !awaitStart(lifeline) {
@@ -92,7 +92,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 			parentGone <- reason
 		}
 	}()
-	code := supervise(child, signals, parentGone, o.Grace, log)
+	code := runShimLoop(child, signals, parentGone, o.Grace, log)
 	trace("tree-empty", strconv.Itoa(code))
 	cancel()
 	<-watchDone

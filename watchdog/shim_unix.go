@@ -78,9 +78,9 @@ func startChild(argv, env []string) (proc.Identity, error) {
 	return id, nil
 }
 
-// supervisor is the shim's main loop state. Only supervise's goroutine
+// shimLoop is the shim's main loop state. Only runShimLoop's goroutine
 // touches it.
-type supervisor struct {
+type shimLoop struct {
 	child      proc.Identity
 	log        *slog.Logger
 	grace      time.Duration
@@ -92,15 +92,15 @@ type supervisor struct {
 	killTicker *time.Ticker
 }
 
-// supervise reaps every child (we are a subreaper, so orphaned descendants
+// runShimLoop reaps every child (we are a subreaper, so orphaned descendants
 // come to us), starts the teardown when the backend exits, a teardown signal
 // arrives, or the parent dies, and returns the backend's status once no
 // child is left.
-func supervise(child proc.Identity, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(child proc.Identity, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	sigchld := make(chan os.Signal, 1)
 	signal.Notify(sigchld, syscall.SIGCHLD)
 	defer signal.Stop(sigchld)
-	s := &supervisor{child: child, log: log, grace: grace, self: os.Getpid()}
+	s := &shimLoop{child: child, log: log, grace: grace, self: os.Getpid()}
 	defer s.stopTimers()
 	for {
 		if s.reap() {
@@ -139,7 +139,7 @@ func supervise(child proc.Identity, signals <-chan os.Signal, parentGone <-chan 
 }
 
 // reap collects every exited child and reports whether none is left.
-func (s *supervisor) reap() bool {
+func (s *shimLoop) reap() bool {
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
@@ -164,9 +164,9 @@ func (s *supervisor) reap() bool {
 // group pinned with a pidfd first, while nothing is dying yet and the walk
 // is cheap; then the group signal (atomic: it also catches children forked
 // this instant) and the pidfd signals go out back to back.
-func (s *supervisor) teardown(why string) {
+func (s *shimLoop) teardown(why string) {
 	s.tearing = true
-	outside := s.pinTree(true)
+	outside := s.pinOutsideGroup()
 	// Our own group: we lead it and are alive, so the id is pinned. The
 	// SIGTERM reaches us too and is ignored above.
 	_ = proc.SignalGroup(s.self, unix.SIGTERM)
@@ -176,53 +176,40 @@ func (s *supervisor) teardown(why string) {
 	s.graceTimer = time.NewTimer(s.grace)
 }
 
-// signalTree pins and signals every member of our tree.
-func (s *supervisor) signalTree(sig unix.Signal) {
-	s.signalAll(s.pinTree(false), sig)
+// signalTree pins and signals every member of our tree: every descendant
+// (by parent links; as a subreaper we inherit the orphans, so the chain is
+// never broken) and every member of our group, even one that joined it
+// without descending from us. Each handle is opened before its identity is
+// checked, so no PID can be recycled under it. Never the shim itself, never
+// anything outside its tree.
+func (s *shimLoop) signalTree(sig unix.Signal) {
+	handles, err := proc.PinTree(s.self, nil)
+	if err != nil {
+		s.log.Error("list the tree", "err", err)
+	}
+	s.signalAll(handles, sig)
 }
 
-// pinTree opens a handle on every descendant (by parent links; as a
-// subreaper we inherit the orphans, so the chain is never broken) and, with
-// outsideOnly false, on every member of our group. Each handle is opened
-// before its identity is checked, so no PID can be recycled under it. Never
-// the shim itself, never anything outside its tree.
-func (s *supervisor) pinTree(outsideOnly bool) []*proc.Handle {
+// pinOutsideGroup pins the descendants that left our group (setsid'd MCP
+// servers): members of the group are left to the group signal, since a
+// second SIGTERM makes many programs abort a graceful shutdown.
+func (s *shimLoop) pinOutsideGroup() []*proc.Handle {
 	handles, err := proc.PinDescendants(s.self)
 	if err != nil {
 		s.log.Error("list descendants", "err", err)
 	}
-	if outsideOnly {
-		// Members of our group are left to the group signal: a second
-		// SIGTERM makes many programs abort a graceful shutdown.
-		kept := handles[:0]
-		for _, h := range handles {
-			if h.PGID() == s.self {
-				h.Close()
-				continue
-			}
-			kept = append(kept, h)
-		}
-		return kept
-	}
-	// A process may have joined our group without descending from us
-	// (setpgid within the session): the kill phase gets it too.
-	seen := map[int]bool{s.self: true}
+	kept := handles[:0]
 	for _, h := range handles {
-		seen[h.Identity().PID] = true
-	}
-	if table, err := proc.Snapshot(); err == nil {
-		for _, p := range table.Group(s.self) {
-			if !seen[p.PID] {
-				if h, err := proc.Open(p.Identity()); err == nil {
-					handles = append(handles, h)
-				}
-			}
+		if h.PGID() == s.self {
+			h.Close()
+			continue
 		}
+		kept = append(kept, h)
 	}
-	return handles
+	return kept
 }
 
-func (s *supervisor) signalAll(handles []*proc.Handle, sig unix.Signal) {
+func (s *shimLoop) signalAll(handles []*proc.Handle, sig unix.Signal) {
 	for _, h := range handles {
 		if err := h.Signal(sig); err != nil && !proc.IsGone(err) {
 			s.log.Warn("signal", "pid", h.Identity().PID, "signal", sig, "err", err)
@@ -231,7 +218,7 @@ func (s *supervisor) signalAll(handles []*proc.Handle, sig unix.Signal) {
 	}
 }
 
-func (s *supervisor) stopTimers() {
+func (s *shimLoop) stopTimers() {
 	if s.graceTimer != nil {
 		s.graceTimer.Stop()
 	}
@@ -241,7 +228,7 @@ func (s *supervisor) stopTimers() {
 }
 
 // exitCode is the backend's status in shell form: its code, or 128+signal.
-func (s *supervisor) exitCode() int {
+func (s *shimLoop) exitCode() int {
 	if !s.childDone {
 		return 1
 	}
@@ -257,3 +244,11 @@ func describe(ws unix.WaitStatus) string {
 	}
 	return fmt.Sprintf("exit code %d", ws.ExitStatus())
 }
+
+// containTree makes the shim a child subreaper (Linux), so orphaned
+// descendants (a backend's children after it died, MCP servers that called
+// setsid) reparent to us instead of init and the tree stays reachable and
+// reapable. macOS has none: orphans go to launchd, and the shim signals its
+// group and every descendant it can see by parent links before they are
+// orphaned.
+func containTree() error { return proc.SetChildSubreaper(true) }

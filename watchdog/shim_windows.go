@@ -8,17 +8,17 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
 	"hermes-desktop/internal/proc"
 )
 
-// jobHandle is the shim's kill-on-close job. The shim joins it before
+// shimJob is the shim's kill-on-close job. The shim joins it before
 // starting the backend, so the backend and everything it starts are born
 // inside; when the shim exits, however it exits, Windows kills them all.
-var jobHandle windows.Handle
+// The handle is never closed: exiting closes it.
+var shimJob *proc.Job
 
 // notifyShimSignals catches console control events (delivered as SIGINT)
 // and SIGTERM from os.Process.Signal emulation.
@@ -39,25 +39,18 @@ func openReportFD(fd uintptr) (*os.File, error) {
 	return os.NewFile(fd, "report"), nil
 }
 
-// becomeSubreaper is replaced on Windows by a kill-on-close job object that
-// the shim joins: its descendants cannot leave it.
-func becomeSubreaper() error {
-	job, err := windows.CreateJobObject(nil, nil)
+// containTree joins a kill-on-close job: the shim's descendants cannot
+// leave it (the Windows counterpart of the Linux subreaper).
+func containTree() error {
+	job, err := proc.NewKillOnCloseJob(false)
 	if err != nil {
-		return fmt.Errorf("create job object: %w", err)
+		return err
 	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
-		return fmt.Errorf("configure job object: %w", err)
+	if err := job.AssignSelf(); err != nil {
+		job.Close()
+		return err
 	}
-	if err := windows.AssignProcessToJobObject(job, windows.CurrentProcess()); err != nil {
-		windows.CloseHandle(job)
-		return fmt.Errorf("join job object: %w", err)
-	}
-	jobHandle = job
+	shimJob = job
 	return nil
 }
 
@@ -85,13 +78,13 @@ func startChild(argv, env []string) (proc.Identity, error) {
 	return id, nil
 }
 
-// childProcess is the backend; supervise owns its Wait.
+// childProcess is the backend; runShimLoop owns its Wait.
 var childProcess *os.Process
 
-// supervise waits for the backend's exit, a teardown signal or the parent's
+// runShimLoop waits for the backend's exit, a teardown signal or the parent's
 // death. A teardown sends CTRL_BREAK, waits the grace period, then kills
 // every other process in the job.
-func supervise(child proc.Identity, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(child proc.Identity, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
 		st, _ := childProcess.Wait()
@@ -129,44 +122,10 @@ func supervise(child proc.Identity, signals <-chan os.Signal, parentGone <-chan 
 
 // killJobMembers terminates every process in the shim's job except the shim.
 func killJobMembers(log *slog.Logger) {
-	if jobHandle == 0 {
+	if shimJob == nil {
 		return
 	}
-	// JOBOBJECT_BASIC_PROCESS_ID_LIST: two DWORD counts, then ULONG_PTR PIDs.
-	var list struct {
-		assigned, listed uint32
-		pids             [1024]uintptr
+	if err := shimJob.KillMembers(); err != nil {
+		log.Warn("kill job members", "err", err)
 	}
-	if err := windows.QueryInformationJobObject(jobHandle, windows.JobObjectBasicProcessIdList,
-		uintptr(unsafe.Pointer(&list)), uint32(unsafe.Sizeof(list)), nil); err != nil {
-		log.Warn("list job processes", "err", err)
-		return
-	}
-	self := uint32(os.Getpid())
-	for _, pid := range list.pids[:min(int(list.listed), len(list.pids))] {
-		if uint32(pid) == self || pid == 0 {
-			continue
-		}
-		h, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-		if err != nil {
-			continue
-		}
-		// The PID came from a listing: check, through the handle that pins
-		// it, that it is still a member of our job and not a stranger that
-		// took a recycled PID.
-		if inJob(h, jobHandle) {
-			_ = windows.TerminateProcess(h, 1)
-		}
-		windows.CloseHandle(h)
-	}
-}
-
-var procIsProcessInJob = windows.NewLazySystemDLL("kernel32.dll").NewProc("IsProcessInJob")
-
-// inJob reports whether the process behind h is in job (IsProcessInJob);
-// false when it cannot be told.
-func inJob(h, job windows.Handle) bool {
-	var result int32
-	r, _, _ := procIsProcessInJob.Call(uintptr(h), uintptr(job), uintptr(unsafe.Pointer(&result)))
-	return r != 0 && result != 0
 }

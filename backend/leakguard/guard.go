@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"syscall"
 	"time"
 
 	"hermes-desktop/internal/proc"
@@ -18,19 +17,13 @@ type Guard struct {
 	log    *slog.Logger
 	notify func(line string) // a line for the backend's own log
 	rss    []rssPoint
-	active map[string]bool      // warnings of the current episodes
-	ending map[int]*endingChild // duplicates being stopped
+	active map[string]bool       // warnings of the current episodes
+	ending map[int]*proc.Stopper // duplicates being stopped
 }
 
 type rssPoint struct {
 	at  time.Time
 	rss int64
-}
-
-type endingChild struct {
-	id       proc.Identity
-	deadline time.Time // SIGKILL after this
-	killed   bool
 }
 
 // New returns a guard that applies cfg (defaults filled in here too). It
@@ -44,7 +37,7 @@ func New(cfg Config, log *slog.Logger, notify func(line string)) *Guard {
 	if notify == nil {
 		notify = func(string) {}
 	}
-	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]*endingChild{}}
+	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]*proc.Stopper{}}
 }
 
 // Reset forgets everything about the previous instance.
@@ -166,11 +159,12 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 				stopped[pid] = true
 				continue
 			}
-			if err := proc.Signal(p.id, syscall.SIGTERM); err != nil && !proc.IsGone(err) {
+			stop, err := proc.Terminate(p.id, grace, now)
+			if err != nil {
 				g.log.Warn("leak guard: stop duplicate", "pid", pid, "err", err)
 				continue
 			}
-			g.ending[pid] = &endingChild{id: p.id, deadline: now.Add(grace)}
+			g.ending[pid] = stop
 			stopped[pid] = true
 			g.notify(fmt.Sprintf("stopped duplicate child %d (%s): more than %d copies", pid, shortArgv(p.Argv), keep))
 		}
@@ -190,15 +184,12 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 
 // finishEnding SIGKILLs duplicates that outlived the grace period.
 func (g *Guard) finishEnding(now time.Time) {
-	for pid, e := range g.ending {
-		if running, err := proc.Running(e.id); err == nil && !running {
+	for pid, stop := range g.ending {
+		if running, err := proc.Running(stop.Identity()); err == nil && !running {
 			delete(g.ending, pid)
 			continue
 		}
-		if !e.killed && now.After(e.deadline) {
-			e.killed = true
-			_ = proc.Signal(e.id, syscall.SIGKILL)
-		}
+		stop.Escalate(now)
 	}
 }
 

@@ -82,32 +82,8 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 // candidate (a gateway a backend started, another user's or another
 // service's process).
 func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
-	hs, _ := proc.PinDescendants(pid)
-	seen := map[int]bool{pid: true}
-	kept := hs[:0]
-	for _, h := range hs {
-		id := h.Identity().PID
-		if protected[id] || seen[id] || r.untouchable(id) {
-			h.Close()
-			continue
-		}
-		seen[id] = true
-		kept = append(kept, h)
-	}
-	if table, err := proc.Snapshot(); err == nil {
-		if leader, ok := table.Find(pid); ok && leader.PGID == pid {
-			for _, m := range table.Group(pid) {
-				if seen[m.PID] || protected[m.PID] || r.untouchable(m.PID) {
-					continue
-				}
-				if h, err := proc.Open(m.Identity()); err == nil {
-					seen[m.PID] = true
-					kept = append(kept, h)
-				}
-			}
-		}
-	}
-	return kept
+	hs, _ := proc.PinTree(pid, func(member int) bool { return protected[member] || r.untouchable(member) })
+	return hs
 }
 
 // untouchable applies the never-signalled rules that do not depend on a

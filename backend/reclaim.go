@@ -10,13 +10,14 @@ import (
 	"hermes-desktop/watchdog"
 )
 
-// adopter looks after processes reparented to the launcher. On Linux the
+// reclaimer looks after processes reparented to the launcher. On Linux the
 // launcher is a child subreaper, so when a watchdog shim is killed (kill -9
 // by a user, the OOM killer), the descendants its backend leaves behind come
 // to the launcher instead of init. Those that carry the nonce of one of our
 // backends in their environment are torn down (SIGTERM, grace, SIGKILL) and
-// reaped; everything else is left alone, and only ever reaped if adopted.
-type adopter struct {
+// reaped; everything else is left alone. ("Adopt" is the handoff mode;
+// taking back our own orphans is "reclaim".)
+type reclaimer struct {
 	self  int
 	grace time.Duration
 	log   *slog.Logger
@@ -30,32 +31,32 @@ type adopter struct {
 	nonces  map[string]bool            // every backend nonce this launcher used
 	known   map[string][]proc.Identity // per backend nonce: the descendants last sampled
 	helper  string                     // HERMES_DESKTOP_HELPER value of our own helpers
-	adopted map[int]*adoptee           // owned by the run goroutine
+	orphans map[int]*orphan           // owned by the run goroutine
 	wake    chan struct{}              // pokes the run goroutine
 	table   func() (proc.Table, error)
 }
 
-type adoptee struct {
-	id       proc.Identity
-	deadline time.Time // SIGKILL after this
-	killed   bool
-	// reapOnly marks a helper's orphan (a browser xdg-open started for us):
-	// never signalled, only reaped when it exits on its own.
-	reapOnly bool
+// orphan is a reparented process the reclaimer holds.
+type orphan struct {
+	id proc.Identity
+	// stop is its TERM -> grace -> KILL; nil for a helper's orphan (a
+	// browser xdg-open started for us): never signalled, only reaped when
+	// it exits on its own.
+	stop *proc.Stopper
 }
 
-func newAdopter(self int, grace time.Duration, log *slog.Logger) *adopter {
-	return &adopter{
+func newReclaimer(self int, grace time.Duration, log *slog.Logger) *reclaimer {
+	return &reclaimer{
 		self: self, grace: grace, log: log,
 		leaders: map[int]bool{}, nonces: map[string]bool{}, known: map[string][]proc.Identity{},
-		adopted: map[int]*adoptee{}, wake: make(chan struct{}, 1),
+		orphans: map[int]*orphan{}, wake: make(chan struct{}, 1),
 		table: proc.Snapshot,
 	}
 }
 
 // spawning registers a child start: call the returned function with the new
 // child's PID (0 if the start failed) once it is known.
-func (a *adopter) spawning(nonce string) func(pid int) {
+func (a *reclaimer) spawning(nonce string) func(pid int) {
 	a.spawnMu.Lock()
 	a.mu.Lock()
 	a.nonces[nonce] = true
@@ -71,15 +72,15 @@ func (a *adopter) spawning(nonce string) func(pid int) {
 }
 
 // reaped unregisters a child the launcher has reaped itself, and wakes the
-// adopter: a shim that died may have left orphans.
-func (a *adopter) reaped(pid int) {
+// reclaimer: a shim that died may have left orphans.
+func (a *reclaimer) reaped(pid int) {
 	a.mu.Lock()
 	delete(a.leaders, pid)
 	a.mu.Unlock()
 	a.poke()
 }
 
-func (a *adopter) poke() {
+func (a *reclaimer) poke() {
 	select {
 	case a.wake <- struct{}{}:
 	default:
@@ -87,14 +88,14 @@ func (a *adopter) poke() {
 }
 
 // pass looks at every child of the launcher once. It returns whether
-// adoptees that need signalling are still pending, so the caller can come
+// orphans that need signalling are still pending, so the caller can come
 // back soon.
-func (a *adopter) pass() bool {
+func (a *reclaimer) pass() bool {
 	a.spawnMu.RLock()
 	defer a.spawnMu.RUnlock()
 	table, err := a.table()
 	if err != nil {
-		a.log.Warn("adopter: list processes", "err", err)
+		a.log.Warn("reclaimer: list processes", "err", err)
 		return true
 	}
 	now := time.Now()
@@ -105,31 +106,28 @@ func (a *adopter) pass() bool {
 		a.handleChild(p, now)
 	}
 	pending := false
-	for pid, ad := range a.adopted {
+	for pid, ad := range a.orphans {
 		if _, ok := table.Find(pid); !ok {
-			delete(a.adopted, pid) // reaped (by us, below) or never ours any more
+			delete(a.orphans, pid) // reaped (by us, below) or never ours any more
 			continue
 		}
-		if ad.reapOnly {
+		if ad.stop == nil {
 			continue
 		}
 		pending = true
-		if !ad.killed && now.After(ad.deadline) {
-			ad.killed = true
-			_ = proc.Signal(ad.id, sigKill)
-		}
+		ad.stop.Escalate(now)
 	}
 	return pending
 }
 
-func (a *adopter) handleChild(p proc.Process, now time.Time) {
-	ad := a.adopted[p.PID]
+func (a *reclaimer) handleChild(p proc.Process, now time.Time) {
+	ad := a.orphans[p.PID]
 	if p.Zombie {
-		// A zombie keeps its start time: one we adopted, or one a sample
+		// A zombie keeps its start time: one we hold, or one a sample
 		// saw in our tree, is ours to reap. Any other is someone else's.
 		if (ad != nil && ad.id.Start == p.Start) || a.wasSampled(p.Identity()) {
 			reapChild(p.PID)
-			delete(a.adopted, p.PID)
+			delete(a.orphans, p.PID)
 		}
 		return
 	}
@@ -138,18 +136,22 @@ func (a *adopter) handleChild(p proc.Process, now time.Time) {
 	}
 	id := p.Identity()
 	if a.isHelper(p.PID) {
-		a.adopted[p.PID] = &adoptee{id: id, reapOnly: true}
+		a.orphans[p.PID] = &orphan{id: id}
 		return
 	}
 	if !a.isOurs(p.PID) && !a.wasSampled(id) {
 		return
 	}
-	a.adopted[p.PID] = &adoptee{id: id, deadline: now.Add(a.grace)}
-	a.log.Info("adopted an orphaned backend descendant; stopping it", "pid", p.PID, "comm", p.Comm)
-	_ = proc.Signal(id, sigTerm)
+	a.log.Info("reclaimed an orphaned backend descendant; stopping it", "pid", p.PID, "comm", p.Comm)
+	stop, err := proc.Terminate(id, a.grace, now)
+	if err != nil {
+		a.log.Warn("reclaim: stop orphan", "pid", p.PID, "err", err)
+		return // looked at again on the next pass
+	}
+	a.orphans[p.PID] = &orphan{id: id, stop: stop}
 }
 
-func (a *adopter) isLeader(pid int) bool {
+func (a *reclaimer) isLeader(pid int) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.leaders[pid]
@@ -157,7 +159,7 @@ func (a *adopter) isLeader(pid int) bool {
 
 // isOurs is the positive evidence: the process inherited the nonce of one of
 // our backends.
-func (a *adopter) isOurs(pid int) bool {
+func (a *reclaimer) isOurs(pid int) bool {
 	v, ok, err := proc.Getenv(pid, watchdog.EnvParentNonce)
 	if err != nil || !ok {
 		return false
@@ -167,14 +169,14 @@ func (a *adopter) isOurs(pid int) bool {
 	return a.nonces[v]
 }
 
-// maxKnownTrees bounds how many backends' last samples the adopter keeps:
+// maxKnownTrees bounds how many backends' last samples the reclaimer keeps:
 // orphans of an instance appear soon after it ends, not days later.
 const maxKnownTrees = 64
 
 // know records the descendants a sample saw in the tree of the backend with
 // nonce: if that tree's shim dies, they are positively ours when they are
 // reparented to us, whatever their environment says.
-func (a *adopter) know(nonce string, ids []proc.Identity) {
+func (a *reclaimer) know(nonce string, ids []proc.Identity) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.known[nonce]; !ok && len(a.known) >= maxKnownTrees {
@@ -189,7 +191,7 @@ func (a *adopter) know(nonce string, ids []proc.Identity) {
 }
 
 // wasSampled reports whether id was seen in one of our backends' trees.
-func (a *adopter) wasSampled(id proc.Identity) bool {
+func (a *reclaimer) wasSampled(id proc.Identity) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ids := range a.known {
@@ -204,7 +206,7 @@ func (a *adopter) wasSampled(id proc.Identity) bool {
 
 // isHelper: the process descends from a helper we started (a URL opener)
 // and may only be reaped.
-func (a *adopter) isHelper(pid int) bool {
+func (a *reclaimer) isHelper(pid int) bool {
 	if a.helper == "" {
 		return false
 	}
@@ -214,11 +216,11 @@ func (a *adopter) isHelper(pid int) bool {
 
 // run serves SIGCHLD (and pokes) until ctx ends, then tears down whatever it
 // still holds, bounded by the grace period.
-func (a *adopter) run(ctx context.Context) {
+func (a *reclaimer) run(ctx context.Context) {
 	sigchld, stop := notifyChildExit()
 	defer stop()
 	// GUI toolkits may take SIGCHLD for themselves; a slow tick keeps the
-	// adopter working without it. While adoptees are pending it ticks fast.
+	// reclaimer working without it. While orphans are pending it ticks fast.
 	const idle, busy = 5 * time.Second, 100 * time.Millisecond
 	t := time.NewTimer(idle)
 	defer t.Stop()
@@ -239,8 +241,8 @@ func (a *adopter) run(ctx context.Context) {
 	}
 }
 
-// finish kills what is still adopted and reaps it, at launcher shutdown.
-func (a *adopter) finish() {
+// finish kills the orphans it still holds and reaps them, at launcher shutdown.
+func (a *reclaimer) finish() {
 	deadline := time.Now().Add(a.grace + proc.KillWait)
 	for a.pass() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond) // bounded: shutdown only

@@ -1,0 +1,111 @@
+package proc
+
+import (
+	"bufio"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startGroup starts a shell script as the leader of its own process group
+// and makes sure it (and anything it leaves) is gone at the end.
+func startGroup(t *testing.T, script string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Every script says "ready" once its traps are set.
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("script never got ready: %v", err)
+	}
+	t.Cleanup(func() {
+		hs, _ := PinTree(cmd.Process.Pid, nil)
+		for _, h := range hs {
+			_ = h.Signal(syscall.SIGKILL)
+		}
+		CloseAll(hs)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+func waitDescendants(t *testing.T, root, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		hs, _ := PinDescendants(root)
+		CloseAll(hs)
+		if len(hs) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("descendants of %d: got %d, want %d", root, len(hs), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPinTree(t *testing.T) {
+	cmd := startGroup(t, "sleep 60 & setsid sleep 60 & echo ready; wait")
+	root := cmd.Process.Pid
+	waitDescendants(t, root, 2)
+	hs, err := PinTree(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer CloseAll(hs)
+	if len(hs) != 2 {
+		t.Fatalf("PinTree: got %d handles, want 2 (the plain and the setsid child)", len(hs))
+	}
+	for _, h := range hs {
+		if h.Identity().PID == root {
+			t.Errorf("PinTree pinned the root %d", root)
+		}
+	}
+	skipped := hs[0].Identity().PID
+	rest, err := PinTree(root, func(pid int) bool { return pid == skipped })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer CloseAll(rest)
+	if len(rest) != 1 || rest[0].Identity().PID == skipped {
+		t.Errorf("PinTree with skip(%d): got %d handles, want the other one only", skipped, len(rest))
+	}
+}
+
+func TestStopperEscalatesAfterTheGrace(t *testing.T) {
+	cmd := startGroup(t, `trap "" TERM; echo ready; while :; do sleep 0.05; done`)
+	id, err := Lookup(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	now := time.Now()
+	s, err := Terminate(id, time.Minute, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Escalate(now.Add(time.Second)) // within the grace: no SIGKILL
+	select {
+	case <-exited:
+		t.Fatal("a SIGTERM-ignoring process died before the grace period was over")
+	case <-time.After(300 * time.Millisecond):
+	}
+	s.Escalate(now.Add(2 * time.Minute))
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("still alive after Escalate past the grace period")
+	}
+	if _, err := Terminate(id, time.Second, time.Now()); err != nil {
+		t.Errorf("Terminate of a gone process: got %v, want nil", err)
+	}
+}

@@ -1,0 +1,37 @@
+package proc
+
+import (
+	"syscall"
+	"time"
+)
+
+// Stopper ends one process the way every teardown here does: SIGTERM now,
+// SIGKILL once the grace period is over. Each signal re-validates the
+// identity first (Signal), so a recycled PID is never hit. The zero value
+// is not usable; a Stopper is owned by one goroutine.
+type Stopper struct {
+	id       Identity
+	deadline time.Time
+	killed   bool
+}
+
+// Terminate sends SIGTERM to id and returns the Stopper that will SIGKILL
+// it after grace. A process already gone is not an error.
+func Terminate(id Identity, grace time.Duration, now time.Time) (*Stopper, error) {
+	if err := Signal(id, syscall.SIGTERM); err != nil && !IsGone(err) {
+		return nil, err
+	}
+	return &Stopper{id: id, deadline: now.Add(grace)}, nil
+}
+
+// Identity is the process being stopped.
+func (s *Stopper) Identity() Identity { return s.id }
+
+// Escalate sends SIGKILL, once, when now is past the grace period.
+func (s *Stopper) Escalate(now time.Time) {
+	if s.killed || !now.After(s.deadline) {
+		return
+	}
+	s.killed = true
+	_ = Signal(s.id, syscall.SIGKILL)
+}
