@@ -39,8 +39,8 @@ type instance struct {
 	leader    proc.Identity
 	handle    *proc.Handle // on leader
 	viaShim   bool
-	shim      shimPipes // set when viaShim
-	reclaimer   *reclaimer  // nil when nothing adopts orphans
+	shim      shimPipes  // set when viaShim
+	reclaimer *reclaimer // nil when nothing reclaims orphans
 	readyFile string
 	log       *backendLog
 	// jobKiller is an OS mechanism that can kill the whole tree at once (a

@@ -31,7 +31,7 @@ type reclaimer struct {
 	nonces  map[string]bool            // every backend nonce this launcher used
 	known   map[string][]proc.Identity // per backend nonce: the descendants last sampled
 	helper  string                     // HERMES_DESKTOP_HELPER value of our own helpers
-	orphans map[int]*orphan           // owned by the run goroutine
+	orphans map[int]*orphan            // owned by the run goroutine
 	wake    chan struct{}              // pokes the run goroutine
 	table   func() (proc.Table, error)
 }
