@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/desktop"
 )
@@ -128,7 +129,7 @@ func (a *App) pump(sub *backend.Subscription, stop <-chan struct{}) {
 	t := time.NewTicker(pumpInterval)
 	defer t.Stop()
 	statusDirty := true
-	var lines []backend.LogLine
+	var lines []logs.Line
 	for {
 		select {
 		case <-stop:
@@ -208,7 +209,7 @@ func (a *App) StartBackend(name string) error { return a.l.StartBackend(context.
 func (a *App) StopBackend(name string) error { return a.l.StopBackend(context.Background(), name) }
 
 // Logs returns up to max lines of a backend's output with seq > after.
-func (a *App) Logs(name string, after uint64, max int) ([]backend.LogLine, error) {
+func (a *App) Logs(name string, after uint64, max int) ([]logs.Line, error) {
 	return a.l.Logs(name, after, max)
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -104,7 +105,7 @@ func TestAppPushesStatusAndLogsInBatches(t *testing.T) {
 	})
 	waitFor(t, "the READY line in a logs event", func() bool {
 		return ui.find("logs", func(e any) bool {
-			for _, line := range e.([]backend.LogLine) {
+			for _, line := range e.([]logs.Line) {
 				if strings.HasPrefix(line.Text, "HERMES_BACKEND_READY") {
 					return true
 				}

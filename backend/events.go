@@ -3,6 +3,7 @@ package backend
 import (
 	"sync"
 
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
 )
 
@@ -20,7 +21,7 @@ const (
 type Event struct {
 	Kind    EventKind      `json:"kind"`
 	Backend *BackendStatus `json:"backend,omitempty"`
-	Log     *LogLine       `json:"log,omitempty"`
+	Log     *logs.Line     `json:"log,omitempty"`
 	Reap    *reap.Report   `json:"reap,omitempty"`
 }
 

@@ -1,7 +1,6 @@
 package backend
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -19,6 +18,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
@@ -39,10 +40,10 @@ type instance struct {
 	leader    proc.Identity
 	handle    *proc.Handle // on leader
 	viaShim   bool
-	shim      shimPipes  // set when viaShim
-	reclaimer *reclaimer // nil when nothing reclaims orphans
+	shim      shimPipes          // set when viaShim
+	reclaimer *reclaim.Reclaimer // nil when nothing reclaims orphans
 	readyFile string
-	log       *backendLog
+	log       *logs.Log
 	// jobKiller is an OS mechanism that can kill the whole tree at once (a
 	// kill-on-close job object on Windows); nil where the OS has none.
 	jobKiller jobKiller
@@ -84,9 +85,9 @@ type spawnParams struct {
 	hermesHome string
 	self       string
 	viaShim    bool
-	log        *backendLog
+	log        *logs.Log
 	// reclaimer, if set, learns about every child we start and reap.
-	reclaimer *reclaimer
+	reclaimer *reclaim.Reclaimer
 }
 
 // errSpawn wraps errors that happen before the process exists.
@@ -180,7 +181,7 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 	setupCommand(cmd)
 	var registered func(int)
 	if i.reclaimer != nil {
-		registered = i.reclaimer.spawning(i.nonce)
+		registered = i.reclaimer.Spawning(i.nonce)
 	}
 	err = cmd.Start()
 	if registered != nil {
@@ -208,7 +209,7 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if i.reclaimer != nil {
-			i.reclaimer.reaped(pid)
+			i.reclaimer.Reaped(pid)
 		}
 		outR.Close()
 		errR.Close()
@@ -216,7 +217,7 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 	}
 	i.tree = proc.NewTree(i.leader, groupOf(pid))
 	if i.jobKiller, err = newJobKiller(pid); err != nil {
-		i.log.add("launcher", "warning: "+err.Error())
+		i.log.Add("launcher", "warning: "+err.Error())
 	}
 	if i.viaShim {
 		go i.readShimReport()
@@ -235,8 +236,8 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 func (i *instance) readOutput(r io.Reader, stream string) {
 	defer i.readers.Done()
 	re, _ := compileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
-	readLines(r, func(line string) {
-		i.log.add(stream, line)
+	logs.ReadLines(r, func(line string) {
+		i.log.Add(stream, line)
 		if m := re.FindStringSubmatch(line); m != nil {
 			if port, err := strconv.Atoi(m[1]); err == nil && port > 0 && port <= 65535 {
 				select {
@@ -246,30 +247,6 @@ func (i *instance) readOutput(r io.Reader, stream string) {
 			}
 		}
 	})
-}
-
-// readLines calls fn for each line of r. Over-long lines are cut, never
-// allowed to stall the reader (a stalled reader blocks the backend's writes).
-func readLines(r io.Reader, fn func(string)) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(long) < maxLineBytes {
-				long = append(long, chunk...)
-			}
-			continue
-		case len(chunk) > 0 || len(long) > 0:
-			line := strings.TrimRight(string(append(long, chunk...)), "\r\n")
-			long = long[:0]
-			fn(line)
-		}
-		if err != nil {
-			return
-		}
-	}
 }
 
 // wait owns the leader's exit: it notices the exit without reaping (the
@@ -294,7 +271,7 @@ func (i *instance) wait() {
 	}
 	i.reaped = true
 	if i.reclaimer != nil {
-		i.reclaimer.reaped(i.leader.PID)
+		i.reclaimer.Reaped(i.leader.PID)
 	}
 	i.tree.Close()
 	if i.jobKiller != nil {
@@ -367,7 +344,7 @@ func (i *instance) teardown(grace time.Duration) {
 	ctx, cancel = context.WithTimeout(context.Background(), proc.KillWait)
 	defer cancel()
 	if !i.handle.Wait(ctx) || !i.tree.Wait(ctx) {
-		i.log.add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.Alive()))
+		i.log.Add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.Alive()))
 	}
 }
 
@@ -413,7 +390,7 @@ func (i *instance) track(ps []leakguard.TreeProc) {
 // output pipes it inherited. The shim is not our child: its exit is seen
 // through a handle and its status is unknown; its group is not pinned, so
 // the tree is followed by identities only.
-func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *backendLog, reclaimer *reclaimer) (*instance, error) {
+func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*instance, error) {
 	h, err := proc.Open(b.Shim)
 	if err == nil {
 		err = proc.Check(b.Backend)

@@ -13,7 +13,9 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -36,7 +38,7 @@ type Launcher struct {
 	ctl       *control.Server
 	events    broker
 	logsMu    sync.Mutex // guards logs
-	logs      map[string]*backendLog
+	logs      map[string]*logs.Log
 	sups      []*Supervisor
 
 	// adopted are the backends a predecessor handed over (adopt mode).
@@ -53,7 +55,7 @@ type Launcher struct {
 	noticeMu sync.Mutex // guards notices
 	notices  []string
 
-	reclaimer       *reclaimer
+	reclaimer       *reclaim.Reclaimer
 	reclaimerCancel context.CancelFunc
 	reclaimerDone   chan struct{}
 
@@ -103,8 +105,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if l.records, err = lockfile.OpenRecords(cfg.StateDir); err != nil {
 		return nil, err
 	}
-	l.reclaimer = newReclaimer(l.self.PID, DefaultGrace, cfg.Logger)
-	l.reclaimer.helper = l.nonce
+	l.reclaimer = reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)
 	if cfg.AdoptFrom != nil {
 		err = l.takeOver(cfg.AdoptFrom)
 	} else {
@@ -141,18 +142,18 @@ func (l *Launcher) claim() (err error) {
 }
 
 // backendLog returns (creating it on first use) the log of a backend.
-func (l *Launcher) backendLog(name string) *backendLog {
+func (l *Launcher) backendLog(name string) *logs.Log {
 	l.logsMu.Lock()
 	defer l.logsMu.Unlock()
 	if l.logs == nil {
-		l.logs = map[string]*backendLog{}
+		l.logs = map[string]*logs.Log{}
 	}
 	if lg := l.logs[name]; lg != nil {
 		return lg
 	}
 	logDir := filepath.Join(l.cfg.StateDir, "logs")
 	_ = os.MkdirAll(logDir, 0o700)
-	lg := newBackendLog(name, filepath.Join(logDir, name+".log"), func(line LogLine) {
+	lg := logs.New(name, filepath.Join(logDir, name+".log"), func(line logs.Line) {
 		l.events.publish(Event{Kind: EventLog, Log: &line})
 	})
 	l.logs[name] = lg
@@ -184,7 +185,7 @@ func (l *Launcher) Start() {
 	l.reclaimerCancel, l.reclaimerDone = reclaimCancel, make(chan struct{})
 	go func() {
 		defer close(l.reclaimerDone)
-		l.reclaimer.run(reclaimCtx)
+		l.reclaimer.Run(reclaimCtx)
 	}()
 	if !l.cfg.NoBootReap {
 		l.runBootReap()
@@ -248,7 +249,7 @@ func (l *Launcher) Shutdown() error {
 		l.shutdownErr = l.release()
 		l.logsMu.Lock()
 		for _, lg := range l.logs {
-			lg.close()
+			lg.Close()
 		}
 		l.logsMu.Unlock()
 	})
@@ -343,10 +344,10 @@ func (l *Launcher) StopBackend(ctx context.Context, name string) error {
 }
 
 // Logs returns up to max lines of a backend's output after seq.
-func (l *Launcher) Logs(name string, after uint64, max int) ([]LogLine, error) {
+func (l *Launcher) Logs(name string, after uint64, max int) ([]logs.Line, error) {
 	s, err := l.supervisor(name)
 	if err != nil {
 		return nil, err
 	}
-	return l.backendLog(s.spec.Name).since(after, max), nil
+	return l.backendLog(s.spec.Name).Since(after, max), nil
 }

@@ -2,14 +2,10 @@ package backend
 
 import (
 	"fmt"
+	"hermes-desktop/backend/reclaim"
 	"os"
 	"os/exec"
 )
-
-// HelperEnv marks processes the launcher starts for the user (the URL and
-// folder opener) and everything they leave behind, such as a browser that
-// xdg-open started: the launcher may reap them, never signal them.
-const HelperEnv = "HERMES_DESKTOP_HELPER"
 
 // OpenExternal opens a URL or a folder with the desktop's default handler.
 // It does not wait for the handler, but it owns its Wait, so nothing is left
@@ -17,7 +13,7 @@ const HelperEnv = "HERMES_DESKTOP_HELPER"
 func (l *Launcher) OpenExternal(target string) error {
 	argv := openerCommand(target)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), HelperEnv+"="+l.nonce)
+	cmd.Env = append(os.Environ(), reclaim.HelperEnv+"="+l.nonce)
 	cmd.SysProcAttr = openerAttr()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("open %s: %w", target, err)

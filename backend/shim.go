@@ -61,19 +61,19 @@ func (i *instance) release() error {
 func (i *instance) readShimReport() {
 	r, err := watchdog.ReadReport(i.shim.report)
 	if errors.Is(err, watchdog.ErrBadReport) {
-		i.log.add("launcher", fmt.Sprintf("report from the watchdog shim: %v", err))
+		i.log.Add("launcher", fmt.Sprintf("report from the watchdog shim: %v", err))
 		return
 	}
 	if err != nil {
 		return // no report: the shim died, or we closed the pipe
 	}
 	if r.Error != "" {
-		i.log.add("launcher", "the watchdog shim could not start the backend: "+r.Error)
+		i.log.Add("launcher", "the watchdog shim could not start the backend: "+r.Error)
 		return
 	}
 	id := proc.Identity{PID: r.PID, Start: r.Start, BootID: proc.BootID()}
 	if err := id.Validate(); err != nil {
-		i.log.add("launcher", fmt.Sprintf("invalid report from the watchdog shim: %v", err))
+		i.log.Add("launcher", fmt.Sprintf("invalid report from the watchdog shim: %v", err))
 		return
 	}
 	i.backendID = id

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
@@ -26,7 +27,7 @@ type Supervisor struct {
 	params  spawnParams
 	records *lockfile.Records
 	log     *slog.Logger
-	out     *backendLog
+	out     *logs.Log
 	policy  restartPolicy
 	guard   *leakguard.Guard
 	every   time.Duration // sampling period; <= 0: no sampling
@@ -91,7 +92,7 @@ func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, pol
 		log:     log,
 		out:     params.log,
 		policy:  policy,
-		guard:   leakguard.New(lg, log, func(line string) { params.log.add("launcher", line) }),
+		guard:   leakguard.New(lg, log, func(line string) { params.log.Add("launcher", line) }),
 		every:   lg.SampleInterval,
 		notify:  notify,
 		cmds:    make(chan command),
@@ -290,7 +291,7 @@ func (s *Supervisor) detach() {
 func (s *Supervisor) launch(ctx context.Context) {
 	inst, err := spawn(s.params)
 	if err != nil {
-		s.out.add("launcher", err.Error())
+		s.out.Add("launcher", err.Error())
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			s.fail(fmt.Sprintf("cannot start %q: %v", s.spec.Command[0], err))
 			return
@@ -311,7 +312,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 		return
 	}
 	if err := inst.release(); err != nil {
-		s.out.add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
+		s.out.Add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
 	}
 	now := time.Now()
 	s.update(StateStarting, func(st *BackendStatus) {
@@ -340,7 +341,7 @@ func (s *Supervisor) onReady(r readyResult) {
 		if errors.Is(r.err, errExitedEarly) || errors.Is(r.err, context.Canceled) {
 			return // the exit is handled where it is noticed
 		}
-		s.out.add("launcher", "not ready: "+r.err.Error())
+		s.out.Add("launcher", "not ready: "+r.err.Error())
 		s.halt()
 		s.onCrash(r.err.Error())
 		return
@@ -372,7 +373,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 	s.update(s.Status().State, func(st *BackendStatus) { st.Tree = ts })
 	if restart != "" {
 		s.log.Warn("leak guard restarts the backend", "reason", restart)
-		s.out.add("launcher", restart)
+		s.out.Add("launcher", restart)
 		s.halt()
 		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = restart })
 		s.launch(ctx)
@@ -392,7 +393,7 @@ func (s *Supervisor) recordDescendants(ts *leakguard.TreeSample) {
 		ids = append(ids, id)
 	}
 	if s.params.reclaimer != nil {
-		s.params.reclaimer.know(s.cur.nonce, ids)
+		s.params.reclaimer.Know(s.cur.nonce, ids)
 	}
 	if slices.Equal(ids, s.curDesc) {
 		return
@@ -438,7 +439,7 @@ func (s *Supervisor) onCrash(reason string) {
 		s.cur = nil
 	}
 	s.log.Warn("backend stopped unexpectedly", "reason", reason)
-	s.out.add("launcher", reason)
+	s.out.Add("launcher", reason)
 	now := time.Now()
 	kept := s.crashes[:0]
 	for _, t := range s.crashes {
@@ -466,7 +467,7 @@ func (s *Supervisor) fail(reason string) {
 	s.update(StateFailed, func(st *BackendStatus) {
 		st.PID, st.ShimPID, st.Port, st.URL = 0, 0, 0, ""
 		st.LastError = reason
-		st.LogTail = s.out.tail(20)
+		st.LogTail = s.out.Tail(20)
 	})
 }
 

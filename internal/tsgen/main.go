@@ -27,6 +27,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
 )
 
@@ -44,7 +45,7 @@ var models = []model{
 	modelOf[leakguard.TreeWarning]("TreeWarning"),
 	modelOf[reap.Report]("ReapReport"),
 	modelOf[reap.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
-	modelOf[backend.LogLine]("LogLine"),
+	modelOf[logs.Line]("LogLine"),
 	modelOf[backend.Settings]("Settings"),
 	modelOf[backend.SettingsView]("SettingsView"),
 	modelOf[backend.Event]("LauncherEvent"), // not "Event": the DOM has one

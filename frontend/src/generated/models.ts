@@ -148,7 +148,7 @@ export interface ReapDecision {
   cmdline: string[] | null;
 }
 
-/** Generated from backend.LogLine. */
+/** Generated from logs.Line. */
 export interface LogLine {
   seq: number;
   /** RFC3339 (time.Time) */

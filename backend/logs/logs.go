@@ -1,15 +1,22 @@
-package backend
+// Package logs keeps each backend's output twice: a ring buffer of recent
+// lines for the window and status, and a size-rotated file under
+// <state>/logs. It is a leaf under backend: it imports only the standard
+// library.
+package logs
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
 )
 
-// LogLine is one line a backend printed.
-type LogLine struct {
+// Line is one line a backend printed.
+type Line struct {
 	// Seq increases by one per line of the same backend, so a reader can ask
 	// for what came after the last line it saw.
 	Seq     uint64    `json:"seq"`
@@ -19,39 +26,41 @@ type LogLine struct {
 	Text    string    `json:"text"`
 }
 
+// MaxLineBytes is the longest line kept; a longer one is cut there.
+const MaxLineBytes = 16 << 10
+
 // Log size limits.
 const (
-	ringLines    = 2000
-	maxLineBytes = 16 << 10
-	logMaxBytes  = 5 << 20
-	logKeep      = 3
+	ringLines   = 2000
+	logMaxBytes = 5 << 20
+	logKeep     = 3
 )
 
-// backendLog keeps a backend's output twice: a ring buffer of recent lines
+// Log keeps a backend's output twice: a ring buffer of recent lines
 // for the UI and status, and a size-rotated file under <state>/logs.
-type backendLog struct {
+type Log struct {
 	name string
 	mu   sync.Mutex // guards everything below
-	ring []LogLine
+	ring []Line
 	next int // ring index of the next write
 	seq  uint64
 	file *rotatingFile
 	// onLine is called (without mu held) for each new line.
-	onLine func(LogLine)
+	onLine func(Line)
 }
 
-func newBackendLog(name, path string, onLine func(LogLine)) *backendLog {
-	return &backendLog{name: name, file: &rotatingFile{path: path, max: logMaxBytes, keep: logKeep}, onLine: onLine}
+func New(name, path string, onLine func(Line)) *Log {
+	return &Log{name: name, file: &rotatingFile{path: path, max: logMaxBytes, keep: logKeep}, onLine: onLine}
 }
 
-// add records one line of output.
-func (l *backendLog) add(stream, text string) {
-	if len(text) > maxLineBytes {
-		text = text[:maxLineBytes] + " …(truncated)"
+// Add records one line of output.
+func (l *Log) Add(stream, text string) {
+	if len(text) > MaxLineBytes {
+		text = text[:MaxLineBytes] + " …(truncated)"
 	}
 	l.mu.Lock()
 	l.seq++
-	line := LogLine{Seq: l.seq, Time: time.Now(), Backend: l.name, Stream: stream, Text: text}
+	line := Line{Seq: l.seq, Time: time.Now(), Backend: l.name, Stream: stream, Text: text}
 	if len(l.ring) < ringLines {
 		l.ring = append(l.ring, line)
 	} else {
@@ -65,11 +74,11 @@ func (l *backendLog) add(stream, text string) {
 	}
 }
 
-// since returns up to max lines with Seq > after, oldest first.
-func (l *backendLog) since(after uint64, max int) []LogLine {
+// Since returns up to max lines with Seq > after, oldest first.
+func (l *Log) Since(after uint64, max int) []Line {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []LogLine
+	var out []Line
 	n := len(l.ring)
 	for i := 0; i < n; i++ {
 		// Until the ring is full, next == n and this is just i.
@@ -84,9 +93,9 @@ func (l *backendLog) since(after uint64, max int) []LogLine {
 	return out
 }
 
-// tail returns the last n lines as plain text.
-func (l *backendLog) tail(n int) []string {
-	lines := l.since(0, n)
+// Tail returns the last n lines as plain text.
+func (l *Log) Tail(n int) []string {
+	lines := l.Since(0, n)
 	out := make([]string, len(lines))
 	for i, line := range lines {
 		out[i] = line.Text
@@ -94,7 +103,7 @@ func (l *backendLog) tail(n int) []string {
 	return out
 }
 
-func (l *backendLog) close() {
+func (l *Log) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.file.close()
@@ -157,5 +166,29 @@ func (r *rotatingFile) close() {
 	if r.f != nil {
 		r.f.Close()
 		r.f = nil
+	}
+}
+
+// ReadLines calls fn for each line of r. Over-long lines are cut, never
+// allowed to stall the reader (a stalled reader blocks the backend's writes).
+func ReadLines(r io.Reader, fn func(string)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(long) < MaxLineBytes {
+				long = append(long, chunk...)
+			}
+			continue
+		case len(chunk) > 0 || len(long) > 0:
+			line := strings.TrimRight(string(append(long, chunk...)), "\r\n")
+			long = long[:0]
+			fn(line)
+		}
+		if err != nil {
+			return
+		}
 	}
 }

@@ -1,4 +1,10 @@
-package backend
+// Package reclaim takes back the launcher's own orphans: descendants of a
+// backend whose watchdog shim died, reparented to the launcher (a Linux
+// child subreaper). It stops those with positive evidence of descent (the
+// backend's nonce, or a sample of the backend's tree) and reaps what it
+// holds; everything else is left alone. It imports only internal/proc and
+// watchdog's protocol names, never backend.
+package reclaim
 
 import (
 	"context"
@@ -10,14 +16,14 @@ import (
 	"hermes-desktop/watchdog"
 )
 
-// reclaimer looks after processes reparented to the launcher. On Linux the
+// Reclaimer looks after processes reparented to the launcher. On Linux the
 // launcher is a child subreaper, so when a watchdog shim is killed (kill -9
 // by a user, the OOM killer), the descendants its backend leaves behind come
 // to the launcher instead of init. Those that carry the nonce of one of our
 // backends in their environment are torn down (SIGTERM, grace, SIGKILL) and
 // reaped; everything else is left alone. ("Adopt" is the handoff mode;
 // taking back our own orphans is "reclaim".)
-type reclaimer struct {
+type Reclaimer struct {
 	self  int
 	grace time.Duration
 	log   *slog.Logger
@@ -36,7 +42,7 @@ type reclaimer struct {
 	table   func() (proc.Table, error)
 }
 
-// orphan is a reparented process the reclaimer holds.
+// orphan is a reparented process the Reclaimer holds.
 type orphan struct {
 	id proc.Identity
 	// stop is its TERM -> grace -> KILL; nil for a helper's orphan (a
@@ -45,18 +51,26 @@ type orphan struct {
 	stop *proc.Stopper
 }
 
-func newReclaimer(self int, grace time.Duration, log *slog.Logger) *reclaimer {
-	return &reclaimer{
-		self: self, grace: grace, log: log,
+// HelperEnv marks processes the launcher starts for the user (the URL and
+// folder opener) and everything they leave behind, such as a browser that
+// xdg-open started: the launcher may reap them, never signal them.
+const HelperEnv = "HERMES_DESKTOP_HELPER"
+
+// New returns a Reclaimer for the launcher self. Orphans are given grace
+// between SIGTERM and SIGKILL; helper is the value of HelperEnv in the
+// launcher's own helpers ("" for none).
+func New(self int, grace time.Duration, helper string, log *slog.Logger) *Reclaimer {
+	return &Reclaimer{
+		self: self, grace: grace, log: log, helper: helper,
 		leaders: map[int]bool{}, nonces: map[string]bool{}, known: map[string][]proc.Identity{},
 		orphans: map[int]*orphan{}, wake: make(chan struct{}, 1),
 		table: proc.Snapshot,
 	}
 }
 
-// spawning registers a child start: call the returned function with the new
+// Spawning registers a child start: call the returned function with the new
 // child's PID (0 if the start failed) once it is known.
-func (a *reclaimer) spawning(nonce string) func(pid int) {
+func (a *Reclaimer) Spawning(nonce string) func(pid int) {
 	a.spawnMu.Lock()
 	a.mu.Lock()
 	a.nonces[nonce] = true
@@ -71,16 +85,16 @@ func (a *reclaimer) spawning(nonce string) func(pid int) {
 	}
 }
 
-// reaped unregisters a child the launcher has reaped itself, and wakes the
-// reclaimer: a shim that died may have left orphans.
-func (a *reclaimer) reaped(pid int) {
+// Reaped unregisters a child the launcher has reaped itself, and wakes the
+// Reclaimer: a shim that died may have left orphans.
+func (a *Reclaimer) Reaped(pid int) {
 	a.mu.Lock()
 	delete(a.leaders, pid)
 	a.mu.Unlock()
 	a.poke()
 }
 
-func (a *reclaimer) poke() {
+func (a *Reclaimer) poke() {
 	select {
 	case a.wake <- struct{}{}:
 	default:
@@ -90,12 +104,12 @@ func (a *reclaimer) poke() {
 // pass looks at every child of the launcher once. It returns whether
 // orphans that need signalling are still pending, so the caller can come
 // back soon.
-func (a *reclaimer) pass() bool {
+func (a *Reclaimer) pass() bool {
 	a.spawnMu.RLock()
 	defer a.spawnMu.RUnlock()
 	table, err := a.table()
 	if err != nil {
-		a.log.Warn("reclaimer: list processes", "err", err)
+		a.log.Warn("Reclaimer: list processes", "err", err)
 		return true
 	}
 	now := time.Now()
@@ -120,7 +134,7 @@ func (a *reclaimer) pass() bool {
 	return pending
 }
 
-func (a *reclaimer) handleChild(p proc.Process, now time.Time) {
+func (a *Reclaimer) handleChild(p proc.Process, now time.Time) {
 	ad := a.orphans[p.PID]
 	if p.Zombie {
 		// A zombie keeps its start time: one we hold, or one a sample
@@ -151,7 +165,7 @@ func (a *reclaimer) handleChild(p proc.Process, now time.Time) {
 	a.orphans[p.PID] = &orphan{id: id, stop: stop}
 }
 
-func (a *reclaimer) isLeader(pid int) bool {
+func (a *Reclaimer) isLeader(pid int) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.leaders[pid]
@@ -159,7 +173,7 @@ func (a *reclaimer) isLeader(pid int) bool {
 
 // isOurs is the positive evidence: the process inherited the nonce of one of
 // our backends.
-func (a *reclaimer) isOurs(pid int) bool {
+func (a *Reclaimer) isOurs(pid int) bool {
 	v, ok, err := proc.Getenv(pid, watchdog.EnvParentNonce)
 	if err != nil || !ok {
 		return false
@@ -169,14 +183,14 @@ func (a *reclaimer) isOurs(pid int) bool {
 	return a.nonces[v]
 }
 
-// maxKnownTrees bounds how many backends' last samples the reclaimer keeps:
+// maxKnownTrees bounds how many backends' last samples the Reclaimer keeps:
 // orphans of an instance appear soon after it ends, not days later.
 const maxKnownTrees = 64
 
-// know records the descendants a sample saw in the tree of the backend with
+// Know records the descendants a sample saw in the tree of the backend with
 // nonce: if that tree's shim dies, they are positively ours when they are
 // reparented to us, whatever their environment says.
-func (a *reclaimer) know(nonce string, ids []proc.Identity) {
+func (a *Reclaimer) Know(nonce string, ids []proc.Identity) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.known[nonce]; !ok && len(a.known) >= maxKnownTrees {
@@ -191,7 +205,7 @@ func (a *reclaimer) know(nonce string, ids []proc.Identity) {
 }
 
 // wasSampled reports whether id was seen in one of our backends' trees.
-func (a *reclaimer) wasSampled(id proc.Identity) bool {
+func (a *Reclaimer) wasSampled(id proc.Identity) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ids := range a.known {
@@ -206,7 +220,7 @@ func (a *reclaimer) wasSampled(id proc.Identity) bool {
 
 // isHelper: the process descends from a helper we started (a URL opener)
 // and may only be reaped.
-func (a *reclaimer) isHelper(pid int) bool {
+func (a *Reclaimer) isHelper(pid int) bool {
 	if a.helper == "" {
 		return false
 	}
@@ -214,13 +228,13 @@ func (a *reclaimer) isHelper(pid int) bool {
 	return err == nil && ok && v == a.helper
 }
 
-// run serves SIGCHLD (and pokes) until ctx ends, then tears down whatever it
+// Run serves SIGCHLD (and pokes) until ctx ends, then tears down whatever it
 // still holds, bounded by the grace period.
-func (a *reclaimer) run(ctx context.Context) {
+func (a *Reclaimer) Run(ctx context.Context) {
 	sigchld, stop := notifyChildExit()
 	defer stop()
 	// GUI toolkits may take SIGCHLD for themselves; a slow tick keeps the
-	// reclaimer working without it. While orphans are pending it ticks fast.
+	// Reclaimer working without it. While orphans are pending it ticks fast.
 	const idle, busy = 5 * time.Second, 100 * time.Millisecond
 	t := time.NewTimer(idle)
 	defer t.Stop()
@@ -242,7 +256,7 @@ func (a *reclaimer) run(ctx context.Context) {
 }
 
 // finish kills the orphans it still holds and reaps them, at launcher shutdown.
-func (a *reclaimer) finish() {
+func (a *Reclaimer) finish() {
 	deadline := time.Now().Add(a.grace + proc.KillWait)
 	for a.pass() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond) // bounded: shutdown only
