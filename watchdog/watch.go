@@ -8,6 +8,10 @@
 // notification for the parent (pidfd on Linux, kqueue NOTE_EXIT on macOS, a
 // process handle on Windows), or getppid() no longer naming the parent
 // (checked once a second, the only poll).
+//
+// It sits on internal/proc, internal/envflag and lockfile (nonces), and
+// must not import backend: the launcher imports the shim's protocol
+// (protocol.go) from here, never the other way round.
 package watchdog
 
 import (

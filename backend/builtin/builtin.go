@@ -4,6 +4,10 @@
 // works without Hermes installed, and whose fault flags (slow start, crash,
 // ignore SIGTERM, plain and setsid children, leaks) let the test suite
 // reproduce every failure the Hermes desktop met.
+//
+// It is a child process of its own and sits beside the engine: it imports
+// internal/proc, lockfile and watchdog (the parent-death watch), never
+// backend.
 package builtin
 
 import (

@@ -3,6 +3,9 @@
 // request and one JSON response per connection. The CLI (status, restart,
 // stop, handoff) and a second launch (focus) use it to reach the running
 // instance.
+//
+// It imports nothing of this module: both the launcher (backend) and the
+// CLI speak it, and errors keep their kind across it (errors.go).
 package control
 
 import (

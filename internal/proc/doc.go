@@ -7,4 +7,8 @@
 // through an Identity (PID + start marker, + boot id on Linux) and, where the
 // OS offers one, a handle opened before the check (pidfd on Linux, a process
 // handle on Windows) so the PID cannot be recycled between check and signal.
+//
+// It is the bottom layer: the OS primitives live here once (the subreaper,
+// the Windows kill-on-close Job, the TERM -> grace -> KILL Stopper, tree
+// pinning) and it imports nothing of this module.
 package proc

@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layer ranks the module's packages, lowest first: a package may import
+// only packages of a lower rank (README "Layout"; DESIGN "Layout").
+var layer = map[string]int{
+	"internal/proc":     0,
+	"internal/envflag":  0,
+	"backend/logs":      0,
+	"backend/control":   0,
+	"lockfile":          1,
+	"internal/testbin":  1,
+	"watchdog":          2,
+	"backend/reap":      3,
+	"backend/leakguard": 3,
+	"backend/reclaim":   3,
+	"backend/builtin":   3,
+	"backend":           4,
+	"internal/cli":      5,
+	"internal/desktop":  5,
+	"":                  6, // main
+	"internal/tsgen":    6,
+}
+
+// topLayer holds what nothing imports: benchmarks, tests, tools.
+const topLayer = 7
+
+func rank(pkg string) int {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "hermes-desktop"), "/")
+	if r, ok := layer[rel]; ok {
+		return r
+	}
+	return topLayer
+}
+
+// TestLayers checks that no package imports one of its own layer or above,
+// in the default build and in the desktop build.
+func TestLayers(t *testing.T) {
+	for _, tags := range []string{"", "desktop,production"} {
+		cmd := exec.Command("go", "list", "-tags", tags, "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "hermes-desktop/...")
+		cmd.Env = append(cmd.Environ(), "CGO_ENABLED=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list (tags %q): %v", tags, err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			fields := strings.Fields(line)
+			pkg := fields[0]
+			for _, imp := range fields[1:] {
+				if imp != "hermes-desktop" && !strings.HasPrefix(imp, "hermes-desktop/") {
+					continue
+				}
+				if rank(imp) >= rank(pkg) && rank(pkg) != topLayer {
+					t.Errorf("tags %q: %s (layer %d) imports %s (layer %d): a package imports only lower layers",
+						tags, pkg, rank(pkg), imp, rank(imp))
+				}
+			}
+		}
+	}
+}
