@@ -60,6 +60,8 @@ type ReapArgs struct {
 	DryRun bool `json:"dry_run"`
 	// MinAge overrides the minimum orphan age, in nanoseconds (0: configured).
 	MinAge int64 `json:"min_age_ns,omitempty"`
+	// Only, when non-nil, limits the reap to these PIDs (see reap.Options).
+	Only []int `json:"only,omitempty"`
 }
 
 // LogsArgs are the arguments of the logs operation.
@@ -101,7 +103,7 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 				return nil, fmt.Errorf("reap: %w: %w", control.ErrBadRequest, err)
 			}
 		}
-		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge), nil)
+		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge), args.Only)
 	case control.OpHandoff:
 		var args HandoffArgs
 		if err := json.Unmarshal(req.Args, &args); err != nil {

@@ -29,6 +29,19 @@ type scene struct {
 	stateDir string
 	home     string
 	records  *lockfile.Records
+	// pids are the processes the scene started: every reap it runs looks
+	// at these only (--only), so it never signals anyone else's process,
+	// whatever else runs on the machine.
+	pids []int
+}
+
+// only is the scene's reap scope, for --only.
+func (s *scene) only() string {
+	var out []string
+	for _, pid := range s.pids {
+		out = append(out, strconv.Itoa(pid))
+	}
+	return strings.Join(out, ",")
 }
 
 func newScene(t *testing.T) *scene {
@@ -72,6 +85,7 @@ func (s *scene) orphan(env []string, argv ...string) proc.Identity {
 				_ = proc.Signal(p.Identity(), syscall.SIGKILL) // ours: started just above
 				s.t.Skipf("orphans are reparented to pid %d here, not to init: the orphan rules cannot be exercised", p.PPID)
 			}
+			s.pids = append(s.pids, pid)
 			return p.Identity()
 		}
 		if time.Now().After(deadline) {
@@ -184,6 +198,7 @@ func TestBootReapScene(t *testing.T) {
 	must(t, unrelated.Start())
 	defer func() { _ = unrelated.Process.Kill(); _ = unrelated.Wait() }()
 	unrelatedID, _ := proc.Lookup(unrelated.Process.Pid)
+	s.pids = append(s.pids, unrelatedID.PID)
 	staleNonce, _ := lockfile.NewNonce()
 	s.record(proc.Identity{PID: unrelatedID.PID, Start: "linux:1"}, staleNonce, deadOwner(t))
 	cases["reused pid"] = &want{unrelatedID, reap.ActionSpared, reap.ReasonIdentityMismatch}
@@ -191,8 +206,8 @@ func TestBootReapScene(t *testing.T) {
 	// The reap runs under an orphaned, old, serve-shaped shell: its own
 	// ancestor, never to be signalled. It waits for a trigger file.
 	out := filepath.Join(t.TempDir(), "reap.json")
-	script := fmt.Sprintf(`while [ ! -e %q.go ]; do sleep 0.05; done; %q reap --json --min-age %s --grace 1s --state-dir %q > %q; echo $? > %q.code`,
-		out, s.bin, minAge, s.stateDir, out, out)
+	script := fmt.Sprintf(`while [ ! -e %q.go ]; do sleep 0.05; done; %q reap --json --min-age %s --grace 1s --state-dir %q --only "$(cat %q.pids)" > %q; echo $? > %q.code`,
+		out, s.bin, minAge, s.stateDir, out, out, out)
 	ancestor := s.orphan(s.env(), "sh", "-c", script, "serve", "--host", "127.0.0.1", "--port", "0")
 	cases["ancestor"] = &want{ancestor, reap.ActionSpared, reap.ReasonAncestor}
 
@@ -219,6 +234,7 @@ func TestBootReapScene(t *testing.T) {
 		t.Errorf("dry run changed the records: %d files", len(entries))
 	}
 
+	must(t, os.WriteFile(out+".pids", []byte(s.only()), 0o600))
 	must(t, os.WriteFile(out+".go", nil, 0o600))
 	var report reap.Report
 	deadline := time.Now().Add(30 * time.Second)
@@ -276,7 +292,7 @@ func writeSSHLock(t *testing.T, home, id string, pid int, valid bool) {
 
 func runReap(t *testing.T, s *scene, args ...string) *reap.Report {
 	t.Helper()
-	cmd := exec.Command(s.bin, append([]string{"reap", "--json", "--state-dir", s.stateDir}, args...)...)
+	cmd := exec.Command(s.bin, append([]string{"reap", "--json", "--state-dir", s.stateDir, "--only", s.only()}, args...)...)
 	cmd.Env = s.env()
 	out, err := cmd.Output()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -24,6 +25,7 @@ type reapFlags struct {
 	json     bool
 	minAge   time.Duration
 	grace    time.Duration
+	only     []int // nil: every process
 }
 
 func parseReapFlags(args []string, stderr io.Writer) (reapFlags, error) {
@@ -31,7 +33,7 @@ func parseReapFlags(args []string, stderr io.Writer) (reapFlags, error) {
 	fs := flag.NewFlagSet("reap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: hermes-desktop reap [--dry-run] [--json] [--min-age D] [--state-dir DIR]
+		fmt.Fprintln(stderr, `usage: hermes-desktop reap [--dry-run] [--json] [--min-age D] [--only PIDS] [--state-dir DIR]
 
 Finds backends that earlier crashes left behind (loopback, ephemeral-port
 serve commands and this app's watchdog shims) and removes those with positive
@@ -45,6 +47,16 @@ the single-instance lock.`)
 	fs.BoolVar(&f.dryRun, "dry-run", false, "decide and report, signal nothing, change nothing")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.DurationVar(&f.minAge, "min-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", reap.DefaultMinOrphanAge), "minimum age of an unrecorded orphan (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.Func("only", "look only at these PIDs (comma-separated), as after a dry run the user confirmed; each is reaped only if it still qualifies", func(v string) error {
+		for _, field := range strings.Split(v, ",") {
+			pid, err := strconv.Atoi(strings.TrimSpace(field))
+			if err != nil || pid <= 0 {
+				return fmt.Errorf("%q is not a PID", field)
+			}
+			f.only = append(f.only, pid)
+		}
+		return nil
+	})
 	fs.DurationVar(&f.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", reap.DefaultGrace), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -91,7 +103,7 @@ func cmdReap(args []string, stdout, stderr io.Writer) int {
 func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+2*f.grace)
 	defer cancel()
-	args, _ := json.Marshal(backend.ReapArgs{DryRun: f.dryRun, MinAge: int64(f.minAge)})
+	args, _ := json.Marshal(backend.ReapArgs{DryRun: f.dryRun, MinAge: int64(f.minAge), Only: f.only})
 	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpReap, Args: args})
 	if err == nil {
 		var report reap.Report
@@ -115,7 +127,7 @@ func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return reap.Run(ctx, reap.Options{StateDir: stateDir, HermesHome: home, MinAge: f.minAge, Grace: f.grace, DryRun: f.dryRun})
+	return reap.Run(ctx, reap.Options{StateDir: stateDir, HermesHome: home, MinAge: f.minAge, Grace: f.grace, DryRun: f.dryRun, Only: f.only})
 }
 
 func printReap(w io.Writer, r *reap.Report) {

@@ -86,7 +86,11 @@ func (l *Launcher) StartAnother(args ...string) *Launcher {
 
 func (l *Launcher) start(args ...string) {
 	l.t.Helper()
-	argv := []string{"run", "--headless", "--state-dir", l.StateDir}
+	// An unrecorded orphan must be an hour old before a test's launcher
+	// reaps it: tests reap only by the ownership evidence they created
+	// (their own records and nonces), never someone else's old orphan.
+	// A test's own --min-orphan-age comes later and wins.
+	argv := []string{"run", "--headless", "--state-dir", l.StateDir, "--min-orphan-age", "1h"}
 	for _, a := range args {
 		argv = append(argv, strings.ReplaceAll(a, "{bin}", l.Bin))
 	}
