@@ -99,33 +99,11 @@ func run(bin, other, dir, mode string, n int) result {
 	client := &http.Client{Timeout: 500 * time.Millisecond}
 	bins := []string{bin, other}
 	for i := 1; i <= n; i++ {
-		var lastOK, firstOKAfter atomic.Int64
-		lastOK.Store(time.Now().UnixNano())
+		pr := &prober{client: client, cur: &cur, res: &res}
+		pr.lastOK.Store(time.Now().UnixNano())
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		handedOff := atomic.Bool{}
-		go func() {
-			defer close(done)
-			for ctx.Err() == nil {
-				u := *cur.Load()
-				resp, err := client.Get(u)
-				ok := err == nil && resp.StatusCode == 200
-				if resp != nil {
-					resp.Body.Close()
-				}
-				atomic.AddInt64(&res.probes, 1)
-				now := time.Now().UnixNano()
-				switch {
-				case !ok:
-					atomic.AddInt64(&res.failed, 1)
-				case !handedOff.Load():
-					lastOK.Store(now)
-				case firstOKAfter.Load() == 0:
-					firstOKAfter.Store(now)
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
-		}()
+		go func() { defer close(done); pr.run(ctx) }()
 		t0 := time.Now()
 		if out, err := cli("handoff", "--to", bins[i%2], "--mode", mode, "--timeout", "30s"); err != nil {
 			check(fmt.Errorf("%s handoff %d: %v %s", mode, i, err, out))
@@ -137,19 +115,51 @@ func run(bin, other, dir, mode string, n int) result {
 		}
 		samePID = samePID && pid == firstPID
 		cur.Store(&next)
-		handedOff.Store(true)
-		for deadline := time.Now().Add(10 * time.Second); firstOKAfter.Load() == 0 && time.Now().Before(deadline); {
+		pr.handedOff.Store(true)
+		for deadline := time.Now().Add(10 * time.Second); pr.firstOKAfter.Load() == 0 && time.Now().Before(deadline); {
 			time.Sleep(5 * time.Millisecond)
 		}
 		stop()
 		<-done
-		res.downtimes = append(res.downtimes, time.Duration(firstOKAfter.Load()-lastOK.Load()))
+		res.downtimes = append(res.downtimes, time.Duration(pr.firstOKAfter.Load()-pr.lastOK.Load()))
 	}
 	res.backend = "new"
 	if samePID {
 		res.backend = "kept"
 	}
 	return res
+}
+
+// prober probes the current health URL every 2 ms until its context ends,
+// counting failures and noting the last success before the handoff and the
+// first after it.
+type prober struct {
+	client               *http.Client
+	cur                  *atomic.Pointer[string]
+	res                  *result
+	handedOff            atomic.Bool
+	lastOK, firstOKAfter atomic.Int64
+}
+
+func (p *prober) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		resp, err := p.client.Get(*p.cur.Load())
+		ok := err == nil && resp.StatusCode == 200
+		if resp != nil {
+			resp.Body.Close()
+		}
+		atomic.AddInt64(&p.res.probes, 1)
+		now := time.Now().UnixNano()
+		switch {
+		case !ok:
+			atomic.AddInt64(&p.res.failed, 1)
+		case !p.handedOff.Load():
+			p.lastOK.Store(now)
+		case p.firstOKAfter.Load() == 0:
+			p.firstOKAfter.Store(now)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // sweep kills whatever still carries this run's tag: only what this run
