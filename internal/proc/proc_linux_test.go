@@ -33,15 +33,6 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
-func FuzzParseStat(f *testing.F) {
-	self, _ := os.ReadFile("/proc/self/stat")
-	f.Add(self)
-	f.Add([]byte("1 (a b) S 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = parseStat(data) // must not panic
-	})
-}
-
 func TestLookupSelf(t *testing.T) {
 	id, err := Self()
 	if err != nil {
