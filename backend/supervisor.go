@@ -55,7 +55,13 @@ type Supervisor struct {
 type restartPolicy struct {
 	max    int
 	window time.Duration
+	// backoff is the wait before the first automatic restart, doubled for
+	// each further crash within window; 0 means defaultBackoff.
+	backoff time.Duration
 }
+
+// defaultBackoff is the first restart's delay when the policy sets none.
+const defaultBackoff = 250 * time.Millisecond
 
 type readyResult struct {
 	inst *instance
@@ -85,6 +91,9 @@ type commandResult struct {
 
 func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
 	log = log.With("backend", spec.Name)
+	if policy.backoff <= 0 {
+		policy.backoff = defaultBackoff
+	}
 	s := &Supervisor{
 		spec:    spec,
 		params:  params,
@@ -453,7 +462,7 @@ func (s *Supervisor) onCrash(reason string) {
 		return
 	}
 	s.crashes = append(s.crashes, now)
-	backoff := 250 * time.Millisecond << (len(s.crashes) - 1)
+	backoff := s.policy.backoff << (len(s.crashes) - 1)
 	s.timer = time.NewTimer(backoff)
 	s.update(StateRestarting, func(st *BackendStatus) {
 		st.Restarts++

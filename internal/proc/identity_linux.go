@@ -78,6 +78,11 @@ func parseStat(data []byte) (statFields, error) {
 		if err != nil {
 			return statFields{}, fmt.Errorf("proc: stat field %d: %w", 4+i, err)
 		}
+		// The kernel never prints a negative ppid, pgrp or session (0 is
+		// "none"); a line with one is not a stat line we understand.
+		if n < 0 {
+			return statFields{}, fmt.Errorf("proc: stat field %d: negative id %d", 4+i, n)
+		}
 		*dst = n
 	}
 	ticks, err := strconv.ParseUint(rest[19], 10, 64)

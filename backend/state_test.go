@@ -1,0 +1,110 @@
+package backend
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// allStates is every State the package defines. A new state must be added
+// here and to the matrix below, or TestTransitionsKnowOnlyTheseStates fails.
+var allStates = []State{StateStopped, StateStarting, StateReady, StateRestarting, StateFailed}
+
+// TestCheckTransition checks all 25 (from, to) pairs against the moves the
+// supervisor is designed to make. The matrix is written out by hand, not
+// derived from the transitions map, so that an edit to the map shows up here.
+func TestCheckTransition(t *testing.T) {
+	const (
+		ok = true
+		no = false
+	)
+	// Why each legal move exists (the supervisor code that makes it):
+	//   stopped    -> starting    Start / autostart (launch)
+	//   stopped    -> failed      launch: the command does not exist or is not executable
+	//   stopped    -> restarting  launch: spawn failed otherwise (onCrash)
+	//   starting   -> ready       onReady
+	//   starting   -> restarting  crash or start timeout (onCrash)
+	//   starting   -> failed      crash with the restart budget spent
+	//   starting   -> stopped     Stop, or the launcher's context ends
+	//   starting   -> starting    Restart while starting
+	//   ready      -> restarting  crash; ready -> failed: crash, budget spent
+	//   ready      -> stopped     Stop; ready -> starting: Restart, leak guard
+	//   restarting -> starting    the backoff timer fires, or Restart
+	//   restarting -> stopped     Stop; restarting -> failed: launch cannot start
+	//   failed     -> starting    Start / Restart ("Try again")
+	//   failed     -> stopped     Stop; failed -> restarting: Start, spawn failed
+	// Never: ready from anything but starting (readiness is only ever
+	// observed on a started instance), and staying put outside starting
+	// (update never asks checkTransition about a state it is already in).
+	want := map[State]map[State]bool{
+		StateStopped: {
+			StateStopped: no, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok,
+		},
+		StateStarting: {
+			StateStopped: ok, StateStarting: ok, StateReady: ok, StateRestarting: ok, StateFailed: ok,
+		},
+		StateReady: {
+			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok,
+		},
+		StateRestarting: {
+			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: no, StateFailed: ok,
+		},
+		StateFailed: {
+			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: no,
+		},
+	}
+	for _, from := range allStates {
+		for _, to := range allStates {
+			t.Run(string(from)+"->"+string(to), func(t *testing.T) {
+				legal, listed := want[from][to]
+				if !listed {
+					t.Fatalf("the test's matrix has no entry for %s -> %s", from, to)
+				}
+				err := checkTransition(from, to)
+				if got := err == nil; got != legal {
+					t.Fatalf("checkTransition(%s, %s) accepted: got %v, want %v (err: %v)", from, to, got, legal, err)
+				}
+				if err != nil && !namesInOrder(err.Error(), from, to) {
+					t.Errorf("checkTransition(%s, %s) error: got %q, want it to name %s, then %s", from, to, err, from, to)
+				}
+			})
+		}
+	}
+}
+
+// TestTransitionsKnowOnlyTheseStates keeps allStates honest: a state the
+// transitions map knows (as a source or a target) but the matrix does not
+// would go unchecked.
+func TestTransitionsKnowOnlyTheseStates(t *testing.T) {
+	known := map[State]bool{}
+	for _, s := range allStates {
+		known[s] = true
+	}
+	for from, tos := range transitions {
+		for _, s := range append([]State{from}, tos...) {
+			if !known[s] {
+				t.Errorf("transitions mentions state %q: got it, want it in allStates and the matrix", s)
+			}
+		}
+	}
+	if got, want := checkTransition("bogus", StateStarting) == nil, false; got != want {
+		t.Errorf("checkTransition from an unknown state accepted: got %v, want %v", got, want)
+	}
+}
+
+// namesInOrder reports whether msg has from as a whole word and to as a
+// later whole word ("restarting" does not count as naming "starting").
+func namesInOrder(msg string, from, to State) bool {
+	words := strings.FieldsFunc(msg, func(r rune) bool { return !unicode.IsLetter(r) })
+	for i, w := range words {
+		if w != string(from) {
+			continue
+		}
+		for _, v := range words[i+1:] {
+			if v == string(to) {
+				return true
+			}
+		}
+	}
+	return false
+}

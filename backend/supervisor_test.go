@@ -1,0 +1,377 @@
+//go:build linux
+
+// The supervisor tests run a real Supervisor (supervisor_harness_test.go)
+// against real /bin/sh children. Linux only, as the harness is.
+
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/leakguard"
+)
+
+func TestSupervisorBecomesReady(t *testing.T) {
+	legacy := func(w http.ResponseWriter, r *http.Request) { // Hermes before /api/health
+		if r.URL.Path != fallbackHealthPath {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `{"status":"running"}`)
+	}
+	for _, tc := range []struct {
+		name    string
+		script  string
+		handler http.HandlerFunc
+	}{
+		{"ready line", scriptReadyLine, healthy},
+		{"ready file", scriptReadyFile, healthy},
+		{"with a grandchild", scriptReadyChild, healthy},
+		{"health falls back to /api/status", scriptReadyLine, legacy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port := healthServer(t, tc.handler)
+			h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(tc.script, port)})
+			if got := h.sup.Status().State; got != StateStopped {
+				t.Fatalf("state before Start: got %v, want %v", got, StateStopped)
+			}
+			if err := h.sup.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			h.rec.waitEntered(t, StateReady, 1)
+			h.wantEntered(t, StateStarting, StateReady)
+			st := h.sup.Status()
+			if st.PID == 0 || st.Port != port || st.URL != "http://127.0.0.1:"+strconv.Itoa(port) || st.ReadyAt == nil {
+				t.Errorf("status when ready: got pid %d port %d url %q ready %v, want a pid, port %d", st.PID, st.Port, st.URL, st.ReadyAt, port)
+			}
+			rec, err := h.records.Load(st.Nonce)
+			if err != nil {
+				t.Fatalf("record of the ready backend: %v", err)
+			}
+			if rec.Port != port || rec.Backend == nil || rec.Backend.PID != st.PID || rec.Owner.Nonce != h.owner {
+				t.Errorf("record: got port %d backend %v owner %q, want port %d pid %d owner %q", rec.Port, rec.Backend, rec.Owner.Nonce, port, st.PID, h.owner)
+			}
+
+			if err := h.sup.Stop(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			h.wantEntered(t, StateStarting, StateReady, StateStopped)
+			assertReaped(t, st.PID) // Stop returns after the leader is reaped
+			if _, err := h.records.Load(st.Nonce); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("record after Stop: got %v, want ErrNotExist", err)
+			}
+		})
+	}
+}
+
+func TestSupervisorCommandsWhenReady(t *testing.T) {
+	port := healthServer(t, healthy)
+	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyChild, port), autostart: true})
+	h.rec.waitEntered(t, StateReady, 1)
+	first := h.sup.Status()
+
+	n := h.rec.count()
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.rec.count(); got != n {
+		t.Errorf("notices after Start while ready: got %d, want %d (a no-op)", got, n)
+	}
+
+	if err := h.sup.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	assertReaped(t, first.PID) // Restart tears the old instance down first
+	h.rec.waitEntered(t, StateReady, 2)
+	h.wantEntered(t, StateStarting, StateReady, StateStarting, StateReady)
+	st := h.sup.Status()
+	if st.Restarts != 1 || st.LastRestart != "restarted on request" || st.PID == first.PID || st.Nonce == first.Nonce {
+		t.Errorf("after Restart: got restarts %d (%q), pid %d (was %d), want 1 restart on request and a new instance",
+			st.Restarts, st.LastRestart, st.PID, first.PID)
+	}
+
+	// The run context ending is a graceful stop of the ready backend and
+	// its grandchildren (checked by shutdown).
+	h.shutdown(t)
+	h.wantEntered(t, StateStarting, StateReady, StateStarting, StateReady, StateStopped)
+	if got := len(h.children(t)); got != 2 {
+		t.Errorf("grandchildren started: got %d, want 2", got)
+	}
+}
+
+func TestSupervisorCommandsWhenStopped(t *testing.T) {
+	port := healthServer(t, healthy)
+	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyLine, port)})
+	if err := h.sup.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.wantEntered(t) // stopped -> stopped is no change
+	if _, err := h.sup.handoffView(t.Context()); err == nil || !strings.Contains(err.Error(), "not ready") {
+		t.Errorf("handoff view while stopped: got %v, want a not-ready error", err)
+	}
+	if err := h.sup.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateReady, 1)
+	h.wantEntered(t, StateStarting, StateReady)
+	if got := h.sup.Status().Restarts; got != 0 {
+		t.Errorf("restarts after Restart from stopped: got %d, want 0 (nothing was running)", got)
+	}
+}
+
+func TestSupervisorCommandsWhenStarting(t *testing.T) {
+	h := newSupervisorHarness(t, supOptions{script: scriptSilent})
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateStarting, 1) // and stays: it never announces a port
+	first := h.sup.Status()
+
+	n := h.rec.count()
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, st := h.rec.count(), h.sup.Status(); got != n || st.PID != first.PID {
+		t.Errorf("after Start while starting: got %d notices pid %d, want %d notices pid %d (a no-op)", got, st.PID, n, first.PID)
+	}
+
+	if err := h.sup.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	assertReaped(t, first.PID)
+	st := h.sup.Status()
+	if st.State != StateStarting || st.Restarts != 1 || st.PID == first.PID || st.PID == 0 {
+		t.Errorf("after Restart while starting: got %v restarts %d pid %d, want starting, 1 restart, a new pid (was %d)", st.State, st.Restarts, st.PID, first.PID)
+	}
+
+	if err := h.sup.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	assertReaped(t, st.PID)
+	h.wantEntered(t, StateStarting, StateStopped) // starting -> starting is no entry
+}
+
+func TestSupervisorCrashLoopFails(t *testing.T) {
+	h := newSupervisorHarness(t, supOptions{
+		script: scriptCrash,
+		policy: restartPolicy{max: 2, window: time.Minute, backoff: 10 * time.Millisecond},
+	})
+	loop := []State{StateStarting, StateRestarting, StateStarting, StateRestarting, StateStarting, StateFailed}
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateFailed, 1)
+	h.wantEntered(t, loop...)
+	st := h.sup.Status()
+	if st.Restarts != 2 || st.PID != 0 || !strings.Contains(st.LastError, "giving up") || !strings.Contains(st.LastError, "code 1") {
+		t.Errorf("failed status: got restarts %d pid %d error %q, want 2 restarts, no pid, giving up after code 1", st.Restarts, st.PID, st.LastError)
+	}
+	if !slices.Contains(st.LogTail, "boom") {
+		t.Errorf("log tail: got %q, want the backend's stderr line %q", st.LogTail, "boom")
+	}
+	if got := len(h.rec.allPIDs()); got != 3 {
+		t.Errorf("backends started: got %d, want 3 (first start and 2 restarts)", got)
+	}
+
+	// Start from failed forgets the crashes: the whole budget again.
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateFailed, 2)
+	// So does Restart ("Try again").
+	if err := h.sup.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateFailed, 3)
+	h.wantEntered(t, slices.Concat(loop, loop, loop)...)
+	if got := h.sup.Status().Restarts; got != 6 {
+		t.Errorf("restarts after three crash loops: got %d, want 6", got)
+	}
+
+	if err := h.sup.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.sup.Status(); st.State != StateStopped || st.LastError != "" {
+		t.Errorf("after Stop from failed: got %v %q, want stopped with no error", st.State, st.LastError)
+	}
+}
+
+func TestSupervisorRestartWindowForgetsOldCrashes(t *testing.T) {
+	// Every crash is older than the window by the time the next one comes,
+	// so one allowed restart is never used up.
+	h := newSupervisorHarness(t, supOptions{
+		script: scriptCrash,
+		policy: restartPolicy{max: 1, window: time.Nanosecond, backoff: 10 * time.Millisecond},
+	})
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateRestarting, 3)
+	if err := h.sup.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.rec.entered(); slices.Contains(got, StateFailed) || got[len(got)-1] != StateStopped {
+		t.Errorf("states entered: got %v, want restarts without failed, then stopped", got)
+	}
+}
+
+func TestSupervisorCommandsWhenRestarting(t *testing.T) {
+	// A backoff far longer than the test holds the supervisor in restarting
+	// until a command moves it.
+	h := newSupervisorHarness(t, supOptions{
+		script: scriptCrash,
+		policy: restartPolicy{max: 5, window: time.Minute, backoff: time.Hour},
+	})
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateRestarting, 1)
+
+	n := h.rec.count()
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, st := h.rec.count(), h.sup.Status(); got != n || st.State != StateRestarting {
+		t.Errorf("after Start while restarting: got %d notices, %v, want %d notices, restarting (a no-op)", got, st.State, n)
+	}
+
+	// Restart skips the backoff.
+	if err := h.sup.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, StateRestarting, 2)
+
+	if err := h.sup.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.wantEntered(t, StateStarting, StateRestarting, StateStarting, StateRestarting, StateStopped)
+	if got := h.sup.Status().Restarts; got != 2 {
+		t.Errorf("restarts: got %d, want 2 (two crashes; Restart of nothing running adds none)", got)
+	}
+}
+
+func TestSupervisorStartTimeout(t *testing.T) {
+	// Only the kind of timeout is asserted: the health check's last answer
+	// depends on whether a probe was in flight at the deadline (see
+	// TestProbeHealth for the answers themselves).
+	for _, tc := range []struct {
+		name      string
+		script    string // %d, if present, is the health server's port
+		handler   http.HandlerFunc
+		wantError string
+	}{
+		{"no ready line", scriptSilent, healthy, "did not announce a port"},
+		{"health answers 503", scriptReadyLine, func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}, "did not pass its health check"},
+		{"health says not ok", scriptReadyLine, func(w http.ResponseWriter, _ *http.Request) {
+			fmt.Fprint(w, `{"ok":false}`)
+		}, "did not pass its health check"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port := healthServer(t, tc.handler)
+			script := tc.script
+			if strings.Contains(script, "%d") {
+				script = fmt.Sprintf(script, port)
+			}
+			h := newSupervisorHarness(t, supOptions{script: script, startTimeout: 500 * time.Millisecond})
+			if err := h.sup.Start(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			h.rec.waitEntered(t, StateFailed, 1)
+			h.wantEntered(t, StateStarting, StateFailed)
+			if st := h.sup.Status(); !strings.Contains(st.LastError, tc.wantError) {
+				t.Errorf("last error: got %q, want it to contain %q", st.LastError, tc.wantError)
+			}
+			for _, pid := range h.rec.allPIDs() {
+				assertReaped(t, pid) // torn down before failed was published
+			}
+		})
+	}
+}
+
+func TestSupervisorCannotStart(t *testing.T) {
+	h := newSupervisorHarness(t, supOptions{command: []string{filepath.Join(t.TempDir(), "no-such-backend")}})
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.wantEntered(t, StateFailed) // Start returns after the launch
+	if st := h.sup.Status(); !strings.Contains(st.LastError, "cannot start") || st.Restarts != 0 {
+		t.Errorf("status: got error %q restarts %d, want cannot start, no restart", st.LastError, st.Restarts)
+	}
+}
+
+func TestSupervisorSamplesTree(t *testing.T) {
+	port := healthServer(t, healthy)
+	h := newSupervisorHarness(t, supOptions{
+		script: fmt.Sprintf(scriptReadyChild, port), autostart: true, sample: leakguard.MinSampleInterval,
+	})
+	// The first sample is taken right after ready, and the record is
+	// updated before the sample is published.
+	h.rec.waitFor(t, "a tree sample", func(ns []notice) bool {
+		return slices.ContainsFunc(ns, func(n notice) bool { return n.tree })
+	})
+	st := h.sup.Status()
+	if st.Tree == nil || len(st.Tree.Processes) < 2 {
+		t.Fatalf("tree: got %+v, want the backend and its child", st.Tree)
+	}
+	rec, err := h.records.Load(st.Nonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := h.children(t)
+	if len(rec.Descendants) != 1 || len(children) != 1 || rec.Descendants[0].PID != children[0] {
+		t.Errorf("record descendants: got %v, want the child %v", rec.Descendants, children)
+	}
+}
+
+func TestSupervisorHandoffViewAndDetach(t *testing.T) {
+	port := healthServer(t, healthy)
+	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyLine, port), autostart: true})
+	h.rec.waitEntered(t, StateReady, 1)
+	st := h.sup.Status()
+	view, err := h.sup.handoffView(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view.status.State != StateReady || view.nonce != st.Nonce || view.backend.PID != st.PID || view.viaShim {
+		t.Errorf("handoff view: got %v nonce %q pid %d shim %v, want ready, %q, %d, no shim",
+			view.status.State, view.nonce, view.backend.PID, view.viaShim, st.Nonce, st.PID)
+	}
+
+	// Detach hands the backend over: run returns, the backend keeps
+	// running and its record stays for the next launcher.
+	if err := h.sup.do(t.Context(), cmdDetach); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.sup.Done():
+	case <-time.After(waitLimit):
+		t.Fatal("run did not return after a detach")
+	}
+	if err := syscall.Kill(st.PID, 0); err != nil {
+		t.Errorf("backend after detach: kill(pid, 0) got %v, want it alive", err)
+	}
+	if _, err := h.records.Load(st.Nonce); err != nil {
+		t.Errorf("record after detach: got %v, want it kept", err)
+	}
+	// Play the next launcher: end the backend and drop its record. The
+	// detached instance's waiter still reaps our child.
+	if err := syscall.Kill(-st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitReaped(t, st.PID)
+	if err := h.records.Remove(st.Nonce); err != nil {
+		t.Fatal(err)
+	}
+}
