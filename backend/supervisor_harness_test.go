@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -186,8 +187,8 @@ func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := newBackendLog(spec.Name, filepath.Join(dir, spec.Name+".log"), nil)
-	t.Cleanup(out.close) // runs last: after the supervisor is gone
+	out := logs.New(spec.Name, filepath.Join(dir, spec.Name+".log"), nil)
+	t.Cleanup(out.Close) // runs last: after the supervisor is gone
 	params := spawnParams{
 		owner: self, ownerNonce: ownerNonce, stateDir: dir, hermesHome: dir,
 		self: "/bin/false", viaShim: false, log: out,
