@@ -130,7 +130,7 @@ FUZZ_TARGETS := \
 	./internal/proc:FuzzParseStat \
 	./watchdog:FuzzShimArgs \
 	./backend/reap:FuzzParseShape \
-	./backend:FuzzSplitJoinCommand \
+	./internal/cmdline:FuzzSplitJoinCommand \
 	./backend:FuzzParseSettings
 
 fuzz-short fuzz:

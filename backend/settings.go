@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/lockfile"
 )
 
@@ -50,7 +51,7 @@ type SettingsView struct {
 func DefaultSettings(self string) Settings {
 	argv, _ := DefaultCommand(self)
 	return Settings{
-		BackendCommand: JoinCommand(argv),
+		BackendCommand: cmdline.Join(argv),
 		ReadyRegex:     DefaultReadyRegex,
 		HealthPath:     DefaultHealthPath,
 		Grace:          DefaultGrace.String(),
@@ -67,7 +68,7 @@ func DefaultSettings(self string) Settings {
 func (s Settings) Validate() error {
 	var errs []error
 	if s.BackendCommand != "" {
-		if _, err := SplitCommand(s.BackendCommand); err != nil {
+		if _, err := cmdline.Split(s.BackendCommand); err != nil {
 			errs = append(errs, fmt.Errorf("backend command: %w", err))
 		}
 	}
@@ -117,7 +118,7 @@ func (s Settings) Apply(cfg *Config, spec *Spec) error {
 		return err
 	}
 	if s.BackendCommand != "" {
-		spec.Command, _ = SplitCommand(s.BackendCommand)
+		spec.Command, _ = cmdline.Split(s.BackendCommand)
 	}
 	if s.ReadyRegex != "" {
 		spec.ReadyRegex = s.ReadyRegex

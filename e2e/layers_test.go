@@ -11,6 +11,7 @@ import (
 var layer = map[string]int{
 	"internal/proc":     0,
 	"internal/envflag":  0,
+	"internal/cmdline":  0,
 	"backend/logs":      0,
 	"backend/control":   0,
 	"lockfile":          1,

@@ -16,6 +16,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
 )
@@ -107,7 +108,7 @@ func (o *runOptions) applyExplicit(cfg *backend.Config, spec *backend.Spec) erro
 	if given("backend-cmd") {
 		spec.Command = nil
 		if o.backendCmd != "" {
-			argv, err := backend.SplitCommand(o.backendCmd)
+			argv, err := cmdline.Split(o.backendCmd)
 			if err != nil {
 				return fmt.Errorf("--backend-cmd: %w", err)
 			}
@@ -188,7 +189,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	if len(spec.Command) == 0 {
 		spec.Command, why = backend.DefaultCommand(self)
 	}
-	fmt.Fprintf(stdout, "using backend: %s (%s)\n", backend.JoinCommand(spec.Command), why)
+	fmt.Fprintf(stdout, "using backend: %s (%s)\n", cmdline.Join(spec.Command), why)
 	cfg.Backends = []backend.Spec{spec}
 	return cfg, nil
 }

@@ -1,4 +1,4 @@
-package backend
+package cmdline
 
 import (
 	"reflect"
@@ -24,9 +24,9 @@ func TestSplitCommand(t *testing.T) {
 		{"   ", nil, false},
 	}
 	for _, tc := range cases {
-		got, err := SplitCommand(tc.in)
+		got, err := Split(tc.in)
 		if (err == nil) != tc.ok || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("SplitCommand(%q): got %q, %v; want %q ok=%v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("Split(%q): got %q, %v; want %q ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }
@@ -45,7 +45,7 @@ func FuzzSplitJoinCommand(f *testing.F) {
 		if len(argv) == 0 {
 			return
 		}
-		got, err := SplitCommand(JoinCommand(argv))
+		got, err := Split(Join(argv))
 		if err != nil || !reflect.DeepEqual(got, argv) {
 			t.Fatalf("round trip of %q: got %q, %v", argv, got, err)
 		}

@@ -1,4 +1,8 @@
-package backend
+// Package cmdline reads and writes command lines the way a user types them
+// in a settings field or a flag: shell-like quoting (single quotes, double
+// quotes, backslashes), no expansion of any kind. Split(Join(argv)) == argv.
+// It is a leaf: standard library only.
+package cmdline
 
 import (
 	"errors"
@@ -6,11 +10,11 @@ import (
 	"strings"
 )
 
-// SplitCommand splits a command line typed by a user (a flag, a settings
+// Split splits a command line typed by a user (a flag, a settings
 // field) into argv, with POSIX shell quoting: 'single', "double" (with \"
 // and \\ escapes) and backslash escapes outside quotes. No expansion of any
 // kind happens: no variables, globs or tildes.
-func SplitCommand(s string) ([]string, error) {
+func Split(s string) ([]string, error) {
 	var argv []string
 	var cur strings.Builder
 	inWord := false
@@ -26,7 +30,7 @@ func SplitCommand(s string) ([]string, error) {
 		case c == '\'':
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
-				return nil, errors.New("backend: unterminated ' in command")
+				return nil, errors.New("cmdline: unterminated ' in command")
 			}
 			cur.WriteString(s[i+1 : i+1+end])
 			i += end + 1
@@ -40,13 +44,13 @@ func SplitCommand(s string) ([]string, error) {
 				cur.WriteByte(s[j])
 			}
 			if j >= len(s) {
-				return nil, errors.New(`backend: unterminated " in command`)
+				return nil, errors.New(`cmdline: unterminated " in command`)
 			}
 			i = j
 			inWord = true
 		case c == '\\':
 			if i+1 >= len(s) {
-				return nil, errors.New("backend: command ends with a backslash")
+				return nil, errors.New("cmdline: command ends with a backslash")
 			}
 			i++
 			cur.WriteByte(s[i])
@@ -60,18 +64,18 @@ func SplitCommand(s string) ([]string, error) {
 		argv = append(argv, cur.String())
 	}
 	if len(argv) == 0 {
-		return nil, errors.New("backend: empty command")
+		return nil, errors.New("cmdline: empty command")
 	}
 	for _, a := range argv {
 		if strings.IndexByte(a, 0) >= 0 {
-			return nil, fmt.Errorf("backend: NUL byte in argument %q", a)
+			return nil, fmt.Errorf("cmdline: NUL byte in argument %q", a)
 		}
 	}
 	return argv, nil
 }
 
-// JoinCommand formats argv so SplitCommand reads it back unchanged.
-func JoinCommand(argv []string) string {
+// Join formats argv so Split reads it back unchanged.
+func Join(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
 		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
