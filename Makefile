@@ -131,7 +131,7 @@ FUZZ_TARGETS := \
 	./watchdog:FuzzShimArgs \
 	./backend/reap:FuzzParseShape \
 	./internal/cmdline:FuzzSplitJoinCommand \
-	./backend:FuzzParseSettings
+	./backend/settings:FuzzParseSettings
 
 fuzz-short fuzz:
 	@mkdir -p $(ARTIFACTS); for t in $(FUZZ_TARGETS); do \

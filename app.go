@@ -16,6 +16,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/desktop"
 )
 
@@ -253,8 +254,8 @@ func (a *App) ReapOrphans(pids []int) (*reap.Report, error) {
 }
 
 // GetSettings returns the saved settings and the defaults.
-func (a *App) GetSettings() (backend.SettingsView, error) {
-	s, notice := backend.LoadSettings(a.stateDir)
+func (a *App) GetSettings() (settings.View, error) {
+	s, notice := settings.Load(a.stateDir)
 	if notice != "" {
 		a.l.AddNotice(notice)
 	}
@@ -263,18 +264,18 @@ func (a *App) GetSettings() (backend.SettingsView, error) {
 
 // SaveSettings validates and saves the settings, and applies "start at
 // login" at once. The backend picks the rest up at its next start.
-func (a *App) SaveSettings(s backend.Settings) (backend.SettingsView, error) {
-	if err := backend.SaveSettings(a.stateDir, s); err != nil {
-		return backend.SettingsView{}, err
+func (a *App) SaveSettings(s settings.Settings) (settings.View, error) {
+	if err := settings.Save(a.stateDir, s); err != nil {
+		return settings.View{}, err
 	}
 	if err := desktop.SetStartAtLogin(s.StartAtLogin, a.self); err != nil {
-		return backend.SettingsView{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
+		return settings.View{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
 	}
 	return a.settingsView(s, ""), nil
 }
 
-func (a *App) settingsView(s backend.Settings, notice string) backend.SettingsView {
-	return backend.SettingsView{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: backend.SettingsPath(a.stateDir), Notice: notice}
+func (a *App) settingsView(s settings.Settings, notice string) settings.View {
+	return settings.View{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: settings.Path(a.stateDir), Notice: notice}
 }
 
 // Quit tears every backend down and closes the app.

@@ -11,6 +11,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -173,13 +174,13 @@ func TestAppSettingsRoundTrip(t *testing.T) {
 	app, _, _ := startApp(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	v, err := app.GetSettings()
-	if err != nil || !reflect.DeepEqual(v.Settings, backend.Settings{}) || v.Defaults.HealthPath != "/api/health" {
+	if err != nil || !reflect.DeepEqual(v.Settings, settings.Settings{}) || v.Defaults.HealthPath != "/api/health" {
 		t.Fatalf("GetSettings: %+v, %v", v, err)
 	}
-	if _, err := app.SaveSettings(backend.Settings{Grace: "soon"}); err == nil {
+	if _, err := app.SaveSettings(settings.Settings{Grace: "soon"}); err == nil {
 		t.Errorf("an invalid grace period was saved")
 	}
-	want := backend.Settings{BackendCommand: "hermes serve --host 127.0.0.1 --port 0", Grace: "3s", StartAtLogin: true}
+	want := settings.Settings{BackendCommand: "hermes serve --host 127.0.0.1 --port 0", Grace: "3s", StartAtLogin: true}
 	if _, err := app.SaveSettings(want); err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/lockfile"
 )
 
@@ -35,8 +34,17 @@ type Spec struct {
 	// Name identifies the backend in status, logs and records; "" means
 	// "default".
 	Name string `json:"name"`
-	// Command is the argv to run; empty means DefaultCommand.
+	// Kind is dashboard, serve or custom; "" means custom when Command is
+	// set, else dashboard.
+	Kind settings.Kind `json:"kind"`
+	// Command is the argv to run; empty means Hermes' command for the kind
+	// (ResolveCommand), plus Args.
 	Command []string `json:"command"`
+	// Args are added to a Hermes kind's command (a profile, say).
+	Args []string `json:"args,omitempty"`
+	// Disabled backends are not started with the launcher; Start starts
+	// them.
+	Disabled bool `json:"disabled,omitempty"`
 	// ReadyRegex finds the port in the backend's output: its first capture
 	// group must be the port. "" means the Hermes READY line.
 	ReadyRegex string `json:"ready_regex,omitempty"`
@@ -127,15 +135,6 @@ func DefaultStateDir() (string, error) {
 	return filepath.Join(home, "desktop"), nil
 }
 
-// DefaultCommand returns `hermes serve --host 127.0.0.1 --port 0` when
-// hermes is on PATH, else the built-in backend, and says which.
-func DefaultCommand(self string) (argv []string, description string) {
-	if path, err := exec.LookPath("hermes"); err == nil {
-		return []string{path, "serve", "--host", "127.0.0.1", "--port", "0"}, "hermes found on PATH at " + path
-	}
-	return []string{self, "serve", "--host", "127.0.0.1", "--port", "0"}, "hermes not on PATH: using the built-in backend"
-}
-
 func (c *Config) applyDefaults() error {
 	if c.StateDir == "" {
 		return errors.New("backend: no state dir")
@@ -203,14 +202,23 @@ func (s *Spec) applyDefaults(self string) error {
 	if !lockfile.ValidName(s.Name) {
 		return fmt.Errorf("backend: invalid backend name %q: use letters, digits, '.', '_' or '-'", s.Name)
 	}
+	if s.Kind == "" {
+		s.Kind = settings.KindDashboard
+		if len(s.Command) > 0 {
+			s.Kind = settings.KindCustom
+		}
+	}
 	if len(s.Command) == 0 {
-		s.Command, _ = DefaultCommand(self)
+		if s.Kind == settings.KindCustom {
+			return fmt.Errorf("backend %s: a custom backend needs a command", s.Name)
+		}
+		s.Command, _ = ResolveCommand(self, s.Kind, s.Args)
 	}
 	if s.ReadyRegex == "" {
 		s.ReadyRegex = DefaultReadyRegex
 	}
-	if _, err := compileReadyRegex(s.ReadyRegex); err != nil {
-		return err
+	if _, err := settings.CompileReadyRegex(s.ReadyRegex); err != nil {
+		return fmt.Errorf("backend %s: %w", s.Name, err)
 	}
 	if s.HealthPath == "" {
 		s.HealthPath = DefaultHealthPath
@@ -228,17 +236,4 @@ func (s *Spec) applyDefaults(self string) error {
 		return fmt.Errorf("backend %s: negative grace or start timeout", s.Name)
 	}
 	return nil
-}
-
-// compileReadyRegex compiles a ready pattern and checks it has a group for
-// the port.
-func compileReadyRegex(expr string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, fmt.Errorf("backend: ready regex %q: %w", expr, err)
-	}
-	if re.NumSubexp() < 1 {
-		return nil, fmt.Errorf("backend: ready regex %q needs one capture group for the port, like 'port (\\d+)'", expr)
-	}
-	return re, nil
 }

@@ -20,6 +20,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reclaim"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
@@ -235,7 +236,7 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 // readOutput feeds each output line to the log and the ready matcher.
 func (i *instance) readOutput(r io.Reader, stream string) {
 	defer i.readers.Done()
-	re, _ := compileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
+	re, _ := settings.CompileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
 	logs.ReadLines(r, func(line string) {
 		i.log.Add(stream, line)
 		if m := re.FindStringSubmatch(line); m != nil {

@@ -17,15 +17,20 @@ const (
 	StateReady      State = "ready"
 	StateRestarting State = "restarting" // waiting out the backoff after a crash
 	StateFailed     State = "failed"     // gave up: too many crashes, or cannot start
+	// StateExternal: the command found a Hermes backend someone else runs
+	// and attached to it; that one is shown and health-checked, never
+	// signalled, and our own is started when it goes away.
+	StateExternal State = "external"
 )
 
 // transitions lists the legal moves; anything else is a bug and is refused.
 var transitions = map[State][]State{
 	StateStopped:    {StateStarting, StateFailed, StateRestarting},
-	StateStarting:   {StateReady, StateRestarting, StateFailed, StateStopped, StateStarting},
+	StateStarting:   {StateReady, StateRestarting, StateFailed, StateStopped, StateStarting, StateExternal},
 	StateReady:      {StateRestarting, StateFailed, StateStopped, StateStarting},
 	StateRestarting: {StateStarting, StateStopped, StateFailed},
 	StateFailed:     {StateStarting, StateStopped, StateRestarting},
+	StateExternal:   {StateStarting, StateStopped},
 }
 
 func checkTransition(from, to State) error {

@@ -8,9 +8,9 @@ import (
 
 // allStates is every State the package defines. A new state must be added
 // here and to the matrix below, or TestTransitionsKnowOnlyTheseStates fails.
-var allStates = []State{StateStopped, StateStarting, StateReady, StateRestarting, StateFailed}
+var allStates = []State{StateStopped, StateStarting, StateReady, StateRestarting, StateFailed, StateExternal}
 
-// TestCheckTransition checks all 25 (from, to) pairs against the moves the
+// TestCheckTransition checks all 36 (from, to) pairs against the moves the
 // supervisor is designed to make. The matrix is written out by hand, not
 // derived from the transitions map, so that an edit to the map shows up here.
 func TestCheckTransition(t *testing.T) {
@@ -33,24 +33,30 @@ func TestCheckTransition(t *testing.T) {
 	//   restarting -> stopped     Stop; restarting -> failed: launch cannot start
 	//   failed     -> starting    Start / Restart ("Try again")
 	//   failed     -> stopped     Stop; failed -> restarting: Start, spawn failed
+	//   starting   -> external    the command attached to a Hermes backend someone else runs
+	//   external   -> starting    that backend went away (start our own), or Restart
+	//   external   -> stopped     Stop, or the launcher's context ends
 	// Never: ready from anything but starting (readiness is only ever
 	// observed on a started instance), and staying put outside starting
 	// (update never asks checkTransition about a state it is already in).
 	want := map[State]map[State]bool{
 		StateStopped: {
-			StateStopped: no, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok,
+			StateStopped: no, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok, StateExternal: no,
 		},
 		StateStarting: {
-			StateStopped: ok, StateStarting: ok, StateReady: ok, StateRestarting: ok, StateFailed: ok,
+			StateStopped: ok, StateStarting: ok, StateReady: ok, StateRestarting: ok, StateFailed: ok, StateExternal: ok,
 		},
 		StateReady: {
-			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok,
+			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok, StateExternal: no,
 		},
 		StateRestarting: {
-			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: no, StateFailed: ok,
+			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: no, StateFailed: ok, StateExternal: no,
 		},
 		StateFailed: {
-			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: no,
+			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: no, StateExternal: no,
+		},
+		StateExternal: {
+			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: no, StateFailed: no, StateExternal: no,
 		},
 	}
 	for _, from := range allStates {

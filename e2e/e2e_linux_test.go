@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cli"
 	"hermes-desktop/internal/testbin"
 )
@@ -276,7 +277,7 @@ func TestRunUsesSavedSettings(t *testing.T) {
 	l := testbin.StartLauncher(t, "--no-boot-reap") // creates the state dir
 	l.WaitReady(1, readyWait)
 	stopAndCheck(t, l)
-	must(t, backend.SaveSettings(l.StateDir, backend.Settings{
+	must(t, settings.Save(l.StateDir, settings.Settings{
 		BackendCommand: "python3 -u -m http.server --bind 127.0.0.1 0", ReadyRegex: `port (\d+)`, HealthPath: "/",
 	}))
 	l2 := l.StartAnother()

@@ -16,6 +16,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
@@ -102,27 +103,29 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 }
 
 // applyExplicit puts the options the user gave by flag or environment
-// variable over cfg and spec, which hold the saved settings: those win.
-func (o *runOptions) applyExplicit(cfg *backend.Config, spec *backend.Spec) error {
+// variable over cfg, which holds the saved settings: those win. An
+// explicit --backend-cmd replaces the saved backends with that one.
+func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 	given := func(name string) bool { return o.explicit[name] }
-	if given("backend-cmd") {
-		spec.Command = nil
-		if o.backendCmd != "" {
-			argv, err := cmdline.Split(o.backendCmd)
-			if err != nil {
-				return fmt.Errorf("--backend-cmd: %w", err)
-			}
-			spec.Command = argv
+	if given("backend-cmd") && o.backendCmd != "" {
+		argv, err := cmdline.Split(o.backendCmd)
+		if err != nil {
+			return fmt.Errorf("--backend-cmd: %w", err)
 		}
+		cfg.Backends = []backend.Spec{{Command: argv}}
 	}
-	if given("ready-regex") {
-		spec.ReadyRegex = o.readyRegex
-	}
-	if given("health-path") {
-		spec.HealthPath = o.healthPath
-	}
-	if given("grace") {
-		spec.Grace = o.grace
+	for i := range cfg.Backends {
+		spec := &cfg.Backends[i]
+		if given("ready-regex") {
+			spec.ReadyRegex = o.readyRegex
+		}
+		if given("health-path") {
+			spec.HealthPath = o.healthPath
+		}
+		if given("grace") {
+			spec.Grace = o.grace
+		}
+		spec.StartTimeout = o.startTimeout
 	}
 	if given("min-orphan-age") {
 		cfg.MinOrphanAge = o.minOrphanAge
@@ -137,9 +140,8 @@ func (o *runOptions) applyExplicit(cfg *backend.Config, spec *backend.Spec) erro
 		cfg.LeakGuard.RestartOnFDPressure = o.fdRestart
 	}
 	if given("nofile-soft-limit") {
-		cfg.LeakGuard.NofileSoftLimit = backend.NofileFloor(o.nofileFloor)
+		cfg.LeakGuard.NofileSoftLimit = settings.NofileFloor(o.nofileFloor)
 	}
-	spec.StartTimeout = o.startTimeout
 	return nil
 }
 
@@ -163,7 +165,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	if err != nil {
 		return backend.Config{}, fmt.Errorf("find own executable: %w", err)
 	}
-	settings, notice := backend.LoadSettings(stateDir)
+	saved, notice := settings.Load(stateDir)
 	cfg := backend.Config{
 		StateDir:    stateDir,
 		Self:        self,
@@ -176,22 +178,35 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Announce:    stdout,
 		Notices:     nonEmpty(notice),
 	}
-	var spec backend.Spec
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.
-	if err := settings.Apply(&cfg, &spec); err != nil {
+	if err := cfg.ApplySettings(saved); err != nil {
 		return backend.Config{}, err
 	}
-	if err := o.applyExplicit(&cfg, &spec); err != nil {
+	if err := o.applyExplicit(&cfg); err != nil {
 		return backend.Config{}, err
 	}
-	why := "configured"
-	if len(spec.Command) == 0 {
-		spec.Command, why = backend.DefaultCommand(self)
+	for _, spec := range cfg.Backends {
+		fmt.Fprintf(stdout, "using backend: %s\n", describeBackend(self, spec))
 	}
-	fmt.Fprintf(stdout, "using backend: %s (%s)\n", cmdline.Join(spec.Command), why)
-	cfg.Backends = []backend.Spec{spec}
 	return cfg, nil
+}
+
+// describeBackend says what a backend will run and why, in one line.
+func describeBackend(self string, spec backend.Spec) string {
+	name := spec.Name
+	if name == "" {
+		name = backend.DefaultName
+	}
+	if len(spec.Command) > 0 {
+		return fmt.Sprintf("%s: %s (configured)", name, cmdline.Join(spec.Command))
+	}
+	kind := spec.Kind
+	if kind == "" {
+		kind = settings.KindDashboard
+	}
+	argv, why := backend.ResolveCommand(self, kind, spec.Args)
+	return fmt.Sprintf("%s: %s (%s)", name, cmdline.Join(argv), why)
 }
 
 func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {

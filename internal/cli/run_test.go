@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/settings"
 )
 
 // TestSettingsMerge checks the one path from saved settings, flags and
@@ -24,8 +25,8 @@ func TestSettingsMerge(t *testing.T) {
 		check    func(t *testing.T, cfg backend.Config, spec backend.Spec)
 	}{
 		{"defaults", "", nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
-			if spec.Grace != 0 || cfg.MinOrphanAge != 0 || cfg.LeakGuard.NofileSoftLimit != 0 || len(spec.Command) == 0 {
-				t.Errorf("got grace %v, min age %v, nofile %d, command %q; want zero values (defaults later) and the default command",
+			if spec.Grace != 0 || cfg.MinOrphanAge != 0 || cfg.LeakGuard.NofileSoftLimit != 0 || len(spec.Command) != 0 || spec.Kind != "" {
+				t.Errorf("got grace %v, min age %v, nofile %d, command %q; want zero values, left to the defaults",
 					spec.Grace, cfg.MinOrphanAge, cfg.LeakGuard.NofileSoftLimit, spec.Command)
 			}
 		}},
@@ -52,6 +53,13 @@ func TestSettingsMerge(t *testing.T) {
 						spec.Grace, cfg.LeakGuard.SampleInterval, cfg.LeakGuard.NofileSoftLimit)
 				}
 			}},
+		{"saved list, flag replaces it", `{"grace":"2s","backends":[{"name":"work","kind":"dashboard","args":["--profile","work"]},{"name":"api","kind":"serve"}]}`, nil,
+			[]string{"--backend-cmd", "a b", "--start-timeout", "7s"},
+			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+				if !reflect.DeepEqual(spec.Command, []string{"a", "b"}) || spec.StartTimeout != 7*time.Second || spec.Name != "" {
+					t.Errorf("got %+v, want the flag's one backend", spec)
+				}
+			}},
 		{"bad file", `{"grace":"forever"}`, nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
 			if spec.Grace != 0 || len(cfg.Notices) != 1 || !strings.Contains(cfg.Notices[0], "set aside") {
 				t.Errorf("got grace %v, notices %q; want the defaults and a notice", spec.Grace, cfg.Notices)
@@ -60,6 +68,7 @@ func TestSettingsMerge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PATH", t.TempDir()) // no hermes here
 			for _, env := range settingsEnv {
 				t.Setenv(env, "")
 			}
@@ -71,7 +80,7 @@ func TestSettingsMerge(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.settings != "" {
-				if err := os.WriteFile(filepath.Join(dir, backend.SettingsFile), []byte(tc.settings), 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, settings.File), []byte(tc.settings), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -83,11 +92,39 @@ func TestSettingsMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(cfg.Backends) != 1 {
-				t.Fatalf("got %d backends, want 1", len(cfg.Backends))
+			if len(cfg.Backends) == 0 {
+				t.Fatal("got no backends")
 			}
 			tc.check(t, cfg, cfg.Backends[0])
 		})
+	}
+}
+
+// TestSavedBackendList checks that a saved list reaches the config whole.
+func TestSavedBackendList(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"grace":"2s","backends":[{"name":"work","kind":"dashboard","args":["--profile","work"]},{"name":"api","kind":"serve","enabled":false}]}`
+	if err := os.WriteFile(filepath.Join(dir, settings.File), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseRunFlags([]string{"--state-dir", dir}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	cfg, err := o.config(&out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Backends) != 2 || cfg.Backends[0].Name != "work" || cfg.Backends[1].Kind != settings.KindServe || !cfg.Backends[1].Disabled ||
+		cfg.Backends[0].Grace != 2*time.Second {
+		t.Errorf("got %+v, want work (dashboard) and api (serve, disabled), grace 2s", cfg.Backends)
+	}
+	if !strings.Contains(out.String(), "using backend: work: ") || !strings.Contains(out.String(), "--profile work") {
+		t.Errorf("announcement: got %q", out.String())
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/settings"
 )
 
 // models lists every Go struct the page sees, in output order: its
@@ -46,8 +47,9 @@ var models = []model{
 	modelOf[reap.Report]("ReapReport"),
 	modelOf[reap.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
 	modelOf[logs.Line]("LogLine"),
-	modelOf[backend.Settings]("Settings"),
-	modelOf[backend.SettingsView]("SettingsView"),
+	modelOf[settings.Settings]("Settings"),
+	modelOf[settings.Backend]("BackendSetting"),
+	modelOf[settings.View]("SettingsView"),
 	modelOf[backend.Event]("LauncherEvent"), // not "Event": the DOM has one
 }
 
@@ -57,7 +59,8 @@ var models = []model{
 // is pinned to with on(model, Go field name), which must be plain strings.
 var enums = []enum{
 	enumOf("BackendState", backend.StateStopped, backend.StateStarting, backend.StateReady,
-		backend.StateRestarting, backend.StateFailed),
+		backend.StateRestarting, backend.StateFailed, backend.StateExternal),
+	enumOf("BackendKind", settings.KindDashboard, settings.KindServe, settings.KindCustom),
 	enumOf("ReapAction", reap.ActionReaped, reap.ActionSpared, reap.ActionWouldReap,
 		reap.ActionFailed),
 	enumOf("ReapReason", reap.ReasonOwned, reap.ReasonOwnerDead, reap.ReasonOrphanNoRecord,

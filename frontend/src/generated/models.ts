@@ -9,7 +9,14 @@ export type BackendState =
   | "starting"
   | "ready"
   | "restarting"
-  | "failed";
+  | "failed"
+  | "external";
+
+/** The constants of settings.Kind. */
+export type BackendKind =
+  | "dashboard"
+  | "serve"
+  | "custom";
 
 /** The constants of reap.Action. */
 export type ReapAction =
@@ -158,8 +165,9 @@ export interface LogLine {
   text: string;
 }
 
-/** Generated from backend.Settings. */
+/** Generated from settings.Settings. */
 export interface Settings {
+  backends?: BackendSetting[];
   backend_command: string;
   ready_regex: string;
   health_path: string;
@@ -172,7 +180,16 @@ export interface Settings {
   nofile_soft_limit?: number;
 }
 
-/** Generated from backend.SettingsView. */
+/** Generated from settings.Backend. */
+export interface BackendSetting {
+  name: string;
+  kind: BackendKind;
+  command?: string;
+  args?: string[];
+  enabled?: boolean;
+}
+
+/** Generated from settings.View. */
 export interface SettingsView {
   settings: Settings;
   defaults: Settings;

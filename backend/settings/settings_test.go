@@ -1,4 +1,4 @@
-package backend
+package settings
 
 import (
 	"encoding/json"
@@ -27,6 +27,13 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{MaxDuplicateChildren: -1}, "outside"},
 		{Settings{NofileSoftLimit: ptr(-5)}, "outside"},
 		{Settings{NofileSoftLimit: ptr(0), MaxDuplicateChildren: 2, SampleInterval: "1s", RestartOnFDPressure: true}, ""},
+		{Settings{Backends: []Backend{{Name: "work", Kind: KindDashboard, Args: []string{"--profile", "work"}}, {Name: "api", Kind: KindServe}, {Name: "web", Kind: KindCustom, Command: "python3 -m http.server"}}}, ""},
+		{Settings{Backends: []Backend{{Name: "a", Kind: KindServe}, {Name: "a", Kind: KindDashboard}}}, "taken twice"},
+		{Settings{Backends: []Backend{{Name: "-x", Kind: KindServe}}}, "a name is"},
+		{Settings{Backends: []Backend{{Name: "x", Kind: "gateway"}}}, "not dashboard, serve or custom"},
+		{Settings{Backends: []Backend{{Name: "x", Kind: KindCustom}}}, "needs a command"},
+		{Settings{Backends: []Backend{{Name: "x", Kind: KindServe, Command: "hermes serve"}}}, "only a custom backend"},
+		{Settings{Backends: []Backend{{Name: "x", Kind: KindCustom, Command: "a", Args: []string{"b"}}}}, "in its command"},
 	}
 	for _, tc := range cases {
 		err := tc.s.Validate()
@@ -45,11 +52,11 @@ func TestLoadSettingsSetsBadFilesAside(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := SettingsPath(dir)
+			path := Path(dir)
 			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s, notice := LoadSettings(dir)
+			s, notice := Load(dir)
 			if !reflect.DeepEqual(s, Settings{}) || !strings.Contains(notice, "set aside") || !strings.Contains(notice, "defaults are in use") {
 				t.Errorf("got %+v, notice %q", s, notice)
 			}
@@ -60,50 +67,29 @@ func TestLoadSettingsSetsBadFilesAside(t *testing.T) {
 	}
 }
 
-func TestSaveAndLoadSettings(t *testing.T) {
+func TestSaveAndLoad(t *testing.T) {
 	dir := t.TempDir()
 	want := Settings{BackendCommand: "python3 -m http.server --bind 127.0.0.1 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "1s", StartAtLogin: true}
-	if err := SaveSettings(dir, want); err != nil {
+	if err := Save(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(filepath.Join(dir, SettingsFile)); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(filepath.Join(dir, File)); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("settings file: %v %v", fi.Mode().Perm(), err)
 	}
-	got, notice := LoadSettings(dir)
+	got, notice := Load(dir)
 	if !reflect.DeepEqual(got, want) || notice != "" {
 		t.Errorf("got %+v %q, want %+v", got, notice, want)
-	}
-	var cfg Config
-	var spec Spec
-	if err := got.Apply(&cfg, &spec); err != nil {
-		t.Fatal(err)
-	}
-	if len(spec.Command) != 6 || spec.HealthPath != "/" || spec.Grace.String() != "1s" {
-		t.Errorf("applied: %+v", spec)
 	}
 }
 
 func ptr(n int) *int { return &n }
 
-func TestSettingsApplyLeakGuard(t *testing.T) {
-	var cfg Config
-	var spec Spec
-	s := Settings{SampleInterval: "250ms", MaxDuplicateChildren: 2, RestartOnFDPressure: true, NofileSoftLimit: ptr(0)}
-	if err := s.Apply(&cfg, &spec); err != nil {
-		t.Fatal(err)
-	}
-	lg := cfg.LeakGuard
-	if lg.SampleInterval.String() != "250ms" || lg.MaxDuplicateChildren != 2 || !lg.RestartOnFDPressure || lg.NofileSoftLimit >= 0 {
-		t.Errorf("leak guard: got %+v", lg)
-	}
-}
-
-func FuzzParseSettings(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"backend_command":"hermes serve --host 127.0.0.1 --port 0","grace":"5s","nofile_soft_limit":0}`))
 	f.Add([]byte(`{"ready_regex":"port (\\d+)","health_path":"/","max_duplicate_children":2}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseSettings(data)
+		s, err := Parse(data)
 		if err != nil {
 			return
 		}
@@ -114,7 +100,7 @@ func FuzzParseSettings(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s2, err := ParseSettings(again); err != nil || !reflect.DeepEqual(s, s2) {
+		if s2, err := Parse(again); err != nil || !reflect.DeepEqual(s, s2) {
 			t.Fatalf("round trip: %+v -> %+v (%v)", s, s2, err)
 		}
 	})

@@ -1,0 +1,269 @@
+// Package settings is the user's saved configuration, <state>/config.json:
+// its schema (the backends a user runs, and the launcher's options), its
+// validation, and loading it so that a file that cannot be trusted is set
+// aside (never deleted) and the defaults used. What each value means to the
+// engine, backend.Config.ApplySettings says.
+//
+// It sits below backend: it imports lockfile (reading and atomic writes),
+// internal/cmdline and the standard library, never backend.
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"hermes-desktop/internal/cmdline"
+	"hermes-desktop/lockfile"
+)
+
+// File is the settings file's name in the state dir.
+const File = "config.json"
+
+const maxSize = 64 << 10
+
+// Kind is what a backend is to a person.
+type Kind string
+
+// Backend kinds.
+const (
+	// KindDashboard runs `hermes dashboard`: Hermes' browser UI (with
+	// chat), the page Open Hermes opens. It is started without the
+	// desktop's session token, so Hermes injects its own into the page.
+	KindDashboard Kind = "dashboard"
+	// KindServe runs `hermes serve`: a desktop-owned headless backend for
+	// Hermes clients, with no page ("API only").
+	KindServe Kind = "serve"
+	// KindCustom runs any command that serves HTTP on loopback.
+	KindCustom Kind = "custom"
+)
+
+// Kinds lists every kind, in the order the window offers them.
+var Kinds = []Kind{KindDashboard, KindServe, KindCustom}
+
+// Backend is one backend the user configured.
+type Backend struct {
+	// Name identifies it (letters, digits, '.', '_', '-').
+	Name string `json:"name"`
+	Kind Kind   `json:"kind"`
+	// Command is the command line of a custom backend; empty for the
+	// Hermes kinds, whose command the launcher finds.
+	Command string `json:"command,omitempty"`
+	// Args are added to a Hermes kind's command line, such as
+	// ["--profile", "work"].
+	Args []string `json:"args,omitempty"`
+	// Enabled says whether it starts with the app; absent means yes.
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// IsEnabled reports whether the backend starts with the app.
+func (b Backend) IsEnabled() bool { return b.Enabled == nil || *b.Enabled }
+
+// Settings are what a user can change in the window. An empty value means
+// "the default" for every field.
+type Settings struct {
+	// Backends to run; empty means one dashboard backend (Hermes' own when
+	// hermes is on PATH, else the built-in one), or BackendCommand.
+	Backends []Backend `json:"backends,omitempty"`
+	// BackendCommand is the single custom backend of earlier versions; it
+	// is used only when Backends is empty.
+	BackendCommand string `json:"backend_command"`
+	ReadyRegex     string `json:"ready_regex"`
+	HealthPath     string `json:"health_path"`
+	Grace          string `json:"grace"`
+	MinOrphanAge   string `json:"min_orphan_age"`
+	StartAtLogin   bool   `json:"start_at_login"`
+
+	// Leak guard (see leakguard.Config). SampleInterval "" means 5s.
+	SampleInterval       string `json:"sample_interval,omitempty"`
+	MaxDuplicateChildren int    `json:"max_duplicate_children,omitempty"`
+	RestartOnFDPressure  bool   `json:"restart_on_fd_pressure,omitempty"`
+	// NofileSoftLimit: absent means 4096; 0 turns the floor off.
+	NofileSoftLimit *int `json:"nofile_soft_limit,omitempty"`
+}
+
+// View is what the window's settings form shows: the saved settings, the
+// defaults an empty field stands for, where they are saved, and a notice
+// when the saved file could not be used.
+type View struct {
+	Settings Settings `json:"settings"`
+	Defaults Settings `json:"defaults"`
+	Path     string   `json:"path"`
+	Notice   string   `json:"notice,omitempty"`
+}
+
+// Validate checks every field and says which one is wrong.
+func (s Settings) Validate() error {
+	errs := []error{validateBackends(s.Backends)}
+	if s.BackendCommand != "" {
+		if _, err := cmdline.Split(s.BackendCommand); err != nil {
+			errs = append(errs, fmt.Errorf("backend command: %w", err))
+		}
+	}
+	if s.ReadyRegex != "" {
+		if _, err := CompileReadyRegex(s.ReadyRegex); err != nil {
+			errs = append(errs, fmt.Errorf("ready regex: %w", err))
+		}
+	}
+	if s.HealthPath != "" && s.HealthPath[0] != '/' {
+		errs = append(errs, fmt.Errorf("health path %q must start with /", s.HealthPath))
+	}
+	for _, d := range []struct {
+		name, value string
+		lo, hi      time.Duration
+	}{
+		{"grace period", s.Grace, time.Millisecond, 10 * time.Minute},
+		{"minimum orphan age", s.MinOrphanAge, time.Second, 7 * 24 * time.Hour},
+		{"sample interval", s.SampleInterval, 100 * time.Millisecond, time.Hour},
+	} {
+		if _, err := Duration(d.name, d.value, d.lo, d.hi); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if s.MaxDuplicateChildren < 0 || s.MaxDuplicateChildren > 1000 {
+		errs = append(errs, fmt.Errorf("max duplicate children: %d is outside 0..1000", s.MaxDuplicateChildren))
+	}
+	if n := s.NofileSoftLimit; n != nil && (*n < 0 || *n > 1<<20) {
+		errs = append(errs, fmt.Errorf("open-file floor: %d is outside 0..%d", *n, 1<<20))
+	}
+	return errors.Join(errs...)
+}
+
+// maxBackends bounds the list: each is a process tree.
+const maxBackends = 16
+
+func validateBackends(bs []Backend) error {
+	if len(bs) > maxBackends {
+		return fmt.Errorf("backends: %d is more than %d", len(bs), maxBackends)
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, b := range bs {
+		if err := b.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if seen[b.Name] {
+			errs = append(errs, fmt.Errorf("backend %q: the name is taken twice", b.Name))
+		}
+		seen[b.Name] = true
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks one backend.
+func (b Backend) Validate() error {
+	if !lockfile.ValidName(b.Name) {
+		return fmt.Errorf("backend %q: a name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", b.Name)
+	}
+	switch b.Kind {
+	case KindDashboard, KindServe:
+		if b.Command != "" {
+			return fmt.Errorf("backend %s: a %s backend runs Hermes; only a custom backend has a command", b.Name, b.Kind)
+		}
+	case KindCustom:
+		if strings.TrimSpace(b.Command) == "" {
+			return fmt.Errorf("backend %s: a custom backend needs a command", b.Name)
+		}
+		if _, err := cmdline.Split(b.Command); err != nil {
+			return fmt.Errorf("backend %s: command: %w", b.Name, err)
+		}
+		if len(b.Args) > 0 {
+			return fmt.Errorf("backend %s: a custom backend takes its arguments in its command", b.Name)
+		}
+	default:
+		return fmt.Errorf("backend %s: kind %q is not dashboard, serve or custom", b.Name, b.Kind)
+	}
+	if len(b.Args) > 64 {
+		return fmt.Errorf("backend %s: more than 64 arguments", b.Name)
+	}
+	return nil
+}
+
+// Duration parses a duration setting within [lo, hi]; "" is 0, the default.
+func Duration(name, v string, lo, hi time.Duration) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a duration like 5s or 3m", name, v)
+	}
+	if d < lo || d > hi {
+		return 0, fmt.Errorf("%s: %v is outside %v..%v", name, d, lo, hi)
+	}
+	return d, nil
+}
+
+// CompileReadyRegex compiles a ready pattern and checks it has a group for
+// the port.
+func CompileReadyRegex(expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("ready regex %q: %w", expr, err)
+	}
+	if re.NumSubexp() < 1 {
+		return nil, fmt.Errorf("ready regex %q needs one capture group for the port, like 'port (\\d+)'", expr)
+	}
+	return re, nil
+}
+
+// NofileFloor maps the user's open-file floor, where 0 turns it off, to
+// leakguard.Config's, where 0 means the default and negative turns it off.
+func NofileFloor(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// Path is where the settings of a state dir live.
+func Path(stateDir string) string { return filepath.Join(stateDir, File) }
+
+// Load reads the state dir's settings. A missing file means defaults. A
+// file that cannot be trusted (bad JSON, unknown fields, invalid values,
+// wrong permissions) is moved aside as config.json.corrupt, never deleted,
+// and the notice says so; the defaults are used.
+func Load(stateDir string) (Settings, string) {
+	path := Path(stateDir)
+	data, err := lockfile.ReadLimited(path, maxSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Settings{}, ""
+	}
+	var s Settings
+	if err == nil {
+		s, err = Parse(data)
+	}
+	if err == nil {
+		return s, ""
+	}
+	moved, merr := lockfile.MoveAside(path)
+	if merr != nil {
+		return Settings{}, fmt.Sprintf("%s is invalid (%v) and could not be moved aside (%v); the defaults are in use", path, err, merr)
+	}
+	return Settings{}, fmt.Sprintf("%s was invalid (%v) and was set aside as %s; the defaults are in use", path, err, filepath.Base(moved))
+}
+
+// Parse decodes and validates a settings file: exactly one JSON object, no
+// unknown fields, every value in range.
+func Parse(data []byte) (Settings, error) {
+	var s Settings
+	if err := lockfile.DecodeStrict(data, &s); err != nil {
+		return Settings{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+// Save validates s and writes it atomically (0600).
+func Save(stateDir string, s Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return lockfile.WriteJSON(Path(stateDir), s)
+}
