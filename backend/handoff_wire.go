@@ -59,6 +59,9 @@ type handoffBackend struct {
 	Argv    []string      `json:"argv"`
 	Shim    proc.Identity `json:"shim"`
 	Backend proc.Identity `json:"backend"`
+	// Token is the backend's session token ("" for a dashboard): the pipe
+	// is private to the two instances.
+	Token string `json:"token,omitempty"`
 	// File descriptors in the successor.
 	Lifeline int `json:"lifeline_fd"`
 	Stdout   int `json:"stdout_fd"`
@@ -81,6 +84,7 @@ type handoffView struct {
 	argv    []string
 	shim    proc.Identity
 	backend proc.Identity
+	token   string
 	// files are the lifeline's write end and the output pipes' read ends.
 	lifeline, stdout, stderr *os.File
 }
@@ -93,7 +97,7 @@ func newHandoffState(from proc.Identity, fromNonce string, views []handoffView) 
 	for i, v := range views {
 		lifeline, stdout, stderr := backendFDs(i)
 		st.Backends = append(st.Backends, handoffBackend{
-			Status: v.status, Nonce: v.nonce, Argv: v.argv, Shim: v.shim, Backend: v.backend,
+			Status: v.status, Nonce: v.nonce, Argv: v.argv, Shim: v.shim, Backend: v.backend, Token: v.token,
 			Lifeline: lifeline, Stdout: stdout, Stderr: stderr,
 		})
 		files = append(files, v.lifeline, v.stdout, v.stderr)

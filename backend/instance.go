@@ -44,7 +44,11 @@ type instance struct {
 	shim      shimPipes          // set when viaShim
 	reclaimer *reclaim.Reclaimer // nil when nothing reclaims orphans
 	readyFile string
-	log       *logs.Log
+	// token is the session token the backend was given (desktop-owned
+	// kinds only): sent on health checks, shown only when the user asks
+	// for the connection details, never logged.
+	token string
+	log   *logs.Log
 	// jobKiller is an OS mechanism that can kill the whole tree at once (a
 	// kill-on-close job object on Windows); nil where the OS has none.
 	jobKiller jobKiller
@@ -113,10 +117,11 @@ func spawn(p spawnParams) (*instance, error) {
 		portFound:    make(chan int, 1),
 		exited:       make(chan struct{}),
 	}
-	env, err := backendEnv(p, nonce, i.readyFile)
+	env, token, err := backendEnv(p, nonce, i.readyFile)
 	if err != nil {
 		return nil, err
 	}
+	i.token = token
 	i.argv = p.spec.Command
 	i.reclaimer = p.reclaimer
 	var extra []*os.File
@@ -137,13 +142,11 @@ func spawn(p spawnParams) (*instance, error) {
 }
 
 // backendEnv builds the environment of the Hermes contract on top of ours,
-// dropping any HERMES_PARENT_* / session values we inherited ourselves.
-func backendEnv(p spawnParams, nonce, readyFile string) ([]string, error) {
-	var token [32]byte
-	if _, err := rand.Read(token[:]); err != nil {
-		return nil, fmt.Errorf("%w: session token: %w", errSpawn, err)
-	}
-	var env []string
+// dropping any HERMES_PARENT_* / session values we inherited ourselves. A
+// desktop-owned backend also gets HERMES_DESKTOP=1 and a fresh session
+// token, which it returns; a dashboard gets neither (Hermes would hide it
+// from host discovery, and it makes and injects its own token).
+func backendEnv(p spawnParams, nonce, readyFile string) (env []string, token string, err error) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
@@ -153,15 +156,22 @@ func backendEnv(p spawnParams, nonce, readyFile string) ([]string, error) {
 		}
 		env = append(env, kv)
 	}
-	return append(env,
-		"HERMES_DESKTOP=1",
+	env = append(env,
 		watchdog.EnvParentPID+"="+strconv.Itoa(p.owner.PID),
 		watchdog.EnvParentMarker+"="+proc.HermesMarker(p.owner),
 		watchdog.EnvParentNonce+"="+nonce,
-		"HERMES_DASHBOARD_SESSION_TOKEN="+base64.RawURLEncoding.EncodeToString(token[:]),
 		"HERMES_HOME="+p.hermesHome,
 		"HERMES_DESKTOP_READY_FILE="+readyFile,
-	), nil
+	)
+	if !p.spec.desktopOwned() {
+		return env, "", nil
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, "", fmt.Errorf("%w: session token: %w", errSpawn, err)
+	}
+	token = base64.RawURLEncoding.EncodeToString(raw[:])
+	return append(env, "HERMES_DESKTOP=1", "HERMES_DASHBOARD_SESSION_TOKEN="+token), token, nil
 }
 
 func (i *instance) start(env []string, extraFiles []*os.File) error {
@@ -409,7 +419,7 @@ func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, 
 	pollable(errR)
 	i := &instance{
 		spec: spec, nonce: b.Nonce, argv: b.Argv, leader: b.Shim, handle: h, viaShim: true,
-		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, reclaimer: reclaimer,
+		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, reclaimer: reclaimer, token: b.Token,
 		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
 		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
 	}

@@ -87,7 +87,7 @@ func (i *instance) awaitHealth(ctx context.Context, host string, port int) error
 	t := time.NewTicker(readyPollInterval)
 	defer t.Stop()
 	for {
-		if last = probeHealth(ctx, client, base, i.spec.HealthPath); last == nil {
+		if last = probeHealth(ctx, client, base, i.spec.HealthPath, i.token); last == nil {
 			return nil
 		}
 		select {
@@ -100,13 +100,16 @@ func (i *instance) awaitHealth(ctx context.Context, host string, port int) error
 	}
 }
 
-// probeHealth asks path once. 2xx is healthy unless a JSON body says
-// "ok": false. The Hermes default path falls back to /api/status on 404, as
-// older Hermes versions have no /api/health.
-func probeHealth(ctx context.Context, client *http.Client, base, path string) error {
-	status, body, err := get(ctx, client, base+path)
-	if err == nil && status == http.StatusNotFound && path == DefaultHealthPath {
-		status, body, err = get(ctx, client, base+fallbackHealthPath)
+// probeHealth asks path once, with the session token when the backend has
+// one (Hermes gates every /api/* path but a public few). 2xx is healthy
+// unless a JSON body says "ok": false. The Hermes default path falls back
+// to the public /api/status when it answers 404 (older Hermes has no
+// /api/health) or 401/403 (a gate whose token we do not hold: a
+// dashboard's own).
+func probeHealth(ctx context.Context, client *http.Client, base, path, token string) error {
+	status, body, err := get(ctx, client, base+path, token)
+	if err == nil && path == DefaultHealthPath && fallsBack(status) {
+		status, body, err = get(ctx, client, base+fallbackHealthPath, token)
 	}
 	if err != nil {
 		return err
@@ -123,10 +126,20 @@ func probeHealth(ctx context.Context, client *http.Client, base, path string) er
 	return nil
 }
 
-func get(ctx context.Context, client *http.Client, url string) (int, []byte, error) {
+func fallsBack(status int) bool {
+	return status == http.StatusNotFound || status == http.StatusUnauthorized || status == http.StatusForbidden
+}
+
+// tokenHeader is how Hermes reads the session token on REST calls.
+const tokenHeader = "X-Hermes-Session-Token"
+
+func get(ctx context.Context, client *http.Client, url, token string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, nil, err
+	}
+	if token != "" {
+		req.Header.Set(tokenHeader, token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -18,22 +18,43 @@ func healthy(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestProbeHealth(t *testing.T) {
+	// gated answers like Hermes' auth middleware: /api/health needs the
+	// token, /api/status is public.
+	gated := func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == fallbackHealthPath:
+			fmt.Fprint(w, `{"version":"x"}`)
+		case r.Header.Get(tokenHeader) != "secret":
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			fmt.Fprint(w, `{"ok":true}`)
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		path    string
+		token   string
 		handler http.HandlerFunc
 		want    string // "" means healthy
 	}{
-		{"ok", DefaultHealthPath, healthy, ""},
-		{"2xx without a body", "/custom", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }, ""},
-		{"503", DefaultHealthPath, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }, "HTTP 503"},
-		{"ok false", DefaultHealthPath, func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"ok":false}`) }, `"ok": false`},
-		{"default path falls back to /api/status", DefaultHealthPath, func(w http.ResponseWriter, r *http.Request) {
+		{"gated, with the token", DefaultHealthPath, "secret", gated, ""},
+		{"gated, without it: the public status", DefaultHealthPath, "", gated, ""},
+		{"gated, 403 falls back too", DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != fallbackHealthPath {
+				w.WriteHeader(http.StatusForbidden)
+			}
+		}, ""},
+		{"gated and the status too", DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }, "HTTP 401"},
+		{"ok", DefaultHealthPath, "", healthy, ""},
+		{"2xx without a body", "/custom", "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }, ""},
+		{"503", DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }, "HTTP 503"},
+		{"ok false", DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"ok":false}`) }, `"ok": false`},
+		{"default path falls back to /api/status", DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != fallbackHealthPath {
 				http.NotFound(w, r)
 			}
 		}, ""},
-		{"a custom path has no fallback", "/custom", func(w http.ResponseWriter, r *http.Request) {
+		{"a custom path has no fallback", "/custom", "", func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != fallbackHealthPath {
 				http.NotFound(w, r)
 			}
@@ -42,7 +63,7 @@ func TestProbeHealth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			t.Cleanup(srv.Close)
-			err := probeHealth(t.Context(), srv.Client(), srv.URL, tc.path)
+			err := probeHealth(t.Context(), srv.Client(), srv.URL, tc.path, tc.token)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("probeHealth: got %v, want healthy", err)

@@ -270,7 +270,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		}
 		i := s.cur
 		return commandResult{view: handoffView{status: st, viaShim: i.viaShim, nonce: i.nonce, argv: i.argv,
-			shim: i.leader, backend: i.backendID, lifeline: i.shim.lifeline, stdout: i.outR, stderr: i.errR}}
+			shim: i.leader, backend: i.backendID, token: i.token, lifeline: i.shim.lifeline, stdout: i.outR, stderr: i.errR}}
 	case cmdDetach:
 		s.detach()
 	default:
