@@ -283,6 +283,9 @@ func (l *Launcher) handoffState(ctx context.Context) (handoffState, []*os.File, 
 		if err != nil {
 			return handoffState{}, nil, fmt.Errorf("handoff: %w", err)
 		}
+		if v.external {
+			continue
+		}
 		if !v.viaShim {
 			return handoffState{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", control.ErrRefused)
 		}

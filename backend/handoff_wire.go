@@ -78,13 +78,16 @@ type HandoffCommitArgs struct {
 // supervisor's goroutine (the instance's only owner), so the handoff never
 // touches the instance itself.
 type handoffView struct {
-	status  BackendStatus
-	viaShim bool
-	nonce   string
-	argv    []string
-	shim    proc.Identity
-	backend proc.Identity
-	token   string
+	status BackendStatus
+	// external: the backend is someone else's, attached to; nothing is
+	// handed over and the successor attaches again.
+	external bool
+	viaShim  bool
+	nonce    string
+	argv     []string
+	shim     proc.Identity
+	backend  proc.Identity
+	token    string
 	// files are the lifeline's write end and the output pipes' read ends.
 	lifeline, stdout, stderr *os.File
 }

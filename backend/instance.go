@@ -65,6 +65,12 @@ type instance struct {
 
 	detached atomic.Bool // handed over to another launcher (update handoff)
 
+	// seenURL is the first loopback URL the process printed: where a
+	// Hermes that found a backend already running says it is (attach).
+	seenURL atomic.Pointer[string]
+	// exe is the backend executable as it was on disk at the start.
+	exe exeStamp
+
 	mu     sync.Mutex // guards reaped and tree; held through a teardown
 	reaped bool
 	tree   *proc.Tree
@@ -249,6 +255,9 @@ func (i *instance) readOutput(r io.Reader, stream string) {
 	re, _ := settings.CompileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
 	logs.ReadLines(r, func(line string) {
 		i.log.Add(stream, line)
+		if u := loopbackURL.FindString(line); u != "" {
+			i.seenURL.CompareAndSwap(nil, &u) // the first one counts
+		}
 		if m := re.FindStringSubmatch(line); m != nil {
 			if port, err := strconv.Atoi(m[1]); err == nil && port > 0 && port <= 65535 {
 				select {

@@ -199,7 +199,7 @@ func (l *Launcher) Start() {
 	l.supCancel = supCancel
 	for _, sup := range l.sups {
 		a := l.adopted[sup.spec.Name]
-		go sup.run(supCtx, true, a.instance(), a.status())
+		go sup.run(supCtx, !sup.spec.Disabled, a.instance(), a.status())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/settings"
 )
 
 // State is where a backend is in its life.
@@ -47,10 +48,16 @@ type BackendStatus struct {
 	Name  string `json:"name"`
 	State State  `json:"state"`
 	// PID is the backend process (0 when none); ShimPID its watchdog shim.
-	PID      int        `json:"pid"`
-	ShimPID  int        `json:"shim_pid,omitempty"`
-	Port     int        `json:"port"`
-	URL      string     `json:"url,omitempty"`
+	PID     int    `json:"pid"`
+	ShimPID int    `json:"shim_pid,omitempty"`
+	Port    int    `json:"port"`
+	URL     string `json:"url,omitempty"`
+	// Kind is dashboard, serve or custom.
+	Kind settings.Kind `json:"kind"`
+	// PageURL is the page a person opens (Open Hermes): a dashboard's, an
+	// attached backend's, a custom server's root; "" for a serve backend,
+	// which is API only.
+	PageURL  string     `json:"page_url,omitempty"`
 	Restarts int        `json:"restarts"`
 	Command  []string   `json:"command"`
 	Nonce    string     `json:"nonce,omitempty"`

@@ -50,6 +50,15 @@ type Supervisor struct {
 	stopReady   context.CancelFunc
 	crashes     []time.Time
 	timer       *time.Timer
+	// ext is the backend someone else runs that the command attached to
+	// (state external); nil otherwise.
+	ext *external
+	// early samples the tree every second for the first earlyFor after
+	// ready: Hermes starts its MCP servers about a second after binding,
+	// with an environment that drops our nonce; the record must know them
+	// before a crash could strand them. nil when not sampling early.
+	early      *time.Ticker
+	earlyUntil time.Time
 }
 
 type restartPolicy struct {
@@ -108,7 +117,7 @@ func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, pol
 		done:    make(chan struct{}),
 	}
 	s.params.spec = &s.spec
-	s.st = BackendStatus{Name: spec.Name, State: StateStopped, Command: spec.Command}
+	s.st = BackendStatus{Name: spec.Name, Kind: spec.Kind, State: StateStopped, Command: spec.Command}
 	return s
 }
 
@@ -206,9 +215,17 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance, pr
 		defer t.Stop()
 		sampleC = t.C
 	}
+	defer s.stopEarly()
+	defer s.leaveExternal()
 	for {
 		var exited, reported <-chan struct{}
-		var timerC <-chan time.Time
+		var timerC, externalC, earlyC <-chan time.Time
+		if s.ext != nil {
+			externalC = s.ext.ticker.C
+		}
+		if s.early != nil {
+			earlyC = s.early.C
+		}
 		if s.cur != nil {
 			exited = s.cur.exited
 			if !s.curReported {
@@ -229,7 +246,14 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance, pr
 		case <-reported:
 			s.onReported()
 		case <-exited:
-			s.onCrash(fmt.Sprintf("backend %s", s.cur.status))
+			s.onExit(ctx)
+		case <-externalC:
+			s.checkExternal(ctx)
+		case <-earlyC:
+			s.sample(ctx)
+			if time.Now().After(s.earlyUntil) {
+				s.stopEarly()
+			}
 		case <-timerC:
 			s.timer = nil
 			s.launch(ctx)
@@ -250,7 +274,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		s.halt()
 		s.update(StateStopped, func(st *BackendStatus) { st.LastError = "" })
 	case cmdStart:
-		if s.cur != nil || s.timer != nil {
+		if s.cur != nil || s.timer != nil || s.ext != nil {
 			return commandResult{}
 		}
 		s.crashes = nil
@@ -265,6 +289,9 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		s.launch(ctx)
 	case cmdHandoffView:
 		st := s.Status()
+		if s.ext != nil {
+			return commandResult{view: handoffView{status: st, external: true}} // nothing of ours to hand over
+		}
 		if s.cur == nil || st.State != StateReady || !s.curReported {
 			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, st.State)}
 		}
@@ -309,6 +336,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 		return
 	}
 	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), 0, !inst.viaShim, nil
+	inst.exe = stampExecutable(s.spec.Command[0])
 	s.guard.Reset()
 	if err := s.writeRecord(inst); err != nil {
 		// Without a record we could not prove this backend is ours after a
@@ -325,7 +353,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 	}
 	now := time.Now()
 	s.update(StateStarting, func(st *BackendStatus) {
-		st.PID, st.ShimPID, st.Port, st.URL = inst.backendPID(), 0, 0, ""
+		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = inst.backendPID(), 0, 0, "", ""
 		if inst.viaShim {
 			st.ShimPID = inst.leader.PID
 		}
@@ -363,7 +391,12 @@ func (s *Supervisor) onReady(r readyResult) {
 	now := time.Now()
 	s.update(StateReady, func(st *BackendStatus) {
 		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.backendPID(), r.port, url, &now, ""
+		st.PageURL = ""
+		if s.spec.servesPage() {
+			st.PageURL = url + "/"
+		}
 	})
+	s.startEarly(now)
 }
 
 // sample looks at the running backend's tree, applies the leak guard, and
@@ -466,7 +499,7 @@ func (s *Supervisor) onCrash(reason string) {
 	s.timer = time.NewTimer(backoff)
 	s.update(StateRestarting, func(st *BackendStatus) {
 		st.Restarts++
-		st.PID, st.ShimPID, st.Port, st.URL = 0, 0, 0, ""
+		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
 		st.LastError, st.LastRestart = reason, reason
 	})
 }
@@ -474,14 +507,17 @@ func (s *Supervisor) onCrash(reason string) {
 func (s *Supervisor) fail(reason string) {
 	s.log.Error("backend failed", "reason", reason)
 	s.update(StateFailed, func(st *BackendStatus) {
-		st.PID, st.ShimPID, st.Port, st.URL = 0, 0, 0, ""
+		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
 		st.LastError = reason
 		st.LogTail = s.out.Tail(20)
 	})
 }
 
-// halt stops whatever runs or is scheduled, synchronously.
+// halt stops whatever runs or is scheduled, synchronously. An attached
+// backend is only let go of: it is not ours to stop.
 func (s *Supervisor) halt() {
+	s.leaveExternal()
+	s.stopEarly()
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil

@@ -1,0 +1,16 @@
+//go:build unix
+
+package backend
+
+import (
+	"os"
+	"syscall"
+)
+
+// fileInode is the file's inode: a replaced file gets a new one.
+func fileInode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}

@@ -1,0 +1,99 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// earlyFor is how long after ready the tree is sampled every second.
+const (
+	earlyFor   = 30 * time.Second
+	earlyEvery = time.Second
+)
+
+// onExit handles an exit nobody asked for. Not every one is a crash: a
+// Hermes that found a backend already running attached to it, one that
+// refused to start a second is a failure to show rather than retry, and one
+// that `hermes update` killed to replace the executable is restarted
+// without counting against the crash-loop breaker.
+func (s *Supervisor) onExit(ctx context.Context) {
+	inst := s.cur
+	if u, ok := inst.attachURL(); ok && s.curPort == 0 {
+		if ext, ok := newExternal(u); ok {
+			s.finish(inst)
+			s.cur = nil
+			s.enterExternal(ext)
+			return
+		}
+	}
+	switch {
+	case inst.status.Code == exitRefusedAttach:
+		s.finish(inst)
+		s.cur = nil
+		s.fail(fmt.Sprintf("Hermes refused to start another backend (%s): stop the other one or change the profile", inst.status))
+	case inst.exe.changed():
+		s.finish(inst)
+		s.cur = nil
+		const why = "Hermes was updated: backend restarted"
+		s.log.Info(why, "executable", inst.exe.path)
+		s.out.Add("launcher", why)
+		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = why })
+		s.launch(ctx)
+	default:
+		s.onCrash(fmt.Sprintf("backend %s", inst.status))
+	}
+}
+
+// enterExternal shows the backend someone else runs as ours to use, not
+// ours to manage: no PID, no record, never signalled.
+func (s *Supervisor) enterExternal(ext *external) {
+	s.ext = ext
+	s.log.Info("attached to a Hermes backend already running", "url", ext.page)
+	s.out.Add("launcher", "Hermes is already running at "+ext.page+": attached to it (it is not ours: never stopped or restarted by us)")
+	s.update(StateExternal, func(st *BackendStatus) {
+		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, ext.port, ext.page, ext.page
+		st.LastError, st.Tree = "", nil
+	})
+}
+
+// checkExternal checks the attached backend; when it has gone away, our
+// own is started.
+func (s *Supervisor) checkExternal(ctx context.Context) {
+	if s.ext.alive(ctx) {
+		s.ext.failures = 0
+		return
+	}
+	s.ext.failures++
+	if s.ext.failures < externalFailures {
+		return
+	}
+	s.out.Add("launcher", "the Hermes backend at "+s.ext.page+" went away: starting our own")
+	s.leaveExternal()
+	s.update(StateStarting, nil)
+	s.launch(ctx)
+}
+
+// leaveExternal forgets the attached backend, if any, without touching it.
+func (s *Supervisor) leaveExternal() {
+	if s.ext != nil {
+		s.ext.stop()
+		s.ext = nil
+	}
+}
+
+// startEarly begins the first seconds' sampling.
+func (s *Supervisor) startEarly(now time.Time) {
+	if s.every <= 0 {
+		return
+	}
+	s.stopEarly()
+	s.early, s.earlyUntil = time.NewTicker(earlyEvery), now.Add(earlyFor)
+}
+
+func (s *Supervisor) stopEarly() {
+	if s.early != nil {
+		s.early.Stop()
+		s.early = nil
+	}
+}
