@@ -167,7 +167,7 @@ func (l *Launcher) finishHandoff() {
 // handoffRestart: tear down, let go, start the successor, wait for it. On
 // failure, take everything back and start the backends again.
 func (l *Launcher) handoffRestart(ctx context.Context, to string) (int, error) {
-	for _, s := range l.sups {
+	for _, s := range l.supervisors() {
 		if err := s.Stop(ctx); err != nil {
 			return 0, l.resume(fmt.Errorf("handoff: stop backend %s: %w", s.spec.Name, err))
 		}
@@ -218,7 +218,7 @@ func (l *Launcher) resume(cause error) error {
 		return fmt.Errorf("%w; and the control socket could not be reopened: %v", cause, err)
 	}
 	l.serveControl()
-	for _, s := range l.sups {
+	for _, s := range l.supervisors() {
 		_ = s.Start(ctx)
 	}
 	return fmt.Errorf("%w; this instance is still in charge and restarted its backends", cause)
@@ -278,7 +278,7 @@ func (l *Launcher) handoffAdopt(ctx context.Context, to string) (int, error) {
 // will inherit (see handoff_wire.go for the layout).
 func (l *Launcher) handoffState(ctx context.Context) (handoffState, []*os.File, error) {
 	var views []handoffView
-	for _, s := range l.sups {
+	for _, s := range l.supervisors() {
 		v, err := s.handoffView(ctx)
 		if err != nil {
 			return handoffState{}, nil, fmt.Errorf("handoff: %w", err)
@@ -312,7 +312,7 @@ func (l *Launcher) commit(ctx context.Context, args HandoffCommitArgs) error {
 	}
 	// Past this point there is no way back: every supervisor lets go, even
 	// if one of them fails to answer.
-	for _, s := range l.sups {
+	for _, s := range l.supervisors() {
 		if _, err := s.call(context.Background(), cmdDetach); err != nil {
 			l.cfg.Logger.Error("handoff commit: detach", "backend", s.spec.Name, "err", err)
 		}

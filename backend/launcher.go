@@ -39,7 +39,9 @@ type Launcher struct {
 	events    broker
 	logsMu    sync.Mutex // guards logs
 	logs      map[string]*logs.Log
-	sups      []*Supervisor
+	supsMu    sync.Mutex    // guards sups, supCtx and supCancel
+	sups      []*Supervisor // in the order the user sees them
+	supCtx    context.Context
 
 	// adopted are the backends a predecessor handed over (adopt mode).
 	adopted map[string]*adoptedBackend
@@ -166,15 +168,11 @@ func (l *Launcher) backendLog(name string) *logs.Log {
 func (l *Launcher) Start() {
 	// The supervisors exist before the socket answers, so every request
 	// sees the full, fixed list; they start running after the boot reap.
-	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
+	l.supsMu.Lock()
 	for _, spec := range l.cfg.Backends {
-		params := spawnParams{
-			owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
-			hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
-			log: l.backendLog(spec.Name), reclaimer: l.reclaimer,
-		}
-		l.sups = append(l.sups, newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus))
+		l.sups = append(l.sups, l.newSupervisor(spec))
 	}
+	l.supsMu.Unlock()
 	ctlCtx, ctlCancel := context.WithCancel(context.Background())
 	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
 	l.serveControl()
@@ -196,11 +194,13 @@ func (l *Launcher) Start() {
 		l.cfg.Logger.Info(msg)
 	}
 	supCtx, supCancel := context.WithCancel(context.Background())
-	l.supCancel = supCancel
+	l.supsMu.Lock()
+	l.supCtx, l.supCancel = supCtx, supCancel
 	for _, sup := range l.sups {
 		a := l.adopted[sup.spec.Name]
-		go sup.run(supCtx, !sup.spec.Disabled, a.instance(), a.status())
+		l.runSupervisor(sup, a.instance(), a.status())
 	}
+	l.supsMu.Unlock()
 }
 
 // onStatus publishes a status change and announces entering readiness and
@@ -230,10 +230,12 @@ func (l *Launcher) RequestStop() { l.stopOnce.Do(func() { close(l.stopReq) }) }
 func (l *Launcher) Shutdown() error {
 	l.shutdownOnce.Do(func() {
 		l.RequestStop()
+		l.supsMu.Lock()
 		if l.supCancel != nil {
 			l.supCancel()
 		}
-		for _, s := range l.sups {
+		l.supsMu.Unlock()
+		for _, s := range l.supervisors() {
 			<-s.Done()
 		}
 		if l.reclaimerCancel != nil {
@@ -296,11 +298,12 @@ func (l *Launcher) StateDir() string { return l.cfg.StateDir }
 
 // supervisor finds a backend by name; "" means the first.
 func (l *Launcher) supervisor(name string) (*Supervisor, error) {
-	if name == "" && len(l.sups) > 0 {
-		return l.sups[0], nil
+	sups := l.supervisors()
+	if name == "" && len(sups) > 0 {
+		return sups[0], nil
 	}
 	var names []string
-	for _, s := range l.sups {
+	for _, s := range sups {
 		if s.spec.Name == name {
 			return s, nil
 		}
@@ -319,14 +322,22 @@ func (l *Launcher) Restart(ctx context.Context, name string) error {
 		return s.Restart(ctx)
 	}
 	var errs []error
-	for _, s := range l.sups {
+	for _, s := range l.supervisors() {
 		errs = append(errs, s.Restart(ctx))
 	}
 	return errors.Join(errs...)
 }
 
-// StartBackend starts a stopped or failed backend.
+// StartBackend starts a stopped or failed backend, or every one when name
+// is "".
 func (l *Launcher) StartBackend(ctx context.Context, name string) error {
+	if name == "" {
+		var errs []error
+		for _, s := range l.supervisors() {
+			errs = append(errs, s.Start(ctx))
+		}
+		return errors.Join(errs...)
+	}
 	s, err := l.supervisor(name)
 	if err != nil {
 		return err

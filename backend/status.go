@@ -48,8 +48,8 @@ func (l *Launcher) Status() Status {
 	if last != boot {
 		st.LastReap = last
 	}
-	st.Backends = make([]BackendStatus, 0, len(l.sups))
-	for _, s := range l.sups {
+	st.Backends = make([]BackendStatus, 0, 4)
+	for _, s := range l.supervisors() {
 		st.Backends = append(st.Backends, s.Status())
 	}
 	return st
@@ -77,6 +77,12 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		return l.Status(), nil
 	case control.OpRestart:
 		return nil, l.Restart(ctx, req.Backend)
+	case control.OpPage, control.OpOpen:
+		u, err := l.PageURL(req.Backend)
+		if err == nil && req.Op == control.OpOpen {
+			err = l.OpenExternal(u)
+		}
+		return map[string]string{"url": u}, err
 	case control.OpStartBackend:
 		return nil, l.StartBackend(ctx, req.Backend)
 	case control.OpStopBackend:

@@ -36,6 +36,8 @@ type Supervisor struct {
 
 	cmds chan command
 	done chan struct{}
+	// cancel ends run; set once by the launcher before run starts.
+	cancel context.CancelFunc
 
 	mu sync.Mutex // guards st
 	st BackendStatus
@@ -85,6 +87,7 @@ const (
 	cmdStop
 	cmdRestart
 	cmdHandoffView // a copy of what a handoff needs of the running instance
+	cmdToken       // the running instance's session token
 	cmdDetach      // hand the running instance over: stop supervising, no teardown
 )
 
@@ -94,8 +97,9 @@ type command struct {
 }
 
 type commandResult struct {
-	err  error
-	view handoffView // cmdHandoffView only
+	err   error
+	view  handoffView // cmdHandoffView only
+	token string      // cmdToken only
 }
 
 func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
@@ -158,6 +162,13 @@ func (s *Supervisor) update(to State, fn func(*BackendStatus)) {
 func (s *Supervisor) do(ctx context.Context, kind commandKind) error {
 	_, err := s.call(ctx, kind)
 	return err
+}
+
+// token asks the run goroutine for the running instance's session token
+// ("" when it has none, or runs none).
+func (s *Supervisor) token(ctx context.Context) (string, error) {
+	r, err := s.call(ctx, cmdToken)
+	return r.token, err
 }
 
 // handoffView asks the run goroutine for a copy of what a handoff needs of
@@ -298,6 +309,10 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		i := s.cur
 		return commandResult{view: handoffView{status: st, viaShim: i.viaShim, nonce: i.nonce, argv: i.argv,
 			shim: i.leader, backend: i.backendID, token: i.token, lifeline: i.shim.lifeline, stdout: i.outR, stderr: i.errR}}
+	case cmdToken:
+		if s.cur != nil {
+			return commandResult{token: s.cur.token}
+		}
 	case cmdDetach:
 		s.detach()
 	default:

@@ -28,6 +28,10 @@ const (
 	OpReap         = "reap"
 	OpLogs         = "logs"
 	OpHandoff      = "handoff"
+	// OpPage answers the page Open Hermes opens ({"url": ...}); OpOpen also
+	// opens it in the default browser.
+	OpPage = "page"
+	OpOpen = "open"
 	// OpHandoffCommit is sent by a successor to the instance handing over:
 	// from its answer on, the successor owns the backends.
 	OpHandoffCommit = "handoff-commit"

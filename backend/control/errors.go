@@ -17,6 +17,7 @@ const (
 	CodeNoSuchBackend Code = "no-such-backend" // Request.Backend names no backend
 	CodeBusy          Code = "busy"            // another exclusive operation (a handoff) is under way
 	CodeRefused       Code = "refused"         // understood, but not allowed in this state
+	CodeNotReady      Code = "not-ready"       // nothing is ready to do it yet (no page to open)
 	CodeCanceled      Code = "canceled"        // the request's context ended first
 	CodeInternal      Code = "internal"
 )
@@ -30,6 +31,7 @@ var (
 	ErrNoSuchBackend = errors.New("no such backend")
 	ErrBusy          = errors.New("busy")
 	ErrRefused       = errors.New("refused")
+	ErrNotReady      = errors.New("not ready")
 )
 
 // sentinels maps codes to their errors; CodeCanceled maps to context's.
@@ -39,6 +41,7 @@ var sentinels = map[Code]error{
 	CodeNoSuchBackend: ErrNoSuchBackend,
 	CodeBusy:          ErrBusy,
 	CodeRefused:       ErrRefused,
+	CodeNotReady:      ErrNotReady,
 	CodeCanceled:      context.Canceled,
 }
 

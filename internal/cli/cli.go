@@ -24,7 +24,7 @@ const (
 	ExitOK         = 0
 	ExitError      = 1
 	ExitUsage      = 2
-	ExitNotRunning = 3 // no instance answers on the state dir
+	ExitNotRunning = 3 // no instance answers on the state dir, or nothing in it can do what was asked
 )
 
 // Program is what main hands the CLI: its version and, in desktop builds,
@@ -67,6 +67,10 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return cmdRestart(rest, stdout, stderr)
 	case "stop":
 		return cmdStop(rest, stdout, stderr)
+	case "start":
+		return cmdStart(rest, stdout, stderr)
+	case "open":
+		return cmdOpen(rest, stdout, stderr)
 	case "reap":
 		return cmdReap(rest, stdout, stderr)
 	case "handoff":
@@ -98,8 +102,11 @@ no display or no GUI in this build).
 Commands:
   run       run the launcher: boot reap, start and supervise the backends
   status    show the running instance and its backends (--json for scripts)
+  open      open Hermes' page in the browser (--print: only print its URL)
   restart   restart a backend (--backend NAME) or all of them
-  stop      tear every backend down and stop the running instance
+  start     start a stopped backend (--backend NAME) or all of them
+  stop      stop a backend (--backend NAME), or tear every backend down and
+            stop the running instance
   reap      find and remove backends that earlier crashes left behind (--dry-run)
   handoff   hand the running instance over to a new binary (updates)
   serve     the built-in backend (implements the Hermes backend contract)

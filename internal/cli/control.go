@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -71,6 +72,9 @@ func callInstance(name string, args []string, req control.Request, stderr io.Wri
 		if errors.Is(err, control.ErrNoSuchBackend) || errors.Is(err, control.ErrBadRequest) {
 			return nil, f, ExitUsage // the caller's words were wrong, not the instance
 		}
+		if errors.Is(err, control.ErrNotReady) {
+			return nil, f, ExitNotRunning // nothing runs that could do it
+		}
 		return nil, f, ExitError
 	}
 	return res, f, -1
@@ -97,13 +101,16 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 func printStatus(w io.Writer, st backend.Status) {
 	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.Mode, st.Instance.StateDir)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "BACKEND\tSTATE\tPID\tPORT\tURL\tRESTARTS")
+	fmt.Fprintln(tw, "BACKEND\tKIND\tSTATE\tPID\tPORT\tPAGE\tRESTARTS")
 	for _, b := range st.Backends {
-		url := b.URL
-		if url == "" {
+		url := b.PageURL
+		switch {
+		case url == "" && b.URL != "":
+			url = "API only: " + b.URL
+		case url == "":
 			url = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\n", b.Name, b.State, b.PID, b.Port, url, b.Restarts)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\n", b.Name, b.Kind, b.State, b.PID, b.Port, url, b.Restarts)
 	}
 	tw.Flush()
 	for _, b := range st.Backends {
@@ -126,11 +133,82 @@ func cmdRestart(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+// cmdStop stops one backend (--backend NAME) and leaves the instance
+// running, or stops the whole instance.
 func cmdStop(args []string, stdout, stderr io.Writer) int {
-	_, _, code := callInstance("stop", args, control.Request{Op: control.OpStop}, stderr, false, false)
+	if hasBackendFlag(args) {
+		_, f, code := callInstance("stop", args, control.Request{Op: control.OpStopBackend}, stderr, true, false)
+		if code >= 0 {
+			return code
+		}
+		fmt.Fprintf(stdout, "stopped backend %s\n", f.backend)
+		return ExitOK
+	}
+	_, _, code := callInstance("stop", args, control.Request{Op: control.OpStop}, stderr, true, false)
 	if code >= 0 {
 		return code
 	}
 	fmt.Fprintln(stdout, "stopped: every backend is torn down")
+	return ExitOK
+}
+
+// cmdStart starts a stopped or failed backend, or every one.
+func cmdStart(args []string, stdout, stderr io.Writer) int {
+	_, f, code := callInstance("start", args, control.Request{Op: control.OpStartBackend}, stderr, true, false)
+	if code >= 0 {
+		return code
+	}
+	what := "every backend"
+	if f.backend != "" {
+		what = "backend " + f.backend
+	}
+	fmt.Fprintf(stdout, "started %s\n", what)
+	return ExitOK
+}
+
+// hasBackendFlag reports whether args name a backend (any flag form).
+func hasBackendFlag(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "backend" {
+			return true
+		}
+	}
+	return false
+}
+
+// cmdOpen opens Hermes' page in the default browser (the instance opens
+// it), or prints its URL with --print. Exit 3 when nothing runs that has a
+// page.
+func cmdOpen(args []string, stdout, stderr io.Writer) int {
+	printOnly := false
+	var rest []string
+	for _, a := range args {
+		if a == "--print" || a == "-print" {
+			printOnly = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	op := control.OpOpen
+	if printOnly {
+		op = control.OpPage
+	}
+	res, _, code := callInstance("open", rest, control.Request{Op: op}, stderr, true, false)
+	if code >= 0 {
+		return code
+	}
+	var page struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(res, &page); err != nil || page.URL == "" {
+		fmt.Fprintln(stderr, "hermes-desktop: open: unreadable answer")
+		return ExitError
+	}
+	if printOnly {
+		fmt.Fprintln(stdout, page.URL)
+	} else {
+		fmt.Fprintf(stdout, "opened %s\n", page.URL)
+	}
 	return ExitOK
 }

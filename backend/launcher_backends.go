@@ -1,0 +1,166 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/settings"
+	"hermes-desktop/internal/cmdline"
+)
+
+// newSupervisor makes the supervisor of one backend of this launcher.
+func (l *Launcher) newSupervisor(spec Spec) *Supervisor {
+	params := spawnParams{
+		owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
+		hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
+		log: l.backendLog(spec.Name), reclaimer: l.reclaimer,
+	}
+	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
+	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
+}
+
+// runSupervisor starts sup's goroutine under the launcher's context, with a
+// cancel of its own for RemoveBackend. Call with supsMu held.
+func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance, prev BackendStatus) {
+	ctx, cancel := context.WithCancel(l.supCtx)
+	sup.cancel = cancel
+	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
+}
+
+// supervisors is a copy of the list, safe to range over unlocked.
+func (l *Launcher) supervisors() []*Supervisor {
+	l.supsMu.Lock()
+	defer l.supsMu.Unlock()
+	return slices.Clone(l.sups)
+}
+
+// AddBackend adds a backend while the launcher runs and starts it unless
+// it is disabled. Saving it to the settings is the caller's part.
+func (l *Launcher) AddBackend(spec Spec) error {
+	if err := spec.applyDefaults(l.cfg.Self); err != nil {
+		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+	}
+	l.supsMu.Lock()
+	defer l.supsMu.Unlock()
+	if l.supCtx == nil {
+		return fmt.Errorf("%w: the launcher is not running yet", control.ErrRefused)
+	}
+	for _, s := range l.sups {
+		if s.spec.Name == spec.Name {
+			return fmt.Errorf("%w: a backend is already named %q", control.ErrBadRequest, spec.Name)
+		}
+	}
+	sup := l.newSupervisor(spec)
+	l.sups = append(l.sups, sup)
+	l.runSupervisor(sup, nil, BackendStatus{})
+	l.events.publish(Event{Kind: EventStatus, Backend: &sup.st})
+	return nil
+}
+
+// RemoveBackend stops a backend (its whole tree) and forgets it.
+func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
+	s, err := l.supervisor(name)
+	if err != nil {
+		return err
+	}
+	if err := s.Stop(ctx); err != nil {
+		return err
+	}
+	l.supsMu.Lock()
+	l.sups = slices.DeleteFunc(l.sups, func(x *Supervisor) bool { return x == s })
+	l.supsMu.Unlock()
+	s.cancel()
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	l.events.publish(Event{Kind: EventStatus})
+	return nil
+}
+
+// BackendSettings describes the running list as settings, for saving it
+// after a change in the window.
+func (l *Launcher) BackendSettings() []settings.Backend {
+	var out []settings.Backend
+	for _, s := range l.supervisors() {
+		b := settings.Backend{Name: s.spec.Name, Kind: s.spec.Kind, Args: s.spec.Args}
+		if s.spec.Kind == settings.KindCustom {
+			b.Command = cmdline.Join(s.spec.Command)
+			b.Args = nil
+		}
+		if s.spec.Disabled {
+			b.Enabled = new(bool)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// ErrNoPage means no backend has a page to open yet.
+var ErrNoPage = fmt.Errorf("%w: no backend with a page is ready", control.ErrNotReady)
+
+// PageURL is the page Open Hermes opens: the named backend's, or the first
+// page-serving backend's that is ready (or attached) when name is "".
+func (l *Launcher) PageURL(name string) (string, error) {
+	if name != "" {
+		s, err := l.supervisor(name)
+		if err != nil {
+			return "", err
+		}
+		if st := s.Status(); st.PageURL != "" {
+			return st.PageURL, nil
+		}
+		if s.spec.servesPage() {
+			return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, name, s.Status().State)
+		}
+		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", control.ErrRefused, name)
+	}
+	for _, s := range l.supervisors() {
+		if st := s.Status(); st.PageURL != "" {
+			return st.PageURL, nil
+		}
+	}
+	return "", ErrNoPage
+}
+
+// OpenPage opens the page in the default browser and returns its URL.
+func (l *Launcher) OpenPage(name string) (string, error) {
+	u, err := l.PageURL(name)
+	if err != nil {
+		return "", err
+	}
+	return u, l.OpenExternal(u)
+}
+
+// ConnectionDetails is what a Hermes client needs to reach a backend: its
+// URL and, for a desktop-owned backend, the session token and how to send
+// it. It is the one place the token is shown, on the user's request.
+func (l *Launcher) ConnectionDetails(name string) (string, error) {
+	s, err := l.supervisor(name)
+	if err != nil {
+		return "", err
+	}
+	st := s.Status()
+	if st.URL == "" {
+		return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, st.Name, st.State)
+	}
+	token, err := s.token(context.Background())
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\n", st.URL)
+	if token == "" {
+		b.WriteString("Token: none of ours (a dashboard makes its own and puts it in its page)\n")
+		return b.String(), nil
+	}
+	ws, _ := url.Parse(st.URL)
+	ws.Scheme, ws.Path, ws.RawQuery = "ws", "/api/ws", "token="+url.QueryEscape(token)
+	fmt.Fprintf(&b, "Token: %s\nREST header: X-Hermes-Session-Token: %s\nWebSocket: %s\n", token, token, ws)
+	return b.String(), nil
+}
