@@ -27,12 +27,19 @@ type scene struct {
 	bin      string
 	tag      string
 	stateDir string
-	home     string
+	home     string // HERMES_HOME
+	// userHome is the scene's $HOME, apart from HERMES_HOME, as a user with
+	// a custom HERMES_HOME has it; Hermes Desktop writes its SSH locks under
+	// $HOME/.hermes whatever HERMES_HOME is.
+	userHome string
 	records  *lockfile.Records
 	// pids are the processes the scene started: every reap it runs looks
 	// at these only (--only), so it never signals anyone else's process,
 	// whatever else runs on the machine.
 	pids []int
+	// orphans are the scene's orphans: the test's cleanup kills any that
+	// are still there (each by identity, so never a reused PID).
+	orphans []proc.Identity
 }
 
 // only is the scene's reap scope, for --only.
@@ -46,18 +53,30 @@ func (s *scene) only() string {
 
 func newScene(t *testing.T) *scene {
 	base := t.TempDir()
-	s := &scene{t: t, bin: testbin.Path(t), tag: testbin.Tag(t), stateDir: filepath.Join(base, "state"), home: filepath.Join(base, "home")}
+	s := &scene{t: t, bin: testbin.Path(t), tag: testbin.Tag(t), stateDir: filepath.Join(base, "state"),
+		home: filepath.Join(base, "home"), userHome: filepath.Join(base, "user")}
 	must(t, lockfile.EnsureDir(s.stateDir))
 	must(t, os.MkdirAll(s.home, 0o700))
+	must(t, os.MkdirAll(s.userHome, 0o700))
 	var err error
 	if s.records, err = lockfile.OpenRecords(s.stateDir); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		for _, id := range s.orphans {
+			if alive(id) {
+				_ = proc.Signal(id, syscall.SIGKILL) // ours: the scene started it, and the identity still matches
+			}
+		}
+	})
 	return s
 }
 
+// env is the scene's environment: its tag, HERMES_HOME and HOME (so a reap
+// reads the scene's ~/.hermes/desktop-ssh, never the real one), then extra.
 func (s *scene) env(extra ...string) []string {
-	return append(testbin.NewEnv(s.tag, s.home), extra...)
+	env := slices.DeleteFunc(testbin.NewEnv(s.tag, s.home), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+	return append(append(env, "HOME="+s.userHome), extra...)
 }
 
 // orphan starts argv through a shell that exits at once, so argv is
@@ -86,6 +105,7 @@ func (s *scene) orphan(env []string, argv ...string) proc.Identity {
 				s.t.Skipf("orphans are reparented to pid %d here, not to init: the orphan rules cannot be exercised", p.PPID)
 			}
 			s.pids = append(s.pids, pid)
+			s.orphans = append(s.orphans, p.Identity())
 			return p.Identity()
 		}
 		if time.Now().After(deadline) {
@@ -273,6 +293,23 @@ func TestBootReapScene(t *testing.T) {
 		if alive(w.id) && name != "reused pid" {
 			_ = proc.Signal(w.id, 9)
 		}
+	}
+}
+
+// An empty or whitespace-only gateway PID file is no record to Hermes. It
+// must not make the reap fail closed: a genuine old orphan beside it is
+// still reaped.
+func TestReapEmptyGatewayFile(t *testing.T) {
+	const minAge = time.Second
+	s := newScene(t)
+	must(t, os.WriteFile(filepath.Join(s.home, "gateway.pid"), nil, 0o600))
+	must(t, os.WriteFile(filepath.Join(s.home, "gateway.lock"), []byte(" \n"), 0o600))
+	old := s.orphan(s.env(), s.serve("--host", "127.0.0.1", "--port", "0")...)
+	time.Sleep(minAge + 500*time.Millisecond)
+	r := runReap(t, s, "--min-age", minAge.String(), "--grace", "1s")
+	checkDecision(t, "old orphan beside an empty gateway.pid", r, old.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	if alive(old) {
+		t.Errorf("old orphan %d: alive after the reap, want reaped", old.PID)
 	}
 }
 

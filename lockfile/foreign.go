@@ -20,6 +20,10 @@ import (
 // ErrMalformed means a foreign ownership file does not match its schema.
 var ErrMalformed = errors.New("lockfile: malformed ownership file")
 
+// ErrNoRecord means a foreign ownership file holds nothing (it is empty or
+// only whitespace): to Hermes that is no record at all, so it names nobody.
+var ErrNoRecord = errors.New("lockfile: empty ownership file (no record)")
+
 const (
 	maxForeignSize = 64 << 10
 	maxForeignStr  = 1024
@@ -165,9 +169,14 @@ type GatewayPID struct {
 	HermesHome string   `json:"hermes_home"`
 }
 
-// ParseGatewayPID decodes a gateway PID file.
+// ParseGatewayPID decodes a gateway PID file. An empty or whitespace-only
+// file is ErrNoRecord (Hermes reads it as "no gateway"); anything else that
+// is not a valid record is ErrMalformed.
 func ParseGatewayPID(data []byte) (*GatewayPID, error) {
 	trimmed := strings.TrimSpace(string(data))
+	if trimmed == "" {
+		return nil, ErrNoRecord
+	}
 	if n, err := strconv.Atoi(trimmed); err == nil {
 		if n < 1 || n > 4194304 {
 			return nil, fmt.Errorf("%w: pid %d", ErrMalformed, n)
@@ -187,7 +196,9 @@ func ParseGatewayPID(data []byte) (*GatewayPID, error) {
 	return &g, nil
 }
 
-// GatewayClaims reads $HERMES_HOME/gateway.pid and gateway.lock.
+// GatewayClaims reads $HERMES_HOME/gateway.pid and gateway.lock. A missing
+// or empty file claims nothing; an unreadable or malformed one is returned
+// with its error, so the caller can fail closed.
 func GatewayClaims(hermesHome string) []ForeignClaim {
 	var claims []ForeignClaim
 	for _, name := range []string{"gateway.pid", "gateway.lock"} {
@@ -199,7 +210,11 @@ func GatewayClaims(hermesHome string) []ForeignClaim {
 		c := ForeignClaim{Path: path}
 		if err == nil {
 			var g *GatewayPID
-			if g, err = ParseGatewayPID(data); err == nil {
+			g, err = ParseGatewayPID(data)
+			if errors.Is(err, ErrNoRecord) {
+				continue // Hermes' own reading: an empty file is no record
+			}
+			if err == nil {
 				c.PID = g.PID
 				if g.StartTime != nil {
 					c.StartTicks = *g.StartTime

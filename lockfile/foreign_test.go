@@ -106,22 +106,79 @@ func TestParseGatewayPID(t *testing.T) {
 		in   string
 		pid  int
 		tick bool
-		ok   bool
+		want error // nil: valid
 	}{
-		{`{"pid":1234,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":987,"hermes_home":"/h"}`, 1234, true, true},
-		{`{"pid":1234}`, 1234, false, true},
-		{"1234\n", 1234, false, true},
-		{`{"pid":1234,"kind":"something-else"}`, 0, false, false},
-		{`{"pid":0}`, 0, false, false},
-		{"-5", 0, false, false},
-		{`{"pid":"1234"}`, 0, false, false},
-		{"", 0, false, false},
+		{`{"pid":1234,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":987,"hermes_home":"/h"}`, 1234, true, nil},
+		{`{"pid":1234}`, 1234, false, nil},
+		{"1234\n", 1234, false, nil},
+		{`{"pid":1234,"kind":"something-else"}`, 0, false, ErrMalformed},
+		{`{"pid":0}`, 0, false, ErrMalformed},
+		{"-5", 0, false, ErrMalformed},
+		{`{"pid":"1234"}`, 0, false, ErrMalformed},
+		{"null", 0, false, ErrMalformed},
+		{"x", 0, false, ErrMalformed},
+		// Hermes reads an empty file as "no gateway", not as damage.
+		{"", 0, false, ErrNoRecord},
+		{" \n\t\r\n", 0, false, ErrNoRecord},
 	}
 	for _, tc := range cases {
 		g, err := ParseGatewayPID([]byte(tc.in))
-		if (err == nil) != tc.ok || (err == nil && (g.PID != tc.pid || (g.StartTime != nil) != tc.tick)) {
-			t.Errorf("%q: got %+v, %v", tc.in, g, err)
+		if tc.want != nil {
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%q: got %+v, %v; want %v", tc.in, g, err, tc.want)
+			}
+			continue
 		}
+		if err != nil || g.PID != tc.pid || (g.StartTime != nil) != tc.tick {
+			t.Errorf("%q: got %+v, %v; want pid %d", tc.in, g, err, tc.pid)
+		}
+	}
+}
+
+// TestGatewayClaims: an empty or whitespace-only file claims nothing (and
+// so cannot make the reaper fail closed); a malformed non-empty one still
+// comes back with its error.
+func TestGatewayClaims(t *testing.T) {
+	cases := []struct {
+		name      string
+		pid, lock string // file contents; "-" for no file
+		wantPIDs  []int
+		wantErrs  int
+	}{
+		{"no files", "-", "-", nil, 0},
+		{"empty pid file", "", "-", nil, 0},
+		{"whitespace in both", " \n", "\n\n", nil, 0},
+		{"empty pid file, valid lock", "", `{"pid":77}`, []int{77}, 0},
+		{"valid pid file", "4321\n", "-", []int{4321}, 0},
+		{"malformed pid file", "garbage", "-", []int{0}, 1},
+		{"malformed, but names a pid", `{"pid":55,"kind":"other"}`, "", []int{55}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			for name, data := range map[string]string{"gateway.pid": tc.pid, "gateway.lock": tc.lock} {
+				if data != "-" {
+					if err := os.WriteFile(filepath.Join(home, name), []byte(data), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			claims := GatewayClaims(home)
+			var pids []int
+			errs := 0
+			for _, c := range claims {
+				pids = append(pids, c.PID)
+				if c.Err != nil {
+					errs++
+					if !errors.Is(c.Err, ErrMalformed) {
+						t.Errorf("%s: error %v is not ErrMalformed", c.Path, c.Err)
+					}
+				}
+			}
+			if fmt.Sprint(pids) != fmt.Sprint(tc.wantPIDs) || errs != tc.wantErrs {
+				t.Errorf("got pids %v with %d errors, want %v with %d", pids, errs, tc.wantPIDs, tc.wantErrs)
+			}
+		})
 	}
 }
 
@@ -145,9 +202,16 @@ func FuzzParseSSHLock(f *testing.F) {
 func FuzzParseGatewayPID(f *testing.F) {
 	f.Add([]byte(`{"pid":1234,"start_time":5}`))
 	f.Add([]byte("42"))
+	f.Add([]byte(" \n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if g, err := ParseGatewayPID(data); err == nil && (g.PID < 1 || g.PID > 4194304) {
+		g, err := ParseGatewayPID(data)
+		switch {
+		case err == nil && (g.PID < 1 || g.PID > 4194304):
 			t.Fatalf("accepted pid %d", g.PID)
+		case err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNoRecord):
+			t.Fatalf("unwrapped error %v", err)
+		case errors.Is(err, ErrNoRecord) && strings.TrimSpace(string(data)) != "":
+			t.Fatalf("%q is not empty, yet no record", data)
 		}
 	})
 }
