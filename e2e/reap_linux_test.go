@@ -204,6 +204,11 @@ func TestBootReapScene(t *testing.T) {
 	sshBad := s.orphan(s.env(), s.serve(loopback...)...)
 	writeSSHLock(t, s.home, "fedcba9876543210fedcba9876543210", sshBad.PID, false)
 	cases["malformed ssh lock"] = &want{sshBad, reap.ActionSpared, reap.ReasonFailClosed}
+	// ... and one whose lock is under ~/.hermes, where Hermes Desktop writes
+	// them whatever HERMES_HOME is (here HERMES_HOME is elsewhere).
+	sshHome := s.orphan(s.env(), s.serve(loopback...)...)
+	writeSSHLock(t, filepath.Join(s.userHome, ".hermes"), "00112233445566778899aabbccddeeff", sshHome.PID, true)
+	cases["ssh lock under ~/.hermes"] = &want{sshHome, reap.ActionSpared, reap.ReasonSSHLock}
 
 	// The gateway named by its PID file, with a matching start time.
 	gw := s.orphan(s.env(), s.serve(loopback...)...)

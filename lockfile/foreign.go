@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,6 +29,7 @@ const (
 	maxForeignSize = 64 << 10
 	maxForeignStr  = 1024
 	sshDirName     = "desktop-ssh"
+	hermesDirName  = ".hermes" // under the user's home
 	sshLockName    = "backend.lock.json"
 )
 
@@ -125,11 +127,48 @@ type ForeignClaim struct {
 	Err          error // nil when the file is valid
 }
 
-// SSHLockClaims reads every $HERMES_HOME/desktop-ssh/*/backend.lock.json. A
-// directory that cannot be listed (other than missing) is returned as an
-// error: the caller must fail closed.
-func SSHLockClaims(hermesHome string) ([]ForeignClaim, error) {
-	dir := filepath.Join(hermesHome, sshDirName)
+// SSHLockDirs returns the directories SSH locks may be in: $HERMES_HOME/
+// desktop-ssh, and ~/.hermes/desktop-ssh, where Hermes Desktop writes them
+// whatever HERMES_HOME is. userHome "" leaves the second out.
+func SSHLockDirs(hermesHome, userHome string) []string {
+	dirs := []string{filepath.Join(hermesHome, sshDirName)}
+	if userHome != "" {
+		dirs = append(dirs, filepath.Join(userHome, hermesDirName, sshDirName))
+	}
+	return dirs
+}
+
+// SSHLockClaims reads every <dir>/*/backend.lock.json in dirs (see
+// SSHLockDirs), each directory once even when two paths name it. A missing
+// directory claims nothing. One that cannot be listed makes the error
+// non-nil (the caller must fail closed), but the claims of the others are
+// still returned: each can spare the PIDs it names.
+func SSHLockClaims(dirs ...string) ([]ForeignClaim, error) {
+	var claims []ForeignClaim
+	var errs []error
+	var seen []os.FileInfo
+	for _, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, fi) }) {
+			continue // HERMES_HOME is ~/.hermes (or a link to it): read once
+		}
+		if err == nil {
+			seen = append(seen, fi)
+		}
+		found, err := sshLockClaimsIn(dir)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		claims = append(claims, found...)
+	}
+	return claims, errors.Join(errs...)
+}
+
+// sshLockClaimsIn reads the locks of one desktop-ssh directory.
+func sshLockClaimsIn(dir string) ([]ForeignClaim, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

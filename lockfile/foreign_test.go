@@ -81,7 +81,7 @@ func TestSSHLockClaims(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "desktop-ssh", "empty"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	claims, err := SSHLockClaims(home)
+	claims, err := SSHLockClaims(SSHLockDirs(home, "")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +98,78 @@ func TestSSHLockClaims(t *testing.T) {
 	}
 	if _, ok := got[777]; !ok {
 		t.Errorf("the malformed lock's PID was not read loosely")
+	}
+}
+
+// writeSSHLockIn writes a valid lock naming pid into dir/<sshID>.
+func writeSSHLockIn(t *testing.T, dir string, pid int) {
+	t.Helper()
+	sub := filepath.Join(dir, sshID)
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data := sshLockJSON(func(s string) string { return strings.Replace(s, `"pid":4242`, fmt.Sprintf(`"pid":%d`, pid), 1) })
+	if err := os.WriteFile(filepath.Join(sub, "backend.lock.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSSHLockClaimsBothDirs: Hermes Desktop writes SSH locks under
+// ~/.hermes/desktop-ssh whatever HERMES_HOME is, so both places are read,
+// the same directory once, and an unreadable one fails closed without
+// hiding the other's claims.
+func TestSSHLockClaimsBothDirs(t *testing.T) {
+	base := t.TempDir()
+	user := filepath.Join(base, "user")
+	userDot := filepath.Join(user, ".hermes")
+	writeSSHLockIn(t, filepath.Join(userDot, "desktop-ssh"), 1111)
+	custom := filepath.Join(base, "custom-hermes-home")
+	writeSSHLockIn(t, filepath.Join(custom, "desktop-ssh"), 2222)
+	broken := filepath.Join(base, "broken")
+	if err := os.MkdirAll(broken, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A file where the directory should be: it cannot be listed.
+	if err := os.WriteFile(filepath.Join(broken, "desktop-ssh"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link-to-dot-hermes")
+	linked := os.Symlink(userDot, link) == nil
+
+	cases := []struct {
+		name               string
+		hermesHome, home   string
+		want               []int
+		wantErr, needsLink bool
+	}{
+		{"custom HERMES_HOME: both", custom, user, []int{2222, 1111}, false, false},
+		{"no home given: HERMES_HOME only", custom, "", []int{2222}, false, false},
+		{"HERMES_HOME is ~/.hermes: read once", userDot, user, []int{1111}, false, false},
+		{"HERMES_HOME is ~/.hermes/ spelled otherwise", userDot + "/./", user, []int{1111}, false, false},
+		{"HERMES_HOME links to ~/.hermes: read once", link, user, []int{1111}, false, true},
+		{"HERMES_HOME has no locks", filepath.Join(base, "empty"), user, []int{1111}, false, false},
+		{"HERMES_HOME unreadable: fail closed, keep ~'s claims", broken, user, []int{1111}, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.needsLink && !linked {
+				t.Skip("cannot create symbolic links here")
+			}
+			claims, err := SSHLockClaims(SSHLockDirs(tc.hermesHome, tc.home)...)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("error: got %v, want error %v", err, tc.wantErr)
+			}
+			var got []int
+			for _, c := range claims {
+				if c.Err != nil {
+					t.Errorf("%s: %v", c.Path, c.Err)
+				}
+				got = append(got, c.PID)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("claimed pids: got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -109,6 +109,11 @@ type Options struct {
 	// HermesHome holds the SSH locks and the gateway PID file; required
 	// ("" would read them relative to the working directory).
 	HermesHome string
+	// UserHome is the user's home directory: Hermes Desktop writes SSH
+	// locks under UserHome/.hermes/desktop-ssh whatever HERMES_HOME is, so
+	// they are read there too. "" means os.UserHomeDir(); when that fails,
+	// unrecorded orphans fail closed.
+	UserHome string
 	// MinAge is how old an unrecorded orphan must be; 0 means 180 s.
 	MinAge time.Duration
 	// Grace is the time between SIGTERM and SIGKILL; 0 means 5 s.
@@ -194,7 +199,7 @@ type evidence struct {
 	records []*lockfile.Record
 	bad     []lockfile.SetAside // records that could not be read
 	ssh     []lockfile.ForeignClaim
-	sshErr  error // the SSH lock directory could not be listed
+	sshErr  error // an SSH lock directory could not be listed
 	gateway []lockfile.ForeignClaim
 }
 
@@ -213,9 +218,25 @@ func readEvidence(o Options) (evidence, error) {
 	if ev.records, ev.bad, err = load(); err != nil {
 		return evidence{}, fmt.Errorf("reap: %w", err)
 	}
-	ev.ssh, ev.sshErr = lockfile.SSHLockClaims(o.HermesHome)
+	ev.ssh, ev.sshErr = sshClaims(o)
 	ev.gateway = lockfile.GatewayClaims(o.HermesHome)
 	return ev, nil
+}
+
+// sshClaims reads the SSH locks in both places Hermes keeps them:
+// $HERMES_HOME/desktop-ssh and ~/.hermes/desktop-ssh. A home directory
+// that cannot be found is an error like an unreadable lock directory: the
+// locks there are unknown.
+func sshClaims(o Options) ([]lockfile.ForeignClaim, error) {
+	home, homeErr := o.UserHome, error(nil)
+	if home == "" {
+		if home, homeErr = os.UserHomeDir(); homeErr != nil {
+			homeErr = fmt.Errorf("reap: find the home directory for ~/.hermes/desktop-ssh: %w", homeErr)
+			home = ""
+		}
+	}
+	claims, err := lockfile.SSHLockClaims(lockfile.SSHLockDirs(o.HermesHome, home)...)
+	return claims, errors.Join(homeErr, err)
 }
 
 // reaper holds what one reap knows before it looks at any process.
@@ -289,7 +310,7 @@ func (r *reaper) useRecords(records []*lockfile.Record, bad []lockfile.SetAside)
 // file spares at least the PID it seems to name.
 func (r *reaper) useClaims(ev evidence) {
 	if ev.sshErr != nil {
-		r.failClosed = fmt.Sprintf("the SSH lock directory could not be read (%v)", ev.sshErr)
+		r.failClosed = fmt.Sprintf("an SSH lock directory could not be read (%v)", ev.sshErr)
 	}
 	for _, c := range ev.ssh {
 		r.addClaim(c, ReasonSSHLock, "a remote SSH backend's lock")
