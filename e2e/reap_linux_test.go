@@ -210,6 +210,16 @@ func TestBootReapScene(t *testing.T) {
 	writeSSHLock(t, filepath.Join(s.userHome, ".hermes"), "00112233445566778899aabbccddeeff", sshHome.PID, true)
 	cases["ssh lock under ~/.hermes"] = &want{sshHome, reap.ActionSpared, reap.ReasonSSHLock}
 
+	// A backend Hermes Desktop runs for an SSH session, with the desktop's
+	// exact shape and no lock: its --ssh-session-token-file says whose it
+	// is. (A shell stands in for it, blocked opening a FIFO nobody writes:
+	// the built-in backend takes no such flag.)
+	fifo := filepath.Join(t.TempDir(), "never")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	sshToken := s.orphan(s.env("FIFO="+fifo), "sh", "-c", `read x < "$FIFO"`, "serve", "--host", "127.0.0.1", "--port", "0",
+		"--ssh-session-token-file", "/x")
+	cases["ssh session token file"] = &want{sshToken, reap.ActionSpared, reap.ReasonSSHTokenFile}
+
 	// The gateway named by its PID file, with a matching start time.
 	gw := s.orphan(s.env(), s.serve(loopback...)...)
 	ticks := strings.TrimPrefix(gw.Start, "linux:")

@@ -213,7 +213,20 @@ func (r *reaper) neverSignalled(c candidate) *Decision {
 	if d := r.neverSignalledByOwner(c); d != nil {
 		return d
 	}
+	if d := r.sshSessionRule(c); d != nil {
+		return d
+	}
 	return r.shapeRule(c)
+}
+
+// sshSessionRule spares what Hermes Desktop runs for an SSH session: its
+// command line carries --ssh-session-token-file, whatever its shape and
+// whether or not a lock names it. It also guards a doomed tree's members.
+func (r *reaper) sshSessionRule(c candidate) *Decision {
+	if carriesSSHSessionToken(c.argv) {
+		return r.spare(c, ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", sshSessionTokenFlag)
+	}
+	return nil
 }
 
 // neverSignalledByOwner is the part of neverSignalled that looks at who

@@ -42,6 +42,7 @@ const (
 	ReasonTooYoung         = "too-young"
 	ReasonNotOrphan        = "not-orphan"
 	ReasonSSHLock          = "ssh-lock"
+	ReasonSSHTokenFile     = "ssh-token-file"
 	ReasonGatewayPIDFile   = "gateway-pidfile"
 	ReasonServiceManaged   = "service-managed"
 	ReasonExcludedEnv      = "excluded-env"
