@@ -129,7 +129,7 @@ func (s Settings) Apply(cfg *Config, spec *Spec) error {
 		spec.Grace = d
 	}
 	if d, _ := parseSettingDuration("", s.MinOrphanAge, 0, 1<<62); d > 0 {
-		cfg.MinOrphanAge = d
+		cfg.MinOrphanAge = &d
 	}
 	if d, _ := parseSettingDuration("", s.SampleInterval, 0, 1<<62); d > 0 {
 		cfg.LeakGuard.SampleInterval = d

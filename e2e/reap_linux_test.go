@@ -328,6 +328,35 @@ func TestReapEmptyGatewayFile(t *testing.T) {
 	}
 }
 
+// `reap --min-age 0s` means no minimum, not the 180 s default: a fresh
+// orphan is reaped, by the command itself and through a running instance
+// (whose own minimum is an hour). Left unset, the same orphan is too young.
+func TestReapMinAgeZero(t *testing.T) {
+	s := newScene(t)
+	loopback := []string{"--host", "127.0.0.1", "--port", "0"}
+	fresh := s.orphan(s.env(), s.serve(loopback...)...)
+	checkDecision(t, "--min-age unset", runReap(t, s, "--dry-run"), fresh.PID, reap.ActionSpared, reap.ReasonTooYoung)
+	checkDecision(t, "--min-age 0s", runReap(t, s, "--min-age", "0s", "--grace", "1s"), fresh.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	if alive(fresh) {
+		t.Errorf("fresh orphan %d: alive after reap --min-age 0s, want reaped", fresh.PID)
+	}
+
+	l := testbin.StartLauncher(t) // --min-orphan-age 1h
+	l.WaitReady(1, readyWait)
+	viaInstance := s.orphan(s.env(), s.serve(loopback...)...)
+	out, errOut, code := l.CLI("reap", "--json", "--only", strconv.Itoa(viaInstance.PID), "--min-age", "0s", "--grace", "1s")
+	if code != 0 {
+		t.Fatalf("reap through the instance: exit %d: %s", code, errOut)
+	}
+	var r reap.Report
+	must(t, json.Unmarshal([]byte(out), &r))
+	checkDecision(t, "--min-age 0s through the instance", &r, viaInstance.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	if alive(viaInstance) {
+		t.Errorf("fresh orphan %d: alive after the instance's reap --min-age 0s, want reaped", viaInstance.PID)
+	}
+	stopAndCheck(t, l)
+}
+
 func writeSSHLock(t *testing.T, home, id string, pid int, valid bool) {
 	dir := filepath.Join(home, "desktop-ssh", id)
 	must(t, os.MkdirAll(dir, 0o700))

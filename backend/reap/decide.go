@@ -354,9 +354,9 @@ func (r *reaper) decideOrphan(c candidate, note string) *Decision {
 	if r.failClosed != "" {
 		return r.spare(c, ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)
 	}
-	age := time.Since(c.proc.Started).Truncate(time.Second)
-	if c.proc.Started.IsZero() || age < r.o.MinAge {
-		return r.spare(c, ReasonTooYoung, "%sorphaned but only %v old (minimum %v): it may be starting up", prefix, age, r.o.MinAge)
+	age, minAge := time.Since(c.proc.Started).Truncate(time.Second), r.o.minAge()
+	if c.proc.Started.IsZero() || age < minAge {
+		return r.spare(c, ReasonTooYoung, "%sorphaned but only %v old (minimum %v): it may be starting up", prefix, age, minAge)
 	}
 	return r.reap(c, nil, ReasonOrphanNoRecord, "%sorphaned (parent pid %d) for %v with no owner", prefix, c.proc.PPID, age)
 }

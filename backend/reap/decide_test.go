@@ -133,7 +133,7 @@ func newWorld() *world {
 	w := &world{
 		v: &fakeView{procs: map[int]*fakeProc{}, statErr: map[int]error{}, cmdErr: map[int]error{}, locks: map[string]bool{},
 			lockErr: map[string]error{}, units: map[int]string{}},
-		opts: Options{StateDir: "state", HermesHome: "home", MinAge: 3 * time.Minute, Exclude: []int{}},
+		opts: Options{StateDir: "state", HermesHome: "home", MinAge: new(3 * time.Minute), Exclude: []int{}},
 		pid:  target,
 	}
 	w.add(shellPID, 1, 2*time.Hour, "bash")
@@ -304,6 +304,18 @@ var orphanCases = []decideCase{
 		w.v.procs[target].p.Started = time.Now().Add(-10 * time.Second)
 	}, ActionSpared, ReasonTooYoung, "only"},
 	{"old orphan", func(w *world) {}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
+	{"fresh orphan, minimum age 0: no minimum", func(w *world) {
+		w.v.procs[target].p.Started = time.Now()
+		w.opts.MinAge = new(time.Duration(0))
+	}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
+	{"orphan of 179 s, minimum age unset: 180 s", func(w *world) {
+		w.v.procs[target].p.Started = time.Now().Add(-179 * time.Second)
+		w.opts.MinAge = nil
+	}, ActionSpared, ReasonTooYoung, "minimum 3m0s"},
+	{"orphan without a start time, minimum age 0", func(w *world) {
+		w.v.procs[target].p.Started = time.Time{}
+		w.opts.MinAge = new(time.Duration(0))
+	}, ActionSpared, ReasonTooYoung, "minimum 0s"},
 	{"old orphaned watchdog shim", func(w *world) {
 		w.v.procs[target].argv = append([]string{"/opt/hermes-desktop", "watchdog", "--"}, serveArgv("127.0.0.1", "0")...)
 	}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},

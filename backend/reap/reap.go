@@ -103,7 +103,9 @@ func (r *Report) Summary() string {
 	return s + fmt.Sprintf(" (scanned %d processes in %.1f ms)", r.Scanned, r.ElapsedMS)
 }
 
-// Options configure a reap. Zero values take the documented defaults.
+// Options configure a reap. Zero values take the documented defaults; the
+// zero Options (once StateDir and HermesHome are set) is the cautious boot
+// reap: 180 s minimum age, 5 s grace.
 type Options struct {
 	// StateDir holds the ownership records and owner locks; required.
 	StateDir string
@@ -115,8 +117,11 @@ type Options struct {
 	// they are read there too. "" means os.UserHomeDir(); when that fails,
 	// unrecorded orphans fail closed.
 	UserHome string
-	// MinAge is how old an unrecorded orphan must be; 0 means 180 s.
-	MinAge time.Duration
+	// MinAge is how old an unrecorded orphan must be. nil means
+	// DefaultMinOrphanAge (180 s); a pointer to 0 means no minimum, as
+	// `reap --min-age 0s` asks: every unrecorded orphan is old enough. A
+	// pointer, so that the zero Options never means "no minimum".
+	MinAge *time.Duration
 	// Grace is the time between SIGTERM and SIGKILL; 0 means 5 s.
 	Grace time.Duration
 	// DryRun decides without signalling, deleting or moving anything.
@@ -146,8 +151,8 @@ func ExcludedFromEnv() []int {
 // It returns an error only when it could not look at all; a partial view
 // makes individual decisions fail closed instead.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	if o.MinAge < 0 || o.Grace < 0 {
-		return nil, fmt.Errorf("reap: negative minimum age (%v) or grace period (%v)", o.MinAge, o.Grace)
+	if o.minAge() < 0 || o.Grace < 0 {
+		return nil, fmt.Errorf("reap: negative minimum age (%v) or grace period (%v)", o.minAge(), o.Grace)
 	}
 	o.applyDefaults()
 	start := time.Now()
@@ -179,9 +184,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return report, nil
 }
 
+// minAge resolves MinAge: nil is the default, anything else as given.
+func (o *Options) minAge() time.Duration {
+	if o.MinAge == nil {
+		return DefaultMinOrphanAge
+	}
+	return *o.MinAge
+}
+
 func (o *Options) applyDefaults() {
-	if o.MinAge == 0 {
-		o.MinAge = DefaultMinOrphanAge
+	if o.MinAge == nil {
+		o.MinAge = new(DefaultMinOrphanAge)
 	}
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"hermes-desktop/lockfile"
 )
@@ -63,5 +65,15 @@ func TestEvidenceReadsSSHLocksUnderHome(t *testing.T) {
 	w.ev = ev
 	if d, _ := w.judge(t); d.Action != ActionSpared || d.Reason != ReasonFailClosed {
 		t.Errorf("got %v/%v (%s), want spared/%s", d.Action, d.Reason, d.Detail, ReasonFailClosed)
+	}
+}
+
+// TestRunRefusesNegativeMinAge: only nil (the default) and values >= 0
+// (0: no minimum) are minimum ages.
+func TestRunRefusesNegativeMinAge(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Run(t.Context(), Options{StateDir: dir, HermesHome: dir, UserHome: dir, MinAge: new(-time.Second), DryRun: true})
+	if err == nil || !strings.Contains(err.Error(), "negative minimum age") {
+		t.Errorf("got %v, want a negative minimum age error", err)
 	}
 }
