@@ -241,7 +241,7 @@ func (a *App) OpenLogFolder() error {
 
 // ScanOrphans is the dry run behind "Scan now": what would be reaped.
 func (a *App) ScanOrphans() (*reap.Report, error) {
-	return a.l.Reap(context.Background(), true, 0, nil)
+	return a.l.Reap(context.Background(), true, nil, nil)
 }
 
 // ReapOrphans reaps the PIDs of a dry run the user confirmed, each only if
@@ -250,7 +250,7 @@ func (a *App) ReapOrphans(pids []int) (*reap.Report, error) {
 	if len(pids) == 0 {
 		return nil, errors.New("nothing to reap: run a scan first")
 	}
-	return a.l.Reap(context.Background(), false, 0, pids)
+	return a.l.Reap(context.Background(), false, nil, pids)
 }
 
 // GetSettings returns the saved settings and the defaults.

@@ -77,8 +77,9 @@ type Config struct {
 	// For debugging only: a launcher that dies by SIGKILL then strands them.
 	NoShim bool
 	// MinOrphanAge is how old an unrecorded orphan must be before the boot
-	// reaper removes it; 0 means 180 seconds.
-	MinOrphanAge time.Duration
+	// reaper removes it: nil means 180 seconds, a pointer to 0 no minimum
+	// (`run --min-orphan-age 0s`; the saved setting cannot go below 1 s).
+	MinOrphanAge *time.Duration
 	// NoBootReap skips the reap before the first spawn.
 	NoBootReap bool
 	// MaxRestarts and RestartWindow bound automatic restarts; 0 means 3
@@ -167,11 +168,11 @@ func (c *Config) applyDefaults() error {
 		}
 		seen[c.Backends[i].Name] = true
 	}
-	if c.MinOrphanAge == 0 {
-		c.MinOrphanAge = DefaultMinOrphanAge
+	if c.MinOrphanAge == nil {
+		c.MinOrphanAge = new(DefaultMinOrphanAge)
 	}
-	if c.MinOrphanAge < 0 {
-		return fmt.Errorf("backend: minimum orphan age %v is negative", c.MinOrphanAge)
+	if *c.MinOrphanAge < 0 {
+		return fmt.Errorf("backend: minimum orphan age %v is negative", *c.MinOrphanAge)
 	}
 	if err := c.LeakGuard.Validate(); err != nil {
 		return fmt.Errorf("backend: %w", err)

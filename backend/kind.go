@@ -80,7 +80,7 @@ func (c *Config) ApplySettings(s settings.Settings) error {
 		c.Backends[i].ReadyRegex, c.Backends[i].HealthPath, c.Backends[i].Grace = s.ReadyRegex, s.HealthPath, grace
 	}
 	if d := durationSetting(s.MinOrphanAge); d > 0 {
-		c.MinOrphanAge = d
+		c.MinOrphanAge = &d
 	}
 	if d := durationSetting(s.SampleInterval); d > 0 {
 		c.LeakGuard.SampleInterval = d

@@ -12,7 +12,7 @@ import (
 // runBootReap reaps what earlier runs left behind, keeps the report for
 // status and the UI, and clears owner directories nobody holds any more.
 func (l *Launcher) runBootReap() {
-	report, err := l.reap(context.Background(), false, 0, nil)
+	report, err := l.reap(context.Background(), false, nil, nil)
 	if err != nil {
 		l.cfg.Logger.Error("boot reap", "err", err)
 		fmt.Fprintf(l.cfg.Announce, "boot reap failed, nothing was signalled: %v\n", err)
@@ -37,17 +37,18 @@ func (l *Launcher) runBootReap() {
 
 // Reap runs the reaper now (the UI's "Scan now", `hermes-desktop reap`).
 // Our own running backends are spared as owned: we hold their owner lock.
-// minAge overrides the configured minimum orphan age when non-zero; only,
-// when non-nil, limits the reap to those PIDs.
-func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*reap.Report, error) {
+// minAge overrides the configured minimum orphan age when non-nil (a
+// pointer to 0: no minimum); only, when non-nil, limits the reap to those
+// PIDs.
+func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge *time.Duration, only []int) (*reap.Report, error) {
 	return l.reap(ctx, dryRun, minAge, only)
 }
 
-func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge time.Duration, only []int) (*reap.Report, error) {
+func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge *time.Duration, only []int) (*reap.Report, error) {
 	l.reapRun.Lock()
 	defer l.reapRun.Unlock()
-	if minAge == 0 {
-		minAge = l.cfg.MinOrphanAge
+	if minAge == nil {
+		minAge = l.cfg.MinOrphanAge // never nil once Open applied the defaults
 	}
 	report, err := reap.Run(ctx, reap.Options{
 		StateDir: l.cfg.StateDir, HermesHome: l.cfg.HermesHome, MinAge: minAge,

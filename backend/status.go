@@ -58,10 +58,19 @@ func (l *Launcher) Status() Status {
 // ReapArgs are the arguments of the reap operation.
 type ReapArgs struct {
 	DryRun bool `json:"dry_run"`
-	// MinAge overrides the minimum orphan age, in nanoseconds (0: configured).
-	MinAge int64 `json:"min_age_ns,omitempty"`
+	// MinAge overrides the minimum orphan age, in nanoseconds: absent
+	// (nil) means the configured age, 0 means no minimum.
+	MinAge *int64 `json:"min_age_ns,omitempty"`
 	// Only, when non-nil, limits the reap to these PIDs (see reap.Options).
 	Only []int `json:"only,omitempty"`
+}
+
+// minAge is MinAge as a duration; nil when absent.
+func (a ReapArgs) minAge() *time.Duration {
+	if a.MinAge == nil {
+		return nil
+	}
+	return new(time.Duration(*a.MinAge))
 }
 
 // LogsArgs are the arguments of the logs operation.
@@ -109,7 +118,7 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 				return nil, fmt.Errorf("reap: %w: %w", control.ErrBadRequest, err)
 			}
 		}
-		return l.Reap(ctx, args.DryRun, time.Duration(args.MinAge), args.Only)
+		return l.Reap(ctx, args.DryRun, args.minAge(), args.Only)
 	case control.OpHandoff:
 		var args HandoffArgs
 		if err := json.Unmarshal(req.Args, &args); err != nil {

@@ -27,12 +27,19 @@ type scene struct {
 	bin      string
 	tag      string
 	stateDir string
-	home     string
+	home     string // HERMES_HOME
+	// userHome is the scene's $HOME, apart from HERMES_HOME, as a user with
+	// a custom HERMES_HOME has it; Hermes Desktop writes its SSH locks under
+	// $HOME/.hermes whatever HERMES_HOME is.
+	userHome string
 	records  *lockfile.Records
 	// pids are the processes the scene started: every reap it runs looks
 	// at these only (--only), so it never signals anyone else's process,
 	// whatever else runs on the machine.
 	pids []int
+	// orphans are the scene's orphans: the test's cleanup kills any that
+	// are still there (each by identity, so never a reused PID).
+	orphans []proc.Identity
 }
 
 // only is the scene's reap scope, for --only.
@@ -46,18 +53,30 @@ func (s *scene) only() string {
 
 func newScene(t *testing.T) *scene {
 	base := t.TempDir()
-	s := &scene{t: t, bin: testbin.Path(t), tag: testbin.Tag(t), stateDir: filepath.Join(base, "state"), home: filepath.Join(base, "home")}
+	s := &scene{t: t, bin: testbin.Path(t), tag: testbin.Tag(t), stateDir: filepath.Join(base, "state"),
+		home: filepath.Join(base, "home"), userHome: filepath.Join(base, "user")}
 	must(t, lockfile.EnsureDir(s.stateDir))
 	must(t, os.MkdirAll(s.home, 0o700))
+	must(t, os.MkdirAll(s.userHome, 0o700))
 	var err error
 	if s.records, err = lockfile.OpenRecords(s.stateDir); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		for _, id := range s.orphans {
+			if alive(id) {
+				_ = proc.Signal(id, syscall.SIGKILL) // ours: the scene started it, and the identity still matches
+			}
+		}
+	})
 	return s
 }
 
+// env is the scene's environment: its tag, HERMES_HOME and HOME (so a reap
+// reads the scene's ~/.hermes/desktop-ssh, never the real one), then extra.
 func (s *scene) env(extra ...string) []string {
-	return append(testbin.NewEnv(s.tag, s.home), extra...)
+	env := slices.DeleteFunc(testbin.NewEnv(s.tag, s.home), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+	return append(append(env, "HOME="+s.userHome), extra...)
 }
 
 // orphan starts argv through a shell that exits at once, so argv is
@@ -86,6 +105,7 @@ func (s *scene) orphan(env []string, argv ...string) proc.Identity {
 				s.t.Skipf("orphans are reparented to pid %d here, not to init: the orphan rules cannot be exercised", p.PPID)
 			}
 			s.pids = append(s.pids, pid)
+			s.orphans = append(s.orphans, p.Identity())
 			return p.Identity()
 		}
 		if time.Now().After(deadline) {
@@ -184,6 +204,21 @@ func TestBootReapScene(t *testing.T) {
 	sshBad := s.orphan(s.env(), s.serve(loopback...)...)
 	writeSSHLock(t, s.home, "fedcba9876543210fedcba9876543210", sshBad.PID, false)
 	cases["malformed ssh lock"] = &want{sshBad, reap.ActionSpared, reap.ReasonFailClosed}
+	// ... and one whose lock is under ~/.hermes, where Hermes Desktop writes
+	// them whatever HERMES_HOME is (here HERMES_HOME is elsewhere).
+	sshHome := s.orphan(s.env(), s.serve(loopback...)...)
+	writeSSHLock(t, filepath.Join(s.userHome, ".hermes"), "00112233445566778899aabbccddeeff", sshHome.PID, true)
+	cases["ssh lock under ~/.hermes"] = &want{sshHome, reap.ActionSpared, reap.ReasonSSHLock}
+
+	// A backend Hermes Desktop runs for an SSH session, with the desktop's
+	// exact shape and no lock: its --ssh-session-token-file says whose it
+	// is. (A shell stands in for it, blocked opening a FIFO nobody writes:
+	// the built-in backend takes no such flag.)
+	fifo := filepath.Join(t.TempDir(), "never")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	sshToken := s.orphan(s.env("FIFO="+fifo), "sh", "-c", `read x < "$FIFO"`, "serve", "--host", "127.0.0.1", "--port", "0",
+		"--ssh-session-token-file", "/x")
+	cases["ssh session token file"] = &want{sshToken, reap.ActionSpared, reap.ReasonSSHTokenFile}
 
 	// The gateway named by its PID file, with a matching start time.
 	gw := s.orphan(s.env(), s.serve(loopback...)...)
@@ -274,6 +309,52 @@ func TestBootReapScene(t *testing.T) {
 			_ = proc.Signal(w.id, 9)
 		}
 	}
+}
+
+// An empty or whitespace-only gateway PID file is no record to Hermes. It
+// must not make the reap fail closed: a genuine old orphan beside it is
+// still reaped.
+func TestReapEmptyGatewayFile(t *testing.T) {
+	const minAge = time.Second
+	s := newScene(t)
+	must(t, os.WriteFile(filepath.Join(s.home, "gateway.pid"), nil, 0o600))
+	must(t, os.WriteFile(filepath.Join(s.home, "gateway.lock"), []byte(" \n"), 0o600))
+	old := s.orphan(s.env(), s.serve("--host", "127.0.0.1", "--port", "0")...)
+	time.Sleep(minAge + 500*time.Millisecond)
+	r := runReap(t, s, "--min-age", minAge.String(), "--grace", "1s")
+	checkDecision(t, "old orphan beside an empty gateway.pid", r, old.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	if alive(old) {
+		t.Errorf("old orphan %d: alive after the reap, want reaped", old.PID)
+	}
+}
+
+// `reap --min-age 0s` means no minimum, not the 180 s default: a fresh
+// orphan is reaped, by the command itself and through a running instance
+// (whose own minimum is an hour). Left unset, the same orphan is too young.
+func TestReapMinAgeZero(t *testing.T) {
+	s := newScene(t)
+	loopback := []string{"--host", "127.0.0.1", "--port", "0"}
+	fresh := s.orphan(s.env(), s.serve(loopback...)...)
+	checkDecision(t, "--min-age unset", runReap(t, s, "--dry-run"), fresh.PID, reap.ActionSpared, reap.ReasonTooYoung)
+	checkDecision(t, "--min-age 0s", runReap(t, s, "--min-age", "0s", "--grace", "1s"), fresh.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	if alive(fresh) {
+		t.Errorf("fresh orphan %d: alive after reap --min-age 0s, want reaped", fresh.PID)
+	}
+
+	l := testbin.StartLauncher(t) // --min-orphan-age 1h
+	l.WaitReady(1, readyWait)
+	viaInstance := s.orphan(s.env(), s.serve(loopback...)...)
+	out, errOut, code := l.CLI("reap", "--json", "--only", strconv.Itoa(viaInstance.PID), "--min-age", "0s", "--grace", "1s")
+	if code != 0 {
+		t.Fatalf("reap through the instance: exit %d: %s", code, errOut)
+	}
+	var r reap.Report
+	must(t, json.Unmarshal([]byte(out), &r))
+	checkDecision(t, "--min-age 0s through the instance", &r, viaInstance.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	if alive(viaInstance) {
+		t.Errorf("fresh orphan %d: alive after the instance's reap --min-age 0s, want reaped", viaInstance.PID)
+	}
+	stopAndCheck(t, l)
 }
 
 func writeSSHLock(t *testing.T, home, id string, pid int, valid bool) {

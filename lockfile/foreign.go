@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,10 +21,15 @@ import (
 // ErrMalformed means a foreign ownership file does not match its schema.
 var ErrMalformed = errors.New("lockfile: malformed ownership file")
 
+// ErrNoRecord means a foreign ownership file holds nothing (it is empty or
+// only whitespace): to Hermes that is no record at all, so it names nobody.
+var ErrNoRecord = errors.New("lockfile: empty ownership file (no record)")
+
 const (
 	maxForeignSize = 64 << 10
 	maxForeignStr  = 1024
 	sshDirName     = "desktop-ssh"
+	hermesDirName  = ".hermes" // under the user's home
 	sshLockName    = "backend.lock.json"
 )
 
@@ -121,11 +127,48 @@ type ForeignClaim struct {
 	Err          error // nil when the file is valid
 }
 
-// SSHLockClaims reads every $HERMES_HOME/desktop-ssh/*/backend.lock.json. A
-// directory that cannot be listed (other than missing) is returned as an
-// error: the caller must fail closed.
-func SSHLockClaims(hermesHome string) ([]ForeignClaim, error) {
-	dir := filepath.Join(hermesHome, sshDirName)
+// SSHLockDirs returns the directories SSH locks may be in: $HERMES_HOME/
+// desktop-ssh, and ~/.hermes/desktop-ssh, where Hermes Desktop writes them
+// whatever HERMES_HOME is. userHome "" leaves the second out.
+func SSHLockDirs(hermesHome, userHome string) []string {
+	dirs := []string{filepath.Join(hermesHome, sshDirName)}
+	if userHome != "" {
+		dirs = append(dirs, filepath.Join(userHome, hermesDirName, sshDirName))
+	}
+	return dirs
+}
+
+// SSHLockClaims reads every <dir>/*/backend.lock.json in dirs (see
+// SSHLockDirs), each directory once even when two paths name it. A missing
+// directory claims nothing. One that cannot be listed makes the error
+// non-nil (the caller must fail closed), but the claims of the others are
+// still returned: each can spare the PIDs it names.
+func SSHLockClaims(dirs ...string) ([]ForeignClaim, error) {
+	var claims []ForeignClaim
+	var errs []error
+	var seen []os.FileInfo
+	for _, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, fi) }) {
+			continue // HERMES_HOME is ~/.hermes (or a link to it): read once
+		}
+		if err == nil {
+			seen = append(seen, fi)
+		}
+		found, err := sshLockClaimsIn(dir)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		claims = append(claims, found...)
+	}
+	return claims, errors.Join(errs...)
+}
+
+// sshLockClaimsIn reads the locks of one desktop-ssh directory.
+func sshLockClaimsIn(dir string) ([]ForeignClaim, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -165,9 +208,14 @@ type GatewayPID struct {
 	HermesHome string   `json:"hermes_home"`
 }
 
-// ParseGatewayPID decodes a gateway PID file.
+// ParseGatewayPID decodes a gateway PID file. An empty or whitespace-only
+// file is ErrNoRecord (Hermes reads it as "no gateway"); anything else that
+// is not a valid record is ErrMalformed.
 func ParseGatewayPID(data []byte) (*GatewayPID, error) {
 	trimmed := strings.TrimSpace(string(data))
+	if trimmed == "" {
+		return nil, ErrNoRecord
+	}
 	if n, err := strconv.Atoi(trimmed); err == nil {
 		if n < 1 || n > 4194304 {
 			return nil, fmt.Errorf("%w: pid %d", ErrMalformed, n)
@@ -187,7 +235,9 @@ func ParseGatewayPID(data []byte) (*GatewayPID, error) {
 	return &g, nil
 }
 
-// GatewayClaims reads $HERMES_HOME/gateway.pid and gateway.lock.
+// GatewayClaims reads $HERMES_HOME/gateway.pid and gateway.lock. A missing
+// or empty file claims nothing; an unreadable or malformed one is returned
+// with its error, so the caller can fail closed.
 func GatewayClaims(hermesHome string) []ForeignClaim {
 	var claims []ForeignClaim
 	for _, name := range []string{"gateway.pid", "gateway.lock"} {
@@ -199,7 +249,11 @@ func GatewayClaims(hermesHome string) []ForeignClaim {
 		c := ForeignClaim{Path: path}
 		if err == nil {
 			var g *GatewayPID
-			if g, err = ParseGatewayPID(data); err == nil {
+			g, err = ParseGatewayPID(data)
+			if errors.Is(err, ErrNoRecord) {
+				continue // Hermes' own reading: an empty file is no record
+			}
+			if err == nil {
 				c.PID = g.PID
 				if g.StartTime != nil {
 					c.StartTicks = *g.StartTime

@@ -81,7 +81,7 @@ func TestSSHLockClaims(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "desktop-ssh", "empty"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	claims, err := SSHLockClaims(home)
+	claims, err := SSHLockClaims(SSHLockDirs(home, "")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,27 +101,156 @@ func TestSSHLockClaims(t *testing.T) {
 	}
 }
 
+// writeSSHLockIn writes a valid lock naming pid into dir/<sshID>.
+func writeSSHLockIn(t *testing.T, dir string, pid int) {
+	t.Helper()
+	sub := filepath.Join(dir, sshID)
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data := sshLockJSON(func(s string) string { return strings.Replace(s, `"pid":4242`, fmt.Sprintf(`"pid":%d`, pid), 1) })
+	if err := os.WriteFile(filepath.Join(sub, "backend.lock.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSSHLockClaimsBothDirs: Hermes Desktop writes SSH locks under
+// ~/.hermes/desktop-ssh whatever HERMES_HOME is, so both places are read,
+// the same directory once, and an unreadable one fails closed without
+// hiding the other's claims.
+func TestSSHLockClaimsBothDirs(t *testing.T) {
+	base := t.TempDir()
+	user := filepath.Join(base, "user")
+	userDot := filepath.Join(user, ".hermes")
+	writeSSHLockIn(t, filepath.Join(userDot, "desktop-ssh"), 1111)
+	custom := filepath.Join(base, "custom-hermes-home")
+	writeSSHLockIn(t, filepath.Join(custom, "desktop-ssh"), 2222)
+	broken := filepath.Join(base, "broken")
+	if err := os.MkdirAll(broken, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A file where the directory should be: it cannot be listed.
+	if err := os.WriteFile(filepath.Join(broken, "desktop-ssh"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link-to-dot-hermes")
+	linked := os.Symlink(userDot, link) == nil
+
+	cases := []struct {
+		name               string
+		hermesHome, home   string
+		want               []int
+		wantErr, needsLink bool
+	}{
+		{"custom HERMES_HOME: both", custom, user, []int{2222, 1111}, false, false},
+		{"no home given: HERMES_HOME only", custom, "", []int{2222}, false, false},
+		{"HERMES_HOME is ~/.hermes: read once", userDot, user, []int{1111}, false, false},
+		{"HERMES_HOME is ~/.hermes/ spelled otherwise", userDot + "/./", user, []int{1111}, false, false},
+		{"HERMES_HOME links to ~/.hermes: read once", link, user, []int{1111}, false, true},
+		{"HERMES_HOME has no locks", filepath.Join(base, "empty"), user, []int{1111}, false, false},
+		{"HERMES_HOME unreadable: fail closed, keep ~'s claims", broken, user, []int{1111}, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.needsLink && !linked {
+				t.Skip("cannot create symbolic links here")
+			}
+			claims, err := SSHLockClaims(SSHLockDirs(tc.hermesHome, tc.home)...)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("error: got %v, want error %v", err, tc.wantErr)
+			}
+			var got []int
+			for _, c := range claims {
+				if c.Err != nil {
+					t.Errorf("%s: %v", c.Path, c.Err)
+				}
+				got = append(got, c.PID)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("claimed pids: got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestParseGatewayPID(t *testing.T) {
 	cases := []struct {
 		in   string
 		pid  int
 		tick bool
-		ok   bool
+		want error // nil: valid
 	}{
-		{`{"pid":1234,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":987,"hermes_home":"/h"}`, 1234, true, true},
-		{`{"pid":1234}`, 1234, false, true},
-		{"1234\n", 1234, false, true},
-		{`{"pid":1234,"kind":"something-else"}`, 0, false, false},
-		{`{"pid":0}`, 0, false, false},
-		{"-5", 0, false, false},
-		{`{"pid":"1234"}`, 0, false, false},
-		{"", 0, false, false},
+		{`{"pid":1234,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":987,"hermes_home":"/h"}`, 1234, true, nil},
+		{`{"pid":1234}`, 1234, false, nil},
+		{"1234\n", 1234, false, nil},
+		{`{"pid":1234,"kind":"something-else"}`, 0, false, ErrMalformed},
+		{`{"pid":0}`, 0, false, ErrMalformed},
+		{"-5", 0, false, ErrMalformed},
+		{`{"pid":"1234"}`, 0, false, ErrMalformed},
+		{"null", 0, false, ErrMalformed},
+		{"x", 0, false, ErrMalformed},
+		// Hermes reads an empty file as "no gateway", not as damage.
+		{"", 0, false, ErrNoRecord},
+		{" \n\t\r\n", 0, false, ErrNoRecord},
 	}
 	for _, tc := range cases {
 		g, err := ParseGatewayPID([]byte(tc.in))
-		if (err == nil) != tc.ok || (err == nil && (g.PID != tc.pid || (g.StartTime != nil) != tc.tick)) {
-			t.Errorf("%q: got %+v, %v", tc.in, g, err)
+		if tc.want != nil {
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%q: got %+v, %v; want %v", tc.in, g, err, tc.want)
+			}
+			continue
 		}
+		if err != nil || g.PID != tc.pid || (g.StartTime != nil) != tc.tick {
+			t.Errorf("%q: got %+v, %v; want pid %d", tc.in, g, err, tc.pid)
+		}
+	}
+}
+
+// TestGatewayClaims: an empty or whitespace-only file claims nothing (and
+// so cannot make the reaper fail closed); a malformed non-empty one still
+// comes back with its error.
+func TestGatewayClaims(t *testing.T) {
+	cases := []struct {
+		name      string
+		pid, lock string // file contents; "-" for no file
+		wantPIDs  []int
+		wantErrs  int
+	}{
+		{"no files", "-", "-", nil, 0},
+		{"empty pid file", "", "-", nil, 0},
+		{"whitespace in both", " \n", "\n\n", nil, 0},
+		{"empty pid file, valid lock", "", `{"pid":77}`, []int{77}, 0},
+		{"valid pid file", "4321\n", "-", []int{4321}, 0},
+		{"malformed pid file", "garbage", "-", []int{0}, 1},
+		{"malformed, but names a pid", `{"pid":55,"kind":"other"}`, "", []int{55}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			for name, data := range map[string]string{"gateway.pid": tc.pid, "gateway.lock": tc.lock} {
+				if data != "-" {
+					if err := os.WriteFile(filepath.Join(home, name), []byte(data), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			claims := GatewayClaims(home)
+			var pids []int
+			errs := 0
+			for _, c := range claims {
+				pids = append(pids, c.PID)
+				if c.Err != nil {
+					errs++
+					if !errors.Is(c.Err, ErrMalformed) {
+						t.Errorf("%s: error %v is not ErrMalformed", c.Path, c.Err)
+					}
+				}
+			}
+			if fmt.Sprint(pids) != fmt.Sprint(tc.wantPIDs) || errs != tc.wantErrs {
+				t.Errorf("got pids %v with %d errors, want %v with %d", pids, errs, tc.wantPIDs, tc.wantErrs)
+			}
+		})
 	}
 }
 
@@ -145,9 +274,16 @@ func FuzzParseSSHLock(f *testing.F) {
 func FuzzParseGatewayPID(f *testing.F) {
 	f.Add([]byte(`{"pid":1234,"start_time":5}`))
 	f.Add([]byte("42"))
+	f.Add([]byte(" \n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if g, err := ParseGatewayPID(data); err == nil && (g.PID < 1 || g.PID > 4194304) {
+		g, err := ParseGatewayPID(data)
+		switch {
+		case err == nil && (g.PID < 1 || g.PID > 4194304):
 			t.Fatalf("accepted pid %d", g.PID)
+		case err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNoRecord):
+			t.Fatalf("unwrapped error %v", err)
+		case errors.Is(err, ErrNoRecord) && strings.TrimSpace(string(data)) != "":
+			t.Fatalf("%q is not empty, yet no record", data)
 		}
 	})
 }

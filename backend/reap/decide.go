@@ -213,7 +213,20 @@ func (r *reaper) neverSignalled(c candidate) *Decision {
 	if d := r.neverSignalledByOwner(c); d != nil {
 		return d
 	}
+	if d := r.sshSessionRule(c); d != nil {
+		return d
+	}
 	return r.shapeRule(c)
+}
+
+// sshSessionRule spares what Hermes Desktop runs for an SSH session: its
+// command line carries --ssh-session-token-file, whatever its shape and
+// whether or not a lock names it. It also guards a doomed tree's members.
+func (r *reaper) sshSessionRule(c candidate) *Decision {
+	if carriesSSHSessionToken(c.argv) {
+		return r.spare(c, ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", sshSessionTokenFlag)
+	}
+	return nil
 }
 
 // neverSignalledByOwner is the part of neverSignalled that looks at who
@@ -341,9 +354,9 @@ func (r *reaper) decideOrphan(c candidate, note string) *Decision {
 	if r.failClosed != "" {
 		return r.spare(c, ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)
 	}
-	age := time.Since(c.proc.Started).Truncate(time.Second)
-	if c.proc.Started.IsZero() || age < r.o.MinAge {
-		return r.spare(c, ReasonTooYoung, "%sorphaned but only %v old (minimum %v): it may be starting up", prefix, age, r.o.MinAge)
+	age, minAge := time.Since(c.proc.Started).Truncate(time.Second), r.o.minAge()
+	if c.proc.Started.IsZero() || age < minAge {
+		return r.spare(c, ReasonTooYoung, "%sorphaned but only %v old (minimum %v): it may be starting up", prefix, age, minAge)
 	}
 	return r.reap(c, nil, ReasonOrphanNoRecord, "%sorphaned (parent pid %d) for %v with no owner", prefix, c.proc.PPID, age)
 }

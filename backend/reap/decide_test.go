@@ -38,6 +38,7 @@ type fakeProc struct {
 type fakeView struct {
 	procs   map[int]*fakeProc
 	statErr map[int]error    // Stat fails with this error
+	cmdErr  map[int]error    // Cmdline fails with this error
 	locks   map[string]bool  // owner nonce -> owner lock held
 	lockErr map[string]error // owner nonce -> the lock cannot be checked
 	units   map[int]string   // pid -> service unit
@@ -64,6 +65,9 @@ func (v *fakeView) Stat(pid int) (proc.Process, error) {
 }
 
 func (v *fakeView) Cmdline(pid int) ([]string, error) {
+	if err := v.cmdErr[pid]; err != nil {
+		return nil, err
+	}
 	fp, ok := v.procs[pid]
 	if !ok {
 		return nil, fmt.Errorf("cmdline %d: %w", pid, proc.ErrNotFound)
@@ -127,9 +131,9 @@ func (w *world) add(pid, ppid int, age time.Duration, argv ...string) *fakeProc 
 // for the orphan's parent.
 func newWorld() *world {
 	w := &world{
-		v: &fakeView{procs: map[int]*fakeProc{}, statErr: map[int]error{}, locks: map[string]bool{},
+		v: &fakeView{procs: map[int]*fakeProc{}, statErr: map[int]error{}, cmdErr: map[int]error{}, locks: map[string]bool{},
 			lockErr: map[string]error{}, units: map[int]string{}},
-		opts: Options{StateDir: "state", HermesHome: "home", MinAge: 3 * time.Minute, Exclude: []int{}},
+		opts: Options{StateDir: "state", HermesHome: "home", MinAge: new(3 * time.Minute), Exclude: []int{}},
 		pid:  target,
 	}
 	w.add(shellPID, 1, 2*time.Hour, "bash")
@@ -196,6 +200,24 @@ var neverSignalledCases = []decideCase{
 	{"named by an SSH lock", func(w *world) {
 		w.ev.ssh = []lockfile.ForeignClaim{{Path: "home/desktop-ssh/h/backend.lock.json", PID: target}}
 	}, ActionSpared, ReasonSSHLock, "SSH backend's lock"},
+	{"carries --ssh-session-token-file", func(w *world) {
+		w.v.procs[target].argv = append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-file", "/x")
+	}, ActionSpared, ReasonSSHTokenFile, "--ssh-session-token-file"},
+	{"carries --ssh-session-token-file=", func(w *world) {
+		w.v.procs[target].argv = append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-file=/run/t")
+	}, ActionSpared, ReasonSSHTokenFile, "SSH session"},
+	{"a shim whose backend carries the SSH session token", func(w *world) {
+		w.v.procs[target].argv = append([]string{"/opt/hermes-desktop", "watchdog", "--"},
+			append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-file", "/x")...)
+	}, ActionSpared, ReasonSSHTokenFile, "SSH session"},
+	{"an heir that carries the SSH session token", func(w *world) {
+		w.record("n1", 450)
+		w.v.procs[target].argv = []string{"node", "mcp.js", "--ssh-session-token-file", "/x"}
+		w.v.procs[target].env["HERMES_PARENT_NONCE"] = "n1"
+	}, ActionSpared, ReasonSSHTokenFile, "SSH session"},
+	{"a flag that only starts like the token flag", func(w *world) {
+		w.v.procs[target].argv = append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-filename=/x")
+	}, ActionWouldReap, ReasonOrphanNoRecord, "orphaned"},
 	{"named by the gateway PID file", func(w *world) {
 		w.ev.gateway = []lockfile.ForeignClaim{{Path: "home/gateway.pid", PID: target, StartTicks: target * 10}}
 	}, ActionSpared, ReasonGatewayPIDFile, "gateway's PID file"},
@@ -282,6 +304,18 @@ var orphanCases = []decideCase{
 		w.v.procs[target].p.Started = time.Now().Add(-10 * time.Second)
 	}, ActionSpared, ReasonTooYoung, "only"},
 	{"old orphan", func(w *world) {}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
+	{"fresh orphan, minimum age 0: no minimum", func(w *world) {
+		w.v.procs[target].p.Started = time.Now()
+		w.opts.MinAge = new(time.Duration(0))
+	}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
+	{"orphan of 179 s, minimum age unset: 180 s", func(w *world) {
+		w.v.procs[target].p.Started = time.Now().Add(-179 * time.Second)
+		w.opts.MinAge = nil
+	}, ActionSpared, ReasonTooYoung, "minimum 3m0s"},
+	{"orphan without a start time, minimum age 0", func(w *world) {
+		w.v.procs[target].p.Started = time.Time{}
+		w.opts.MinAge = new(time.Duration(0))
+	}, ActionSpared, ReasonTooYoung, "minimum 0s"},
 	{"old orphaned watchdog shim", func(w *world) {
 		w.v.procs[target].argv = append([]string{"/opt/hermes-desktop", "watchdog", "--"}, serveArgv("127.0.0.1", "0")...)
 	}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
@@ -330,7 +364,15 @@ func TestUntouchable(t *testing.T) {
 		{"named by the gateway PID file", func(w *world) {
 			w.ev.gateway = []lockfile.ForeignClaim{{Path: "home/gateway.pid", PID: target}}
 		}, true},
+		{"carries --ssh-session-token-file", func(w *world) {
+			w.v.procs[target].argv = []string{"python3", "tool.py", "--ssh-session-token-file", "/x"}
+		}, true},
+		{"carries --ssh-session-token-file=", func(w *world) {
+			w.v.procs[target].argv = []string{"python3", "tool.py", "--ssh-session-token-file=/x"}
+		}, true},
 		{"unreadable", func(w *world) { w.v.statErr[target] = errors.New("permission denied") }, true},
+		{"unreadable command line", func(w *world) { w.v.cmdErr[target] = errors.New("permission denied") }, true},
+		{"command line gone", func(w *world) { w.v.cmdErr[target] = fmt.Errorf("cmdline: %w", proc.ErrNotFound) }, false},
 		{"gone", func(w *world) { delete(w.v.procs, target) }, false},
 	}
 	for _, tc := range cases {

@@ -13,7 +13,7 @@ import (
 // shim's SIGTERM must not reach, say, a fixed-port server that happens to
 // run under it.
 var protectedReasons = map[string]bool{
-	ReasonAncestor: true, ReasonOtherUser: true, ReasonExcludedEnv: true, ReasonSSHLock: true,
+	ReasonAncestor: true, ReasonOtherUser: true, ReasonExcludedEnv: true, ReasonSSHLock: true, ReasonSSHTokenFile: true,
 	ReasonGatewayPIDFile: true, ReasonServiceManaged: true, ReasonFixedPort: true, ReasonNotLoopback: true,
 	ReasonFailClosed: true, ReasonIdentityMismatch: true, ReasonOwned: true,
 }
@@ -86,16 +86,20 @@ func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
 	return hs
 }
 
-// untouchable applies the never-signalled rules that do not depend on a
-// process's command line to a tree member. Unreadable means untouchable.
+// untouchable applies to a tree member the never-signalled rules that hold
+// whatever a process's shape: who owns it, and the SSH session token on its
+// command line. Unreadable means untouchable.
 func (r *reaper) untouchable(pid int) bool {
 	p, err := r.v.Stat(pid)
 	if err != nil {
 		return !proc.IsGone(err)
 	}
-	c := candidate{pid: pid, proc: p}
-	d := r.neverSignalledByOwner(c)
-	return d != nil
+	argv, err := r.v.Cmdline(pid)
+	if err != nil {
+		return !proc.IsGone(err)
+	}
+	c := candidate{pid: pid, proc: p, argv: argv}
+	return r.neverSignalledByOwner(c) != nil || r.sshSessionRule(c) != nil
 }
 
 func signalTree(t *doomedTree, sig syscall.Signal) {

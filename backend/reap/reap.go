@@ -42,6 +42,7 @@ const (
 	ReasonTooYoung         = "too-young"
 	ReasonNotOrphan        = "not-orphan"
 	ReasonSSHLock          = "ssh-lock"
+	ReasonSSHTokenFile     = "ssh-token-file"
 	ReasonGatewayPIDFile   = "gateway-pidfile"
 	ReasonServiceManaged   = "service-managed"
 	ReasonExcludedEnv      = "excluded-env"
@@ -102,15 +103,25 @@ func (r *Report) Summary() string {
 	return s + fmt.Sprintf(" (scanned %d processes in %.1f ms)", r.Scanned, r.ElapsedMS)
 }
 
-// Options configure a reap. Zero values take the documented defaults.
+// Options configure a reap. Zero values take the documented defaults; the
+// zero Options (once StateDir and HermesHome are set) is the cautious boot
+// reap: 180 s minimum age, 5 s grace.
 type Options struct {
 	// StateDir holds the ownership records and owner locks; required.
 	StateDir string
 	// HermesHome holds the SSH locks and the gateway PID file; required
 	// ("" would read them relative to the working directory).
 	HermesHome string
-	// MinAge is how old an unrecorded orphan must be; 0 means 180 s.
-	MinAge time.Duration
+	// UserHome is the user's home directory: Hermes Desktop writes SSH
+	// locks under UserHome/.hermes/desktop-ssh whatever HERMES_HOME is, so
+	// they are read there too. "" means os.UserHomeDir(); when that fails,
+	// unrecorded orphans fail closed.
+	UserHome string
+	// MinAge is how old an unrecorded orphan must be. nil means
+	// DefaultMinOrphanAge (180 s); a pointer to 0 means no minimum, as
+	// `reap --min-age 0s` asks: every unrecorded orphan is old enough. A
+	// pointer, so that the zero Options never means "no minimum".
+	MinAge *time.Duration
 	// Grace is the time between SIGTERM and SIGKILL; 0 means 5 s.
 	Grace time.Duration
 	// DryRun decides without signalling, deleting or moving anything.
@@ -140,8 +151,8 @@ func ExcludedFromEnv() []int {
 // It returns an error only when it could not look at all; a partial view
 // makes individual decisions fail closed instead.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	if o.MinAge < 0 || o.Grace < 0 {
-		return nil, fmt.Errorf("reap: negative minimum age (%v) or grace period (%v)", o.MinAge, o.Grace)
+	if o.minAge() < 0 || o.Grace < 0 {
+		return nil, fmt.Errorf("reap: negative minimum age (%v) or grace period (%v)", o.minAge(), o.Grace)
 	}
 	o.applyDefaults()
 	start := time.Now()
@@ -173,9 +184,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return report, nil
 }
 
+// minAge resolves MinAge: nil is the default, anything else as given.
+func (o *Options) minAge() time.Duration {
+	if o.MinAge == nil {
+		return DefaultMinOrphanAge
+	}
+	return *o.MinAge
+}
+
 func (o *Options) applyDefaults() {
-	if o.MinAge == 0 {
-		o.MinAge = DefaultMinOrphanAge
+	if o.MinAge == nil {
+		o.MinAge = new(DefaultMinOrphanAge)
 	}
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace
@@ -194,7 +213,7 @@ type evidence struct {
 	records []*lockfile.Record
 	bad     []lockfile.SetAside // records that could not be read
 	ssh     []lockfile.ForeignClaim
-	sshErr  error // the SSH lock directory could not be listed
+	sshErr  error // an SSH lock directory could not be listed
 	gateway []lockfile.ForeignClaim
 }
 
@@ -213,9 +232,25 @@ func readEvidence(o Options) (evidence, error) {
 	if ev.records, ev.bad, err = load(); err != nil {
 		return evidence{}, fmt.Errorf("reap: %w", err)
 	}
-	ev.ssh, ev.sshErr = lockfile.SSHLockClaims(o.HermesHome)
+	ev.ssh, ev.sshErr = sshClaims(o)
 	ev.gateway = lockfile.GatewayClaims(o.HermesHome)
 	return ev, nil
+}
+
+// sshClaims reads the SSH locks in both places Hermes keeps them:
+// $HERMES_HOME/desktop-ssh and ~/.hermes/desktop-ssh. A home directory
+// that cannot be found is an error like an unreadable lock directory: the
+// locks there are unknown.
+func sshClaims(o Options) ([]lockfile.ForeignClaim, error) {
+	home, homeErr := o.UserHome, error(nil)
+	if home == "" {
+		if home, homeErr = os.UserHomeDir(); homeErr != nil {
+			homeErr = fmt.Errorf("reap: find the home directory for ~/.hermes/desktop-ssh: %w", homeErr)
+			home = ""
+		}
+	}
+	claims, err := lockfile.SSHLockClaims(lockfile.SSHLockDirs(o.HermesHome, home)...)
+	return claims, errors.Join(homeErr, err)
 }
 
 // reaper holds what one reap knows before it looks at any process.
@@ -289,7 +324,7 @@ func (r *reaper) useRecords(records []*lockfile.Record, bad []lockfile.SetAside)
 // file spares at least the PID it seems to name.
 func (r *reaper) useClaims(ev evidence) {
 	if ev.sshErr != nil {
-		r.failClosed = fmt.Sprintf("the SSH lock directory could not be read (%v)", ev.sshErr)
+		r.failClosed = fmt.Sprintf("an SSH lock directory could not be read (%v)", ev.sshErr)
 	}
 	for _, c := range ev.ssh {
 		r.addClaim(c, ReasonSSHLock, "a remote SSH backend's lock")

@@ -79,6 +79,25 @@ func ParseShape(argv []string) Shape {
 	return s
 }
 
+// sshSessionTokenFlag is the flag Hermes Desktop gives every process it
+// runs for an SSH session: the file holding that session's token. Only the
+// desktop that owns the session knows the token, so the flag on a command
+// line is Hermes' own proof of ownership, lock file or not.
+const sshSessionTokenFlag = "--ssh-session-token-file"
+
+// carriesSSHSessionToken reports whether argv (past argv[0]) has
+// --ssh-session-token-file, as "--ssh-session-token-file PATH" or
+// "--ssh-session-token-file=PATH", anywhere: also after a watchdog shim's
+// "--", so the shim of such a process is spared with it.
+func carriesSSHSessionToken(argv []string) bool {
+	for i := 1; i < len(argv); i++ {
+		if argv[i] == sshSessionTokenFlag || strings.HasPrefix(argv[i], sshSessionTokenFlag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
 // isSelf reports whether argv0 names this app's executable.
 func isSelf(argv0 string) bool {
 	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")

@@ -23,6 +23,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Grace: "soon"}, "not a duration"},
 		{Settings{Grace: "0s"}, "outside"},
 		{Settings{MinOrphanAge: "-3m"}, "outside"},
+		{Settings{MinOrphanAge: "0s"}, "outside"}, // only a flag may ask for no minimum
 		{Settings{SampleInterval: "1ms"}, "outside"},
 		{Settings{MaxDuplicateChildren: -1}, "outside"},
 		{Settings{NofileSoftLimit: ptr(-5)}, "outside"},

@@ -10,6 +10,7 @@ const REASONS: Record<ReapReason, string> = {
   "too-young": "Too new to judge",
   "not-orphan": "Parent still running",
   "ssh-lock": "Holds an SSH lock",
+  "ssh-token-file": "Runs for an SSH session",
   "gateway-pidfile": "Gateway with a pidfile",
   "service-managed": "Managed by a service",
   "excluded-env": "Excluded by environment",

@@ -3,7 +3,7 @@ import { actionLabel, actionTone, reasonLabel, sortWarnings, stateLabel, stateTo
 import type { ReapReason } from "../src/types";
 
 const WORDS: ReapReason[] = [
-  "owned", "owner-dead", "orphan-no-record", "too-young", "not-orphan", "ssh-lock", "gateway-pidfile",
+  "owned", "owner-dead", "orphan-no-record", "too-young", "not-orphan", "ssh-lock", "ssh-token-file", "gateway-pidfile",
   "service-managed", "excluded-env", "other-user", "ancestor", "fixed-port", "not-loopback",
   "identity-mismatch", "fail-closed",
 ];

@@ -46,7 +46,7 @@ the single-instance lock.`)
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "decide and report, signal nothing, change nothing")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
-	fs.DurationVar(&f.minAge, "min-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", reap.DefaultMinOrphanAge), "minimum age of an unrecorded orphan (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.DurationVar(&f.minAge, "min-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", reap.DefaultMinOrphanAge), "minimum age of an unrecorded orphan; 0s: no minimum (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
 	fs.Func("only", "look only at these PIDs (comma-separated), as after a dry run the user confirmed; each is reaped only if it still qualifies", func(v string) error {
 		for _, field := range strings.Split(v, ",") {
 			pid, err := strconv.Atoi(strings.TrimSpace(field))
@@ -103,7 +103,9 @@ func cmdReap(args []string, stdout, stderr io.Writer) int {
 func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+2*f.grace)
 	defer cancel()
-	args, _ := json.Marshal(backend.ReapArgs{DryRun: f.dryRun, MinAge: int64(f.minAge), Only: f.only})
+	// --min-age always has a value (its default is 180 s, as for a reap
+	// here), and 0s travels as 0: no minimum, not "the instance's own".
+	args, _ := json.Marshal(backend.ReapArgs{DryRun: f.dryRun, MinAge: new(int64(f.minAge)), Only: f.only})
 	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpReap, Args: args})
 	if err == nil {
 		var report reap.Report
@@ -127,7 +129,7 @@ func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return reap.Run(ctx, reap.Options{StateDir: stateDir, HermesHome: home, MinAge: f.minAge, Grace: f.grace, DryRun: f.dryRun, Only: f.only})
+	return reap.Run(ctx, reap.Options{StateDir: stateDir, HermesHome: home, MinAge: new(f.minAge), Grace: f.grace, DryRun: f.dryRun, Only: f.only})
 }
 
 func printReap(w io.Writer, r *reap.Report) {

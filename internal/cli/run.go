@@ -77,7 +77,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default /api/health)")
 	fs.DurationVar(&o.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL at teardown (env HERMES_DESKTOP_GRACE)")
 	fs.DurationVar(&o.startTimeout, "start-timeout", envflag.Duration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
-	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
+	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it; 0s: no minimum (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
 	fs.BoolVar(&o.noShim, "no-shim", envflag.Bool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
 	fs.BoolVar(&o.noBootReap, "no-boot-reap", envflag.Bool("HERMES_DESKTOP_NO_BOOT_REAP"), "skip the reap of abandoned backends before the first spawn (env HERMES_DESKTOP_NO_BOOT_REAP)")
 	fs.DurationVar(&o.sampleInterval, "sample-interval", envflag.Duration("HERMES_DESKTOP_SAMPLE_INTERVAL", leakguard.DefaultSampleInterval), "how often each backend's process tree is sampled (env HERMES_DESKTOP_SAMPLE_INTERVAL)")
@@ -128,7 +128,7 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 		spec.StartTimeout = o.startTimeout
 	}
 	if given("min-orphan-age") {
-		cfg.MinOrphanAge = o.minOrphanAge
+		cfg.MinOrphanAge = new(o.minOrphanAge) // 0s given: no minimum
 	}
 	if given("sample-interval") {
 		cfg.LeakGuard.SampleInterval = o.sampleInterval

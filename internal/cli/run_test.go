@@ -25,7 +25,7 @@ func TestSettingsMerge(t *testing.T) {
 		check    func(t *testing.T, cfg backend.Config, spec backend.Spec)
 	}{
 		{"defaults", "", nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
-			if spec.Grace != 0 || cfg.MinOrphanAge != 0 || cfg.LeakGuard.NofileSoftLimit != 0 || len(spec.Command) != 0 || spec.Kind != "" {
+			if spec.Grace != 0 || cfg.MinOrphanAge != nil || cfg.LeakGuard.NofileSoftLimit != 0 || len(spec.Command) != 0 || spec.Kind != "" {
 				t.Errorf("got grace %v, min age %v, nofile %d, command %q; want zero values, left to the defaults",
 					spec.Grace, cfg.MinOrphanAge, cfg.LeakGuard.NofileSoftLimit, spec.Command)
 			}
@@ -33,7 +33,7 @@ func TestSettingsMerge(t *testing.T) {
 		{"saved", `{"grace":"2s","min_orphan_age":"10m","backend_command":"python3 -m x","max_duplicate_children":5,"restart_on_fd_pressure":true,"nofile_soft_limit":0}`, nil, nil,
 			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
 				want := []string{"python3", "-m", "x"}
-				if spec.Grace != 2*time.Second || cfg.MinOrphanAge != 10*time.Minute || !reflect.DeepEqual(spec.Command, want) ||
+				if spec.Grace != 2*time.Second || minAge(cfg) != "10m0s" || !reflect.DeepEqual(spec.Command, want) ||
 					cfg.LeakGuard.MaxDuplicateChildren != 5 || !cfg.LeakGuard.RestartOnFDPressure || cfg.LeakGuard.NofileSoftLimit != -1 {
 					t.Errorf("got %+v / %+v, want the saved values (nofile 0 -> off)", spec, cfg.LeakGuard)
 				}
@@ -58,6 +58,20 @@ func TestSettingsMerge(t *testing.T) {
 			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
 				if !reflect.DeepEqual(spec.Command, []string{"a", "b"}) || spec.StartTimeout != 7*time.Second || spec.Name != "" {
 					t.Errorf("got %+v, want the flag's one backend", spec)
+				}
+			}},
+		// An explicit 0 is no minimum, not "unset": it must survive the merge
+		// (the saved setting itself cannot go below 1 s).
+		{"min orphan age 0 by flag", `{"min_orphan_age":"10m"}`, nil, []string{"--min-orphan-age", "0s"},
+			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+				if got := minAge(cfg); got != "0s" {
+					t.Errorf("got min orphan age %s, want 0s", got)
+				}
+			}},
+		{"min orphan age 0 by environment", `{"min_orphan_age":"10m"}`, map[string]string{"HERMES_DESKTOP_MIN_ORPHAN_AGE": "0s"}, nil,
+			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+				if got := minAge(cfg); got != "0s" {
+					t.Errorf("got min orphan age %s, want 0s", got)
 				}
 			}},
 		{"bad file", `{"grace":"forever"}`, nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
@@ -126,6 +140,14 @@ func TestSavedBackendList(t *testing.T) {
 	if !strings.Contains(out.String(), "using backend: work: ") || !strings.Contains(out.String(), "--profile work") {
 		t.Errorf("announcement: got %q", out.String())
 	}
+}
+
+// minAge shows cfg.MinOrphanAge ("unset" for nil).
+func minAge(cfg backend.Config) string {
+	if cfg.MinOrphanAge == nil {
+		return "unset"
+	}
+	return cfg.MinOrphanAge.String()
 }
 
 func TestSuccessorArgsDropTheHandoffFlag(t *testing.T) {

@@ -64,7 +64,7 @@ var enums = []enum{
 	enumOf("ReapAction", reap.ActionReaped, reap.ActionSpared, reap.ActionWouldReap,
 		reap.ActionFailed),
 	enumOf("ReapReason", reap.ReasonOwned, reap.ReasonOwnerDead, reap.ReasonOrphanNoRecord,
-		reap.ReasonTooYoung, reap.ReasonNotOrphan, reap.ReasonSSHLock, reap.ReasonGatewayPIDFile,
+		reap.ReasonTooYoung, reap.ReasonNotOrphan, reap.ReasonSSHLock, reap.ReasonSSHTokenFile, reap.ReasonGatewayPIDFile,
 		reap.ReasonServiceManaged, reap.ReasonExcludedEnv, reap.ReasonOtherUser,
 		reap.ReasonAncestor, reap.ReasonFixedPort, reap.ReasonNotLoopback,
 		reap.ReasonIdentityMismatch, reap.ReasonFailClosed).on("ReapDecision", "Reason"),

@@ -33,6 +33,7 @@ export type ReapReason =
   | "too-young"
   | "not-orphan"
   | "ssh-lock"
+  | "ssh-token-file"
   | "gateway-pidfile"
   | "service-managed"
   | "excluded-env"
