@@ -85,6 +85,8 @@ export interface BackendStatus {
   shim_pid?: number;
   port: number;
   url?: string;
+  kind: BackendKind;
+  page_url?: string;
   restarts: number;
   command: string[] | null;
   nonce?: string;
