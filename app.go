@@ -234,6 +234,47 @@ func (a *App) OpenURL(raw string) error {
 	return a.l.OpenExternal(u.String())
 }
 
+// OpenHermes opens Hermes' page in the default browser: the named
+// backend's, or the first page-serving backend's when name is "". It
+// returns the URL it opened.
+func (a *App) OpenHermes(name string) (string, error) { return a.l.OpenPage(name) }
+
+// ConnectionDetails returns what a Hermes client needs to reach a backend
+// (URL, session token, WebSocket URL): the one place the token is shown,
+// when the user asks to copy it.
+func (a *App) ConnectionDetails(name string) (string, error) { return a.l.ConnectionDetails(name) }
+
+// AddBackend adds a backend, starts it (unless disabled) and saves the list.
+func (a *App) AddBackend(b settings.Backend) error {
+	spec, err := backend.SpecFromSetting(b)
+	if err != nil {
+		return err
+	}
+	if err := a.l.AddBackend(spec); err != nil {
+		return err
+	}
+	return a.saveBackends()
+}
+
+// RemoveBackend stops a backend (its whole tree) and removes it from the
+// saved list.
+func (a *App) RemoveBackend(name string) error {
+	if err := a.l.RemoveBackend(context.Background(), name); err != nil {
+		return err
+	}
+	return a.saveBackends()
+}
+
+// saveBackends writes the running list into the saved settings.
+func (a *App) saveBackends() error {
+	s, _ := settings.Load(a.stateDir)
+	s.Backends, s.BackendCommand = a.l.BackendSettings(), ""
+	if err := settings.Save(a.stateDir, s); err != nil {
+		return fmt.Errorf("the change applies now, but could not be saved for the next start: %w", err)
+	}
+	return nil
+}
+
 // OpenLogFolder opens <state>/logs in the file manager.
 func (a *App) OpenLogFolder() error {
 	return a.l.OpenExternal(filepath.Join(a.stateDir, "logs"))
