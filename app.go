@@ -65,13 +65,13 @@ func newApp(l *backend.Launcher, self string) *App {
 		backgroundCtx: ctx, backgroundCancel: cancel}
 }
 
-// restartAllInBackground restarts every backend without blocking the
+// restartInBackground restarts a backend ("" for all) without blocking the
 // caller (a tray click).
-func (a *App) restartAllInBackground() {
+func (a *App) restartInBackground(name string) {
 	a.background.Add(1)
 	go func() {
 		defer a.background.Done()
-		_ = a.l.Restart(a.backgroundCtx, "")
+		_ = a.l.Restart(a.backgroundCtx, name)
 	}()
 }
 
@@ -85,9 +85,17 @@ func (a *App) endBackground() {
 // without adding methods the page could call.
 type menuActions struct{ a *App }
 
-func (m menuActions) ShowWindow() { m.a.showWindow() }
-func (m menuActions) RestartAll() { m.a.restartAllInBackground() }
-func (m menuActions) Quit() error { return m.a.Quit() }
+func (m menuActions) ShowWindow()         { m.a.showWindow() }
+func (m menuActions) Restart(name string) { m.a.restartInBackground(name) }
+func (m menuActions) Quit() error         { return m.a.Quit() }
+
+// OpenHermes opens Hermes' page, or shows the window when no page is ready
+// yet (it says why there).
+func (m menuActions) OpenHermes() {
+	if _, err := m.a.l.OpenPage(""); err != nil {
+		m.a.showWindow()
+	}
+}
 
 // attach connects the window and starts pushing events to it. The pump
 // goroutine is owned by the App and ends in detach.

@@ -14,8 +14,11 @@ package desktop
 type Actions interface {
 	// ShowWindow brings the window back and to the front.
 	ShowWindow()
-	// RestartAll restarts every backend in the background.
-	RestartAll()
+	// OpenHermes opens Hermes' page in the default browser (the first
+	// page-serving backend's), or shows the window when there is none.
+	OpenHermes()
+	// Restart restarts one backend ("" for all) in the background.
+	Restart(name string)
 	// Quit tears every backend down and closes the app.
 	Quit() error
 }
