@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -24,20 +25,22 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /api/health", s.handleHealth)
 	mux.HandleFunc("GET /api/status", s.handleStatus)
 	s.routeStubs(mux)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSONStatus(w, http.StatusNotFound, detail("Not Found"))
-	})
 	if s.opts.Mode == ModeDashboard {
 		mux.HandleFunc("GET /{$}", s.handlePage)
-		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-			writeJSONStatus(w, http.StatusNotFound, detail("Not Found"))
-		})
-	} else {
-		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-			writeJSONStatus(w, http.StatusNotFound, detail(headlessDetail))
-		})
 	}
+	mux.HandleFunc("/", s.handleNotFound)
 	return newGate(s.token, s.opts.PublicHealth, mux)
+}
+
+// handleNotFound answers what no route takes: an unknown API path (already
+// past the gate) gets FastAPI's 404, any other path the mode's: serve is
+// headless, as Hermes says on every non-API path.
+func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/") || s.opts.Mode == ModeDashboard {
+		writeJSONStatus(w, http.StatusNotFound, detail("Not Found"))
+		return
+	}
+	writeJSONStatus(w, http.StatusNotFound, detail(headlessDetail))
 }
 
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
