@@ -1,9 +1,11 @@
-// Package builtin is the built-in backend, `hermes-desktop serve`: a small
-// HTTP server that speaks the Hermes backend contract (READY line, ready
-// file, /api/health, /api/status, parent-death watchdog) so the launcher
-// works without Hermes installed, and whose fault flags (slow start, crash,
-// ignore SIGTERM, plain and setsid children, leaks) let the test suite
-// reproduce every failure the Hermes desktop met.
+// Package builtin is the built-in backend, `hermes-desktop serve` and
+// `hermes-desktop dashboard`: a small HTTP server that speaks the Hermes
+// backend contract (READY line, ready file, the session-token gate on
+// /api/*, /api/health, /api/status, headless serve vs the dashboard page,
+// parent-death watchdog) so the launcher works without Hermes installed, and
+// whose fault flags (slow start, crash, ignore SIGTERM, plain and setsid
+// children, late children, leaks) let the test suite reproduce every failure
+// the Hermes desktop met.
 //
 // It is a child process of its own and sits beside the engine: it imports
 // internal/proc, lockfile and watchdog (the parent-death watch), never
@@ -23,7 +25,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,81 +36,28 @@ import (
 // Version is reported by /api/health; main sets it at start-up.
 var Version = "dev"
 
-// ReadyPrefix is the stdout line that announces the port, as Hermes prints it.
+// ReadyPrefix is the stdout line that announces the port in serve mode, as
+// `hermes serve` prints it.
 const ReadyPrefix = "HERMES_BACKEND_READY port="
 
-// Options are the flags of `hermes-desktop serve`.
-type Options struct {
-	Host string
-	Port int
-	// Fault injection for tests; zero values mean "behave".
-	StartDelay          time.Duration
-	IgnoreSIGTERM       bool
-	CrashAfter          time.Duration
-	ExitCode            int // -1: unset
-	SpawnChildren       int
-	SpawnSetsidChildren int
-	LeakChildrenEvery   time.Duration
-	LeakFDsEvery        time.Duration
-	// ScrubChildEnv starts the fault children with only HOME and PATH, as
-	// the Python MCP SDK starts stdio servers: nothing in their environment
-	// ties them to the backend.
-	ScrubChildEnv bool
-	// KeepChildEnv names more variables a scrubbed child keeps (a test
-	// suite's tag, say).
-	KeepChildEnv []string
-	// ParentPoll, when set, watches the parent only by polling getppid()
-	// at this period, as Hermes' own watchdog does (a benchmark baseline).
-	ParentPoll time.Duration
-	// NoParentWatch disables the parent watchdog (a benchmark baseline).
-	NoParentWatch bool
-}
+// DashboardReadyPrefix is the stdout line that announces the port in
+// dashboard mode, as `hermes dashboard` prints it.
+const DashboardReadyPrefix = "HERMES_DASHBOARD_READY port="
 
-func parseFlags(args []string, stderr io.Writer) (Options, error) {
-	var o Options
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: hermes-desktop serve [--host H] [--port N] [fault flags]")
-		fmt.Fprintln(stderr, "\nThe built-in backend: prints "+ReadyPrefix+"N when listening and serves /api/health and /api/status.")
-		fmt.Fprintln(stderr, "Follows HERMES_PARENT_PID (+ marker and nonce) and exits when that process dies.")
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to bind")
-	fs.IntVar(&o.Port, "port", 0, "port to bind (0: ephemeral)")
-	fs.DurationVar(&o.StartDelay, "start-delay", 0, "fault: wait this long before listening")
-	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "fault: catch and ignore SIGTERM and SIGINT")
-	fs.DurationVar(&o.CrashAfter, "crash-after", 0, "fault: exit with --exit-code (default 1) this long after becoming ready")
-	fs.IntVar(&o.ExitCode, "exit-code", -1, "fault: exit code; alone, exit with it before becoming ready")
-	fs.IntVar(&o.SpawnChildren, "spawn-children", 0, "fault: start N child processes in the backend's process group")
-	fs.IntVar(&o.SpawnSetsidChildren, "spawn-setsid-children", 0, "fault: start N children in new sessions (like MCP stdio servers)")
-	fs.DurationVar(&o.LeakChildrenEvery, "leak-children-every", 0, "fault: start a new identical child this often and never stop the old ones")
-	fs.DurationVar(&o.LeakFDsEvery, "leak-fds-every", 0, "fault: open a file descriptor this often and never close it")
-	fs.BoolVar(&o.ScrubChildEnv, "scrub-child-env", false, "fault: start children with only HOME and PATH in their environment, like MCP stdio servers")
-	fs.Func("keep-child-env", "with --scrub-child-env: also keep these variables (comma-separated names)", func(v string) error {
-		o.KeepChildEnv = append(o.KeepChildEnv, strings.Split(v, ",")...)
-		return nil
-	})
-	fs.DurationVar(&o.ParentPoll, "parent-poll", 0, "baseline: notice parent death only by polling getppid() this often, like Hermes (default: exit notification + lifeline)")
-	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore HERMES_PARENT_PID entirely")
-	// Hermes' serve takes a profile; accepted and ignored so a Hermes command
-	// line works with the built-in backend too.
-	fs.String("profile", "", "accepted for Hermes compatibility; ignored")
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
-	}
-	if o.Port < 0 || o.Port > 65535 {
-		return o, fmt.Errorf("serve: --port %d out of range", o.Port)
-	}
-	return o, nil
-}
-
-// Main runs the built-in backend and returns its exit code.
+// Main runs the built-in backend in serve mode (`hermes-desktop serve`)
+// and returns its exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	opts, err := parseFlags(args, stderr)
+	return mainMode(ModeServe, args, stdout, stderr)
+}
+
+// DashboardMain runs the built-in backend in dashboard mode
+// (`hermes-desktop dashboard`) and returns its exit code.
+func DashboardMain(args []string, stdout, stderr io.Writer) int {
+	return mainMode(ModeDashboard, args, stdout, stderr)
+}
+
+func mainMode(mode Mode, args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(mode, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -117,11 +65,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", "serve", "pid", os.Getpid())
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", mode.String(), "pid", os.Getpid())
+	token, err := sessionToken()
+	if err != nil {
+		log.Error("session token", "err", err)
+		return 1
+	}
 	if err := keepInheritedNofile(); err != nil {
 		log.Warn("could not keep the inherited open-file limit", "err", err)
 	}
-	s := &server{opts: opts, log: log, stdout: stdout, started: time.Now()}
+	s := &server{opts: opts, log: log, stdout: stdout, started: time.Now(), token: token}
 	return s.run()
 }
 
@@ -130,6 +83,7 @@ type server struct {
 	log     *slog.Logger
 	stdout  io.Writer
 	started time.Time
+	token   string // the session token; never logged
 
 	mu       sync.Mutex // guards children and leaked
 	children []int
@@ -169,7 +123,7 @@ func (s *server) run() int {
 			exit <- 1
 		}
 	}()
-	if err := s.spawnFaultChildren(); err != nil {
+	if err := s.startFaultChildren(ctx, exit); err != nil {
 		s.log.Error("spawn children", "err", err)
 		return 1
 	}
@@ -180,6 +134,7 @@ func (s *server) run() int {
 	}
 	s.startFaultTimers(ctx, exit)
 	code := <-exit
+	cancel() // no late children or fault ticks while shutting down
 	shutdownCtx, stop := context.WithTimeout(context.Background(), time.Second)
 	defer stop()
 	_ = srv.Shutdown(shutdownCtx)
@@ -195,7 +150,7 @@ func (s *server) announce(port int) error {
 			return fmt.Errorf("write ready file: %w", err)
 		}
 	}
-	_, err := fmt.Fprintf(s.stdout, "%s%d\n", ReadyPrefix, port)
+	_, err := fmt.Fprintf(s.stdout, "%s%d\n", s.opts.Mode.readyPrefix(), port)
 	return err
 }
 
@@ -297,6 +252,30 @@ func (s *server) leakFD() error {
 	s.mu.Lock()
 	s.leaked = append(s.leaked, f)
 	s.mu.Unlock()
+	return nil
+}
+
+// startFaultChildren starts the --spawn-*children at once, or, with
+// --children-after, that long after binding (the caller has just bound), as
+// Hermes starts its stdio MCP servers about a second after bind. A late
+// spawn that fails ends the server with exit code 1.
+func (s *server) startFaultChildren(ctx context.Context, exit chan<- int) error {
+	if s.opts.ChildrenAfter == 0 {
+		return s.spawnFaultChildren()
+	}
+	go func() { // ends when the timer fires or ctx ends, whichever first
+		t := time.NewTimer(s.opts.ChildrenAfter)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.spawnFaultChildren(); err != nil {
+			s.log.Error("spawn children", "err", err)
+			exit <- 1
+		}
+	}()
 	return nil
 }
 

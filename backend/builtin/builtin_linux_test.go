@@ -19,12 +19,32 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
+// builtinProc is a built-in backend a test started.
+type builtinProc struct {
+	cmd  *exec.Cmd
+	port int
+	tag  string // carried by it and every child it starts
+}
+
 // startServe runs `hermes-desktop serve` with extra env and args and returns
 // the port from its READY line.
 func startServe(t *testing.T, env []string, args ...string) (*exec.Cmd, int) {
 	t.Helper()
+	p := startBuiltin(t, "serve", env, args...)
+	return p.cmd, p.port
+}
+
+// startBuiltin runs `hermes-desktop VERB --host 127.0.0.1 --port 0` plus
+// args (VERB is serve or dashboard) and waits for the mode's READY line. The
+// test's cleanup kills it.
+func startBuiltin(t *testing.T, verb string, env []string, args ...string) builtinProc {
+	t.Helper()
+	prefix := builtin.ReadyPrefix
+	if verb == "dashboard" {
+		prefix = builtin.DashboardReadyPrefix
+	}
 	tag := testbin.Tag(t)
-	cmd := exec.Command(testbin.Path(t), append([]string{"serve", "--host", "127.0.0.1", "--port", "0"}, args...)...)
+	cmd := exec.Command(testbin.Path(t), append([]string{verb, "--host", "127.0.0.1", "--port", "0"}, args...)...)
 	cmd.Env = append(testbin.NewEnv(tag, t.TempDir()), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -37,27 +57,29 @@ func startServe(t *testing.T, env []string, args ...string) (*exec.Cmd, int) {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		var port int
-		if _, err := fmt.Sscanf(sc.Text(), builtin.ReadyPrefix+"%d", &port); err == nil {
+		if _, err := fmt.Sscanf(sc.Text(), prefix+"%d", &port); err == nil {
 			go func() {
 				for sc.Scan() {
 				}
 			}()
-			return cmd, port
+			return builtinProc{cmd: cmd, port: port, tag: tag}
 		}
 	}
-	t.Fatalf("no READY line")
-	return nil, 0
+	t.Fatalf("no %q line", prefix)
+	return builtinProc{}
 }
 
 func TestServeContract(t *testing.T) {
 	readyFile := filepath.Join(t.TempDir(), "ready.json")
-	cmd, port := startServe(t, []string{"HERMES_DESKTOP_READY_FILE=" + readyFile})
+	cmd, port := startServe(t, []string{"HERMES_DESKTOP_READY_FILE=" + readyFile, builtin.TokenEnv + "=" + testToken})
 	data, err := os.ReadFile(readyFile)
 	if err != nil || strings.TrimSpace(string(data)) != fmt.Sprintf(`{"port":%d}`, port) {
 		t.Errorf("ready file: got %q (%v)", data, err)
 	}
 	for _, path := range []string{"/api/health", "/api/status"} {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+		req.Header.Set(builtin.TokenHeader, testToken)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,9 @@
 // Package cli holds hermes-desktop's command-line verbs: run (headless or,
 // through the Program's GUI hook, with a window), status, restart, stop,
-// reap, handoff, and the hidden serve/watchdog entry points of the child
-// processes. It turns flags, environment variables and saved settings into
-// a backend.Config and talks to a running instance over the control socket.
+// reap, handoff, the built-in backend's serve and dashboard verbs, and the
+// hidden watchdog and fault-child entry points of the child processes. It
+// turns flags, environment variables and saved settings into a
+// backend.Config and talks to a running instance over the control socket.
 //
 // It sits above backend, watchdog and lockfile and below main: it never
 // imports Wails or the desktop package; the window is reached only through
@@ -77,6 +78,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return cmdHandoff(rest, stdout, stderr)
 	case "serve":
 		return builtin.Main(rest, stdout, stderr)
+	case "dashboard":
+		return builtin.DashboardMain(rest, stdout, stderr)
 	case watchdog.Subcommand:
 		return watchdog.ShimMain(rest, stderr)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
@@ -100,18 +103,19 @@ With no command, opens the desktop window (or runs headless where there is
 no display or no GUI in this build).
 
 Commands:
-  run       run the launcher: boot reap, start and supervise the backends
-  status    show the running instance and its backends (--json for scripts)
-  open      open Hermes' page in the browser (--print: only print its URL)
-  restart   restart a backend (--backend NAME) or all of them
-  start     start a stopped backend (--backend NAME) or all of them
-  stop      stop a backend (--backend NAME), or tear every backend down and
-            stop the running instance
-  reap      find and remove backends that earlier crashes left behind (--dry-run)
-  handoff   hand the running instance over to a new binary (updates)
-  serve     the built-in backend (implements the Hermes backend contract)
-  watchdog  the parent-death shim every backend runs behind (see --help)
-  version   print the version
+  run        run the launcher: boot reap, start and supervise the backends
+  status     show the running instance and its backends (--json for scripts)
+  open       open Hermes' page in the browser (--print: only print its URL)
+  restart    restart a backend (--backend NAME) or all of them
+  start      start a stopped backend (--backend NAME) or all of them
+  stop       stop a backend (--backend NAME), or tear every backend down and
+             stop the running instance
+  reap       find and remove backends that earlier crashes left behind (--dry-run)
+  handoff    hand the running instance over to a new binary (updates)
+  serve      the built-in backend, headless (implements the Hermes backend contract)
+  dashboard  the built-in backend with a page at / (stands in for 'hermes dashboard')
+  watchdog   the parent-death shim every backend runs behind (see --help)
+  version    print the version
 
 Run 'hermes-desktop COMMAND --help' for a command's flags.
 `)

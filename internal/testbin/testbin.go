@@ -2,6 +2,9 @@
 // runs it under a per-test tag, so tests use the real launcher, shim and
 // built-in backend, and clean up every process they created (and only
 // those: a process is ours if it carries the test's tag in its environment).
+// FakeHermes puts a `hermes` on PATH that runs the built-in backend and
+// emulates Hermes' attach rule; StartHostDashboard starts the host it
+// attaches to.
 package testbin
 
 import (

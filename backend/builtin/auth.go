@@ -1,0 +1,131 @@
+package builtin
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+)
+
+// TokenEnv names the session token a launcher hands its backend; when it
+// is unset or empty the backend makes its own (DESIGN "Hermes interop
+// contract").
+const TokenEnv = "HERMES_DASHBOARD_SESSION_TOKEN"
+
+// TokenHeader is the request header that carries the session token; the
+// legacy form is "Authorization: Bearer <token>".
+const TokenHeader = "X-Hermes-Session-Token"
+
+// publicPaths are the /api paths Hermes answers without the session token
+// (its web server's public list); every other /api/* path needs it.
+// /api/health is not among them: Electron's readiness probe sends the token.
+var publicPaths = map[string]bool{
+	"/api/status":           true,
+	"/api/config/defaults":  true,
+	"/api/config/schema":    true,
+	"/api/model/info":       true,
+	"/api/dashboard/themes": true,
+	"/api/cron/fire":        true,
+}
+
+// sessionToken returns $HERMES_DASHBOARD_SESSION_TOKEN, or else 32 random
+// bytes in unpadded base64url, as Hermes' secrets.token_urlsafe(32) makes
+// them: one per process.
+func sessionToken() (string, error) {
+	if v := os.Getenv(TokenEnv); v != "" {
+		return v, nil
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("builtin: session token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// gate answers 401 JSON to every /api/* request outside the public list
+// that does not carry the session token, and passes the rest to next.
+type gate struct {
+	digest [sha256.Size]byte // of the token: every comparison is of equal length
+	public map[string]bool
+	next   http.Handler
+}
+
+func newGate(token string, publicHealth bool, next http.Handler) *gate {
+	g := &gate{digest: sha256.Sum256([]byte(token)), public: make(map[string]bool), next: next}
+	for p := range publicPaths {
+		g.public[p] = true
+	}
+	if publicHealth {
+		g.public["/api/health"] = true
+	}
+	return g
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// r.URL.Path is the decoded path the mux routes on; a path that is not
+	// clean (/x/../api/health) gets a redirect from the mux to its clean
+	// form, which comes back through here.
+	p := r.URL.Path
+	if !strings.HasPrefix(p, "/api/") || g.public[p] || g.authorized(r) {
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	writeJSONStatus(w, http.StatusUnauthorized, detail("Unauthorized"))
+}
+
+// authorized reports whether r carries the token in the header, as a
+// Bearer credential or, for a WebSocket upgrade or a file download only, in
+// ?token= (browsers can set no header there).
+func (g *gate) authorized(r *http.Request) bool {
+	if g.matches(r.Header.Get(TokenHeader)) {
+		return true
+	}
+	if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && g.matches(v) {
+		return true
+	}
+	return queryTokenAllowed(r) && g.matches(r.URL.Query().Get("token"))
+}
+
+// matches compares in constant time: hashing first makes both sides the
+// same length, so not even the token's length leaks.
+func (g *gate) matches(candidate string) bool {
+	if candidate == "" {
+		return false
+	}
+	d := sha256.Sum256([]byte(candidate))
+	return subtle.ConstantTimeCompare(d[:], g.digest[:]) == 1
+}
+
+// queryTokenAllowed: ?token= is for the two requests a browser cannot add
+// a header to, the WebSocket upgrade of GET /api/ws and a file download
+// under /api/files/. Anywhere else a token in the URL would end up in logs
+// and history, so it is refused.
+func queryTokenAllowed(r *http.Request) bool {
+	switch {
+	case r.URL.Path == "/api/ws":
+		return r.Method == http.MethodGet && isWebSocketUpgrade(r)
+	case strings.HasPrefix(r.URL.Path, "/api/files/"):
+		return r.Method == http.MethodGet || r.Method == http.MethodHead
+	}
+	return false
+}
+
+func isWebSocketUpgrade(r *http.Request) bool {
+	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket")
+}
+
+// headerHasToken reports whether a comma-separated header lists token (any case).
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, part := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(part), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,140 @@
+package builtin
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Mode is what the server serves besides the API, as Hermes' two verbs
+// that run the same server.
+type Mode int
+
+const (
+	// ModeServe is `hermes serve`: headless, every non-API path answers
+	// 404 JSON.
+	ModeServe Mode = iota
+	// ModeDashboard is `hermes dashboard`: GET / serves a page with the
+	// session token injected.
+	ModeDashboard
+)
+
+// String returns the verb that runs the mode.
+func (m Mode) String() string {
+	if m == ModeDashboard {
+		return "dashboard"
+	}
+	return "serve"
+}
+
+// readyPrefix is the stdout line that announces the port in this mode.
+func (m Mode) readyPrefix() string {
+	if m == ModeDashboard {
+		return DashboardReadyPrefix
+	}
+	return ReadyPrefix
+}
+
+// Options are the flags of `hermes-desktop serve` and `hermes-desktop
+// dashboard`.
+type Options struct {
+	Mode Mode
+	Host string
+	Port int
+	// PublicHealth answers /api/health without the session token. Hermes
+	// gates it; zero means gated, as in Hermes.
+	PublicHealth bool
+	// Fault injection for tests; zero values mean "behave".
+	StartDelay          time.Duration
+	IgnoreSIGTERM       bool
+	CrashAfter          time.Duration
+	ExitCode            int // -1: unset
+	SpawnChildren       int
+	SpawnSetsidChildren int
+	// ChildrenAfter starts the SpawnChildren and SpawnSetsidChildren
+	// children this long after binding, as Hermes starts its stdio MCP
+	// servers about 1 s after bind; zero starts them before the READY line.
+	ChildrenAfter     time.Duration
+	LeakChildrenEvery time.Duration
+	LeakFDsEvery      time.Duration
+	// ScrubChildEnv starts the fault children with only HOME and PATH, as
+	// the Python MCP SDK starts stdio servers: nothing in their environment
+	// ties them to the backend.
+	ScrubChildEnv bool
+	// KeepChildEnv names more variables a scrubbed child keeps (a test
+	// suite's tag, say).
+	KeepChildEnv []string
+	// ParentPoll, when set, watches the parent only by polling getppid()
+	// at this period, as Hermes' own watchdog does (a benchmark baseline).
+	ParentPoll time.Duration
+	// NoParentWatch disables the parent watchdog (a benchmark baseline).
+	NoParentWatch bool
+}
+
+func parseFlags(mode Mode, args []string, stderr io.Writer) (Options, error) {
+	o := Options{Mode: mode}
+	fs := flag.NewFlagSet(mode.String(), flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { printUsage(fs, mode, stderr) }
+	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to bind")
+	fs.IntVar(&o.Port, "port", 0, "port to bind (0: ephemeral)")
+	fs.BoolVar(&o.PublicHealth, "public-health", false, "answer /api/health without the session token (Hermes gates it)")
+	addFaultFlags(fs, &o)
+	// Hermes' serve takes a profile; accepted and ignored so a Hermes command
+	// line works with the built-in backend too.
+	fs.String("profile", "", "accepted for Hermes compatibility; ignored")
+	if mode == ModeDashboard {
+		// This server never opens a browser; the flag exists so that a
+		// `hermes dashboard --no-open` command line works unchanged.
+		fs.Bool("no-open", false, "accepted for Hermes compatibility; a browser is never opened")
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("%s: unexpected argument %q", mode, fs.Arg(0))
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return o, fmt.Errorf("%s: --port %d out of range", mode, o.Port)
+	}
+	if o.ChildrenAfter < 0 {
+		return o, fmt.Errorf("%s: --children-after %v is negative", mode, o.ChildrenAfter)
+	}
+	return o, nil
+}
+
+func addFaultFlags(fs *flag.FlagSet, o *Options) {
+	fs.DurationVar(&o.StartDelay, "start-delay", 0, "fault: wait this long before listening")
+	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "fault: catch and ignore SIGTERM and SIGINT")
+	fs.DurationVar(&o.CrashAfter, "crash-after", 0, "fault: exit with --exit-code (default 1) this long after becoming ready")
+	fs.IntVar(&o.ExitCode, "exit-code", -1, "fault: exit code; alone, exit with it before becoming ready")
+	fs.IntVar(&o.SpawnChildren, "spawn-children", 0, "fault: start N child processes in the backend's process group")
+	fs.IntVar(&o.SpawnSetsidChildren, "spawn-setsid-children", 0, "fault: start N children in new sessions (like MCP stdio servers)")
+	fs.DurationVar(&o.ChildrenAfter, "children-after", 0, "fault: start the --spawn-*children this long after binding, like Hermes' MCP servers (default: before the READY line)")
+	fs.DurationVar(&o.LeakChildrenEvery, "leak-children-every", 0, "fault: start a new identical child this often and never stop the old ones")
+	fs.DurationVar(&o.LeakFDsEvery, "leak-fds-every", 0, "fault: open a file descriptor this often and never close it")
+	fs.BoolVar(&o.ScrubChildEnv, "scrub-child-env", false, "fault: start children with only HOME and PATH in their environment, like MCP stdio servers")
+	fs.Func("keep-child-env", "with --scrub-child-env: also keep these variables (comma-separated names)", func(v string) error {
+		o.KeepChildEnv = append(o.KeepChildEnv, strings.Split(v, ",")...)
+		return nil
+	})
+	fs.DurationVar(&o.ParentPoll, "parent-poll", 0, "baseline: notice parent death only by polling getppid() this often, like Hermes (default: exit notification + lifeline)")
+	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore HERMES_PARENT_PID entirely")
+}
+
+func printUsage(fs *flag.FlagSet, mode Mode, w io.Writer) {
+	if mode == ModeDashboard {
+		fmt.Fprintln(w, "usage: hermes-desktop dashboard [--no-open] [--host H] [--port N] [--public-health] [fault flags]")
+		fmt.Fprintln(w, "\nThe built-in backend with its page, standing in for `hermes dashboard`: prints "+DashboardReadyPrefix+"N")
+		fmt.Fprintln(w, "when listening, serves the API and, at /, a page carrying the session token. It never opens a browser.")
+	} else {
+		fmt.Fprintln(w, "usage: hermes-desktop serve [--host H] [--port N] [--public-health] [fault flags]")
+		fmt.Fprintln(w, "\nThe built-in backend, headless like `hermes serve`: prints "+ReadyPrefix+"N when listening and serves the API.")
+	}
+	fmt.Fprintln(w, "Every /api/* path outside Hermes' public list needs the session token ($"+TokenEnv+", else random):")
+	fmt.Fprintln(w, "header "+TokenHeader+" or Authorization: Bearer.")
+	fmt.Fprintln(w, "Follows HERMES_PARENT_PID (+ marker and nonce) and exits when that process dies.")
+	fs.PrintDefaults()
+}
