@@ -427,7 +427,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 	s.cur.track(ts.Processes)
 	s.recordDescendants(ts)
 	restart := s.guard.Check(ts, s.spec.Grace)
-	s.update(s.Status().State, func(st *BackendStatus) { st.Tree = ts })
+	s.publishTree(ts)
 	if restart != "" {
 		s.log.Warn("leak guard restarts the backend", "reason", restart)
 		s.out.Add("launcher", restart)
@@ -435,6 +435,43 @@ func (s *Supervisor) sample(ctx context.Context) {
 		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = restart })
 		s.launch(ctx)
 	}
+}
+
+// publishTree keeps the sample in the status, and tells the window only
+// when something a person would notice changed: the processes, the
+// warnings, or the memory by more than a tenth. At rest, nothing is sent.
+func (s *Supervisor) publishTree(ts *leakguard.TreeSample) {
+	s.mu.Lock()
+	prev := s.st.Tree
+	changed := treeChanged(prev, ts)
+	if !changed {
+		s.st.Tree = ts
+	}
+	s.mu.Unlock()
+	if changed {
+		s.update(s.Status().State, func(st *BackendStatus) { st.Tree = ts })
+	}
+}
+
+func treeChanged(old, now *leakguard.TreeSample) bool {
+	if old == nil || now == nil {
+		return old != now
+	}
+	if old.Count != now.Count || len(old.Warnings) != len(now.Warnings) {
+		return true
+	}
+	for i := range old.Processes {
+		if old.Processes[i].PID != now.Processes[i].PID {
+			return true
+		}
+	}
+	for i := range old.Warnings {
+		if old.Warnings[i] != now.Warnings[i] {
+			return true
+		}
+	}
+	diff := now.RSSBytes - old.RSSBytes
+	return diff*10 > old.RSSBytes || -diff*10 > old.RSSBytes
 }
 
 // recordDescendants keeps the record's list of descendants (and the

@@ -84,11 +84,18 @@ func stopAndCheck(t *testing.T, l *testbin.Launcher) {
 	}
 }
 
+// Without hermes on PATH the default backend is the built-in dashboard:
+// ready behind Hermes' auth gate (its /api/health is not public and the
+// launcher does not hold a dashboard's token: readiness comes from the
+// public /api/status), with a page to open.
 func TestRunHeadlessBuiltinBackend(t *testing.T) {
 	l := testbin.StartLauncher(t)
 	r := l.WaitReady(1, readyWait)
-	if got := getJSON(t, r.URL+"/api/health"); got["ok"] != true {
-		t.Fatalf("health: got %v, want ok:true", got)
+	if got := getJSON(t, r.URL+"/api/status"); got["version"] == nil {
+		t.Fatalf("status: got %v, want a version", got)
+	}
+	if resp, err := http.Get(r.URL + "/api/health"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("health without the token: got %v %v, want 401 (the gate)", resp, err)
 	}
 	if !strings.Contains(l.Stdout.String(), "using backend:") {
 		t.Errorf("run did not say which backend it chose:\n%s", l.Stdout.String())
@@ -103,6 +110,9 @@ func TestRunHeadlessBuiltinBackend(t *testing.T) {
 	b := st.Backends[0]
 	if b.State != backend.StateReady || b.PID != r.PID || b.Port != r.Port || len(b.Command) == 0 {
 		t.Errorf("backend status: got %+v, want ready pid %d port %d", b, r.PID, r.Port)
+	}
+	if b.Kind != settings.KindDashboard || b.PageURL != r.URL+"/" {
+		t.Errorf("backend: got kind %q page %q, want the dashboard's page %s/", b.Kind, b.PageURL, r.URL)
 	}
 	if recs := recordFiles(t, l.StateDir); len(recs) != 1 {
 		t.Errorf("records while running: got %v, want one", recs)

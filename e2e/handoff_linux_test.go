@@ -53,7 +53,7 @@ func countRoles(tag string) roles {
 			r.launchers = append(r.launchers, pid)
 		case "watchdog":
 			r.shims = append(r.shims, pid)
-		case "serve":
+		case "serve", "dashboard":
 			r.backends = append(r.backends, pid)
 		}
 	}
@@ -172,7 +172,7 @@ func TestHandoffsInARow(t *testing.T) {
 			bins := []string{l.Bin, copyBinary(t, l.Bin)}
 			health := ""
 			if mode == "adopt" {
-				health = first.URL + "/api/health"
+				health = first.URL + "/api/status" // public: the test holds no token
 			}
 			w := watch(l.Tag, health)
 			prevPID := l.Cmd.Process.Pid

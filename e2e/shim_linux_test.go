@@ -123,7 +123,8 @@ func fdTargets(t *testing.T, pid int) map[string]string {
 }
 
 func TestBackendInheritsNoLauncherFDs(t *testing.T) {
-	l := testbin.StartLauncher(t)
+	// A desktop-owned backend (serve): it gets every mark of the contract.
+	l := testbin.StartLauncher(t, "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0")
 	r := l.WaitReady(1, readyWait)
 	b := status(t, l).Backends[0]
 	launcherFDs := fdTargets(t, l.Cmd.Process.Pid)

@@ -85,7 +85,7 @@ func run(bin, other, dir, mode string, n int) result {
 			out, err := cli("status", "--json")
 			var st backend.Status
 			if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady {
-				return st.Backends[0].URL + "/api/health", st.Backends[0].PID
+				return st.Backends[0].URL + "/api/status", st.Backends[0].PID // public: no token needed
 			}
 		}
 		check(fmt.Errorf("%s: no ready backend", mode))
