@@ -15,6 +15,7 @@ benches=(
 	"go run ./bench/lifecycle -n 20 -grace 5s"
 	"go run ./bench/handoff -n 20"
 	"go run ./bench/sampler -children 100 -ticks 200"
+	"go run ./bench/openhermes -n 20"
 )
 
 {
