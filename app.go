@@ -43,12 +43,16 @@ type App struct {
 	trayAvailable func() bool
 	// onStatus, if set, sees every status pushed to the window (the tray's
 	// status line).
-	onStatus func(backend.Status)
+	onStatus atomic.Pointer[func(backend.Status)]
 
 	ui       atomic.Pointer[windowUI]
 	quitting atomic.Bool
 	pumpStop chan struct{}
 	pumpDone chan struct{}
+	// visible is whether the window can be seen; shown pokes the pump when
+	// it becomes visible again.
+	visible  atomic.Bool
+	shown    chan struct{}
 	attachMu sync.Mutex // guards pumpStop and pumpDone
 
 	// background owns the restarts the tray and the app menu ask for: they
@@ -61,8 +65,10 @@ type App struct {
 
 func newApp(l *backend.Launcher, self string) *App {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &App{l: l, self: self, stateDir: l.StateDir(), trayAvailable: func() bool { return false },
-		backgroundCtx: ctx, backgroundCancel: cancel}
+	a := &App{l: l, self: self, stateDir: l.StateDir(), trayAvailable: func() bool { return false },
+		backgroundCtx: ctx, backgroundCancel: cancel, shown: make(chan struct{}, 1)}
+	a.visible.Store(true)
+	return a
 }
 
 // restartInBackground restarts a backend ("" for all) without blocking the
@@ -133,16 +139,35 @@ func (a *App) detach() {
 const pumpInterval = 250 * time.Millisecond
 
 // pump forwards launcher events to the window in batches: "status" (the
-// whole status, when anything changed), "logs" (new lines) and "reap".
+// whole status, when anything changed), "logs" (new lines) and "reap". It
+// wakes only for events: a batch timer is armed by the first event after a
+// flush, so at rest nothing runs. While the window is hidden nothing is
+// sent to it (the tray still gets the status); shown again, it gets one
+// fresh status and fetches the log lines it missed itself.
 func (a *App) pump(sub *backend.Subscription, stop <-chan struct{}) {
-	t := time.NewTicker(pumpInterval)
-	defer t.Stop()
+	var flush *time.Timer // armed while something waits to be sent
+	var flushC <-chan time.Time
+	arm := func() {
+		if flush == nil {
+			flush = time.NewTimer(pumpInterval)
+			flushC = flush.C
+		}
+	}
+	defer func() {
+		if flush != nil {
+			flush.Stop()
+		}
+	}()
 	statusDirty := true
+	arm() // the first status
 	var lines []logs.Line
 	for {
 		select {
 		case <-stop:
 			return
+		case <-a.shown:
+			statusDirty = true
+			arm()
 		case ev, ok := <-sub.C:
 			if !ok {
 				return
@@ -151,29 +176,56 @@ func (a *App) pump(sub *backend.Subscription, stop <-chan struct{}) {
 			case backend.EventStatus:
 				statusDirty = true
 			case backend.EventLog:
-				lines = append(lines, *ev.Log)
+				if a.visible.Load() {
+					lines = append(lines, *ev.Log)
+				}
 			case backend.EventReap:
-				a.emit("reap", ev.Reap)
+				if a.visible.Load() {
+					a.emit("reap", ev.Reap)
+				}
 				statusDirty = true
 			}
-		case <-t.C:
-			if sub.Lagged() {
-				statusDirty = true // events were dropped: the full status catches up
-			}
-			if statusDirty {
-				st, _ := a.Status()
-				a.emit("status", st)
-				if a.onStatus != nil {
-					a.onStatus(st)
-				}
-				statusDirty = false
-			}
-			if len(lines) > 0 {
-				a.emit("logs", lines)
-				lines = nil
-			}
+			arm()
+		case <-flushC:
+			flush, flushC = nil, nil
+			a.flush(sub, statusDirty, lines)
+			statusDirty, lines = false, nil
 		}
 	}
+}
+
+// flush sends one batch: the status when it changed, the new log lines.
+func (a *App) flush(sub *backend.Subscription, statusDirty bool, lines []logs.Line) {
+	if sub.Lagged() {
+		statusDirty = true // events were dropped: the full status catches up
+	}
+	visible := a.visible.Load()
+	if statusDirty {
+		st, _ := a.Status()
+		if visible {
+			a.emit("status", st)
+		}
+		if fn := a.onStatus.Load(); fn != nil {
+			(*fn)(st)
+		}
+	}
+	if len(lines) > 0 && visible {
+		a.emit("logs", lines)
+	}
+}
+
+// SetWindowVisible tells the App whether the window can be seen (the page
+// reports visibilitychange: minimized, hidden to the tray, shown again).
+// Hidden, the window is sent nothing; shown, it gets one fresh status.
+func (a *App) SetWindowVisible(visible bool) error {
+	if a.visible.Swap(visible) == visible || !visible {
+		return nil
+	}
+	select {
+	case a.shown <- struct{}{}:
+	default:
+	}
+	return nil
 }
 
 func (a *App) emit(topic string, data any) {
@@ -185,6 +237,7 @@ func (a *App) emit(topic string, data any) {
 func (a *App) showWindow() {
 	if ui := a.ui.Load(); ui != nil {
 		(*ui).Show()
+		_ = a.SetWindowVisible(true)
 	}
 }
 
@@ -198,6 +251,7 @@ func (a *App) beforeClose() bool {
 	if a.trayAvailable() {
 		if ui := a.ui.Load(); ui != nil {
 			(*ui).Hide()
+			_ = a.SetWindowVisible(false)
 			return true
 		}
 	}
@@ -241,6 +295,10 @@ func (a *App) OpenURL(raw string) error {
 	}
 	return a.l.OpenExternal(u.String())
 }
+
+// setOnStatus registers what sees every status (the tray's line), from any
+// goroutine.
+func (a *App) setOnStatus(fn func(backend.Status)) { a.onStatus.Store(&fn) }
 
 // OpenHermes opens Hermes' page in the default browser: the named
 // backend's, or the first page-serving backend's when name is "". It

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,6 +121,40 @@ func TestAppPushesStatusAndLogsInBatches(t *testing.T) {
 	if got := ui.count("status"); got != n {
 		t.Errorf("status events while idle: %d more, want none", got-n)
 	}
+}
+
+// A hidden window is sent nothing, however busy the backends are; shown
+// again, it gets one fresh status. The tray's status line keeps up all the
+// while.
+func TestAppSendsNothingToAHiddenWindow(t *testing.T) {
+	app, ui, l := startApp(t)
+	var trayLines atomic.Int32
+	app.setOnStatus(func(backend.Status) { trayLines.Add(1) })
+	waitFor(t, "a ready status event", func() bool {
+		return ui.find("status", func(e any) bool {
+			st := e.(backend.Status)
+			return len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady
+		})
+	})
+	time.Sleep(2 * pumpInterval)
+	if err := app.SetWindowVisible(false); err != nil {
+		t.Fatal(err)
+	}
+	statusBefore, logsBefore, trayBefore := ui.count("status"), ui.count("logs"), trayLines.Load()
+	if err := l.Restart(t.Context(), ""); err != nil { // status changes and log lines
+		t.Fatal(err)
+	}
+	time.Sleep(4 * pumpInterval)
+	if s, lg := ui.count("status"), ui.count("logs"); s != statusBefore || lg != logsBefore {
+		t.Errorf("while hidden: %d status and %d logs events, want none", s-statusBefore, lg-logsBefore)
+	}
+	if trayLines.Load() == trayBefore {
+		t.Error("the tray's status line was not kept up while the window was hidden")
+	}
+	if err := app.SetWindowVisible(true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "one fresh status once shown", func() bool { return ui.count("status") > statusBefore })
 }
 
 func TestAppCloseButton(t *testing.T) {

@@ -74,7 +74,7 @@ func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
 		_ = app.Quit()
 	}()
 	tray := desktop.StartTray(menuActions{app}, desktop.Icons{PNG: trayIconPNG, ICO: trayIconICO})
-	app.onStatus = tray.SetStatus
+	app.setOnStatus(tray.SetStatus)
 	if err := runWindow(app); err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: the window could not run (%v); running headless until stopped\n", err)
 		waitForStop(l)

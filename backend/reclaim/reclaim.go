@@ -39,7 +39,10 @@ type Reclaimer struct {
 	helper  string                     // HERMES_DESKTOP_HELPER value of our own helpers
 	orphans map[int]*orphan            // owned by the run goroutine
 	wake    chan struct{}              // pokes the run goroutine
-	table   func() (proc.Table, error)
+	// watchUntil: orphans are looked for on a slow tick until then (a child
+	// of ours died lately); guarded by mu.
+	watchUntil time.Time
+	table      func() (proc.Table, error)
 }
 
 // orphan is a reparented process the Reclaimer holds.
@@ -90,6 +93,7 @@ func (a *Reclaimer) Spawning(nonce string) func(pid int) {
 func (a *Reclaimer) Reaped(pid int) {
 	a.mu.Lock()
 	delete(a.leaders, pid)
+	a.watchUntil = time.Now().Add(watchAfterExit)
 	a.mu.Unlock()
 	a.poke()
 }
@@ -233,10 +237,7 @@ func (a *Reclaimer) isHelper(pid int) bool {
 func (a *Reclaimer) Run(ctx context.Context) {
 	sigchld, stop := notifyChildExit()
 	defer stop()
-	// GUI toolkits may take SIGCHLD for themselves; a slow tick keeps the
-	// Reclaimer working without it. While orphans are pending it ticks fast.
-	const idle, busy = 5 * time.Second, 100 * time.Millisecond
-	t := time.NewTimer(idle)
+	t := time.NewTimer(0) // a first pass at start
 	defer t.Stop()
 	for {
 		select {
@@ -247,12 +248,40 @@ func (a *Reclaimer) Run(ctx context.Context) {
 		case <-a.wake:
 		case <-t.C:
 		}
-		next := idle
-		if a.pass() {
-			next = busy
+		t.Stop()
+		if next := a.nextPass(a.pass()); next > 0 {
+			t.Reset(next)
 		}
-		t.Reset(next)
 	}
+}
+
+// Pass pacing. GUI toolkits may take SIGCHLD for themselves, so passes do
+// not rely on it alone: fast while orphans are being stopped, slow for a
+// minute after a child of ours died (its orphans come to us then), and
+// seldom while a helper's orphan (a browser) waits to be reaped. At rest,
+// with none of these, no timer runs at all.
+const (
+	busyPass       = 100 * time.Millisecond
+	watchPass      = 5 * time.Second
+	watchAfterExit = time.Minute
+	helperPass     = time.Minute
+)
+
+// nextPass is when to look again; 0 means only when woken.
+func (a *Reclaimer) nextPass(pending bool) time.Duration {
+	if pending {
+		return busyPass
+	}
+	a.mu.Lock()
+	watching := time.Now().Before(a.watchUntil)
+	a.mu.Unlock()
+	if watching {
+		return watchPass
+	}
+	if len(a.orphans) > 0 { // only helpers' orphans are left
+		return helperPass
+	}
+	return 0
 }
 
 // finish kills the orphans it still holds and reaps them, at launcher shutdown.
