@@ -341,6 +341,13 @@ func (a *App) saveBackends() error {
 	return nil
 }
 
+// RestartToApply hands the app over to the new executable a package
+// upgrade put on disk, keeping the backends running (an adopt handoff).
+func (a *App) RestartToApply() error {
+	_, err := a.l.RestartToApply(context.Background())
+	return err
+}
+
 // OpenLogFolder opens <state>/logs in the file manager.
 func (a *App) OpenLogFolder() error {
 	return a.l.OpenExternal(filepath.Join(a.stateDir, "logs"))

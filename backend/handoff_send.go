@@ -36,6 +36,12 @@ func (l *Launcher) Handoff(ctx context.Context, args HandoffArgs) (*HandoffResul
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
+	if args.To == "" { // apply the update a package upgrade put on disk
+		if !l.ExecutableChanged() {
+			return nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
+		}
+		args.To = l.exe.stamp.path
+	}
 	to, err := checkSuccessor(ctx, args.To)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,8 @@ type Launcher struct {
 
 	focus atomic.Pointer[func()] // set by the GUI
 
+	exe *exeWatch // the watch on our own executable; nil when none runs
+
 	noticeMu sync.Mutex // guards notices
 	notices  []string
 
@@ -176,6 +178,7 @@ func (l *Launcher) Start() {
 	ctlCtx, ctlCancel := context.WithCancel(context.Background())
 	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
 	l.serveControl()
+	l.watchExecutable()
 	if err := proc.SetChildSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
@@ -244,6 +247,9 @@ func (l *Launcher) Shutdown() error {
 			_ = proc.SetChildSubreaper(false)
 		}
 		close(l.backendsGone)
+		if l.exe != nil {
+			l.exe.stop()
+		}
 		if l.ctlCancel != nil {
 			l.ctlCancel()
 		}

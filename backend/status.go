@@ -20,6 +20,9 @@ type InstanceInfo struct {
 	Version  string    `json:"version,omitempty"`
 	Started  time.Time `json:"started_at"`
 	Shim     bool      `json:"shim"`
+	// RestartToApply is set once our executable was replaced on disk (a
+	// package upgrade): a handoff to it applies the update.
+	RestartToApply bool `json:"restart_to_apply,omitempty"`
 }
 
 // Status is what `status --json` prints.
@@ -39,6 +42,7 @@ func (l *Launcher) Status() Status {
 	st := Status{Instance: InstanceInfo{
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
+		RestartToApply: l.ExecutableChanged(),
 	}}
 	l.noticeMu.Lock()
 	st.Notices = append([]string(nil), l.notices...)

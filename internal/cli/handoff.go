@@ -17,7 +17,7 @@ func cmdHandoff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: hermes-desktop handoff --to PATH [--mode restart|adopt] [--timeout D] [--state-dir DIR]
+		fmt.Fprintln(stderr, `usage: hermes-desktop handoff [--to PATH] [--mode restart|adopt] [--timeout D] [--state-dir DIR]
 
 Hands the running instance over to the binary at PATH (an update), with no
 orphan and no duplicate backend:
@@ -25,12 +25,15 @@ orphan and no duplicate backend:
            boots normally (reap, spawn). Downtime: teardown + start.
   adopt    the backends keep running: PATH takes them over (same PIDs,
            same ports) and the old instance exits. No downtime.
+Without --to, applies an update a package upgrade put on disk: the running
+instance's own executable, replaced (adopt mode unless --mode says
+otherwise; refused when it has not changed).
 Exits 0 once the new instance answers; otherwise the old one is still in
 charge (with its backends), and the reason is printed.`)
 		fs.PrintDefaults()
 	}
-	to := fs.String("to", "", "path of the new hermes-desktop binary")
-	mode := fs.String("mode", "restart", "restart or adopt")
+	to := fs.String("to", "", "path of the new hermes-desktop binary (default: the running one's executable, replaced on disk)")
+	mode := fs.String("mode", "", "restart or adopt (default: restart with --to, adopt without)")
 	timeout := fs.Duration("timeout", time.Minute, "how long the whole handoff may take")
 	stateDir := fs.String("state-dir", "", "state directory of the instance (env HERMES_DESKTOP_STATE_DIR)")
 	if err := fs.Parse(args); err != nil {
@@ -39,9 +42,15 @@ charge (with its backends), and the reason is printed.`)
 		}
 		return ExitUsage
 	}
-	if *to == "" || fs.NArg() > 0 {
+	if fs.NArg() > 0 {
 		fs.Usage()
 		return ExitUsage
+	}
+	if *mode == "" {
+		*mode = string(backend.HandoffRestart)
+		if *to == "" {
+			*mode = string(backend.HandoffAdopt)
+		}
 	}
 	dir, err := resolveStateDir(*stateDir)
 	if err != nil {

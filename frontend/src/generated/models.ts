@@ -66,6 +66,7 @@ export interface InstanceInfo {
   /** RFC3339 (time.Time) */
   started_at: string;
   shim: boolean;
+  restart_to_apply?: boolean;
 }
 
 /** Generated from backend.Status. */

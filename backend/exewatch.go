@@ -1,0 +1,61 @@
+package backend
+
+import (
+	"context"
+	"time"
+)
+
+// A package upgrade (dpkg, an installer) can replace our executable under
+// the running app. The launcher notices and offers "Restart to apply": an
+// adopt handoff to the new file, so the backends keep running.
+
+// exeWatch is the state of the watch on our own executable.
+type exeWatch struct {
+	stamp   exeStamp      // the executable as we started from it
+	changed chan struct{} // closed once it changed on disk
+	stop    func()        // ends the watch goroutine and waits for it
+}
+
+// watchExecutable starts watching l.cfg.Self. The goroutine it starts is
+// owned by the launcher and ended by Shutdown.
+func (l *Launcher) watchExecutable() {
+	w := &exeWatch{stamp: stampExecutable(l.cfg.Self), changed: make(chan struct{})}
+	if w.stamp.path == "" {
+		return // not a file we can stat: nothing to watch
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	w.stop = func() { cancel(); <-done }
+	l.exe = w
+	go func() {
+		defer close(done)
+		if err := waitReplaced(ctx, w.stamp); err != nil {
+			l.cfg.Logger.Debug("not watching the executable", "err", err)
+			return
+		}
+		close(w.changed)
+		l.AddNotice("Hermes Desktop was updated on disk: restart to apply (your backends keep running)")
+		l.events.publish(Event{Kind: EventStatus})
+		l.cfg.Logger.Info("the executable was replaced on disk", "path", w.stamp.path)
+	}()
+}
+
+// ExecutableChanged reports whether our executable was replaced since we
+// started.
+func (l *Launcher) ExecutableChanged() bool {
+	if l.exe == nil {
+		return false
+	}
+	select {
+	case <-l.exe.changed:
+		return true
+	default:
+		return false
+	}
+}
+
+// RestartToApply hands this instance over to the new executable on disk in
+// adopt mode: the backends keep their processes and ports.
+func (l *Launcher) RestartToApply(ctx context.Context) (*HandoffResult, error) {
+	return l.Handoff(ctx, HandoffArgs{Mode: HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
+}

@@ -1,0 +1,26 @@
+//go:build !linux
+
+package backend
+
+import (
+	"context"
+	"time"
+)
+
+// waitReplaced checks the file once a minute on systems where this watch
+// has no inotify (kqueue's NOTE_RENAME and ReadDirectoryChangesW would do;
+// a minute is soon enough to offer "Restart to apply").
+func waitReplaced(ctx context.Context, stamp exeStamp) error {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if stamp.changed() {
+				return nil
+			}
+		}
+	}
+}
