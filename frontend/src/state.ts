@@ -81,7 +81,7 @@ export function initialState(tab: Tab = "backends"): AppState {
   };
 }
 
-export type Tone = "ok" | "busy" | "bad" | "idle";
+export type Tone = "ok" | "busy" | "bad" | "idle" | "info";
 
 /** The header's one-glance summary: "1 backend ready", "2 of 3 ready". */
 export function instanceSummary(status: Status | null): { text: string; tone: Tone } {
@@ -89,7 +89,8 @@ export function instanceSummary(status: Status | null): { text: string; tone: To
   const bs = status.backends ?? [];
   if (bs.length === 0) return { text: "No backends configured", tone: "idle" };
   const n = (st: string) => bs.filter((b) => b.state === st).length;
-  const ready = n("ready");
+  // An attached backend (someone else's Hermes) serves as well as our own.
+  const ready = n("ready") + n("external");
   const failed = n("failed");
   const busy = n("starting") + n("restarting");
   const stopped = n("stopped");
