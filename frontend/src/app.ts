@@ -1,6 +1,7 @@
 // The controller: owns the state, talks to the HermesAPI it is given, and
 // patches the DOM from the pure views.
 
+import { BackendActions } from "./backendactions";
 import { h, morph } from "./dom";
 import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
@@ -41,6 +42,7 @@ export class App {
   private logSig = "";
   private logContainer: HTMLElement | null = null;
   private logsRequested = new Set<string>();
+  private readonly backends: BackendActions;
 
   constructor(
     private readonly api: HermesAPI,
@@ -51,6 +53,12 @@ export class App {
     this.state.preview = !!opts.preview;
     this.now = opts.now ?? (() => Date.now());
     this.schedule = opts.schedule ?? ((fn) => requestAnimationFrame(() => fn()));
+    this.backends = new BackendActions({
+      state: this.state,
+      api,
+      run: (busyKey, errKey, fn) => this.run(busyKey, errKey, fn),
+      update: () => this.update(),
+    });
     root.addEventListener("click", this.onClick);
     root.addEventListener("input", this.onInput);
     root.addEventListener("change", this.onInput);
@@ -191,6 +199,7 @@ export class App {
   setTab(tab: Tab): void {
     if (this.state.tab === tab) return;
     this.state.tab = tab;
+    this.state.errors.delete("topbar"); // its button is not on every tab
     this.opts.onTab?.(tab);
     if (tab === "logs") {
       this.state.logFollow = true;
@@ -257,16 +266,6 @@ export class App {
     }
   }
 
-  private backendAction(action: string, name: string): void {
-    const call =
-      action === "restart"
-        ? () => this.api.Restart(name)
-        : action === "start"
-          ? () => this.api.StartBackend(name)
-          : () => this.api.StopBackend(name);
-    void this.run(`${action}:${name}`, `backend:${name}`, call);
-  }
-
   // ---- events -------------------------------------------------------------
 
   private onClick = (ev: Event): void => {
@@ -276,6 +275,12 @@ export class App {
     if (target instanceof HTMLButtonElement && target.type === "submit") return; // handled by onSubmit
     const a = target.dataset.action ?? "";
     const name = target.dataset.name ?? "";
+    // A confirmation ("Copied URL and token") lasts until the next action.
+    if (this.state.notes.size) {
+      this.state.notes.clear();
+      this.update();
+    }
+    if (this.backends.click(a, target)) return;
     switch (a) {
       case "tab":
         ev.preventDefault();
@@ -287,20 +292,9 @@ export class App {
       case "quit":
         void this.run("quit", "quit", () => this.api.Quit());
         break;
-      case "restart":
-      case "start":
-      case "stop":
-        this.backendAction(a, name);
-        break;
       case "restart-all":
         void this.run("restart:", "backend:", () => this.api.Restart(""));
         break;
-      case "open-url": {
-        const url = target.dataset.url ?? "";
-        const owner = this.state.status?.backends.find((b) => b.url === url)?.name ?? "";
-        void this.run(`open-url:${url}`, `backend:${owner}`, () => this.api.OpenURL(url));
-        break;
-      }
       case "show-logs":
         this.state.logBackend = (this.state.status?.backends.length ?? 0) > 1 ? name : "";
         this.setTab("logs");

@@ -44,6 +44,9 @@ export interface AppState {
   busy: Set<string>;
   /** Inline errors by scope, e.g. "backend:hermes", "quit", "logs". */
   errors: Map<string, string>;
+  /** Short confirmations by scope ("backend:api" -> "Copied URL and
+   *  token"), cleared by the next action; never a secret. */
+  notes: Map<string, string>;
   logs: LogBuffer;
   logFilter: string;
   /** "" = all backends. */
@@ -68,6 +71,7 @@ export function initialState(tab: Tab = "backends"): AppState {
     refreshError: null,
     busy: new Set(),
     errors: new Map(),
+    notes: new Map(),
     logs: new LogBuffer(),
     logFilter: "",
     logBackend: "",
