@@ -42,6 +42,8 @@ export class App {
   private logSig = "";
   private logContainer: HTMLElement | null = null;
   private logsRequested = new Set<string>();
+  /** A selector to focus after the next render (a form opened or closed). */
+  private focusAfterRender: string | null = null;
   private readonly backends: BackendActions;
 
   constructor(
@@ -58,11 +60,17 @@ export class App {
       api,
       run: (busyKey, errKey, fn) => this.run(busyKey, errKey, fn),
       update: () => this.update(),
+      refresh: () => this.refresh(),
+      focusAfterRender: (selector) => {
+        this.focusAfterRender = selector;
+      },
+      focusNow: (selector) => this.focusNow(selector),
     });
     root.addEventListener("click", this.onClick);
     root.addEventListener("input", this.onInput);
     root.addEventListener("change", this.onInput);
     root.addEventListener("submit", this.onSubmit);
+    root.addEventListener("keydown", this.onKeyDown);
     root.addEventListener("scroll", this.onScroll, true);
   }
 
@@ -97,6 +105,7 @@ export class App {
     this.root.removeEventListener("input", this.onInput);
     this.root.removeEventListener("change", this.onInput);
     this.root.removeEventListener("submit", this.onSubmit);
+    this.root.removeEventListener("keydown", this.onKeyDown);
     this.root.removeEventListener("scroll", this.onScroll, true);
   }
 
@@ -132,6 +141,8 @@ export class App {
     this.state.status = st;
     this.state.load = { kind: "ready" };
     this.state.refreshError = null;
+    const names = new Set((st.backends ?? []).map((b) => b.name));
+    if (this.state.removeConfirm !== null && !names.has(this.state.removeConfirm)) this.state.removeConfirm = null;
     for (const b of st.backends ?? []) void this.loadInitialLogs(b.name);
     this.update();
   }
@@ -346,7 +357,14 @@ export class App {
     if (form.dataset?.form === "settings") {
       ev.preventDefault();
       void this.saveSettings();
+    } else if (form.dataset?.form === "add-backend") {
+      ev.preventDefault();
+      void this.backends.saveAddBackend();
     }
+  };
+
+  private onKeyDown = (ev: KeyboardEvent): void => {
+    if (ev.key === "Escape" && this.backends.escape(ev.target as Element | null)) ev.preventDefault();
   };
 
   private onInput = (ev: Event): void => {
@@ -363,6 +381,8 @@ export class App {
       this.state.logFollow = true;
       this.state.logUnseen = 0;
       this.update();
+    } else if (kind === "add") {
+      this.backends.addInput(el, ev.type);
     } else if (kind === "setting") {
       const st = this.state.settings;
       if (!st.draft) return;
@@ -388,6 +408,10 @@ export class App {
       this.update();
     }
   };
+
+  private focusNow(selector: string): void {
+    this.root.querySelector<HTMLElement>(selector)?.focus();
+  }
 
   private onScroll = (ev: Event): void => {
     const el = ev.target as HTMLElement;
@@ -456,6 +480,10 @@ export class App {
     else this.root.appendChild(tree);
     if (s.tab === "logs" && s.load.kind === "ready") this.syncLogs(visible);
     else this.logContainer = null;
+    if (this.focusAfterRender) {
+      this.focusNow(this.focusAfterRender);
+      this.focusAfterRender = null;
+    }
   }
 
   private syncLogs(visible: LogLine[]): void {

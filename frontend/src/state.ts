@@ -1,5 +1,6 @@
 // The page's state and pure derivations from it.
 
+import { emptyAddForm, type AddForm } from "./addbackend";
 import { LogBuffer } from "./logbuffer";
 import { initialReapFlow, type ReapFlow } from "./reap";
 import type { SettingsDraft, SettingsErrors } from "./settings";
@@ -47,6 +48,10 @@ export interface AppState {
   /** Short confirmations by scope ("backend:api" -> "Copied URL and
    *  token"), cleared by the next action; never a secret. */
   notes: Map<string, string>;
+  /** The Add backend form on the Backends page. */
+  addForm: AddForm;
+  /** The backend whose Remove waits for a confirmation, if any. */
+  removeConfirm: string | null;
   logs: LogBuffer;
   logFilter: string;
   /** "" = all backends. */
@@ -72,6 +77,8 @@ export function initialState(tab: Tab = "backends"): AppState {
     busy: new Set(),
     errors: new Map(),
     notes: new Map(),
+    addForm: emptyAddForm(),
+    removeConfirm: null,
     logs: new LogBuffer(),
     logFilter: "",
     logBackend: "",

@@ -111,7 +111,7 @@ describe("backend cards", () => {
     const f = fakeApi();
     const { root } = await mount(f.api);
     const labels = Array.from(root.querySelectorAll(".backend .card-actions button")).map((b) => b.textContent);
-    expect(labels).toEqual(["Copy connection details", "Restart", "Stop"]);
+    expect(labels).toEqual(["Copy connection details", "Restart", "Stop", "Remove"]);
     expect(byText(root, "button", "Try again")).toBeNull();
     expect(root.querySelector(".command-text")!.textContent).toBe("hermes serve --port 0");
   });

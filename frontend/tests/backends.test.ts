@@ -1,10 +1,10 @@
-// The Backends page by kind (dashboard, API server, attached), Open Hermes
-// and connection details.
+// The Backends page by kind (dashboard, API server, attached), Open Hermes,
+// connection details, adding and removing backends.
 import { afterEach, describe, expect, it } from "vitest";
 import { App } from "../src/app";
 import type { Tab } from "../src/state";
 import type { HermesAPI } from "../src/types";
-import { backend, CONNECTION_DETAILS, fakeApi, flush, status, TOKEN } from "./fixtures";
+import { backend, CONNECTION_DETAILS, deferred, fakeApi, flush, status, TOKEN } from "./fixtures";
 
 const NOW = Date.parse("2024-05-01T10:03:14Z");
 let mounted: { app: App; root: HTMLElement }[] = [];
@@ -63,7 +63,7 @@ describe("a dashboard card", () => {
     expect(page.querySelector("dd")!.textContent).toBe("http://127.0.0.1:43817/");
     expect(page.querySelector("a, button")).toBeNull();
     expect(c.textContent).not.toContain("API only");
-    expect(actionLabels(c)).toEqual(["Open Hermes", "Restart", "Stop"]);
+    expect(actionLabels(c)).toEqual(["Open Hermes", "Restart", "Stop", "Remove"]);
     const open = c.querySelector<HTMLButtonElement>('[data-action="open-hermes"]')!;
     expect(open.classList.contains("btn-primary")).toBe(true);
     expect(open.getAttribute("aria-label")).toBe("Open Hermes: hermes, in your browser");
@@ -97,7 +97,7 @@ describe("an API server card", () => {
     expect(c.querySelector(".kind-chip")!.textContent).toBe("API server");
     expect(byText(c, ".fact", "Address")!.textContent).toBe("AddressAPI onlyhttp://127.0.0.1:43901/");
     expect(c.querySelector('[data-action="open-hermes"]')).toBeNull();
-    expect(actionLabels(c)).toEqual(["Copy connection details", "Restart", "Stop"]);
+    expect(actionLabels(c)).toEqual(["Copy connection details", "Restart", "Stop", "Remove"]);
   });
 
   it("copies the details to the clipboard and confirms without ever showing the token", async () => {
@@ -160,7 +160,7 @@ describe("an attached backend", () => {
     expect(badge.textContent).toBe("Attached");
     expect(badge.classList.contains("tone-info")).toBe(true);
     expect(c.querySelector(".attached-note")!.textContent).toBe("Hermes was already running; this app uses it and never stops it.");
-    expect(actionLabels(c)).toEqual(["Open Hermes", "Check again", "Detach"]);
+    expect(actionLabels(c)).toEqual(["Open Hermes", "Check again", "Detach", "Remove"]);
     expect(byText(c, "button", "Stop")).toBeNull();
     expect(byText(c, "button", "Restart")).toBeNull();
     expect(byText(c, ".fact", "Page")!.textContent).toContain("http://127.0.0.1:9119/");
@@ -202,5 +202,209 @@ describe("Open Hermes in the page header and the top bar", () => {
     expect(root.querySelector('[data-action="open-hermes"]')).toBeNull();
     app.setTab("logs");
     expect(root.querySelector('[data-action="open-hermes"]')).toBeNull();
+  });
+});
+
+describe("Add backend", () => {
+  const type = (root: HTMLElement, field: string, value: string) => {
+    const el = root.querySelector<HTMLInputElement>(`[data-input="add"][data-field="${field}"]`);
+    if (!el) throw new Error(`no field ${field}`);
+    el.value = value;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  };
+  const pickKind = (root: HTMLElement, kind: string) => {
+    const el = root.querySelector<HTMLInputElement>(`#add-kind-${kind}`)!;
+    el.checked = true;
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+  const submit = (root: HTMLElement) => root.querySelector("form.add-form")!.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+  const fieldError = (root: HTMLElement, field: string) => root.querySelector(`#add-${field}-err`)?.textContent;
+  const openForm = async (st = status([dashboard(), serve()])) => {
+    const f = fakeApi(st);
+    const m = await mount(f.api);
+    const add = byText(m.root, ".page-head button", "Add backend")!;
+    expect(add.getAttribute("aria-expanded")).toBe("false");
+    expect(m.root.querySelector("form.add-form")).toBeNull();
+    click(add);
+    return { f, ...m };
+  };
+
+  it("opens an inline form with the name focused and the three kinds explained", async () => {
+    const { root } = await openForm();
+    const form = root.querySelector("form.add-form")!;
+    expect(byText(root, ".page-head button", "Add backend")!.getAttribute("aria-expanded")).toBe("true");
+    expect(document.activeElement).toBe(root.querySelector("#add-name"));
+    const kinds = Array.from(form.querySelectorAll(".kind-option")).map((k) => [k.querySelector(".kind-title")!.textContent, k.querySelector(".kind-help")!.textContent]);
+    expect(kinds).toEqual([
+      ["Dashboard", "Hermes' web UI with chat"],
+      ["API server", "hermes serve, for Hermes clients"],
+      ["Custom", "any command serving HTTP on 127.0.0.1"],
+    ]);
+    expect(root.querySelector<HTMLInputElement>("#add-kind-dashboard")!.checked).toBe(true);
+    expect(form.querySelector("#add-profile")).not.toBeNull();
+    expect(form.querySelector("#add-command")).toBeNull();
+  });
+
+  it("validates the name as Go does and saves nothing until it is right", async () => {
+    const { root, f } = await openForm();
+    submit(root);
+    await flush();
+    expect(fieldError(root, "name")).toBe("Enter a name");
+    expect(document.activeElement).toBe(root.querySelector("#add-name"));
+    for (const [bad, msg] of [
+      ["-lead", "Use letters, digits, '.', '_' or '-', starting with a letter or digit"],
+      ["has space", "Use letters, digits, '.', '_' or '-', starting with a letter or digit"],
+      ["a".repeat(65), "At most 64 characters"],
+      ["api", "A backend is already named api"],
+    ]) {
+      type(root, "name", bad);
+      submit(root);
+      await flush();
+      expect(fieldError(root, "name"), bad).toBe(msg);
+    }
+    expect(root.querySelector("#add-name")!.getAttribute("aria-invalid")).toBe("true");
+    // Fixed as typed.
+    type(root, "name", "a".repeat(64));
+    expect(fieldError(root, "name")).toBeUndefined();
+    type(root, "profile", "--evil");
+    submit(root);
+    await flush();
+    expect(fieldError(root, "profile")).toBe("A profile name does not start with '-'");
+    expect(f.api.AddBackend).not.toHaveBeenCalled();
+  });
+
+  it("switches fields with the kind: a command for Custom, a profile otherwise", async () => {
+    const { root, f } = await openForm();
+    type(root, "name", "tools");
+    type(root, "profile", "work");
+    pickKind(root, "custom");
+    expect(root.querySelector("#add-profile")).toBeNull();
+    expect(root.querySelector("#add-command")).not.toBeNull();
+    expect(root.querySelector(".kind-option.is-selected")!.textContent).toContain("Custom");
+    submit(root);
+    await flush();
+    expect(fieldError(root, "command")).toBe("Enter the command that starts the server");
+    expect(f.api.AddBackend).not.toHaveBeenCalled();
+    type(root, "command", "  python3 -m myserver --port 0 ");
+    expect(fieldError(root, "command")).toBeUndefined();
+    submit(root);
+    await flush();
+    // The profile typed before the switch is not sent with a custom command.
+    expect(f.api.AddBackend).toHaveBeenCalledWith({ name: "tools", kind: "custom", command: "python3 -m myserver --port 0" });
+  });
+
+  it("sends a profile as --profile and closes on success", async () => {
+    const { root, f } = await openForm();
+    type(root, "name", " research ");
+    pickKind(root, "serve");
+    expect(root.querySelector<HTMLInputElement>("#add-profile")).not.toBeNull();
+    type(root, "profile", "research");
+    const d = deferred<void>();
+    f.api.AddBackend.mockReturnValueOnce(d.promise);
+    submit(root);
+    const save = root.querySelector<HTMLButtonElement>('.add-form button[type="submit"]')!;
+    expect(save.disabled).toBe(true);
+    expect(save.getAttribute("aria-busy")).toBe("true");
+    expect(save.textContent).toBe("Adding…");
+    submit(root); // a second submit while pending does nothing
+    expect(f.api.AddBackend).toHaveBeenCalledTimes(1);
+    expect(f.api.AddBackend).toHaveBeenCalledWith({ name: "research", kind: "serve", args: ["--profile", "research"] });
+    d.resolve();
+    await flush();
+    expect(root.querySelector("form.add-form")).toBeNull();
+    expect(f.api.Status).toHaveBeenCalledTimes(2); // the new card without waiting for an event
+    expect(document.activeElement).toBe(byText(root, ".page-head button", "Add backend"));
+    // Opened again, the form is empty.
+    click(byText(root, ".page-head button", "Add backend"));
+    expect(root.querySelector<HTMLInputElement>("#add-name")!.value).toBe("");
+  });
+
+  it("sends a dashboard without a profile as just its name and kind", async () => {
+    const { root, f } = await openForm(status([]));
+    expect(root.textContent).not.toContain("No backend running"); // the form replaces the empty state
+    type(root, "name", "hermes");
+    submit(root);
+    await flush();
+    expect(f.api.AddBackend).toHaveBeenCalledWith({ name: "hermes", kind: "dashboard" });
+  });
+
+  it("shows Go's refusal in the form and keeps what was typed", async () => {
+    const { root, f } = await openForm();
+    f.api.AddBackend.mockRejectedValueOnce("backend x: command: unterminated quote");
+    pickKind(root, "custom");
+    type(root, "name", "x");
+    type(root, "command", "serve 'oops");
+    submit(root);
+    await flush();
+    const err = root.querySelector(".add-form .inline-error")!;
+    expect(err.textContent).toBe("backend x: command: unterminated quote");
+    expect(err.getAttribute("role")).toBe("alert");
+    expect(root.querySelector<HTMLInputElement>("#add-command")!.value).toBe("serve 'oops");
+    expect(root.querySelector<HTMLButtonElement>('.add-form button[type="submit"]')!.disabled).toBe(false);
+  });
+
+  it("Cancel and Escape close it without saving", async () => {
+    const { root, f } = await openForm();
+    type(root, "name", "draft");
+    click(byText(root, ".add-form button", "Cancel"));
+    expect(root.querySelector("form.add-form")).toBeNull();
+    click(byText(root, ".page-head button", "Add backend"));
+    expect(root.querySelector<HTMLInputElement>("#add-name")!.value).toBe("");
+    root.querySelector("#add-name")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    expect(root.querySelector("form.add-form")).toBeNull();
+    expect(f.api.AddBackend).not.toHaveBeenCalled();
+  });
+});
+
+describe("Remove", () => {
+  it("asks first, then removes the backend", async () => {
+    const f = fakeApi(status([dashboard(), serve()]));
+    const { root } = await mount(f.api);
+    const remove = card(root, "api").querySelector<HTMLButtonElement>('[data-action="remove-ask"]')!;
+    expect(remove.getAttribute("aria-label")).toBe("Remove backend api");
+    click(remove);
+    const confirm = card(root, "api").querySelector(".remove-confirm")!;
+    expect(confirm.textContent).toContain("Remove backend api? Its processes are stopped.");
+    expect(card(root, "hermes").querySelector(".remove-confirm")).toBeNull();
+    expect(f.api.RemoveBackend).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(confirm.querySelector('[data-action="remove-cancel"]'));
+    // Cancel: nothing happens.
+    click(byText(confirm, "button", "Cancel"));
+    expect(root.querySelector(".remove-confirm")).toBeNull();
+    expect(f.api.RemoveBackend).not.toHaveBeenCalled();
+    // Again, and confirmed.
+    click(card(root, "api").querySelector('[data-action="remove-ask"]'));
+    const d = deferred<void>();
+    f.api.RemoveBackend.mockReturnValueOnce(d.promise);
+    click(card(root, "api").querySelector('[data-action="remove-confirm"]'));
+    const busy = card(root, "api").querySelector<HTMLButtonElement>('[data-action="remove-confirm"]')!;
+    expect(busy.textContent).toBe("Removing…");
+    expect(busy.disabled).toBe(true);
+    expect(card(root, "api").querySelector<HTMLButtonElement>('[data-action="stop"]')!.disabled).toBe(true);
+    expect(f.api.RemoveBackend).toHaveBeenCalledWith("api");
+    f.api.Status.mockResolvedValue(status([dashboard()]));
+    d.resolve();
+    await flush();
+    expect(root.querySelector('[data-key="backend:api"]')).toBeNull();
+    expect(root.querySelector(".remove-confirm")).toBeNull();
+  });
+
+  it("shows Go's error on the card and keeps the question open", async () => {
+    const f = fakeApi(status([serve()]));
+    f.api.RemoveBackend.mockRejectedValueOnce("backend api did not stop in time");
+    const { root } = await mount(f.api);
+    click(root.querySelector('[data-action="remove-ask"]'));
+    click(root.querySelector('[data-action="remove-confirm"]'));
+    await flush();
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("backend api did not stop in time");
+    expect(root.querySelector(".remove-confirm")).not.toBeNull();
+  });
+
+  it("says an attached Hermes keeps running", async () => {
+    const { root } = await mount(fakeApi(status([attached()])).api);
+    click(root.querySelector('[data-action="remove-ask"]'));
+    expect(root.querySelector(".remove-confirm")!.textContent).toContain(
+      "Remove backend hermes? This app detaches from it; the Hermes already running keeps running.",
+    );
   });
 });

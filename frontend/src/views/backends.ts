@@ -3,6 +3,7 @@ import { formatBytes, formatUptime, plural, shellJoin } from "../format";
 import { kindHelp, kindLabel, stateLabel, stateTone } from "../reasons";
 import type { AppState } from "../state";
 import type { BackendStatus } from "../types";
+import { addBackendForm } from "./addbackend";
 import { badge, button, emptyState, icon, inlineError, pageHeader } from "../ui";
 
 function busy(s: AppState, action: string, name: string): boolean {
@@ -15,7 +16,7 @@ function fact(label: string, value: Node | string, mono = false): HTMLElement {
 
 /** The actions that change a backend's process; the page and copy actions
  *  run alongside them. */
-const LIFECYCLE = ["restart", "start", "stop"];
+const LIFECYCLE = ["restart", "start", "stop", "remove"];
 
 /** The first fact: the page a person opens, or the API's address. */
 function addressFact(b: BackendStatus): HTMLElement {
@@ -85,7 +86,39 @@ function cardActions(b: BackendStatus, s: AppState): HTMLElement[] {
       button("Start", { action: "start", icon: "play", size: "sm", variant: "primary", busy: busy(s, "start", name), busyLabel: "Starting…", disabled: anyBusy, attrs }),
     );
   }
+  out.push(
+    button("Remove", {
+      action: "remove-ask",
+      icon: "trash",
+      size: "sm",
+      variant: "ghost",
+      disabled: anyBusy || s.removeConfirm === name,
+      title: `Remove backend ${name}`,
+      attrs: { ...attrs, "aria-label": `Remove backend ${name}`, "aria-expanded": s.removeConfirm === name ? "true" : "false" },
+    }),
+  );
   return out;
+}
+
+/** The confirmation a Remove waits for. */
+function removeConfirm(b: BackendStatus, s: AppState): HTMLElement | null {
+  if (s.removeConfirm !== b.name) return null;
+  const consequence =
+    b.state === "external"
+      ? "This app detaches from it; the Hermes already running keeps running."
+      : "Its processes are stopped.";
+  return h(
+    "div.remove-confirm",
+    { role: "group", "aria-label": `Confirm removing ${b.name}` },
+    icon("warning", 16),
+    h("p.remove-question", null, h("strong", null, `Remove backend ${b.name}?`), ` ${consequence}`),
+    h(
+      "div.remove-actions",
+      null,
+      button("Remove", { action: "remove-confirm", variant: "danger", size: "sm", busy: busy(s, "remove", b.name), busyLabel: "Removing…", attrs: { "data-name": b.name } }),
+      button("Cancel", { action: "remove-cancel", variant: "ghost", size: "sm", disabled: busy(s, "remove", b.name), attrs: { "data-name": b.name } }),
+    ),
+  );
 }
 
 export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLElement {
@@ -167,6 +200,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
     inlineError(s.errors.get(`backend:${b.name}`)),
     // Always present, so a screen reader hears the note when it appears.
     h("div.card-note-slot", { role: "status" }, note ? h("p.card-note", null, icon("check", 14), h("span", null, note)) : null),
+    removeConfirm(b, s),
     b.state === "external"
       ? h("p.attached-note", null, icon("info", 14), h("span", null, "Hermes was already running; this app uses it and never stops it."))
       : null,
@@ -207,21 +241,29 @@ export function openHermesButton(s: AppState, errKey: string): HTMLElement {
 export function backendsView(s: AppState, now: number): HTMLElement {
   const bs = s.status?.backends ?? [];
   const multi = bs.length > 1;
+  const form = s.addForm;
   const head = pageHeader(
     "Backends",
     bs.length ? `${plural(bs.length, "backend")} supervised by this app` : null,
     multi
       ? button("Restart all", { action: "restart-all", icon: "restart", busy: s.busy.has("restart:"), busyLabel: "Restarting…" })
       : null,
+    button("Add backend", {
+      action: "add-open",
+      icon: "plus",
+      attrs: { "aria-expanded": form.open ? "true" : "false", "aria-controls": form.open ? "add-backend" : null },
+    }),
     hasPage(s) ? openHermesButton(s, "backend:") : null,
   );
+  const adding = form.open ? addBackendForm(form) : null;
   if (bs.length === 0) {
     return h(
       "section.page",
       null,
       head,
       inlineError(s.errors.get("backend:")),
-      emptyState("backends", "No backend running", "Hermes Desktop has no backend configured. Check the command in Settings, then restart the app."),
+      adding ??
+        emptyState("backends", "No backend running", "Hermes Desktop has no backend configured. Add one with Add backend: a Dashboard gives you Hermes' web UI."),
     );
   }
   return h(
@@ -229,6 +271,6 @@ export function backendsView(s: AppState, now: number): HTMLElement {
     null,
     head,
     inlineError(s.errors.get("backend:")),
-    h("div.cards", null, ...bs.map((b) => backendCard(b, s, now))),
+    h("div.cards", null, adding, ...bs.map((b) => backendCard(b, s, now))),
   );
 }
