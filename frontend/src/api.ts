@@ -22,6 +22,10 @@ interface WailsApp {
   StopBackend(name: string): Promise<void>;
   Logs(name: string, after: number, max: number): Promise<Wire.LogLine[] | null>;
   OpenURL(url: string): Promise<void>;
+  OpenHermes(name: string): Promise<string>;
+  ConnectionDetails(name: string): Promise<string>;
+  AddBackend(b: Wire.BackendSetting): Promise<void>;
+  RemoveBackend(name: string): Promise<void>;
   OpenLogFolder(): Promise<void>;
   ScanOrphans(): Promise<Wire.ReapReport>;
   ReapOrphans(pids: number[]): Promise<Wire.ReapReport>;
@@ -34,6 +38,7 @@ interface WailsApp {
 interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
   BrowserOpenURL(url: string): void;
+  ClipboardSetText(text: string): Promise<boolean>;
 }
 
 declare global {
@@ -106,6 +111,11 @@ export function createWailsApi(w: Window = window): HermesAPI {
     // Go decides what may be opened; no fallback to BrowserOpenURL, which
     // would bypass any check the Go side makes.
     OpenURL: (url) => app().OpenURL(url),
+    OpenHermes: (name) => app().OpenHermes(name),
+    ConnectionDetails: (name) => app().ConnectionDetails(name),
+    AddBackend: (b) => app().AddBackend(b),
+    RemoveBackend: (name) => app().RemoveBackend(name),
+    ClipboardSetText: (text) => rt().ClipboardSetText(text),
     OpenLogFolder: () => app().OpenLogFolder(),
     ScanOrphans: async () => normalizeReport(await app().ScanOrphans()),
     ReapOrphans: async (pids) => normalizeReport(await app().ReapOrphans(pids)),

@@ -1,6 +1,7 @@
 // The controller: owns the state, talks to the HermesAPI it is given, and
 // patches the DOM from the pure views.
 
+import { BackendActions } from "./backendactions";
 import { h, morph } from "./dom";
 import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
@@ -41,6 +42,9 @@ export class App {
   private logSig = "";
   private logContainer: HTMLElement | null = null;
   private logsRequested = new Set<string>();
+  /** A selector to focus after the next render (a form opened or closed). */
+  private focusAfterRender: string | null = null;
+  private readonly backends: BackendActions;
 
   constructor(
     private readonly api: HermesAPI,
@@ -51,10 +55,22 @@ export class App {
     this.state.preview = !!opts.preview;
     this.now = opts.now ?? (() => Date.now());
     this.schedule = opts.schedule ?? ((fn) => requestAnimationFrame(() => fn()));
+    this.backends = new BackendActions({
+      state: this.state,
+      api,
+      run: (busyKey, errKey, fn) => this.run(busyKey, errKey, fn),
+      update: () => this.update(),
+      refresh: () => this.refresh(),
+      focusAfterRender: (selector) => {
+        this.focusAfterRender = selector;
+      },
+      focusNow: (selector) => this.focusNow(selector),
+    });
     root.addEventListener("click", this.onClick);
     root.addEventListener("input", this.onInput);
     root.addEventListener("change", this.onInput);
     root.addEventListener("submit", this.onSubmit);
+    root.addEventListener("keydown", this.onKeyDown);
     root.addEventListener("scroll", this.onScroll, true);
   }
 
@@ -89,6 +105,7 @@ export class App {
     this.root.removeEventListener("input", this.onInput);
     this.root.removeEventListener("change", this.onInput);
     this.root.removeEventListener("submit", this.onSubmit);
+    this.root.removeEventListener("keydown", this.onKeyDown);
     this.root.removeEventListener("scroll", this.onScroll, true);
   }
 
@@ -124,6 +141,8 @@ export class App {
     this.state.status = st;
     this.state.load = { kind: "ready" };
     this.state.refreshError = null;
+    const names = new Set((st.backends ?? []).map((b) => b.name));
+    if (this.state.removeConfirm !== null && !names.has(this.state.removeConfirm)) this.state.removeConfirm = null;
     for (const b of st.backends ?? []) void this.loadInitialLogs(b.name);
     this.update();
   }
@@ -191,6 +210,7 @@ export class App {
   setTab(tab: Tab): void {
     if (this.state.tab === tab) return;
     this.state.tab = tab;
+    this.state.errors.delete("topbar"); // its button is not on every tab
     this.opts.onTab?.(tab);
     if (tab === "logs") {
       this.state.logFollow = true;
@@ -257,16 +277,6 @@ export class App {
     }
   }
 
-  private backendAction(action: string, name: string): void {
-    const call =
-      action === "restart"
-        ? () => this.api.Restart(name)
-        : action === "start"
-          ? () => this.api.StartBackend(name)
-          : () => this.api.StopBackend(name);
-    void this.run(`${action}:${name}`, `backend:${name}`, call);
-  }
-
   // ---- events -------------------------------------------------------------
 
   private onClick = (ev: Event): void => {
@@ -276,6 +286,12 @@ export class App {
     if (target instanceof HTMLButtonElement && target.type === "submit") return; // handled by onSubmit
     const a = target.dataset.action ?? "";
     const name = target.dataset.name ?? "";
+    // A confirmation ("Copied URL and token") lasts until the next action.
+    if (this.state.notes.size) {
+      this.state.notes.clear();
+      this.update();
+    }
+    if (this.backends.click(a, target)) return;
     switch (a) {
       case "tab":
         ev.preventDefault();
@@ -287,20 +303,9 @@ export class App {
       case "quit":
         void this.run("quit", "quit", () => this.api.Quit());
         break;
-      case "restart":
-      case "start":
-      case "stop":
-        this.backendAction(a, name);
-        break;
       case "restart-all":
         void this.run("restart:", "backend:", () => this.api.Restart(""));
         break;
-      case "open-url": {
-        const url = target.dataset.url ?? "";
-        const owner = this.state.status?.backends.find((b) => b.url === url)?.name ?? "";
-        void this.run(`open-url:${url}`, `backend:${owner}`, () => this.api.OpenURL(url));
-        break;
-      }
       case "show-logs":
         this.state.logBackend = (this.state.status?.backends.length ?? 0) > 1 ? name : "";
         this.setTab("logs");
@@ -352,7 +357,14 @@ export class App {
     if (form.dataset?.form === "settings") {
       ev.preventDefault();
       void this.saveSettings();
+    } else if (form.dataset?.form === "add-backend") {
+      ev.preventDefault();
+      void this.backends.saveAddBackend();
     }
+  };
+
+  private onKeyDown = (ev: KeyboardEvent): void => {
+    if (ev.key === "Escape" && this.backends.escape(ev.target as Element | null)) ev.preventDefault();
   };
 
   private onInput = (ev: Event): void => {
@@ -369,6 +381,8 @@ export class App {
       this.state.logFollow = true;
       this.state.logUnseen = 0;
       this.update();
+    } else if (kind === "add") {
+      this.backends.addInput(el, ev.type);
     } else if (kind === "setting") {
       const st = this.state.settings;
       if (!st.draft) return;
@@ -394,6 +408,10 @@ export class App {
       this.update();
     }
   };
+
+  private focusNow(selector: string): void {
+    this.root.querySelector<HTMLElement>(selector)?.focus();
+  }
 
   private onScroll = (ev: Event): void => {
     const el = ev.target as HTMLElement;
@@ -462,6 +480,10 @@ export class App {
     else this.root.appendChild(tree);
     if (s.tab === "logs" && s.load.kind === "ready") this.syncLogs(visible);
     else this.logContainer = null;
+    if (this.focusAfterRender) {
+      this.focusNow(this.focusAfterRender);
+      this.focusAfterRender = null;
+    }
   }
 
   private syncLogs(visible: LogLine[]): void {

@@ -44,7 +44,8 @@ export function formatUptime(
   b: { state: string; ready_at?: string; started_at?: string },
   now: number,
 ): string {
-  if (b.state === "stopped" || b.state === "failed") return "";
+  // An attached backend is not ours: its age is not known.
+  if (b.state === "stopped" || b.state === "failed" || b.state === "external") return "";
   const ready = parseTime(b.ready_at);
   if (b.state === "ready" && Number.isFinite(ready)) return `up ${formatDuration(now - ready)}`;
   const started = parseTime(b.started_at);

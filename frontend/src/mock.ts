@@ -1,15 +1,19 @@
 // An in-memory engine for `npm run dev` in a plain browser (no window.go).
-// It plays a backend going starting -> ready, writes log lines, samples a
-// process tree with duplicate children and carries a boot reap report.
+// It plays a dashboard and an API server (`hermes serve`) going starting ->
+// ready, writes log lines, samples a process tree with duplicate children
+// and carries a boot reap report. Backends can be added and removed.
 //
 // Add ?scenario=NAME to the page URL for other situations:
-//   failed  - a second backend that failed, plus a config notice
-//   error   - Status() rejects (the error screen)
-//   slow    - Status() never answers (the loading screen)
-//   empty   - no backends and no reap report
+//   failed   - a third backend that failed, plus a config notice
+//   attached - the dashboard attached to a Hermes someone else runs
+//   error    - Status() rejects (the error screen)
+//   slow     - Status() never answers (the loading screen)
+//   empty    - no backends and no reap report
 
 import { parseGoDuration } from "./settings";
 import type {
+  BackendKind,
+  BackendSetting,
   BackendStatus,
   HermesAPI,
   InstanceInfo,
@@ -23,7 +27,7 @@ import type {
   TreeSample,
 } from "./types";
 
-export type Scenario = "default" | "failed" | "error" | "slow" | "empty";
+export type Scenario = "default" | "failed" | "attached" | "error" | "slow" | "empty";
 
 type Listener<T> = (v: T) => void;
 
@@ -67,7 +71,7 @@ interface MockBackend {
 
 export function scenarioFromLocation(search: string): Scenario {
   const v = new URLSearchParams(search).get("scenario");
-  return v === "failed" || v === "error" || v === "slow" || v === "empty" ? v : "default";
+  return v === "failed" || v === "attached" || v === "error" || v === "slow" || v === "empty" ? v : "default";
 }
 
 export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): HermesAPI {
@@ -91,20 +95,33 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   };
 
   const backends: MockBackend[] = [];
-  const mk = (name: string, port: number, profile: string): MockBackend => ({
-    status: {
-      name,
-      state: "stopped",
-      pid: 0,
-      port: 0,
-      restarts: 0,
-      command: ["hermes", "serve", "--host", "127.0.0.1", "--port", "0", "--profile", profile, "--title", `Hermes (${profile})`],
-      tree: undefined,
-    },
-    seq: 0,
-    tick: 0,
-    basePid: port,
-  });
+  // The command Go resolves for a kind (ResolveCommand), or a custom one.
+  const commandOf = (kind: BackendKind, args: string[], custom = ""): string[] => {
+    if (kind === "custom") return custom.split(/\s+/).filter((w) => w);
+    const argv = ["hermes", kind];
+    if (kind === "dashboard") argv.push("--no-open");
+    return [...argv, "--host", "127.0.0.1", "--port", "0", ...args];
+  };
+  let nextPort = 43817;
+  const mk = (name: string, kind: BackendKind, args: string[] = [], custom = ""): MockBackend => {
+    const port = nextPort;
+    nextPort += 84;
+    return {
+      status: {
+        name,
+        kind,
+        state: "stopped",
+        pid: 0,
+        port: 0,
+        restarts: 0,
+        command: commandOf(kind, args, custom),
+        tree: undefined,
+      },
+      seq: 0,
+      tick: 0,
+      basePid: port,
+    };
+  };
 
   const bootReap: ReapReport = {
     started_at: iso(t0 - 2 * 3_600_000 - 14 * 60_000 + 150),
@@ -121,14 +138,14 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   };
 
   if (scenario !== "empty") {
-    const main = mk("hermes", 43817, "default");
+    const main = mk("hermes", "dashboard");
     // An earlier leak-guard restart, so the card shows why.
     main.status.restarts = 1;
     main.status.last_restart =
       "restarted before it ran out of file descriptors: pid 43824 (node /home/ada/.hermes/mcp/filesystem/watcher.js) has 3901 of 4096 files open (95%): it will fail with EMFILE soon";
-    backends.push(main);
+    backends.push(main, mk("api", "serve"));
   }
-  if (scenario === "failed") backends.push(mk("research", 43901, "research"));
+  if (scenario === "failed") backends.push(mk("research", "dashboard", ["--profile", "research"]));
 
   const snapshot = (): Status => ({
     instance,
@@ -187,9 +204,11 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       nofile_soft: 4096,
       processes,
       duplicates: [{ argv: mimir, count: 3, pids: [root + 4, root + 5, root + 6] }],
-      warnings: [
-        { kind: "duplicates", message: "3 copies of “mimir --db …/mimir.db” are running; usually there is one per backend." },
-      ],
+      // One card with a warning is enough to show what it looks like.
+      warnings:
+        b.status.name === "hermes"
+          ? [{ kind: "duplicates", message: "3 copies of “mimir --db …/mimir.db” are running; usually there is one per backend." }]
+          : [],
     };
   };
 
@@ -202,6 +221,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       shim_pid: nextPid - 1,
       port: 0,
       url: undefined,
+      page_url: undefined,
       started_at: iso(now),
       ready_at: undefined,
       last_error: undefined,
@@ -211,14 +231,18 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     };
     nextPid += 20;
     log(b, "launcher", `starting: ${b.status.command.join(" ")}`);
-    log(b, "stdout", "hermes 2.3.1 (profile " + (b.status.command[7] ?? "default") + ")");
+    const profile = b.status.command.indexOf("--profile");
+    log(b, "stdout", "hermes 2.3.1 (profile " + (profile >= 0 ? b.status.command[profile + 1] : "default") + ")");
     log(b, "stdout", "loading tools: filesystem, fetch, memory");
     emitStatus();
     setTimeout(() => {
       if (b.status.state !== "starting") return;
       log(b, "stdout", `HERMES_BACKEND_READY port=${b.basePid}`);
       log(b, "launcher", `ready: health check ${DEFAULTS.health_path} answered 200 after ${(readyAfter / 1000).toFixed(1)}s`);
-      b.status = { ...b.status, state: "ready", port: b.basePid, url: `http://127.0.0.1:${b.basePid}/`, ready_at: iso(Date.now()) };
+      const url = `http://127.0.0.1:${b.basePid}/`;
+      // Like Go: a serve backend is API only, the rest have a page.
+      const page_url = b.status.kind === "serve" ? undefined : url;
+      b.status = { ...b.status, state: "ready", port: b.basePid, url, page_url, ready_at: iso(Date.now()) };
       b.status.tree = sampleTree(b);
       emitStatus();
     }, readyAfter);
@@ -241,6 +265,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       restarts: 5,
       last_restart: "exited with status 1",
       url: undefined,
+      page_url: undefined,
       last_error: "Exited with status 1 five times in 2 minutes; gave up restarting it.",
       log_tail: tail,
       started_at: iso(Date.now() - 95_000),
@@ -250,9 +275,19 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     log(b, "launcher", "giving up after 5 crashes in 2m0s");
   };
 
+  // Someone else's Hermes: our command found it and attached.
+  const attach = (b: MockBackend) => {
+    const url = "http://127.0.0.1:9119/";
+    log(b, "launcher", `starting: ${b.status.command.join(" ")}`);
+    log(b, "stdout", `Hermes is already running at ${url}`);
+    log(b, "launcher", `Hermes is already running at ${url}: attached to it (it is not ours: never stopped or restarted by us)`);
+    b.status = { ...b.status, state: "external", pid: 0, shim_pid: undefined, port: 9119, url, page_url: url, started_at: iso(Date.now()), tree: undefined };
+  };
+
   // Start-up.
   for (const b of backends) {
     if (b.status.name === "research") fail(b);
+    else if (scenario === "attached" && b.status.name === "hermes") attach(b);
     else boot(b);
   }
 
@@ -318,6 +353,11 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     async Restart(name) {
       await delay(300);
       for (const b of targets(name)) {
+        if (b.status.state === "external") {
+          attach(b); // the command runs again and finds the same Hermes
+          emitStatus();
+          continue;
+        }
         log(b, "launcher", "restart requested");
         b.status.restarts++;
         b.status.last_restart = "restarted on request";
@@ -335,7 +375,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       const b = find(name);
       log(b, "launcher", `stopping: SIGTERM to ${b.status.pid}, grace ${settings.grace}`);
       log(b, "launcher", "stopped: exited with status 0");
-      b.status = { ...b.status, state: "stopped", pid: 0, shim_pid: undefined, port: 0, url: undefined, ready_at: undefined, tree: undefined };
+      b.status = { ...b.status, state: "stopped", pid: 0, shim_pid: undefined, port: 0, url: undefined, page_url: undefined, ready_at: undefined, tree: undefined };
       emitStatus();
     },
     async Logs(name, after, max) {
@@ -345,6 +385,47 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     },
     async OpenURL(url) {
       window.open(url, "_blank", "noopener");
+    },
+    async OpenHermes(name) {
+      await delay(80);
+      const b = name === "" ? backends.find((x) => x.status.page_url) : find(name);
+      const url = b?.status.page_url;
+      if (!url) throw name === "" || b?.status.kind !== "serve" ? "no backend with a page is ready" : `backend ${name} is API only (a serve backend); use its connection details`;
+      window.open(url, "_blank", "noopener");
+      return url;
+    },
+    async ConnectionDetails(name) {
+      await delay(80);
+      const b = find(name);
+      if (!b.status.url) throw `backend ${name} is ${b.status.state}`;
+      const token = "preview-token-not-real";
+      const ws = b.status.url.replace(/^http/, "ws").replace(/\/$/, "");
+      return `URL: ${b.status.url}\nToken: ${token}\nREST header: X-Hermes-Session-Token: ${token}\nWebSocket: ${ws}/api/ws?token=${token}\n`;
+    },
+    async AddBackend(setting: BackendSetting) {
+      await delay(300);
+      // Like Go (settings.Backend.Validate, Launcher.AddBackend).
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(setting.name)) throw `backend "${setting.name}": a name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`;
+      if (backends.some((x) => x.status.name === setting.name)) throw `bad request: a backend is already named "${setting.name}"`;
+      if (setting.kind === "custom" && !(setting.command ?? "").trim()) throw `backend ${setting.name}: a custom backend needs a command`;
+      const b = mk(setting.name, setting.kind, setting.args ?? [], setting.command ?? "");
+      backends.push(b);
+      boot(b);
+    },
+    async RemoveBackend(name) {
+      await delay(500);
+      const b = find(name);
+      if (b.status.state !== "external" && b.status.pid > 0) log(b, "launcher", `stopping: SIGTERM to ${b.status.pid}, grace ${settings.grace}`);
+      backends.splice(backends.indexOf(b), 1);
+      emitStatus();
+    },
+    async ClipboardSetText(text) {
+      try {
+        await navigator.clipboard.writeText(text);
+        return true;
+      } catch {
+        return false;
+      }
     },
     async OpenLogFolder() {
       await delay(150);

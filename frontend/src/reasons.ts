@@ -1,6 +1,6 @@
 // Plain-English labels for the reaper's reason and action words.
 
-import type { BackendState, ReapAction, ReapReason, TreeWarningKind } from "./types";
+import type { BackendKind, BackendState, ReapAction, ReapReason, TreeWarningKind } from "./types";
 
 // Keyed by the generated unions: a word Go adds or drops fails tsc here.
 const REASONS: Record<ReapReason, string> = {
@@ -44,6 +44,8 @@ const STATES: Record<BackendState, string> = {
   restarting: "Restarting",
   failed: "Failed",
   stopped: "Stopped",
+  // Someone else's Hermes, which this app uses and never stops.
+  external: "Attached",
 };
 
 export function stateLabel(state: string): string {
@@ -51,10 +53,12 @@ export function stateLabel(state: string): string {
 }
 
 /** The colour family of a state badge. */
-export function stateTone(state: string): "ok" | "busy" | "bad" | "idle" {
+export function stateTone(state: string): "ok" | "busy" | "bad" | "idle" | "info" {
   switch (state) {
     case "ready":
       return "ok";
+    case "external":
+      return "info";
     case "starting":
     case "restarting":
       return "busy";
@@ -76,6 +80,25 @@ export function actionTone(action: string): "ok" | "busy" | "bad" | "idle" {
     default:
       return "idle";
   }
+}
+
+const KINDS: Record<BackendKind, { label: string; help: string }> = {
+  dashboard: { label: "Dashboard", help: "Hermes' web UI with chat" },
+  serve: { label: "API server", help: "hermes serve, for Hermes clients" },
+  custom: { label: "Custom", help: "any command serving HTTP on 127.0.0.1" },
+};
+
+/** The kinds in the order the Add backend form offers them. */
+export const KIND_ORDER: BackendKind[] = ["dashboard", "serve", "custom"];
+
+/** A short name for a backend kind ("Dashboard"); unknown kinds as they are. */
+export function kindLabel(kind: string): string {
+  return Object.prototype.hasOwnProperty.call(KINDS, kind) ? KINDS[kind as BackendKind].label : kind;
+}
+
+/** One line on what a backend kind is ("" for unknown kinds). */
+export function kindHelp(kind: string): string {
+  return Object.prototype.hasOwnProperty.call(KINDS, kind) ? KINDS[kind as BackendKind].help : "";
 }
 
 const WARNINGS: Record<TreeWarningKind, { title: string; rank: number }> = {

@@ -1,5 +1,6 @@
 // The page's state and pure derivations from it.
 
+import { emptyAddForm, type AddForm } from "./addbackend";
 import { LogBuffer } from "./logbuffer";
 import { initialReapFlow, type ReapFlow } from "./reap";
 import type { SettingsDraft, SettingsErrors } from "./settings";
@@ -44,6 +45,13 @@ export interface AppState {
   busy: Set<string>;
   /** Inline errors by scope, e.g. "backend:hermes", "quit", "logs". */
   errors: Map<string, string>;
+  /** Short confirmations by scope ("backend:api" -> "Copied URL and
+   *  token"), cleared by the next action; never a secret. */
+  notes: Map<string, string>;
+  /** The Add backend form on the Backends page. */
+  addForm: AddForm;
+  /** The backend whose Remove waits for a confirmation, if any. */
+  removeConfirm: string | null;
   logs: LogBuffer;
   logFilter: string;
   /** "" = all backends. */
@@ -68,6 +76,9 @@ export function initialState(tab: Tab = "backends"): AppState {
     refreshError: null,
     busy: new Set(),
     errors: new Map(),
+    notes: new Map(),
+    addForm: emptyAddForm(),
+    removeConfirm: null,
     logs: new LogBuffer(),
     logFilter: "",
     logBackend: "",
@@ -81,7 +92,7 @@ export function initialState(tab: Tab = "backends"): AppState {
   };
 }
 
-export type Tone = "ok" | "busy" | "bad" | "idle";
+export type Tone = "ok" | "busy" | "bad" | "idle" | "info";
 
 /** The header's one-glance summary: "1 backend ready", "2 of 3 ready". */
 export function instanceSummary(status: Status | null): { text: string; tone: Tone } {
@@ -89,7 +100,8 @@ export function instanceSummary(status: Status | null): { text: string; tone: To
   const bs = status.backends ?? [];
   if (bs.length === 0) return { text: "No backends configured", tone: "idle" };
   const n = (st: string) => bs.filter((b) => b.state === st).length;
-  const ready = n("ready");
+  // An attached backend (someone else's Hermes) serves as well as our own.
+  const ready = n("ready") + n("external");
   const failed = n("failed");
   const busy = n("starting") + n("restarting");
   const stopped = n("stopped");

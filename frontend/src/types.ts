@@ -6,7 +6,7 @@
 import type * as Wire from "./generated/models";
 
 export type { Wire };
-export type { BackendState, EventKind, ReapAction, ReapReason, TreeWarningKind } from "./generated/models";
+export type { BackendKind, BackendSetting, BackendState, EventKind, ReapAction, ReapReason, TreeWarningKind } from "./generated/models";
 
 /**
  * T as the page holds it once src/api.ts has normalized it: every array Go
@@ -48,6 +48,19 @@ export interface HermesAPI {
   StopBackend(name: string): Promise<void>;
   Logs(name: string, after: number, max: number): Promise<LogLine[]>;
   OpenURL(url: string): Promise<void>;
+  /** Opens a backend's page ("" = the first page-serving backend's) in the
+   *  default browser and returns its URL. */
+  OpenHermes(name: string): Promise<string>;
+  /** What a Hermes client needs to reach a backend, its session token
+   *  included: only ever passed straight to ClipboardSetText, never kept in
+   *  state, shown or logged. */
+  ConnectionDetails(name: string): Promise<string>;
+  /** Adds a backend, starts it and saves the list. */
+  AddBackend(b: Wire.BackendSetting): Promise<void>;
+  /** Stops a backend's whole tree and removes it from the saved list. */
+  RemoveBackend(name: string): Promise<void>;
+  /** Puts text on the system clipboard; false when it was refused. */
+  ClipboardSetText(text: string): Promise<boolean>;
   OpenLogFolder(): Promise<void>;
   ScanOrphans(): Promise<ReapReport>;
   /** Reaps exactly these PIDs from a confirmed dry run, each only if it

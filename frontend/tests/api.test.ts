@@ -11,6 +11,10 @@ function fakeWindow() {
     StopBackend: vi.fn(async () => {}),
     Logs: vi.fn(async () => null),
     OpenURL: vi.fn(async () => {}),
+    OpenHermes: vi.fn(async () => "http://127.0.0.1:9/"),
+    ConnectionDetails: vi.fn(async () => "URL: http://127.0.0.1:9/\n"),
+    AddBackend: vi.fn(async () => {}),
+    RemoveBackend: vi.fn(async () => Promise.reject("not found")),
     OpenLogFolder: vi.fn(async () => {}),
     ScanOrphans: vi.fn(async () => ({ started_at: "", dry_run: true, scanned: 3, elapsed_ms: 1, decisions: null })),
     ReapOrphans: vi.fn(async () => Promise.reject("permission denied")),
@@ -25,6 +29,7 @@ function fakeWindow() {
       return unsub;
     }),
     BrowserOpenURL: vi.fn(),
+    ClipboardSetText: vi.fn(async () => true),
   };
   const w = { go: { main: { App } }, runtime } as unknown as Window;
   return { w, App, runtime, handlers, unsub };
@@ -44,6 +49,21 @@ describe("createWailsApi", () => {
     expect(App.OpenURL).toHaveBeenCalledWith("http://127.0.0.1:1/");
     expect(await api.Logs("hermes", 0, 500)).toEqual([]);
     expect(App.Logs).toHaveBeenCalledWith("hermes", 0, 500);
+  });
+
+  it("calls the backend methods and the runtime's clipboard", async () => {
+    const { w, App, runtime } = fakeWindow();
+    const api = createWailsApi(w);
+    expect(await api.OpenHermes("")).toBe("http://127.0.0.1:9/");
+    expect(App.OpenHermes).toHaveBeenCalledWith("");
+    expect(await api.ConnectionDetails("api")).toBe("URL: http://127.0.0.1:9/\n");
+    expect(App.ConnectionDetails).toHaveBeenCalledWith("api");
+    await api.AddBackend({ name: "x", kind: "serve", args: ["--profile", "p"] });
+    expect(App.AddBackend).toHaveBeenCalledWith({ name: "x", kind: "serve", args: ["--profile", "p"] });
+    await expect(api.RemoveBackend("x")).rejects.toBe("not found");
+    expect(App.RemoveBackend).toHaveBeenCalledWith("x");
+    expect(await api.ClipboardSetText("text")).toBe(true);
+    expect(runtime.ClipboardSetText).toHaveBeenCalledWith("text");
   });
 
   it("turns Go's null slices into arrays", async () => {

@@ -111,7 +111,7 @@ describe("backend cards", () => {
     const f = fakeApi();
     const { root } = await mount(f.api);
     const labels = Array.from(root.querySelectorAll(".backend .card-actions button")).map((b) => b.textContent);
-    expect(labels).toEqual(["Restart", "Stop"]);
+    expect(labels).toEqual(["Copy connection details", "Restart", "Stop", "Remove"]);
     expect(byText(root, "button", "Try again")).toBeNull();
     expect(root.querySelector(".command-text")!.textContent).toBe("hermes serve --port 0");
   });
@@ -124,14 +124,11 @@ describe("backend cards", () => {
     expect(f.api.StartBackend).toHaveBeenCalledWith("hermes");
   });
 
-  it("clicking the local URL calls OpenURL", async () => {
+  it("shows the address as text, not as a link that opens it", async () => {
     const f = fakeApi();
     const { root } = await mount(f.api);
-    const link = root.querySelector('[data-action="open-url"]');
-    expect(link!.textContent).toContain("http://127.0.0.1:43817/");
-    click(link);
-    await flush();
-    expect(f.api.OpenURL).toHaveBeenCalledWith("http://127.0.0.1:43817/");
+    expect(byText(root, ".fact", "Address")!.textContent).toContain("http://127.0.0.1:43817/");
+    expect(root.querySelector('.backend .fact a, .backend .fact button, [data-action="open-url"]')).toBeNull();
   });
 
   it("shows a busy button while the call is pending and its error inline after", async () => {

@@ -1,6 +1,7 @@
 // Test fixtures and a fake HermesAPI (no Wails needed).
 import { vi } from "vitest";
 import type {
+  BackendSetting,
   BackendStatus,
   HermesAPI,
   LogLine,
@@ -14,6 +15,8 @@ export function backend(over: Partial<BackendStatus> = {}): BackendStatus {
   return {
     name: "hermes",
     state: "ready",
+    // `hermes serve`, as the command says: API only, no page_url.
+    kind: "serve",
     pid: 4100,
     port: 43817,
     url: "http://127.0.0.1:43817/",
@@ -89,6 +92,14 @@ export function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
+/** A session token as ConnectionDetails carries it: it must never reach the page. */
+export const TOKEN = "tok-5ecret-9f8e7d6c5b4a";
+
+/** ConnectionDetails' text for a serve backend, in Go's format. */
+export const CONNECTION_DETAILS =
+  `URL: http://127.0.0.1:43817/\nToken: ${TOKEN}\nREST header: X-Hermes-Session-Token: ${TOKEN}\n` +
+  `WebSocket: ws://127.0.0.1:43817/api/ws?token=${TOKEN}\n`;
+
 /** A fake engine: every method is a vi.fn; events are fired with emit*. */
 export function fakeApi(st: Status = status()) {
   const statusCbs: ((s: Status) => void)[] = [];
@@ -101,6 +112,11 @@ export function fakeApi(st: Status = status()) {
     StopBackend: vi.fn(async (_name: string) => {}),
     Logs: vi.fn(async (_n: string, _a: number, _m: number): Promise<LogLine[]> => []),
     OpenURL: vi.fn(async (_url: string) => {}),
+    OpenHermes: vi.fn(async (_name: string): Promise<string> => "http://127.0.0.1:43817/"),
+    ConnectionDetails: vi.fn(async (_name: string): Promise<string> => CONNECTION_DETAILS),
+    AddBackend: vi.fn(async (_b: BackendSetting) => {}),
+    RemoveBackend: vi.fn(async (_name: string) => {}),
+    ClipboardSetText: vi.fn(async (_text: string): Promise<boolean> => true),
     OpenLogFolder: vi.fn(async () => {}),
     ScanOrphans: vi.fn(async (): Promise<ReapReport> => report({ dry_run: true })),
     ReapOrphans: vi.fn(async (_pids: number[]): Promise<ReapReport> => report()),

@@ -95,6 +95,9 @@ describe("formatUptime", () => {
     expect(formatUptime({ state: "failed", ready_at: "2024-05-01T10:00:00Z" }, now)).toBe("");
     expect(formatUptime({ state: "ready" }, now)).toBe("");
   });
+  it("is empty for an attached backend, whose age is not ours to know", () => {
+    expect(formatUptime({ state: "external", started_at: "2024-05-01T10:03:00Z" }, now)).toBe("");
+  });
   it("treats Go's zero time as missing", () => {
     expect(parseTime("0001-01-01T00:00:00Z")).toBeNaN();
     expect(formatUptime({ state: "ready", ready_at: "0001-01-01T00:00:00Z" }, now)).toBe("");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionLabel, actionTone, reasonLabel, sortWarnings, stateLabel, stateTone, warningTitle } from "../src/reasons";
+import { actionLabel, actionTone, KIND_ORDER, kindHelp, kindLabel, reasonLabel, sortWarnings, stateLabel, stateTone, warningTitle } from "../src/reasons";
 import type { ReapReason } from "../src/types";
 
 const WORDS: ReapReason[] = [
@@ -45,6 +45,22 @@ describe("action and state labels", () => {
     expect(stateTone("failed")).toBe("bad");
     expect(stateTone("stopped")).toBe("idle");
     expect(stateLabel("restarting")).toBe("Restarting");
+  });
+  it("calls an attached backend Attached, in a neutral tone", () => {
+    expect(stateLabel("external")).toBe("Attached");
+    expect(stateTone("external")).toBe("info");
+  });
+});
+
+describe("backend kinds", () => {
+  it("names every kind in the order the form offers them", () => {
+    expect(KIND_ORDER.map(kindLabel)).toEqual(["Dashboard", "API server", "Custom"]);
+    expect(KIND_ORDER.map(kindHelp)).toEqual(["Hermes' web UI with chat", "hermes serve, for Hermes clients", "any command serving HTTP on 127.0.0.1"]);
+  });
+  it("shows unknown kinds as they are", () => {
+    expect(kindLabel("grpc")).toBe("grpc");
+    expect(kindLabel("constructor")).toBe("constructor");
+    expect(kindHelp("grpc")).toBe("");
   });
 });
 

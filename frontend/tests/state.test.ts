@@ -29,6 +29,10 @@ describe("instanceSummary", () => {
     expect(instanceSummary(status([backend({ state: "stopped" })]))).toEqual({ text: "Backend stopped", tone: "idle" });
     expect(instanceSummary(status([backend(), backend({ name: "b", state: "stopped" })]))).toEqual({ text: "1 of 2 backends ready", tone: "idle" });
   });
+  it("counts an attached backend as ready: it serves", () => {
+    expect(instanceSummary(status([backend({ state: "external" })]))).toEqual({ text: "1 backend ready", tone: "ok" });
+    expect(instanceSummary(status([backend({ state: "external" }), backend({ name: "b", state: "starting" })]))).toEqual({ text: "1 of 2 ready, 1 starting…", tone: "busy" });
+  });
 });
 
 describe("currentReport", () => {

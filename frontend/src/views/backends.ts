@@ -1,8 +1,9 @@
 import { h } from "../dom";
 import { formatBytes, formatUptime, plural, shellJoin } from "../format";
-import { stateLabel, stateTone } from "../reasons";
+import { kindHelp, kindLabel, stateLabel, stateTone } from "../reasons";
 import type { AppState } from "../state";
 import type { BackendStatus } from "../types";
+import { addBackendForm } from "./addbackend";
 import { badge, button, emptyState, icon, inlineError, pageHeader } from "../ui";
 
 function busy(s: AppState, action: string, name: string): boolean {
@@ -13,33 +14,120 @@ function fact(label: string, value: Node | string, mono = false): HTMLElement {
   return h("div.fact", null, h("dt", null, label), h(mono ? "dd.mono" : "dd", null, value));
 }
 
+/** The actions that change a backend's process; the page and copy actions
+ *  run alongside them. */
+const LIFECYCLE = ["restart", "start", "stop", "remove"];
+
+/** The first fact: the page a person opens, or the API's address. */
+function addressFact(b: BackendStatus): HTMLElement {
+  if (b.page_url) {
+    return fact("Page", h("span.selectable", { title: b.page_url }, b.page_url), true);
+  }
+  const where = b.url ? h("span.selectable", { title: b.url }, b.url) : h("span.muted", null, b.port > 0 ? "waiting for ready…" : "—");
+  if (b.kind === "serve") {
+    // Said next to the label, so the address keeps its width.
+    return h(
+      "div.fact",
+      null,
+      h("dt", null, "Address", h("span.chip.api-only", { title: "hermes serve has no page to open: Hermes clients connect to it" }, "API only")),
+      h(b.url ? "dd.mono" : "dd", null, where),
+    );
+  }
+  return fact("Address", where, !!b.url);
+}
+
+/** The buttons in a card's head, most used first. */
+function cardActions(b: BackendStatus, s: AppState): HTMLElement[] {
+  const name = b.name;
+  const anyBusy = LIFECYCLE.some((a) => busy(s, a, name));
+  const attrs = { "data-name": name };
+  const external = b.state === "external";
+  const running = b.state === "ready" || b.state === "starting" || b.state === "restarting";
+  const out: HTMLElement[] = [];
+  if (b.page_url) {
+    const label = b.kind === "custom" && !external ? "Open page" : "Open Hermes";
+    out.push(
+      button(label, {
+        action: "open-hermes",
+        icon: "external",
+        size: "sm",
+        variant: "primary",
+        busy: busy(s, "open-hermes", name),
+        busyLabel: "Opening…",
+        title: `Open ${b.page_url} in your browser`,
+        attrs: { ...attrs, "aria-label": `${label}: ${name}, in your browser` },
+      }),
+    );
+  } else if (b.kind === "serve" && b.url) {
+    out.push(
+      button("Copy connection details", {
+        action: "copy-connection",
+        icon: "copy",
+        size: "sm",
+        busy: busy(s, "copy", name),
+        busyLabel: "Copying…",
+        title: "Copy the URL and session token a Hermes client needs",
+        attrs,
+      }),
+    );
+  }
+  if (external) {
+    out.push(
+      button("Check again", { action: "restart", icon: "restart", size: "sm", busy: busy(s, "restart", name), busyLabel: "Checking…", disabled: anyBusy, title: "Run the command again: it attaches to the Hermes already running, or starts this app's own", attrs }),
+      button("Detach", { action: "stop", icon: "unlink", size: "sm", busy: busy(s, "stop", name), busyLabel: "Detaching…", disabled: anyBusy, title: "Stop using it; the Hermes already running keeps running", attrs }),
+    );
+  } else if (running) {
+    out.push(
+      button("Restart", { action: "restart", icon: "restart", size: "sm", busy: busy(s, "restart", name), busyLabel: "Restarting…", disabled: anyBusy, attrs }),
+      button("Stop", { action: "stop", icon: "stop", size: "sm", busy: busy(s, "stop", name), busyLabel: "Stopping…", disabled: anyBusy, attrs }),
+    );
+  } else if (b.state === "stopped") {
+    out.push(
+      button("Start", { action: "start", icon: "play", size: "sm", variant: "primary", busy: busy(s, "start", name), busyLabel: "Starting…", disabled: anyBusy, attrs }),
+    );
+  }
+  out.push(
+    button("Remove", {
+      action: "remove-ask",
+      icon: "trash",
+      size: "sm",
+      variant: "ghost",
+      disabled: anyBusy || s.removeConfirm === name,
+      title: `Remove backend ${name}`,
+      attrs: { ...attrs, "aria-label": `Remove backend ${name}`, "aria-expanded": s.removeConfirm === name ? "true" : "false" },
+    }),
+  );
+  return out;
+}
+
+/** The confirmation a Remove waits for. */
+function removeConfirm(b: BackendStatus, s: AppState): HTMLElement | null {
+  if (s.removeConfirm !== b.name) return null;
+  const consequence =
+    b.state === "external"
+      ? "This app detaches from it; the Hermes already running keeps running."
+      : "Its processes are stopped.";
+  return h(
+    "div.remove-confirm",
+    { role: "group", "aria-label": `Confirm removing ${b.name}` },
+    icon("warning", 16),
+    h("p.remove-question", null, h("strong", null, `Remove backend ${b.name}?`), ` ${consequence}`),
+    h(
+      "div.remove-actions",
+      null,
+      button("Remove", { action: "remove-confirm", variant: "danger", size: "sm", busy: busy(s, "remove", b.name), busyLabel: "Removing…", attrs: { "data-name": b.name } }),
+      button("Cancel", { action: "remove-cancel", variant: "ghost", size: "sm", disabled: busy(s, "remove", b.name), attrs: { "data-name": b.name } }),
+    ),
+  );
+}
+
 export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLElement {
   const tone = stateTone(b.state);
   const pulsing = b.state === "starting" || b.state === "restarting";
   const running = b.state === "ready" || b.state === "starting" || b.state === "restarting";
-  const anyBusy = ["restart", "start", "stop"].some((a) => busy(s, a, b.name));
+  const anyBusy = LIFECYCLE.some((a) => busy(s, a, b.name));
   const uptime = formatUptime(b, now);
-
-  const url = b.url
-    ? h(
-        "button.link",
-        { type: "button", "data-action": "open-url", "data-url": b.url, title: `Open ${b.url} in your browser` },
-        h("span.mono", null, b.url),
-        icon("external", 13),
-      )
-    : h("span.muted", null, b.port > 0 ? "waiting for ready…" : "—");
-
-  const actions: HTMLElement[] = [];
-  if (running) {
-    actions.push(
-      button("Restart", { action: "restart", icon: "restart", size: "sm", busy: busy(s, "restart", b.name), busyLabel: "Restarting…", disabled: anyBusy, attrs: { "data-name": b.name } }),
-      button("Stop", { action: "stop", icon: "stop", size: "sm", busy: busy(s, "stop", b.name), busyLabel: "Stopping…", disabled: anyBusy, attrs: { "data-name": b.name } }),
-    );
-  } else if (b.state === "stopped") {
-    actions.push(
-      button("Start", { action: "start", icon: "play", size: "sm", variant: "primary", busy: busy(s, "start", b.name), busyLabel: "Starting…", disabled: anyBusy, attrs: { "data-name": b.name } }),
-    );
-  }
+  const note = s.notes.get(`backend:${b.name}`);
 
   let failure: HTMLElement | null = null;
   if (b.state === "failed") {
@@ -93,7 +181,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
     : null;
 
   return h(
-    `article.card.backend.state-${b.state}`,
+    `article.card.backend.state-${b.state}.kind-${b.kind}`,
     { "data-key": `backend:${b.name}`, "aria-label": `Backend ${b.name}` },
     h(
       "header.card-head",
@@ -102,18 +190,25 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
         "div.card-title",
         null,
         h("h2", null, b.name),
+        h("span.chip.kind-chip", { title: kindHelp(b.kind) || null }, kindLabel(b.kind)),
         badge(tone, stateLabel(b.state), { pulse: pulsing }),
         uptime ? h("span.uptime", null, uptime) : null,
         warnChip,
       ),
-      h("div.card-actions", null, ...actions),
+      h("div.card-actions", null, ...cardActions(b, s)),
     ),
     inlineError(s.errors.get(`backend:${b.name}`)),
+    // Always present, so a screen reader hears the note when it appears.
+    h("div.card-note-slot", { role: "status" }, note ? h("p.card-note", null, icon("check", 14), h("span", null, note)) : null),
+    removeConfirm(b, s),
+    b.state === "external"
+      ? h("p.attached-note", null, icon("info", 14), h("span", null, "Hermes was already running; this app uses it and never stops it."))
+      : null,
     failure,
     h(
       "dl.facts",
       null,
-      stat("Local URL", url),
+      addressFact(b),
       stat("PID", b.pid > 0 ? String(b.pid) : "—", b.pid > 0),
       stat("Port", b.port > 0 ? String(b.port) : "—", b.port > 0),
       stat("Restarts", String(b.restarts ?? 0)),
@@ -125,23 +220,57 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
   );
 }
 
+/** Whether any backend has a page to open, so Open Hermes can work. */
+export function hasPage(s: AppState): boolean {
+  return (s.status?.backends ?? []).some((b) => !!b.page_url);
+}
+
+/** The Open Hermes button of the page header and the top bar. */
+export function openHermesButton(s: AppState, errKey: string): HTMLElement {
+  return button("Open Hermes", {
+    action: "open-hermes",
+    variant: "primary",
+    icon: "external",
+    busy: s.busy.has("open-hermes:"),
+    busyLabel: "Opening…",
+    title: "Open Hermes in your browser",
+    attrs: { "data-name": "", "data-err-key": errKey, "aria-label": "Open Hermes in your browser" },
+  });
+}
+
 export function backendsView(s: AppState, now: number): HTMLElement {
   const bs = s.status?.backends ?? [];
   const multi = bs.length > 1;
+  const form = s.addForm;
   const head = pageHeader(
     "Backends",
     bs.length ? `${plural(bs.length, "backend")} supervised by this app` : null,
     multi
       ? button("Restart all", { action: "restart-all", icon: "restart", busy: s.busy.has("restart:"), busyLabel: "Restarting…" })
       : null,
+    button("Add backend", {
+      action: "add-open",
+      icon: "plus",
+      attrs: { "aria-expanded": form.open ? "true" : "false", "aria-controls": form.open ? "add-backend" : null },
+    }),
+    hasPage(s) ? openHermesButton(s, "backend:") : null,
   );
+  const adding = form.open ? addBackendForm(form) : null;
   if (bs.length === 0) {
     return h(
       "section.page",
       null,
       head,
-      emptyState("backends", "No backend running", "Hermes Desktop has no backend configured. Check the command in Settings, then restart the app."),
+      inlineError(s.errors.get("backend:")),
+      adding ??
+        emptyState("backends", "No backend running", "Hermes Desktop has no backend configured. Add one with Add backend: a Dashboard gives you Hermes' web UI."),
     );
   }
-  return h("section.page", null, head, inlineError(s.errors.get("backend:")), h("div.cards", null, ...bs.map((b) => backendCard(b, s, now))));
+  return h(
+    "section.page",
+    null,
+    head,
+    inlineError(s.errors.get("backend:")),
+    h("div.cards", null, adding, ...bs.map((b) => backendCard(b, s, now))),
+  );
 }

@@ -3,6 +3,7 @@ import { formatDuration, parseTime } from "../format";
 import { countDecisions } from "../reap";
 import { currentReport, instanceSummary, TABS, type AppState, type Tab } from "../state";
 import { banner, button, emptyState, icon, inlineError, logo } from "../ui";
+import { hasPage, openHermesButton } from "./backends";
 
 function navCount(s: AppState, tab: Tab): HTMLElement | null {
   const bs = s.status?.backends ?? [];
@@ -45,6 +46,9 @@ export function header(s: AppState): HTMLElement {
       "div.topbar-actions",
       null,
       inlineError(s.errors.get("quit")),
+      inlineError(s.errors.get("topbar")),
+      // The Backends page has its own in its header; one is enough in view.
+      s.load.kind === "ready" && s.tab !== "backends" && hasPage(s) ? openHermesButton(s, "topbar") : null,
       button("Quit", { action: "quit", icon: "power", variant: "ghost", busy: s.busy.has("quit"), busyLabel: "Quitting…", title: "Stop all backends and quit" }),
     ),
   );
