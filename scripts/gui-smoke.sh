@@ -41,18 +41,10 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "gui-smoke: FAIL: $*" >&2; [ -f "$work/app.err" ] && tail -20 "$work/app.err" >&2; exit 1; }
 
-# Every process the app starts inherits the scenario's tag: leftovers are
-# found without looking at, or signalling, anyone else's processes.
-tagged() {
-	local pid state
-	for f in /proc/[0-9]*/environ; do
-		pid=${f#/proc/}; pid=${pid%/environ}
-		grep -qsz "^HERMES_DESKTOP_TEST_TAG=$HERMES_DESKTOP_TEST_TAG\$" "$f" || continue
-		state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)
-		[ -n "$state" ] && [ "$state" != Z ] && echo "$pid"
-	done
-	return 0
-}
+# Every process the app starts inherits the scenario's tag (scripts/tagged.sh).
+# shellcheck source=scripts/tagged.sh
+. "$repo/scripts/tagged.sh"
+tagged() { tagged_pids "$HERMES_DESKTOP_TEST_TAG"; }
 
 start_app() { # $1: scenario name
 	export HERMES_DESKTOP_TEST_TAG=gui-smoke-$1-$$
