@@ -38,7 +38,7 @@ TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_tes
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
 	gen gen-check frontend frontend-test gui-deps gui-smoke bench chaos clean \
-	gui-windows package-deps package
+	gui-windows package-deps package package-test
 
 all: build
 
@@ -125,9 +125,15 @@ $(NFPM):
 package: gui gui-windows package-deps $(NFPM)
 	scripts/package.sh '$(PKG_VERSION)' $(DIST)
 
+# Installs them for real (needs root): the .deb with dpkg, started from its
+# menu entry under Xvfb; the archive as a throwaway unprivileged user; both
+# removed again. The Windows files are only identified (see README).
+package-test: package
+	scripts/package-test.sh '$(PKG_VERSION)' $(DIST) $(ARTIFACTS)
+
 # --- checks -----------------------------------------------------------------
 
-test: fmt-check gen-check vet staticcheck unit fuzz-short cross frontend-test gui-smoke staticcheck-gui
+test: fmt-check gen-check vet staticcheck unit fuzz-short cross frontend-test gui-smoke package-test staticcheck-gui
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*' -not -path './frontend/*')); \
