@@ -13,6 +13,7 @@ pkgs=(
 	file                 # package-test: names the installer and the exe
 	p7zip-full           # package-test: lists the Windows installer's payload
 	libgtk-3-bin         # package-test: gtk-launch starts the app as a desktop does
+	procps               # package-test: pgrep finds the throwaway user's processes
 )
 
 exec "$(dirname "$0")/apt-install.sh" "package deps" "${pkgs[@]}"
