@@ -164,7 +164,13 @@ test_windows() {
 		[ -f "$work/nsis/$f" ] || fail "windows: the installer has no $f"
 	done
 	cmp -s "$work/nsis/$name.exe" "$exe" || fail "windows: the installer carries another $name.exe"
-	say "ok: windows: a Nullsoft installer carrying the PE32+ GUI executable (not run: see README)"
+	# RequestExecutionLevel user: the manifests ask Windows for no elevation.
+	for f in "$setup" "$work/nsis/uninstall.exe"; do
+		# (grep without -q: an early exit would fail strings with SIGPIPE under pipefail)
+		strings "$f" | grep -F 'requestedExecutionLevel level="asInvoker"' >/dev/null ||
+			fail "windows: ${f##*/} asks for elevation (no asInvoker manifest)"
+	done
+	say "ok: windows: a per-user (asInvoker) Nullsoft installer carrying the PE32+ GUI executable (not run: see README)"
 }
 
 # --- 1. the .deb -------------------------------------------------------------------
@@ -206,9 +212,9 @@ test_deb_remove() {
 	local f state=$work/deb/state
 	dpkg -r "$name" >"$work/dpkg.out" 2>&1 || fail "deb: dpkg -r: $(cat "$work/dpkg.out")"
 	deb_installed=
-	if dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q 'ok installed'; then
-		fail "deb: still installed after dpkg -r"
-	fi
+	case $(dpkg-query -W -f='${Status}' "$name" 2>/dev/null || true) in
+	*" ok installed") fail "deb: still installed after dpkg -r" ;;
+	esac
 	while IFS= read -r f; do
 		[ ! -e "$f" ] || fail "deb: $f is still there after dpkg -r"
 	done < <(deb_files)
