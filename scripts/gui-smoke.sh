@@ -26,7 +26,9 @@ if [ "${GUI_SMOKE_INNER:-}" != 1 ]; then
 	(cd "$repo" && go build -o "$work/fakewatcher" ./internal/fakewatcher)
 	export GUI_SMOKE_INNER=1 GUI_SMOKE_WORK=$work
 	unset HERMES_DESKTOP_HEADLESS DBUS_SESSION_BUS_ADDRESS
-	exec xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$0" "$bin" "$out"
+	# Not exec: the EXIT trap above removes $work when the session ends.
+	xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$0" "$bin" "$out"
+	exit 0
 fi
 
 work=$GUI_SMOKE_WORK
