@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the packages of `make package` for real, uses them, and removes
-# them again (needs root: dpkg, useradd):
+# them again (needs root, or sudo: dpkg, useradd):
 #
 #   1. the .deb: dpkg -i (apt-get -f install for missing dependencies); the
 #      app started from its menu entry (gtk-launch, which runs the installed
@@ -99,6 +99,12 @@ deb_session() { # $1: work dir, $2: artifact dir
 	say "deb: ok: stop left nothing behind"
 }
 
+# Root installs packages and creates users; anyone else goes through sudo.
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || fail "needs root, or sudo (dpkg -i, useradd)"
+	exec sudo "$0" "$@"
+fi
+
 if [ "${1:-}" = --deb-session ]; then
 	deb_session "$2" "$3"
 	exit 0
@@ -115,7 +121,6 @@ tgz=$dist/${name}_${version}_linux_amd64.tar.gz
 exe=$dist/${name}_${version}_windows_amd64.exe
 setup=$dist/${name}_${version}_windows_amd64-setup.exe
 
-[ "$(id -u)" -eq 0 ] || fail "needs root (dpkg -i, useradd)"
 for f in "$deb" "$tgz" "$exe" "$setup" "$dist/SHA256SUMS"; do
 	[ -f "$f" ] || fail "$f is missing: make package"
 done

@@ -29,7 +29,10 @@ readonly marker=portable
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
-[ -n "${HOME:-}" ] && [ "${HOME#/}" != "$HOME" ] || die "HOME must be an absolute path"
+case ${HOME:-} in
+/*) ;;
+*) die "HOME must be an absolute path" ;;
+esac
 case $HOME in
 *[!A-Za-z0-9/._+@\ -]*) die "HOME ($HOME) has characters a menu entry cannot carry safely" ;;
 esac
@@ -92,8 +95,9 @@ write_marker() {
 # install of ours did not create.
 check_conflicts() {
 	if [ -e "$link" ] || [ -L "$link" ]; then
-		[ -L "$link" ] && [ "$(readlink "$link")" = "$app" ] ||
+		if [ ! -L "$link" ] || [ "$(readlink "$link")" != "$app" ]; then
 			die "$link exists and is not this install's link; move it away first"
+		fi
 	fi
 	if [ -e "$desktop" ] && ! grep -qx "X-Hermes-Desktop-Install=$marker" "$desktop"; then
 		die "$desktop exists and is not this install's menu entry; move it away first"
