@@ -69,16 +69,16 @@ status_ready() { "/usr/bin/$name" status --json >"$1" 2>/dev/null && grep -q '"s
 
 window_visible() { xdotool search --onlyvisible --name '^Hermes Desktop$' >/dev/null 2>&1; }
 
-# --- 1b. the installed app under Xvfb (runs inside xvfb-run + dbus-run-session)
+# --- 1, inside xvfb-run + dbus-run-session: the installed app's window ------------
 
-deb_session() { # $1: work dir, $2: artifact dir
+deb_session() { # $1: work dir, $2: artifact dir, $3: the tag the app carries
 	local work=$1 out=$2 pid exe
 	export HOME=$work/deb/home HERMES_HOME=$work/deb/home/.hermes
 	export HERMES_DESKTOP_STATE_DIR=$work/deb/state
 	unset XDG_DATA_HOME XDG_CONFIG_HOME XDG_DATA_DIRS HERMES_DESKTOP_HEADLESS
 	mkdir -p "$HOME"
 	# Only the app carries the tag, not this script's own helpers.
-	tag=pkg-test-deb-$$ # global: the EXIT trap reads it
+	tag=$3 # global: the EXIT trap reads it
 	trap 'kill_tagged "$tag"' EXIT
 
 	# As a menu starts it: gtk-launch finds hermes-desktop.desktop in the
@@ -106,7 +106,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 if [ "${1:-}" = --deb-session ]; then
-	deb_session "$2" "$3"
+	deb_session "$2" "$3" "$4"
 	exit 0
 fi
 
@@ -129,12 +129,14 @@ work=$(mktemp -d)
 chmod 0711 "$work" # the throwaway user reaches its home inside
 deb_installed=
 user=
+deb_tag=pkg-test-deb-$$
 tar_tag=pkg-test-tar-$$
 
 # Whatever happens, nothing this script installed, created or started
 # outlives it; it only touches its own package, user and tagged processes.
 cleanup() {
 	local code=$?
+	kill_tagged "$deb_tag"
 	kill_tagged "$tar_tag"
 	if [ -n "$deb_installed" ] && dpkg-query -W "$name" >/dev/null 2>&1; then
 		dpkg -r "$name" >/dev/null 2>&1 || true
@@ -235,7 +237,7 @@ test_deb() {
 	# so neither counts as the app's leftover.
 	env -u DBUS_SESSION_BUS_ADDRESS -u HERMES_DESKTOP_TEST_TAG \
 		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- \
-		"$0" --deb-session "$work" "$out" || fail "deb: the installed app's session failed"
+		"$0" --deb-session "$work" "$out" "$deb_tag" || fail "deb: the installed app's session failed"
 	test_deb_remove
 }
 
@@ -245,6 +247,7 @@ test_deb() {
 # environment whose PATH starts with ~/.local/bin (an array, not a function,
 # so that `"${user_argv[@]}" CMD &` makes $! the command's own PID).
 user_argv=()
+app_pid=
 as_user() { "${user_argv[@]}" "$@"; }
 
 # home_listing prints every path in the user's home (with its type), the
@@ -262,18 +265,29 @@ check_portable_install() {
 	[ -z "$(find "$home" ! -user "$user")" ] || fail "tar: files in the home not owned by $user: $(find "$home" ! -user "$user")"
 }
 
-run_portable() {
-	local pid code=0
+# start_portable starts the installed app headless as the user, from PATH
+# (~/.local/bin), and waits until its backend is ready; its PID in $app_pid.
+start_portable() {
 	"${user_argv[@]}" "$name" run --headless >"$work/tar-run.out" 2>&1 &
-	pid=$!
+	app_pid=$!
 	WAIT_TRIES=120 wait_until grep -q ' ready ' "$work/tar-run.out" || fail "tar: never ready: $(tail -20 "$work/tar-run.out")"
-	[ "$(readlink "/proc/$pid/exe")" = "$home/.local/lib/$name/$name" ] ||
-		fail "tar: the app runs $(readlink "/proc/$pid/exe"), not the installed binary"
+	[ "$(readlink "/proc/$app_pid/exe")" = "$home/.local/lib/$name/$name" ] ||
+		fail "tar: the app runs $(readlink "/proc/$app_pid/exe"), not the installed binary"
+}
+
+# expect_portable_exit waits for the app and checks that nothing is left.
+expect_portable_exit() { # $1: what stopped it
+	local code=0
+	wait "$app_pid" || code=$?
+	[ "$code" -eq 0 ] || fail "tar: after $1, run exited with $code: $(tail -20 "$work/tar-run.out")"
+	expect_none_tagged "$tar_tag" "tar: $1"
+}
+
+run_portable() {
+	start_portable
 	as_user "$name" status >/dev/null || fail "tar: status failed"
 	as_user "$name" stop >/dev/null || fail "tar: stop failed"
-	wait "$pid" || code=$?
-	[ "$code" -eq 0 ] || fail "tar: run exited with $code: $(tail -20 "$work/tar-run.out")"
-	expect_none_tagged "$tar_tag" "tar"
+	expect_portable_exit stop
 	say "ok: tar: ran from ~/.local as $user until ready, stopped, nothing left behind"
 }
 
@@ -304,11 +318,15 @@ test_tarball() {
 
 	run_portable
 
-	# The app's start-at-login entry for this binary goes with it.
+	# --uninstall stops a running app first; the app's start-at-login entry
+	# for this binary goes with it.
+	start_portable
 	as_user mkdir -p "$home/.config/autostart"
 	printf '[Desktop Entry]\nType=Application\nName=Hermes Desktop\nExec="%s"\n' "$lib/$name" |
 		as_user tee "$home/.config/autostart/$name.desktop" >/dev/null
 	as_user "$lib/install.sh" --uninstall >"$work/uninstall.out" 2>&1 || fail "tar: --uninstall: $(cat "$work/uninstall.out")"
+	expect_portable_exit "install.sh --uninstall"
+	grep -q "stopped the running app" "$work/uninstall.out" || fail "tar: --uninstall did not say it stopped the app"
 	[ ! -e "$home/.config/autostart/$name.desktop" ] || fail "tar: --uninstall kept the autostart entry"
 	as_user rmdir "$home/.config/autostart" "$home/.config"
 	[ "$(home_listing)" = "$before" ] || fail "tar: --uninstall left: $(diff <(echo "$before") <(home_listing) | grep '^>' | tr '\n' ' ')"
