@@ -20,8 +20,12 @@ FUZZTIME  ?= 20000x
 FUZZLOG   := $(ARTIFACTS)/fuzz.log
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
-# The packages' version (dpkg's rules): see scripts/pkg-version.sh.
-PKG_VERSION ?= $(shell scripts/pkg-version.sh)
+# The packages' version (dpkg's rules): see scripts/pkg-version.sh. Computed
+# once per make, so package and package-test agree even if a commit lands
+# in between.
+ifndef PKG_VERSION
+PKG_VERSION := $(shell scripts/pkg-version.sh)
+endif
 DIST      := dist
 
 # Packages that must build for every OS (everything without the desktop tag).
