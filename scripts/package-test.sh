@@ -268,7 +268,10 @@ check_portable_install() {
 # start_portable starts the installed app headless as the user, from PATH
 # (~/.local/bin), and waits until its backend is ready; its PID in $app_pid.
 start_portable() {
-	"${user_argv[@]}" "$name" run --headless >"$work/tar-run.out" 2>&1 &
+	# Emptied here, not by the child's redirection: that one may come after
+	# the wait below has read an earlier run's "ready".
+	: >"$work/tar-run.out"
+	"${user_argv[@]}" "$name" run --headless >>"$work/tar-run.out" 2>&1 &
 	app_pid=$!
 	WAIT_TRIES=120 wait_until grep -q ' ready ' "$work/tar-run.out" || fail "tar: never ready: $(tail -20 "$work/tar-run.out")"
 	[ "$(readlink "/proc/$app_pid/exe")" = "$home/.local/lib/$name/$name" ] ||
