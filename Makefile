@@ -5,10 +5,13 @@ SHELL := /bin/bash
 GO        ?= go
 BIN       := bin/hermes-desktop
 GUI_BIN   := build/bin/hermes-desktop
+GUI_WIN_BIN := build/bin/hermes-desktop.exe
 TOOLS     := $(CURDIR)/.tools/bin
 WAILS     := $(TOOLS)/wails
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck
+NFPM_VERSION := v2.45.2
+NFPM      := $(TOOLS)/nfpm
 ARTIFACTS := artifacts
 # An execution count, not a duration: a duration races Go 1.26's fuzz
 # coordinator at the deadline (golang/go#75804, fixed in 1.27), which then
@@ -17,6 +20,13 @@ FUZZTIME  ?= 20000x
 FUZZLOG   := $(ARTIFACTS)/fuzz.log
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
+# The packages' version (dpkg's rules): see scripts/pkg-version.sh. Computed
+# once per make, so package and package-test agree even if a commit lands
+# in between.
+ifndef PKG_VERSION
+PKG_VERSION := $(shell scripts/pkg-version.sh)
+endif
+DIST      := dist
 
 # Packages that must build for every OS (everything without the desktop tag).
 CROSS_OS  := darwin windows
@@ -31,7 +41,8 @@ TSGEN      := $(GO) run ./internal/tsgen
 TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test gui-deps gui-smoke bench chaos clean
+	gen gen-check frontend frontend-test gui-deps gui-smoke bench chaos clean \
+	gui-windows package-deps package package-test
 
 all: build
 
@@ -96,9 +107,37 @@ gui: gui-deps $(WAILS) frontend
 gui-smoke: gui
 	scripts/gui-smoke.sh $(GUI_BIN) $(ARTIFACTS)
 
+# The desktop build for Windows, cross-built here: Wails' Windows code needs
+# no cgo, and it embeds build/windows' icon, manifest and version info.
+gui-windows: $(WAILS) frontend
+	$(WAILS) build -s -skipbindings -m -nosyncgomod -platform windows/amd64 \
+		-o hermes-desktop.exe -ldflags '$(LDFLAGS)'
+	@echo "built $(GUI_WIN_BIN)"
+
+# --- packages ---------------------------------------------------------------
+
+package-deps:
+	scripts/install-package-deps.sh
+
+$(NFPM):
+	GOBIN=$(TOOLS) $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+
+# The .deb, the portable Linux archive, the Windows executable and its
+# per-user installer, and SHA256SUMS, in $(DIST)/ (see scripts/package.sh).
+# WEBVIEW2_BOOTSTRAPPER=path/to/MicrosoftEdgeWebview2Setup.exe embeds it in
+# the Windows installer.
+package: gui gui-windows package-deps $(NFPM)
+	scripts/package.sh '$(PKG_VERSION)' $(DIST)
+
+# Installs them for real (needs root): the .deb with dpkg, started from its
+# menu entry under Xvfb; the archive as a throwaway unprivileged user; both
+# removed again. The Windows files are only identified (see README).
+package-test: package
+	scripts/package-test.sh '$(PKG_VERSION)' $(DIST) $(ARTIFACTS)
+
 # --- checks -----------------------------------------------------------------
 
-test: fmt-check gen-check vet staticcheck unit fuzz-short cross frontend-test gui-smoke staticcheck-gui
+test: fmt-check gen-check vet staticcheck unit fuzz-short cross frontend-test gui-smoke package-test staticcheck-gui
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*' -not -path './frontend/*')); \
@@ -170,4 +209,4 @@ chaos:
 fuzz: FUZZTIME := 1m
 
 clean:
-	rm -rf bin build/bin $(ARTIFACTS) frontend/dist
+	rm -rf bin build/bin $(ARTIFACTS) frontend/dist $(DIST)

@@ -26,7 +26,9 @@ if [ "${GUI_SMOKE_INNER:-}" != 1 ]; then
 	(cd "$repo" && go build -o "$work/fakewatcher" ./internal/fakewatcher)
 	export GUI_SMOKE_INNER=1 GUI_SMOKE_WORK=$work
 	unset HERMES_DESKTOP_HEADLESS DBUS_SESSION_BUS_ADDRESS
-	exec xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$0" "$bin" "$out"
+	# Not exec: the EXIT trap above removes $work when the session ends.
+	xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$0" "$bin" "$out"
+	exit 0
 fi
 
 work=$GUI_SMOKE_WORK
@@ -41,18 +43,10 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "gui-smoke: FAIL: $*" >&2; [ -f "$work/app.err" ] && tail -20 "$work/app.err" >&2; exit 1; }
 
-# Every process the app starts inherits the scenario's tag: leftovers are
-# found without looking at, or signalling, anyone else's processes.
-tagged() {
-	local pid state
-	for f in /proc/[0-9]*/environ; do
-		pid=${f#/proc/}; pid=${pid%/environ}
-		grep -qsz "^HERMES_DESKTOP_TEST_TAG=$HERMES_DESKTOP_TEST_TAG\$" "$f" || continue
-		state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)
-		[ -n "$state" ] && [ "$state" != Z ] && echo "$pid"
-	done
-	return 0
-}
+# Every process the app starts inherits the scenario's tag (scripts/tagged.sh).
+# shellcheck source=scripts/tagged.sh
+. "$repo/scripts/tagged.sh"
+tagged() { tagged_pids "$HERMES_DESKTOP_TEST_TAG"; }
 
 start_app() { # $1: scenario name
 	export HERMES_DESKTOP_TEST_TAG=gui-smoke-$1-$$

@@ -18,28 +18,4 @@ pkgs=(
 	libglib2.0-bin               # gdbus: the smoke test drives the tray menu over D-Bus
 )
 
-missing=()
-for p in "${pkgs[@]}"; do
-	# Installed means status "install ok installed", not just known to dpkg.
-	if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
-		missing+=("$p")
-	fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-	echo "gui deps: all ${#pkgs[@]} packages already installed"
-	exit 0
-fi
-
-# Root runs apt-get itself (CI); anyone else goes through sudo if there is one.
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-	command -v sudo >/dev/null || { echo "gui deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-	sudo=(sudo)
-fi
-
-echo "gui deps: installing ${missing[*]}"
-# `env` carries DEBIAN_FRONTEND through sudo, which resets the environment.
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
-echo "gui deps: done"
+exec "$(dirname "$0")/apt-install.sh" "gui deps" "${pkgs[@]}"

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Builds the installable packages from the desktop builds into DIST
+# (`make package` builds those first and names VERSION):
+#
+#   hermes-desktop_VERSION_amd64.deb                 Debian/Ubuntu (nfpm: packaging/linux/nfpm.yaml)
+#   hermes-desktop_VERSION_linux_amd64.tar.gz        portable, self-updating, per user
+#                                                    (packaging/linux/install.sh)
+#   hermes-desktop_VERSION_windows_amd64.exe         the Windows desktop build itself
+#   hermes-desktop_VERSION_windows_amd64-setup.exe   per-user installer (packaging/windows/installer.nsi)
+#   SHA256SUMS                                       of all four
+#
+# Earlier packages in DIST (hermes-desktop_*, SHA256SUMS) are replaced; the
+# archives carry the last commit's time, not the build's.
+#
+# Environment: NFPM (default .tools/bin/nfpm), WEBVIEW2_BOOTSTRAPPER (a
+# MicrosoftEdgeWebview2Setup.exe for the Windows installer to embed; default:
+# none, the installer offers Microsoft's download page instead).
+#
+# usage: scripts/package.sh VERSION DIST
+set -euo pipefail
+
+version=${1:?usage: package.sh VERSION DIST}
+dist=${2:?usage: package.sh VERSION DIST}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+readonly name=hermes-desktop
+readonly linux_bin=$repo/build/bin/$name
+readonly windows_bin=$repo/build/bin/$name.exe
+readonly desktop_file=$repo/build/linux/$name.desktop
+readonly nfpm=${NFPM:-$repo/.tools/bin/nfpm}
+readonly icon_sizes=(16 22 24 32 48 64 128 256 512)
+
+die() { echo "package: $*" >&2; exit 1; }
+
+check_inputs() {
+	case $version in
+	[0-9]*) ;;
+	*) die "version $version must start with a digit (dpkg)" ;;
+	esac
+	[ -z "${version//[0-9A-Za-z.+~]/}" ] || die "version $version: only [0-9A-Za-z.+~] allowed"
+	local f
+	for f in "$linux_bin" "$windows_bin" "$desktop_file" "$repo/LICENSE" "$nfpm"; do
+		[ -e "$f" ] || die "$f is missing (make package builds it)"
+	done
+	for f in convert desktop-file-validate makensis objdump; do
+		command -v "$f" >/dev/null || die "$f not found: run scripts/install-package-deps.sh"
+	done
+	desktop-file-validate "$desktop_file" || die "$desktop_file does not validate"
+}
+
+# make_icons renders the hicolor sizes from the 1024 px icon, plus the SVG.
+make_icons() { # $1: the hicolor directory to fill
+	local s dir
+	for s in "${icon_sizes[@]}"; do
+		dir=$1/${s}x${s}/apps
+		mkdir -p "$dir"
+		# -strip and no date chunks: the same icon twice is the same file.
+		convert "$repo/build/appicon.png" -resize "${s}x${s}" -strip \
+			-define png:exclude-chunks=date,time "png32:$dir/$name.png"
+	done
+	mkdir -p "$1/scalable/apps"
+	cp "$repo/build/appicon.svg" "$1/scalable/apps/$name.svg"
+}
+
+# make_copyright writes the Debian copyright file (machine-readable format
+# 1.0) from LICENSE.
+make_copyright() { # $1: output
+	local holder
+	holder=$(sed -n 's/^Copyright (c) //p' "$repo/LICENSE" | head -n1)
+	[ -n "$holder" ] || die "LICENSE has no 'Copyright (c)' line"
+	{
+		echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+		echo "Upstream-Name: $name"
+		echo "Upstream-Contact: The hermes-desktop authors"
+		echo
+		echo "Files: *"
+		echo "Copyright: $holder"
+		echo "License: Expat"
+		echo "Comment: The Go modules linked into the binary, and their licenses, are"
+		echo " listed in /usr/share/doc/$name/THIRD_PARTY_LICENSES."
+		echo
+		echo "License: Expat"
+		sed -n '/^Permission/,$p' "$repo/LICENSE" | sed -e 's/^$/./' -e 's/^/ /'
+	} >"$1"
+}
+
+# third_party_licenses lists every Go module linked into the desktop build
+# for GOOS, each with its license text (they ask to travel with the binary).
+third_party_licenses() { # $1: GOOS, $2: output
+	local path ver dir lic cgo=0
+	[ "$1" = linux ] && cgo=1 # the Linux desktop build links GTK through cgo; Windows' needs none
+	{
+		echo "Hermes Desktop for $1 links these Go modules; their licenses follow."
+		echo
+		echo "== Go standard library ($(cd "$repo" && go env GOVERSION))"
+		cat "$(go env GOROOT)/LICENSE"
+		(cd "$repo" && GOOS=$1 CGO_ENABLED=$cgo go list -deps -tags desktop,production \
+			-f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}} {{.Dir}}{{end}}{{end}}' .) |
+			sort -u | while read -r path ver dir; do
+			echo
+			echo "== $path $ver"
+			lic=$(find "$dir" -maxdepth 1 -type f \( -iname 'licen[cs]e*' -o -iname 'copying*' -o -iname 'notice*' \) | sort)
+			if [ -n "$lic" ]; then
+				echo "$lic" | while IFS= read -r f; do cat "$f"; done
+			else
+				echo "(no license file in the module; see https://pkg.go.dev/$path?tab=licenses)"
+			fi
+		done
+	} >"$2"
+}
+
+# stage_common lays out what both Linux packages carry.
+stage_common() { # $1: directory
+	mkdir -p "$1"
+	install -m 0755 "$linux_bin" "$1/$name"
+	install -m 0644 "$desktop_file" "$1/$name.desktop"
+	install -m 0644 "$repo/LICENSE" "$1/LICENSE"
+	third_party_licenses linux "$1/THIRD_PARTY_LICENSES"
+	make_icons "$1/icons/hicolor"
+	find "$1/icons" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
+}
+
+build_deb() { # $1: staging dir, $2: output
+	local libc
+	# The newest glibc symbol version the binary needs: its libc6 dependency.
+	libc=$(objdump -T "$linux_bin" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1)
+	[ -n "$libc" ] || die "no GLIBC symbol versions in $linux_bin"
+	make_copyright "$1/copyright"
+	PKG_VERSION=$version PKG_STAGE=$1 PKG_LIBC_MIN=$libc \
+		"$nfpm" package --config "$repo/packaging/linux/nfpm.yaml" --packager deb --target "$2"
+	echo "package: $2"
+}
+
+build_tarball() { # $1: staging dir (its content goes into the archive), $2: output
+	local top
+	top=$(basename "$2" .tar.gz)
+	mkdir -p "$1/$top"
+	cp -a "$1/$name" "$1/$name.desktop" "$1/LICENSE" "$1/THIRD_PARTY_LICENSES" "$1/icons" "$1/$top/"
+	install -m 0755 "$repo/packaging/linux/install.sh" "$1/$top/install.sh"
+	tar -C "$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+		-cf - "$top" | gzip -9n >"$2"
+	echo "package: $2"
+}
+
+# vi_version turns VERSION into the four numbers a Windows version resource
+# takes: X.Y.Z, and the commit count after the tag (X.Y.Z+N...) or 0.
+vi_version() {
+	local base=${version%%[!0-9.]*} n=0
+	case $version in *+[0-9]*) n=${version#*+} n=${n%%[!0-9]*} ;; esac
+	base=${base%.}
+	case $base in
+	*.*.*) ;;
+	*.*) base=$base.0 ;;
+	*) base=$base.0.0 ;;
+	esac
+	echo "$base.$n"
+}
+
+build_windows() { # $1: staging dir, $2: the exe's output, $3: the installer's output
+	local defines=()
+	install -m 0755 "$windows_bin" "$2"
+	third_party_licenses windows "$1/THIRD_PARTY_LICENSES.windows"
+	if [ -n "${WEBVIEW2_BOOTSTRAPPER:-}" ]; then
+		[ -f "$WEBVIEW2_BOOTSTRAPPER" ] || die "WEBVIEW2_BOOTSTRAPPER=$WEBVIEW2_BOOTSTRAPPER: no such file"
+		defines+=("-DWEBVIEW2_BOOTSTRAPPER=$(realpath "$WEBVIEW2_BOOTSTRAPPER")")
+	fi
+	makensis -V2 -INPUTCHARSET UTF8 \
+		"-DVERSION=$version" "-DVI_VERSION=$(vi_version)" \
+		"-DEXE=$windows_bin" "-DLICENSE_FILE=$repo/LICENSE" \
+		"-DNOTICES=$1/THIRD_PARTY_LICENSES.windows" "-DICON=$repo/build/windows/icon.ico" \
+		"-DOUTFILE=$3" "${defines[@]}" "$repo/packaging/windows/installer.nsi" >/dev/null
+	echo "package: $2"
+	echo "package: $3"
+}
+
+write_sums() { # $@: the packages, all in $dist
+	(cd "$dist" && sha256sum -- "${@##*/}" >SHA256SUMS.new && mv -f SHA256SUMS.new SHA256SUMS)
+	echo "package: $dist/SHA256SUMS"
+}
+
+main() {
+	check_inputs
+	stage=$(mktemp -d)
+	trap 'rm -rf "$stage"' EXIT
+	SOURCE_DATE_EPOCH=$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)
+	export SOURCE_DATE_EPOCH
+
+	mkdir -p "$dist"
+	dist=$(cd "$dist" && pwd)
+	rm -f "$dist/$name"_* "$dist/SHA256SUMS"
+	local deb=$dist/${name}_${version}_amd64.deb
+	local tgz=$dist/${name}_${version}_linux_amd64.tar.gz
+	local exe=$dist/${name}_${version}_windows_amd64.exe
+	local setup=$dist/${name}_${version}_windows_amd64-setup.exe
+
+	stage_common "$stage/linux"
+	build_deb "$stage/linux" "$deb"
+	build_tarball "$stage/linux" "$tgz"
+	build_windows "$stage" "$exe" "$setup"
+	write_sums "$deb" "$tgz" "$exe" "$setup"
+}
+
+main
