@@ -357,8 +357,14 @@ func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "adopt") {
 		t.Fatalf("handoff to apply: exit %d: %s%s", code, out, errOut)
 	}
-	st, ok := statusOf(t, l)
-	if !ok || st.Instance.PID == l.Cmd.Process.Pid || st.Backends[0].PID != first.PID || st.Instance.RestartToApply {
+	var st backend.Status
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if now, ok := statusOf(t, l); ok && len(now.Backends) == 1 && now.Backends[0].State == backend.StateReady {
+			st = now
+			break
+		}
+	}
+	if len(st.Backends) != 1 || st.Instance.PID == l.Cmd.Process.Pid || st.Backends[0].PID != first.PID || st.Instance.RestartToApply {
 		t.Errorf("after applying: got %+v / backend %d, want a new instance, the same backend %d, nothing left to apply",
 			st.Instance, st.Backends[0].PID, first.PID)
 	}
