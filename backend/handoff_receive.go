@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
@@ -83,7 +84,7 @@ func (l *Launcher) takeOver(statePipe *os.File) error {
 // adoptBackend rewrites a backend's record to name us, takes its inherited
 // pipes, and tells its shim who its owner is now.
 func (l *Launcher) adoptBackend(b handoffBackend) (*instance, error) {
-	var spec *Spec
+	var spec *runspec.Spec
 	for i := range l.cfg.Backends {
 		if l.cfg.Backends[i].Name == b.Status.Name {
 			spec = &l.cfg.Backends[i]

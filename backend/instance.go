@@ -20,6 +20,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reclaim"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
@@ -34,7 +35,7 @@ import (
 // pipes after the tree is gone) and one waiter (ends when the leader has been
 // reaped; it closes exited). All three are owned by the instance.
 type instance struct {
-	spec      *Spec
+	spec      *runspec.Spec
 	nonce     string
 	argv      []string  // what was executed
 	cmd       *exec.Cmd // nil for an instance adopted from a previous launcher
@@ -89,7 +90,7 @@ type jobKiller interface {
 
 // spawnParams is what an instance needs from its launcher.
 type spawnParams struct {
-	spec       *Spec
+	spec       *runspec.Spec
 	owner      proc.Identity
 	ownerNonce string
 	stateDir   string
@@ -169,7 +170,7 @@ func backendEnv(p spawnParams, nonce, readyFile string) (env []string, token str
 		"HERMES_HOME="+p.hermesHome,
 		"HERMES_DESKTOP_READY_FILE="+readyFile,
 	)
-	if !p.spec.desktopOwned() {
+	if !p.spec.DesktopOwned() {
 		return env, "", nil
 	}
 	var raw [32]byte
@@ -410,7 +411,7 @@ func (i *instance) track(ps []leakguard.TreeProc) {
 // output pipes it inherited. The shim is not our child: its exit is seen
 // through a handle and its status is unknown; its group is not pinned, so
 // the tree is followed by identities only.
-func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*instance, error) {
+func adoptInstance(spec *runspec.Spec, b handoffBackend, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*instance, error) {
 	h, err := proc.Open(b.Shim)
 	if err == nil {
 		err = proc.Check(b.Backend)

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
 )
 
 // newSupervisor makes the supervisor of one backend of this launcher.
-func (l *Launcher) newSupervisor(spec Spec) *Supervisor {
+func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 	params := spawnParams{
 		owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
 		hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
@@ -40,8 +41,8 @@ func (l *Launcher) supervisors() []*Supervisor {
 
 // AddBackend adds a backend while the launcher runs and starts it unless
 // it is disabled. Saving it to the settings is the caller's part.
-func (l *Launcher) AddBackend(spec Spec) error {
-	if err := spec.applyDefaults(l.cfg.Self); err != nil {
+func (l *Launcher) AddBackend(spec runspec.Spec) error {
+	if err := spec.ApplyDefaults(l.cfg.Self); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
 	l.supsMu.Lock()
@@ -115,7 +116,7 @@ func (l *Launcher) PageURL(name string) (string, error) {
 		if st := s.Status(); st.PageURL != "" {
 			return st.PageURL, nil
 		}
-		if s.spec.servesPage() {
+		if s.spec.ServesPage() {
 			return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, name, s.Status().State)
 		}
 		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", control.ErrRefused, name)

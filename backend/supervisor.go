@@ -15,6 +15,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -23,7 +24,7 @@ import (
 // teardown. One goroutine (run) owns the running instance and is the only
 // writer of the state; everything else talks to it through commands.
 type Supervisor struct {
-	spec    Spec
+	spec    runspec.Spec
 	params  spawnParams
 	records *lockfile.Records
 	log     *slog.Logger
@@ -102,7 +103,7 @@ type commandResult struct {
 	token string      // cmdToken only
 }
 
-func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
+func newSupervisor(spec runspec.Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
 	log = log.With("backend", spec.Name)
 	if policy.backoff <= 0 {
 		policy.backoff = defaultBackoff
@@ -407,7 +408,7 @@ func (s *Supervisor) onReady(r readyResult) {
 	s.update(StateReady, func(st *BackendStatus) {
 		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.backendPID(), r.port, url, &now, ""
 		st.PageURL = ""
-		if s.spec.servesPage() {
+		if s.spec.ServesPage() {
 			st.PageURL = url + "/"
 		}
 	})

@@ -27,6 +27,7 @@ import (
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -165,14 +166,14 @@ type supHarness struct {
 func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 	t.Helper()
 	dir := t.TempDir()
-	spec := Spec{Name: "unit", Command: o.command, Grace: 2 * time.Second, StartTimeout: o.startTimeout}
+	spec := runspec.Spec{Name: "unit", Command: o.command, Grace: 2 * time.Second, StartTimeout: o.startTimeout}
 	if spec.Command == nil {
 		spec.Command = []string{"/bin/sh", "-c", o.script}
 	}
 	if spec.StartTimeout == 0 {
 		spec.StartTimeout = waitLimit
 	}
-	if err := spec.applyDefaults("/bin/false"); err != nil {
+	if err := spec.ApplyDefaults("/bin/false"); err != nil {
 		t.Fatal(err)
 	}
 	records, err := lockfile.OpenRecords(dir)

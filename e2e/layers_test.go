@@ -21,6 +21,7 @@ var layer = map[string]int{
 	"backend/leakguard": 3,
 	"backend/reclaim":   3,
 	"backend/settings":  3,
+	"backend/runspec":   3,
 	"backend/builtin":   3,
 	"backend":           4,
 	"internal/cli":      5,
