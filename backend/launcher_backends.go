@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
@@ -15,10 +16,10 @@ import (
 
 // newSupervisor makes the supervisor of one backend of this launcher.
 func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
-	params := spawnParams{
-		owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
-		hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
-		log: l.backendLog(spec.Name), reclaimer: l.reclaimer,
+	params := instance.Params{
+		Owner: l.self, OwnerNonce: l.nonce, StateDir: l.cfg.StateDir,
+		HermesHome: l.cfg.HermesHome, Self: l.cfg.Self, ViaShim: !l.cfg.NoShim,
+		Log: l.backendLog(spec.Name), Reclaimer: l.reclaimer,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
 	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
@@ -26,7 +27,7 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 
 // runSupervisor starts sup's goroutine under the launcher's context, with a
 // cancel of its own for RemoveBackend. Call with supsMu held.
-func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance, prev BackendStatus) {
+func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance.Instance, prev BackendStatus) {
 	ctx, cancel := context.WithCancel(l.supCtx)
 	sup.cancel = cancel
 	go sup.run(ctx, !sup.spec.Disabled, inst, prev)

@@ -15,6 +15,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
@@ -228,7 +229,7 @@ func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {
 		cfg.AdoptFrom = backend.InheritFile(opts.adoptFD, "handoff-state")
 	}
 	os.Unsetenv(backend.EnvHandoffWait) // for us only, not for the backends
-	if err := backend.EnterLauncherJob(); err != nil {
+	if err := instance.EnterLauncherJob(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
 	if !opts.headless {
