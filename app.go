@@ -16,6 +16,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/desktop"
 )
@@ -312,7 +313,7 @@ func (a *App) ConnectionDetails(name string) (string, error) { return a.l.Connec
 
 // AddBackend adds a backend, starts it (unless disabled) and saves the list.
 func (a *App) AddBackend(b settings.Backend) error {
-	spec, err := backend.SpecFromSetting(b)
+	spec, err := runspec.FromSetting(b)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
 )
@@ -64,7 +65,7 @@ func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
 	dir := t.TempDir()
 	l, err := backend.Open(backend.Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
-		Backends: []backend.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
+		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
 		Mode:     "gui", NoBootReap: true,
 	})
 	if err != nil {

@@ -1,8 +1,6 @@
 package backend
 
 import (
-	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -17,21 +15,6 @@ func TestBrokerNeverBlocks(t *testing.T) {
 	s.Close()
 	s.Close()
 	b.publish(Event{Kind: EventStatus})
-}
-
-func TestExitStatusString(t *testing.T) {
-	cases := map[ExitStatus]string{
-		{Code: 0}:                           "code 0",
-		{Code: 75}:                          "port is in use",
-		{Code: 127}:                         "not found",
-		{Code: -1, Signal: syscall.SIGKILL}: "killed by signal 9",
-		{Code: 137}:                         "killed by signal 9",
-	}
-	for st, want := range cases {
-		if got := st.String(); !strings.Contains(got, want) {
-			t.Errorf("%+v: got %q, want it to contain %q", st, got, want)
-		}
-	}
 }
 
 func TestStateMachine(t *testing.T) {

@@ -11,54 +11,22 @@ import (
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/backend/settings"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/backend/runspec"
 )
 
 // Defaults, in one place.
 const (
-	DefaultName         = "default"
-	DefaultReadyRegex   = `HERMES_(?:BACKEND|DASHBOARD)_READY port=(\d+)`
-	DefaultHealthPath   = "/api/health"
-	fallbackHealthPath  = "/api/status"
-	DefaultGrace        = 5 * time.Second
-	DefaultStartTimeout = 60 * time.Second
+	DefaultName         = runspec.DefaultName
+	DefaultReadyRegex   = runspec.DefaultReadyRegex
+	DefaultHealthPath   = runspec.DefaultHealthPath
+	fallbackHealthPath  = runspec.FallbackHealthPath
+	DefaultGrace        = runspec.DefaultGrace
+	DefaultStartTimeout = runspec.DefaultStartTimeout
 	DefaultMinOrphanAge = reap.DefaultMinOrphanAge
 	// Restart policy seen in Hermes: at most 3 respawns per 120 s.
 	DefaultMaxRestarts   = 3
 	DefaultRestartWindow = 120 * time.Second
 )
-
-// Spec describes one backend. Zero values take the defaults above.
-type Spec struct {
-	// Name identifies the backend in status, logs and records; "" means
-	// "default".
-	Name string `json:"name"`
-	// Kind is dashboard, serve or custom; "" means custom when Command is
-	// set, else dashboard.
-	Kind settings.Kind `json:"kind"`
-	// Command is the argv to run; empty means Hermes' command for the kind
-	// (ResolveCommand), plus Args.
-	Command []string `json:"command"`
-	// Args are added to a Hermes kind's command (a profile, say).
-	Args []string `json:"args,omitempty"`
-	// Disabled backends are not started with the launcher; Start starts
-	// them.
-	Disabled bool `json:"disabled,omitempty"`
-	// ReadyRegex finds the port in the backend's output: its first capture
-	// group must be the port. "" means the Hermes READY line.
-	ReadyRegex string `json:"ready_regex,omitempty"`
-	// HealthPath is probed with GET once the port is known; "" means
-	// /api/health, falling back to /api/status when that answers 404.
-	HealthPath string `json:"health_path,omitempty"`
-	// Grace is how long a backend has between SIGTERM and SIGKILL; 0 means
-	// five seconds.
-	Grace time.Duration `json:"grace,omitempty"`
-	// StartTimeout bounds the time to become ready; 0 means 60 seconds.
-	StartTimeout time.Duration `json:"start_timeout,omitempty"`
-	// Profile is the Hermes profile, recorded for reference.
-	Profile string `json:"profile,omitempty"`
-}
 
 // Config holds every setting of one launcher instance. Fill it, then call
 // Open; Open applies the defaults.
@@ -72,7 +40,7 @@ type Config struct {
 	// built-in backend); "" means os.Executable().
 	Self string
 	// Backends to run; empty means one default backend.
-	Backends []Spec
+	Backends []runspec.Spec
 	// NoShim starts backends as direct children, without the watchdog shim.
 	// For debugging only: a launcher that dies by SIGKILL then strands them.
 	NoShim bool
@@ -156,11 +124,11 @@ func (c *Config) applyDefaults() error {
 		}
 	}
 	if len(c.Backends) == 0 {
-		c.Backends = []Spec{{}}
+		c.Backends = []runspec.Spec{{}}
 	}
 	seen := map[string]bool{}
 	for i := range c.Backends {
-		if err := c.Backends[i].applyDefaults(c.Self); err != nil {
+		if err := c.Backends[i].ApplyDefaults(c.Self); err != nil {
 			return err
 		}
 		if seen[c.Backends[i].Name] {
@@ -192,49 +160,6 @@ func (c *Config) applyDefaults() error {
 	}
 	if c.Announce == nil {
 		c.Announce = io.Discard
-	}
-	return nil
-}
-
-func (s *Spec) applyDefaults(self string) error {
-	if s.Name == "" {
-		s.Name = DefaultName
-	}
-	if !lockfile.ValidName(s.Name) {
-		return fmt.Errorf("backend: invalid backend name %q: use letters, digits, '.', '_' or '-'", s.Name)
-	}
-	if s.Kind == "" {
-		s.Kind = settings.KindDashboard
-		if len(s.Command) > 0 {
-			s.Kind = settings.KindCustom
-		}
-	}
-	if len(s.Command) == 0 {
-		if s.Kind == settings.KindCustom {
-			return fmt.Errorf("backend %s: a custom backend needs a command", s.Name)
-		}
-		s.Command, _ = ResolveCommand(self, s.Kind, s.Args)
-	}
-	if s.ReadyRegex == "" {
-		s.ReadyRegex = DefaultReadyRegex
-	}
-	if _, err := settings.CompileReadyRegex(s.ReadyRegex); err != nil {
-		return fmt.Errorf("backend %s: %w", s.Name, err)
-	}
-	if s.HealthPath == "" {
-		s.HealthPath = DefaultHealthPath
-	}
-	if s.HealthPath[0] != '/' {
-		return fmt.Errorf("backend: health path %q must start with /", s.HealthPath)
-	}
-	if s.Grace == 0 {
-		s.Grace = DefaultGrace
-	}
-	if s.StartTimeout == 0 {
-		s.StartTimeout = DefaultStartTimeout
-	}
-	if s.Grace < 0 || s.StartTimeout < 0 {
-		return fmt.Errorf("backend %s: negative grace or start timeout", s.Name)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"hermes-desktop/backend/instance"
 	"time"
 )
 
@@ -11,16 +12,16 @@ import (
 
 // exeWatch is the state of the watch on our own executable.
 type exeWatch struct {
-	stamp   exeStamp      // the executable as we started from it
-	changed chan struct{} // closed once it changed on disk
-	stop    func()        // ends the watch goroutine and waits for it
+	stamp   instance.ExeStamp // the executable as we started from it
+	changed chan struct{}     // closed once it changed on disk
+	stop    func()            // ends the watch goroutine and waits for it
 }
 
 // watchExecutable starts watching l.cfg.Self. The goroutine it starts is
 // owned by the launcher and ended by Shutdown.
 func (l *Launcher) watchExecutable() {
-	w := &exeWatch{stamp: stampExecutable(l.cfg.Self), changed: make(chan struct{})}
-	if w.stamp.path == "" {
+	w := &exeWatch{stamp: instance.StampExecutable(l.cfg.Self), changed: make(chan struct{})}
+	if w.stamp.Path() == "" {
 		return // not a file we can stat: nothing to watch
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -36,7 +37,7 @@ func (l *Launcher) watchExecutable() {
 		close(w.changed)
 		l.AddNotice("Hermes Desktop was updated on disk: restart to apply (your backends keep running)")
 		l.events.publish(Event{Kind: EventStatus})
-		l.cfg.Logger.Info("the executable was replaced on disk", "path", w.stamp.path)
+		l.cfg.Logger.Info("the executable was replaced on disk", "path", w.stamp.Path())
 	}()
 }
 

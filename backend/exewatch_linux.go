@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"hermes-desktop/backend/instance"
 	"os"
 	"path/filepath"
 	"unsafe"
@@ -13,7 +14,7 @@ import (
 // waitReplaced blocks until the file stamped is replaced on disk (renamed
 // over, rewritten, deleted and created anew: what a package manager does),
 // or ctx ends. It watches the directory with inotify: no polling.
-func waitReplaced(ctx context.Context, stamp exeStamp) error {
+func waitReplaced(ctx context.Context, stamp instance.ExeStamp) error {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return fmt.Errorf("inotify: %w", err)
@@ -23,10 +24,10 @@ func waitReplaced(ctx context.Context, stamp exeStamp) error {
 	stop := context.AfterFunc(ctx, func() { f.Close() })
 	defer stop()
 	const mask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
-	if _, err := unix.InotifyAddWatch(fd, filepath.Dir(stamp.path), mask); err != nil {
-		return fmt.Errorf("inotify watch %s: %w", filepath.Dir(stamp.path), err)
+	if _, err := unix.InotifyAddWatch(fd, filepath.Dir(stamp.Path()), mask); err != nil {
+		return fmt.Errorf("inotify watch %s: %w", filepath.Dir(stamp.Path()), err)
 	}
-	name := filepath.Base(stamp.path)
+	name := filepath.Base(stamp.Path())
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := f.Read(buf)
@@ -36,7 +37,7 @@ func waitReplaced(ctx context.Context, stamp exeStamp) error {
 			}
 			return fmt.Errorf("inotify read: %w", err)
 		}
-		if touched(buf[:n], name) && stamp.changed() {
+		if touched(buf[:n], name) && stamp.Changed() {
 			return nil
 		}
 	}

@@ -4,13 +4,14 @@ package backend
 
 import (
 	"context"
+	"hermes-desktop/backend/instance"
 	"time"
 )
 
 // waitReplaced checks the file once a minute on systems where this watch
 // has no inotify (kqueue's NOTE_RENAME and ReadDirectoryChangesW would do;
 // a minute is soon enough to offer "Restart to apply").
-func waitReplaced(ctx context.Context, stamp exeStamp) error {
+func waitReplaced(ctx context.Context, stamp instance.ExeStamp) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {
@@ -18,7 +19,7 @@ func waitReplaced(ctx context.Context, stamp exeStamp) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			if stamp.changed() {
+			if stamp.Changed() {
 				return nil
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
@@ -20,11 +22,11 @@ import (
 
 // adoptedBackend is a backend a predecessor handed over.
 type adoptedBackend struct {
-	inst *instance
+	inst *instance.Instance
 	prev BackendStatus
 }
 
-func (a *adoptedBackend) instance() *instance {
+func (a *adoptedBackend) instance() *instance.Instance {
 	if a == nil {
 		return nil
 	}
@@ -82,8 +84,8 @@ func (l *Launcher) takeOver(statePipe *os.File) error {
 
 // adoptBackend rewrites a backend's record to name us, takes its inherited
 // pipes, and tells its shim who its owner is now.
-func (l *Launcher) adoptBackend(b handoffBackend) (*instance, error) {
-	var spec *Spec
+func (l *Launcher) adoptBackend(b handoffBackend) (*instance.Instance, error) {
+	var spec *runspec.Spec
 	for i := range l.cfg.Backends {
 		if l.cfg.Backends[i].Name == b.Status.Name {
 			spec = &l.cfg.Backends[i]
@@ -112,7 +114,7 @@ func (l *Launcher) adoptBackend(b handoffBackend) (*instance, error) {
 		closeAll()
 		return nil, err
 	}
-	inst, err := adoptInstance(spec, b, lifeline, outR, errR, l.backendLog(spec.Name), l.reclaimer)
+	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token}, lifeline, outR, errR, l.backendLog(spec.Name), l.reclaimer)
 	if err != nil {
 		return nil, err // adoptInstance closed the files
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -40,7 +41,7 @@ func (l *Launcher) Handoff(ctx context.Context, args HandoffArgs) (*HandoffResul
 		if !l.ExecutableChanged() {
 			return nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
 		}
-		args.To = l.exe.stamp.path
+		args.To = l.exe.stamp.Path()
 	}
 	to, err := checkSuccessor(ctx, args.To)
 	if err != nil {
@@ -195,7 +196,7 @@ func (s *successor) abortGracefully() {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
-	case <-time.After(DefaultGrace + shimKillMargin):
+	case <-time.After(DefaultGrace + instance.ShimKillMargin):
 		s.abort()
 	}
 }

@@ -14,10 +14,6 @@ func successorAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: 
 // adoptSupported: inherited fds carry the lifelines and pipes on Unix.
 func adoptSupported() error { return nil }
 
-// pollable makes an inherited pipe non-blocking so reads go through the
-// runtime poller and Close can interrupt them.
-func pollable(f *os.File) { _ = syscall.SetNonblock(int(f.Fd()), true) }
-
 // InheritFile takes an fd a predecessor handed over: close-on-exec (nothing we
 // start later may hold another backend's lifeline) and non-blocking.
 func InheritFile(fd int, name string) *os.File {

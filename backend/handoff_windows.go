@@ -21,9 +21,6 @@ func adoptSupported() error {
 	return fmt.Errorf("handoff: %w: adopt mode is not available on Windows; use --mode restart", control.ErrRefused)
 }
 
-// pollable has nothing to do on Windows.
-func pollable(*os.File) {}
-
 // InheritFile wraps a handed-over handle (adopt mode never runs on Windows).
 func InheritFile(fd int, name string) *os.File { return os.NewFile(uintptr(fd), name) }
 

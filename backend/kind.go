@@ -1,45 +1,17 @@
 package backend
 
 import (
-	"fmt"
-	"os/exec"
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
 )
 
-// ResolveCommand is the command of a Hermes kind: `hermes dashboard
-// --no-open --host 127.0.0.1 --port 0` or `hermes serve --host 127.0.0.1
-// --port 0`, plus args, with hermes from PATH; without it, the built-in
-// backend's same verb. It says which it chose.
-func ResolveCommand(self string, kind settings.Kind, args []string) (argv []string, why string) {
-	exe, why := self, "hermes not on PATH: using the built-in backend"
-	if path, err := exec.LookPath("hermes"); err == nil {
-		exe, why = path, "hermes found on PATH at "+path
-	}
-	argv = []string{exe, string(kind)}
-	if kind == settings.KindDashboard {
-		argv = append(argv, "--no-open")
-	}
-	argv = append(argv, "--host", "127.0.0.1", "--port", "0")
-	return append(argv, args...), why
-}
-
-// desktopOwned says whether the backend gets the desktop's marks
-// (HERMES_DESKTOP=1 and our session token): a dashboard must not, or
-// Hermes hides it from host discovery and it never serves its own page.
-func (s *Spec) desktopOwned() bool { return s.Kind != settings.KindDashboard }
-
-// servesPage says whether the backend has a page a person opens: a
-// dashboard (and whatever a custom command serves); `hermes serve` is API
-// only.
-func (s *Spec) servesPage() bool { return s.Kind != settings.KindServe }
-
 // DefaultSettings are the values an empty settings field stands for.
 func DefaultSettings(self string) settings.Settings {
-	argv, _ := ResolveCommand(self, settings.KindDashboard, nil)
+	argv, _ := runspec.ResolveCommand(self, settings.KindDashboard, nil)
 	floor := leakguard.DefaultNofileFloor
 	return settings.Settings{
 		Backends:        []settings.Backend{{Name: DefaultName, Kind: settings.KindDashboard}},
@@ -62,18 +34,18 @@ func (c *Config) ApplySettings(s settings.Settings) error {
 	}
 	c.Backends = nil
 	for _, b := range s.Backends {
-		spec, err := SpecFromSetting(b)
+		spec, err := runspec.FromSetting(b)
 		if err != nil {
 			return err
 		}
 		c.Backends = append(c.Backends, spec)
 	}
 	if len(c.Backends) == 0 {
-		spec := Spec{}
+		spec := runspec.Spec{}
 		if s.BackendCommand != "" {
 			spec.Command, _ = cmdline.Split(s.BackendCommand)
 		}
-		c.Backends = []Spec{spec}
+		c.Backends = []runspec.Spec{spec}
 	}
 	grace := durationSetting(s.Grace)
 	for i := range c.Backends {
@@ -97,20 +69,4 @@ func (c *Config) ApplySettings(s settings.Settings) error {
 func durationSetting(v string) time.Duration {
 	d, _ := settings.Duration("", v, 0, 1<<62)
 	return d
-}
-
-// SpecFromSetting turns one configured backend into a spec.
-func SpecFromSetting(b settings.Backend) (Spec, error) {
-	if err := b.Validate(); err != nil {
-		return Spec{}, err
-	}
-	spec := Spec{Name: b.Name, Kind: b.Kind, Args: b.Args, Disabled: !b.IsEnabled()}
-	if b.Kind == settings.KindCustom {
-		argv, err := cmdline.Split(b.Command)
-		if err != nil {
-			return Spec{}, fmt.Errorf("backend %s: %w", b.Name, err)
-		}
-		spec.Command = argv
-	}
-	return spec, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 )
 
@@ -32,7 +33,7 @@ func TestApplySettings(t *testing.T) {
 			{Name: "api", Kind: settings.KindServe, Enabled: ptr(false)},
 			{Name: "web", Kind: settings.KindCustom, Command: "python3 -m http.server"},
 		}}, func(t *testing.T, c Config) {
-			want := []Spec{
+			want := []runspec.Spec{
 				{Name: "work", Kind: settings.KindDashboard, Args: []string{"--profile", "work"}, Grace: 2 * time.Second},
 				{Name: "api", Kind: settings.KindServe, Disabled: true, Grace: 2 * time.Second},
 				{Name: "web", Kind: settings.KindCustom, Command: []string{"python3", "-m", "http.server"}, Grace: 2 * time.Second},
@@ -62,24 +63,24 @@ func TestApplySettings(t *testing.T) {
 func TestSpecDefaultsByKind(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no hermes: the built-in backend
 	cases := []struct {
-		spec     Spec
+		spec     runspec.Spec
 		wantKind settings.Kind
 		want     []string
 	}{
-		{Spec{}, settings.KindDashboard, []string{"/self", "dashboard", "--no-open", "--host", "127.0.0.1", "--port", "0"}},
-		{Spec{Kind: settings.KindServe, Args: []string{"--profile", "p"}}, settings.KindServe, []string{"/self", "serve", "--host", "127.0.0.1", "--port", "0", "--profile", "p"}},
-		{Spec{Command: []string{"x", "y"}}, settings.KindCustom, []string{"x", "y"}},
+		{runspec.Spec{}, settings.KindDashboard, []string{"/self", "dashboard", "--no-open", "--host", "127.0.0.1", "--port", "0"}},
+		{runspec.Spec{Kind: settings.KindServe, Args: []string{"--profile", "p"}}, settings.KindServe, []string{"/self", "serve", "--host", "127.0.0.1", "--port", "0", "--profile", "p"}},
+		{runspec.Spec{Command: []string{"x", "y"}}, settings.KindCustom, []string{"x", "y"}},
 	}
 	for _, tc := range cases {
 		s := tc.spec
-		if err := s.applyDefaults("/self"); err != nil {
+		if err := s.ApplyDefaults("/self"); err != nil {
 			t.Fatal(err)
 		}
 		if s.Kind != tc.wantKind || !reflect.DeepEqual(s.Command, tc.want) {
 			t.Errorf("%+v: got kind %s command %q, want %s %q", tc.spec, s.Kind, s.Command, tc.wantKind, tc.want)
 		}
 	}
-	if err := (&Spec{Kind: settings.KindCustom}).applyDefaults("/self"); err == nil {
+	if err := (&runspec.Spec{Kind: settings.KindCustom}).ApplyDefaults("/self"); err == nil {
 		t.Error("a custom spec without a command was accepted")
 	}
 }

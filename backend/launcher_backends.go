@@ -8,16 +8,18 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
 )
 
 // newSupervisor makes the supervisor of one backend of this launcher.
-func (l *Launcher) newSupervisor(spec Spec) *Supervisor {
-	params := spawnParams{
-		owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
-		hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
-		log: l.backendLog(spec.Name), reclaimer: l.reclaimer,
+func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
+	params := instance.Params{
+		Owner: l.self, OwnerNonce: l.nonce, StateDir: l.cfg.StateDir,
+		HermesHome: l.cfg.HermesHome, Self: l.cfg.Self, ViaShim: !l.cfg.NoShim,
+		Log: l.backendLog(spec.Name), Reclaimer: l.reclaimer,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
 	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
@@ -25,7 +27,7 @@ func (l *Launcher) newSupervisor(spec Spec) *Supervisor {
 
 // runSupervisor starts sup's goroutine under the launcher's context, with a
 // cancel of its own for RemoveBackend. Call with supsMu held.
-func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance, prev BackendStatus) {
+func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance.Instance, prev BackendStatus) {
 	ctx, cancel := context.WithCancel(l.supCtx)
 	sup.cancel = cancel
 	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
@@ -40,8 +42,8 @@ func (l *Launcher) supervisors() []*Supervisor {
 
 // AddBackend adds a backend while the launcher runs and starts it unless
 // it is disabled. Saving it to the settings is the caller's part.
-func (l *Launcher) AddBackend(spec Spec) error {
-	if err := spec.applyDefaults(l.cfg.Self); err != nil {
+func (l *Launcher) AddBackend(spec runspec.Spec) error {
+	if err := spec.ApplyDefaults(l.cfg.Self); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
 	l.supsMu.Lock()
@@ -115,7 +117,7 @@ func (l *Launcher) PageURL(name string) (string, error) {
 		if st := s.Status(); st.PageURL != "" {
 			return st.PageURL, nil
 		}
-		if s.spec.servesPage() {
+		if s.spec.ServesPage() {
 			return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, name, s.Status().State)
 		}
 		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", control.ErrRefused, name)

@@ -12,9 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -23,8 +25,8 @@ import (
 // teardown. One goroutine (run) owns the running instance and is the only
 // writer of the state; everything else talks to it through commands.
 type Supervisor struct {
-	spec    Spec
-	params  spawnParams
+	spec    runspec.Spec
+	params  instance.Params
 	records *lockfile.Records
 	log     *slog.Logger
 	out     *logs.Log
@@ -43,7 +45,7 @@ type Supervisor struct {
 	st BackendStatus
 
 	// Owned by the run goroutine:
-	cur         *instance
+	cur         *instance.Instance
 	curCreated  time.Time
 	curPort     int             // 0 until ready
 	curReported bool            // the backend's identity is in the record
@@ -75,7 +77,7 @@ type restartPolicy struct {
 const defaultBackoff = 250 * time.Millisecond
 
 type readyResult struct {
-	inst *instance
+	inst *instance.Instance
 	port int
 	err  error
 }
@@ -102,7 +104,7 @@ type commandResult struct {
 	token string      // cmdToken only
 }
 
-func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
+func newSupervisor(spec runspec.Spec, params instance.Params, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
 	log = log.With("backend", spec.Name)
 	if policy.backoff <= 0 {
 		policy.backoff = defaultBackoff
@@ -112,15 +114,15 @@ func newSupervisor(spec Spec, params spawnParams, records *lockfile.Records, pol
 		params:  params,
 		records: records,
 		log:     log,
-		out:     params.log,
+		out:     params.Log,
 		policy:  policy,
-		guard:   leakguard.New(lg, log, func(line string) { params.log.Add("launcher", line) }),
+		guard:   leakguard.New(lg, log, func(line string) { params.Log.Add("launcher", line) }),
 		every:   lg.SampleInterval,
 		notify:  notify,
 		cmds:    make(chan command),
 		done:    make(chan struct{}),
 	}
-	s.params.spec = &s.spec
+	s.params.Spec = &s.spec
 	s.st = BackendStatus{Name: spec.Name, Kind: spec.Kind, State: StateStopped, Command: spec.Command}
 	return s
 }
@@ -212,7 +214,7 @@ func (s *Supervisor) Done() <-chan struct{} { return s.done }
 // backend is torn down and its record removed (or at once after a detach).
 // It starts by adopting inst when a previous launcher handed one over, else
 // by launching a backend when autostart is set.
-func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance, prev BackendStatus) {
+func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Instance, prev BackendStatus) {
 	defer close(s.done)
 	switch {
 	case inst != nil:
@@ -238,9 +240,9 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance, pr
 			earlyC = s.early.C
 		}
 		if s.cur != nil {
-			exited = s.cur.exited
+			exited = s.cur.Exited()
 			if !s.curReported {
-				reported = s.cur.backendKnown
+				reported = s.cur.BackendKnown()
 			}
 		}
 		if s.timer != nil {
@@ -307,11 +309,12 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, st.State)}
 		}
 		i := s.cur
-		return commandResult{view: handoffView{status: st, viaShim: i.viaShim, nonce: i.nonce, argv: i.argv,
-			shim: i.leader, backend: i.backendID, token: i.token, lifeline: i.shim.lifeline, stdout: i.outR, stderr: i.errR}}
+		lifeline, stdout, stderr := i.HandoffFiles()
+		return commandResult{view: handoffView{status: st, viaShim: i.ViaShim(), nonce: i.Nonce(), argv: i.Argv(),
+			shim: i.Leader(), backend: i.BackendID(), token: i.Token(), lifeline: lifeline, stdout: stdout, stderr: stderr}}
 	case cmdToken:
 		if s.cur != nil {
-			return commandResult{token: s.cur.token}
+			return commandResult{token: s.cur.Token()}
 		}
 	case cmdDetach:
 		s.detach()
@@ -333,14 +336,14 @@ func (s *Supervisor) detach() {
 		s.stopReady = nil
 	}
 	if s.cur != nil {
-		s.cur.detach()
+		s.cur.Detach()
 		s.cur = nil
 	}
 }
 
 // launch spawns a new instance and starts watching for its readiness.
 func (s *Supervisor) launch(ctx context.Context) {
-	inst, err := spawn(s.params)
+	inst, err := instance.Spawn(s.params)
 	if err != nil {
 		s.out.Add("launcher", err.Error())
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -350,38 +353,37 @@ func (s *Supervisor) launch(ctx context.Context) {
 		s.onCrash(err.Error())
 		return
 	}
-	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), 0, !inst.viaShim, nil
-	inst.exe = stampExecutable(s.spec.Command[0])
+	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), 0, !inst.ViaShim(), nil
 	s.guard.Reset()
 	if err := s.writeRecord(inst); err != nil {
 		// Without a record we could not prove this backend is ours after a
 		// crash; do not run it. Closing the lifeline first lets a shim still
 		// at its start barrier exit at once.
-		inst.closeShimPipes()
-		_ = inst.stop()
+		inst.CloseShimPipes()
+		_ = inst.Stop()
 		s.cur = nil
 		s.fail(fmt.Sprintf("cannot write the ownership record: %v", err))
 		return
 	}
-	if err := inst.release(); err != nil {
+	if err := inst.Release(); err != nil {
 		s.out.Add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
 	}
 	now := time.Now()
 	s.update(StateStarting, func(st *BackendStatus) {
-		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = inst.backendPID(), 0, 0, "", ""
-		if inst.viaShim {
-			st.ShimPID = inst.leader.PID
+		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = inst.BackendPID(), 0, 0, "", ""
+		if inst.ViaShim() {
+			st.ShimPID = inst.Leader().PID
 		}
-		st.Nonce, st.Started, st.ReadyAt, st.LogTail, st.Tree = inst.nonce, &now, nil, nil, nil
+		st.Nonce, st.Started, st.ReadyAt, st.LogTail, st.Tree = inst.Nonce(), &now, nil, nil, nil
 	})
 	readyCtx, cancel := context.WithCancel(ctx)
 	ch := make(chan readyResult, 1) // never blocks the sender, even after we stop listening
 	s.readyCh, s.stopReady = ch, cancel
 	go func() {
-		port, err := inst.awaitReady(readyCtx)
+		port, err := inst.AwaitReady(readyCtx)
 		ch <- readyResult{inst: inst, port: port, err: err}
 	}()
-	s.log.Info("started", "pid", inst.leader.PID, "argv", inst.argv)
+	s.log.Info("started", "pid", inst.Leader().PID, "argv", inst.Argv())
 }
 
 func (s *Supervisor) onReady(r readyResult) {
@@ -390,7 +392,7 @@ func (s *Supervisor) onReady(r readyResult) {
 		return // a result about an instance we already stopped
 	}
 	if r.err != nil {
-		if errors.Is(r.err, errExitedEarly) || errors.Is(r.err, context.Canceled) {
+		if errors.Is(r.err, instance.ErrExitedEarly) || errors.Is(r.err, context.Canceled) {
 			return // the exit is handled where it is noticed
 		}
 		s.out.Add("launcher", "not ready: "+r.err.Error())
@@ -405,9 +407,9 @@ func (s *Supervisor) onReady(r readyResult) {
 	url := "http://" + net.JoinHostPort(reap.ProbeHost(reap.ParseShape(s.spec.Command).Host), strconv.Itoa(r.port))
 	now := time.Now()
 	s.update(StateReady, func(st *BackendStatus) {
-		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.backendPID(), r.port, url, &now, ""
+		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.BackendPID(), r.port, url, &now, ""
 		st.PageURL = ""
-		if s.spec.servesPage() {
+		if s.spec.ServesPage() {
 			st.PageURL = url + "/"
 		}
 	})
@@ -417,14 +419,14 @@ func (s *Supervisor) onReady(r readyResult) {
 // sample looks at the running backend's tree, applies the leak guard, and
 // publishes the sample; a restart policy that fires restarts the backend.
 func (s *Supervisor) sample(ctx context.Context) {
-	if s.every <= 0 || s.cur == nil || s.cur.backendPID() == 0 {
+	if s.every <= 0 || s.cur == nil || s.cur.BackendPID() == 0 {
 		return
 	}
-	ts, err := leakguard.Sample(s.cur.backendID)
+	ts, err := leakguard.Sample(s.cur.BackendID())
 	if err != nil {
 		return // it is exiting: the exit is handled where it is seen
 	}
-	s.cur.track(ts.Processes)
+	s.cur.Track(ts.Processes)
 	s.recordDescendants(ts)
 	restart := s.guard.Check(ts, s.spec.Grace)
 	s.publishTree(ts)
@@ -486,8 +488,8 @@ func (s *Supervisor) recordDescendants(ts *leakguard.TreeSample) {
 		id.BootID = proc.BootID()
 		ids = append(ids, id)
 	}
-	if s.params.reclaimer != nil {
-		s.params.reclaimer.Know(s.cur.nonce, ids)
+	if s.params.Reclaimer != nil {
+		s.params.Reclaimer.Know(s.cur.Nonce(), ids)
 	}
 	if slices.Equal(ids, s.curDesc) {
 		return
@@ -500,19 +502,19 @@ func (s *Supervisor) recordDescendants(ts *leakguard.TreeSample) {
 
 // adopt takes over a running instance from the previous launcher: it is
 // ready, its record already names us.
-func (s *Supervisor) adopt(inst *instance, prev BackendStatus) {
+func (s *Supervisor) adopt(inst *instance.Instance, prev BackendStatus) {
 	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), prev.Port, true, nil
 	s.guard.Reset()
 	now := time.Now()
 	s.update(StateStarting, nil)
 	s.update(StateReady, func(st *BackendStatus) {
-		st.PID, st.Port, st.URL, st.Restarts = inst.backendID.PID, prev.Port, prev.URL, prev.Restarts
-		st.LastRestart, st.Nonce, st.Started, st.ReadyAt = prev.LastRestart, inst.nonce, prev.Started, &now
-		if inst.viaShim {
-			st.ShimPID = inst.leader.PID
+		st.PID, st.Port, st.URL, st.Restarts = inst.BackendID().PID, prev.Port, prev.URL, prev.Restarts
+		st.LastRestart, st.Nonce, st.Started, st.ReadyAt = prev.LastRestart, inst.Nonce(), prev.Started, &now
+		if inst.ViaShim() {
+			st.ShimPID = inst.Leader().PID
 		}
 	})
-	s.log.Info("adopted from the previous launcher", "pid", inst.backendID.PID, "port", prev.Port)
+	s.log.Info("adopted from the previous launcher", "pid", inst.BackendID().PID, "port", prev.Port)
 }
 
 // onReported records the backend's identity once the shim has told us.
@@ -521,7 +523,7 @@ func (s *Supervisor) onReported() {
 	if err := s.writeRecord(s.cur); err != nil {
 		s.log.Warn("update record with backend identity", "err", err)
 	}
-	pid := s.cur.backendPID()
+	pid := s.cur.BackendPID()
 	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid })
 }
 
@@ -582,7 +584,7 @@ func (s *Supervisor) halt() {
 	if s.cur == nil {
 		return
 	}
-	if err := s.cur.stop(); err != nil {
+	if err := s.cur.Stop(); err != nil {
 		s.log.Error("stop", "err", err)
 	}
 	s.finish(s.cur)
@@ -592,37 +594,37 @@ func (s *Supervisor) halt() {
 // finish removes the record of an instance whose tree is gone. If the tree
 // could not be confirmed gone, the record stays: it is the evidence the next
 // boot's reaper needs.
-func (s *Supervisor) finish(inst *instance) {
+func (s *Supervisor) finish(inst *instance.Instance) {
 	select {
-	case <-inst.exited:
+	case <-inst.Exited():
 	default:
 		return
 	}
-	if err := s.records.Remove(inst.nonce); err != nil {
+	if err := s.records.Remove(inst.Nonce()); err != nil {
 		s.log.Error("remove record", "err", err)
 	}
 }
 
-func (s *Supervisor) writeRecord(inst *instance) error {
-	leader := inst.leader
+func (s *Supervisor) writeRecord(inst *instance.Instance) error {
+	leader := inst.Leader()
 	leader.BootID = proc.BootID()
 	r := &lockfile.Record{
 		Schema:      lockfile.RecordSchema,
 		Name:        s.spec.Name,
-		Nonce:       inst.nonce,
+		Nonce:       inst.Nonce(),
 		BootID:      proc.BootID(),
-		PGID:        groupOf(leader.PID),
-		Argv:        inst.argv,
+		PGID:        instance.GroupOf(leader.PID),
+		Argv:        inst.Argv(),
 		Port:        s.curPort,
 		Descendants: s.curDesc,
 		Profile:     s.spec.Profile,
-		Owner:       lockfile.Owner{Nonce: s.params.ownerNonce, PID: s.params.owner.PID, Start: s.params.owner.Start},
+		Owner:       lockfile.Owner{Nonce: s.params.OwnerNonce, PID: s.params.Owner.PID, Start: s.params.Owner.Start},
 		Created:     s.curCreated.UTC(),
 	}
-	if inst.viaShim {
+	if inst.ViaShim() {
 		r.Shim = &leader
-		if pid := inst.backendPID(); pid != 0 {
-			b := inst.backendID
+		if pid := inst.BackendPID(); pid != 0 {
+			b := inst.BackendID()
 			b.BootID = proc.BootID()
 			r.Backend = &b
 		}

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"hermes-desktop/backend/instance"
 	"time"
 )
 
@@ -19,7 +20,7 @@ const (
 // without counting against the crash-loop breaker.
 func (s *Supervisor) onExit(ctx context.Context) {
 	inst := s.cur
-	if u, ok := inst.attachURL(); ok && s.curPort == 0 {
+	if u, ok := inst.AttachURL(); ok && s.curPort == 0 {
 		if ext, ok := newExternal(u); ok {
 			s.finish(inst)
 			s.cur = nil
@@ -27,21 +28,22 @@ func (s *Supervisor) onExit(ctx context.Context) {
 			return
 		}
 	}
+	exe, replaced := inst.ExecutableReplaced()
 	switch {
-	case inst.status.Code == exitRefusedAttach:
+	case inst.ExitStatus().Code == instance.ExitRefusedAttach:
 		s.finish(inst)
 		s.cur = nil
-		s.fail(fmt.Sprintf("Hermes refused to start another backend (%s): stop the other one or change the profile", inst.status))
-	case inst.exe.changed():
+		s.fail(fmt.Sprintf("Hermes refused to start another backend (%s): stop the other one or change the profile", inst.ExitStatus()))
+	case replaced:
 		s.finish(inst)
 		s.cur = nil
 		const why = "Hermes was updated: backend restarted"
-		s.log.Info(why, "executable", inst.exe.path)
+		s.log.Info(why, "executable", exe)
 		s.out.Add("launcher", why)
 		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = why })
 		s.launch(ctx)
 	default:
-		s.onCrash(fmt.Sprintf("backend %s", inst.status))
+		s.onCrash(fmt.Sprintf("backend %s", inst.ExitStatus()))
 	}
 }
 

@@ -25,8 +25,10 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -165,14 +167,14 @@ type supHarness struct {
 func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 	t.Helper()
 	dir := t.TempDir()
-	spec := Spec{Name: "unit", Command: o.command, Grace: 2 * time.Second, StartTimeout: o.startTimeout}
+	spec := runspec.Spec{Name: "unit", Command: o.command, Grace: 2 * time.Second, StartTimeout: o.startTimeout}
 	if spec.Command == nil {
 		spec.Command = []string{"/bin/sh", "-c", o.script}
 	}
 	if spec.StartTimeout == 0 {
 		spec.StartTimeout = waitLimit
 	}
-	if err := spec.applyDefaults("/bin/false"); err != nil {
+	if err := spec.ApplyDefaults("/bin/false"); err != nil {
 		t.Fatal(err)
 	}
 	records, err := lockfile.OpenRecords(dir)
@@ -189,10 +191,10 @@ func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 	}
 	out := logs.New(spec.Name, filepath.Join(dir, spec.Name+".log"), nil)
 	t.Cleanup(out.Close) // runs last: after the supervisor is gone
-	params := spawnParams{
-		owner: self, ownerNonce: ownerNonce, stateDir: dir, hermesHome: dir,
-		self: "/bin/false", viaShim: false, log: out,
-		// No orphan reclaimer: a direct child needs none (spawnParams allows nil).
+	params := instance.Params{
+		Owner: self, OwnerNonce: ownerNonce, StateDir: dir, HermesHome: dir,
+		Self: "/bin/false", ViaShim: false, Log: out,
+		// No orphan reclaimer: a direct child needs none (instance.Params allows nil).
 	}
 	lg := leakguard.Config{SampleInterval: -1}
 	if o.sample > 0 {
@@ -215,7 +217,7 @@ func (h *supHarness) shutdown(t *testing.T) {
 		h.cancel()
 		select {
 		case <-h.sup.Done():
-		case <-time.After(waitLimit + exitWait):
+		case <-time.After(waitLimit + instance.ExitWait):
 			t.Errorf("run did not return after its context ended")
 			return
 		}
@@ -321,4 +323,13 @@ func healthServer(t *testing.T, handler http.HandlerFunc) int {
 	}
 	n, _ := strconv.Atoi(port)
 	return n
+}
+
+// healthy answers the default health path as a current Hermes does.
+func healthy(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != DefaultHealthPath {
+		http.NotFound(w, r)
+		return
+	}
+	fmt.Fprint(w, `{"ok":true}`)
 }

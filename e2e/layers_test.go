@@ -20,17 +20,19 @@ var layer = map[string]int{
 	"backend/reap":      3,
 	"backend/leakguard": 3,
 	"backend/reclaim":   3,
-	"backend/settings":  3,
+	"backend/settings":  2,
+	"backend/runspec":   3,
+	"backend/instance":  4,
 	"backend/builtin":   3,
-	"backend":           4,
-	"internal/cli":      5,
-	"internal/desktop":  5,
-	"":                  6, // main
-	"internal/tsgen":    6,
+	"backend":           5,
+	"internal/cli":      6,
+	"internal/desktop":  6,
+	"":                  7, // main
+	"internal/tsgen":    7,
 }
 
 // topLayer holds what nothing imports: benchmarks, tests, tools.
-const topLayer = 7
+const topLayer = 8
 
 func rank(pkg string) int {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "hermes-desktop"), "/")

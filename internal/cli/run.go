@@ -15,7 +15,9 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/internal/envflag"
@@ -112,7 +114,7 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 		if err != nil {
 			return fmt.Errorf("--backend-cmd: %w", err)
 		}
-		cfg.Backends = []backend.Spec{{Command: argv}}
+		cfg.Backends = []runspec.Spec{{Command: argv}}
 	}
 	for i := range cfg.Backends {
 		spec := &cfg.Backends[i]
@@ -193,7 +195,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 }
 
 // describeBackend says what a backend will run and why, in one line.
-func describeBackend(self string, spec backend.Spec) string {
+func describeBackend(self string, spec runspec.Spec) string {
 	name := spec.Name
 	if name == "" {
 		name = backend.DefaultName
@@ -205,7 +207,7 @@ func describeBackend(self string, spec backend.Spec) string {
 	if kind == "" {
 		kind = settings.KindDashboard
 	}
-	argv, why := backend.ResolveCommand(self, kind, spec.Args)
+	argv, why := runspec.ResolveCommand(self, kind, spec.Args)
 	return fmt.Sprintf("%s: %s (%s)", name, cmdline.Join(argv), why)
 }
 
@@ -227,7 +229,7 @@ func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {
 		cfg.AdoptFrom = backend.InheritFile(opts.adoptFD, "handoff-state")
 	}
 	os.Unsetenv(backend.EnvHandoffWait) // for us only, not for the backends
-	if err := backend.EnterLauncherJob(); err != nil {
+	if err := instance.EnterLauncherJob(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
 	if !opts.headless {

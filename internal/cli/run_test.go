@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 )
 
@@ -22,16 +23,16 @@ func TestSettingsMerge(t *testing.T) {
 		settings string // config.json; "" for none
 		env      map[string]string
 		args     []string
-		check    func(t *testing.T, cfg backend.Config, spec backend.Spec)
+		check    func(t *testing.T, cfg backend.Config, spec runspec.Spec)
 	}{
-		{"defaults", "", nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+		{"defaults", "", nil, nil, func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 			if spec.Grace != 0 || cfg.MinOrphanAge != nil || cfg.LeakGuard.NofileSoftLimit != 0 || len(spec.Command) != 0 || spec.Kind != "" {
 				t.Errorf("got grace %v, min age %v, nofile %d, command %q; want zero values, left to the defaults",
 					spec.Grace, cfg.MinOrphanAge, cfg.LeakGuard.NofileSoftLimit, spec.Command)
 			}
 		}},
 		{"saved", `{"grace":"2s","min_orphan_age":"10m","backend_command":"python3 -m x","max_duplicate_children":5,"restart_on_fd_pressure":true,"nofile_soft_limit":0}`, nil, nil,
-			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 				want := []string{"python3", "-m", "x"}
 				if spec.Grace != 2*time.Second || minAge(cfg) != "10m0s" || !reflect.DeepEqual(spec.Command, want) ||
 					cfg.LeakGuard.MaxDuplicateChildren != 5 || !cfg.LeakGuard.RestartOnFDPressure || cfg.LeakGuard.NofileSoftLimit != -1 {
@@ -40,14 +41,14 @@ func TestSettingsMerge(t *testing.T) {
 			}},
 		{"flags win", `{"grace":"2s","backend_command":"python3 -m x","max_duplicate_children":5,"restart_on_fd_pressure":true,"nofile_soft_limit":0}`, nil,
 			[]string{"--grace", "3s", "--backend-cmd", "a 'b c'", "--max-duplicate-children", "0", "--restart-on-fd-pressure=false", "--nofile-soft-limit", "8192"},
-			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 				if spec.Grace != 3*time.Second || !reflect.DeepEqual(spec.Command, []string{"a", "b c"}) || cfg.LeakGuard.MaxDuplicateChildren != 0 ||
 					cfg.LeakGuard.RestartOnFDPressure || cfg.LeakGuard.NofileSoftLimit != 8192 {
 					t.Errorf("got %+v / %+v, want the flags' values", spec, cfg.LeakGuard)
 				}
 			}},
 		{"environment wins", `{"grace":"2s","sample_interval":"1s"}`, map[string]string{"HERMES_DESKTOP_GRACE": "4s", "HERMES_DESKTOP_NOFILE_SOFT_LIMIT": "0"}, nil,
-			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 				if spec.Grace != 4*time.Second || cfg.LeakGuard.SampleInterval != time.Second || cfg.LeakGuard.NofileSoftLimit != -1 {
 					t.Errorf("got grace %v, sample %v, nofile %d; want 4s from the environment, 1s saved, off",
 						spec.Grace, cfg.LeakGuard.SampleInterval, cfg.LeakGuard.NofileSoftLimit)
@@ -55,7 +56,7 @@ func TestSettingsMerge(t *testing.T) {
 			}},
 		{"saved list, flag replaces it", `{"grace":"2s","backends":[{"name":"work","kind":"dashboard","args":["--profile","work"]},{"name":"api","kind":"serve"}]}`, nil,
 			[]string{"--backend-cmd", "a b", "--start-timeout", "7s"},
-			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 				if !reflect.DeepEqual(spec.Command, []string{"a", "b"}) || spec.StartTimeout != 7*time.Second || spec.Name != "" {
 					t.Errorf("got %+v, want the flag's one backend", spec)
 				}
@@ -63,18 +64,18 @@ func TestSettingsMerge(t *testing.T) {
 		// An explicit 0 is no minimum, not "unset": it must survive the merge
 		// (the saved setting itself cannot go below 1 s).
 		{"min orphan age 0 by flag", `{"min_orphan_age":"10m"}`, nil, []string{"--min-orphan-age", "0s"},
-			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 				if got := minAge(cfg); got != "0s" {
 					t.Errorf("got min orphan age %s, want 0s", got)
 				}
 			}},
 		{"min orphan age 0 by environment", `{"min_orphan_age":"10m"}`, map[string]string{"HERMES_DESKTOP_MIN_ORPHAN_AGE": "0s"}, nil,
-			func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 				if got := minAge(cfg); got != "0s" {
 					t.Errorf("got min orphan age %s, want 0s", got)
 				}
 			}},
-		{"bad file", `{"grace":"forever"}`, nil, nil, func(t *testing.T, cfg backend.Config, spec backend.Spec) {
+		{"bad file", `{"grace":"forever"}`, nil, nil, func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 			if spec.Grace != 0 || len(cfg.Notices) != 1 || !strings.Contains(cfg.Notices[0], "set aside") {
 				t.Errorf("got grace %v, notices %q; want the defaults and a notice", spec.Grace, cfg.Notices)
 			}

@@ -1,4 +1,4 @@
-package backend
+package instance
 
 import (
 	"errors"
@@ -21,7 +21,7 @@ type shimPipes struct {
 // prepareShim makes the pipes and rewrites argv to run the backend behind
 // the shim. It returns the child's ends, in ExtraFiles order, which the
 // caller closes after start.
-func (i *instance) prepareShim(p spawnParams) ([]*os.File, error) {
+func (i *Instance) prepareShim(p Params) ([]*os.File, error) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: lifeline pipe: %w", errSpawn, err)
@@ -33,19 +33,19 @@ func (i *instance) prepareShim(p spawnParams) ([]*os.File, error) {
 		return nil, fmt.Errorf("%w: report pipe: %w", errSpawn, err)
 	}
 	i.shim = shimPipes{lifeline: lifeW, report: repR}
-	i.argv = watchdog.ShimCommand(p.self, watchdog.ShimOptions{
+	i.argv = watchdog.ShimCommand(p.Self, watchdog.ShimOptions{
 		Lifeline: watchdog.LifelineFD,
 		Report:   watchdog.ReportFD,
-		Parent:   watchdog.Parent{PID: p.owner.PID, Start: p.owner.Start, Nonce: i.nonce},
-		Grace:    p.spec.Grace,
-		Argv:     p.spec.Command,
+		Parent:   watchdog.Parent{PID: p.Owner.PID, Start: p.Owner.Start, Nonce: i.nonce},
+		Grace:    p.Spec.Grace,
+		Argv:     p.Spec.Command,
 	})
 	return watchdog.ShimFiles(lifeR, repW), nil
 }
 
 // release lets the shim start the backend. The caller has recorded the shim
 // first, so no backend ever runs without an ownership record.
-func (i *instance) release() error {
+func (i *Instance) Release() error {
 	if !i.viaShim {
 		return nil
 	}
@@ -58,7 +58,7 @@ func (i *instance) release() error {
 // readShimReport reads the backend's identity from the shim. It ends at the
 // report or at EOF (the shim died or failed to start the backend). It is the
 // only writer of backendID.
-func (i *instance) readShimReport() {
+func (i *Instance) readShimReport() {
 	r, err := watchdog.ReadReport(i.shim.report)
 	if errors.Is(err, watchdog.ErrBadReport) {
 		i.log.Add("launcher", fmt.Sprintf("report from the watchdog shim: %v", err))
@@ -80,7 +80,7 @@ func (i *instance) readShimReport() {
 	close(i.backendKnown)
 }
 
-func (i *instance) closeShimPipes() {
+func (i *Instance) CloseShimPipes() {
 	if i.shim.lifeline != nil {
 		i.shim.lifeline.Close()
 	}

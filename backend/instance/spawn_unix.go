@@ -1,6 +1,6 @@
 //go:build unix
 
-package backend
+package instance
 
 import (
 	"os/exec"
@@ -15,7 +15,7 @@ func setupCommand(cmd *exec.Cmd) {
 }
 
 // groupOf is the process group a child started by setupCommand leads.
-func groupOf(pid int) int { return pid }
+func GroupOf(pid int) int { return pid }
 
 // newJobKiller has nothing to offer on Unix: the process group and the
 // tracked tree do the job.
@@ -26,4 +26,4 @@ func newJobKiller(int) (jobKiller, error) { return nil, nil }
 func EnterLauncherJob() error { return nil }
 
 // askToStop sends the leader (the shim, or the backend) SIGTERM.
-func askToStop(i *instance) { _ = i.handle.Signal(syscall.SIGTERM) }
+func askToStop(i *Instance) { _ = i.handle.Signal(syscall.SIGTERM) }

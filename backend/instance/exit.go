@@ -1,4 +1,4 @@
-package backend
+package instance
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ func exitStatusOf(ps *os.ProcessState) ExitStatus {
 // Exit codes with a meaning in the Hermes contract and the shell.
 const (
 	exitPortInUse     = 75
-	exitRefusedAttach = 78
+	ExitRefusedAttach = 78
 	exitNotExecutable = 126
 	exitNotFound      = 127
 )
@@ -48,7 +48,7 @@ func (e ExitStatus) String() string {
 		return "exited normally (code 0)"
 	case exitPortInUse:
 		return "exited with code 75: its port is in use"
-	case exitRefusedAttach:
+	case ExitRefusedAttach:
 		return "exited with code 78: it refused to attach to an existing backend"
 	case exitNotExecutable:
 		return "exited with code 126: the command is not executable"

@@ -1,4 +1,4 @@
-package backend
+package instance
 
 import (
 	"os/exec"
@@ -17,7 +17,7 @@ func setupCommand(cmd *exec.Cmd) {
 
 // groupOf is 0 on Windows: console groups are not signalled as Unix groups
 // are; the tree is followed by parent links and the job object instead.
-func groupOf(int) int { return 0 }
+func GroupOf(int) int { return 0 }
 
 // treeJob is a kill-on-close job object holding one backend tree.
 type treeJob struct{ job *proc.Job }
@@ -63,4 +63,4 @@ func EnterLauncherJob() error {
 // askToStop sends CTRL_BREAK to the console group the leader leads: we
 // started it with CREATE_NEW_PROCESS_GROUP, so the event reaches that group
 // only. An adopted leader was started the same way by our predecessor.
-func askToStop(i *instance) { _ = proc.SignalConsoleGroup(i.leader.PID) }
+func askToStop(i *Instance) { _ = proc.SignalConsoleGroup(i.leader.PID) }

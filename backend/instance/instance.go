@@ -1,4 +1,15 @@
-package backend
+// Package instance is one run of a backend: the process the launcher
+// starts (the watchdog shim, or the backend itself without it) and the tree
+// under it; the Hermes environment it is given (nonce, parent marker,
+// session token for desktop-owned kinds), its output lines, readiness (ready
+// line or file, then the health check behind Hermes' auth gate) and its
+// teardown (TERM, grace, KILL of the whole tree). A Supervisor in package
+// backend owns each instance and is the only one to act on it.
+//
+// It sits below backend: it imports the process primitives, lockfile,
+// watchdog's protocol and backend's leaf packages (runspec, logs, reclaim,
+// leakguard, settings), never backend.
+package instance
 
 import (
 	"context"
@@ -20,6 +31,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reclaim"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
@@ -33,8 +45,8 @@ import (
 // Goroutines: two output readers (end at EOF, or when the waiter closes the
 // pipes after the tree is gone) and one waiter (ends when the leader has been
 // reaped; it closes exited). All three are owned by the instance.
-type instance struct {
-	spec      *Spec
+type Instance struct {
+	spec      *runspec.Spec
 	nonce     string
 	argv      []string  // what was executed
 	cmd       *exec.Cmd // nil for an instance adopted from a previous launcher
@@ -69,7 +81,7 @@ type instance struct {
 	// Hermes that found a backend already running says it is (attach).
 	seenURL atomic.Pointer[string]
 	// exe is the backend executable as it was on disk at the start.
-	exe exeStamp
+	exe ExeStamp
 
 	mu     sync.Mutex // guards reaped and tree; held through a teardown
 	reaped bool
@@ -87,51 +99,58 @@ type jobKiller interface {
 	release()
 }
 
-// spawnParams is what an instance needs from its launcher.
-type spawnParams struct {
-	spec       *Spec
-	owner      proc.Identity
-	ownerNonce string
-	stateDir   string
-	hermesHome string
-	self       string
-	viaShim    bool
-	log        *logs.Log
-	// reclaimer, if set, learns about every child we start and reap.
-	reclaimer *reclaim.Reclaimer
+// Params is what an instance needs from its launcher.
+type Params struct {
+	// Spec is what to run; its defaults are applied.
+	Spec *runspec.Spec
+	// Owner and OwnerNonce name the launcher (HERMES_PARENT_* of the shim).
+	Owner      proc.Identity
+	OwnerNonce string
+	// StateDir holds the ready files; HermesHome is the backend's HERMES_HOME.
+	StateDir   string
+	HermesHome string
+	// Self is the hermes-desktop executable, for the shim.
+	Self string
+	// ViaShim starts the backend behind the watchdog shim.
+	ViaShim bool
+	// Log receives the output lines.
+	Log *logs.Log
+	// Reclaimer, if set, learns about every child we start and reap.
+	Reclaimer *reclaim.Reclaimer
 }
 
 // errSpawn wraps errors that happen before the process exists.
-var errSpawn = errors.New("backend: start")
+var errSpawn = errors.New("instance: start")
 
-func spawn(p spawnParams) (*instance, error) {
+func Spawn(p Params) (*Instance, error) {
 	nonce, err := lockfile.NewNonce()
 	if err != nil {
 		return nil, err
 	}
-	runDir := filepath.Join(p.stateDir, "run")
+	runDir := filepath.Join(p.StateDir, "run")
 	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: create %s: %w", errSpawn, runDir, err)
 	}
-	i := &instance{
-		spec:         p.spec,
+	i := &Instance{
+		spec:         p.Spec,
 		nonce:        nonce,
-		viaShim:      p.viaShim,
+		viaShim:      p.ViaShim,
 		readyFile:    filepath.Join(runDir, nonce+".ready"),
-		log:          p.log,
+		log:          p.Log,
 		backendKnown: make(chan struct{}),
 		portFound:    make(chan int, 1),
 		exited:       make(chan struct{}),
 	}
+	i.exe = StampExecutable(p.Spec.Command[0])
 	env, token, err := backendEnv(p, nonce, i.readyFile)
 	if err != nil {
 		return nil, err
 	}
 	i.token = token
-	i.argv = p.spec.Command
-	i.reclaimer = p.reclaimer
+	i.argv = p.Spec.Command
+	i.reclaimer = p.Reclaimer
 	var extra []*os.File
-	if p.viaShim {
+	if p.ViaShim {
 		if extra, err = i.prepareShim(p); err != nil {
 			return nil, err
 		}
@@ -141,7 +160,7 @@ func spawn(p spawnParams) (*instance, error) {
 		f.Close() // the child has its copies
 	}
 	if err != nil {
-		i.closeShimPipes()
+		i.CloseShimPipes()
 		return nil, err
 	}
 	return i, nil
@@ -152,7 +171,7 @@ func spawn(p spawnParams) (*instance, error) {
 // desktop-owned backend also gets HERMES_DESKTOP=1 and a fresh session
 // token, which it returns; a dashboard gets neither (Hermes would hide it
 // from host discovery, and it makes and injects its own token).
-func backendEnv(p spawnParams, nonce, readyFile string) (env []string, token string, err error) {
+func backendEnv(p Params, nonce, readyFile string) (env []string, token string, err error) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
@@ -163,13 +182,13 @@ func backendEnv(p spawnParams, nonce, readyFile string) (env []string, token str
 		env = append(env, kv)
 	}
 	env = append(env,
-		watchdog.EnvParentPID+"="+strconv.Itoa(p.owner.PID),
-		watchdog.EnvParentMarker+"="+proc.HermesMarker(p.owner),
+		watchdog.EnvParentPID+"="+strconv.Itoa(p.Owner.PID),
+		watchdog.EnvParentMarker+"="+proc.HermesMarker(p.Owner),
 		watchdog.EnvParentNonce+"="+nonce,
-		"HERMES_HOME="+p.hermesHome,
+		"HERMES_HOME="+p.HermesHome,
 		"HERMES_DESKTOP_READY_FILE="+readyFile,
 	)
-	if !p.spec.desktopOwned() {
+	if !p.Spec.DesktopOwned() {
 		return env, "", nil
 	}
 	var raw [32]byte
@@ -180,7 +199,7 @@ func backendEnv(p spawnParams, nonce, readyFile string) (env []string, token str
 	return append(env, "HERMES_DESKTOP=1", "HERMES_DASHBOARD_SESSION_TOKEN="+token), token, nil
 }
 
-func (i *instance) start(env []string, extraFiles []*os.File) error {
+func (i *Instance) start(env []string, extraFiles []*os.File) error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("%w: stdout pipe: %w", errSpawn, err)
@@ -232,7 +251,7 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 		errR.Close()
 		return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
 	}
-	i.tree = proc.NewTree(i.leader, groupOf(pid))
+	i.tree = proc.NewTree(i.leader, GroupOf(pid))
 	if i.jobKiller, err = newJobKiller(pid); err != nil {
 		i.log.Add("launcher", "warning: "+err.Error())
 	}
@@ -250,7 +269,7 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 }
 
 // readOutput feeds each output line to the log and the ready matcher.
-func (i *instance) readOutput(r io.Reader, stream string) {
+func (i *Instance) readOutput(r io.Reader, stream string) {
 	defer i.readers.Done()
 	re, _ := settings.CompileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
 	logs.ReadLines(r, func(line string) {
@@ -272,7 +291,7 @@ func (i *instance) readOutput(r io.Reader, stream string) {
 // wait owns the leader's exit: it notices the exit without reaping (the
 // zombie keeps the process group id pinned), clears the rest of the tree,
 // and only then reaps the leader.
-func (i *instance) wait() {
+func (i *Instance) wait() {
 	i.handle.Wait(context.Background())
 	if i.detached.Load() {
 		// Handed over to a new launcher: its tree is not ours to end. Our
@@ -299,7 +318,7 @@ func (i *instance) wait() {
 	}
 	i.mu.Unlock()
 	i.handle.Close()
-	i.closeShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
+	i.CloseShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
 	i.closeOutput()
 	if i.cmd != nil {
 		i.status = exitStatusOf(i.cmd.ProcessState)
@@ -313,7 +332,7 @@ func (i *instance) wait() {
 // closeOutput waits briefly for the readers to drain, then closes the read
 // ends: a descendant that escaped us would otherwise hold the pipes open
 // and the readers forever.
-func (i *instance) closeOutput() {
+func (i *Instance) closeOutput() {
 	done := make(chan struct{})
 	go func() { i.readers.Wait(); close(done) }()
 	select {
@@ -332,7 +351,7 @@ func (i *instance) closeOutput() {
 // then SIGKILL to every tracked member and the group. It is idempotent and
 // safe to call from the waiter and from stop at once: the second caller
 // waits for the first and finds nothing left.
-func (i *instance) teardown(grace time.Duration) {
+func (i *Instance) teardown(grace time.Duration) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.reaped {
@@ -345,7 +364,7 @@ func (i *instance) teardown(grace time.Duration) {
 	wait := grace
 	if shimAlive {
 		askToStop(i)
-		wait += shimKillMargin
+		wait += ShimKillMargin
 	} else {
 		askToStop(i)
 		_ = i.tree.Signal(syscall.SIGTERM)
@@ -369,21 +388,21 @@ func (i *instance) teardown(grace time.Duration) {
 }
 
 const (
-	// shimKillMargin is extra time the launcher gives a shim beyond the
+	// ShimKillMargin is extra time the launcher gives a shim beyond the
 	// grace period before killing the tree itself.
-	shimKillMargin = 2 * time.Second
-	// exitWait bounds the wait for the waiter after a teardown.
-	exitWait = 10 * time.Second
+	ShimKillMargin = 2 * time.Second
+	// ExitWait bounds the wait for the waiter after a teardown.
+	ExitWait = 10 * time.Second
 )
 
 // stop tears the instance down and waits until the leader is reaped. It is
 // idempotent.
-func (i *instance) stop() error {
+func (i *Instance) Stop() error {
 	i.teardown(i.spec.Grace)
 	select {
 	case <-i.exited:
 		return nil
-	case <-time.After(exitWait):
+	case <-time.After(ExitWait):
 		return fmt.Errorf("backend %s: leader %s did not exit after SIGKILL", i.spec.Name, i.leader)
 	}
 }
@@ -391,7 +410,7 @@ func (i *instance) stop() error {
 // track adds sampled processes to the tree the teardown ends, so a
 // descendant that a killed shim would orphan is still known. Skipped when a
 // teardown holds the tree: it refreshes the tree itself.
-func (i *instance) track(ps []leakguard.TreeProc) {
+func (i *Instance) Track(ps []leakguard.TreeProc) {
 	if !i.mu.TryLock() {
 		return
 	}
@@ -405,12 +424,21 @@ func (i *instance) track(ps []leakguard.TreeProc) {
 	}
 }
 
-// adoptInstance rebuilds an instance from what a predecessor handed over:
+// Adopted is what a predecessor says of a running instance it hands over.
+type Adopted struct {
+	Nonce   string
+	Argv    []string
+	Shim    proc.Identity
+	Backend proc.Identity
+	Token   string
+}
+
+// Adopt rebuilds an instance from what a predecessor handed over:
 // the shim and backend (checked again here), the lifeline write end and the
 // output pipes it inherited. The shim is not our child: its exit is seen
 // through a handle and its status is unknown; its group is not pinned, so
 // the tree is followed by identities only.
-func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*instance, error) {
+func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*Instance, error) {
 	h, err := proc.Open(b.Shim)
 	if err == nil {
 		err = proc.Check(b.Backend)
@@ -426,7 +454,7 @@ func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, 
 	}
 	pollable(outR)
 	pollable(errR)
-	i := &instance{
+	i := &Instance{
 		spec: spec, nonce: b.Nonce, argv: b.Argv, leader: b.Shim, handle: h, viaShim: true,
 		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, reclaimer: reclaimer, token: b.Token,
 		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
@@ -447,16 +475,16 @@ func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, 
 // detach hands the instance over to a new launcher, which has its own
 // copies of the lifeline and output pipes: ours are closed, our readers end,
 // and the waiter will only reap, never tear down.
-func (i *instance) detach() {
+func (i *Instance) Detach() {
 	i.detached.Store(true)
-	i.closeShimPipes()
+	i.CloseShimPipes()
 	i.outR.Close()
 	i.errR.Close()
 }
 
 // backendPID returns the backend's PID, or 0 while the shim has not
 // reported it.
-func (i *instance) backendPID() int {
+func (i *Instance) BackendPID() int {
 	select {
 	case <-i.backendKnown:
 		return i.backendID.PID

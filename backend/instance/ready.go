@@ -1,4 +1,4 @@
-package backend
+package instance
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/lockfile"
 )
 
@@ -20,12 +21,12 @@ import (
 // endpoint (a server that is still starting).
 const readyPollInterval = 100 * time.Millisecond
 
-// errExitedEarly means the backend exited before it became ready.
-var errExitedEarly = errors.New("exited before it was ready")
+// ErrExitedEarly means the backend exited before it became ready.
+var ErrExitedEarly = errors.New("exited before it was ready")
 
 // awaitReady waits until the instance has announced its port (READY line or
 // ready file) and its health endpoint answers, within the start timeout.
-func (i *instance) awaitReady(ctx context.Context) (int, error) {
+func (i *Instance) AwaitReady(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, i.spec.StartTimeout)
 	defer cancel()
 	port, err := i.awaitPort(ctx)
@@ -39,7 +40,7 @@ func (i *instance) awaitReady(ctx context.Context) (int, error) {
 	return port, nil
 }
 
-func (i *instance) awaitPort(ctx context.Context) (int, error) {
+func (i *Instance) awaitPort(ctx context.Context) (int, error) {
 	t := time.NewTicker(readyPollInterval)
 	defer t.Stop()
 	for {
@@ -47,7 +48,7 @@ func (i *instance) awaitPort(ctx context.Context) (int, error) {
 		case port := <-i.portFound:
 			return port, nil
 		case <-i.exited:
-			return 0, errExitedEarly
+			return 0, ErrExitedEarly
 		case <-ctx.Done():
 			return 0, i.timeoutErr(ctx, "announce a port (no line matched "+strconv.Quote(i.spec.ReadyRegex)+" and no ready file)")
 		case <-t.C:
@@ -58,7 +59,7 @@ func (i *instance) awaitPort(ctx context.Context) (int, error) {
 	}
 }
 
-func (i *instance) timeoutErr(ctx context.Context, what string) error {
+func (i *Instance) timeoutErr(ctx context.Context, what string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("did not %s within %v", what, i.spec.StartTimeout)
 	}
@@ -80,7 +81,7 @@ func readReadyFile(path string) (int, bool) {
 	return v.Port, true
 }
 
-func (i *instance) awaitHealth(ctx context.Context, host string, port int) error {
+func (i *Instance) awaitHealth(ctx context.Context, host string, port int) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	base := "http://" + net.JoinHostPort(host, strconv.Itoa(port))
 	var last error
@@ -92,7 +93,7 @@ func (i *instance) awaitHealth(ctx context.Context, host string, port int) error
 		}
 		select {
 		case <-i.exited:
-			return errExitedEarly
+			return ErrExitedEarly
 		case <-ctx.Done():
 			return fmt.Errorf("%w (last answer: %v)", i.timeoutErr(ctx, "pass its health check at "+base+i.spec.HealthPath), last)
 		case <-t.C:
@@ -107,9 +108,9 @@ func (i *instance) awaitHealth(ctx context.Context, host string, port int) error
 // /api/health) or 401/403 (a gate whose token we do not hold: a
 // dashboard's own).
 func probeHealth(ctx context.Context, client *http.Client, base, path, token string) error {
-	status, body, err := get(ctx, client, base+path, token)
-	if err == nil && path == DefaultHealthPath && fallsBack(status) {
-		status, body, err = get(ctx, client, base+fallbackHealthPath, token)
+	status, body, err := Get(ctx, client, base+path, token)
+	if err == nil && path == runspec.DefaultHealthPath && fallsBack(status) {
+		status, body, err = Get(ctx, client, base+runspec.FallbackHealthPath, token)
 	}
 	if err != nil {
 		return err
@@ -133,7 +134,9 @@ func fallsBack(status int) bool {
 // tokenHeader is how Hermes reads the session token on REST calls.
 const tokenHeader = "X-Hermes-Session-Token"
 
-func get(ctx context.Context, client *http.Client, url, token string) (int, []byte, error) {
+// Get asks url once, with the session token when there is one, and returns
+// the status and up to 64 KiB of the body.
+func Get(ctx context.Context, client *http.Client, url, token string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, nil, err

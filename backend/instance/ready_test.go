@@ -1,7 +1,8 @@
-package backend
+package instance
 
 import (
 	"fmt"
+	"hermes-desktop/backend/runspec"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 // healthy answers the default health path as a current Hermes does.
 func healthy(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != DefaultHealthPath {
+	if r.URL.Path != runspec.DefaultHealthPath {
 		http.NotFound(w, r)
 		return
 	}
@@ -22,7 +23,7 @@ func TestProbeHealth(t *testing.T) {
 	// token, /api/status is public.
 	gated := func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.URL.Path == fallbackHealthPath:
+		case r.URL.Path == runspec.FallbackHealthPath:
 			fmt.Fprint(w, `{"version":"x"}`)
 		case r.Header.Get(tokenHeader) != "secret":
 			w.WriteHeader(http.StatusUnauthorized)
@@ -37,25 +38,25 @@ func TestProbeHealth(t *testing.T) {
 		handler http.HandlerFunc
 		want    string // "" means healthy
 	}{
-		{"gated, with the token", DefaultHealthPath, "secret", gated, ""},
-		{"gated, without it: the public status", DefaultHealthPath, "", gated, ""},
-		{"gated, 403 falls back too", DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != fallbackHealthPath {
+		{"gated, with the token", runspec.DefaultHealthPath, "secret", gated, ""},
+		{"gated, without it: the public status", runspec.DefaultHealthPath, "", gated, ""},
+		{"gated, 403 falls back too", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != runspec.FallbackHealthPath {
 				w.WriteHeader(http.StatusForbidden)
 			}
 		}, ""},
-		{"gated and the status too", DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }, "HTTP 401"},
-		{"ok", DefaultHealthPath, "", healthy, ""},
+		{"gated and the status too", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }, "HTTP 401"},
+		{"ok", runspec.DefaultHealthPath, "", healthy, ""},
 		{"2xx without a body", "/custom", "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }, ""},
-		{"503", DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }, "HTTP 503"},
-		{"ok false", DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"ok":false}`) }, `"ok": false`},
-		{"default path falls back to /api/status", DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != fallbackHealthPath {
+		{"503", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }, "HTTP 503"},
+		{"ok false", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"ok":false}`) }, `"ok": false`},
+		{"default path falls back to /api/status", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != runspec.FallbackHealthPath {
 				http.NotFound(w, r)
 			}
 		}, ""},
 		{"a custom path has no fallback", "/custom", "", func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != fallbackHealthPath {
+			if r.URL.Path != runspec.FallbackHealthPath {
 				http.NotFound(w, r)
 			}
 		}, "HTTP 404"},
