@@ -144,11 +144,13 @@ outer() {
 	(cd "$repo" && go build -o "$work/fakewatcher" ./internal/fakewatcher) >&2
 	(cd "$repo" && CGO_ENABLED=1 go build -tags desktop,production -o "$work/floor" ./bench/idle/floor) >&2
 	# The tag goes only into what the run starts (not into this shell), so
-	# that the sweep in outer_cleanup finds all of it and nothing else.
+	# that the sweep in outer_cleanup finds all of it and nothing else. Its
+	# output goes to stderr: stdout is the table (at-spi's registry, for
+	# one, prints a line on the stdout it inherits).
 	env -u DBUS_SESSION_BUS_ADDRESS -u HERMES_DESKTOP_HEADLESS \
 		HERMES_DESKTOP_TEST_TAG="$tag" BENCH_IDLE_INNER=1 BENCH_IDLE_WORK="$work" \
 		DURATION="$duration" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" ARTIFACTS="$artifacts" \
-		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$self" </dev/null &
+		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$self" </dev/null >&2 &
 	local inner=$!
 	wait "$inner" || die "the measuring run failed (exit $?)"
 	print_table "$work/results"
