@@ -41,7 +41,7 @@ TSGEN      := $(GO) run ./internal/tsgen
 TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test gui-deps gui-smoke bench chaos clean \
+	gen gen-check frontend frontend-test gui-deps gui-smoke bench bench-idle chaos clean \
 	gui-windows package-deps package package-test
 
 all: build
@@ -199,6 +199,13 @@ cross: $(STATICCHECK) frontend
 # Every benchmark, side by side; figures in bench/RESULTS.md.
 bench:
 	bench/run.sh
+
+# What the window costs at rest (shown, on Logs, hidden to the tray), next
+# to a blank Wails window, DURATION seconds per state; screenshots in
+# artifacts/idle-*.png. Builds the GUI first, so the figures are this tree's.
+DURATION ?= 60
+bench-idle: gui
+	bench/idle/run.sh --duration $(DURATION) --bin $(GUI_BIN) --artifacts $(ARTIFACTS)
 
 # The chaos suite alone, for as many rounds as you like.
 ROUNDS ?= 100

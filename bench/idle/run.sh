@@ -1,0 +1,432 @@
+#!/usr/bin/env bash
+# bench/idle: what the desktop app costs at rest, next to the cheapest Wails
+# window there is, in one run on one machine. It measures and prints; it
+# asserts nothing (timing on shared machines is noisy), and exits 0 when it
+# could measure.
+#
+# Everything runs under Xvfb and a private D-Bus session, with a fake tray
+# host (internal/fakewatcher) so that closing the window hides it. Four
+# states, DURATION seconds each, after SETTLE seconds to let startup finish:
+#   floor     bench/idle/floor: a Wails window with one static page
+#   backends  the app's window on the Backends page (its default), with a
+#             quiet backend (the built-in `serve`)
+#   logs      the window on the Logs page (clicked in the sidebar with
+#             xdotool), the backend wrapped in ticker.py: a line a second
+#   hidden    the same app, window closed to the tray (scripts/wm-close.py)
+# For each: CPU ticks (utime+stime, /proc/PID/stat fields 14 and 15) of the
+# app process and of its WebKit processes (its descendants whose comm starts
+# with "WebKit"), their sum as a share of one core, and the ratio to the
+# floor; for information, the rest of the app's tree (watchdog shim and
+# backend) and Xvfb. Screenshots of each state: $ARTIFACTS/idle-*.png.
+#
+# usage: bench/idle/run.sh [--duration S] [--settle S] [--bin PATH] [--artifacts DIR]
+#   --duration  (DURATION, default 60)   seconds measured per state
+#   --settle    (SETTLE, default 5)      seconds waited before measuring
+#   --bin       (HERMES_DESKTOP_BIN, default build/bin/hermes-desktop, built
+#               with `make gui` when missing)
+#   --artifacts (ARTIFACTS, default artifacts)  where the screenshots go
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+self=$repo/bench/idle/run.sh
+duration=${DURATION:-60}
+settle=${SETTLE:-5}
+bin=${HERMES_DESKTOP_BIN:-$repo/build/bin/hermes-desktop}
+artifacts=${ARTIFACTS:-$repo/artifacts}
+
+usage() { sed -n '/^# usage:/,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--duration) duration=${2:?--duration needs seconds}; shift 2 ;;
+		--settle) settle=${2:?--settle needs seconds}; shift 2 ;;
+		--bin) bin=${2:?--bin needs a path}; shift 2 ;;
+		--artifacts) artifacts=${2:?--artifacts needs a directory}; shift 2 ;;
+		-h | --help) usage ;;
+		*) echo "bench/idle: unknown argument $1" >&2; usage ;;
+		esac
+	done
+	[[ $duration =~ ^[0-9]+$ && $duration -gt 0 ]] || { echo "bench/idle: --duration: want whole seconds > 0, got $duration" >&2; exit 2; }
+	[[ $settle =~ ^[0-9]+$ ]] || { echo "bench/idle: --settle: want whole seconds, got $settle" >&2; exit 2; }
+}
+
+say() { echo "bench/idle: $*" >&2; }
+die() { say "FAIL: $*"; exit 1; }
+
+# --- reading /proc ----------------------------------------------------------
+
+# snapshot PID prints one line per process of PID's tree:
+#   ROLE PID:STARTTIME TICKS
+# ROLE is app (PID itself), webkit (a descendant whose comm starts with
+# WebKit) or rest; TICKS is utime+stime (proc(5), stat fields 14 and 15).
+# The key carries the start time (field 22) so that a PID reused between two
+# snapshots is not taken for the same process. Reads only with builtins: no
+# fork per process, so the snapshot hardly disturbs what it measures.
+snapshot() {
+	local root=$1 f s rest pid p role i=0
+	local -a fields queue=("$1")
+	local -A ticks start comm children
+	for f in /proc/[0-9]*/stat; do
+		{ read -r s <"$f"; } 2>/dev/null || continue # gone since the glob
+		pid=${f#/proc/}; pid=${pid%/stat}
+		comm[$pid]=${s#*(}; comm[$pid]=${comm[$pid]%)*}
+		rest=${s##*) }
+		read -ra fields <<<"$rest" # fields[0] is stat field 3
+		children[${fields[1]}]+=" $pid"
+		ticks[$pid]=$((fields[11] + fields[12]))
+		start[$pid]=${fields[19]}
+	done
+	[ -n "${ticks[$root]:-}" ] || return 1
+	while [ $i -lt ${#queue[@]} ]; do
+		p=${queue[$i]}; i=$((i + 1))
+		read -ra fields <<<"${children[$p]:-}"
+		queue+=("${fields[@]}")
+	done
+	for p in "${queue[@]}"; do
+		role=rest
+		[ "$p" = "$root" ] && role=app
+		[[ ${comm[$p]} == WebKit* ]] && role=webkit
+		echo "$role $p:${start[$p]} ${ticks[$p]}"
+	done
+}
+
+# ticks_of PID prints PID's utime+stime, or 0 when it is gone.
+ticks_of() {
+	local s rest
+	local -a fields
+	{ read -r s <"/proc/$1/stat"; } 2>/dev/null || { echo 0; return 0; }
+	rest=${s##*) }
+	read -ra fields <<<"$rest"
+	echo $((fields[11] + fields[12]))
+}
+
+# delta BEFORE AFTER prints "APP WEBKIT REST NWEBKIT": the ticks each role
+# used between two snapshots. A process born in between counts from zero;
+# one that died in between is lost (its ticks went to its parent's cutime).
+delta() {
+	awk 'NR == FNR { before[$2] = $3; next }
+		{ d[$1] += $3 - ($2 in before ? before[$2] : 0); if ($1 == "webkit") n++ }
+		END { printf "%d %d %d %d\n", d["app"], d["webkit"], d["rest"], n }' "$1" "$2"
+}
+
+# tagged prints the live processes that carry this run's tag in their
+# environment: everything the run started, and nothing else.
+tagged() {
+	local f pid state
+	for f in /proc/[0-9]*/environ; do
+		pid=${f#/proc/}; pid=${pid%/environ}
+		grep -qsz "^HERMES_DESKTOP_TEST_TAG=$tag\$" "$f" || continue
+		state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)
+		[ -n "$state" ] && [ "$state" != Z ] && echo "$pid"
+	done
+	return 0
+}
+
+# --- the outer run: build, then run the inner one under Xvfb ----------------
+
+outer() {
+	parse_args "$@"
+	mkdir -p "$artifacts"
+	artifacts=$(realpath "$artifacts")
+	(cd "$repo" && scripts/install-gui-deps.sh) >&2
+	if [ ! -x "$bin" ]; then
+		say "no $bin: make gui"
+		make -C "$repo" gui >&2
+	fi
+	bin=$(realpath "$bin")
+	work=$(mktemp -d /tmp/bench-idle.XXXXXX)
+	tag=bench-idle-$$
+	trap outer_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	say "building the fake tray host and the floor window"
+	(cd "$repo" && go build -o "$work/fakewatcher" ./internal/fakewatcher) >&2
+	(cd "$repo" && CGO_ENABLED=1 go build -tags desktop,production -o "$work/floor" ./bench/idle/floor) >&2
+	# The tag goes only into what the run starts (not into this shell), so
+	# that the sweep in outer_cleanup finds all of it and nothing else. Its
+	# output goes to stderr: stdout is the table (at-spi's registry, for
+	# one, prints a line on the stdout it inherits).
+	env -u DBUS_SESSION_BUS_ADDRESS -u HERMES_DESKTOP_HEADLESS \
+		HERMES_DESKTOP_TEST_TAG="$tag" BENCH_IDLE_INNER=1 BENCH_IDLE_WORK="$work" \
+		DURATION="$duration" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" ARTIFACTS="$artifacts" \
+		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$self" </dev/null >&2 &
+	local inner=$!
+	wait "$inner" || die "the measuring run failed (exit $?)"
+	print_table "$work/results"
+}
+
+# outer_cleanup sweeps what the run started, should anything outlive the
+# inner run (it stops its own processes; this is for a crash, a signal, or
+# a session helper that lingers): SIGTERM, a few seconds, then SIGKILL, only
+# to processes with this run's tag.
+outer_cleanup() {
+	local left p names=''
+	trap '' INT TERM # a second signal must not cut the sweep short
+	# Session helpers (the accessibility bus GTK starts on demand) end on
+	# their own once dbus-run-session has gone, a moment later.
+	left=$(untagged_within 8)
+	if [ -n "$left" ]; then
+		for p in $left; do names+=" $p($(cat "/proc/$p/comm" 2>/dev/null))"; done
+		say "stopping what the run left:$names"
+		# shellcheck disable=SC2086 # a list of PIDs
+		kill -TERM $left 2>/dev/null || true
+		left=$(untagged_within 20)
+		if [ -n "$left" ]; then
+			# shellcheck disable=SC2086 # a list of PIDs
+			kill -KILL $left 2>/dev/null || true
+		fi
+	fi
+	rm -rf "$work"
+	return 0
+}
+
+# untagged_within N waits up to N quarter seconds for the tagged processes
+# to end, and prints those still alive. (An explicit `return 0`: a bare
+# return in a trap handler returns the status the trap began with.)
+untagged_within() {
+	local left
+	for _ in $(seq 1 "$1"); do
+		left=$(tagged)
+		[ -z "$left" ] && return 0
+		sleep 0.25
+	done
+	echo "$left"
+}
+
+# --- the inner run: under Xvfb and D-Bus, measure each state ----------------
+
+inner() {
+	work=$BENCH_IDLE_WORK
+	tag=$HERMES_DESKTOP_TEST_TAG
+	watcher='' app='' floor=''
+	trap inner_cleanup EXIT
+	trap 'exit 143' TERM
+	: >"$work/results"
+	xvfb=$(find_xvfb)
+	start_watcher
+	measure_floor
+	start_app quiet "'$bin' serve --host 127.0.0.1 --port 0"
+	measure_backends
+	stop_app
+	start_app ticking "'$(command -v python3)' '$repo/bench/idle/ticker.py' '$bin' serve --host 127.0.0.1 --port 0"
+	measure_logs
+	measure_hidden
+	stop_app
+}
+
+# inner_cleanup stops what the inner run started, by the PIDs it started.
+inner_cleanup() {
+	[ -n "$floor" ] && stop_pid "$floor"
+	[ -n "$app" ] && stop_pid "$app"
+	[ -n "$watcher" ] && stop_pid "$watcher"
+	return 0
+}
+
+# stop_pid PID: SIGTERM, up to 10 s, then SIGKILL; PID is a child of ours,
+# so it cannot be reused before we wait for it.
+stop_pid() {
+	local i
+	kill -TERM "$1" 2>/dev/null || return 0
+	for i in $(seq 1 40); do kill -0 "$1" 2>/dev/null || break; sleep 0.25; done
+	kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+# find_xvfb prints the PID of our Xvfb: the one process named Xvfb with our tag.
+find_xvfb() {
+	local p
+	for p in $(tagged); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = Xvfb ] && { echo "$p"; return 0; }
+	done
+	echo 0
+}
+
+start_watcher() {
+	"$work/fakewatcher" >"$work/watcher.out" 2>&1 &
+	watcher=$!
+	for _ in $(seq 1 40); do grep -q ready "$work/watcher.out" && return 0; sleep 0.1; done
+	die "the fake tray host did not start: $(cat "$work/watcher.out")"
+}
+
+# window_id NAME prints the visible top-level window named NAME, if any.
+window_id() { xdotool search --onlyvisible --name "^$1\$" 2>/dev/null | head -1; }
+
+wait_window() { # NAME PID
+	for _ in $(seq 1 120); do
+		[ -n "$(window_id "$1")" ] && return 0
+		kill -0 "$2" 2>/dev/null || die "$1: exited before showing its window"
+		sleep 0.25
+	done
+	die "$1: no visible window after 30 s"
+}
+
+# measure STATE PID: SETTLE seconds, a screenshot ($ARTIFACTS/idle-STATE.png)
+# that check_STATE must accept, then DURATION seconds of STATE, appended to
+# the results as "STATE SECONDS APP WEBKIT REST NWEBKIT XVFB".
+measure() {
+	local state=$1 pid=$2 png=$artifacts/idle-$1.png t0 t1 x0 x1 d
+	say "$state: settling ${settle}s, then measuring ${duration}s"
+	sleep "$settle"
+	import -window root "$png"
+	"check_$state" "$png" || die "$state: the screen is not as expected; see $png"
+	snapshot "$pid" >"$work/$state.0" || die "$state: pid $pid is gone"
+	x0=$(ticks_of "$xvfb")
+	t0=$EPOCHREALTIME
+	sleep "$duration"
+	t1=$EPOCHREALTIME
+	x1=$(ticks_of "$xvfb")
+	snapshot "$pid" >"$work/$state.1" || die "$state: pid $pid exited while measured"
+	d=$(delta "$work/$state.0" "$work/$state.1")
+	echo "$state $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $d $((x1 - x0))" >>"$work/results"
+}
+
+measure_floor() {
+	"$work/floor" >"$work/floor.out" 2>&1 &
+	floor=$!
+	wait_window Floor "$floor"
+	measure floor "$floor"
+	stop_pid "$floor"
+	floor=''
+}
+
+check_floor() { [ -n "$(window_id Floor)" ]; }
+
+# start_app NAME COMMAND: the app with its own state dir, whose one backend
+# is the custom COMMAND, until that backend is ready and the window shows.
+start_app() {
+	local dir=$work/$1 command=$2
+	export HERMES_DESKTOP_STATE_DIR=$dir/state HERMES_HOME=$dir/home
+	mkdir -p "$HERMES_DESKTOP_STATE_DIR" "$HERMES_HOME"
+	python3 -c 'import json, sys; print(json.dumps({"backends": [{"name": "default", "kind": "custom", "command": sys.argv[1]}]}))' \
+		"$command" >"$HERMES_DESKTOP_STATE_DIR/config.json"
+	"$bin" >"$dir/app.out" 2>"$dir/app.err" &
+	app=$!
+	for _ in $(seq 1 120); do
+		"$bin" status --json 2>/dev/null | grep -q '"state":"ready"' && break
+		kill -0 "$app" 2>/dev/null || die "$1: the app exited early: $(tail -5 "$dir/app.err")"
+		sleep 0.5
+	done
+	"$bin" status --json 2>/dev/null | grep -q '"state":"ready"' || die "$1: the backend is not ready: $(tail -5 "$dir/app.err")"
+	wait_window 'Hermes Desktop' "$app"
+}
+
+# stop_app: `stop` over the control socket (returns once every backend tree
+# is gone), then the app ends on its own; stop_pid if it does not.
+stop_app() {
+	"$bin" stop >/dev/null 2>&1 || true
+	for _ in $(seq 1 60); do kill -0 "$app" 2>/dev/null || break; sleep 0.25; done
+	stop_pid "$app"
+	app=
+}
+
+# The sidebar's geometry, from frontend/src/style.css: a 52 px top bar, then
+# the sidebar (200 px wide above 900 px of window, padding 16 px; 12 px
+# below), its items 36 px tall, 2 px apart, in the order of state.ts's TABS
+# (Backends, Process tree, Logs, ...). nav_point ROW prints the absolute
+# "X Y" of a point inside sidebar item ROW (0 = Backends), right of its
+# label, where only the item's background shows.
+nav_point() {
+	local X Y WIDTH top=16
+	eval "$(xdotool getwindowgeometry --shell "$(window_id 'Hermes Desktop')" | grep -E '^(X|Y|WIDTH)=[0-9]+$')"
+	[ "$WIDTH" -le 900 ] && top=12
+	echo "$((X + 176)) $((Y + 52 + top + $1 * 38 + 18))"
+}
+
+# nav_colour PNG ROW prints the colour of sidebar item ROW in a screenshot.
+nav_colour() {
+	local xy
+	read -ra xy <<<"$(nav_point "$2")"
+	convert "$1" -format "%[pixel:p{${xy[0]},${xy[1]}}]" info:
+}
+
+# wait_page: until the page has drawn its sidebar (the Backends item,
+# selected, no longer looks like the Logs item), up to 30 s. Then the
+# colour of a selected item is known: selected_colour.
+wait_page() {
+	local png=$work/probe.png
+	for _ in $(seq 1 60); do
+		import -window root "$png"
+		selected_colour=$(nav_colour "$png" 0)
+		[ "$selected_colour" != "$(nav_colour "$png" 2)" ] && return 0
+		sleep 0.5
+	done
+	die "the page never drew its sidebar where nav_point expects it; see $png"
+}
+
+# check_backends, check_logs PNG: is that sidebar item the selected one?
+check_backends() { [ "$(nav_colour "$1" 0)" = "$selected_colour" ] && [ "$(nav_colour "$1" 2)" != "$selected_colour" ]; }
+check_logs() { [ "$(nav_colour "$1" 2)" = "$selected_colour" ] && [ "$(nav_colour "$1" 0)" != "$selected_colour" ]; }
+
+# check_hidden PNG: no window named Hermes Desktop is visible.
+check_hidden() { [ -z "$(window_id 'Hermes Desktop')" ]; }
+
+measure_backends() {
+	wait_page
+	measure backends "$app"
+}
+
+measure_logs() {
+	local xy
+	wait_page
+	read -ra xy <<<"$(nav_point 2)"
+	xdotool mousemove "${xy[0]}" "${xy[1]}" click 1
+	# Out of the window, so that no hover state is drawn while measuring.
+	xdotool mousemove 1279 859
+	measure logs "$app"
+}
+
+measure_hidden() {
+	python3 "$repo/scripts/wm-close.py" 'Hermes Desktop' || die "hidden: no window to close"
+	sleep 1
+	kill -0 "$app" 2>/dev/null || die "hidden: closing the window quit the app (no tray host?)"
+	measure hidden "$app"
+}
+
+# --- the table --------------------------------------------------------------
+
+# print_table RESULTS: the figures, the share of a core, the ratio to the
+# floor, and the issue's goals ("Quiet at rest") next to them.
+print_table() {
+	local hz
+	hz=$(getconf CLK_TCK)
+	echo "Idle cost: CPU ticks (1/$hz s) used in each state, one run, side by side;"
+	echo "$(nproc) CPUs, $(uname -sr), commit $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)."
+	echo "total = app + WebKit; % core = total / ($hz x seconds) x 100; x floor = total / the floor's total."
+	echo
+	awk -v hz="$hz" '
+	BEGIN {
+		label["floor"] = "floor: blank Wails window"
+		label["backends"] = "shown, Backends page"
+		label["logs"] = "shown, Logs page, 1 line/s"
+		label["hidden"] = "hidden to the tray, 1 line/s"
+		printf "%-30s %6s %6s %7s %7s %7s %8s %7s %6s  %-28s %s\n", "state", "secs", "app", "webkit", "total", "% core", "x floor", "shim+be", "Xvfb", "goal (app + WebKit)", "met"
+	}
+	{
+		state = $1; secs = $2; total = $3 + $4
+		pct = total / (hz * secs) * 100
+		if (state == "floor") { floor = total }
+		ratio = floor > 0 ? sprintf("%.2f", total / floor) : "n/a"
+		goal = "-"; met = "-"
+		if (state == "backends" || state == "logs") {
+			goal = "<= 1.5x floor, < 1% core"
+			if (pct >= 1 || (floor > 0 && total / floor > 1.5)) met = "no"
+			else met = floor > 0 ? "yes" : "n/a: floor 0"
+		} else if (state == "hidden") {
+			goal = "< 0.2% core"
+			met = pct < 0.2 ? "yes" : "no"
+		}
+		printf "%-30s %6.1f %6d %6d %7d %6.2f%% %8s %7d %6d  %-28s %s\n", label[state], secs, $3, $4, total, pct, ratio, $5, $7, goal, met
+		if ($6 == 0 && state != "hidden") warn = warn "\nnote: no WebKit process found under " state
+	}
+	END { if (warn != "") print warn }' "$1"
+	echo
+	echo "shim+be: the app's watchdog shim and backend (and ticker.py), not in the total."
+	echo "Screenshots: $artifacts/idle-{floor,backends,logs,hidden}.png"
+}
+
+if [ "${BENCH_IDLE_INNER:-}" = 1 ]; then
+	inner
+else
+	outer "$@"
+fi
