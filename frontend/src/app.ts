@@ -2,6 +2,7 @@
 // patches the DOM from the pure views.
 
 import { BackendActions } from "./backendactions";
+import { syncClocks } from "./clock";
 import { h, morph } from "./dom";
 import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
@@ -16,14 +17,13 @@ import { errorView, globalBanners, header, loadingView, sidebar } from "./views/
 import { treeView } from "./views/tree";
 
 export const INITIAL_LOG_LINES = 500;
-export const SAFETY_REFRESH_MS = 10_000;
-const TICK_MS = 1_000;
 
 export interface AppOptions {
   now?: () => number;
   /** Schedules a render; defaults to requestAnimationFrame. Tests pass (fn) => fn(). */
   schedule?: (fn: () => void) => void;
-  /** Starts the 10 s safety refresh and the 1 s clock; off in tests. */
+  /** Arms the one timer that updates running times when their text would
+   *  change (see src/clock.ts); default on, off in most tests. */
   timers?: boolean;
   /** Called with the new tab, e.g. to update location.hash. */
   onTab?: (tab: Tab) => void;
@@ -37,7 +37,10 @@ export class App {
   private readonly now: () => number;
   private readonly schedule: (fn: () => void) => void;
   private readonly subs: Unsubscribe[] = [];
-  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  /** The one timer: due when a running time on the page next reads
+   *  differently. */
+  private clockTimer: ReturnType<typeof setTimeout> | null = null;
+  private destroyed = false;
   private renderQueued = false;
   private logSig = "";
   private logContainer: HTMLElement | null = null;
@@ -84,23 +87,18 @@ export class App {
         this.update();
       }),
     );
-    if (this.opts.timers !== false) {
-      this.timers.push(setInterval(() => void this.refresh(), SAFETY_REFRESH_MS));
-      this.timers.push(
-        setInterval(() => {
-          // Uptimes and the sidebar clock.
-          if (this.state.load.kind === "ready") this.update();
-        }, TICK_MS),
-      );
-    }
+    // No periodic refresh: Go's events are reliable (it sends the whole
+    // status again when a subscriber lagged), a status event also ends a
+    // "Lost contact" banner, and the banner has Retry.
     this.render();
     await this.loadStatus();
     if (this.state.tab === "settings") await this.loadSettings();
   }
 
   destroy(): void {
+    this.destroyed = true;
     for (const u of this.subs.splice(0)) u();
-    for (const t of this.timers.splice(0)) clearInterval(t);
+    this.stopClock();
     this.root.removeEventListener("click", this.onClick);
     this.root.removeEventListener("input", this.onInput);
     this.root.removeEventListener("change", this.onInput);
@@ -409,6 +407,24 @@ export class App {
     }
   };
 
+  /** Updates the running times now and arms one timer for their next change. */
+  private armClock(): void {
+    this.stopClock();
+    if (this.opts.timers === false || this.destroyed) return;
+    const wait = syncClocks(this.root, this.now());
+    if (Number.isFinite(wait)) this.clockTimer = setTimeout(this.tickClock, wait);
+  }
+
+  private tickClock = (): void => {
+    this.clockTimer = null;
+    this.armClock();
+  };
+
+  private stopClock(): void {
+    if (this.clockTimer !== null) clearTimeout(this.clockTimer);
+    this.clockTimer = null;
+  }
+
   private focusNow(selector: string): void {
     this.root.querySelector<HTMLElement>(selector)?.focus();
   }
@@ -484,6 +500,7 @@ export class App {
       this.focusNow(this.focusAfterRender);
       this.focusAfterRender = null;
     }
+    this.armClock(); // for the running times just drawn
   }
 
   private syncLogs(visible: LogLine[]): void {

@@ -1,6 +1,6 @@
 // Quiet at rest (STYLE.md rule 17): nothing animates forever, no timer
 // re-renders the page, and a hidden window runs nothing.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import css from "../src/style.css?raw";
 import { App } from "../src/app";
 import type { HermesAPI } from "../src/types";
@@ -66,5 +66,122 @@ describe("motion at rest", () => {
     f.emitStatus(status([backend()]));
     expect(root.querySelector(".backend .badge .dot")).not.toBeNull();
     expect(root.querySelectorAll(".pulse, .spinner")).toHaveLength(0);
+  });
+});
+
+// ---- timers ------------------------------------------------------------------
+
+/** Mounts with the running-time timer on, under fake timers and clock. */
+async function mountTimed(api: HermesAPI) {
+  vi.useFakeTimers();
+  vi.setSystemTime(NOW);
+  const root = document.createElement("div");
+  document.body.appendChild(root);
+  const app = new App(api, root, { now: () => Date.now(), schedule: (fn) => fn() });
+  mounted.push({ app, root });
+  await app.start();
+  await settle();
+  return { app, root, render: vi.spyOn(app, "render") };
+}
+
+/** Lets resolved promises run without letting fake time pass. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
+/** Records every change to the DOM under root. */
+function watch(root: HTMLElement): MutationObserver {
+  const mo = new MutationObserver(() => {});
+  mo.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+  return mo;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const ago = (ms: number) => new Date(NOW - ms).toISOString();
+const uptime = (root: HTMLElement) => root.querySelector(".backend .uptime")!;
+const running = (root: HTMLElement) => root.querySelector(".sidebar .running")!;
+
+describe("running times", () => {
+  it("update in place each second in the first minute, and nothing else moves", async () => {
+    const f = fakeApi(status([backend({ ready_at: ago(30_000) })], { instance: { ...status().instance, started_at: ago(40_000) } }));
+    const { root, render } = await mountTimed(f.api);
+    expect(uptime(root).textContent).toBe("up 30s");
+    expect(running(root).textContent).toBe("40s");
+    const card = root.querySelector(".backend");
+    const badge = root.querySelector(".backend .badge");
+    const text = uptime(root).firstChild;
+    const mo = watch(root);
+
+    vi.advanceTimersByTime(1_000);
+
+    expect(uptime(root).textContent).toBe("up 31s");
+    expect(running(root).textContent).toBe("41s");
+    expect(render).not.toHaveBeenCalled();
+    const changes = mo.takeRecords();
+    expect(changes.map((r) => [r.type, (r.target.parentElement as HTMLElement).className])).toEqual([
+      ["characterData", "running"],
+      ["characterData", "uptime"],
+    ]);
+    expect(uptime(root).firstChild).toBe(text);
+    expect(root.querySelector(".backend")).toBe(card);
+    expect(root.querySelector(".backend .badge")).toBe(badge);
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it("at rest, once coarse, wake the page only when their text changes", async () => {
+    // The fixture: up 3m 12s ("up 3m"), the app running 4m 14s ("4m").
+    const f = fakeApi();
+    const { root, render } = await mountTimed(f.api);
+    expect(uptime(root).textContent).toBe("up 3m");
+    expect(running(root).textContent).toBe("4m");
+    expect(vi.getTimerCount()).toBe(1); // one timeout, no interval
+    const armed = vi.spyOn(globalThis, "setTimeout");
+    const mo = watch(root);
+
+    vi.advanceTimersByTime(45_999); // nothing reads differently: nothing runs
+    expect(armed).not.toHaveBeenCalled();
+    expect(mo.takeRecords()).toEqual([]);
+
+    vi.advanceTimersByTime(1); // the app reaches 5m; the uptime reaches 4m 2 s later
+    expect(running(root).textContent).toBe("5m");
+    expect(uptime(root).textContent).toBe("up 3m");
+    expect(armed).toHaveBeenCalledTimes(1);
+    expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 2_000);
+
+    vi.advanceTimersByTime(2_000);
+    expect(uptime(root).textContent).toBe("up 4m");
+    expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 58_000);
+    expect(render).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it("arm no timer when nothing on the page counts", async () => {
+    const f = fakeApi(status([backend({ state: "stopped", pid: 0, ready_at: undefined })], { instance: { ...status().instance, started_at: "0001-01-01T00:00:00Z" } }));
+    const { root } = await mountTimed(f.api);
+    expect(root.querySelector("[data-since]")).toBeNull();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("follow a status event without a timer of their own", async () => {
+    const f = fakeApi();
+    const { root } = await mountTimed(f.api);
+    f.emitStatus(status([backend({ state: "restarting", started_at: ago(5_000), ready_at: undefined })]));
+    expect(uptime(root).textContent).toBe("starting for 5s");
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(1_000);
+    expect(uptime(root).textContent).toBe("starting for 6s");
+  });
+});
+
+describe("no refresh at rest", () => {
+  it("calls Status once, then only listens: no safety poll", async () => {
+    const f = fakeApi();
+    await mountTimed(f.api);
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(f.api.Status).toHaveBeenCalledTimes(1);
+    expect(f.api.Logs).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,5 +1,6 @@
 import { h } from "../dom";
-import { formatDuration, parseTime } from "../format";
+import { runningTime } from "../clock";
+import { parseTime } from "../format";
 import { countDecisions } from "../reap";
 import { currentReport, instanceSummary, TABS, type AppState, type Tab } from "../state";
 import { banner, button, emptyState, icon, inlineError, logo } from "../ui";
@@ -91,7 +92,7 @@ export function sidebar(s: AppState, now: number): HTMLElement {
           null,
           h("div.instance-row", null, h("span", null, "App PID"), h("span.mono", null, String(inst.pid))),
           inst.version ? h("div.instance-row", null, h("span", null, "Version"), h("span.mono", null, inst.version)) : null,
-          Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Running"), h("span", null, formatDuration(now - started))) : null,
+          Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Running"), runningTime("span.running", "", started, now)) : null,
         )
       : null,
   );
