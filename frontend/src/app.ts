@@ -25,6 +25,8 @@ export interface AppOptions {
   /** Arms the one timer that updates running times when their text would
    *  change (see src/clock.ts); default on, off in most tests. */
   timers?: boolean;
+  /** Whose visibilitychange hides and shows the page; default document. */
+  doc?: Document;
   /** Called with the new tab, e.g. to update location.hash. */
   onTab?: (tab: Tab) => void;
   initialTab?: Tab;
@@ -37,9 +39,12 @@ export class App {
   private readonly now: () => number;
   private readonly schedule: (fn: () => void) => void;
   private readonly subs: Unsubscribe[] = [];
+  private readonly doc: Document;
   /** The one timer: due when a running time on the page next reads
-   *  differently. */
+   *  differently. Never armed while hidden. */
   private clockTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The window cannot be seen: no timer runs and Go sends no events. */
+  private hidden = false;
   private destroyed = false;
   private renderQueued = false;
   private logSig = "";
@@ -57,6 +62,7 @@ export class App {
     this.state = initialState(opts.initialTab ?? "backends");
     this.state.preview = !!opts.preview;
     this.now = opts.now ?? (() => Date.now());
+    this.doc = opts.doc ?? document;
     this.schedule = opts.schedule ?? ((fn) => requestAnimationFrame(() => fn()));
     this.backends = new BackendActions({
       state: this.state,
@@ -90,6 +96,11 @@ export class App {
     // No periodic refresh: Go's events are reliable (it sends the whole
     // status again when a subscriber lagged), a status event also ends a
     // "Lost contact" banner, and the banner has Retry.
+    this.doc.addEventListener("visibilitychange", this.onVisibility);
+    if (this.doc.visibilityState === "hidden") {
+      this.hidden = true;
+      this.reportVisible(false);
+    }
     this.render();
     await this.loadStatus();
     if (this.state.tab === "settings") await this.loadSettings();
@@ -99,6 +110,7 @@ export class App {
     this.destroyed = true;
     for (const u of this.subs.splice(0)) u();
     this.stopClock();
+    this.doc.removeEventListener("visibilitychange", this.onVisibility);
     this.root.removeEventListener("click", this.onClick);
     this.root.removeEventListener("input", this.onInput);
     this.root.removeEventListener("change", this.onInput);
@@ -120,6 +132,27 @@ export class App {
       else this.state.refreshError = errorMessage(e);
     } finally {
       this.state.busy.delete("retry-status");
+      this.update();
+    }
+  }
+
+  /**
+   * Brings a page that was hidden up to date: one Status(), then, per
+   * backend it already had lines of, the lines Go did not send meanwhile.
+   */
+  private async catchUp(): Promise<void> {
+    const known = new Set(this.logsRequested);
+    await this.refresh();
+    for (const b of this.state.status?.backends ?? []) {
+      if (known.has(b.name)) void this.loadMissedLogs(b.name);
+    }
+  }
+
+  private async loadMissedLogs(name: string): Promise<void> {
+    try {
+      this.addLogs(await this.api.Logs(name, this.state.logs.lastSeq(name), this.state.logs.cap));
+    } catch (e) {
+      this.state.errors.set("logs", `Could not load the latest lines of ${name}: ${errorMessage(e)}`);
       this.update();
     }
   }
@@ -407,10 +440,30 @@ export class App {
     }
   };
 
+  /** visibilitychange: minimized, hidden to the tray, shown again. */
+  private onVisibility = (): void => {
+    const hidden = this.doc.visibilityState === "hidden";
+    if (hidden === this.hidden || this.destroyed) return;
+    this.hidden = hidden;
+    this.reportVisible(!hidden);
+    if (hidden) {
+      this.stopClock();
+    } else {
+      this.armClock(); // at once: running times still read as when hidden
+      void this.catchUp();
+    }
+  };
+
+  /** Tells Go whether to send events. A failure is not shown: Go then goes
+   *  on sending events, which costs a little and breaks nothing. */
+  private reportVisible(visible: boolean): void {
+    this.api.SetWindowVisible(visible).catch(() => {});
+  }
+
   /** Updates the running times now and arms one timer for their next change. */
   private armClock(): void {
     this.stopClock();
-    if (this.opts.timers === false || this.destroyed) return;
+    if (this.opts.timers === false || this.hidden || this.destroyed) return;
     const wait = syncClocks(this.root, this.now());
     if (Number.isFinite(wait)) this.clockTimer = setTimeout(this.tickClock, wait);
   }

@@ -83,6 +83,8 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true };
   let lastReap: ReapReport | null = null;
   let nextPid = 48230;
+  // Like Go: while the window is hidden it is sent no events.
+  let visible = true;
 
   const instance: InstanceInfo = {
     pid: 48213,
@@ -157,6 +159,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
         : [],
   });
   const emitStatus = () => {
+    if (!visible) return;
     const s = clone(snapshot());
     statusL.forEach((l) => l(s));
   };
@@ -311,6 +314,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     if (pendingLogs.length === 0) return;
     const batch = pendingLogs;
     pendingLogs = [];
+    if (!visible) return; // Go drops them too: the page asks Logs() on show
     logsL.forEach((l) => l(clone(batch)));
   }, 250);
 
@@ -439,7 +443,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       await delay(900);
       const r = scanReport(false);
       lastReap = r;
-      setTimeout(() => reapL.forEach((l) => l(clone(r))), 0);
+      setTimeout(() => visible && reapL.forEach((l) => l(clone(r))), 0);
       return clone(r);
     },
     async GetSettings(): Promise<SettingsView> {
@@ -469,6 +473,12 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     async Quit() {
       await delay(400);
       throw "Quit is not available in the browser preview";
+    },
+    async SetWindowVisible(v) {
+      const shown = v && !visible;
+      visible = v;
+      // Like Go's pump: one fresh status, at its next batch.
+      if (shown) setTimeout(emitStatus, 250);
     },
     onStatus(cb) {
       statusL.add(cb);

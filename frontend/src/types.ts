@@ -69,6 +69,9 @@ export interface HermesAPI {
   GetSettings(): Promise<SettingsView>;
   SaveSettings(s: Settings): Promise<SettingsView>;
   Quit(): Promise<void>;
+  /** Says whether the window can be seen: hidden, Go sends it no events;
+   *  shown again, it sends one fresh status. */
+  SetWindowVisible(visible: boolean): Promise<void>;
 
   onStatus(cb: (s: Status) => void): Unsubscribe;
   onLogs(cb: (lines: LogLine[]) => void): Unsubscribe;

@@ -21,6 +21,7 @@ function fakeWindow() {
     GetSettings: vi.fn(async () => ({})),
     SaveSettings: vi.fn(async () => ({})),
     Quit: vi.fn(async () => {}),
+    SetWindowVisible: vi.fn(async () => {}),
   };
   const unsub = vi.fn();
   const runtime = {
@@ -64,6 +65,14 @@ describe("createWailsApi", () => {
     expect(App.RemoveBackend).toHaveBeenCalledWith("x");
     expect(await api.ClipboardSetText("text")).toBe(true);
     expect(runtime.ClipboardSetText).toHaveBeenCalledWith("text");
+  });
+
+  it("tells Go whether the window can be seen", async () => {
+    const { w, App } = fakeWindow();
+    const api = createWailsApi(w);
+    await api.SetWindowVisible(false);
+    await api.SetWindowVisible(true);
+    expect(App.SetWindowVisible.mock.calls).toEqual([[false], [true]]);
   });
 
   it("turns Go's null slices into arrays", async () => {

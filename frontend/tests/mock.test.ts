@@ -77,4 +77,18 @@ describe("createMockApi", () => {
     await settle(api.RemoveBackend("research"));
     expect((await settle(api.Status())).backends.map((x) => x.name)).toEqual(["hermes", "api"]);
   });
+
+  it("sends a hidden window nothing, and one status when it is shown", async () => {
+    const api = createMockApi("default");
+    const statuses: unknown[] = [];
+    const lines: unknown[] = [];
+    api.onStatus((s) => statuses.push(s));
+    api.onLogs((l) => lines.push(l));
+    await settle(api.SetWindowVisible(false));
+    await pass(10_000);
+    expect([statuses.length, lines.length]).toEqual([0, 0]);
+    await api.SetWindowVisible(true);
+    await pass(250);
+    expect(statuses).toHaveLength(1);
+  });
 });

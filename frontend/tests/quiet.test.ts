@@ -1,10 +1,10 @@
 // Quiet at rest (STYLE.md rule 17): nothing animates forever, no timer
 // re-renders the page, and a hidden window runs nothing.
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import css from "../src/style.css?raw";
 import { App } from "../src/app";
 import type { HermesAPI } from "../src/types";
-import { backend, fakeApi, flush, status } from "./fixtures";
+import { backend, fakeApi, flush, line, status } from "./fixtures";
 
 const NOW = Date.parse("2024-05-01T10:03:14Z");
 let mounted: { app: App; root: HTMLElement }[] = [];
@@ -96,7 +96,19 @@ function watch(root: HTMLElement): MutationObserver {
   return mo;
 }
 
+let visibility: DocumentVisibilityState = "visible";
+function setVisibility(v: DocumentVisibilityState): void {
+  visibility = v;
+  document.dispatchEvent(new Event("visibilitychange"));
+}
+
+beforeEach(() => {
+  visibility = "visible";
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => visibility });
+});
+
 afterEach(() => {
+  delete (document as { visibilityState?: unknown }).visibilityState; // back to jsdom's own
   vi.useRealTimers();
 });
 
@@ -183,5 +195,56 @@ describe("no refresh at rest", () => {
     vi.advanceTimersByTime(10 * 60_000);
     expect(f.api.Status).toHaveBeenCalledTimes(1);
     expect(f.api.Logs).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("a hidden window", () => {
+  it("stops every timer and tells Go; shown again, it catches up once", async () => {
+    const f = fakeApi();
+    f.api.Logs.mockResolvedValueOnce([line(1, "a"), line(2, "b"), line(3, "c")]);
+    const { app, root } = await mountTimed(f.api);
+    expect(f.api.SetWindowVisible).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(1);
+
+    setVisibility("hidden");
+    expect(f.api.SetWindowVisible).toHaveBeenLastCalledWith(false);
+    expect(vi.getTimerCount()).toBe(0);
+    const mo = watch(root);
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(mo.takeRecords()).toEqual([]);
+    expect(f.api.Status).toHaveBeenCalledTimes(1);
+
+    f.api.Logs.mockResolvedValueOnce([line(4, "d"), line(5, "e")]);
+    setVisibility("visible");
+    expect(f.api.SetWindowVisible).toHaveBeenLastCalledWith(true);
+    expect(f.api.SetWindowVisible).toHaveBeenCalledTimes(2);
+    expect(running(root).textContent).toBe("14m"); // 4m 14s + 10 minutes away, at once
+    await settle();
+    expect(f.api.Status).toHaveBeenCalledTimes(2);
+    expect(f.api.Logs).toHaveBeenLastCalledWith("hermes", 3, 2000);
+    expect(app.state.logs.lines().map((l) => l.text)).toEqual(["a", "b", "c", "d", "e"]);
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it("starts quiet when the page loads hidden", async () => {
+    visibility = "hidden";
+    const f = fakeApi();
+    await mountTimed(f.api);
+    expect(f.api.SetWindowVisible).toHaveBeenCalledWith(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("fetches lines of a backend it had never seen through its first Logs() call", async () => {
+    const f = fakeApi();
+    await mountTimed(f.api);
+    setVisibility("hidden");
+    f.api.Status.mockResolvedValue(status([backend(), backend({ name: "research" })]));
+    setVisibility("visible");
+    await settle();
+    expect(f.api.Logs.mock.calls).toEqual([
+      ["hermes", 0, 500],
+      ["research", 0, 500],
+      ["hermes", 0, 2000],
+    ]);
   });
 });
