@@ -33,6 +33,7 @@ interface WailsApp {
   SaveSettings(s: Wire.Settings): Promise<Wire.SettingsView>;
   Quit(): Promise<void>;
   SetWindowVisible(visible: boolean): Promise<void>;
+  RestartToApply(): Promise<void>;
 }
 
 /** The subset of the Wails runtime the page uses. */
@@ -124,6 +125,7 @@ export function createWailsApi(w: Window = window): HermesAPI {
     SaveSettings: (s) => app().SaveSettings(s),
     Quit: () => app().Quit(),
     SetWindowVisible: (visible) => app().SetWindowVisible(visible),
+    RestartToApply: () => app().RestartToApply(),
     onStatus: (cb) => on<Status>("status", (s) => cb(normalizeStatus(s))),
     onLogs: (cb) => on<LogLine[] | null>("logs", (l) => cb(l ?? [])),
     onReap: (cb) => on<ReapReport>("reap", (r) => cb(normalizeReport(r))),

@@ -283,6 +283,16 @@ export class App {
     }
   }
 
+  /** Hands the app over to its new version. Once that worked the button
+   *  stays busy: this window is about to close, the new version opens its
+   *  own. */
+  async restartToApply(): Promise<void> {
+    if (await this.run("restart-to-apply", "restart-to-apply", () => this.api.RestartToApply())) {
+      this.state.busy.add("restart-to-apply");
+      this.update();
+    }
+  }
+
   async saveSettings(): Promise<void> {
     const st = this.state.settings;
     if (!st.draft || !st.view || st.saving) return;
@@ -333,6 +343,9 @@ export class App {
         break;
       case "quit":
         void this.run("quit", "quit", () => this.api.Quit());
+        break;
+      case "restart-to-apply":
+        void this.restartToApply();
         break;
       case "restart-all":
         void this.run("restart:", "backend:", () => this.api.Restart(""));

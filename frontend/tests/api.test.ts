@@ -22,6 +22,7 @@ function fakeWindow() {
     SaveSettings: vi.fn(async () => ({})),
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async () => {}),
+    RestartToApply: vi.fn(async () => Promise.reject("the new executable did not start")),
   };
   const unsub = vi.fn();
   const runtime = {
@@ -73,6 +74,12 @@ describe("createWailsApi", () => {
     await api.SetWindowVisible(false);
     await api.SetWindowVisible(true);
     expect(App.SetWindowVisible.mock.calls).toEqual([[false], [true]]);
+  });
+
+  it("calls RestartToApply and passes its error through", async () => {
+    const { w, App } = fakeWindow();
+    await expect(createWailsApi(w).RestartToApply()).rejects.toBe("the new executable did not start");
+    expect(App.RestartToApply).toHaveBeenCalledTimes(1);
   });
 
   it("turns Go's null slices into arrays", async () => {

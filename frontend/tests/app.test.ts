@@ -623,3 +623,65 @@ describe("header", () => {
     expect(root.querySelector('[data-tab="logs"]')!.getAttribute("aria-selected")).toBe("true");
   });
 });
+
+describe("restart to apply", () => {
+  const updated = () => status([backend()], { instance: { ...status().instance, restart_to_apply: true } });
+  const restartBanner = (root: HTMLElement) => root.querySelector('.content > .banner[data-key="restart-to-apply"]');
+
+  it("offers nothing while the running executable is the installed one", async () => {
+    const { root } = await mount(fakeApi().api);
+    expect(restartBanner(root)).toBeNull();
+    expect(root.querySelector('[data-action="restart-to-apply"]')).toBeNull();
+  });
+
+  it("shows a banner above every tab once Go says the app was updated", async () => {
+    const f = fakeApi();
+    const { root, app } = await mount(f.api);
+    f.emitStatus(updated());
+    const b = restartBanner(root)!;
+    expect(b).not.toBeNull();
+    expect(b.getAttribute("role")).toBe("status");
+    expect(b.textContent).toContain("Hermes Desktop was updated. Restart to apply — your backends keep running.");
+    const btn = b.querySelector<HTMLButtonElement>('button[data-action="restart-to-apply"]')!;
+    expect(btn.textContent).toBe("Restart to apply");
+    expect(btn.classList.contains("btn-primary")).toBe(true);
+    for (const tab of ["tree", "logs", "reap", "settings"] as Tab[]) {
+      app.setTab(tab);
+      await flush();
+      expect(restartBanner(root), tab).not.toBeNull();
+    }
+  });
+
+  it("calls RestartToApply once, busy while pending and after it worked", async () => {
+    const f = fakeApi(updated());
+    const d = deferred<void>();
+    f.api.RestartToApply.mockReturnValueOnce(d.promise);
+    const { root } = await mount(f.api);
+    click(root.querySelector('[data-action="restart-to-apply"]'));
+    const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
+    expect(btn.disabled).toBe(true);
+    expect(btn.getAttribute("aria-busy")).toBe("true");
+    expect(btn.textContent).toBe("Restarting…");
+    click(btn);
+    expect(f.api.RestartToApply).toHaveBeenCalledTimes(1);
+    d.resolve();
+    await flush();
+    // The window is about to close: nothing to click again.
+    expect(root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!.disabled).toBe(true);
+  });
+
+  it("shows a failure inside the banner and lets the user try again", async () => {
+    const f = fakeApi(updated());
+    f.api.RestartToApply.mockRejectedValueOnce("the new version did not take over within 2m0s");
+    const { root } = await mount(f.api);
+    click(root.querySelector('[data-action="restart-to-apply"]'));
+    await flush();
+    expect(restartBanner(root)!.querySelector(".inline-error")!.textContent).toBe("the new version did not take over within 2m0s");
+    const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
+    expect(btn.disabled).toBe(false);
+    click(btn);
+    await flush();
+    expect(f.api.RestartToApply).toHaveBeenCalledTimes(2);
+    expect(restartBanner(root)!.querySelector(".inline-error")).toBeNull();
+  });
+});

@@ -124,6 +124,7 @@ export function fakeApi(st: Status = status()) {
     SaveSettings: vi.fn(async (s: Settings): Promise<SettingsView> => ({ ...settingsView(), settings: s })),
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async (_visible: boolean) => {}),
+    RestartToApply: vi.fn(async () => {}),
     onStatus: vi.fn((cb: (s: Status) => void) => {
       statusCbs.push(cb);
       return () => statusCbs.splice(statusCbs.indexOf(cb), 1);

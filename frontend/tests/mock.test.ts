@@ -1,6 +1,6 @@
 // The browser preview's simulated engine: the kinds and the new methods.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createMockApi } from "../src/mock";
+import { createMockApi, scenarioFromLocation } from "../src/mock";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -90,5 +90,16 @@ describe("createMockApi", () => {
     await api.SetWindowVisible(true);
     await pass(250);
     expect(statuses).toHaveLength(1);
+  });
+
+  it("offers Restart to apply in the update scenario, and applies it", async () => {
+    expect(scenarioFromLocation("?scenario=update")).toBe("update");
+    const api = createMockApi("update");
+    expect((await settle(api.Status())).instance.restart_to_apply).toBe(true);
+    await settle(api.RestartToApply());
+    const st = await settle(api.Status());
+    expect(st.instance.restart_to_apply).toBeFalsy();
+    expect(st.instance.version).toBe("0.4.1-dev");
+    expect((await settle(createMockApi("default").Status())).instance.restart_to_apply).toBeFalsy();
   });
 });

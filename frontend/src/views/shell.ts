@@ -116,12 +116,37 @@ export function errorView(message: string, retrying: boolean): HTMLElement {
   );
 }
 
-/** Banners shown above every tab: engine notices and a lost connection. */
+/** The offer to switch to the version a package upgrade installed. */
+function restartToApplyBanner(s: AppState): HTMLElement {
+  const err = inlineError(s.errors.get("restart-to-apply"));
+  return banner(
+    "info",
+    [h("strong", null, "Hermes Desktop was updated."), " Restart to apply — your backends keep running.", ...(err ? [err] : [])],
+    {
+      key: "restart-to-apply",
+      actions: [
+        button("Restart to apply", {
+          action: "restart-to-apply",
+          variant: "primary",
+          size: "sm",
+          icon: "restart",
+          busy: s.busy.has("restart-to-apply"),
+          busyLabel: "Restarting…",
+          title: "Switch to the new version; the backends keep running",
+        }),
+      ],
+    },
+  );
+}
+
+/** Banners shown above every tab: a lost connection, an update to apply,
+ *  engine notices. */
 export function globalBanners(s: AppState): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (s.refreshError) {
     out.push(banner("error", [h("strong", null, "Lost contact with the app. "), s.refreshError], { key: "refresh-error", actions: [button("Retry", { action: "retry-status", size: "sm" })] }));
   }
+  if (s.status?.instance.restart_to_apply) out.push(restartToApplyBanner(s));
   if (s.tab !== "settings") {
     for (const n of s.status?.notices ?? []) {
       if (!n || s.dismissedNotices.has(n)) continue;
