@@ -652,6 +652,19 @@ describe("restart to apply", () => {
     }
   });
 
+  it("says it once: Go's notice of the same update is not shown beside the banner", async () => {
+    const goNotice = "Hermes Desktop was updated on disk: restart to apply (your backends keep running)";
+    const other = "config.json was invalid and was set aside";
+    const f = fakeApi(status([backend()], { instance: { ...status().instance, restart_to_apply: true }, notices: [goNotice, other] }));
+    const { root, app } = await mount(f.api);
+    const texts = () => Array.from(root.querySelectorAll(".banner")).map((b) => b.textContent ?? "");
+    expect(texts().filter((t) => /restart to apply/i.test(t))).toHaveLength(1);
+    expect(texts().some((t) => t.includes(other))).toBe(true);
+    app.setTab("settings");
+    await flush();
+    expect(texts().filter((t) => /restart to apply/i.test(t))).toHaveLength(1);
+  });
+
   it("calls RestartToApply once, busy while pending and after it worked", async () => {
     const f = fakeApi(updated());
     const d = deferred<void>();

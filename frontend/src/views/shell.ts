@@ -2,7 +2,7 @@ import { h } from "../dom";
 import { runningTime } from "../clock";
 import { parseTime } from "../format";
 import { countDecisions } from "../reap";
-import { currentReport, instanceSummary, TABS, type AppState, type Tab } from "../state";
+import { currentReport, instanceSummary, shownNotices, TABS, type AppState, type Tab } from "../state";
 import { banner, button, emptyState, icon, inlineError, logo } from "../ui";
 import { hasPage, openHermesButton } from "./backends";
 
@@ -148,8 +148,8 @@ export function globalBanners(s: AppState): HTMLElement[] {
   }
   if (s.status?.instance.restart_to_apply) out.push(restartToApplyBanner(s));
   if (s.tab !== "settings") {
-    for (const n of s.status?.notices ?? []) {
-      if (!n || s.dismissedNotices.has(n)) continue;
+    for (const n of shownNotices(s.status)) {
+      if (s.dismissedNotices.has(n)) continue;
       out.push(banner("warn", n, { key: `notice:${n}`, dismissAction: "dismiss-notice", dismissKey: n }));
     }
   }
