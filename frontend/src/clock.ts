@@ -7,9 +7,13 @@
 import { h } from "./dom";
 import { durationChangesIn, formatDuration } from "./format";
 
-/** An element showing prefix + the time since `since` (ms since the epoch). */
+/**
+ * An element showing prefix + the time since `since` (ms since the epoch).
+ * Its class "clock" gives it a fixed, contained box (style.css), so a new
+ * text lays out and repaints nothing around it; tag's classes set its width.
+ */
 export function runningTime(tag: string, prefix: string, since: number, now: number): HTMLElement {
-  return h(tag, { "data-since": String(since), "data-prefix": prefix || null }, prefix + formatDuration(now - since));
+  return h(tag, { class: "clock", "data-since": String(since), "data-prefix": prefix || null }, prefix + formatDuration(now - since));
 }
 
 /**

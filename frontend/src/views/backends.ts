@@ -193,7 +193,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
         h("h2", null, b.name),
         h("span.chip.kind-chip", { title: kindHelp(b.kind) || null }, kindLabel(b.kind)),
         badge(tone, stateLabel(b.state), { pulse: pulsing }),
-        uptime ? runningTime("span.uptime", uptime.prefix, uptime.since, now) : null,
+        uptime ? runningTime(b.state === "ready" ? "span.uptime" : "span.uptime.uptime-starting", uptime.prefix, uptime.since, now) : null,
         warnChip,
       ),
       h("div.card-actions", null, ...cardActions(b, s)),
