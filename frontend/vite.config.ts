@@ -15,5 +15,8 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     include: ["tests/**/*.test.ts"],
+    // The stylesheet's text, for the tests that check it animates nothing
+    // forever (tests/quiet.test.ts imports it with ?raw).
+    css: { include: [/style\.css/] },
   },
 });

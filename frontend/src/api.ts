@@ -32,6 +32,8 @@ interface WailsApp {
   GetSettings(): Promise<Wire.SettingsView>;
   SaveSettings(s: Wire.Settings): Promise<Wire.SettingsView>;
   Quit(): Promise<void>;
+  SetWindowVisible(visible: boolean): Promise<void>;
+  RestartToApply(): Promise<void>;
 }
 
 /** The subset of the Wails runtime the page uses. */
@@ -122,6 +124,8 @@ export function createWailsApi(w: Window = window): HermesAPI {
     GetSettings: () => app().GetSettings(),
     SaveSettings: (s) => app().SaveSettings(s),
     Quit: () => app().Quit(),
+    SetWindowVisible: (visible) => app().SetWindowVisible(visible),
+    RestartToApply: () => app().RestartToApply(),
     onStatus: (cb) => on<Status>("status", (s) => cb(normalizeStatus(s))),
     onLogs: (cb) => on<LogLine[] | null>("logs", (l) => cb(l ?? [])),
     onReap: (cb) => on<ReapReport>("reap", (r) => cb(normalizeReport(r))),

@@ -2,6 +2,7 @@
 // patches the DOM from the pure views.
 
 import { BackendActions } from "./backendactions";
+import { syncClocks } from "./clock";
 import { h, morph } from "./dom";
 import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
@@ -16,15 +17,16 @@ import { errorView, globalBanners, header, loadingView, sidebar } from "./views/
 import { treeView } from "./views/tree";
 
 export const INITIAL_LOG_LINES = 500;
-export const SAFETY_REFRESH_MS = 10_000;
-const TICK_MS = 1_000;
 
 export interface AppOptions {
   now?: () => number;
   /** Schedules a render; defaults to requestAnimationFrame. Tests pass (fn) => fn(). */
   schedule?: (fn: () => void) => void;
-  /** Starts the 10 s safety refresh and the 1 s clock; off in tests. */
+  /** Arms the one timer that updates running times when their text would
+   *  change (see src/clock.ts); default on, off in most tests. */
   timers?: boolean;
+  /** Whose visibilitychange hides and shows the page; default document. */
+  doc?: Document;
   /** Called with the new tab, e.g. to update location.hash. */
   onTab?: (tab: Tab) => void;
   initialTab?: Tab;
@@ -37,7 +39,13 @@ export class App {
   private readonly now: () => number;
   private readonly schedule: (fn: () => void) => void;
   private readonly subs: Unsubscribe[] = [];
-  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  private readonly doc: Document;
+  /** The one timer: due when a running time on the page next reads
+   *  differently. Never armed while hidden. */
+  private clockTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The window cannot be seen: no timer runs and Go sends no events. */
+  private hidden = false;
+  private destroyed = false;
   private renderQueued = false;
   private logSig = "";
   private logContainer: HTMLElement | null = null;
@@ -54,6 +62,7 @@ export class App {
     this.state = initialState(opts.initialTab ?? "backends");
     this.state.preview = !!opts.preview;
     this.now = opts.now ?? (() => Date.now());
+    this.doc = opts.doc ?? document;
     this.schedule = opts.schedule ?? ((fn) => requestAnimationFrame(() => fn()));
     this.backends = new BackendActions({
       state: this.state,
@@ -84,14 +93,13 @@ export class App {
         this.update();
       }),
     );
-    if (this.opts.timers !== false) {
-      this.timers.push(setInterval(() => void this.refresh(), SAFETY_REFRESH_MS));
-      this.timers.push(
-        setInterval(() => {
-          // Uptimes and the sidebar clock.
-          if (this.state.load.kind === "ready") this.update();
-        }, TICK_MS),
-      );
+    // No periodic refresh: Go's events are reliable (it sends the whole
+    // status again when a subscriber lagged), a status event also ends a
+    // "Lost contact" banner, and the banner has Retry.
+    this.doc.addEventListener("visibilitychange", this.onVisibility);
+    if (this.doc.visibilityState === "hidden") {
+      this.hidden = true;
+      this.reportVisible(false);
     }
     this.render();
     await this.loadStatus();
@@ -99,8 +107,10 @@ export class App {
   }
 
   destroy(): void {
+    this.destroyed = true;
     for (const u of this.subs.splice(0)) u();
-    for (const t of this.timers.splice(0)) clearInterval(t);
+    this.stopClock();
+    this.doc.removeEventListener("visibilitychange", this.onVisibility);
     this.root.removeEventListener("click", this.onClick);
     this.root.removeEventListener("input", this.onInput);
     this.root.removeEventListener("change", this.onInput);
@@ -122,6 +132,27 @@ export class App {
       else this.state.refreshError = errorMessage(e);
     } finally {
       this.state.busy.delete("retry-status");
+      this.update();
+    }
+  }
+
+  /**
+   * Brings a page that was hidden up to date: one Status(), then, per
+   * backend it already had lines of, the lines Go did not send meanwhile.
+   */
+  private async catchUp(): Promise<void> {
+    const known = new Set(this.logsRequested);
+    await this.refresh();
+    for (const b of this.state.status?.backends ?? []) {
+      if (known.has(b.name)) void this.loadMissedLogs(b.name);
+    }
+  }
+
+  private async loadMissedLogs(name: string): Promise<void> {
+    try {
+      this.addLogs(await this.api.Logs(name, this.state.logs.lastSeq(name), this.state.logs.cap));
+    } catch (e) {
+      this.state.errors.set("logs", `Could not load the latest lines of ${name}: ${errorMessage(e)}`);
       this.update();
     }
   }
@@ -252,6 +283,16 @@ export class App {
     }
   }
 
+  /** Hands the app over to its new version. Once that worked the button
+   *  stays busy: this window is about to close, the new version opens its
+   *  own. */
+  async restartToApply(): Promise<void> {
+    if (await this.run("restart-to-apply", "restart-to-apply", () => this.api.RestartToApply())) {
+      this.state.busy.add("restart-to-apply");
+      this.update();
+    }
+  }
+
   async saveSettings(): Promise<void> {
     const st = this.state.settings;
     if (!st.draft || !st.view || st.saving) return;
@@ -302,6 +343,9 @@ export class App {
         break;
       case "quit":
         void this.run("quit", "quit", () => this.api.Quit());
+        break;
+      case "restart-to-apply":
+        void this.restartToApply();
         break;
       case "restart-all":
         void this.run("restart:", "backend:", () => this.api.Restart(""));
@@ -409,6 +453,44 @@ export class App {
     }
   };
 
+  /** visibilitychange: minimized, hidden to the tray, shown again. */
+  private onVisibility = (): void => {
+    const hidden = this.doc.visibilityState === "hidden";
+    if (hidden === this.hidden || this.destroyed) return;
+    this.hidden = hidden;
+    this.reportVisible(!hidden);
+    if (hidden) {
+      this.stopClock();
+    } else {
+      this.armClock(); // at once: running times still read as when hidden
+      void this.catchUp();
+    }
+  };
+
+  /** Tells Go whether to send events. A failure is not shown: Go then goes
+   *  on sending events, which costs a little and breaks nothing. */
+  private reportVisible(visible: boolean): void {
+    this.api.SetWindowVisible(visible).catch(() => {});
+  }
+
+  /** Updates the running times now and arms one timer for their next change. */
+  private armClock(): void {
+    this.stopClock();
+    if (this.opts.timers === false || this.hidden || this.destroyed) return;
+    const wait = syncClocks(this.root, this.now());
+    if (Number.isFinite(wait)) this.clockTimer = setTimeout(this.tickClock, wait);
+  }
+
+  private tickClock = (): void => {
+    this.clockTimer = null;
+    this.armClock();
+  };
+
+  private stopClock(): void {
+    if (this.clockTimer !== null) clearTimeout(this.clockTimer);
+    this.clockTimer = null;
+  }
+
   private focusNow(selector: string): void {
     this.root.querySelector<HTMLElement>(selector)?.focus();
   }
@@ -484,6 +566,7 @@ export class App {
       this.focusNow(this.focusAfterRender);
       this.focusAfterRender = null;
     }
+    this.armClock(); // for the running times just drawn
   }
 
   private syncLogs(visible: LogLine[]): void {

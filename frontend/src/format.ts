@@ -8,20 +8,40 @@ export function parseTime(iso: string | undefined | null): number {
   return Date.parse(iso);
 }
 
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
 /**
- * A span as the largest two units: "12s", "3m 12s", "2h 5m", "3d 4h".
- * Negative spans (clock skew) read as 0s.
+ * A span as the page shows a running time: seconds in the first minute,
+ * then whole minutes, then hours and minutes, then days and hours: "12s",
+ * "3m", "2h 5m", "3d 4h". Coarse on purpose: after the first minute the
+ * text changes at most once a minute, so the page need not wake every
+ * second (see durationChangesIn). Negative spans (clock skew) read as 0s.
  */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
-  const s = Math.floor(ms / 1000);
+  const s = Math.floor(ms / SECOND);
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${s % 60}s`;
+  if (m < 60) return `${m}m`;
   const h = Math.floor(m / 60);
   if (h < 24) return `${h}h ${m % 60}m`;
   const d = Math.floor(h / 24);
   return `${d}d ${h % 24}h`;
+}
+
+/**
+ * How long until formatDuration(ms) reads differently as ms grows: the
+ * delay for the one timer that updates a running time. NaN when ms is not
+ * a number (there is nothing to update).
+ */
+export function durationChangesIn(ms: number): number {
+  if (!Number.isFinite(ms)) return NaN;
+  if (ms < 0) return SECOND - ms; // "0s" until a second has passed
+  const step = ms < MINUTE ? SECOND : ms < DAY ? MINUTE : HOUR;
+  return step - (ms % step);
 }
 
 /** A span as its largest unit only: "45s", "2m", "3h", "2d". */
@@ -36,24 +56,32 @@ export function formatAge(ms: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
+/** What a backend's running time counts from, and the words before it. */
+export interface Uptime {
+  /** "up " or "starting for ". */
+  prefix: string;
+  /** Milliseconds since the epoch. */
+  since: number;
+}
+
 /**
- * "up 3m 12s" for a running backend, measured from ready_at (or started_at
- * while it is still starting); "" when there is nothing to measure.
+ * A running backend's time: from ready_at (or started_at while it is still
+ * starting); null when there is nothing to measure.
  */
-export function formatUptime(
-  b: { state: string; ready_at?: string; started_at?: string },
-  now: number,
-): string {
+export function uptimeOf(b: { state: string; ready_at?: string; started_at?: string }): Uptime | null {
   // An attached backend is not ours: its age is not known.
-  if (b.state === "stopped" || b.state === "failed" || b.state === "external") return "";
+  if (b.state === "stopped" || b.state === "failed" || b.state === "external") return null;
   const ready = parseTime(b.ready_at);
-  if (b.state === "ready" && Number.isFinite(ready)) return `up ${formatDuration(now - ready)}`;
+  if (b.state === "ready" && Number.isFinite(ready)) return { prefix: "up ", since: ready };
   const started = parseTime(b.started_at);
-  if (Number.isFinite(started)) {
-    const verb = b.state === "ready" ? "up" : "starting for";
-    return `${verb} ${formatDuration(now - started)}`;
-  }
-  return "";
+  if (Number.isFinite(started)) return { prefix: b.state === "ready" ? "up " : "starting for ", since: started };
+  return null;
+}
+
+/** "up 3m" for a running backend (see uptimeOf); "" when there is nothing to measure. */
+export function formatUptime(b: { state: string; ready_at?: string; started_at?: string }, now: number): string {
+  const u = uptimeOf(b);
+  return u ? u.prefix + formatDuration(now - u.since) : "";
 }
 
 const BYTE_UNITS = ["KB", "MB", "GB", "TB", "PB"];

@@ -9,6 +9,7 @@
 //   error    - Status() rejects (the error screen)
 //   slow     - Status() never answers (the loading screen)
 //   empty    - no backends and no reap report
+//   update   - a package upgrade replaced the app: "Restart to apply"
 
 import { parseGoDuration } from "./settings";
 import type {
@@ -27,7 +28,7 @@ import type {
   TreeSample,
 } from "./types";
 
-export type Scenario = "default" | "failed" | "attached" | "error" | "slow" | "empty";
+export type Scenario = "default" | "failed" | "attached" | "error" | "slow" | "empty" | "update";
 
 type Listener<T> = (v: T) => void;
 
@@ -71,7 +72,7 @@ interface MockBackend {
 
 export function scenarioFromLocation(search: string): Scenario {
   const v = new URLSearchParams(search).get("scenario");
-  return v === "failed" || v === "attached" || v === "error" || v === "slow" || v === "empty" ? v : "default";
+  return v === "failed" || v === "attached" || v === "error" || v === "slow" || v === "empty" || v === "update" ? v : "default";
 }
 
 export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): HermesAPI {
@@ -83,8 +84,10 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true };
   let lastReap: ReapReport | null = null;
   let nextPid = 48230;
+  // Like Go: while the window is hidden it is sent no events.
+  let visible = true;
 
-  const instance: InstanceInfo = {
+  let instance: InstanceInfo = {
     pid: 48213,
     state_dir: `${HOME}/.local/state/hermes-desktop`,
     nonce: "c0ffee42",
@@ -92,6 +95,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     version: "0.4.0-dev",
     started_at: iso(t0 - 2 * 3_600_000 - 14 * 60_000),
     shim: true,
+    restart_to_apply: scenario === "update" ? true : undefined,
   };
 
   const backends: MockBackend[] = [];
@@ -157,6 +161,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
         : [],
   });
   const emitStatus = () => {
+    if (!visible) return;
     const s = clone(snapshot());
     statusL.forEach((l) => l(s));
   };
@@ -311,6 +316,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     if (pendingLogs.length === 0) return;
     const batch = pendingLogs;
     pendingLogs = [];
+    if (!visible) return; // Go drops them too: the page asks Logs() on show
     logsL.forEach((l) => l(clone(batch)));
   }, 250);
 
@@ -439,7 +445,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       await delay(900);
       const r = scanReport(false);
       lastReap = r;
-      setTimeout(() => reapL.forEach((l) => l(clone(r))), 0);
+      setTimeout(() => visible && reapL.forEach((l) => l(clone(r))), 0);
       return clone(r);
     },
     async GetSettings(): Promise<SettingsView> {
@@ -469,6 +475,20 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     async Quit() {
       await delay(400);
       throw "Quit is not available in the browser preview";
+    },
+    async RestartToApply() {
+      await delay(900);
+      if (!instance.restart_to_apply) throw "nothing to apply: the executable on disk is the one running";
+      // In Wails this window closes and the new version opens its own; here
+      // the new version simply takes over the status.
+      instance = { ...instance, pid: instance.pid + 61, version: "0.4.1-dev", started_at: iso(Date.now()), restart_to_apply: undefined };
+      emitStatus();
+    },
+    async SetWindowVisible(v) {
+      const shown = v && !visible;
+      visible = v;
+      // Like Go's pump: one fresh status, at its next batch.
+      if (shown) setTimeout(emitStatus, 250);
     },
     onStatus(cb) {
       statusL.add(cb);

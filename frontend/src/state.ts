@@ -118,6 +118,17 @@ export function instanceSummary(status: Status | null): { text: string; tone: To
   return { text: `${ready} of ${bs.length} backends ready`, tone: "idle" };
 }
 
+/**
+ * Go's notices as the page shows them. Once the app was updated, Go also
+ * says so as a notice ("…updated on disk: restart to apply…", for readers
+ * without the flag, such as the CLI's status); the Restart to apply banner
+ * says it with its button, so that notice is not shown twice.
+ */
+export function shownNotices(status: Status | null): string[] {
+  const ns = (status?.notices ?? []).filter((n) => n);
+  return status?.instance.restart_to_apply ? ns.filter((n) => !/restart to apply/i.test(n)) : ns;
+}
+
 /** The report the Boot reap tab shows: the latest event, else the boot one. */
 export function currentReport(s: Pick<AppState, "lastReap" | "status">): ReapReport | null {
   return s.lastReap ?? s.status?.boot_reap ?? null;

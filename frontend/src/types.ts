@@ -69,6 +69,13 @@ export interface HermesAPI {
   GetSettings(): Promise<SettingsView>;
   SaveSettings(s: Settings): Promise<SettingsView>;
   Quit(): Promise<void>;
+  /** Says whether the window can be seen: hidden, Go sends it no events;
+   *  shown again, it sends one fresh status. */
+  SetWindowVisible(visible: boolean): Promise<void>;
+  /** Hands the app over to the new version a package upgrade installed
+   *  (status.instance.restart_to_apply); the backends keep running. On
+   *  success this window closes and the new version opens its own. */
+  RestartToApply(): Promise<void>;
 
   onStatus(cb: (s: Status) => void): Unsubscribe;
   onLogs(cb: (lines: LogLine[]) => void): Unsubscribe;

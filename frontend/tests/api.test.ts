@@ -21,6 +21,8 @@ function fakeWindow() {
     GetSettings: vi.fn(async () => ({})),
     SaveSettings: vi.fn(async () => ({})),
     Quit: vi.fn(async () => {}),
+    SetWindowVisible: vi.fn(async () => {}),
+    RestartToApply: vi.fn(async () => Promise.reject("the new executable did not start")),
   };
   const unsub = vi.fn();
   const runtime = {
@@ -64,6 +66,20 @@ describe("createWailsApi", () => {
     expect(App.RemoveBackend).toHaveBeenCalledWith("x");
     expect(await api.ClipboardSetText("text")).toBe(true);
     expect(runtime.ClipboardSetText).toHaveBeenCalledWith("text");
+  });
+
+  it("tells Go whether the window can be seen", async () => {
+    const { w, App } = fakeWindow();
+    const api = createWailsApi(w);
+    await api.SetWindowVisible(false);
+    await api.SetWindowVisible(true);
+    expect(App.SetWindowVisible.mock.calls).toEqual([[false], [true]]);
+  });
+
+  it("calls RestartToApply and passes its error through", async () => {
+    const { w, App } = fakeWindow();
+    await expect(createWailsApi(w).RestartToApply()).rejects.toBe("the new executable did not start");
+    expect(App.RestartToApply).toHaveBeenCalledTimes(1);
   });
 
   it("turns Go's null slices into arrays", async () => {

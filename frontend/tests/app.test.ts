@@ -48,7 +48,7 @@ describe("start-up", () => {
     await flush();
     expect(root.querySelector(".backend h2")!.textContent).toBe("hermes");
     expect(root.querySelector(".glance")!.textContent).toContain("1 backend ready");
-    expect(root.querySelector(".uptime")!.textContent).toBe("up 3m 12s");
+    expect(root.querySelector(".uptime")!.textContent).toBe("up 3m");
   });
 
   it("loads the first 500 log lines of each backend once, then relies on events", async () => {
@@ -621,5 +621,80 @@ describe("header", () => {
     expect(app.state.tab).toBe("logs");
     expect(root.querySelector(".page-title")!.textContent).toBe("Logs");
     expect(root.querySelector('[data-tab="logs"]')!.getAttribute("aria-selected")).toBe("true");
+  });
+});
+
+describe("restart to apply", () => {
+  const updated = () => status([backend()], { instance: { ...status().instance, restart_to_apply: true } });
+  const restartBanner = (root: HTMLElement) => root.querySelector('.content > .banner[data-key="restart-to-apply"]');
+
+  it("offers nothing while the running executable is the installed one", async () => {
+    const { root } = await mount(fakeApi().api);
+    expect(restartBanner(root)).toBeNull();
+    expect(root.querySelector('[data-action="restart-to-apply"]')).toBeNull();
+  });
+
+  it("shows a banner above every tab once Go says the app was updated", async () => {
+    const f = fakeApi();
+    const { root, app } = await mount(f.api);
+    f.emitStatus(updated());
+    const b = restartBanner(root)!;
+    expect(b).not.toBeNull();
+    expect(b.getAttribute("role")).toBe("status");
+    expect(b.textContent).toContain("Hermes Desktop was updated. Restart to apply — your backends keep running.");
+    const btn = b.querySelector<HTMLButtonElement>('button[data-action="restart-to-apply"]')!;
+    expect(btn.textContent).toBe("Restart to apply");
+    expect(btn.classList.contains("btn-primary")).toBe(true);
+    for (const tab of ["tree", "logs", "reap", "settings"] as Tab[]) {
+      app.setTab(tab);
+      await flush();
+      expect(restartBanner(root), tab).not.toBeNull();
+    }
+  });
+
+  it("says it once: Go's notice of the same update is not shown beside the banner", async () => {
+    const goNotice = "Hermes Desktop was updated on disk: restart to apply (your backends keep running)";
+    const other = "config.json was invalid and was set aside";
+    const f = fakeApi(status([backend()], { instance: { ...status().instance, restart_to_apply: true }, notices: [goNotice, other] }));
+    const { root, app } = await mount(f.api);
+    const texts = () => Array.from(root.querySelectorAll(".banner")).map((b) => b.textContent ?? "");
+    expect(texts().filter((t) => /restart to apply/i.test(t))).toHaveLength(1);
+    expect(texts().some((t) => t.includes(other))).toBe(true);
+    app.setTab("settings");
+    await flush();
+    expect(texts().filter((t) => /restart to apply/i.test(t))).toHaveLength(1);
+  });
+
+  it("calls RestartToApply once, busy while pending and after it worked", async () => {
+    const f = fakeApi(updated());
+    const d = deferred<void>();
+    f.api.RestartToApply.mockReturnValueOnce(d.promise);
+    const { root } = await mount(f.api);
+    click(root.querySelector('[data-action="restart-to-apply"]'));
+    const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
+    expect(btn.disabled).toBe(true);
+    expect(btn.getAttribute("aria-busy")).toBe("true");
+    expect(btn.textContent).toBe("Restarting…");
+    click(btn);
+    expect(f.api.RestartToApply).toHaveBeenCalledTimes(1);
+    d.resolve();
+    await flush();
+    // The window is about to close: nothing to click again.
+    expect(root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!.disabled).toBe(true);
+  });
+
+  it("shows a failure inside the banner and lets the user try again", async () => {
+    const f = fakeApi(updated());
+    f.api.RestartToApply.mockRejectedValueOnce("the new version did not take over within 2m0s");
+    const { root } = await mount(f.api);
+    click(root.querySelector('[data-action="restart-to-apply"]'));
+    await flush();
+    expect(restartBanner(root)!.querySelector(".inline-error")!.textContent).toBe("the new version did not take over within 2m0s");
+    const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
+    expect(btn.disabled).toBe(false);
+    click(btn);
+    await flush();
+    expect(f.api.RestartToApply).toHaveBeenCalledTimes(2);
+    expect(restartBanner(root)!.querySelector(".inline-error")).toBeNull();
   });
 });

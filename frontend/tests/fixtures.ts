@@ -123,6 +123,8 @@ export function fakeApi(st: Status = status()) {
     GetSettings: vi.fn(async (): Promise<SettingsView> => settingsView()),
     SaveSettings: vi.fn(async (s: Settings): Promise<SettingsView> => ({ ...settingsView(), settings: s })),
     Quit: vi.fn(async () => {}),
+    SetWindowVisible: vi.fn(async (_visible: boolean) => {}),
+    RestartToApply: vi.fn(async () => {}),
     onStatus: vi.fn((cb: (s: Status) => void) => {
       statusCbs.push(cb);
       return () => statusCbs.splice(statusCbs.indexOf(cb), 1);

@@ -4,6 +4,7 @@ import {
   formatAge,
   formatBytes,
   formatCount,
+  durationChangesIn,
   formatDuration,
   formatUptime,
   parseTime,
@@ -56,8 +57,9 @@ describe("formatDuration", () => {
     [999, "0s"],
     [12_000, "12s"],
     [59_999, "59s"],
-    [60_000, "1m 0s"],
-    [192_000, "3m 12s"],
+    [60_000, "1m"],
+    [192_000, "3m"],
+    [3_599_999, "59m"],
     [3_600_000, "1h 0m"],
     [2 * 3_600_000 + 5 * 60_000 + 59_000, "2h 5m"],
     [86_400_000, "1d 0h"],
@@ -69,6 +71,34 @@ describe("formatDuration", () => {
   it("reads negative and invalid spans as 0s", () => {
     expect(formatDuration(-5000)).toBe("0s");
     expect(formatDuration(NaN)).toBe("0s");
+  });
+});
+
+describe("durationChangesIn", () => {
+  // Each case: the delay, and that the text is the same just before it and
+  // different at it. Per second in the first minute, then per minute, then
+  // per hour after a day.
+  it.each([
+    [0, 1_000],
+    [12_400, 600],
+    [59_000, 1_000],
+    [60_000, 60_000],
+    [192_000, 48_000],
+    [3_599_999, 1],
+    [2 * 3_600_000 + 5 * 60_000 + 59_000, 1_000],
+    [86_400_000, 3_600_000],
+    [3 * 86_400_000 + 4 * 3_600_000 + 90_000, 3_510_000],
+  ])("%i ms -> next change in %i ms", (ms, want) => {
+    const wait = durationChangesIn(ms);
+    expect(wait).toBe(want);
+    expect(formatDuration(ms + wait - 1)).toBe(formatDuration(ms));
+    expect(formatDuration(ms + wait)).not.toBe(formatDuration(ms));
+  });
+
+  it("waits for a skewed clock to reach 1s, and has nothing to wait for without a time", () => {
+    expect(durationChangesIn(-5_000)).toBe(6_000);
+    expect(formatDuration(-5_000 + 6_000)).toBe("1s");
+    expect(durationChangesIn(NaN)).toBeNaN();
   });
 });
 
@@ -85,7 +115,7 @@ describe("formatAge", () => {
 describe("formatUptime", () => {
   const now = Date.parse("2024-05-01T10:03:14Z");
   it("counts from ready_at when ready", () => {
-    expect(formatUptime({ state: "ready", started_at: "2024-05-01T10:00:00Z", ready_at: "2024-05-01T10:00:02Z" }, now)).toBe("up 3m 12s");
+    expect(formatUptime({ state: "ready", started_at: "2024-05-01T10:00:00Z", ready_at: "2024-05-01T10:00:02Z" }, now)).toBe("up 3m");
   });
   it("counts from started_at while starting", () => {
     expect(formatUptime({ state: "starting", started_at: "2024-05-01T10:03:00Z" }, now)).toBe("starting for 14s");

@@ -1,6 +1,6 @@
 // The browser preview's simulated engine: the kinds and the new methods.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createMockApi } from "../src/mock";
+import { createMockApi, scenarioFromLocation } from "../src/mock";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -76,5 +76,30 @@ describe("createMockApi", () => {
     await expect(settle(api.AddBackend({ name: "research", kind: "dashboard" }))).rejects.toContain("already named");
     await settle(api.RemoveBackend("research"));
     expect((await settle(api.Status())).backends.map((x) => x.name)).toEqual(["hermes", "api"]);
+  });
+
+  it("sends a hidden window nothing, and one status when it is shown", async () => {
+    const api = createMockApi("default");
+    const statuses: unknown[] = [];
+    const lines: unknown[] = [];
+    api.onStatus((s) => statuses.push(s));
+    api.onLogs((l) => lines.push(l));
+    await settle(api.SetWindowVisible(false));
+    await pass(10_000);
+    expect([statuses.length, lines.length]).toEqual([0, 0]);
+    await api.SetWindowVisible(true);
+    await pass(250);
+    expect(statuses).toHaveLength(1);
+  });
+
+  it("offers Restart to apply in the update scenario, and applies it", async () => {
+    expect(scenarioFromLocation("?scenario=update")).toBe("update");
+    const api = createMockApi("update");
+    expect((await settle(api.Status())).instance.restart_to_apply).toBe(true);
+    await settle(api.RestartToApply());
+    const st = await settle(api.Status());
+    expect(st.instance.restart_to_apply).toBeFalsy();
+    expect(st.instance.version).toBe("0.4.1-dev");
+    expect((await settle(createMockApi("default").Status())).instance.restart_to_apply).toBeFalsy();
   });
 });

@@ -1,5 +1,6 @@
 import { h } from "../dom";
-import { formatBytes, formatUptime, plural, shellJoin } from "../format";
+import { runningTime } from "../clock";
+import { formatBytes, plural, shellJoin, uptimeOf } from "../format";
 import { kindHelp, kindLabel, stateLabel, stateTone } from "../reasons";
 import type { AppState } from "../state";
 import type { BackendStatus } from "../types";
@@ -126,7 +127,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
   const pulsing = b.state === "starting" || b.state === "restarting";
   const running = b.state === "ready" || b.state === "starting" || b.state === "restarting";
   const anyBusy = LIFECYCLE.some((a) => busy(s, a, b.name));
-  const uptime = formatUptime(b, now);
+  const uptime = uptimeOf(b);
   const note = s.notes.get(`backend:${b.name}`);
 
   let failure: HTMLElement | null = null;
@@ -192,7 +193,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
         h("h2", null, b.name),
         h("span.chip.kind-chip", { title: kindHelp(b.kind) || null }, kindLabel(b.kind)),
         badge(tone, stateLabel(b.state), { pulse: pulsing }),
-        uptime ? h("span.uptime", null, uptime) : null,
+        uptime ? runningTime(b.state === "ready" ? "span.uptime" : "span.uptime.uptime-starting", uptime.prefix, uptime.since, now) : null,
         warnChip,
       ),
       h("div.card-actions", null, ...cardActions(b, s)),

@@ -1,6 +1,6 @@
 import { h } from "../dom";
 import { customizedKeys, diffSettings, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
-import type { AppState } from "../state";
+import { shownNotices, type AppState } from "../state";
 import { banner, button, emptyState, icon, pageHeader } from "../ui";
 
 interface FieldSpec {
@@ -157,7 +157,7 @@ function section(id: string, title: string, sub: string | null, ...body: HTMLEle
 
 export function settingsView(s: AppState): HTMLElement {
   const st = s.settings;
-  const notices = (s.status?.notices ?? []).filter((n) => n);
+  const notices = shownNotices(s.status);
   const head = pageHeader("Settings", st.view?.path ? `Saved in ${st.view.path}` : null);
 
   if (st.load === "idle" || st.load === "loading" || (!st.view && st.load !== "error")) {

@@ -1,7 +1,8 @@
 import { h } from "../dom";
-import { formatDuration, parseTime } from "../format";
+import { runningTime } from "../clock";
+import { parseTime } from "../format";
 import { countDecisions } from "../reap";
-import { currentReport, instanceSummary, TABS, type AppState, type Tab } from "../state";
+import { currentReport, instanceSummary, shownNotices, TABS, type AppState, type Tab } from "../state";
 import { banner, button, emptyState, icon, inlineError, logo } from "../ui";
 import { hasPage, openHermesButton } from "./backends";
 
@@ -91,7 +92,7 @@ export function sidebar(s: AppState, now: number): HTMLElement {
           null,
           h("div.instance-row", null, h("span", null, "App PID"), h("span.mono", null, String(inst.pid))),
           inst.version ? h("div.instance-row", null, h("span", null, "Version"), h("span.mono", null, inst.version)) : null,
-          Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Running"), h("span", null, formatDuration(now - started))) : null,
+          Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Running"), runningTime("span.running", "", started, now)) : null,
         )
       : null,
   );
@@ -115,15 +116,40 @@ export function errorView(message: string, retrying: boolean): HTMLElement {
   );
 }
 
-/** Banners shown above every tab: engine notices and a lost connection. */
+/** The offer to switch to the version a package upgrade installed. */
+function restartToApplyBanner(s: AppState): HTMLElement {
+  const err = inlineError(s.errors.get("restart-to-apply"));
+  return banner(
+    "info",
+    [h("strong", null, "Hermes Desktop was updated."), " Restart to apply — your backends keep running.", ...(err ? [err] : [])],
+    {
+      key: "restart-to-apply",
+      actions: [
+        button("Restart to apply", {
+          action: "restart-to-apply",
+          variant: "primary",
+          size: "sm",
+          icon: "restart",
+          busy: s.busy.has("restart-to-apply"),
+          busyLabel: "Restarting…",
+          title: "Switch to the new version; the backends keep running",
+        }),
+      ],
+    },
+  );
+}
+
+/** Banners shown above every tab: a lost connection, an update to apply,
+ *  engine notices. */
 export function globalBanners(s: AppState): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (s.refreshError) {
     out.push(banner("error", [h("strong", null, "Lost contact with the app. "), s.refreshError], { key: "refresh-error", actions: [button("Retry", { action: "retry-status", size: "sm" })] }));
   }
+  if (s.status?.instance.restart_to_apply) out.push(restartToApplyBanner(s));
   if (s.tab !== "settings") {
-    for (const n of s.status?.notices ?? []) {
-      if (!n || s.dismissedNotices.has(n)) continue;
+    for (const n of shownNotices(s.status)) {
+      if (s.dismissedNotices.has(n)) continue;
       out.push(banner("warn", n, { key: `notice:${n}`, dismissAction: "dismiss-notice", dismissKey: n }));
     }
   }

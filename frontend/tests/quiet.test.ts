@@ -1,0 +1,262 @@
+// Quiet at rest (STYLE.md rule 17): nothing animates forever, no timer
+// re-renders the page, and a hidden window runs nothing.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import css from "../src/style.css?raw";
+import { App } from "../src/app";
+import type { HermesAPI } from "../src/types";
+import { backend, fakeApi, flush, line, status } from "./fixtures";
+
+const NOW = Date.parse("2024-05-01T10:03:14Z");
+let mounted: { app: App; root: HTMLElement }[] = [];
+
+async function mount(api: HermesAPI) {
+  const root = document.createElement("div");
+  document.body.appendChild(root);
+  const app = new App(api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false });
+  mounted.push({ app, root });
+  await app.start();
+  await flush();
+  return { app, root };
+}
+
+afterEach(() => {
+  for (const m of mounted) {
+    m.app.destroy();
+    m.root.remove();
+  }
+  mounted = [];
+});
+
+/** The declarations of every rule whose selector list includes sel. */
+function rulesFor(sel: string): string[] {
+  const out: string[] = [];
+  for (const m of css.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
+    const selectors = m[1]
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .split(",")
+      .map((x) => x.trim());
+    if (selectors.includes(sel)) out.push(m[2]);
+  }
+  return out;
+}
+
+describe("motion at rest", () => {
+  it("pulses a dot a few times only, never forever", () => {
+    const pulse = rulesFor(".pulse .dot").join("\n");
+    expect(pulse).toMatch(/animation:\s*pulse\b/);
+    expect(pulse).not.toMatch(/infinite/);
+    expect(pulse).toMatch(/animation:[^;]*\s\d+\s*;/); // a finite iteration count
+  });
+
+  it("keeps endless animation to the spinner of a pending call", () => {
+    const endless = Array.from(css.matchAll(/([^{}]+)\{([^{}]*infinite[^{}]*)\}/g)).map((m) => m[1].replace(/\/\*[\s\S]*?\*\//g, "").trim());
+    expect(endless).toEqual([".spinner"]);
+  });
+
+  it("gives a running time a box whose new text lays out nothing around it", () => {
+    // Without size containment WebKit lays out and repaints the page around
+    // a text that changes each second: 15% of a core under Xvfb.
+    const clock = rulesFor(".clock").join("\n");
+    expect(clock).toMatch(/contain:[^;]*\bsize\b[^;]*\blayout\b/);
+    expect(clock).toMatch(/height:/);
+    expect(rulesFor(".uptime").join("")).toMatch(/width:/);
+    expect(rulesFor(".uptime-starting").join("")).toMatch(/width:/);
+    expect(rulesFor(".instance-row .running").join("")).toMatch(/width:/);
+  });
+
+  it("still stops the pulse for people who asked for less motion", () => {
+    const reduced = css.slice(css.indexOf("@media (prefers-reduced-motion: reduce)"));
+    expect(reduced).toMatch(/\.pulse \.dot\s*\{\s*animation:\s*none;/);
+  });
+
+  it("gives a ready backend's dots no animation class, and a starting one's a pulse", async () => {
+    const f = fakeApi(status([backend({ state: "starting", ready_at: undefined })]));
+    const { root } = await mount(f.api);
+    expect(root.querySelector(".backend .badge")!.classList.contains("pulse")).toBe(true);
+    expect(root.querySelector(".glance-pill")!.classList.contains("pulse")).toBe(true);
+    f.emitStatus(status([backend()]));
+    expect(root.querySelector(".backend .badge .dot")).not.toBeNull();
+    expect(root.querySelectorAll(".pulse, .spinner")).toHaveLength(0);
+  });
+});
+
+// ---- timers ------------------------------------------------------------------
+
+/** Mounts with the running-time timer on, under fake timers and clock. */
+async function mountTimed(api: HermesAPI) {
+  vi.useFakeTimers();
+  vi.setSystemTime(NOW);
+  const root = document.createElement("div");
+  document.body.appendChild(root);
+  const app = new App(api, root, { now: () => Date.now(), schedule: (fn) => fn() });
+  mounted.push({ app, root });
+  await app.start();
+  await settle();
+  return { app, root, render: vi.spyOn(app, "render") };
+}
+
+/** Lets resolved promises run without letting fake time pass. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
+/** Records every change to the DOM under root. */
+function watch(root: HTMLElement): MutationObserver {
+  const mo = new MutationObserver(() => {});
+  mo.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+  return mo;
+}
+
+let visibility: DocumentVisibilityState = "visible";
+function setVisibility(v: DocumentVisibilityState): void {
+  visibility = v;
+  document.dispatchEvent(new Event("visibilitychange"));
+}
+
+beforeEach(() => {
+  visibility = "visible";
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => visibility });
+});
+
+afterEach(() => {
+  delete (document as { visibilityState?: unknown }).visibilityState; // back to jsdom's own
+  vi.useRealTimers();
+});
+
+const ago = (ms: number) => new Date(NOW - ms).toISOString();
+const uptime = (root: HTMLElement) => root.querySelector(".backend .uptime")!;
+const running = (root: HTMLElement) => root.querySelector(".sidebar .running")!;
+
+describe("running times", () => {
+  it("update in place each second in the first minute, and nothing else moves", async () => {
+    const f = fakeApi(status([backend({ ready_at: ago(30_000) })], { instance: { ...status().instance, started_at: ago(40_000) } }));
+    const { root, render } = await mountTimed(f.api);
+    expect(uptime(root).textContent).toBe("up 30s");
+    expect(running(root).textContent).toBe("40s");
+    expect(root.querySelectorAll(".clock[data-since]")).toHaveLength(2);
+    const card = root.querySelector(".backend");
+    const badge = root.querySelector(".backend .badge");
+    const text = uptime(root).firstChild;
+    const mo = watch(root);
+
+    vi.advanceTimersByTime(1_000);
+
+    expect(uptime(root).textContent).toBe("up 31s");
+    expect(running(root).textContent).toBe("41s");
+    expect(render).not.toHaveBeenCalled();
+    const changes = mo.takeRecords();
+    expect(changes.map((r) => [r.type, (r.target.parentElement as HTMLElement).className])).toEqual([
+      ["characterData", "running clock"],
+      ["characterData", "uptime clock"],
+    ]);
+    expect(uptime(root).firstChild).toBe(text);
+    expect(root.querySelector(".backend")).toBe(card);
+    expect(root.querySelector(".backend .badge")).toBe(badge);
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it("at rest, once coarse, wake the page only when their text changes", async () => {
+    // The fixture: up 3m 12s ("up 3m"), the app running 4m 14s ("4m").
+    const f = fakeApi();
+    const { root, render } = await mountTimed(f.api);
+    expect(uptime(root).textContent).toBe("up 3m");
+    expect(running(root).textContent).toBe("4m");
+    expect(vi.getTimerCount()).toBe(1); // one timeout, no interval
+    const armed = vi.spyOn(globalThis, "setTimeout");
+    const mo = watch(root);
+
+    vi.advanceTimersByTime(45_999); // nothing reads differently: nothing runs
+    expect(armed).not.toHaveBeenCalled();
+    expect(mo.takeRecords()).toEqual([]);
+
+    vi.advanceTimersByTime(1); // the app reaches 5m; the uptime reaches 4m 2 s later
+    expect(running(root).textContent).toBe("5m");
+    expect(uptime(root).textContent).toBe("up 3m");
+    expect(armed).toHaveBeenCalledTimes(1);
+    expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 2_000);
+
+    vi.advanceTimersByTime(2_000);
+    expect(uptime(root).textContent).toBe("up 4m");
+    expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 58_000);
+    expect(render).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it("arm no timer when nothing on the page counts", async () => {
+    const f = fakeApi(status([backend({ state: "stopped", pid: 0, ready_at: undefined })], { instance: { ...status().instance, started_at: "0001-01-01T00:00:00Z" } }));
+    const { root } = await mountTimed(f.api);
+    expect(root.querySelector("[data-since]")).toBeNull();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("follow a status event without a timer of their own", async () => {
+    const f = fakeApi();
+    const { root } = await mountTimed(f.api);
+    f.emitStatus(status([backend({ state: "restarting", started_at: ago(5_000), ready_at: undefined })]));
+    expect(uptime(root).textContent).toBe("starting for 5s");
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(1_000);
+    expect(uptime(root).textContent).toBe("starting for 6s");
+  });
+});
+
+describe("no refresh at rest", () => {
+  it("calls Status once, then only listens: no safety poll", async () => {
+    const f = fakeApi();
+    await mountTimed(f.api);
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(f.api.Status).toHaveBeenCalledTimes(1);
+    expect(f.api.Logs).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("a hidden window", () => {
+  it("stops every timer and tells Go; shown again, it catches up once", async () => {
+    const f = fakeApi();
+    f.api.Logs.mockResolvedValueOnce([line(1, "a"), line(2, "b"), line(3, "c")]);
+    const { app, root } = await mountTimed(f.api);
+    expect(f.api.SetWindowVisible).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(1);
+
+    setVisibility("hidden");
+    expect(f.api.SetWindowVisible).toHaveBeenLastCalledWith(false);
+    expect(vi.getTimerCount()).toBe(0);
+    const mo = watch(root);
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(mo.takeRecords()).toEqual([]);
+    expect(f.api.Status).toHaveBeenCalledTimes(1);
+
+    f.api.Logs.mockResolvedValueOnce([line(4, "d"), line(5, "e")]);
+    setVisibility("visible");
+    expect(f.api.SetWindowVisible).toHaveBeenLastCalledWith(true);
+    expect(f.api.SetWindowVisible).toHaveBeenCalledTimes(2);
+    expect(running(root).textContent).toBe("14m"); // 4m 14s + 10 minutes away, at once
+    await settle();
+    expect(f.api.Status).toHaveBeenCalledTimes(2);
+    expect(f.api.Logs).toHaveBeenLastCalledWith("hermes", 3, 2000);
+    expect(app.state.logs.lines().map((l) => l.text)).toEqual(["a", "b", "c", "d", "e"]);
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it("starts quiet when the page loads hidden", async () => {
+    visibility = "hidden";
+    const f = fakeApi();
+    await mountTimed(f.api);
+    expect(f.api.SetWindowVisible).toHaveBeenCalledWith(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("fetches lines of a backend it had never seen through its first Logs() call", async () => {
+    const f = fakeApi();
+    await mountTimed(f.api);
+    setVisibility("hidden");
+    f.api.Status.mockResolvedValue(status([backend(), backend({ name: "research" })]));
+    setVisibility("visible");
+    await settle();
+    expect(f.api.Logs.mock.calls).toEqual([
+      ["hermes", 0, 500],
+      ["research", 0, 500],
+      ["hermes", 0, 2000],
+    ]);
+  });
+});
