@@ -34,8 +34,7 @@ func (l *Launcher) watchExecutable() {
 			l.cfg.Logger.Debug("not watching the executable", "err", err)
 			return
 		}
-		close(w.changed)
-		l.AddNotice("Hermes Desktop was updated on disk: restart to apply (your backends keep running)")
+		close(w.changed) // status says so (instance.restart_to_apply): the window shows its banner
 		l.events.publish(Event{Kind: EventStatus})
 		l.cfg.Logger.Info("the executable was replaced on disk", "path", w.stamp.Path())
 	}()

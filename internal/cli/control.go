@@ -100,6 +100,9 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 
 func printStatus(w io.Writer, st backend.Status) {
 	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.Mode, st.Instance.StateDir)
+	if st.Instance.RestartToApply {
+		fmt.Fprintln(w, "updated on disk: 'hermes-desktop handoff' applies it (the backends keep running)")
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BACKEND\tKIND\tSTATE\tPID\tPORT\tPAGE\tRESTARTS")
 	for _, b := range st.Backends {
