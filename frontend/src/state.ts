@@ -119,10 +119,9 @@ export function instanceSummary(status: Status | null): { text: string; tone: To
 }
 
 /**
- * Go's notices as the page shows them. Once the app was updated, Go also
- * says so as a notice ("…updated on disk: restart to apply…", for readers
- * without the flag, such as the CLI's status); the Restart to apply banner
- * says it with its button, so that notice is not shown twice.
+ * Go's notices as the page shows them. The Restart to apply banner says
+ * the app was updated, with its button; a notice that says the same (as an
+ * earlier version did) is not shown twice.
  */
 export function shownNotices(status: Status | null): string[] {
   const ns = (status?.notices ?? []).filter((n) => n);
