@@ -125,6 +125,8 @@ type Probation struct {
 	Version  string `json:"version"`  // the version on probation
 	Previous string `json:"previous"` // the version it replaced, kept as .old
 	Target   Target `json:"target"`
+	// Exe is the executable to start: Target itself, or inside a bundle.
+	Exe string `json:"exe"`
 	// Watcher is the old instance watching the window.
 	Watcher proc.Identity `json:"watcher"`
 	Started time.Time     `json:"started_at"`
