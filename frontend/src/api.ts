@@ -32,6 +32,9 @@ interface WailsApp {
   GetSettings(): Promise<Wire.SettingsView>;
   SaveSettings(s: Wire.Settings): Promise<Wire.SettingsView>;
   Quit(): Promise<void>;
+  CheckForUpdate(): Promise<Wire.UpdateCheck>;
+  ApplyUpdate(): Promise<void>;
+  SkipVersion(version: string): Promise<void>;
 }
 
 /** The subset of the Wails runtime the page uses. */
@@ -122,6 +125,9 @@ export function createWailsApi(w: Window = window): HermesAPI {
     GetSettings: () => app().GetSettings(),
     SaveSettings: (s) => app().SaveSettings(s),
     Quit: () => app().Quit(),
+    CheckForUpdate: () => app().CheckForUpdate(),
+    ApplyUpdate: () => app().ApplyUpdate(),
+    SkipVersion: (version) => app().SkipVersion(version),
     onStatus: (cb) => on<Status>("status", (s) => cb(normalizeStatus(s))),
     onLogs: (cb) => on<LogLine[] | null>("logs", (l) => cb(l ?? [])),
     onReap: (cb) => on<ReapReport>("reap", (r) => cb(normalizeReport(r))),

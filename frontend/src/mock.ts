@@ -10,6 +10,7 @@
 //   slow     - Status() never answers (the loading screen)
 //   empty    - no backends and no reap report
 
+import { createMockUpdates } from "./mockupdate";
 import { parseGoDuration } from "./settings";
 import type {
   BackendKind,
@@ -160,6 +161,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     const s = clone(snapshot());
     statusL.forEach((l) => l(s));
   };
+  const updates = createMockUpdates(instance, emitStatus);
   const log = (b: MockBackend, stream: LogLine["stream"], text: string) => {
     b.seq++;
     const line: LogLine = { seq: b.seq, time: new Date().toISOString(), backend: b.status.name, stream, text };
@@ -470,6 +472,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       await delay(400);
       throw "Quit is not available in the browser preview";
     },
+    ...updates,
     onStatus(cb) {
       statusL.add(cb);
       return () => statusL.delete(cb);

@@ -21,6 +21,9 @@ function fakeWindow() {
     GetSettings: vi.fn(async () => ({})),
     SaveSettings: vi.fn(async () => ({})),
     Quit: vi.fn(async () => {}),
+    CheckForUpdate: vi.fn(async () => ({ current: "1.0.0", latest: "1.1.0", available: true, notes: "", reason: "" })),
+    ApplyUpdate: vi.fn(async () => {}),
+    SkipVersion: vi.fn(async () => {}),
   };
   const unsub = vi.fn();
   const runtime = {

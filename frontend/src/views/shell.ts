@@ -4,6 +4,7 @@ import { countDecisions } from "../reap";
 import { currentReport, instanceSummary, TABS, type AppState, type Tab } from "../state";
 import { banner, button, emptyState, icon, inlineError, logo } from "../ui";
 import { hasPage, openHermesButton } from "./backends";
+import { updateRow } from "./update";
 
 function navCount(s: AppState, tab: Tab): HTMLElement | null {
   const bs = s.status?.backends ?? [];
@@ -92,6 +93,7 @@ export function sidebar(s: AppState, now: number): HTMLElement {
           h("div.instance-row", null, h("span", null, "App PID"), h("span.mono", null, String(inst.pid))),
           inst.version ? h("div.instance-row", null, h("span", null, "Version"), h("span.mono", null, inst.version)) : null,
           Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Running"), h("span", null, formatDuration(now - started))) : null,
+          updateRow(s, now),
         )
       : null,
   );
