@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"net/http"
@@ -53,10 +54,11 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 		return final, nil
 	}
 	part := final + ".part"
-	if err := c.fetchAll(ctx, rel.Artifact, part, m); err != nil {
+	d := &digest{h: sha256.New()}
+	if err := c.fetchAll(ctx, rel.Artifact, part, m, d); err != nil {
 		return "", err
 	}
-	if err := verifyFile(part, rel.Artifact); err != nil {
+	if err := d.verify(part, rel.Artifact); err != nil {
 		os.Remove(part) // ours, and wrong: the next try starts over
 		return "", err
 	}
@@ -88,7 +90,7 @@ func (c *Client) versionDir(version string) (string, error) {
 }
 
 // fetchAll runs attempts until part holds the whole artifact.
-func (c *Client) fetchAll(ctx context.Context, a Artifact, part string, m *meter) error {
+func (c *Client) fetchAll(ctx context.Context, a Artifact, part string, m *meter, d *digest) error {
 	stalls := 0
 	for {
 		have, err := partSize(part, a.Size)
@@ -99,7 +101,7 @@ func (c *Client) fetchAll(ctx context.Context, a Artifact, part string, m *meter
 			return nil
 		}
 		m.resume(have)
-		got, err := c.fetchFrom(ctx, a, part, have, m)
+		got, err := c.fetchFrom(ctx, a, part, have, m, d)
 		switch {
 		case err == nil:
 			continue
@@ -138,7 +140,7 @@ func partSize(part string, size int64) (int64, error) {
 
 // fetchFrom runs one attempt: GET from byte have on, appended to part. It
 // returns the bytes it added; an errRetry error means it may be resumed.
-func (c *Client) fetchFrom(ctx context.Context, a Artifact, part string, have int64, m *meter) (int64, error) {
+func (c *Client) fetchFrom(ctx context.Context, a Artifact, part string, have int64, m *meter, d *digest) (int64, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := time.AfterFunc(c.cfg.StallTimeout, func() { cancel(fmt.Errorf("%w: nothing received for %v", errRetry, c.cfg.StallTimeout)) })
@@ -178,7 +180,12 @@ func (c *Client) fetchFrom(ctx context.Context, a Artifact, part string, have in
 		return 0, fmt.Errorf("update: %w", err)
 	}
 	m.resume(from)
-	n, err := copyBody(f, resp.Body, a.Size-from, m, func() { stall.Reset(c.cfg.StallTimeout) })
+	if err := d.seek(part, from); err != nil {
+		return 0, err
+	}
+	hw := d.start()
+	n, err := copyBody(io.MultiWriter(f, hw), resp.Body, a.Size-from, m, func() { stall.Reset(c.cfg.StallTimeout) })
+	d.stop(hw)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -235,7 +242,7 @@ func startOffset(resp *http.Response, size, have int64) (int64, error) {
 
 // copyBody copies at most max bytes from body to f; more is an error (the
 // file is not the manifest's). A body that ends early asks for a resume.
-func copyBody(f *os.File, body io.Reader, max int64, m *meter, tick func()) (int64, error) {
+func copyBody(f io.Writer, body io.Reader, max int64, m *meter, tick func()) (int64, error) {
 	buf := make([]byte, 256<<10)
 	var n int64
 	for {
@@ -245,7 +252,7 @@ func copyBody(f *os.File, body io.Reader, max int64, m *meter, tick func()) (int
 				return n, fmt.Errorf("%w: the server sent more than the manifest's %d bytes", ErrChecksum, m.total)
 			}
 			if _, err := f.Write(buf[:k]); err != nil {
-				return n, fmt.Errorf("update: write %s: %w", f.Name(), classifyWrite(err))
+				return n, fmt.Errorf("update: write the download: %w", classifyWrite(err))
 			}
 			n += int64(k)
 			m.add(int64(k))
@@ -260,6 +267,71 @@ func copyBody(f *os.File, body io.Reader, max int64, m *meter, tick func()) (int
 			return n, fmt.Errorf("%w: %w", errRetry, classifyNet(rerr))
 		}
 	}
+}
+
+// digest hashes the download as it is written, in a goroutine of its own
+// fed through a pipe, so hashing overlaps the network instead of reading
+// the whole file again at the end. After a resume it first catches up
+// from the part file; whatever it cannot vouch for, verify reads again.
+type digest struct {
+	h    hash.Hash
+	n    int64 // bytes hashed: the part file's first n bytes
+	done chan int64
+}
+
+// seek makes the hash cover exactly the part file's first from bytes.
+func (d *digest) seek(part string, from int64) error {
+	if d.n > from {
+		d.h.Reset()
+		d.n = 0
+	}
+	if d.n == from {
+		return nil
+	}
+	f, err := os.Open(part)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	defer f.Close()
+	k, err := io.Copy(d.h, io.NewSectionReader(f, d.n, from-d.n))
+	d.n += k
+	if err != nil {
+		return fmt.Errorf("update: hash %s: %w", part, err)
+	}
+	return nil
+}
+
+// start returns the writer the attempt feeds; stop ends it. Every byte
+// written to the part file is written to it, in the same order.
+func (d *digest) start() *io.PipeWriter {
+	pr, pw := io.Pipe()
+	d.done = make(chan int64, 1)
+	go func() { // ends when stop closes the pipe
+		k, _ := io.CopyBuffer(d.h, pr, make([]byte, 256<<10))
+		d.done <- k
+	}()
+	return pw
+}
+
+func (d *digest) stop(pw *io.PipeWriter) {
+	pw.Close()
+	d.n += <-d.done
+}
+
+// verify checks the part file against a: its size, and its sha256 from
+// the running hash when that covers the whole file, else read again.
+func (d *digest) verify(part string, a Artifact) error {
+	fi, err := os.Stat(part)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	if fi.Size() != a.Size || d.n != a.Size {
+		return verifyFile(part, a)
+	}
+	if got := hex.EncodeToString(d.h.Sum(nil)); got != a.SHA256 {
+		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
+	}
+	return nil
 }
 
 // verifyFile checks a downloaded file's size and sha256 against a.

@@ -164,3 +164,33 @@ func TestClassifyDiskFull(t *testing.T) {
 		t.Errorf("got %v, want it left alone", err)
 	}
 }
+
+// A partial file with wrong bytes (a disk error, another program) is
+// caught by the checksum after the resume, removed, and the next try
+// starts over.
+func TestDownloadCatchesACorruptPartialFile(t *testing.T) {
+	k := newKey(t)
+	art := randomBytes(1 << 20)
+	f := newFeed(t)
+	f.publish(t, k, "1.1.0", "stable", "1.1.0", art)
+	c := newClient(t, f, k, "1.0.0")
+	dir := filepath.Join(c.cfg.Dir, "1.1.0")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(art[:200<<10])
+	bad[10] ^= 1
+	if err := os.WriteFile(filepath.Join(dir, ArtifactName+".part"), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := download(t, c, nil); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("got %v, want ErrChecksum", err)
+	}
+	path, err := download(t, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, art) {
+		t.Fatal("the second download differs from the artifact")
+	}
+}
