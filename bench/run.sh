@@ -16,6 +16,7 @@ benches=(
 	"go run ./bench/handoff -n 20"
 	"go run ./bench/sampler -children 100 -ticks 200"
 	"go run ./bench/openhermes -n 20"
+	"go run ./bench/update -n 10 -size 256"
 )
 
 {
