@@ -508,8 +508,11 @@ func (s *Supervisor) adopt(inst *instance.Instance, prev BackendStatus) {
 	now := time.Now()
 	s.update(StateStarting, nil)
 	s.update(StateReady, func(st *BackendStatus) {
-		st.PID, st.Port, st.URL, st.Restarts = inst.BackendID().PID, prev.Port, prev.URL, prev.Restarts
+		st.PID, st.Port, st.URL, st.PageURL, st.Restarts = inst.BackendID().PID, prev.Port, prev.URL, prev.PageURL, prev.Restarts
 		st.LastRestart, st.Nonce, st.Started, st.ReadyAt = prev.LastRestart, inst.Nonce(), prev.Started, &now
+		if prev.ReadyAt != nil { // the same process, ready all along: its uptime goes on
+			st.ReadyAt = prev.ReadyAt
+		}
 		if inst.ViaShim() {
 			st.ShimPID = inst.Leader().PID
 		}

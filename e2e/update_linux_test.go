@@ -220,6 +220,9 @@ func TestUpdateApply(t *testing.T) {
 				st.Backends[0].PID != first.PID || st.Backends[0].Port != first.Port {
 				t.Fatalf("after the update: %+v, backends %+v; want 1.1.0 serving with backend pid %d port %d", st.Instance, st.Backends, first.PID, first.Port)
 			}
+			if b := st.Backends[0]; b.PageURL != first.URL+"/" || b.ReadyAt == nil || time.Since(*b.ReadyAt) < 100*time.Millisecond {
+				t.Errorf("the adopted backend lost its page or its uptime: page %q, ready at %v", b.PageURL, b.ReadyAt)
+			}
 			if st.Instance.Update == nil || st.Instance.Update.ProbationUntil == nil {
 				t.Errorf("the new instance does not show its health window: %+v", st.Instance.Update)
 			}
