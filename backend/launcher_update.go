@@ -152,6 +152,7 @@ func (l *Launcher) startUpdates() {
 	if p := update.ReadProbation(u.dir); p != nil {
 		l.noteProbation(p)
 	}
+	update.PruneOlder(u.dir, l.cfg.Version)
 	if u.client.Disabled() != nil || l.cfg.UpdateCheckInterval < 0 {
 		return
 	}

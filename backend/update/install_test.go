@@ -250,6 +250,17 @@ func TestPolicyFiles(t *testing.T) {
 	if err := ClearProbation(dir); err != nil || ReadProbation(dir) != nil {
 		t.Errorf("ClearProbation: %v", err)
 	}
+	for _, v := range []string{"1.0.0", "1.1.0", "1.2.0", "not-a-version"} {
+		if err := os.MkdirAll(filepath.Join(dir, v), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	PruneOlder(dir, "1.1.0")
+	for v, want := range map[string]bool{"1.0.0": false, "1.1.0": false, "1.2.0": true, "not-a-version": true} {
+		if _, err := os.Stat(filepath.Join(dir, v)); (err == nil) != want {
+			t.Errorf("after PruneOlder(1.1.0): %s there = %v, want %v", v, err == nil, want)
+		}
+	}
 	fi, err := os.Stat(dir)
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("updates dir mode %v (%v), want 0700", fi.Mode().Perm(), err)

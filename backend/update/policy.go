@@ -167,6 +167,18 @@ func PruneDownloads(dir, keep string) {
 	}
 }
 
+// PruneOlder removes downloaded versions not newer than current: what an
+// update to current (or before it) left behind. A newer one, maybe half
+// downloaded, stays to be resumed.
+func PruneOlder(dir, current string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if _, err := ParseVersion(e.Name()); err == nil && e.IsDir() && !Newer(e.Name(), current) {
+			os.RemoveAll(filepath.Join(dir, e.Name())) // a download of ours, by its version-shaped name
+		}
+	}
+}
+
 // readJSON reads one of our small private files.
 func readJSON(path string, v any) error {
 	data, err := lockfile.ReadLimited(path, maxPolicyFile)
