@@ -96,7 +96,8 @@ export function updateRow(s: AppState, now: number): HTMLElement | null {
   const line = updateLine(u, now);
   if (!u || !line) return null;
   const checking = s.busy.has(UPDATE_KEYS.check) || u.state === "checking";
-  const canCheck = u.state !== "off" && u.state !== "applying" && u.state !== "downloading";
+  const probation = !!u.probation_until && Date.parse(u.probation_until) > now;
+  const canCheck = !probation && u.state !== "off" && u.state !== "applying" && u.state !== "downloading";
   return h(
     "div.instance-row.update-row",
     { title: line.title || null },
