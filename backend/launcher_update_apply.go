@@ -80,7 +80,7 @@ func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.I
 		os.RemoveAll(staged) // our own staged copy
 		return nil, l.updateFailed(err)
 	}
-	baseline := l.restartCounts()
+	baseline := l.crashCounts()
 	u.swapping.Store(true)
 	defer u.swapping.Store(false)
 	if err := update.Swap(staged, in.Target); err != nil {
@@ -114,13 +114,13 @@ func (l *Launcher) updateFailed(err error) error {
 	return controlKind(err)
 }
 
-// restartCounts is each backend's restart count, the baseline against
-// which the health window tells a crash loop.
-func (l *Launcher) restartCounts() map[string]int {
+// crashCounts is each backend's crash count, the baseline against which
+// the health window tells a crash loop.
+func (l *Launcher) crashCounts() map[string]int {
 	out := map[string]int{}
 	for _, s := range l.supervisors() {
 		st := s.Status()
-		out[st.Name] = st.Restarts
+		out[st.Name] = st.Crashes
 	}
 	return out
 }

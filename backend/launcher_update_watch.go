@@ -32,7 +32,7 @@ import (
 //     removed (.old stays, for the next update to replace).
 //   - it exits 0 (quit, stop, logout, its own handoff): not a failure.
 //   - it dies (non-zero exit, signal), stops answering, or a backend fails
-//     or restarts twice: roll back. .old is restored and the version marked
+//     or crashes twice (restarts on request do not count): roll back. .old is restored and the version marked
 //     bad (update.MarkBad). If the new instance still runs, it is asked to
 //     hand the backends back to the restored binary (same PIDs, same
 //     ports); if it is gone, or will not, it is stopped (our child) and the
@@ -45,7 +45,7 @@ import (
 //     version failed, so it stays.
 
 // updateWatch is what the watcher needs: the new instance (our child), the
-// window, and each backend's restart count when the handoff began.
+// window, and each backend's crash count when the handoff began.
 type updateWatch struct {
 	succ     *successor
 	p        update.Probation
@@ -137,19 +137,16 @@ func (l *Launcher) watchWindow(ctx context.Context, w *updateWatch) (watchVerdic
 // probeSuccessor asks the new instance for its status. It returns why the
 // new version failed ("" if it did not), and whether it answered at all.
 func (l *Launcher) probeSuccessor(ctx context.Context, w *updateWatch) (string, bool) {
-	cctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	res, err := control.Call(cctx, l.cfg.StateDir, control.Request{Op: control.OpStatus})
-	var st Status
-	if err != nil || json.Unmarshal(res, &st) != nil || st.Instance.PID != w.succ.cmd.Process.Pid {
+	st, err := statusOf(ctx, l.cfg.StateDir)
+	if err != nil || st.Instance.PID != w.succ.cmd.Process.Pid {
 		return "", false
 	}
 	for _, b := range st.Backends {
 		switch {
 		case b.State == StateFailed:
 			return fmt.Sprintf("backend %s failed under the new version: %s", b.Name, b.LastError), true
-		case b.Restarts-w.baseline[b.Name] >= 2:
-			return fmt.Sprintf("backend %s restarted %d times under the new version", b.Name, b.Restarts-w.baseline[b.Name]), true
+		case b.Crashes-w.baseline[b.Name] >= 2:
+			return fmt.Sprintf("backend %s crashed %d times under the new version", b.Name, b.Crashes-w.baseline[b.Name]), true
 		}
 	}
 	return "", true
@@ -195,10 +192,13 @@ func (l *Launcher) handBack(ctx context.Context, w *updateWatch, rb update.Rollb
 	if err := update.RecordRollback(l.upd.dir, rb); err != nil {
 		l.cfg.Logger.Warn("update: rollback: record it", "err", err)
 	}
-	args, _ := json.Marshal(HandoffArgs{To: w.p.Exe, Mode: updateHandoffMode(), TimeoutNS: int64(time.Minute)})
 	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
-	_, err := control.Call(cctx, l.cfg.StateDir, control.Request{Op: control.OpHandoff, Args: args})
+	err := l.waitSettled(cctx, w)
+	if err == nil {
+		args, _ := json.Marshal(HandoffArgs{To: w.p.Exe, Mode: updateHandoffMode(), TimeoutNS: int64(time.Minute)})
+		_, err = control.Call(cctx, l.cfg.StateDir, control.Request{Op: control.OpHandoff, Args: args})
+	}
 	if err == nil {
 		select { // it exits once it has answered
 		case <-w.succ.exited:
@@ -209,6 +209,46 @@ func (l *Launcher) handBack(ctx context.Context, w *updateWatch, rb update.Rollb
 	l.cfg.Logger.Warn("update: the failed version would not hand the backends back; stopping it", "err", err)
 	w.succ.abortGracefully()
 	return false
+}
+
+// waitSettled waits (up to 20 s) until every backend of the new instance
+// is ready or attached, as a handoff needs: a crash loop leaves one
+// restarting for a moment. A failed backend will not get there.
+func (l *Launcher) waitSettled(ctx context.Context, w *updateWatch) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for {
+		st, err := statusOf(ctx, l.cfg.StateDir)
+		settled := err == nil && st.Instance.PID == w.succ.cmd.Process.Pid
+		for _, b := range st.Backends {
+			if b.State == StateFailed {
+				return fmt.Errorf("backend %s failed", b.Name)
+			}
+			settled = settled && (b.State == StateReady || b.State == StateExternal)
+		}
+		if settled {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the backends did not settle: %w", ctx.Err())
+		case <-w.succ.exited:
+			return fmt.Errorf("the new version exited")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// statusOf asks the instance on stateDir for its status.
+func statusOf(ctx context.Context, stateDir string) (Status, error) {
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	var st Status
+	res, err := control.Call(cctx, stateDir, control.Request{Op: control.OpStatus})
+	if err == nil {
+		err = json.Unmarshal(res, &st)
+	}
+	return st, err
 }
 
 // restartOld starts the restored old binary as a fresh instance (the

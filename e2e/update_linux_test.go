@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -412,4 +413,65 @@ func TestUpdateRollsBackAVersionThatDies(t *testing.T) {
 		t.Errorf("update check after the rollback: exit %d %q, want 1.2.0 not offered again", code, out)
 	}
 	stopSuccessor(t, l)
+}
+
+// A backend that crash-loops under the new version (killed twice here)
+// rolls it back too; the new instance still runs, so it hands the
+// backends back to the restored old binary: same processes, no restart.
+func TestUpdateRollsBackACrashLoopAndKeepsTheBackends(t *testing.T) {
+	_, priv := updateKey()
+	exe := install(t, buildVersion(t, "1.0.0", ""), update.TypePortable)
+	next, err := os.ReadFile(buildVersion(t, "1.1.0", ""))
+	must(t, err)
+	f := newFeedServer(t)
+	f.publish(t, priv, "1.1.0", next, next)
+	l, _ := startInstalled(t, exe, f, "30s")
+	if out, errOut, code := l.CLI("update", "apply"); code != 0 {
+		t.Fatalf("update apply: exit %d\n%s%s", code, out, errOut)
+	}
+	var last backend.BackendStatus
+	for crash := 1; crash <= 2; crash++ {
+		b := waitReadyBackend(t, l, "1.1.0", last.PID)
+		must(t, syscall.Kill(b.PID, syscall.SIGKILL)) // the test's own backend (tagged)
+		last = b
+	}
+	if _, err := l.Stdout.WaitMatchN(regexp.MustCompile(`update: rolled back to 1\.0\.0; the backends were handed back`), 1, 60*time.Second); err != nil {
+		t.Fatalf("no rollback with the backends handed back: %v\n%s", err, l.Stdout.String())
+	}
+	if code, err := l.WaitExit(15 * time.Second); err != nil || code != 0 {
+		t.Fatalf("the watcher: exit %d, %v", code, err)
+	}
+	st := status(t, l)
+	kept := waitReadyBackend(t, l, "1.0.0", 0)
+	if st.Instance.Version != "1.0.0" || kept.PID == last.PID {
+		t.Errorf("after the rollback: %+v, backend %d (killed: %d)", st.Instance, kept.PID, last.PID)
+	}
+	// Adopted, not started afresh: its status keeps the two crashes.
+	if c := kept.Crashes; c < 2 {
+		t.Errorf("the handed-back backend shows %d crashes, want its history (2): started afresh?", c)
+	}
+	if got := versionOf(t, exe); got != "1.0.0" {
+		t.Errorf("the installed file says %s, want 1.0.0", got)
+	}
+	if b, ok := update.IsBad(filepath.Join(l.StateDir, "updates"), "1.1.0"); !ok || !strings.Contains(b.Reason, "crashed 2 times") {
+		t.Errorf("bad.json: %+v %v, want 1.1.0 marked bad for crashing", b, ok)
+	}
+	if !strings.Contains(strings.Join(status(t, l).Notices, "\n"), "its backends were kept") {
+		t.Errorf("notices: %q, want the rollback with the backends kept", status(t, l).Notices)
+	}
+	stopSuccessor(t, l)
+}
+
+// waitReadyBackend waits for the instance at version to show its one
+// backend ready with a PID other than not.
+func waitReadyBackend(t *testing.T, l *testbin.Launcher, version string, not int) backend.BackendStatus {
+	t.Helper()
+	for deadline := time.Now().Add(readyWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if st, ok := statusOf(t, l); ok && st.Instance.Version == version && len(st.Backends) == 1 &&
+			st.Backends[0].State == backend.StateReady && st.Backends[0].PID != not {
+			return st.Backends[0]
+		}
+	}
+	t.Fatalf("no ready backend under %s (other than pid %d)", version, not)
+	return backend.BackendStatus{}
 }

@@ -132,6 +132,7 @@ export interface BackendStatus {
   kind: BackendKind;
   page_url?: string;
   restarts: number;
+  crashes?: number;
   command: string[] | null;
   nonce?: string;
   /** RFC3339 (time.Time) */
