@@ -106,13 +106,12 @@ type updater struct {
 	dir    string        // <state>/updates
 	sem    chan struct{} // held through a check, download or apply: one at a time
 
-	mu       sync.Mutex // guards info, release and artifact
+	mu       sync.Mutex // guards info, release, artifact and probationUntil
 	info     UpdateInfo
 	release  *update.Release // the latest verified offer
 	artifact string          // release's verified download; "" until then
-
-	// probationUntil is set once, in Start, when this instance is a new
-	// version in its health window.
+	// probationUntil is set in Start when this instance is a new version
+	// in its health window.
 	probationUntil time.Time
 	// watch is set once an update handoff committed: this process then
 	// watches the new version's health window (WatchUpdate).
@@ -169,7 +168,9 @@ func (l *Launcher) startUpdates() {
 // whether the new version failed, so it stays, and the user is told.
 func (l *Launcher) noteProbation(p *update.Probation) {
 	if l.cfg.AdoptFrom != nil && p.Version == l.cfg.Version && time.Now().Before(p.Until()) {
+		l.upd.mu.Lock()
 		l.upd.probationUntil = p.Until()
+		l.upd.mu.Unlock()
 		return
 	}
 	if watcherAlive(p) {
@@ -211,7 +212,7 @@ func (l *Launcher) scheduledCheck(ctx context.Context) time.Duration {
 	interval := l.cfg.UpdateCheckInterval + rand.N(l.cfg.UpdateCheckInterval/8+1)
 	chk, err := l.CheckForUpdate(ctx, false)
 	if err != nil || !chk.Available || chk.Reason != "" {
-		return interval
+		return interval // nothing to do, or busy, or it failed (status says why)
 	}
 	if err := l.prepareUpdate(ctx); err != nil || !l.cfg.UpdateAutomatically {
 		return interval
@@ -229,27 +230,24 @@ func (l *Launcher) scheduledCheck(ctx context.Context) time.Duration {
 // CheckForUpdate asks the feed now and says what it offers. With
 // download, a newer version for a self-managed install starts downloading
 // in the background (the window's "Check now"); without, it only looks
-// (`update check`). Reasons that are answers (updates off, up to date,
-// skipped, bad) are in the result; failures to ask (offline, a bad
-// signature) are errors with their control kind.
+// (`update check`). Every answer is in the result, failures included
+// (Reason offline, signature, ...: see UpdateCheck.Failed); the error is
+// only for ctx. While a download or an apply runs, it answers what is
+// known without asking the feed again.
 func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (UpdateCheck, error) {
 	u := l.upd
-	chk := UpdateCheck{Current: l.cfg.Version}
-	if err := u.acquire(ctx); err != nil {
-		return chk, err
+	if !u.tryAcquire() {
+		return u.busyCheck(), nil
 	}
 	rel, err := l.checkRelease(ctx)
 	u.releaseSem()
+	chk := UpdateCheck{Current: l.cfg.Version}
 	if rel != nil {
 		chk.Latest, chk.Notes = rel.Version, rel.Notes
 	}
 	if err != nil {
 		chk.Reason, chk.Message = update.Reason(err), err.Error()
-		switch {
-		case errors.Is(err, update.ErrDisabled), errors.Is(err, update.ErrUpToDate):
-			return chk, nil
-		}
-		return chk, controlKind(err)
+		return chk, ctx.Err()
 	}
 	chk.Available = true
 	if skipped := update.Skipped(u.dir); skipped == rel.Version {
@@ -270,6 +268,27 @@ func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (UpdateChe
 		}()
 	}
 	return chk, nil
+}
+
+// Failed reports whether the check itself failed (offline, a bad
+// signature or feed), as opposed to an answer (off, up to date, skipped,
+// package-managed, busy).
+func (c UpdateCheck) Failed() bool {
+	switch c.Reason {
+	case "", "disabled", "up-to-date", "skipped", "package-managed", "busy":
+		return false
+	}
+	return true
+}
+
+// busyCheck answers a check while a download or an apply runs.
+func (u *updater) busyCheck() UpdateCheck {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	i := u.info
+	return UpdateCheck{Current: i.Current, Latest: i.Latest, Notes: i.Notes, Command: i.Command,
+		Available: i.State == UpdateDownloading || i.State == UpdateReady || i.State == UpdateApplying,
+		Reason:    "busy", Message: fmt.Sprintf("an update is %s", i.State)}
 }
 
 // checkRelease asks the feed and records the answer in the status. A
@@ -298,6 +317,9 @@ func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 		i.State, i.Error, i.Reason = UpdateOff, err.Error(), update.Reason(err)
 	case errors.Is(err, update.ErrUpToDate):
 		i.State, i.Error, i.Reason = UpdateIdle, "", update.Reason(err)
+		if rel != nil && update.Newer(rel.Version, l.cfg.Version) {
+			i.Error = err.Error() // newer, but not offered: say why
+		}
 	case err != nil:
 		i.State, i.Error, i.Reason = UpdateFailed, err.Error(), update.Reason(err)
 	case u.artifact != "" && u.release != nil && u.release.Version == rel.Version:
@@ -380,7 +402,10 @@ func (l *Launcher) SkipVersion(version string) error {
 // handoff runs or while a backend is (re)starting: never during a handoff
 // or a restart.
 func (l *Launcher) updateAllowed() error {
-	if until := l.upd.probationUntil; time.Now().Before(until) {
+	l.upd.mu.Lock()
+	until := l.upd.probationUntil
+	l.upd.mu.Unlock()
+	if time.Now().Before(until) {
 		return fmt.Errorf("%w: this version is in its health window after an update until %s", control.ErrBusy, until.Format(time.TimeOnly))
 	}
 	if l.successor.Load() != nil {
@@ -420,6 +445,16 @@ func (u *updater) acquire(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// tryAcquire takes the semaphore if it is free.
+func (u *updater) tryAcquire() bool {
+	select {
+	case u.sem <- struct{}{}:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -264,11 +264,12 @@ func TestUpdateRefused(t *testing.T) {
 		publish func(f *feedServer)
 		want    string // in apply's error
 		code    string // its control code
+		check   string // update check's reason ("" for available)
 	}{
-		{"tampered artifact", func(f *feedServer) { f.publish(t, priv, "1.1.0", tampered, next) }, "sha256", "unverified"},
-		{"signed by another key", func(f *feedServer) { f.publish(t, otherKey, "1.1.0", next, next) }, "not signed by a trusted key", "unverified"},
-		{"older version", func(f *feedServer) { f.publish(t, priv, "0.9.0", next, next) }, "no newer version", "up-to-date"},
-		{"same version", func(f *feedServer) { f.publish(t, priv, "1.0.0", next, next) }, "no newer version", "up-to-date"},
+		{"tampered artifact", func(f *feedServer) { f.publish(t, priv, "1.1.0", tampered, next) }, "sha256", "unverified", ""},
+		{"signed by another key", func(f *feedServer) { f.publish(t, otherKey, "1.1.0", next, next) }, "not signed by a trusted key", "unverified", "signature"},
+		{"older version", func(f *feedServer) { f.publish(t, priv, "0.9.0", next, next) }, "no newer version", "up-to-date", "up-to-date"},
+		{"same version", func(f *feedServer) { f.publish(t, priv, "1.0.0", next, next) }, "no newer version", "up-to-date", "up-to-date"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -294,12 +295,14 @@ func TestUpdateRefused(t *testing.T) {
 			if st.Instance.PID != l.Cmd.Process.Pid || st.Backends[0].PID != first.PID {
 				t.Errorf("the instance or its backend changed: %+v", st)
 			}
-			if tc.code == "up-to-date" {
-				out, _, code := l.CLI("update", "check", "--json")
-				var c backend.UpdateCheck
-				if code != 0 || json.Unmarshal([]byte(out), &c) != nil || c.Available || c.Reason != "up-to-date" {
-					t.Errorf("update check: exit %d %q, want not available, up-to-date", code, out)
-				}
+			out, _, code = l.CLI("update", "check", "--json")
+			var c backend.UpdateCheck
+			wantCode := 0
+			if c.Reason = tc.check; c.Failed() {
+				wantCode = 1
+			}
+			if code != wantCode || json.Unmarshal([]byte(out), &c) != nil || c.Available != (tc.check == "") || c.Reason != tc.check || c.Current != "1.0.0" {
+				t.Errorf("update check: exit %d %q, want exit %d, reason %q", code, out, wantCode, tc.check)
 			}
 			stopAndCheck(t, l)
 		})

@@ -71,11 +71,12 @@ export function updateLine(u: UpdateInfo | undefined | null, now: number): { tex
       return { text: "Updates off", title: u.error ?? "" };
     case "checking":
       return { text: "Checking for updates…", title: "" };
-    case "idle": {
-      const title = u.reason === "up-to-date" && u.error ? u.error : "";
-      if (!u.checked_at) return { text: "Not checked yet", title };
-      return { text: u.latest && u.latest !== u.current ? `Latest: ${u.latest}` : "Up to date", title };
-    }
+    case "idle":
+      if (!u.checked_at) return { text: "Not checked yet", title: "" };
+      if (u.latest && u.skipped === u.latest) return { text: `Skipped ${u.latest}`, title: "Skip this version: it is not offered" };
+      // Newer but not offered (it failed after an earlier update): Go says why.
+      if (u.latest && u.latest !== u.current && u.error) return { text: `${u.latest} not offered`, title: u.error };
+      return { text: "Up to date", title: u.latest ? `The feed offers ${u.latest}` : "" };
     default:
       return u.latest ? { text: `Update: ${u.latest}`, title: "" } : null;
   }

@@ -66,6 +66,9 @@ describe("update logic", () => {
     expect(updateLine({ state: "idle", current: "1.0.0" }, NOW)?.text).toBe("Not checked yet");
     expect(updateLine({ state: "idle", current: "1.0.0", latest: "1.0.0", checked_at: "2024-05-01T10:00:00Z" }, NOW)?.text).toBe("Up to date");
     expect(updateLine({ state: "idle", current: "1.1.0", probation_until: "2024-05-01T10:04:00Z" }, NOW)?.text).toContain("checking its health");
+    expect(updateLine({ state: "idle", current: "1.0.0", latest: "1.1.0", skipped: "1.1.0", checked_at: "2024-05-01T10:00:00Z" }, NOW)?.text).toBe("Skipped 1.1.0");
+    const bad = updateLine({ state: "idle", current: "1.0.0", latest: "1.2.0", error: "1.2.0 failed after an earlier update", checked_at: "2024-05-01T10:00:00Z" }, NOW);
+    expect(bad).toEqual({ text: "1.2.0 not offered", title: "1.2.0 failed after an earlier update" });
   });
 
   it("summarizes the notes to their first paragraph", () => {

@@ -51,16 +51,19 @@ func cmdUpdateCheck(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	if f.json {
-		fmt.Fprintln(stdout, string(res))
-		return ExitOK
-	}
 	var c backend.UpdateCheck
 	if err := json.Unmarshal(res, &c); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: update check: unreadable answer:", err)
 		return ExitError
 	}
-	printCheck(stdout, c)
+	if f.json {
+		fmt.Fprintln(stdout, string(res))
+	} else {
+		printCheck(stdout, c)
+	}
+	if c.Failed() {
+		return ExitError
+	}
 	return ExitOK
 }
 
@@ -74,8 +77,10 @@ func printCheck(w io.Writer, c backend.UpdateCheck) {
 		fmt.Fprintf(w, "Updates are off: %s\n", c.Message)
 	case c.Reason == "up-to-date" && c.Latest != "":
 		fmt.Fprintf(w, "Hermes Desktop %s is up to date (the feed offers %s). %s\n", c.Current, c.Latest, c.Message)
+	case c.Failed():
+		fmt.Fprintf(w, "The update check failed (%s): %s\n", c.Reason, c.Message)
 	default:
-		fmt.Fprintf(w, "No update: %s\n", c.Message)
+		fmt.Fprintf(w, "No update (%s): %s\n", c.Reason, c.Message)
 	}
 	if c.Available && c.Notes != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Notes))
