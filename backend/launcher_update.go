@@ -167,13 +167,12 @@ func (l *Launcher) startUpdates() {
 // is gone, the window was interrupted (a logout, say): nothing can tell
 // whether the new version failed, so it stays, and the user is told.
 func (l *Launcher) noteProbation(p *update.Probation) {
-	if l.cfg.AdoptFrom != nil && p.Version == l.cfg.Version && time.Now().Before(p.Until()) {
-		l.upd.mu.Lock()
-		l.upd.probationUntil = p.Until()
-		l.upd.mu.Unlock()
-		return
-	}
 	if watcherAlive(p) {
+		if p.Version == l.cfg.Version && time.Now().Before(p.Until()) {
+			l.upd.mu.Lock()
+			l.upd.probationUntil = p.Until()
+			l.upd.mu.Unlock()
+		}
 		return // still being watched: the watcher removes the record
 	}
 	_ = update.ClearProbation(l.upd.dir)
