@@ -41,6 +41,18 @@ import (
 )
 
 func main() {
+	// check panics so that every deferred cleanup (stop the instance,
+	// remove the temp dir) runs before the exit.
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(fatal)
+			if !ok {
+				panic(r)
+			}
+			fmt.Fprintln(os.Stderr, "update:", strings.TrimSpace(f.err.Error()))
+			os.Exit(1)
+		}
+	}()
 	n := flag.Int("n", 10, "updates to measure")
 	sizeMiB := flag.Int("size", 256, "size of the file for the download comparison, MiB")
 	flag.Parse()
@@ -297,9 +309,11 @@ func numCPU() int {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/1e6) }
 
+// fatal is what check panics with; main recovers it.
+type fatal struct{ err error }
+
 func check(err error) {
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "update:", strings.TrimSpace(err.Error()))
-		os.Exit(1)
+		panic(fatal{err})
 	}
 }
