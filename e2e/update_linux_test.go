@@ -43,9 +43,8 @@ var updateKey = sync.OnceValues(func() (minisign.PublicKey, minisign.PrivateKey)
 })
 
 var (
-	versionsMu  sync.Mutex // guards versions
-	versions    = map[string]string{}
-	versionsDir string
+	versionsMu sync.Mutex // guards versions
+	versions   = map[string]string{}
 )
 
 // buildVersion builds (once per test process) the binary at version with
@@ -58,14 +57,10 @@ func buildVersion(t *testing.T, version, extra string) string {
 	if p, ok := versions[key]; ok {
 		return p
 	}
-	if versionsDir == "" {
-		dir, err := os.MkdirTemp("", "hermes-desktop-update-versions-")
-		must(t, err)
-		versionsDir = dir // removed by the OS's temp cleanup; a few binaries
-	}
 	pub, _ := updateKey()
 	ldflags := fmt.Sprintf("-X main.version=%s -X main.updatePubKey=%s %s", version, pub.String(), extra)
-	path, err := testbin.BuildWith(versionsDir, fmt.Sprintf("hermes-desktop-%d", len(versions)), ldflags)
+	// In testbin's build directory, which TestMain removes.
+	path, err := testbin.BuildWith(testbin.Dir(t), fmt.Sprintf("hermes-desktop-%d", len(versions)), ldflags)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,15 @@ func Path(t testing.TB) string {
 	return buildPath
 }
 
+// Dir returns the directory the binary is built in, which Main removes at
+// the end: a place for other builds the tests make (versions of the binary
+// for the update tests).
+func Dir(t testing.TB) string {
+	t.Helper()
+	Path(t)
+	return buildDir
+}
+
 func build() {
 	buildDir, buildErr = os.MkdirTemp("", "hermes-desktop-testbin-")
 	if buildErr == nil {
