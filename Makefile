@@ -19,7 +19,12 @@ ARTIFACTS := artifacts
 FUZZTIME  ?= 20000x
 FUZZLOG   := $(ARTIFACTS)/fuzz.log
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+# The update feed's trusted minisign public keys (the base64 line of
+# update.pub, see README "Releasing"); UPDATE_PUBKEY2 is the second slot,
+# for rotating keys. Without one, the build has updates off.
+UPDATE_PUBKEY  ?=
+UPDATE_PUBKEY2 ?=
+LDFLAGS   := -X main.version=$(VERSION) $(if $(UPDATE_PUBKEY),-X main.updatePubKey=$(UPDATE_PUBKEY)) $(if $(UPDATE_PUBKEY2),-X main.updatePubKey2=$(UPDATE_PUBKEY2))
 # The packages' version (dpkg's rules): see scripts/pkg-version.sh. Computed
 # once per make, so package and package-test agree even if a commit lands
 # in between.

@@ -82,6 +82,17 @@ func (a *App) restartInBackground(name string) {
 	}()
 }
 
+// applyUpdateInBackground applies a ready update without blocking the
+// caller (a tray click). Its outcome shows in the status: the window
+// closes once the new version serves, or the banner says what failed.
+func (a *App) applyUpdateInBackground() {
+	a.background.Add(1)
+	go func() {
+		defer a.background.Done()
+		_, _ = a.l.ApplyUpdate(a.backgroundCtx)
+	}()
+}
+
 // endBackground cancels what runs in the background and waits for it.
 func (a *App) endBackground() {
 	a.backgroundCancel()
@@ -95,6 +106,7 @@ type menuActions struct{ a *App }
 func (m menuActions) ShowWindow()         { m.a.showWindow() }
 func (m menuActions) Restart(name string) { m.a.restartInBackground(name) }
 func (m menuActions) Quit() error         { return m.a.Quit() }
+func (m menuActions) ApplyUpdate()        { m.a.applyUpdateInBackground() }
 
 // OpenHermes opens Hermes' page, or shows the window when no page is ready
 // yet (it says why there).
@@ -348,6 +360,24 @@ func (a *App) RestartToApply() error {
 	_, err := a.l.RestartToApply(context.Background())
 	return err
 }
+
+// CheckForUpdate asks the update feed now ("Check now"); a newer version
+// for a self-managed install starts downloading in the background, its
+// progress in the status.
+func (a *App) CheckForUpdate() (backend.UpdateCheck, error) {
+	return a.l.CheckForUpdate(context.Background(), true)
+}
+
+// ApplyUpdate installs the downloaded update and hands over to it
+// ("Restart to update"): the backends keep running, this window closes
+// and the new version's opens.
+func (a *App) ApplyUpdate() error {
+	_, err := a.l.ApplyUpdate(a.backgroundCtx)
+	return err
+}
+
+// SkipVersion stops offering version ("Skip this version").
+func (a *App) SkipVersion(version string) error { return a.l.SkipVersion(version) }
 
 // OpenLogFolder opens <state>/logs in the file manager.
 func (a *App) OpenLogFolder() error {

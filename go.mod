@@ -3,6 +3,7 @@ module hermes-desktop
 go 1.26.8
 
 require (
+	aead.dev/minisign v0.3.0
 	fyne.io/systray v1.12.2
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/gofrs/flock v0.13.2

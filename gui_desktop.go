@@ -83,6 +83,11 @@ func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
 	app.endBackground()
 	select {
 	case <-l.HandedOff():
+		// After an update, this process watches the new version's health
+		// window (and rolls back if it fails) before it exits.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		defer stop()
+		l.WatchUpdate(ctx)
 		return cli.ExitOK
 	default:
 	}

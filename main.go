@@ -19,9 +19,16 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
+// updatePubKey and updatePubKey2 are the update feed's trusted minisign
+// public keys, set at build time (make build UPDATE_PUBKEY=... and, while
+// rotating keys, UPDATE_PUBKEY2=...: -ldflags "-X main.updatePubKey=...").
+// A build with neither has updates off, and says so.
+var updatePubKey, updatePubKey2 string
+
 func main() {
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, cli.Program{
 		Version:      version,
+		UpdateKeys:   []string{updatePubKey, updatePubKey2},
 		GUIAvailable: guiAvailable,
 		GUI:          runGUI,
 	}))

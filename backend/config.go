@@ -26,6 +26,9 @@ const (
 	// Restart policy seen in Hermes: at most 3 respawns per 120 s.
 	DefaultMaxRestarts   = 3
 	DefaultRestartWindow = 120 * time.Second
+	// Self-update.
+	DefaultUpdateHealthWindow  = 60 * time.Second
+	DefaultUpdateCheckInterval = 4 * time.Hour
 )
 
 // Config holds every setting of one launcher instance. Fill it, then call
@@ -78,6 +81,25 @@ type Config struct {
 	// Announce receives one line per user-visible event ("backend X ready
 	// ..."); nil discards them.
 	Announce io.Writer
+
+	// Self-update (see launcher_update.go).
+	//
+	// UpdateFeed is the feed's manifest URL; "" means updates are off:
+	// there is no default feed.
+	UpdateFeed string
+	// UpdateKeys are the trusted minisign public keys, compiled in (main's
+	// -X flags); none means updates are off.
+	UpdateKeys []string
+	// UpdateAutomatically applies a downloaded update, when the backends
+	// are idle, without asking; false waits for "Restart to update".
+	UpdateAutomatically bool
+	// UpdateHealthWindow is how long a new version must stay up after it
+	// took over before it is kept; 0 means 60 seconds.
+	UpdateHealthWindow time.Duration
+	// UpdateCheckInterval is the time between automatic checks (the first
+	// comes 30 to 60 seconds after start); 0 means 4 hours, negative turns
+	// automatic checks off.
+	UpdateCheckInterval time.Duration
 }
 
 // HermesHome returns $HERMES_HOME, else ~/.hermes.
@@ -153,6 +175,12 @@ func (c *Config) applyDefaults() error {
 	}
 	if c.Mode == "" {
 		c.Mode = "headless"
+	}
+	if c.UpdateHealthWindow <= 0 {
+		c.UpdateHealthWindow = DefaultUpdateHealthWindow
+	}
+	if c.UpdateCheckInterval == 0 {
+		c.UpdateCheckInterval = DefaultUpdateCheckInterval
 	}
 	c.LeakGuard = c.LeakGuard.WithDefaults()
 	if c.Logger == nil {

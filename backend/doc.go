@@ -3,12 +3,14 @@
 // a Supervisor per backend (an actor whose one goroutine owns the running
 // instance.Instance and moves it through an explicit state table: stopped,
 // starting, ready, restarting, failed, external), attaching to a Hermes
-// already running, status, and the update handoff (handoff.go,
-// handoff_send.go, handoff_receive.go, handoff_wire.go).
+// already running, status, the update handoff (handoff.go,
+// handoff_send.go, handoff_receive.go, handoff_wire.go), and the
+// self-update built on it (launcher_update*.go: checks, download, apply,
+// and the health window the old process watches).
 //
 // It builds on the layers below it (internal/proc, lockfile, watchdog and
 // its own subpackages instance, runspec, settings, reap, leakguard,
-// reclaim, logs, control) and must not import internal/cli,
+// reclaim, logs, control, update) and must not import internal/cli,
 // internal/desktop, main or Wails: the window reaches it only through the
 // facade in app.go.
 package backend

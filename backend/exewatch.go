@@ -2,8 +2,10 @@ package backend
 
 import (
 	"context"
-	"hermes-desktop/backend/instance"
+	"errors"
 	"time"
+
+	"hermes-desktop/backend/instance"
 )
 
 // A package upgrade (dpkg, an installer) can replace our executable under
@@ -30,9 +32,16 @@ func (l *Launcher) watchExecutable() {
 	l.exe = w
 	go func() {
 		defer close(done)
-		if err := waitReplaced(ctx, w.stamp); err != nil {
-			l.cfg.Logger.Debug("not watching the executable", "err", err)
-			return
+		for {
+			if err := waitReplaced(ctx, w.stamp); err != nil {
+				l.cfg.Logger.Debug("not watching the executable", "err", err)
+				return
+			}
+			// Our own self-update swapping the file is not a package
+			// upgrade: it hands over, or puts the old file back.
+			if !l.upd.swapping.Load() {
+				break
+			}
 		}
 		close(w.changed) // status says so (instance.restart_to_apply): the window shows its banner
 		l.events.publish(Event{Kind: EventStatus})
@@ -55,7 +64,13 @@ func (l *Launcher) ExecutableChanged() bool {
 }
 
 // RestartToApply hands this instance over to the new executable on disk in
-// adopt mode: the backends keep their processes and ports.
+// adopt mode: the backends keep their processes and ports. Once the new
+// instance serves, this one is handed over (HandedOff closes).
 func (l *Launcher) RestartToApply(ctx context.Context) (*HandoffResult, error) {
-	return l.Handoff(ctx, HandoffArgs{Mode: HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
+	res, err := l.Handoff(ctx, HandoffArgs{Mode: HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
+	var committed errCommitted
+	if err == nil || errors.As(err, &committed) {
+		l.finishHandoff()
+	}
+	return res, err
 }

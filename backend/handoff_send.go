@@ -26,8 +26,15 @@ import (
 // commit, this instance is still in charge with its backends (an
 // errCommitted error means the successor owns them anyway).
 func (l *Launcher) Handoff(ctx context.Context, args HandoffArgs) (*HandoffResult, error) {
+	_, res, err := l.handoff(ctx, args)
+	return res, err
+}
+
+// handoff is Handoff, also returning the successor it started (our child
+// until we exit), for an update to watch.
+func (l *Launcher) handoff(ctx context.Context, args HandoffArgs) (*successor, *HandoffResult, error) {
 	if !l.handoffMu.TryLock() {
-		return nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
+		return nil, nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
 	}
 	defer l.handoffMu.Unlock()
 	timeout := time.Duration(args.TimeoutNS)
@@ -39,28 +46,28 @@ func (l *Launcher) Handoff(ctx context.Context, args HandoffArgs) (*HandoffResul
 	start := time.Now()
 	if args.To == "" { // apply the update a package upgrade put on disk
 		if !l.ExecutableChanged() {
-			return nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
+			return nil, nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
 		}
 		args.To = l.exe.stamp.Path()
 	}
 	to, err := checkSuccessor(ctx, args.To)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var pid int
+	var succ *successor
 	switch args.Mode {
 	case HandoffAdopt:
-		pid, err = l.handoffAdopt(ctx, to)
+		succ, err = l.handoffAdopt(ctx, to)
 	case HandoffRestart, "":
 		args.Mode = HandoffRestart
-		pid, err = l.handoffRestart(ctx, to)
+		succ, err = l.handoffRestart(ctx, to)
 	default:
-		return nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
+		return nil, nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
 	}
-	if err != nil {
-		return nil, err
+	if succ == nil {
+		return nil, nil, err
 	}
-	return &HandoffResult{Mode: args.Mode, NewPID: pid, ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, nil
+	return succ, &HandoffResult{Mode: args.Mode, NewPID: succ.cmd.Process.Pid, ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
 }
 
 // checkSuccessor makes sure the new binary runs at all (`version` answers)
@@ -173,21 +180,21 @@ func (l *Launcher) finishHandoff() {
 
 // handoffRestart: tear down, let go, start the successor, wait for it. On
 // failure, take everything back and start the backends again.
-func (l *Launcher) handoffRestart(ctx context.Context, to string) (int, error) {
+func (l *Launcher) handoffRestart(ctx context.Context, to string) (*successor, error) {
 	for _, s := range l.supervisors() {
 		if err := s.Stop(ctx); err != nil {
-			return 0, l.resume(fmt.Errorf("handoff: stop backend %s: %w", s.spec.Name, err))
+			return nil, l.resume(fmt.Errorf("handoff: stop backend %s: %w", s.spec.Name, err))
 		}
 	}
 	l.letGo()
 	succ, err := l.startSuccessor(to, nil, nil, []string{fmt.Sprintf("%s=%s", EnvHandoffWait, 30*time.Second)})
 	if err == nil {
 		if err = l.waitRunning(ctx, succ); err == nil {
-			return succ.cmd.Process.Pid, nil
+			return succ, nil
 		}
 		succ.abortGracefully()
 	}
-	return 0, l.resume(err)
+	return nil, l.resume(err)
 }
 
 // abortGracefully gives a restart-mode successor, which may have started
@@ -232,53 +239,54 @@ func (l *Launcher) resume(cause error) error {
 }
 
 // handoffAdopt: hand the running backends to a successor without stopping
-// them. Nothing changes here until the successor commits.
-func (l *Launcher) handoffAdopt(ctx context.Context, to string) (int, error) {
+// them. Nothing changes here until the successor commits. After the
+// commit the successor is returned even with an error (errCommitted).
+func (l *Launcher) handoffAdopt(ctx context.Context, to string) (*successor, error) {
 	if err := adoptSupported(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	state, files, err := l.handoffState(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	stateR, stateW, err := os.Pipe()
 	if err != nil {
-		return 0, fmt.Errorf("handoff: state pipe: %w", err)
+		return nil, fmt.Errorf("handoff: state pipe: %w", err)
 	}
 	defer stateW.Close()
 	succ, err := l.startSuccessor(to, []string{AdoptFDArg()}, append([]*os.File{stateR}, files...), nil)
 	stateR.Close()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	l.successor.Store(succ)
 	defer l.successor.Store(nil)
 	if err := writeHandoffState(stateW, state); err != nil {
 		succ.abort()
-		return 0, err
+		return nil, err
 	}
 	stateW.Close()
 	select {
 	case <-succ.committed:
 	case <-succ.exited:
 		if succ.phase.CompareAndSwap(phasePending, phaseAborted) {
-			return 0, fmt.Errorf("handoff: the new instance exited before taking over (%v); see %s; nothing was changed",
+			return nil, fmt.Errorf("handoff: the new instance exited before taking over (%v); see %s; nothing was changed",
 				succ.cmd.ProcessState, filepath.Join(l.cfg.StateDir, "logs", "launcher.log"))
 		}
 		<-succ.committed // it committed before it died: the commit runs to its end
 	case <-ctx.Done():
 		if succ.phase.CompareAndSwap(phasePending, phaseAborted) {
 			succ.abort()
-			return 0, fmt.Errorf("handoff: the new instance did not take over in time; nothing was changed")
+			return nil, fmt.Errorf("handoff: the new instance did not take over in time; nothing was changed")
 		}
 		<-succ.committed // committing at this very moment: too late to take back
 	}
 	// Committed: the backends are the successor's. Whatever happens now,
 	// this instance exits once it has answered.
 	if err := l.waitRunning(ctx, succ); err != nil {
-		return 0, errCommitted{fmt.Errorf("%w (after it had taken the backends over)", err)}
+		return succ, errCommitted{fmt.Errorf("%w (after it had taken the backends over)", err)}
 	}
-	return succ.cmd.Process.Pid, nil
+	return succ, nil
 }
 
 // handoffState describes every backend to the successor, with the files it

@@ -32,3 +32,6 @@ func restoreNonblock(files []*os.File) {
 		}
 	}
 }
+
+// updateHandoffMode: an update keeps the backends running (adopt).
+func updateHandoffMode() HandoffMode { return HandoffAdopt }

@@ -26,3 +26,7 @@ func InheritFile(fd int, name string) *os.File { return os.NewFile(uintptr(fd), 
 
 // restoreNonblock has nothing to restore on Windows.
 func restoreNonblock([]*os.File) {}
+
+// updateHandoffMode: Windows cannot pass the lifelines to a child, so an
+// update restarts the backends (restart mode).
+func updateHandoffMode() HandoffMode { return HandoffRestart }

@@ -62,6 +62,7 @@ func (c *Config) ApplySettings(s settings.Settings) error {
 	if n := s.NofileSoftLimit; n != nil {
 		c.LeakGuard.NofileSoftLimit = settings.NofileFloor(*n)
 	}
+	c.UpdateFeed, c.UpdateAutomatically = s.UpdateFeed, s.UpdateAutomatically
 	return nil
 }
 

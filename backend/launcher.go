@@ -55,6 +55,7 @@ type Launcher struct {
 	focus atomic.Pointer[func()] // set by the GUI
 
 	exe *exeWatch // the watch on our own executable; nil when none runs
+	upd *updater  // the self-update (launcher_update.go)
 
 	noticeMu sync.Mutex // guards notices
 	notices  []string
@@ -110,6 +111,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 		return nil, err
 	}
 	l.reclaimer = reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)
+	l.upd = l.newUpdater()
 	if cfg.AdoptFrom != nil {
 		err = l.takeOver(cfg.AdoptFrom)
 	} else {
@@ -179,6 +181,7 @@ func (l *Launcher) Start() {
 	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
 	l.serveControl()
 	l.watchExecutable()
+	l.startUpdates()
 	if err := proc.SetChildSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
@@ -250,6 +253,7 @@ func (l *Launcher) Shutdown() error {
 		if l.exe != nil {
 			l.exe.stop()
 		}
+		l.stopUpdates()
 		if l.ctlCancel != nil {
 			l.ctlCancel()
 		}

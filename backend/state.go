@@ -57,12 +57,16 @@ type BackendStatus struct {
 	// PageURL is the page a person opens (Open Hermes): a dashboard's, an
 	// attached backend's, a custom server's root; "" for a serve backend,
 	// which is API only.
-	PageURL  string     `json:"page_url,omitempty"`
-	Restarts int        `json:"restarts"`
-	Command  []string   `json:"command"`
-	Nonce    string     `json:"nonce,omitempty"`
-	Started  *time.Time `json:"started_at,omitempty"`
-	ReadyAt  *time.Time `json:"ready_at,omitempty"`
+	PageURL  string `json:"page_url,omitempty"`
+	Restarts int    `json:"restarts"`
+	// Crashes counts the restarts after an unexpected exit (Restarts also
+	// counts those on request, by a leak guard policy, after a Hermes
+	// update); an update's health window watches it for a crash loop.
+	Crashes int        `json:"crashes,omitempty"`
+	Command []string   `json:"command"`
+	Nonce   string     `json:"nonce,omitempty"`
+	Started *time.Time `json:"started_at,omitempty"`
+	ReadyAt *time.Time `json:"ready_at,omitempty"`
 	// LastError says, in words, why the backend last stopped unexpectedly
 	// or could not start; it is cleared once the backend is ready again.
 	LastError string `json:"last_error,omitempty"`

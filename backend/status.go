@@ -23,6 +23,8 @@ type InstanceInfo struct {
 	// RestartToApply is set once our executable was replaced on disk (a
 	// package upgrade): a handoff to it applies the update.
 	RestartToApply bool `json:"restart_to_apply,omitempty"`
+	// Update is the self-update's state (see UpdateInfo).
+	Update *UpdateInfo `json:"update,omitempty"`
 }
 
 // Status is what `status --json` prints.
@@ -43,6 +45,7 @@ func (l *Launcher) Status() Status {
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
 		RestartToApply: l.ExecutableChanged(),
+		Update:         l.UpdateStatus(),
 	}}
 	l.noticeMu.Lock()
 	st.Notices = append([]string(nil), l.notices...)
@@ -143,6 +146,24 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 			return nil, fmt.Errorf("handoff commit: %w: %w", control.ErrBadRequest, err)
 		}
 		return map[string]bool{"committed": true}, l.commit(ctx, args)
+	case control.OpUpdateCheck:
+		return l.CheckForUpdate(ctx, false)
+	case control.OpUpdateApply:
+		res, err := l.applyUpdate(ctx)
+		var committed errCommitted
+		switch {
+		case err == nil:
+			return control.Deferred{Result: res, Then: l.finishHandoff}, nil
+		case errors.As(err, &committed):
+			return control.Deferred{Err: err, Then: l.finishHandoff}, nil
+		}
+		return nil, err
+	case control.OpUpdateSkip:
+		var args UpdateSkipArgs
+		if err := json.Unmarshal(req.Args, &args); err != nil {
+			return nil, fmt.Errorf("update skip: %w: %w", control.ErrBadRequest, err)
+		}
+		return map[string]string{"skipped": args.Version}, l.SkipVersion(args.Version)
 	case control.OpLogs:
 		var args LogsArgs
 		if len(req.Args) > 0 {

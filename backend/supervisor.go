@@ -508,8 +508,11 @@ func (s *Supervisor) adopt(inst *instance.Instance, prev BackendStatus) {
 	now := time.Now()
 	s.update(StateStarting, nil)
 	s.update(StateReady, func(st *BackendStatus) {
-		st.PID, st.Port, st.URL, st.Restarts = inst.BackendID().PID, prev.Port, prev.URL, prev.Restarts
+		st.PID, st.Port, st.URL, st.PageURL, st.Restarts, st.Crashes = inst.BackendID().PID, prev.Port, prev.URL, prev.PageURL, prev.Restarts, prev.Crashes
 		st.LastRestart, st.Nonce, st.Started, st.ReadyAt = prev.LastRestart, inst.Nonce(), prev.Started, &now
+		if prev.ReadyAt != nil { // the same process, ready all along: its uptime goes on
+			st.ReadyAt = prev.ReadyAt
+		}
 		if inst.ViaShim() {
 			st.ShimPID = inst.Leader().PID
 		}
@@ -553,6 +556,7 @@ func (s *Supervisor) onCrash(reason string) {
 	s.timer = time.NewTimer(backoff)
 	s.update(StateRestarting, func(st *BackendStatus) {
 		st.Restarts++
+		st.Crashes++
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
 		st.LastError, st.LastRestart = reason, reason
 	})

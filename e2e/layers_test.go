@@ -21,6 +21,7 @@ var layer = map[string]int{
 	"backend/leakguard": 3,
 	"backend/reclaim":   3,
 	"backend/settings":  2,
+	"backend/update":    2,
 	"backend/runspec":   3,
 	"backend/instance":  4,
 	"backend/builtin":   3,

@@ -35,6 +35,13 @@ const (
 	// OpHandoffCommit is sent by a successor to the instance handing over:
 	// from its answer on, the successor owns the backends.
 	OpHandoffCommit = "handoff-commit"
+	// OpUpdateCheck checks the update feed and answers what it offers;
+	// OpUpdateApply downloads, verifies and installs the newer version and
+	// hands over to it, answering once it serves; OpUpdateSkip stops
+	// offering one version.
+	OpUpdateCheck = "update-check"
+	OpUpdateApply = "update-apply"
+	OpUpdateSkip  = "update-skip"
 )
 
 // Request is one call on the control socket.

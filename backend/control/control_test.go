@@ -66,6 +66,10 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 		"unknown":    {fmt.Errorf("%w %q", ErrUnknownOp, "x"), CodeUnknownOp, ErrUnknownOp},
 		"refused":    {fmt.Errorf("%w: adopt mode needs the shim", ErrRefused), CodeRefused, ErrRefused},
 		"canceled":   {fmt.Errorf("stop: %w", context.DeadlineExceeded), CodeCanceled, context.Canceled},
+		"up-to-date": {fmt.Errorf("update: %w: 1.0.0 is the latest", ErrUpToDate), CodeUpToDate, ErrUpToDate},
+		"offline":    {fmt.Errorf("update: %w: connection refused", ErrOffline), CodeOffline, ErrOffline},
+		"unverified": {fmt.Errorf("update: %w: bad signature", ErrUnverified), CodeUnverified, ErrUnverified},
+		"no-space":   {fmt.Errorf("update: %w: ENOSPC", ErrNoSpace), CodeNoSpace, ErrNoSpace},
 		"internal":   {errors.New("disk on fire"), CodeInternal, nil},
 	}
 	serve(t, dir, func(ctx context.Context, req Request) (any, error) { return nil, cases[req.Op].err })
@@ -84,7 +88,7 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 		if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
 			t.Errorf("%s: errors.Is(%v, %v) is false", name, err, tc.sentinel)
 		}
-		for _, other := range []error{ErrNoSuchBackend, ErrBusy, ErrBadRequest} {
+		for _, other := range []error{ErrNoSuchBackend, ErrBusy, ErrBadRequest, ErrUpToDate, ErrOffline, ErrUnverified, ErrNoSpace} {
 			if other != tc.sentinel && errors.Is(err, other) {
 				t.Errorf("%s: matches %v too", name, other)
 			}

@@ -19,6 +19,10 @@ const (
 	CodeRefused       Code = "refused"         // understood, but not allowed in this state
 	CodeNotReady      Code = "not-ready"       // nothing is ready to do it yet (no page to open)
 	CodeCanceled      Code = "canceled"        // the request's context ended first
+	CodeUpToDate      Code = "up-to-date"      // no newer version to update to
+	CodeOffline       Code = "offline"         // a server the instance needs could not be reached
+	CodeUnverified    Code = "unverified"      // downloaded data failed its check (signature, checksum, smoke test)
+	CodeNoSpace       Code = "no-space"        // the disk is full
 	CodeInternal      Code = "internal"
 )
 
@@ -32,6 +36,10 @@ var (
 	ErrBusy          = errors.New("busy")
 	ErrRefused       = errors.New("refused")
 	ErrNotReady      = errors.New("not ready")
+	ErrUpToDate      = errors.New("up to date")
+	ErrOffline       = errors.New("offline")
+	ErrUnverified    = errors.New("unverified")
+	ErrNoSpace       = errors.New("no space left")
 )
 
 // sentinels maps codes to their errors; CodeCanceled maps to context's.
@@ -42,6 +50,10 @@ var sentinels = map[Code]error{
 	CodeBusy:          ErrBusy,
 	CodeRefused:       ErrRefused,
 	CodeNotReady:      ErrNotReady,
+	CodeUpToDate:      ErrUpToDate,
+	CodeOffline:       ErrOffline,
+	CodeUnverified:    ErrUnverified,
+	CodeNoSpace:       ErrNoSpace,
 	CodeCanceled:      context.Canceled,
 }
 

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -84,6 +86,13 @@ type Settings struct {
 	RestartOnFDPressure  bool   `json:"restart_on_fd_pressure,omitempty"`
 	// NofileSoftLimit: absent means 4096; 0 turns the floor off.
 	NofileSoftLimit *int `json:"nofile_soft_limit,omitempty"`
+
+	// UpdateFeed is the self-update feed's URL (https, or http on this
+	// machine); "" means updates are off: there is no default feed.
+	UpdateFeed string `json:"update_feed,omitempty"`
+	// UpdateAutomatically applies a downloaded update when the backends
+	// are idle, without asking first; off by default.
+	UpdateAutomatically bool `json:"update_automatically,omitempty"`
 }
 
 // View is what the window's settings form shows: the saved settings, the
@@ -130,7 +139,35 @@ func (s Settings) Validate() error {
 	if n := s.NofileSoftLimit; n != nil && (*n < 0 || *n > 1<<20) {
 		errs = append(errs, fmt.Errorf("open-file floor: %d is outside 0..%d", *n, 1<<20))
 	}
+	if s.UpdateFeed != "" {
+		if err := ValidateFeedURL(s.UpdateFeed); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// ValidateFeedURL checks an update feed's URL: absolute, https, or http to
+// a loopback host (a feed on this machine), at most 2048 bytes. (The
+// update client checks the same again, and every redirect.)
+func ValidateFeedURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case len(raw) > 2048:
+		return fmt.Errorf("update feed: longer than 2048 bytes")
+	case err != nil || u.Host == "" || u.Opaque != "":
+		return fmt.Errorf("update feed: %q is not an absolute URL like https://example.com/hermes-desktop/stable.json", raw)
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && isLoopbackHost(u.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("update feed: %q must be https (http only on this machine)", raw)
+}
+
+func isLoopbackHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // maxBackends bounds the list: each is a process tree.

@@ -35,6 +35,13 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Backends: []Backend{{Name: "x", Kind: KindCustom}}}, "needs a command"},
 		{Settings{Backends: []Backend{{Name: "x", Kind: KindServe, Command: "hermes serve"}}}, "only a custom backend"},
 		{Settings{Backends: []Backend{{Name: "x", Kind: KindCustom, Command: "a", Args: []string{"b"}}}}, "in its command"},
+		{Settings{UpdateFeed: "https://example.com/hermes-desktop/stable.json", UpdateAutomatically: true}, ""},
+		{Settings{UpdateFeed: "http://127.0.0.1:8080/stable.json"}, ""},
+		{Settings{UpdateFeed: "http://[::1]/feed/"}, ""},
+		{Settings{UpdateFeed: "http://example.com/stable.json"}, "must be https"},
+		{Settings{UpdateFeed: "ftp://example.com/stable.json"}, "must be https"},
+		{Settings{UpdateFeed: "example.com/stable.json"}, "not an absolute URL"},
+		{Settings{UpdateFeed: "https://" + strings.Repeat("x", 2048)}, "longer than"},
 	}
 	for _, tc := range cases {
 		err := tc.s.Validate()

@@ -34,6 +34,9 @@ interface WailsApp {
   Quit(): Promise<void>;
   SetWindowVisible(visible: boolean): Promise<void>;
   RestartToApply(): Promise<void>;
+  CheckForUpdate(): Promise<Wire.UpdateCheck>;
+  ApplyUpdate(): Promise<void>;
+  SkipVersion(version: string): Promise<void>;
 }
 
 /** The subset of the Wails runtime the page uses. */
@@ -126,6 +129,9 @@ export function createWailsApi(w: Window = window): HermesAPI {
     Quit: () => app().Quit(),
     SetWindowVisible: (visible) => app().SetWindowVisible(visible),
     RestartToApply: () => app().RestartToApply(),
+    CheckForUpdate: () => app().CheckForUpdate(),
+    ApplyUpdate: () => app().ApplyUpdate(),
+    SkipVersion: (version) => app().SkipVersion(version),
     onStatus: (cb) => on<Status>("status", (s) => cb(normalizeStatus(s))),
     onLogs: (cb) => on<LogLine[] | null>("logs", (l) => cb(l ?? [])),
     onReap: (cb) => on<ReapReport>("reap", (r) => cb(normalizeReport(r))),

@@ -15,6 +15,8 @@ import { reapView } from "./views/reap";
 import { settingsView } from "./views/settings";
 import { errorView, globalBanners, header, loadingView, sidebar } from "./views/shell";
 import { treeView } from "./views/tree";
+import { UpdateActions } from "./update";
+import { updateBanner } from "./views/update";
 
 export const INITIAL_LOG_LINES = 500;
 
@@ -53,6 +55,7 @@ export class App {
   /** A selector to focus after the next render (a form opened or closed). */
   private focusAfterRender: string | null = null;
   private readonly backends: BackendActions;
+  private readonly updates: UpdateActions;
 
   constructor(
     private readonly api: HermesAPI,
@@ -75,6 +78,7 @@ export class App {
       },
       focusNow: (selector) => this.focusNow(selector),
     });
+    this.updates = new UpdateActions({ state: this.state, api, run: (b, e, fn) => this.run(b, e, fn), refresh: () => this.refresh() });
     root.addEventListener("click", this.onClick);
     root.addEventListener("input", this.onInput);
     root.addEventListener("change", this.onInput);
@@ -332,7 +336,7 @@ export class App {
       this.state.notes.clear();
       this.update();
     }
-    if (this.backends.click(a, target)) return;
+    if (this.backends.click(a, target) || this.updates.click(a, target)) return;
     switch (a) {
       case "tab":
         ev.preventDefault();
@@ -554,7 +558,7 @@ export class App {
         "div.body",
         null,
         sidebar(s, now),
-        h("main.content", { id: "content", "data-key": `tab:${s.tab}` }, ...(s.load.kind === "ready" ? globalBanners(s) : []), content),
+        h("main.content", { id: "content", "data-key": `tab:${s.tab}` }, ...(s.load.kind === "ready" ? [updateBanner(s), ...globalBanners(s)] : []), content),
       ),
     );
     const current = this.root.firstElementChild;

@@ -11,6 +11,7 @@
 //   empty    - no backends and no reap report
 //   update   - a package upgrade replaced the app: "Restart to apply"
 
+import { createMockUpdates } from "./mockupdate";
 import { parseGoDuration } from "./settings";
 import type {
   BackendKind,
@@ -165,6 +166,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     const s = clone(snapshot());
     statusL.forEach((l) => l(s));
   };
+  const updates = createMockUpdates(instance, emitStatus);
   const log = (b: MockBackend, stream: LogLine["stream"], text: string) => {
     b.seq++;
     const line: LogLine = { seq: b.seq, time: new Date().toISOString(), backend: b.status.name, stream, text };
@@ -490,6 +492,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       // Like Go's pump: one fresh status, at its next batch.
       if (shown) setTimeout(emitStatus, 250);
     },
+    ...updates,
     onStatus(cb) {
       statusL.add(cb);
       return () => statusL.delete(cb);

@@ -4,6 +4,7 @@
 // normalized them, and the engine interface the views are given.
 
 import type * as Wire from "./generated/models";
+import type { UpdateAPI } from "./update";
 
 export type { Wire };
 export type { BackendKind, BackendSetting, BackendState, EventKind, ReapAction, ReapReason, TreeWarningKind } from "./generated/models";
@@ -41,7 +42,7 @@ export type Unsubscribe = () => void;
  * Everything the page can ask of the engine. src/api.ts implements it over
  * the Wails globals; src/mock.ts and the tests implement it in memory.
  */
-export interface HermesAPI {
+export interface HermesAPI extends UpdateAPI {
   Status(): Promise<Status>;
   Restart(name: string): Promise<void>;
   StartBackend(name: string): Promise<void>;

@@ -125,6 +125,9 @@ export function fakeApi(st: Status = status()) {
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async (_visible: boolean) => {}),
     RestartToApply: vi.fn(async () => {}),
+    CheckForUpdate: vi.fn(async () => ({ current: "1.2.3", latest: "1.3.0", available: true, notes: "", reason: "" })),
+    ApplyUpdate: vi.fn(async () => {}),
+    SkipVersion: vi.fn(async (_version: string) => {}),
     onStatus: vi.fn((cb: (s: Status) => void) => {
       statusCbs.push(cb);
       return () => statusCbs.splice(statusCbs.indexOf(cb), 1);

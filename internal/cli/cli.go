@@ -11,12 +11,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/builtin"
+	"hermes-desktop/backend/update"
 	"hermes-desktop/watchdog"
 )
 
@@ -33,6 +35,9 @@ const (
 type Program struct {
 	// Version is reported by `version` and in status.
 	Version string
+	// UpdateKeys are the update feed's trusted public keys, compiled in;
+	// empty entries are ignored, and none turns updates off.
+	UpdateKeys []string
 	// GUIAvailable says whether a window can be shown here, and why not;
 	// nil means never (a headless build).
 	GUIAvailable func() (bool, string)
@@ -44,6 +49,9 @@ type Program struct {
 // version is Program.Version, set once by Main before any verb runs.
 var version = "dev"
 
+// updateKeys is Program.UpdateKeys, set once by Main.
+var updateKeys []string
+
 // args is the command line the launcher was started with, for a handoff's
 // successor; tests replace it.
 var args = func() []string { return append([]string(nil), os.Args[1:]...) }
@@ -54,6 +62,7 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 	if p.Version != "" {
 		version = p.Version
 	}
+	updateKeys = p.UpdateKeys
 	builtin.Version = version
 	if len(argv) == 0 {
 		return cmdRun(nil, p, stdout, stderr)
@@ -76,6 +85,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return cmdReap(rest, stdout, stderr)
 	case "handoff":
 		return cmdHandoff(rest, stdout, stderr)
+	case "update":
+		return cmdUpdate(rest, stdout, stderr)
 	case "serve":
 		return builtin.Main(rest, stdout, stderr)
 	case "dashboard":
@@ -85,8 +96,7 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "hermes-desktop", version)
-		return ExitOK
+		return cmdVersion(rest, stdout)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return ExitOK
@@ -112,11 +122,24 @@ Commands:
              stop the running instance
   reap       find and remove backends that earlier crashes left behind (--dry-run)
   handoff    hand the running instance over to a new binary (updates)
+  update     check for (update check) and install (update apply) a new version
   serve      the built-in backend, headless (implements the Hermes backend contract)
   dashboard  the built-in backend with a page at / (stands in for 'hermes dashboard')
   watchdog   the parent-death shim every backend runs behind (see --help)
-  version    print the version
+  version    print the version (--json: {"version": "..."})
 
 Run 'hermes-desktop COMMAND --help' for a command's flags.
 `)
+}
+
+// cmdVersion prints the version; with --json as the self-update's smoke
+// test reads it (update.VersionInfo).
+func cmdVersion(args []string, stdout io.Writer) int {
+	if len(args) > 0 && (args[0] == "--json" || args[0] == "-json") {
+		data, _ := json.Marshal(update.VersionInfo{Version: version})
+		fmt.Fprintln(stdout, string(data))
+		return ExitOK
+	}
+	fmt.Fprintln(stdout, "hermes-desktop", version)
+	return ExitOK
 }

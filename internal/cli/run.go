@@ -42,6 +42,11 @@ type runOptions struct {
 	maxDuplicates  int
 	fdRestart      bool
 	nofileFloor    int
+	// Self-update.
+	updateFeed     string
+	updateAuto     bool
+	healthWindow   time.Duration
+	updateInterval time.Duration
 	// adoptFD is the handoff state pipe a predecessor gives an adopting
 	// successor (hidden: only a handoff sets it).
 	adoptFD int
@@ -62,6 +67,8 @@ var settingsEnv = map[string]string{
 	"max-duplicate-children": "HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN",
 	"restart-on-fd-pressure": "HERMES_DESKTOP_RESTART_ON_FD_PRESSURE",
 	"nofile-soft-limit":      "HERMES_DESKTOP_NOFILE_SOFT_LIMIT",
+	"update-feed":            "HERMES_DESKTOP_UPDATE_FEED",
+	"update-automatically":   "HERMES_DESKTOP_UPDATE_AUTOMATICALLY",
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -86,6 +93,10 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envflag.Int("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
 	fs.BoolVar(&o.fdRestart, "restart-on-fd-pressure", envflag.Bool("HERMES_DESKTOP_RESTART_ON_FD_PRESSURE"), "restart a backend at 95% of its open-file limit (env HERMES_DESKTOP_RESTART_ON_FD_PRESSURE)")
 	fs.IntVar(&o.nofileFloor, "nofile-soft-limit", envflag.Int("HERMES_DESKTOP_NOFILE_SOFT_LIMIT", leakguard.DefaultNofileFloor), "floor for the backends' soft open-file limit, never lowering it; 0 is off (env HERMES_DESKTOP_NOFILE_SOFT_LIMIT)")
+	fs.StringVar(&o.updateFeed, "update-feed", os.Getenv("HERMES_DESKTOP_UPDATE_FEED"), "the self-update feed's URL, like https://example.com/hermes-desktop/stable.json; no default: updates are off without one (env HERMES_DESKTOP_UPDATE_FEED)")
+	fs.BoolVar(&o.updateAuto, "update-automatically", envflag.Bool("HERMES_DESKTOP_UPDATE_AUTOMATICALLY"), "apply a downloaded update when the backends are idle, without asking (env HERMES_DESKTOP_UPDATE_AUTOMATICALLY)")
+	fs.DurationVar(&o.healthWindow, "update-health-window", envflag.Duration("HERMES_DESKTOP_UPDATE_HEALTH_WINDOW", backend.DefaultUpdateHealthWindow), "how long a new version must stay healthy after an update before it is kept; a failure inside it rolls back (env HERMES_DESKTOP_UPDATE_HEALTH_WINDOW)")
+	fs.DurationVar(&o.updateInterval, "update-check-interval", envflag.Duration("HERMES_DESKTOP_UPDATE_CHECK_INTERVAL", backend.DefaultUpdateCheckInterval), "time between automatic update checks; 0 turns them off (env HERMES_DESKTOP_UPDATE_CHECK_INTERVAL)")
 	fs.IntVar(&o.adoptFD, backend.AdoptFDFlag, -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
 	fs.StringVar(&o.logLevel, "log-level", envflag.String("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
@@ -144,6 +155,22 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 	if given("nofile-soft-limit") {
 		cfg.LeakGuard.NofileSoftLimit = settings.NofileFloor(o.nofileFloor)
 	}
+	if given("update-feed") {
+		if o.updateFeed != "" {
+			if err := settings.ValidateFeedURL(o.updateFeed); err != nil {
+				return fmt.Errorf("--update-feed: %w", err)
+			}
+		}
+		cfg.UpdateFeed = o.updateFeed
+	}
+	if given("update-automatically") {
+		cfg.UpdateAutomatically = o.updateAuto
+	}
+	cfg.UpdateHealthWindow = o.healthWindow
+	cfg.UpdateCheckInterval = o.updateInterval
+	if o.updateInterval == 0 {
+		cfg.UpdateCheckInterval = -1 // 0 on the command line: no automatic checks
+	}
 	return nil
 }
 
@@ -179,6 +206,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:    stdout,
 		Notices:     nonEmpty(notice),
+		UpdateKeys:  updateKeys,
 	}
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.
@@ -266,12 +294,14 @@ func RunHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 	// a write must fail, not kill the launcher before it tears down.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	l.Start()
+	injectFaults(cfg)
 	fmt.Fprintf(stdout, "hermes-desktop running (pid %d, state dir %s); stop with Ctrl-C or 'hermes-desktop stop'\n", os.Getpid(), cfg.StateDir)
 	select {
 	case <-ctx.Done():
 	case <-l.StopRequested():
 	case <-l.HandedOff():
 		fmt.Fprintln(stdout, "handed over to the new instance; exiting without teardown")
+		l.WatchUpdate(ctx) // after an update: its health window, then exit
 		return ExitOK
 	}
 	fmt.Fprintln(stdout, "stopping: tearing down backends")

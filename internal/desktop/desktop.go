@@ -21,6 +21,9 @@ type Actions interface {
 	Restart(name string)
 	// Quit tears every backend down and closes the app.
 	Quit() error
+	// ApplyUpdate installs the downloaded update in the background and
+	// hands over to it ("Restart to update"): the backends keep running.
+	ApplyUpdate()
 }
 
 // Icons are the tray icon's images; main embeds them (go:embed cannot

@@ -24,8 +24,10 @@ type Tray struct {
 	restart  *systray.MenuItem // "Restart backend": the one backend
 	restarts *systray.MenuItem // "Restart…": a submenu when there are several
 	each     map[string]*systray.MenuItem
-	line     string   // the latest status line, for an item built later
-	names    []string // the latest backend names
+	update   *systray.MenuItem // "Restart to update": shown when an update is ready
+	line     string            // the latest status line, for an item built later
+	names    []string          // the latest backend names
+	ready    string            // the version of a ready update, "" for none
 }
 
 // StartTray shows the tray icon when the platform can (on Linux: a session
@@ -57,13 +59,16 @@ func (t *Tray) build(icons Icons) {
 	t.restart = systray.AddMenuItem("Restart backend", "Restart the backend")
 	t.restarts = systray.AddMenuItem("Restart…", "Restart one backend or all")
 	all := t.restarts.AddSubMenuItem("All backends", "Restart every backend")
+	t.update = systray.AddMenuItem("Restart to update", "Install the downloaded update; the backends keep running")
 	systray.AddSeparator()
 	quit := systray.AddMenuItem("Quit", "Stop every backend and quit")
 	t.showRestarts()
+	t.showUpdate()
 	t.loop(func() { t.actions.OpenHermes() }, open.ClickedCh)
 	t.loop(t.actions.ShowWindow, show.ClickedCh)
 	t.loop(func() { t.actions.Restart("") }, t.restart.ClickedCh, all.ClickedCh)
 	t.loop(func() { _ = t.actions.Quit() }, quit.ClickedCh)
+	t.loop(t.actions.ApplyUpdate, t.update.ClickedCh)
 }
 
 // loop runs fn on every click of the items until Stop. systray drops a
@@ -97,10 +102,26 @@ func (t *Tray) SetStatus(st backend.Status) {
 	for _, b := range st.Backends {
 		t.names = append(t.names, b.Name)
 	}
+	t.ready = ""
+	if u := st.Instance.Update; u != nil && u.State == backend.UpdateReady {
+		t.ready = u.Latest
+	}
 	if t.status != nil {
 		t.status.SetTitle(line)
 		t.showRestarts()
+		t.showUpdate()
 	}
+}
+
+// showUpdate shows "Restart to update" while an update is ready. Call with
+// mu held.
+func (t *Tray) showUpdate() {
+	if t.ready == "" {
+		t.update.Hide()
+		return
+	}
+	t.update.SetTitle("Restart to update (" + t.ready + ")")
+	t.update.Show()
 }
 
 // showRestarts shows "Restart backend" for one backend, and "Restart…" with

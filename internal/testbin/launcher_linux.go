@@ -58,10 +58,22 @@ func StartLauncher(t testing.TB, args ...string) *Launcher {
 // execs it (prlimit, say), so the launcher keeps the wrapper's PID.
 func StartLauncherUnder(t testing.TB, wrapper []string, args ...string) *Launcher {
 	t.Helper()
+	return startLauncher(t, Path(t), wrapper, args)
+}
+
+// StartLauncherBin is StartLauncher with another binary (an installed
+// copy of some version, for the update tests).
+func StartLauncherBin(t testing.TB, bin string, args ...string) *Launcher {
+	t.Helper()
+	return startLauncher(t, bin, nil, args)
+}
+
+func startLauncher(t testing.TB, bin string, wrapper, args []string) *Launcher {
+	t.Helper()
 	base := t.TempDir()
 	l := &Launcher{
 		t:          t,
-		Bin:        Path(t),
+		Bin:        bin,
 		StateDir:   filepath.Join(base, "state"),
 		HermesHome: filepath.Join(base, "hermes-home"),
 		Tag:        Tag(t),

@@ -44,6 +44,15 @@ func Path(t testing.TB) string {
 	return buildPath
 }
 
+// Dir returns the directory the binary is built in, which Main removes at
+// the end: a place for other builds the tests make (versions of the binary
+// for the update tests).
+func Dir(t testing.TB) string {
+	t.Helper()
+	Path(t)
+	return buildDir
+}
+
 func build() {
 	buildDir, buildErr = os.MkdirTemp("", "hermes-desktop-testbin-")
 	if buildErr == nil {
@@ -54,12 +63,18 @@ func build() {
 // Build compiles hermes-desktop (no GUI, CGO off) into dir and returns the
 // binary's path. Benchmarks use it too.
 func Build(dir string) (string, error) {
+	return BuildWith(dir, "hermes-desktop", "")
+}
+
+// BuildWith compiles hermes-desktop into dir/name with extra -ldflags
+// (the update tests build versions: "-X main.version=1.1.0 ...").
+func BuildWith(dir, name, ldflags string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, "hermes-desktop")
-	cmd := exec.Command("go", "build", "-o", path, ".")
+	path := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-ldflags", ldflags, "-o", path, ".")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var out bytes.Buffer

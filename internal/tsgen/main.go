@@ -38,6 +38,8 @@ import (
 // error, so the list cannot fall short.
 var models = []model{
 	modelOf[backend.InstanceInfo]("InstanceInfo"),
+	modelOf[backend.UpdateInfo]("UpdateInfo"),
+	modelOf[backend.UpdateCheck]("UpdateCheck"),
 	modelOf[backend.Status]("Status"),
 	modelOf[backend.BackendStatus]("BackendStatus"),
 	modelOf[leakguard.TreeSample]("TreeSample"),
@@ -71,6 +73,8 @@ var enums = []enum{
 	enumOf("TreeWarningKind", leakguard.WarnFDPressure, leakguard.WarnDuplicates,
 		leakguard.WarnRSSGrowth).on("TreeWarning", "Kind"),
 	enumOf("EventKind", backend.EventStatus, backend.EventLog, backend.EventReap),
+	enumOf("UpdateState", backend.UpdateOff, backend.UpdateIdle, backend.UpdateChecking, backend.UpdateAvailable,
+		backend.UpdateDownloading, backend.UpdateReady, backend.UpdateApplying, backend.UpdateFailed),
 }
 
 func main() {

@@ -56,6 +56,17 @@ export type EventKind =
   | "log"
   | "reap";
 
+/** The constants of backend.UpdateState. */
+export type UpdateState =
+  | "off"
+  | "idle"
+  | "checking"
+  | "available"
+  | "downloading"
+  | "ready"
+  | "applying"
+  | "failed";
+
 /** Generated from backend.InstanceInfo. */
 export interface InstanceInfo {
   pid: number;
@@ -67,6 +78,38 @@ export interface InstanceInfo {
   started_at: string;
   shim: boolean;
   restart_to_apply?: boolean;
+  update?: UpdateInfo;
+}
+
+/** Generated from backend.UpdateInfo. */
+export interface UpdateInfo {
+  state: UpdateState;
+  current: string;
+  latest?: string;
+  notes?: string;
+  bytes?: number;
+  total?: number;
+  speed?: number;
+  error?: string;
+  reason?: string;
+  command?: string;
+  skipped?: string;
+  automatic?: boolean;
+  /** RFC3339 (time.Time) */
+  checked_at?: string;
+  /** RFC3339 (time.Time) */
+  probation_until?: string;
+}
+
+/** Generated from backend.UpdateCheck. */
+export interface UpdateCheck {
+  current: string;
+  latest: string;
+  available: boolean;
+  notes: string;
+  reason: string;
+  message?: string;
+  command?: string;
 }
 
 /** Generated from backend.Status. */
@@ -89,6 +132,7 @@ export interface BackendStatus {
   kind: BackendKind;
   page_url?: string;
   restarts: number;
+  crashes?: number;
   command: string[] | null;
   nonce?: string;
   /** RFC3339 (time.Time) */
@@ -182,6 +226,8 @@ export interface Settings {
   max_duplicate_children?: number;
   restart_on_fd_pressure?: boolean;
   nofile_soft_limit?: number;
+  update_feed?: string;
+  update_automatically?: boolean;
 }
 
 /** Generated from settings.Backend. */

@@ -5,6 +5,7 @@ import { countDecisions } from "../reap";
 import { currentReport, instanceSummary, shownNotices, TABS, type AppState, type Tab } from "../state";
 import { banner, button, emptyState, icon, inlineError, logo } from "../ui";
 import { hasPage, openHermesButton } from "./backends";
+import { updateRow } from "./update";
 
 function navCount(s: AppState, tab: Tab): HTMLElement | null {
   const bs = s.status?.backends ?? [];
@@ -93,6 +94,7 @@ export function sidebar(s: AppState, now: number): HTMLElement {
           h("div.instance-row", null, h("span", null, "App PID"), h("span.mono", null, String(inst.pid))),
           inst.version ? h("div.instance-row", null, h("span", null, "Version"), h("span.mono", null, inst.version)) : null,
           Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Running"), runningTime("span.running", "", started, now)) : null,
+          updateRow(s, now),
         )
       : null,
   );

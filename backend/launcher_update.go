@@ -1,0 +1,499 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/update"
+)
+
+// Self-update, the launcher's side (the mechanism is backend/update). A
+// goroutine the launcher owns checks the feed 30 to 60 s after start and
+// then every few hours; a newer version for a self-managed install is
+// downloaded and verified in the background ("Update ready"). Applying it
+// waits for the user's click ("Restart to update", `update apply`) unless
+// UpdateAutomatically is on, then the backends must be idle: the new binary
+// is staged next to the installed one and must answer `version --json`,
+// the installed one is kept as .old and the new one renamed in its place,
+// and an adopt handoff to it keeps the backends running. This (old)
+// process then watches the new version's health window and rolls back if
+// it fails (launcher_update_watch.go). A package-managed copy is never
+// replaced: the user is told the command that updates it.
+
+// UpdateState is where the self-update is.
+type UpdateState string
+
+// Update states.
+const (
+	UpdateOff         UpdateState = "off"       // no key, no feed or a development build: Error says which
+	UpdateIdle        UpdateState = "idle"      // up to date, or not checked yet
+	UpdateChecking    UpdateState = "checking"  // asking the feed
+	UpdateAvailable   UpdateState = "available" // a newer version; Command says how, for a package-managed copy
+	UpdateDownloading UpdateState = "downloading"
+	UpdateReady       UpdateState = "ready"    // downloaded and verified: "Restart to update"
+	UpdateApplying    UpdateState = "applying" // smoke test, swap, handoff
+	UpdateFailed      UpdateState = "failed"   // Error says why; the next check tries again
+)
+
+// UpdateInfo is the self-update's state, in status as instance.update.
+type UpdateInfo struct {
+	State   UpdateState `json:"state"`
+	Current string      `json:"current"`
+	// Latest is the newest version the feed offers ("" until a check).
+	Latest string `json:"latest,omitempty"`
+	Notes  string `json:"notes,omitempty"`
+	// Bytes, Total and Speed (bytes per second) describe the download.
+	Bytes int64   `json:"bytes,omitempty"`
+	Total int64   `json:"total,omitempty"`
+	Speed float64 `json:"speed,omitempty"`
+	// Error says, in words, why updates are off or what failed; Reason
+	// names it in one word (disabled, offline, signature, checksum, ...).
+	Error  string `json:"error,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Command updates a package-managed copy, which is never replaced.
+	Command string `json:"command,omitempty"`
+	// Skipped is the version the user chose to skip.
+	Skipped string `json:"skipped,omitempty"`
+	// Automatic: a ready update is applied when the backends are idle.
+	Automatic bool       `json:"automatic,omitempty"`
+	CheckedAt *time.Time `json:"checked_at,omitempty"`
+	// ProbationUntil is set while this instance, just updated, is in its
+	// health window: a failure before then rolls it back.
+	ProbationUntil *time.Time `json:"probation_until,omitempty"`
+}
+
+// UpdateCheck is what a check found (`update check --json`).
+type UpdateCheck struct {
+	Current   string `json:"current"`
+	Latest    string `json:"latest"`
+	Available bool   `json:"available"`
+	Notes     string `json:"notes"`
+	// Reason is why nothing is offered (disabled, up-to-date, skipped,
+	// bad), or package-managed when the update is for the package manager
+	// to install; "" when it can be applied.
+	Reason string `json:"reason"`
+	// Message says the same in words; Command is the package manager's.
+	Message string `json:"message,omitempty"`
+	Command string `json:"command,omitempty"`
+}
+
+// UpdateResult is what a successful apply reports.
+type UpdateResult struct {
+	From      string  `json:"from"`
+	To        string  `json:"to"`
+	NewPID    int     `json:"new_pid"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// UpdateSkipArgs are the arguments of control.OpUpdateSkip.
+type UpdateSkipArgs struct {
+	Version string `json:"version"`
+}
+
+// First automatic check: this long after start, plus up to as much again.
+const updateFirstCheck = 30 * time.Second
+
+// updater is the launcher's self-update state.
+type updater struct {
+	client *update.Client
+	dir    string        // <state>/updates
+	sem    chan struct{} // held through a check, download or apply: one at a time
+
+	mu       sync.Mutex // guards info, release, artifact and probationUntil
+	info     UpdateInfo
+	release  *update.Release // the latest verified offer
+	artifact string          // release's verified download; "" until then
+	// probationUntil is set in Start when this instance is a new version
+	// in its health window.
+	probationUntil time.Time
+	// watch is set once an update handoff committed: this process then
+	// watches the new version's health window (WatchUpdate).
+	watch atomic.Pointer[updateWatch]
+	// swapping is set while our own swap changes the executable on disk,
+	// so the watch on it does not announce a package upgrade.
+	swapping atomic.Bool
+
+	ctx    context.Context // ends with the launcher (stop)
+	cancel context.CancelFunc
+	bg     sync.WaitGroup // the scheduler and background downloads
+}
+
+// newUpdater builds the update state from the configuration.
+func (l *Launcher) newUpdater() *updater {
+	dir := filepath.Join(l.cfg.StateDir, "updates")
+	ctx, cancel := context.WithCancel(context.Background())
+	u := &updater{
+		client: update.New(update.Config{FeedURL: l.cfg.UpdateFeed, Keys: l.cfg.UpdateKeys, Current: l.cfg.Version, Dir: dir}),
+		dir:    dir, sem: make(chan struct{}, 1), ctx: ctx, cancel: cancel,
+	}
+	u.info = UpdateInfo{State: UpdateIdle, Current: l.cfg.Version, Automatic: l.cfg.UpdateAutomatically, Skipped: update.Skipped(dir)}
+	if err := u.client.Disabled(); err != nil {
+		u.info.State, u.info.Error, u.info.Reason = UpdateOff, err.Error(), update.Reason(err)
+	}
+	return u
+}
+
+// startUpdates reads what an earlier update left (a rollback to report, a
+// health window this instance is in, one that was interrupted) and starts
+// the scheduler. Called from Start.
+func (l *Launcher) startUpdates() {
+	u := l.upd
+	if r := update.TakeRollback(u.dir); r != nil {
+		l.AddNotice(rollbackNotice(r))
+	}
+	if p := update.ReadProbation(u.dir); p != nil {
+		l.noteProbation(p)
+	}
+	update.PruneOlder(u.dir, l.cfg.Version)
+	if u.client.Disabled() != nil || l.cfg.UpdateCheckInterval < 0 {
+		return
+	}
+	u.bg.Add(1)
+	go func() {
+		defer u.bg.Done()
+		l.runUpdateScheduler(u.ctx)
+	}()
+}
+
+// noteProbation: a health window is recorded. If this instance is the new
+// version being watched, status says so (and updates wait); if its watcher
+// is gone, the window was interrupted (a logout, say): nothing can tell
+// whether the new version failed, so it stays, and the user is told.
+func (l *Launcher) noteProbation(p *update.Probation) {
+	if watcherAlive(p) {
+		if p.Version == l.cfg.Version && time.Now().Before(p.Until()) {
+			l.upd.mu.Lock()
+			l.upd.probationUntil = p.Until()
+			l.upd.mu.Unlock()
+		}
+		return // still being watched: the watcher removes the record
+	}
+	_ = update.ClearProbation(l.upd.dir)
+	if p.Version == l.cfg.Version {
+		l.AddNotice(fmt.Sprintf("The health check of Hermes Desktop %s after its update was interrupted; %s stays installed (%s keeps %s).",
+			p.Version, p.Version, filepath.Base(update.OldPath(p.Target)), p.Previous))
+	}
+}
+
+// stopUpdates ends the scheduler and background downloads. From Shutdown.
+func (l *Launcher) stopUpdates() {
+	l.upd.cancel()
+	l.upd.bg.Wait()
+}
+
+// runUpdateScheduler checks a little after start (with jitter, so a fleet
+// started together does not ask at once) and then every interval. It waits
+// on a timer: nothing runs between checks.
+func (l *Launcher) runUpdateScheduler(ctx context.Context) {
+	t := time.NewTimer(updateFirstCheck + rand.N(updateFirstCheck))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		next := l.scheduledCheck(ctx)
+		t.Reset(next)
+	}
+}
+
+// scheduledCheck checks, downloads what it finds, applies it when that is
+// wanted and the backends are idle, and returns when to check next.
+func (l *Launcher) scheduledCheck(ctx context.Context) time.Duration {
+	interval := l.cfg.UpdateCheckInterval + rand.N(l.cfg.UpdateCheckInterval/8+1)
+	chk, err := l.CheckForUpdate(ctx, false)
+	if err != nil || !chk.Available || chk.Reason != "" {
+		return interval // nothing to do, or busy, or it failed (status says why)
+	}
+	if err := l.prepareUpdate(ctx); err != nil || !l.cfg.UpdateAutomatically {
+		return interval
+	}
+	if err := l.updateAllowed(); err != nil {
+		l.cfg.Logger.Info("update: applying later", "why", err)
+		return time.Minute // busy now: look again soon
+	}
+	if _, err := l.ApplyUpdate(ctx); err != nil {
+		l.cfg.Logger.Warn("update: automatic update failed", "err", err)
+	}
+	return interval
+}
+
+// CheckForUpdate asks the feed now and says what it offers. With
+// download, a newer version for a self-managed install starts downloading
+// in the background (the window's "Check now"); without, it only looks
+// (`update check`). Every answer is in the result, failures included
+// (Reason offline, signature, ...: see UpdateCheck.Failed); the error is
+// only for ctx. While a download or an apply runs, it answers what is
+// known without asking the feed again.
+func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (UpdateCheck, error) {
+	u := l.upd
+	if !u.tryAcquire() {
+		return u.busyCheck(), nil
+	}
+	rel, err := l.checkRelease(ctx)
+	u.releaseSem()
+	chk := UpdateCheck{Current: l.cfg.Version}
+	if rel != nil {
+		chk.Latest, chk.Notes = rel.Version, rel.Notes
+	}
+	if err != nil {
+		chk.Reason, chk.Message = update.Reason(err), err.Error()
+		return chk, ctx.Err()
+	}
+	chk.Available = true
+	if skipped := update.Skipped(u.dir); skipped == rel.Version {
+		chk.Available, chk.Reason, chk.Message = false, "skipped", fmt.Sprintf("%s is skipped (Skip this version)", skipped)
+		return chk, nil
+	}
+	in, err := update.Inspect(l.cfg.Self)
+	if err == nil && !in.SelfManaged() {
+		chk.Reason, chk.Message, chk.Command = update.Reason(update.ErrManaged), in.Why(), in.UpdateCommand(rel.Version)
+		u.set(func(i *UpdateInfo) { i.Command = chk.Command })
+		return chk, nil
+	}
+	if download {
+		u.bg.Add(1)
+		go func() { // owned by the launcher: ends with u.ctx (Shutdown)
+			defer u.bg.Done()
+			_ = l.prepareUpdate(u.ctx)
+		}()
+	}
+	return chk, nil
+}
+
+// Failed reports whether the check itself failed (offline, a bad
+// signature or feed), as opposed to an answer (off, up to date, skipped,
+// package-managed, busy).
+func (c UpdateCheck) Failed() bool {
+	switch c.Reason {
+	case "", "disabled", "up-to-date", "skipped", "package-managed", "busy":
+		return false
+	}
+	return true
+}
+
+// busyCheck answers a check while a download or an apply runs.
+func (u *updater) busyCheck() UpdateCheck {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	i := u.info
+	return UpdateCheck{Current: i.Current, Latest: i.Latest, Notes: i.Notes, Command: i.Command,
+		Available: i.State == UpdateDownloading || i.State == UpdateReady || i.State == UpdateApplying,
+		Reason:    "busy", Message: fmt.Sprintf("an update is %s", i.State)}
+}
+
+// checkRelease asks the feed and records the answer in the status. A
+// version marked bad is answered as "up to date" (it is never offered
+// again; a newer one is). Call with the semaphore held.
+func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
+	u := l.upd
+	u.set(func(i *UpdateInfo) { i.State, i.Error, i.Reason = UpdateChecking, "", "" })
+	rel, err := u.client.Check(ctx)
+	if err == nil {
+		if bad, ok := update.IsBad(u.dir, rel.Version); ok {
+			err = fmt.Errorf("%w: %s failed after an earlier update (%s) and is not offered again", update.ErrUpToDate, bad.Version, bad.Reason)
+		}
+	}
+	now := time.Now()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	defer l.events.publish(Event{Kind: EventStatus})
+	i := &u.info
+	i.CheckedAt, i.Skipped = &now, update.Skipped(u.dir)
+	if rel != nil {
+		i.Latest, i.Notes = rel.Version, rel.Notes
+	}
+	switch {
+	case errors.Is(err, update.ErrDisabled):
+		i.State, i.Error, i.Reason = UpdateOff, err.Error(), update.Reason(err)
+	case errors.Is(err, update.ErrUpToDate):
+		i.State, i.Error, i.Reason = UpdateIdle, "", update.Reason(err)
+		if rel != nil && update.Newer(rel.Version, l.cfg.Version) {
+			i.Error = err.Error() // newer, but not offered: say why
+		}
+	case err != nil:
+		i.State, i.Error, i.Reason = UpdateFailed, err.Error(), update.Reason(err)
+	case u.artifact != "" && u.release != nil && u.release.Version == rel.Version:
+		i.State = UpdateReady // downloaded already
+	default:
+		if u.release == nil || u.release.Version != rel.Version {
+			u.artifact = ""
+		}
+		u.release = rel
+		i.State, i.Bytes, i.Total, i.Speed = UpdateAvailable, 0, rel.Artifact.Size, 0
+	}
+	if err != nil {
+		return rel, err
+	}
+	return rel, nil
+}
+
+// prepareUpdate downloads and verifies the offered release: "Update ready".
+func (l *Launcher) prepareUpdate(ctx context.Context) error {
+	u := l.upd
+	if err := u.acquire(ctx); err != nil {
+		return err
+	}
+	defer u.releaseSem()
+	_, err := l.download(ctx)
+	return err
+}
+
+// download fetches the offered release (or finds it on disk), publishing
+// progress. Call with the semaphore held.
+func (l *Launcher) download(ctx context.Context) (string, error) {
+	u := l.upd
+	u.mu.Lock()
+	rel, artifact := u.release, u.artifact
+	u.mu.Unlock()
+	if rel == nil {
+		return "", fmt.Errorf("update: %w: nothing to download: check first", update.ErrUpToDate)
+	}
+	if artifact != "" {
+		return artifact, nil
+	}
+	u.set(func(i *UpdateInfo) {
+		i.State, i.Error, i.Reason, i.Total = UpdateDownloading, "", "", rel.Artifact.Size
+	})
+	update.PruneDownloads(u.dir, rel.Version)
+	path, err := u.client.Download(ctx, rel, func(p update.Progress) {
+		u.set(func(i *UpdateInfo) { i.Bytes, i.Total, i.Speed = p.Bytes, p.Total, p.Speed })
+		l.events.publish(Event{Kind: EventStatus})
+	})
+	if err != nil {
+		u.set(func(i *UpdateInfo) { i.State, i.Error, i.Reason = UpdateFailed, err.Error(), update.Reason(err) })
+		l.events.publish(Event{Kind: EventStatus})
+		return "", controlKind(err)
+	}
+	u.mu.Lock()
+	u.artifact = path
+	u.info.State = UpdateReady
+	u.mu.Unlock()
+	l.events.publish(Event{Kind: EventStatus})
+	l.cfg.Logger.Info("update: downloaded and verified", "version", rel.Version, "path", path)
+	return path, nil
+}
+
+// SkipVersion stops offering version ("" offers everything again).
+func (l *Launcher) SkipVersion(version string) error {
+	if err := update.Skip(l.upd.dir, version); err != nil {
+		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+	}
+	l.upd.set(func(i *UpdateInfo) {
+		i.Skipped = version
+		if version != "" && version == i.Latest && (i.State == UpdateAvailable || i.State == UpdateReady) {
+			i.State = UpdateIdle
+		}
+	})
+	l.events.publish(Event{Kind: EventStatus})
+	return nil
+}
+
+// updateAllowed refuses an update while one is being watched, while a
+// handoff runs or while a backend is (re)starting: never during a handoff
+// or a restart.
+func (l *Launcher) updateAllowed() error {
+	l.upd.mu.Lock()
+	until := l.upd.probationUntil
+	l.upd.mu.Unlock()
+	if time.Now().Before(until) {
+		return fmt.Errorf("%w: this version is in its health window after an update until %s", control.ErrBusy, until.Format(time.TimeOnly))
+	}
+	if l.successor.Load() != nil {
+		return fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
+	}
+	for _, s := range l.supervisors() {
+		if st := s.Status(); st.State == StateStarting || st.State == StateRestarting {
+			return fmt.Errorf("%w: backend %s is %s", control.ErrBusy, st.Name, st.State)
+		}
+	}
+	return nil
+}
+
+// UpdateStatus is the self-update's state for status.
+func (l *Launcher) UpdateStatus() *UpdateInfo {
+	u := l.upd
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	info := u.info
+	if until := u.probationUntil; time.Now().Before(until) {
+		info.ProbationUntil = &until
+	}
+	return &info
+}
+
+// set changes the status under the lock.
+func (u *updater) set(fn func(*UpdateInfo)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	fn(&u.info)
+}
+
+// acquire takes the semaphore: one check, download or apply at a time.
+func (u *updater) acquire(ctx context.Context) error {
+	select {
+	case u.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// tryAcquire takes the semaphore if it is free.
+func (u *updater) tryAcquire() bool {
+	select {
+	case u.sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (u *updater) releaseSem() { <-u.sem }
+
+// kindError gives an update error the control kind it travels as over the
+// socket, keeping its own words (and its update sentinel).
+type kindError struct{ kind, err error }
+
+func (e kindError) Error() string   { return e.err.Error() }
+func (e kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// controlKind maps an update error to a control kind.
+func controlKind(err error) error {
+	var kind error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, update.ErrUpToDate):
+		kind = control.ErrUpToDate
+	case errors.Is(err, update.ErrDisabled), errors.Is(err, update.ErrManaged):
+		kind = control.ErrRefused
+	case errors.Is(err, update.ErrDiskFull):
+		kind = control.ErrNoSpace
+	case errors.Is(err, update.ErrSignature), errors.Is(err, update.ErrChecksum), errors.Is(err, update.ErrSmoke),
+		errors.Is(err, update.ErrFeed), errors.Is(err, update.ErrInsecure):
+		kind = control.ErrUnverified
+	case errors.Is(err, update.ErrOffline):
+		kind = control.ErrOffline
+	default:
+		return err
+	}
+	return kindError{kind: kind, err: err}
+}
+
+// rollbackNotice tells the user about a rollback, once.
+func rollbackNotice(r *update.Rollback) string {
+	what := "its backends were kept"
+	if !r.BackendsKept {
+		what = "its backends were lost with it and were restarted"
+	}
+	return fmt.Sprintf("Hermes Desktop %s was rolled back to %s: %s; %s. %s will not be offered again.", r.From, r.To, r.Reason, what, r.From)
+}

@@ -1,0 +1,116 @@
+package update
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// maxBundleSize bounds what a bundle archive may unpack to.
+const maxBundleSize = 2 << 30
+
+// extractBundle unpacks a macOS bundle artifact (a .tar.gz holding one
+// top-level X.app directory) into dst, which becomes the bundle: X.app's
+// contents land directly in dst. Entries outside X.app, absolute or ".."
+// paths, links that leave the bundle and special files are refused.
+func extractBundle(archive, dst string) error {
+	f, err := os.Open(archive)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%w: bundle archive: %w", ErrFeed, err)
+	}
+	tr := tar.NewReader(zr)
+	var top string
+	var total int64
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%w: bundle archive: %w", ErrFeed, err)
+		}
+		rel, err := bundleEntry(h.Name, &top)
+		if err != nil || rel == "" {
+			if err != nil {
+				return err
+			}
+			continue // the X.app directory itself
+		}
+		if total += h.Size; total > maxBundleSize {
+			return fmt.Errorf("%w: bundle archive unpacks to over %d bytes", ErrFeed, int64(maxBundleSize))
+		}
+		if err := extractEntry(tr, h, filepath.Join(dst, filepath.FromSlash(rel)), rel); err != nil {
+			return err
+		}
+	}
+	if top == "" {
+		return fmt.Errorf("%w: bundle archive holds no .app directory", ErrFeed)
+	}
+	return nil
+}
+
+// bundleEntry checks an entry's name and returns its path inside the
+// bundle ("" for the bundle directory itself).
+func bundleEntry(name string, top *string) (string, error) {
+	clean := path.Clean(strings.TrimPrefix(name, "./"))
+	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("%w: bundle archive entry %q leaves the bundle", ErrFeed, name)
+	}
+	first, rest, _ := strings.Cut(clean, "/")
+	if !strings.HasSuffix(first, ".app") || (*top != "" && first != *top) {
+		return "", fmt.Errorf("%w: bundle archive entry %q is not inside one .app directory", ErrFeed, name)
+	}
+	*top = first
+	return rest, nil
+}
+
+// extractEntry writes one entry: a directory, a regular file or a link
+// that stays inside the bundle.
+func extractEntry(r io.Reader, h *tar.Header, target, rel string) error {
+	mode := os.FileMode(h.Mode) & 0o755
+	switch h.Typeflag {
+	case tar.TypeDir:
+		return wrapWrite(os.MkdirAll(target, mode|0o700))
+	case tar.TypeReg:
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return wrapWrite(err)
+		}
+		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode|0o600)
+		if err != nil {
+			return wrapWrite(err)
+		}
+		_, err = io.Copy(out, io.LimitReader(r, h.Size))
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		return wrapWrite(err)
+	case tar.TypeSymlink:
+		dest := path.Join(path.Dir(rel), h.Linkname)
+		if path.IsAbs(h.Linkname) || dest == ".." || strings.HasPrefix(dest, "../") {
+			return fmt.Errorf("%w: bundle archive link %q -> %q leaves the bundle", ErrFeed, rel, h.Linkname)
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return wrapWrite(err)
+		}
+		return wrapWrite(os.Symlink(h.Linkname, target))
+	}
+	return fmt.Errorf("%w: bundle archive entry %q is not a file, directory or link", ErrFeed, rel)
+}
+
+func wrapWrite(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("update: unpack bundle: %w", classifyWrite(err))
+}

@@ -1,0 +1,423 @@
+package update
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// ArtifactName is the downloaded file's name in <Dir>/<version>/; the
+// download in progress is ArtifactName + ".part".
+const ArtifactName = "artifact"
+
+// maxStalls is how many attempts in a row may end without a byte before a
+// download gives up.
+const maxStalls = 3
+
+// Progress is a download's state, reported as it goes.
+type Progress struct {
+	Bytes int64 // received so far, resumed bytes included
+	Total int64
+	// Speed is the recent rate in bytes per second (0 until measured).
+	Speed float64
+}
+
+// errRetry marks an attempt that ended early but may be resumed.
+var errRetry = errors.New("update: download interrupted")
+
+// Download fetches rel's artifact into <Dir>/<version>/artifact (directory
+// 0700, file 0600) and verifies its size and sha256. A partial file left by
+// an earlier attempt is resumed with an HTTP Range request; an attempt
+// that breaks off is resumed too. A file already downloaded and verified is
+// returned at once. progress (may be nil) is called from this goroutine at
+// most every 100 ms, and once at the end.
+func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progress)) (string, error) {
+	dir, err := c.versionDir(rel.Version)
+	if err != nil {
+		return "", err
+	}
+	final := filepath.Join(dir, ArtifactName)
+	m := newMeter(rel.Artifact.Size, progress)
+	if verifyFile(final, rel.Artifact) == nil {
+		m.finish(rel.Artifact.Size)
+		return final, nil
+	}
+	part := final + ".part"
+	d := &digest{h: sha256.New()}
+	if err := c.fetchAll(ctx, rel.Artifact, part, m, d); err != nil {
+		return "", err
+	}
+	if err := d.verify(part, rel.Artifact); err != nil {
+		os.Remove(part) // ours, and wrong: the next try starts over
+		return "", err
+	}
+	if err := os.Rename(part, final); err != nil {
+		return "", fmt.Errorf("update: %w", err)
+	}
+	m.finish(rel.Artifact.Size)
+	return final, nil
+}
+
+// versionDir creates <Dir>/<version>, private.
+func (c *Client) versionDir(version string) (string, error) {
+	if c.cfg.Dir == "" {
+		return "", errors.New("update: no download directory")
+	}
+	if _, err := ParseVersion(version); err != nil {
+		return "", err // never a path element we did not check
+	}
+	dir := filepath.Join(c.cfg.Dir, version)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("update: %w", classifyWrite(err))
+	}
+	for _, d := range []string{c.cfg.Dir, dir} {
+		if err := os.Chmod(d, 0o700); err != nil {
+			return "", fmt.Errorf("update: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+// fetchAll runs attempts until part holds the whole artifact.
+func (c *Client) fetchAll(ctx context.Context, a Artifact, part string, m *meter, d *digest) error {
+	stalls := 0
+	for {
+		have, err := partSize(part, a.Size)
+		if err != nil {
+			return err
+		}
+		if have == a.Size {
+			return nil
+		}
+		m.resume(have)
+		got, err := c.fetchFrom(ctx, a, part, have, m, d)
+		switch {
+		case err == nil:
+			continue
+		case !errors.Is(err, errRetry) || ctx.Err() != nil:
+			return err
+		case got > 0:
+			stalls = 0
+			continue // broke off after some bytes: resume at once
+		}
+		if stalls++; stalls > maxStalls {
+			if !errors.Is(err, ErrOffline) {
+				err = fmt.Errorf("%w: %w", ErrOffline, err)
+			}
+			return err
+		}
+		if err := sleepCtx(ctx, time.Duration(stalls)*500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// partSize is the length of the partial file; one longer than the
+// artifact cannot be ours and is emptied.
+func partSize(part string, size int64) (int64, error) {
+	fi, err := os.Stat(part)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("update: %w", err)
+	case fi.Size() > size:
+		return 0, os.Truncate(part, 0)
+	}
+	return fi.Size(), nil
+}
+
+// fetchFrom runs one attempt: GET from byte have on, appended to part. It
+// returns the bytes it added; an errRetry error means it may be resumed.
+func (c *Client) fetchFrom(ctx context.Context, a Artifact, part string, have int64, m *meter, d *digest) (int64, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := time.AfterFunc(c.cfg.StallTimeout, func() { cancel(fmt.Errorf("%w: nothing received for %v", errRetry, c.cfg.StallTimeout)) })
+	defer stall.Stop()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.URL, nil)
+	if err != nil {
+		return 0, fmt.Errorf("update: %w", err)
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+	}
+	resp, err := c.cfg.HTTP.Do(req)
+	if err != nil {
+		return 0, attemptError(ctx, fmt.Errorf("update: download: %w", classifyNet(err)))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+		// Our partial file does not fit the server's: start over.
+		if err := os.Truncate(part, 0); err != nil {
+			return 0, fmt.Errorf("update: %w", err)
+		}
+		return 0, fmt.Errorf("%w: the server refused to resume at byte %d", errRetry, have)
+	}
+	from, err := startOffset(resp, a.Size, have)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("update: %w", classifyWrite(err))
+	}
+	defer f.Close()
+	if err := f.Truncate(from); err != nil {
+		return 0, fmt.Errorf("update: %w", classifyWrite(err))
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("update: %w", err)
+	}
+	m.resume(from)
+	if err := d.seek(part, from); err != nil {
+		return 0, err
+	}
+	hw := d.start()
+	n, err := copyBody(io.MultiWriter(f, hw), resp.Body, a.Size-from, m, func() { stall.Reset(c.cfg.StallTimeout) })
+	d.stop(hw)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return n, attemptError(ctx, err)
+	}
+	return n, nil
+}
+
+// attemptError prefers the reason the attempt's context was cancelled (a
+// stall) over the transport error it caused.
+func attemptError(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errRetry) {
+		return cause
+	}
+	if errors.Is(err, ErrOffline) {
+		return errors.Join(errRetry, err)
+	}
+	return err
+}
+
+var contentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+|\*)$`)
+
+// startOffset checks the answer and says where its body starts in the file.
+func startOffset(resp *http.Response, size, have int64) (int64, error) {
+	switch resp.StatusCode {
+	case http.StatusOK:
+		if resp.ContentLength >= 0 && resp.ContentLength != size {
+			return 0, fmt.Errorf("%w: the server's file is %d bytes, the manifest says %d", ErrChecksum, resp.ContentLength, size)
+		}
+		return 0, nil // no range support: start over
+	case http.StatusPartialContent:
+		m := contentRange.FindStringSubmatch(resp.Header.Get("Content-Range"))
+		if m == nil {
+			return 0, fmt.Errorf("%w: bad Content-Range %q", ErrFeed, resp.Header.Get("Content-Range"))
+		}
+		start, _ := strconv.ParseInt(m[1], 10, 64)
+		if m[3] != "*" {
+			if total, _ := strconv.ParseInt(m[3], 10, 64); total != size {
+				return 0, fmt.Errorf("%w: the server's file is %d bytes, the manifest says %d", ErrChecksum, total, size)
+			}
+		}
+		if start != have {
+			return 0, fmt.Errorf("%w: asked for bytes from %d, got from %d", ErrFeed, have, start)
+		}
+		return start, nil
+	}
+	kind := ErrFeed
+	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+		kind = errors.Join(errRetry, ErrOffline)
+	}
+	return 0, fmt.Errorf("%w: the artifact's server answered %s", kind, resp.Status)
+}
+
+// copyBody copies at most max bytes from body to f; more is an error (the
+// file is not the manifest's). A body that ends early asks for a resume.
+func copyBody(f io.Writer, body io.Reader, max int64, m *meter, tick func()) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var n int64
+	for {
+		k, rerr := body.Read(buf)
+		if k > 0 {
+			if n+int64(k) > max {
+				return n, fmt.Errorf("%w: the server sent more than the manifest's %d bytes", ErrChecksum, m.total)
+			}
+			if _, err := f.Write(buf[:k]); err != nil {
+				return n, fmt.Errorf("update: write the download: %w", classifyWrite(err))
+			}
+			n += int64(k)
+			m.add(int64(k))
+			tick()
+		}
+		switch {
+		case rerr == io.EOF && n == max:
+			return n, nil
+		case rerr == io.EOF:
+			return n, fmt.Errorf("%w: the connection ended after %d of %d bytes", errRetry, n, max)
+		case rerr != nil:
+			return n, fmt.Errorf("%w: %w", errRetry, classifyNet(rerr))
+		}
+	}
+}
+
+// digest hashes the download as it is written, in a goroutine of its own
+// fed through a pipe, so hashing overlaps the network instead of reading
+// the whole file again at the end. After a resume it first catches up
+// from the part file; whatever it cannot vouch for, verify reads again.
+type digest struct {
+	h    hash.Hash
+	n    int64 // bytes hashed: the part file's first n bytes
+	done chan int64
+}
+
+// seek makes the hash cover exactly the part file's first from bytes.
+func (d *digest) seek(part string, from int64) error {
+	if d.n > from {
+		d.h.Reset()
+		d.n = 0
+	}
+	if d.n == from {
+		return nil
+	}
+	f, err := os.Open(part)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	defer f.Close()
+	k, err := io.Copy(d.h, io.NewSectionReader(f, d.n, from-d.n))
+	d.n += k
+	if err != nil {
+		return fmt.Errorf("update: hash %s: %w", part, err)
+	}
+	return nil
+}
+
+// start returns the writer the attempt feeds; stop ends it. Every byte
+// written to the part file is written to it, in the same order.
+func (d *digest) start() *io.PipeWriter {
+	pr, pw := io.Pipe()
+	d.done = make(chan int64, 1)
+	go func() { // ends when stop closes the pipe
+		k, _ := io.CopyBuffer(d.h, pr, make([]byte, 256<<10))
+		d.done <- k
+	}()
+	return pw
+}
+
+func (d *digest) stop(pw *io.PipeWriter) {
+	pw.Close()
+	d.n += <-d.done
+}
+
+// verify checks the part file against a: its size, and its sha256 from
+// the running hash when that covers the whole file, else read again.
+func (d *digest) verify(part string, a Artifact) error {
+	fi, err := os.Stat(part)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	if fi.Size() != a.Size || d.n != a.Size {
+		return verifyFile(part, a)
+	}
+	if got := hex.EncodeToString(d.h.Sum(nil)); got != a.SHA256 {
+		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
+	}
+	return nil
+}
+
+// verifyFile checks a downloaded file's size and sha256 against a.
+func verifyFile(path string, a Artifact) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	if fi.Size() != a.Size {
+		return fmt.Errorf("%w: the download is %d bytes, the manifest says %d", ErrChecksum, fi.Size(), a.Size)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("update: read %s: %w", path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != a.SHA256 {
+		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
+	}
+	return nil
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// meter measures a download and reports it, throttled.
+type meter struct {
+	fn     func(Progress)
+	total  int64
+	bytes  int64
+	speed  float64
+	winAt  time.Time // start of the current speed window
+	winB   int64     // bytes at its start
+	lastAt time.Time // last report
+	start  time.Time
+	got    int64 // bytes received by this download (not resumed ones)
+}
+
+func newMeter(total int64, fn func(Progress)) *meter {
+	now := time.Now()
+	return &meter{fn: fn, total: total, winAt: now, start: now}
+}
+
+// resume sets the byte count at the start of an attempt.
+func (m *meter) resume(have int64) {
+	m.bytes, m.winB, m.winAt = have, have, time.Now()
+}
+
+func (m *meter) add(n int64) {
+	m.bytes += n
+	m.got += n
+	now := time.Now()
+	if d := now.Sub(m.winAt); d >= 250*time.Millisecond {
+		m.speed = float64(m.bytes-m.winB) / d.Seconds()
+		m.winAt, m.winB = now, m.bytes
+	}
+	if now.Sub(m.lastAt) >= 100*time.Millisecond {
+		m.lastAt = now
+		m.report()
+	}
+}
+
+// finish reports the end, with the average speed of what was received.
+func (m *meter) finish(total int64) {
+	m.bytes = total
+	if d := time.Since(m.start); m.got > 0 && d > 0 {
+		m.speed = float64(m.got) / d.Seconds()
+	}
+	m.report()
+}
+
+func (m *meter) report() {
+	if m.fn != nil {
+		m.fn(Progress{Bytes: m.bytes, Total: m.total, Speed: m.speed})
+	}
+}

@@ -1,0 +1,98 @@
+package update
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"syscall"
+)
+
+// Sentinels for the reasons an update is not offered or not applied.
+// Errors wrap one of them (check with errors.Is); Reason names it in one
+// word for scripts.
+var (
+	// ErrDisabled: this build has no update key, no feed is configured,
+	// or the running version is not a release version.
+	ErrDisabled = errors.New("updates are off")
+	// ErrOffline: the feed or the artifact could not be reached.
+	ErrOffline = errors.New("offline")
+	// ErrFeed: the feed answered, but not with a usable manifest.
+	ErrFeed = errors.New("bad feed")
+	// ErrSignature: the manifest's signature does not verify with a
+	// trusted key, or its trusted comment does not name this channel and
+	// the manifest's version (a replayed or foreign manifest).
+	ErrSignature = errors.New("bad signature")
+	// ErrChecksum: the artifact's size or sha256 differ from the manifest's.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrDiskFull: no space left to download or stage the new binary.
+	ErrDiskFull = errors.New("disk full")
+	// ErrInsecure: a feed or artifact URL that is neither https nor loopback.
+	ErrInsecure = errors.New("insecure URL")
+	// ErrUpToDate: no version newer than the running one is offered.
+	ErrUpToDate = errors.New("no newer version")
+	// ErrManaged: a package manager owns this copy; it is never replaced.
+	ErrManaged = errors.New("package-managed install")
+	// ErrSmoke: the new binary did not answer `version --json` with the
+	// manifest's version.
+	ErrSmoke = errors.New("smoke test failed")
+	// ErrSwap: the new binary could not be put in place (the old one was
+	// restored).
+	ErrSwap = errors.New("swap failed")
+)
+
+// Reason names the kind of err in one word ("" for nil, "error" when no
+// sentinel matches).
+func Reason(err error) string {
+	if err == nil {
+		return ""
+	}
+	for _, r := range reasons {
+		if errors.Is(err, r.err) {
+			return r.word
+		}
+	}
+	return "error"
+}
+
+var reasons = []struct {
+	err  error
+	word string
+}{
+	{ErrDisabled, "disabled"},
+	{ErrUpToDate, "up-to-date"},
+	{ErrManaged, "package-managed"},
+	{ErrSignature, "signature"},
+	{ErrChecksum, "checksum"},
+	{ErrDiskFull, "disk-full"},
+	{ErrInsecure, "insecure-url"},
+	{ErrSmoke, "smoke-test"},
+	{ErrSwap, "swap"},
+	{ErrFeed, "feed"},
+	{ErrOffline, "offline"},
+}
+
+// classifyNet wraps a transport error as ErrOffline: DNS, refused, reset,
+// timeouts. Anything else (a context the caller cancelled) stays as it is.
+func classifyNet(err error) error {
+	var ne net.Error
+	var ue *url.Error
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return errors.Join(ErrOffline, err)
+	case errors.As(err, &ne), errors.As(err, &ue):
+		return errors.Join(ErrOffline, err)
+	}
+	return err
+}
+
+// classifyWrite wraps "no space" and "quota exceeded" as ErrDiskFull.
+func classifyWrite(err error) error {
+	if err != nil && isDiskFull(err) {
+		return errors.Join(ErrDiskFull, err)
+	}
+	return err
+}

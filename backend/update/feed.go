@@ -1,0 +1,144 @@
+package update
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// The feed, defined once for the client here and the release tool
+// (cmd/release): per channel, a static JSON manifest and its detached
+// minisign signature next to it.
+//
+//	<base>/stable.json          {"version": "1.1.0", "notes": "...", "pub_date": "2026-...Z",
+//	                             "platforms": {"linux-amd64": {"url": "...", "sha256": "<hex>", "size": N}, ...}}
+//	<base>/stable.json.minisig  minisign signature of those exact bytes, whose trusted
+//	                            comment is "hermes-desktop stable 1.1.0" (TrustedComment)
+//
+// The trusted comment is covered by the signature, so a manifest of
+// another channel, or an older manifest served again, cannot pass for the
+// current one: the client checks that the comment names its channel and the
+// manifest's version, and that this version is newer than the running one.
+// An artifact URL may be relative to the manifest's.
+
+// Product is the first word of every trusted comment.
+const Product = "hermes-desktop"
+
+// SignatureSuffix is appended to the manifest's URL (and file name) for
+// its signature.
+const SignatureSuffix = ".minisig"
+
+// DefaultChannel is the channel of a feed URL that names no file.
+const DefaultChannel = "stable"
+
+// Size limits: what the client reads at most.
+const (
+	MaxManifestSize  = 1 << 20
+	MaxSignatureSize = 4 << 10
+	// DefaultMaxArtifactSize bounds an artifact unless Config says otherwise.
+	DefaultMaxArtifactSize = 512 << 20
+)
+
+// Manifest is one channel's latest release.
+type Manifest struct {
+	Version   string              `json:"version"`
+	Notes     string              `json:"notes,omitempty"`
+	PubDate   string              `json:"pub_date,omitempty"`
+	Platforms map[string]Artifact `json:"platforms"`
+}
+
+// Artifact is the file to install on one platform.
+type Artifact struct {
+	// URL is absolute, or relative to the manifest's URL.
+	URL string `json:"url"`
+	// SHA256 is the file's digest, lowercase hex.
+	SHA256 string `json:"sha256"`
+	// Size is the file's length in bytes.
+	Size int64 `json:"size"`
+}
+
+// Platform is this build's key in Manifest.Platforms ("linux-amd64").
+func Platform() string { return runtime.GOOS + "-" + runtime.GOARCH }
+
+var (
+	platformPattern = regexp.MustCompile(`^[a-z0-9]+-[a-z0-9]+$`)
+	channelPattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,31}$`)
+	sha256Pattern   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// ValidChannel reports whether name can be a channel (and a file name).
+func ValidChannel(name string) bool { return channelPattern.MatchString(name) }
+
+// TrustedComment is the signed comment of a channel's manifest at version.
+func TrustedComment(channel, version string) string {
+	return Product + " " + channel + " " + version
+}
+
+// parseTrustedComment splits a trusted comment into channel and version.
+func parseTrustedComment(c string) (channel, version string, err error) {
+	f := strings.Fields(c)
+	if len(f) != 3 || f[0] != Product {
+		return "", "", fmt.Errorf("%w: the trusted comment %q is not %q", ErrSignature, c, TrustedComment("CHANNEL", "VERSION"))
+	}
+	return f[1], f[2], nil
+}
+
+// ParseManifest decodes a manifest and checks every field.
+func ParseManifest(data []byte, maxArtifact int64) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest: %w", ErrFeed, err)
+	}
+	if err := m.Validate(maxArtifact); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Validate checks the manifest's version, date and every platform's entry.
+func (m *Manifest) Validate(maxArtifact int64) error {
+	if _, err := ParseVersion(m.Version); err != nil {
+		return fmt.Errorf("%w: manifest: %w", ErrFeed, err)
+	}
+	if m.PubDate != "" {
+		if _, err := time.Parse(time.RFC3339, m.PubDate); err != nil {
+			return fmt.Errorf("%w: manifest: pub_date %q is not RFC 3339", ErrFeed, m.PubDate)
+		}
+	}
+	if len(m.Notes) > 64<<10 {
+		return fmt.Errorf("%w: manifest: notes over 64 KiB", ErrFeed)
+	}
+	for name, a := range m.Platforms {
+		if !platformPattern.MatchString(name) {
+			return fmt.Errorf("%w: manifest: platform %q is not like linux-amd64", ErrFeed, name)
+		}
+		if err := a.validate(maxArtifact); err != nil {
+			return fmt.Errorf("%w: manifest: %s: %w", ErrFeed, name, err)
+		}
+	}
+	return nil
+}
+
+func (a Artifact) validate(maxSize int64) error {
+	switch {
+	case a.URL == "":
+		return fmt.Errorf("no url")
+	case !sha256Pattern.MatchString(a.SHA256):
+		return fmt.Errorf("sha256 %q is not 64 lowercase hex digits", a.SHA256)
+	case a.Size <= 0:
+		return fmt.Errorf("size %d is not positive", a.Size)
+	case a.Size > maxSize:
+		return fmt.Errorf("size %d is over the limit of %d bytes", a.Size, maxSize)
+	}
+	return nil
+}
+
+// ChannelOf is the channel a feed URL's path names: "stable" for
+// ".../stable.json".
+func ChannelOf(manifestPath string) string {
+	return strings.TrimSuffix(path.Base(manifestPath), ".json")
+}

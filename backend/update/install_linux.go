@@ -1,0 +1,25 @@
+package update
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// bundleOf: Linux has no application bundles.
+func bundleOf(string) string { return "" }
+
+// packageOwner asks dpkg whether it owns path; only files under /usr/ are
+// asked about (a package never installs into a home directory).
+func packageOwner(path string) string {
+	if !strings.HasPrefix(path, "/usr/") {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := exec.CommandContext(ctx, "dpkg", "-S", path).Run(); err == nil {
+		return "dpkg"
+	}
+	return ""
+}

@@ -1,0 +1,268 @@
+package update
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fakeBinary writes a shell script that answers `version --json` with
+// version, as a hermes-desktop binary does.
+func fakeBinary(t *testing.T, dir, name, version string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	script := "#!/bin/sh\n[ \"$1 $2\" = 'version --json' ] && echo '{\"version\":\"" + version + "\"}' && exit 0\nexit 3\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestInspect(t *testing.T) {
+	cases := []struct {
+		marker      string // "" for none
+		selfManaged bool
+	}{
+		{"portable\n", true},
+		{"nsis-user", true},
+		{"", false},
+		{"deb", false},
+	}
+	for _, tc := range cases {
+		dir := t.TempDir()
+		exe := fakeBinary(t, dir, "hermes-desktop", "1.0.0")
+		if tc.marker != "" {
+			if err := os.WriteFile(filepath.Join(dir, MarkerFile), []byte(tc.marker), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Started through a symlink, as ~/.local/bin/hermes-desktop is.
+		link := filepath.Join(t.TempDir(), "hermes-desktop")
+		if err := os.Symlink(exe, link); err != nil {
+			t.Fatal(err)
+		}
+		in, err := Inspect(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Exe != exe || in.Target.Path != exe || in.SelfManaged() != tc.selfManaged {
+			t.Errorf("marker %q: got %+v (self-managed %v), want %s, self-managed %v", tc.marker, in, in.SelfManaged(), exe, tc.selfManaged)
+		}
+		if !tc.selfManaged && (in.Why() == "" || in.UpdateCommand("1.1.0") == "") {
+			t.Errorf("marker %q: no reason (%q) or command (%q)", tc.marker, in.Why(), in.UpdateCommand("1.1.0"))
+		}
+	}
+	if got := (Install{Manager: "dpkg"}).UpdateCommand("1.1.0"); got != "sudo apt install ./hermes-desktop_1.1.0_amd64.deb" {
+		t.Errorf("dpkg command: got %q", got)
+	}
+}
+
+func TestStageSmokeSwapRestore(t *testing.T) {
+	dir := t.TempDir()
+	current := fakeBinary(t, dir, "hermes-desktop", "1.0.0")
+	artifact := fakeBinary(t, t.TempDir(), "artifact", "1.1.0")
+	if err := os.Chmod(artifact, 0o600); err != nil { // as downloaded
+		t.Fatal(err)
+	}
+	in := Install{Exe: current, Target: Target{Path: current}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	if _, err := Stage(ctx, artifact, in, "1.2.0"); !errors.Is(err, ErrSmoke) {
+		t.Fatalf("staging with the wrong version: got %v, want ErrSmoke", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Fatalf("a failed stage left %v", left)
+	}
+	staged, err := Stage(ctx, artifact, in, "1.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(staged) != dir {
+		t.Errorf("staged in %s, want next to the target (%s)", filepath.Dir(staged), dir)
+	}
+	if err := Swap(staged, in.Target); err != nil {
+		t.Fatal(err)
+	}
+	wantVersion(t, current, "1.1.0")
+	wantVersion(t, OldPath(in.Target), "1.0.0")
+	if _, err := os.Stat(staged); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("staged file still there: %v", err)
+	}
+	// A second update replaces the one .old kept.
+	staged, err = Stage(ctx, fakeBinary(t, t.TempDir(), "a", "1.2.0"), in, "1.2.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Swap(staged, in.Target); err != nil {
+		t.Fatal(err)
+	}
+	wantVersion(t, current, "1.2.0")
+	wantVersion(t, OldPath(in.Target), "1.1.0")
+	if err := Restore(in.Target); err != nil {
+		t.Fatal(err)
+	}
+	wantVersion(t, current, "1.1.0")
+	if _, err := os.Stat(OldPath(in.Target)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf(".old after a restore: %v, want it moved back", err)
+	}
+}
+
+func TestSwapFailureLeavesTheTarget(t *testing.T) {
+	dir := t.TempDir()
+	current := fakeBinary(t, dir, "hermes-desktop", "1.0.0")
+	before, _ := os.ReadFile(current)
+	err := Swap(filepath.Join(dir, ".missing"), Target{Path: current})
+	if !errors.Is(err, ErrSwap) {
+		t.Fatalf("got %v, want ErrSwap", err)
+	}
+	if after, _ := os.ReadFile(current); !bytes.Equal(before, after) {
+		t.Error("the target changed after a failed swap")
+	}
+}
+
+func TestSwapBundle(t *testing.T) {
+	dir := t.TempDir()
+	app := filepath.Join(dir, "Hermes Desktop.app")
+	exe := filepath.Join(app, "Contents", "MacOS", "hermes-desktop")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fakeBinary(t, filepath.Dir(exe), "hermes-desktop", "1.0.0")
+	archive := bundleArchive(t, map[string]string{
+		"Hermes Desktop.app/Contents/MacOS/hermes-desktop": "#!/bin/sh\necho '{\"version\":\"1.1.0\"}'\n",
+		"Hermes Desktop.app/Contents/Info.plist":           "<plist/>",
+	}, nil)
+	in := Install{Exe: exe, Target: Target{Path: app, Bundle: true}}
+	staged, err := Stage(context.Background(), archive, in, "1.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Swap(staged, in.Target); err != nil {
+		t.Fatal(err)
+	}
+	wantVersion(t, exe, "1.1.0")
+	wantVersion(t, filepath.Join(app+OldSuffix, "Contents", "MacOS", "hermes-desktop"), "1.0.0")
+	if err := Restore(in.Target); err != nil {
+		t.Fatal(err)
+	}
+	wantVersion(t, exe, "1.0.0")
+}
+
+func TestExtractBundleRefuses(t *testing.T) {
+	cases := map[string]struct {
+		files map[string]string
+		links map[string]string
+	}{
+		"dot-dot":         {files: map[string]string{"X.app/../evil": "x"}},
+		"absolute":        {files: map[string]string{"/etc/evil": "x"}},
+		"two bundles":     {files: map[string]string{"X.app/a": "x", "Y.app/b": "y"}},
+		"not a bundle":    {files: map[string]string{"X/a": "x"}},
+		"link leaving it": {files: map[string]string{"X.app/a": "x"}, links: map[string]string{"X.app/Contents/l": "../../../etc"}},
+		"absolute link":   {files: map[string]string{"X.app/a": "x"}, links: map[string]string{"X.app/l": "/etc/passwd"}},
+	}
+	for name, tc := range cases {
+		dst := filepath.Join(t.TempDir(), "dst")
+		if err := os.Mkdir(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := extractBundle(bundleArchive(t, tc.files, tc.links), dst); !errors.Is(err, ErrFeed) {
+			t.Errorf("%s: got %v, want a refusal", name, err)
+		}
+	}
+}
+
+// bundleArchive writes a .tar.gz of files (and symlinks) and returns its path.
+func bundleArchive(t *testing.T, files, links map[string]string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for name, body := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(body))
+	}
+	for name, target := range links {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Linkname: target, Typeflag: tar.TypeSymlink}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "bundle.tar.gz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func wantVersion(t *testing.T, exe, version string) {
+	t.Helper()
+	if err := Smoke(context.Background(), exe, version); err != nil {
+		t.Errorf("%s: %v", exe, err)
+	}
+}
+
+func TestPolicyFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "updates")
+	if _, bad := IsBad(dir, "1.1.0"); bad || Skipped(dir) != "" || TakeRollback(dir) != nil || ReadProbation(dir) != nil {
+		t.Fatal("an empty directory has no policy")
+	}
+	if err := MarkBad(dir, BadVersion{Version: "1.1.0", Reason: "exited"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := MarkBad(dir, BadVersion{Version: "1.1.0", Reason: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, bad := IsBad(dir, "1.1.0"); !bad || b.Reason != "again" {
+		t.Errorf("IsBad: got %+v %v", b, bad)
+	}
+	if _, bad := IsBad(dir, "1.1.1"); bad {
+		t.Error("a newer version is not bad")
+	}
+	if err := Skip(dir, "1.2.0"); err != nil || Skipped(dir) != "1.2.0" {
+		t.Errorf("Skip: %v, skipped %q", err, Skipped(dir))
+	}
+	if err := Skip(dir, "../x"); err == nil {
+		t.Error("Skip took a non-version")
+	}
+	if err := RecordRollback(dir, Rollback{From: "1.1.0", To: "1.0.0"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := TakeRollback(dir); r == nil || r.From != "1.1.0" || TakeRollback(dir) != nil {
+		t.Errorf("TakeRollback: got %+v, then want nothing", r)
+	}
+	p := Probation{Version: "1.1.0", Previous: "1.0.0", Target: Target{Path: "/x"}, Started: time.Now(), Window: time.Minute}
+	if err := WriteProbation(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := ReadProbation(dir); got == nil || got.Version != "1.1.0" || got.Window != time.Minute || got.Target.Path != "/x" {
+		t.Errorf("ReadProbation: got %+v", got)
+	}
+	if err := ClearProbation(dir); err != nil || ReadProbation(dir) != nil {
+		t.Errorf("ClearProbation: %v", err)
+	}
+	for _, v := range []string{"1.0.0", "1.1.0", "1.2.0", "not-a-version"} {
+		if err := os.MkdirAll(filepath.Join(dir, v), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	PruneOlder(dir, "1.1.0")
+	for v, want := range map[string]bool{"1.0.0": false, "1.1.0": false, "1.2.0": true, "not-a-version": true} {
+		if _, err := os.Stat(filepath.Join(dir, v)); (err == nil) != want {
+			t.Errorf("after PruneOlder(1.1.0): %s there = %v, want %v", v, err == nil, want)
+		}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("updates dir mode %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
+}

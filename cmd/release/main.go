@@ -1,0 +1,293 @@
+// Command release makes the update feed's keys and signs releases into it
+// (the feed's format: backend/update/feed.go).
+//
+//	go run ./cmd/release keygen -out DIR
+//	go run ./cmd/release sign -key DIR/update.key -version 1.1.0 -channel stable \
+//	    -url https://example.com/dl/hermes-desktop-1.1.0-linux-amd64 -out FEEDDIR ARTIFACT
+//
+// keygen writes DIR/update.key (0600) and DIR/update.pub; the secret key is
+// NOT encrypted (keep it offline, or encrypt it with `minisign -C`: sign
+// reads encrypted keys with the password in HERMES_DESKTOP_RELEASE_KEY_PASSWORD).
+// The public key is what `make build UPDATE_PUBKEY=...` compiles in.
+//
+// sign adds ARTIFACT (its sha256 and size) under -platform (default the
+// host's) to FEEDDIR/<channel>.json at -version, and writes the manifest's
+// signature, FEEDDIR/<channel>.json.minisig, whose trusted comment is
+// "hermes-desktop <channel> <version>". Signing the same version for
+// another platform adds that platform; signing a newer version starts a new
+// manifest; an older version is refused.
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"aead.dev/minisign"
+
+	"hermes-desktop/backend/update"
+)
+
+// Key file names keygen writes.
+const (
+	KeyFile    = "update.key"
+	PubKeyFile = "update.pub"
+)
+
+// EnvKeyPassword holds the password of an encrypted secret key.
+const EnvKeyPassword = "HERMES_DESKTOP_RELEASE_KEY_PASSWORD"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release sign -key KEY -version V -url URL -out FEEDDIR ARTIFACT")
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "keygen":
+		err = cmdKeygen(args[1:], stdout, stderr)
+	case "sign":
+		err = cmdSign(args[1:], stdout, stderr)
+	default:
+		err = fmt.Errorf("unknown command %q (keygen or sign)", args[0])
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "release:", err)
+		return 1
+	}
+	return 0
+}
+
+func cmdKeygen(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "directory for update.key (secret, 0600, unencrypted) and update.pub")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("keygen: -out DIR is required")
+	}
+	pub, priv, err := minisign.GenerateKey(rand.Reader)
+	if err != nil {
+		return fmt.Errorf("keygen: %w", err)
+	}
+	secret, _ := priv.MarshalText()
+	public, _ := pub.MarshalText()
+	if err := os.MkdirAll(*out, 0o700); err != nil {
+		return fmt.Errorf("keygen: %w", err)
+	}
+	if err := writeNew(filepath.Join(*out, KeyFile), secret, 0o600); err != nil {
+		return err
+	}
+	if err := writeNew(filepath.Join(*out, PubKeyFile), append(public, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (secret, NOT encrypted: keep it offline) and %s\n", filepath.Join(*out, KeyFile), filepath.Join(*out, PubKeyFile))
+	fmt.Fprintf(stdout, "build with: make build UPDATE_PUBKEY='%s'\n", pub.String())
+	return nil
+}
+
+// writeNew creates path, refusing to overwrite: a key is never replaced
+// by accident.
+func writeNew(path string, data []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return fmt.Errorf("keygen: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// signOptions are sign's flags.
+type signOptions struct {
+	key, version, channel, url, out, platform, notes, notesFile, date string
+	artifact                                                          string
+}
+
+func cmdSign(args []string, stdout, stderr io.Writer) error {
+	var o signOptions
+	fs := flag.NewFlagSet("sign", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.key, "key", "", "the secret key (update.key)")
+	fs.StringVar(&o.version, "version", "", "the release's version, like 1.1.0")
+	fs.StringVar(&o.channel, "channel", update.DefaultChannel, "the channel: the manifest is CHANNEL.json")
+	fs.StringVar(&o.url, "url", "", "where the artifact will be downloaded from (https, or relative to the manifest)")
+	fs.StringVar(&o.out, "out", "", "the feed directory")
+	fs.StringVar(&o.platform, "platform", update.Platform(), "the artifact's platform, like linux-amd64")
+	fs.StringVar(&o.notes, "notes", "", "release notes")
+	fs.StringVar(&o.notesFile, "notes-file", "", "read the release notes from this file")
+	fs.StringVar(&o.date, "date", "", "publication date, RFC 3339 (default now)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || o.key == "" || o.version == "" || o.url == "" || o.out == "" {
+		return errors.New("sign: -key, -version, -url, -out and one ARTIFACT are required")
+	}
+	o.artifact = fs.Arg(0)
+	manifest, err := sign(o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "signed %s %s (%s) into %s\n", o.channel, o.version, o.platform, manifest)
+	return nil
+}
+
+// sign updates the channel's manifest with the artifact and signs it.
+func sign(o signOptions) (string, error) {
+	if !update.ValidChannel(o.channel) {
+		return "", fmt.Errorf("sign: %q is not a channel name", o.channel)
+	}
+	priv, err := readKey(o.key)
+	if err != nil {
+		return "", err
+	}
+	art, err := describe(o.artifact, o.url)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(o.out, o.channel+".json")
+	m, err := nextManifest(path, o)
+	if err != nil {
+		return "", err
+	}
+	m.Platforms[o.platform] = art
+	if err := m.Validate(update.DefaultMaxArtifactSize); err != nil {
+		return "", fmt.Errorf("sign: %w", err)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	data = append(data, '\n')
+	r := minisign.NewReader(bytes.NewReader(data))
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return "", err
+	}
+	sig := r.SignWithComments(priv, update.TrustedComment(o.channel, m.Version), "signature from the hermes-desktop release key")
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return "", fmt.Errorf("sign: %w", err)
+	}
+	// The signature first: a reader that sees the new manifest before its
+	// signature refuses it, and the other order would offer nothing at all
+	// for a moment either way. Both are atomic renames.
+	if err := writeAtomic(path+update.SignatureSuffix, sig); err != nil {
+		return "", err
+	}
+	return path, writeAtomic(path, data)
+}
+
+// nextManifest loads the channel's manifest when it is the same version,
+// starts a new one for a newer version, and refuses an older one.
+func nextManifest(path string, o signOptions) (*update.Manifest, error) {
+	if _, err := update.ParseVersion(o.version); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	m := &update.Manifest{Version: o.version, PubDate: o.date, Notes: o.notes, Platforms: map[string]update.Artifact{}}
+	if m.PubDate == "" {
+		m.PubDate = time.Now().UTC().Format(time.RFC3339)
+	}
+	if o.notesFile != "" {
+		notes, err := os.ReadFile(o.notesFile)
+		if err != nil {
+			return nil, fmt.Errorf("sign: %w", err)
+		}
+		m.Notes = string(notes)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	prev, err := update.ParseManifest(data, update.DefaultMaxArtifactSize)
+	if err != nil {
+		return nil, fmt.Errorf("sign: the existing %s: %w", path, err)
+	}
+	switch {
+	case prev.Version == o.version:
+		m.Platforms = prev.Platforms
+		if o.notes == "" && o.notesFile == "" {
+			m.Notes = prev.Notes
+		}
+	case update.Newer(prev.Version, o.version):
+		return nil, fmt.Errorf("sign: %s already offers %s, newer than %s: a feed never goes back", path, prev.Version, o.version)
+	}
+	return m, nil
+}
+
+// describe reads the artifact's size and sha256.
+func describe(path, url string) (update.Artifact, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return update.Artifact{}, fmt.Errorf("sign: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return update.Artifact{}, fmt.Errorf("sign: read %s: %w", path, err)
+	}
+	return update.Artifact{URL: url, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+}
+
+// readKey reads a secret key: unencrypted (keygen's), or encrypted with
+// the password in EnvKeyPassword (minisign -G's).
+func readKey(path string) (minisign.PrivateKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return minisign.PrivateKey{}, fmt.Errorf("sign: %w", err)
+	}
+	if minisign.IsEncrypted(data) {
+		pw := os.Getenv(EnvKeyPassword)
+		if pw == "" {
+			return minisign.PrivateKey{}, fmt.Errorf("sign: %s is encrypted: put its password in %s", path, EnvKeyPassword)
+		}
+		return minisign.DecryptKey(pw, data)
+	}
+	var k minisign.PrivateKey
+	if err := k.UnmarshalText(data); err != nil {
+		return k, fmt.Errorf("sign: %s: %w", path, err)
+	}
+	return k, nil
+}
+
+// writeAtomic replaces path through a temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("sign: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sign: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sign: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("sign: %w", err)
+	}
+	return os.Rename(tmp.Name(), path)
+}

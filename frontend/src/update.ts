@@ -1,0 +1,123 @@
+// The self-update as the page shows it: what the banner says for each
+// state of instance.update (Go: backend.UpdateInfo), the download's
+// progress, and the three actions (Check now, Skip this version, Restart to
+// update). Pure functions and a small action handler; the DOM is in
+// src/views/update.ts.
+
+import { formatBytes } from "./format";
+import type { AppState } from "./state";
+import type { Normalized, Wire } from "./types";
+
+export type UpdateInfo = Normalized<Wire.UpdateInfo>;
+export type UpdateCheck = Normalized<Wire.UpdateCheck>;
+
+/** What the engine does for the update banner (part of HermesAPI). */
+export interface UpdateAPI {
+  /** Asks the feed now; a newer version starts downloading in the background. */
+  CheckForUpdate(): Promise<UpdateCheck>;
+  /** Installs the downloaded update and hands the backends over to it:
+   *  this window closes and the new version's opens. */
+  ApplyUpdate(): Promise<void>;
+  /** Stops offering one version. */
+  SkipVersion(version: string): Promise<void>;
+}
+
+/** Busy and error keys of the update actions (AppState.busy / errors). */
+export const UPDATE_KEYS = { check: "update-check", apply: "update-apply", skip: "update-skip", error: "update" } as const;
+
+export interface Progress {
+  /** 0..100, or null when the size is not known yet. */
+  percent: number | null;
+  /** "12.3 MB of 40.1 MB · 5.1 MB/s" */
+  text: string;
+}
+
+export function downloadProgress(u: Pick<UpdateInfo, "bytes" | "total" | "speed">): Progress {
+  const bytes = u.bytes ?? 0;
+  const total = u.total ?? 0;
+  const percent = total > 0 ? Math.min(100, Math.floor((100 * bytes) / total)) : null;
+  const parts = [total > 0 ? `${formatBytes(bytes)} of ${formatBytes(total)}` : formatBytes(bytes)];
+  if (u.speed && u.speed > 0) parts.push(`${formatBytes(u.speed)}/s`);
+  return { percent, text: parts.join(" · ") };
+}
+
+/** The banner to show, if any. */
+export type BannerKind = "none" | "managed" | "available" | "downloading" | "ready" | "applying" | "failed";
+
+export function bannerKind(u: UpdateInfo | undefined | null): BannerKind {
+  if (!u || !u.latest) return u?.state === "failed" ? "failed" : "none";
+  if (u.skipped && u.skipped === u.latest && u.state !== "applying" && u.state !== "failed") return "none";
+  switch (u.state) {
+    case "available":
+      return u.command ? "managed" : "available";
+    case "downloading":
+    case "ready":
+    case "applying":
+    case "failed":
+      return u.state;
+    default:
+      return "none";
+  }
+}
+
+/** The sidebar's one line about updates, and its tooltip. */
+export function updateLine(u: UpdateInfo | undefined | null, now: number): { text: string; title: string } | null {
+  if (!u) return null;
+  if (u.probation_until && Date.parse(u.probation_until) > now) {
+    return { text: "Just updated: checking its health", title: "If this version fails before the check ends, the previous one comes back." };
+  }
+  switch (u.state) {
+    case "off":
+      return { text: "Updates off", title: u.error ?? "" };
+    case "checking":
+      return { text: "Checking for updates…", title: "" };
+    case "idle":
+      if (!u.checked_at) return { text: "Not checked yet", title: "" };
+      if (u.latest && u.skipped === u.latest) return { text: `Skipped ${u.latest}`, title: "Skip this version: it is not offered" };
+      // Newer but not offered (it failed after an earlier update): Go says why.
+      if (u.latest && u.latest !== u.current && u.error) return { text: `${u.latest} not offered`, title: u.error };
+      return { text: "Up to date", title: u.latest ? `The feed offers ${u.latest}` : "" };
+    default:
+      return u.latest ? { text: `Update: ${u.latest}`, title: "" } : null;
+  }
+}
+
+/** The first paragraph of the release notes, short enough for a banner. */
+export function notesSummary(notes: string | undefined, max = 160): string {
+  const first = (notes ?? "").trim().split(/\n\s*\n/)[0].replace(/\s+/g, " ");
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
+
+interface Deps {
+  state: AppState;
+  api: UpdateAPI;
+  run: (busyKey: string, errKey: string, fn: () => Promise<unknown>) => Promise<boolean>;
+  refresh: () => Promise<void>;
+}
+
+/** The update banner's click handling, delegated from App.onClick. */
+export class UpdateActions {
+  constructor(private readonly d: Deps) {}
+
+  /** Handles data-action values of the update UI; false for anything else. */
+  click(action: string, target: HTMLElement): boolean {
+    switch (action) {
+      case "update-check":
+        void this.d.run(UPDATE_KEYS.check, UPDATE_KEYS.error, async () => {
+          await this.d.api.CheckForUpdate();
+          await this.d.refresh();
+        });
+        return true;
+      case "update-apply":
+        void this.d.run(UPDATE_KEYS.apply, UPDATE_KEYS.error, () => this.d.api.ApplyUpdate());
+        return true;
+      case "update-skip":
+        void this.d.run(UPDATE_KEYS.skip, UPDATE_KEYS.error, async () => {
+          await this.d.api.SkipVersion(target.dataset.version ?? "");
+          await this.d.refresh();
+        });
+        return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"hermes-desktop/backend"
+	"hermes-desktop/backend/update"
+)
+
+func TestVersionJSON(t *testing.T) {
+	old := version
+	t.Cleanup(func() { version = old })
+	version = "1.2.3"
+	var out strings.Builder
+	if code := cmdVersion([]string{"--json"}, &out); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var v update.VersionInfo
+	if err := json.Unmarshal([]byte(out.String()), &v); err != nil || v.Version != "1.2.3" {
+		t.Errorf("got %q (%v), want {\"version\": \"1.2.3\"}", out.String(), err)
+	}
+	out.Reset()
+	cmdVersion(nil, &out)
+	if out.String() != "hermes-desktop 1.2.3\n" {
+		t.Errorf("plain: got %q", out.String())
+	}
+}
+
+// The apply's progress: a line per state, download lines at most twice a
+// second, and the download's last figures before the next state.
+func TestProgressLines(t *testing.T) {
+	var out strings.Builder
+	p := &progressPrinter{w: &out}
+	mb := int64(1 << 20)
+	steps := []backend.UpdateInfo{
+		{State: backend.UpdateChecking},
+		{State: backend.UpdateDownloading, Latest: "1.1.0", Bytes: 1 * mb, Total: 10 * mb, Speed: float64(2 * mb)},
+		{State: backend.UpdateDownloading, Latest: "1.1.0", Bytes: 2 * mb, Total: 10 * mb, Speed: float64(2 * mb)}, // too soon: no line
+		{State: backend.UpdateApplying, Latest: "1.1.0", Bytes: 10 * mb, Total: 10 * mb, Speed: float64(3 * mb)},
+		{State: backend.UpdateApplying, Latest: "1.1.0", Bytes: 10 * mb, Total: 10 * mb}, // unchanged: no line
+	}
+	for _, s := range steps {
+		p.print(s)
+	}
+	want := []string{
+		"checking the update feed",
+		"downloading 1.1.0: 1.0 MiB of 10.0 MiB (10%), 2.0 MiB/s",
+		"downloading 1.1.0: 10.0 MiB of 10.0 MiB (100%), 3.0 MiB/s",
+		"installing 1.1.0: smoke test, swap, handing the backends over",
+	}
+	if got := strings.Split(strings.TrimSpace(out.String()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), strings.Join(want, "\n"))
+	}
+	out.Reset()
+	p = &progressPrinter{w: &out, json: true}
+	p.print(backend.UpdateInfo{State: backend.UpdateDownloading, Latest: "1.1.0", Bytes: 5, Total: 10})
+	var line map[string]any
+	if err := json.Unmarshal([]byte(out.String()), &line); err != nil || line["percent"] != 50.0 || line["state"] != "downloading" {
+		t.Errorf("json: got %q (%v)", out.String(), err)
+	}
+}
