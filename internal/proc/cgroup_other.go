@@ -67,3 +67,15 @@ func (c *Cgroup) SpawnAttr(*syscall.SysProcAttr) (func(), error) { return nil, E
 
 // Remove reports ErrNoCgroup.
 func (c *Cgroup) Remove() error { return ErrNoCgroup }
+
+// UserManager is Linux-only: there is no systemd elsewhere.
+type UserManager struct{}
+
+// ConnectUserManager reports ErrNoCgroup.
+func ConnectUserManager() (*UserManager, error) { return nil, ErrNoCgroup }
+
+// Close does nothing.
+func (m *UserManager) Close() error { return nil }
+
+// StartScope reports ErrNoCgroup.
+func (m *UserManager) StartScope(string, int) (string, error) { return "", ErrNoCgroup }
