@@ -59,6 +59,17 @@ type instance struct {
 	backendID    proc.Identity
 	backendKnown chan struct{}
 
+	// Containment, fixed at spawn: what holds the tree, why nothing
+	// stronger, and the cgroup planned for it ("" when none).
+	contain    Containment
+	containWhy string
+	cgroup     string
+	// reportedCgroup and cgroupErr are what the shim reported: the cgroup
+	// the backend was started in, or why it has none. Written once before
+	// backendKnown is closed, like backendID.
+	reportedCgroup string
+	cgroupErr      string
+
 	portFound chan int // buffered(1): the first port seen in the output
 	exited    chan struct{}
 	status    ExitStatus // valid once exited is closed
@@ -99,6 +110,9 @@ type spawnParams struct {
 	log        *logs.Log
 	// reclaimer, if set, learns about every child we start and reap.
 	reclaimer *reclaim.Reclaimer
+	// contain is the launcher's containment plan; nil means the process
+	// tree only (tests).
+	contain *containPlan
 }
 
 // errSpawn wraps errors that happen before the process exists.
@@ -130,6 +144,7 @@ func spawn(p spawnParams) (*instance, error) {
 	i.token = token
 	i.argv = p.spec.Command
 	i.reclaimer = p.reclaimer
+	i.planContainment(p)
 	var extra []*os.File
 	if p.viaShim {
 		if extra, err = i.prepareShim(p); err != nil {
@@ -143,6 +158,9 @@ func spawn(p spawnParams) (*instance, error) {
 	if err != nil {
 		i.closeShimPipes()
 		return nil, err
+	}
+	if i.contain == ContainmentSystemdScope {
+		i.enterScope(p.contain)
 	}
 	return i, nil
 }
@@ -299,6 +317,7 @@ func (i *instance) wait() {
 	}
 	i.mu.Unlock()
 	i.handle.Close()
+	i.removeCgroup()
 	i.closeShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
 	i.closeOutput()
 	if i.cmd != nil {
@@ -339,6 +358,10 @@ func (i *instance) teardown(grace time.Duration) {
 		return
 	}
 	_ = i.tree.Refresh()
+	// The backend's cgroup, when it has one, holds what the tree walk
+	// lost (a double-forked daemon): its members are signalled too, and
+	// "populated 0" is part of "gone".
+	cg := i.openCgroup()
 	// A live shim runs this same sequence over its tree and reaps it; when
 	// the shim itself is gone (killed), we do its work.
 	shimAlive := i.viaShim && !i.handle.Exited()
@@ -348,14 +371,15 @@ func (i *instance) teardown(grace time.Duration) {
 		wait += shimKillMargin
 	} else {
 		askToStop(i)
-		_ = i.tree.Signal(syscall.SIGTERM)
+		i.signalTreeTERM(cg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	allGone := i.handle.Wait(ctx) && i.tree.Wait(ctx)
+	allGone := i.handle.Wait(ctx) && i.tree.Wait(ctx) && cgroupGone(ctx, cg)
 	cancel()
 	_ = i.tree.Refresh() // children forked during the grace period
 	if !allGone || len(i.tree.Alive()) > 0 {
 		_ = i.handle.Signal(syscall.SIGKILL)
+		i.killCgroup(cg) // every member at once, a child forked this instant included
 		_ = i.tree.Signal(syscall.SIGKILL)
 		if i.jobKiller != nil {
 			i.jobKiller.kill()
@@ -363,7 +387,7 @@ func (i *instance) teardown(grace time.Duration) {
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), proc.KillWait)
 	defer cancel()
-	if !i.handle.Wait(ctx) || !i.tree.Wait(ctx) {
+	if !i.handle.Wait(ctx) || !i.tree.Wait(ctx) || !cgroupGone(ctx, cg) {
 		i.log.Add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.Alive()))
 	}
 }
@@ -431,7 +455,9 @@ func adoptInstance(spec *Spec, b handoffBackend, lifeline, outR, errR *os.File, 
 		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, reclaimer: reclaimer, token: b.Token,
 		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
 		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
+		contain: b.Status.Containment, containWhy: b.Status.ContainmentReason, cgroup: b.Cgroup,
 	}
+	i.takeReport(b.Cgroup, "")
 	close(i.backendKnown)
 	// Known from the start, so a teardown finds the tree even before the
 	// first sample, and even if the shim dies first.

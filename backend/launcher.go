@@ -57,6 +57,9 @@ type Launcher struct {
 	noticeMu sync.Mutex // guards notices
 	notices  []string
 
+	// contain is how backends' trees are held, decided in Open.
+	contain *containPlan
+
 	reclaimer       *reclaim.Reclaimer
 	reclaimerCancel context.CancelFunc
 	reclaimerDone   chan struct{}
@@ -108,6 +111,8 @@ func Open(cfg Config) (_ *Launcher, err error) {
 		return nil, err
 	}
 	l.reclaimer = reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)
+	l.contain = planContainment(cfg.Containment)
+	cfg.Logger.Info("containment", "kind", l.contain.kind, "reason", l.contain.reason)
 	if cfg.AdoptFrom != nil {
 		err = l.takeOver(cfg.AdoptFrom)
 	} else {
@@ -265,6 +270,7 @@ func (l *Launcher) release() error {
 		errs = append(errs, l.ctl.Close())
 	}
 	errs = append(errs, l.ownerLock.Release(), l.instLock.Release())
+	l.contain.close()
 	return errors.Join(errs...)
 }
 

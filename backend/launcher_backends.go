@@ -17,7 +17,7 @@ func (l *Launcher) newSupervisor(spec Spec) *Supervisor {
 	params := spawnParams{
 		owner: l.self, ownerNonce: l.nonce, stateDir: l.cfg.StateDir,
 		hermesHome: l.cfg.HermesHome, self: l.cfg.Self, viaShim: !l.cfg.NoShim,
-		log: l.backendLog(spec.Name), reclaimer: l.reclaimer,
+		log: l.backendLog(spec.Name), reclaimer: l.reclaimer, contain: l.contain,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
 	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)

@@ -38,6 +38,7 @@ func (i *instance) prepareShim(p spawnParams) ([]*os.File, error) {
 		Report:   watchdog.ReportFD,
 		Parent:   watchdog.Parent{PID: p.owner.PID, Start: p.owner.Start, Nonce: i.nonce},
 		Grace:    p.spec.Grace,
+		Cgroup:   i.shimCgroup(),
 		Argv:     p.spec.Command,
 	})
 	return watchdog.ShimFiles(lifeR, repW), nil
@@ -77,6 +78,7 @@ func (i *instance) readShimReport() {
 		return
 	}
 	i.backendID = id
+	i.takeReport(r.Cgroup, r.CgroupError)
 	close(i.backendKnown)
 }
 

@@ -283,7 +283,9 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 	switch kind {
 	case cmdStop:
 		s.halt()
-		s.update(StateStopped, func(st *BackendStatus) { st.LastError = "" })
+		s.update(StateStopped, func(st *BackendStatus) {
+			st.LastError, st.Containment, st.ContainmentReason, st.Cgroup = "", "", "", ""
+		})
 	case cmdStart:
 		if s.cur != nil || s.timer != nil || s.ext != nil {
 			return commandResult{}
@@ -308,7 +310,8 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		}
 		i := s.cur
 		return commandResult{view: handoffView{status: st, viaShim: i.viaShim, nonce: i.nonce, argv: i.argv,
-			shim: i.leader, backend: i.backendID, token: i.token, lifeline: i.shim.lifeline, stdout: i.outR, stderr: i.errR}}
+			shim: i.leader, backend: i.backendID, token: i.token, cgroup: i.treeCgroup(),
+			lifeline: i.shim.lifeline, stdout: i.outR, stderr: i.errR}}
 	case cmdToken:
 		if s.cur != nil {
 			return commandResult{token: s.cur.token}
@@ -373,6 +376,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 			st.ShimPID = inst.leader.PID
 		}
 		st.Nonce, st.Started, st.ReadyAt, st.LogTail, st.Tree = inst.nonce, &now, nil, nil, nil
+		setContainment(st, inst)
 	})
 	readyCtx, cancel := context.WithCancel(ctx)
 	ch := make(chan readyResult, 1) // never blocks the sender, even after we stop listening
@@ -420,7 +424,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 	if s.every <= 0 || s.cur == nil || s.cur.backendPID() == 0 {
 		return
 	}
-	ts, err := leakguard.Sample(s.cur.backendID)
+	ts, err := leakguard.Sample(s.cur.backendID, s.cur.treeCgroup())
 	if err != nil {
 		return // it is exiting: the exit is handled where it is seen
 	}
@@ -511,6 +515,7 @@ func (s *Supervisor) adopt(inst *instance, prev BackendStatus) {
 		if inst.viaShim {
 			st.ShimPID = inst.leader.PID
 		}
+		setContainment(st, inst)
 	})
 	s.log.Info("adopted from the previous launcher", "pid", inst.backendID.PID, "port", prev.Port)
 }
@@ -522,7 +527,14 @@ func (s *Supervisor) onReported() {
 		s.log.Warn("update record with backend identity", "err", err)
 	}
 	pid := s.cur.backendPID()
-	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid })
+	inst := s.cur
+	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid; setContainment(st, inst) })
+}
+
+// setContainment shows what holds the instance's tree.
+func setContainment(st *BackendStatus, inst *instance) {
+	st.Containment, st.ContainmentReason = inst.containment()
+	st.Cgroup = inst.treeCgroup()
 }
 
 // onCrash handles an exit nobody asked for (or a start that failed): restart
@@ -552,6 +564,7 @@ func (s *Supervisor) onCrash(reason string) {
 	s.update(StateRestarting, func(st *BackendStatus) {
 		st.Restarts++
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
+		st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
 		st.LastError, st.LastRestart = reason, reason
 	})
 }
@@ -560,6 +573,7 @@ func (s *Supervisor) fail(reason string) {
 	s.log.Error("backend failed", "reason", reason)
 	s.update(StateFailed, func(st *BackendStatus) {
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
+		st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
 		st.LastError = reason
 		st.LogTail = s.out.Tail(20)
 	})
@@ -618,6 +632,7 @@ func (s *Supervisor) writeRecord(inst *instance) error {
 		Profile:     s.spec.Profile,
 		Owner:       lockfile.Owner{Nonce: s.params.ownerNonce, PID: s.params.owner.PID, Start: s.params.owner.Start},
 		Created:     s.curCreated.UTC(),
+		Cgroup:      inst.treeCgroup(),
 	}
 	if inst.viaShim {
 		r.Shim = &leader
