@@ -20,16 +20,7 @@ import (
 // everything below it are removed.
 func Cgroup(t testing.TB) *proc.Cgroup {
 	t.Helper()
-	own, err := proc.OwnCgroup()
-	if err == nil {
-		err = proc.CgroupWritable(own)
-	}
-	if err != nil {
-		t.Skipf("cgroup v2 not writable here: %v", err)
-	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	cg, err := proc.CreateCgroup(path.Join(own, "hermes-test-"+hex.EncodeToString(b[:])))
+	cg, err := NewCgroup()
 	if err != nil {
 		t.Skipf("cgroup v2 not writable here: %v", err)
 	}
@@ -37,11 +28,41 @@ func Cgroup(t testing.TB) *proc.Cgroup {
 	return cg
 }
 
-// RemoveCgroup kills what is left in a test's cgroup, waits until it is
-// empty and removes it with everything below it.
+// tryCgroup is Cgroup for tests that run either way: nil (and no skip)
+// where cgroup v2 is not writable.
+func tryCgroup(t testing.TB) *proc.Cgroup {
+	cg, err := NewCgroup()
+	if err != nil {
+		return nil
+	}
+	t.Cleanup(func() { RemoveCgroup(t, cg) })
+	return cg
+}
+
+// NewCgroup creates a cgroup v2 named hermes-test-<random> under this
+// process's own cgroup (benchmarks use it; tests use Cgroup). The caller
+// removes it.
+func NewCgroup() (*proc.Cgroup, error) {
+	own, err := proc.OwnCgroup()
+	if err == nil {
+		err = proc.CgroupWritable(own)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return proc.CreateCgroup(path.Join(own, "hermes-test-"+hex.EncodeToString(b[:])))
+}
+
+// RemoveCgroup kills what is left in a test's cgroup (a leak, reported
+// like a tagged process left behind), waits until it is empty and removes
+// it with everything below it.
 func RemoveCgroup(t testing.TB, cg *proc.Cgroup) {
 	if pids, _ := cg.Members(); len(pids) > 0 {
-		t.Logf("killing what is left in the test's cgroup %s: %v", cg.Path(), pids)
+		if !t.Failed() {
+			t.Errorf("processes left in the test's cgroup %s (killed now): %v", cg.Path(), pids)
+		}
 		_ = cg.Kill()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), proc.CgroupKillWait)
