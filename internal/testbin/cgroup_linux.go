@@ -8,6 +8,7 @@ import (
 	"path"
 	"syscall"
 	"testing"
+	"time"
 
 	"hermes-desktop/internal/proc"
 )
@@ -59,7 +60,13 @@ func NewCgroup() (*proc.Cgroup, error) {
 // like a tagged process left behind), waits until it is empty and removes
 // it with everything below it.
 func RemoveCgroup(t testing.TB, cg *proc.Cgroup) {
-	if pids, _ := cg.Members(); len(pids) > 0 {
+	// A tree that was just told to stop (or a handoff's successor, which is
+	// not the test's child) may take a moment to be gone; a leak does not
+	// go away by waiting.
+	settle, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	err := cg.WaitEmpty(settle)
+	cancel()
+	if pids, _ := cg.Members(); err != nil && len(pids) > 0 {
 		if !t.Failed() {
 			t.Errorf("processes left in the test's cgroup %s (killed now): %v", cg.Path(), pids)
 		}
