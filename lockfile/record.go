@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"hermes-desktop/internal/proc"
@@ -34,12 +35,13 @@ const (
 // ErrCorrupt means a record failed to parse or validate.
 var ErrCorrupt = errors.New("lockfile: corrupt record")
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// namePattern is compiled on first use (see creationTimeRE).
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ValidName reports whether s can name a backend: letters, digits, '.',
 // '_' and '-', starting with a letter or digit, at most 64 bytes (it
 // becomes part of file names).
-func ValidName(s string) bool { return namePattern.MatchString(s) }
+func ValidName(s string) bool { return namePattern().MatchString(s) }
 
 // Owner names the launcher instance that owns a backend.
 type Owner struct {

@@ -31,6 +31,7 @@ const envGrace = "HERMES_DESKTOP_GRACE"
 
 // ShimMain runs the shim and returns its exit code.
 func ShimMain(args []string, stderr io.Writer) int {
+	trace("shim-main", "")
 	opts, err := parseShimFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -63,6 +64,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		log.Info("parent gone before the start barrier; not starting the backend")
 		return exitParentGone
 	}
+	trace("released", "")
 	self, err := proc.Self()
 	if err != nil {
 		log.Error("identify self", "err", err)
@@ -82,6 +84,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		return execExitCode(err)
 	}
 	sendReport(report, backendReport(child, tree, cgroupErr), log)
+	trace("backend-started", strconv.Itoa(child.PID))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	parentGone := make(chan Reason, 1)

@@ -191,8 +191,8 @@ func (s *shimLoop) kill() {
 	if s.tree != nil {
 		err := s.tree.Kill()
 		if err == nil {
-			s.signalTree(unix.SIGKILL)
 			trace("kill-sent", "cgroup")
+			s.signalTree(unix.SIGKILL)
 			return
 		}
 		s.log.Warn("cgroup.kill failed; killing by the tree walk", "err", err)
