@@ -59,8 +59,10 @@ type instance struct {
 	backendID    proc.Identity
 	backendKnown chan struct{}
 
-	// Containment, fixed at spawn: what holds the tree, why nothing
-	// stronger, and the cgroup planned for it ("" when none).
+	// Containment, fixed at spawn (before the goroutines start): the
+	// launcher's plan, what holds the tree, why nothing stronger, and the
+	// cgroup planned for it ("" when none).
+	plan       *containPlan
 	contain    Containment
 	containWhy string
 	cgroup     string
@@ -144,6 +146,7 @@ func spawn(p spawnParams) (*instance, error) {
 	i.token = token
 	i.argv = p.spec.Command
 	i.reclaimer = p.reclaimer
+	i.plan = p.contain
 	i.planContainment(p)
 	var extra []*os.File
 	if p.viaShim {
@@ -158,9 +161,6 @@ func spawn(p spawnParams) (*instance, error) {
 	if err != nil {
 		i.closeShimPipes()
 		return nil, err
-	}
-	if i.contain == ContainmentSystemdScope {
-		i.enterScope(p.contain)
 	}
 	return i, nil
 }
@@ -253,6 +253,9 @@ func (i *instance) start(env []string, extraFiles []*os.File) error {
 	i.tree = proc.NewTree(i.leader, groupOf(pid))
 	if i.jobKiller, err = newJobKiller(pid); err != nil {
 		i.log.Add("launcher", "warning: "+err.Error())
+	}
+	if i.contain == ContainmentSystemdScope {
+		i.enterScope(i.plan) // before any goroutine of ours reads i.cgroup
 	}
 	if i.viaShim {
 		go i.readShimReport()

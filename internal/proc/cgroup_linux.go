@@ -375,10 +375,11 @@ func (c *Cgroup) Kill() error {
 // returns the members it spared. Without cgroup.freeze (Linux < 5.2) the
 // kill is repeated a few times to catch children forked meanwhile.
 func (c *Cgroup) KillExcept(spare func(pid int) bool) ([]int, error) {
-	frozen := c.freeze() == nil
-	if frozen {
+	asked, err := c.freeze()
+	if asked { // thawed again even if freezing did not complete in time
 		defer func() { _ = c.write("cgroup.freeze", "0") }()
 	}
+	frozen := err == nil
 	rounds := 1
 	if !frozen {
 		rounds = 5
@@ -415,14 +416,16 @@ func (c *Cgroup) KillExcept(spare func(pid int) bool) ([]int, error) {
 	return spared, nil
 }
 
-// freeze writes cgroup.freeze and waits until the kernel reports "frozen 1".
-func (c *Cgroup) freeze() error {
+// freeze writes cgroup.freeze (asked) and waits until the kernel reports
+// "frozen 1" (err nil). Freezing is asynchronous: it can be asked for and
+// not yet be done.
+func (c *Cgroup) freeze() (asked bool, err error) {
 	if err := c.write("cgroup.freeze", "1"); err != nil {
-		return err
+		return false, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cgroupFreezeWait)
 	defer cancel()
-	return c.waitEvent(ctx, "frozen", "1")
+	return true, c.waitEvent(ctx, "frozen", "1")
 }
 
 // Join moves pid (with all its threads) into c.
