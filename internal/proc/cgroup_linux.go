@@ -261,9 +261,16 @@ func (c *Cgroup) event(key string) (string, error) {
 }
 
 // WaitEmpty blocks until no live process is left in c or below it
-// ("populated 0"), or ctx ends. It does not poll: it sleeps on an inotify
-// watch of cgroup.events, which the kernel modifies when the state flips
+// ("populated 0"), or ctx ends. It sleeps on an inotify watch of
+// cgroup.events, which the kernel modifies when the state flips
 // (cgroups(7), cgroup v2 "cgroup.events"). A cgroup that is gone is empty.
+//
+// One case gets no event: a cgroup emptied and at once removed by someone
+// else (systemd collecting an empty scope). kernfs sends its notification
+// from deferred work, which drops it for a node already removed, and a
+// removed cgroup's files send nothing more. So, only while waiting, the
+// state is also read again after a backoff (50 ms doubling to 1 s); at
+// rest nothing waits here.
 func (c *Cgroup) WaitEmpty(ctx context.Context) error {
 	err := c.waitEvent(ctx, "populated", "0")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -288,10 +295,8 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 		}
 		return fmt.Errorf("proc: watch %s: %w", c.path, err)
 	}
-	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
-	defer stop()
 	var buf [4096]byte
-	for {
+	for recheck := eventRecheck; ; recheck = min(2*recheck, maxEventRecheck) {
 		// Read after the watch is armed: a flip in between is not lost.
 		v, err := c.event(key)
 		if err != nil {
@@ -300,14 +305,24 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 		if v == want {
 			return nil
 		}
-		if _, err := f.Read(buf[:]); err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("proc: %s: %s never became %s: %w", c.path, key, want, ctx.Err())
-			}
+		if ctx.Err() != nil {
+			return fmt.Errorf("proc: %s: %s never became %s: %w", c.path, key, want, ctx.Err())
+		}
+		_ = f.SetReadDeadline(time.Now().Add(recheck)) // see WaitEmpty: the one lost event
+		stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+		_, err = f.Read(buf[:])
+		stop()
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 			return fmt.Errorf("proc: watch %s: %w", c.path, err)
 		}
 	}
 }
+
+// The backoff of waitEvent's second look, for an event the kernel dropped.
+const (
+	eventRecheck    = 50 * time.Millisecond
+	maxEventRecheck = time.Second
+)
 
 // Signal sends sig to every process in c and below it, each through a
 // pidfd checked to be in c after it was opened (see signalMember).

@@ -222,3 +222,33 @@ func TestUnescapeMountinfo(t *testing.T) {
 		}
 	}
 }
+
+// A cgroup emptied and removed at once by someone else (systemd collecting
+// a scope) may never send its "populated 0" event: WaitEmpty still ends,
+// on its second look.
+func TestCgroupWaitEmptyWhenRemovedUnderIt(t *testing.T) {
+	parent := testCgroup(t)
+	cg, err := CreateCgroup(parent.Path() + "/removed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := startIn(t, cg, nil, "exec sleep 60")
+	waitMembers(t, cg, 1)
+	removed := make(chan struct{})
+	go func() {
+		defer close(removed)
+		_ = cmd.Process.Kill()   // ours: started above; the cleanup reaps it
+		for cg.Remove() != nil { // as soon as it is empty: the race systemd wins
+		}
+	}()
+	defer func() { <-removed }()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := cg.WaitEmpty(ctx); err != nil {
+		t.Fatalf("WaitEmpty on a cgroup removed under it: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("WaitEmpty took %v", d)
+	}
+}
