@@ -1,9 +1,6 @@
 package proc
 
-import (
-	"errors"
-	"time"
-)
+import "errors"
 
 // Cgroups, the kernel's container for a process tree (Linux cgroup v2).
 //
@@ -31,7 +28,3 @@ var ErrNoCgroup = errors.New("proc: no cgroup v2 hierarchy")
 // 0": SIGKILL cannot be caught, so only a process stuck in the kernel
 // outlasts it.
 const CgroupKillWait = KillWait
-
-// cgroupFreezeWait bounds the wait for cgroup.freeze to take effect (the
-// fallback kill on kernels without cgroup.kill).
-const cgroupFreezeWait = time.Second

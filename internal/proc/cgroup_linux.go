@@ -318,6 +318,9 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 	}
 }
 
+// cgroupFreezeWait bounds the wait for cgroup.freeze to take effect.
+const cgroupFreezeWait = time.Second
+
 // The backoff of waitEvent's second look, for an event the kernel dropped.
 const (
 	eventRecheck    = 50 * time.Millisecond
