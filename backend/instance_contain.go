@@ -129,6 +129,17 @@ func (i *instance) killCgroup(cg *proc.Cgroup) {
 	}
 }
 
+// cgroupPopulated reports whether the backend's cgroup still holds a live
+// process (or cannot be read): then its record must stay as evidence.
+func (i *instance) cgroupPopulated() bool {
+	cg := i.openCgroup()
+	if cg == nil {
+		return false
+	}
+	populated, err := cg.Populated()
+	return err != nil || populated
+}
+
 // removeCgroup removes the backend's cgroup once the tree is gone; a live
 // shim removes it itself before it exits, so it is usually gone already.
 func (i *instance) removeCgroup() {

@@ -612,6 +612,10 @@ func (s *Supervisor) finish(inst *instance) {
 	default:
 		return
 	}
+	if inst.cgroupPopulated() {
+		s.log.Error("the backend's cgroup still holds processes after SIGKILL; its record stays for the next boot's reap", "cgroup", inst.treeCgroup())
+		return
+	}
 	if err := s.records.Remove(inst.nonce); err != nil {
 		s.log.Error("remove record", "err", err)
 	}
