@@ -54,17 +54,28 @@ func main() {
 	n := flag.Int("n", 20, "runs per mode")
 	children := flag.Int("children", 50, "processes in the leftover tree of the boot reap runs")
 	idle := flag.Duration("idle", 60*time.Second, "idle period for the wakeup figures (0 skips them)")
+	only := flag.String("only", "", "run one table only: teardown, reap, start or idle")
+	flag.BoolVar(&verbose, "v", false, "print each teardown's shim trace and exits")
 	flag.Parse()
 	e := setup()
 	defer e.cleanup()
 	fmt.Printf("machine: %d CPUs, kernel %s; every figure from this one run\n\n", nproc(), kernel())
-	teardownTable(e, *n)
-	reapTable(e, *n, *children)
-	startTable(e, *n)
-	if *idle > 0 {
+	run := func(name string) bool { return *only == "" || *only == name }
+	if run("teardown") {
+		teardownTable(e, *n)
+	}
+	if run("reap") {
+		reapTable(e, *n, *children)
+	}
+	if run("start") {
+		startTable(e, *n)
+	}
+	if run("idle") && *idle > 0 {
 		idleTable(e, *idle)
 	}
 }
+
+var verbose bool
 
 func setup() *env {
 	dir, err := os.MkdirTemp("", "bench-containment-")
@@ -143,23 +154,28 @@ func (l *launcher) stop(bin string) {
 func teardownTable(e *env, n int) {
 	fmt.Printf("launcher SIGKILL -> tree gone (backend + 3 children + 3 setsid children; %d runs each)\n", n)
 	fmt.Printf("%-44s %9s %9s %9s %11s\n", "mode", "p50", "p99", "max", "kill->gone")
+	modes := []string{"cgroup", "process-tree"}
 	for _, tree := range []struct{ name, args, grace string }{
 		{"exits on SIGTERM", "", "2s"},
 		{"ignores SIGTERM, grace 100ms", " --ignore-sigterm", "100ms"},
 	} {
-		for _, mode := range []string{"cgroup", "process-tree"} {
-			var gone, killToGone []time.Duration
-			for i := 0; i < n; i++ {
+		gone := make([][]time.Duration, len(modes))
+		killToGone := make([][]time.Duration, len(modes))
+		for i := 0; i < n; i++ {
+			for m, mode := range modes { // interleaved: a load change hits both modes alike
 				g, k := teardownOnce(e, mode, tree.args, tree.grace)
-				gone, killToGone = append(gone, g), append(killToGone, k)
+				gone[m], killToGone[m] = append(gone[m], g), append(killToGone[m], k)
 			}
-			p50, p99, max := stats(gone)
-			k50, _, _ := stats(killToGone)
+		}
+		for m, mode := range modes {
+			p50, p99, max := stats(gone[m])
+			k50, _, _ := stats(killToGone[m])
 			name := fmt.Sprintf("%s, %s", tree.name, mode)
 			fmt.Printf("%-44s %9s %9s %9s %11s\n", name, ms(p50), ms(p99), ms(max), ms(k50))
 		}
 	}
-	fmt.Println("kill->gone: p50 from the shim's SIGKILL (its trace) to the last exit; only for trees that ignore SIGTERM")
+	fmt.Println("gone: the last exit of the tree, the shim's own included (it exits once its tree is empty and the cgroup removed);")
+	fmt.Println("kill->gone: p50 from the shim's SIGKILL (its trace) to that last exit; only for trees that ignore SIGTERM")
 	fmt.Println()
 }
 
@@ -180,6 +196,9 @@ func teardownOnce(e *env, mode, backendArgs, grace string) (gone, killToGone tim
 	closeAll(fds)
 	last := lastExit(exits, len(fds))
 	killed := traceEvent(filepath.Join(state, "trace"), "kill-sent")
+	if verbose {
+		printRun(mode, start, filepath.Join(state, "trace"), exits)
+	}
 	gone = last.Sub(start)
 	if !killed.IsZero() {
 		killToGone = last.Sub(killed)
@@ -188,21 +207,51 @@ func teardownOnce(e *env, mode, backendArgs, grace string) (gone, killToGone tim
 	return gone, killToGone
 }
 
+// printRun prints one teardown: the shim's trace events and each exit, in
+// milliseconds after the launcher's SIGKILL.
+func printRun(mode string, start time.Time, tracePath string, exits map[int]time.Time) {
+	type row struct {
+		at   time.Duration
+		what string
+	}
+	var rows []row
+	data, _ := os.ReadFile(tracePath)
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 {
+			if ns, err := strconv.ParseInt(f[0], 10, 64); err == nil && time.Unix(0, ns).After(start) {
+				rows = append(rows, row{time.Unix(0, ns).Sub(start), "shim: " + strings.Join(f[2:], " ")})
+			}
+		}
+	}
+	for pid, at := range exits {
+		rows = append(rows, row{at.Sub(start), "exit " + strconv.Itoa(pid)})
+	}
+	slices.SortFunc(rows, func(a, b row) int { return int(a.at - b.at) })
+	fmt.Println("  " + mode + ":")
+	for _, r := range rows {
+		fmt.Printf("    %8s  %s\n", ms(r.at), r.what)
+	}
+}
+
 // --- boot reap --------------------------------------------------------------
 
 func reapTable(e *env, n, children int) {
 	fmt.Printf("whole-app crash (launcher and shim SIGKILLed) -> the next boot's reap of a %d-process leftover tree (%d runs each)\n", children, n)
 	fmt.Printf("%-16s %10s %10s %14s %14s %10s\n", "mode", "reap p50", "reap p99", "boot->gone p50", "boot->gone p99", "survivors")
-	for _, mode := range []string{"cgroup", "process-tree"} {
-		var reapMS, gone []time.Duration
-		survivors := 0
-		for i := 0; i < n; i++ {
+	modes := []string{"cgroup", "process-tree"}
+	reapMS := make([][]time.Duration, len(modes))
+	gone := make([][]time.Duration, len(modes))
+	survivors := make([]int, len(modes))
+	for i := 0; i < n; i++ {
+		for m, mode := range modes { // interleaved, as above
 			r, g, s := reapOnce(e, mode, children)
-			reapMS, gone, survivors = append(reapMS, r), append(gone, g), survivors+s
+			reapMS[m], gone[m], survivors[m] = append(reapMS[m], r), append(gone[m], g), survivors[m]+s
 		}
-		r50, r99, _ := stats(reapMS)
-		g50, g99, _ := stats(gone)
-		fmt.Printf("%-16s %10s %10s %14s %14s %10d\n", mode, ms(r50), ms(r99), ms(g50), ms(g99), survivors)
+	}
+	for m, mode := range modes {
+		r50, r99, _ := stats(reapMS[m])
+		g50, g99, _ := stats(gone[m])
+		fmt.Printf("%-16s %10s %10s %14s %14s %10d\n", mode, ms(r50), ms(r99), ms(g50), ms(g99), survivors[m])
 	}
 	fmt.Println("reap: the boot reap's own elapsed time (status boot_reap.elapsed_ms); boot->gone: new launcher started -> last leftover exited")
 	fmt.Println()

@@ -280,7 +280,14 @@ func (c *Cgroup) WaitEmpty(ctx context.Context) error {
 }
 
 // waitEvent waits until key in cgroup.events reads want.
+//
+// Closing an inotify instance waits for an SRCU grace period
+// (fsnotify_destroy_group: often 10-20 ms), so none is made when the value
+// is already there, and the one made is closed off the caller's path.
 func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
+	if v, err := c.event(key); err != nil || v == want {
+		return err
+	}
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("proc: inotify: %w", err)
@@ -288,7 +295,7 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 	// Non-blocking, so os.File reads go through the runtime poller and a
 	// read deadline can end the wait.
 	f := os.NewFile(uintptr(fd), "inotify")
-	defer f.Close()
+	defer func() { go f.Close() }() // ends when the kernel's grace period does
 	if _, err := unix.InotifyAddWatch(fd, c.dir+"/cgroup.events", unix.IN_MODIFY); err != nil {
 		if err == unix.ENOENT {
 			return fmt.Errorf("proc: watch %s: %w", c.path, fs.ErrNotExist)
