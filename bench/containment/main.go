@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -59,6 +60,7 @@ func main() {
 	flag.Parse()
 	e := setup()
 	defer e.cleanup()
+	go cleanupOnSignal(e)
 	fmt.Printf("machine: %d CPUs, kernel %s; every figure from this one run\n\n", nproc(), kernel())
 	run := func(name string) bool { return *only == "" || *only == name }
 	if run("teardown") {
@@ -562,6 +564,17 @@ func kernel() string {
 	var u unix.Utsname
 	_ = unix.Uname(&u)
 	return unix.ByteSliceToString(u.Release[:])
+}
+
+// cleanupOnSignal removes the benchmark's cgroup and files when it is
+// interrupted, or when its output pipe closes (head(1)): SIGPIPE is caught
+// so that a write fails instead of killing the benchmark first.
+func cleanupOnSignal(e *env) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	<-c
+	e.cleanup()
+	os.Exit(1)
 }
 
 var cleanupOnExit *env

@@ -245,10 +245,15 @@ func (c *Cgroup) Populated() (bool, error) {
 	return v == "1", err
 }
 
-// event reads one key of cgroup.events.
+// event reads one key of cgroup.events. A cgroup removed meanwhile
+// answers ENOENT, or ENODEV when it went between the open and the read:
+// both are fs.ErrNotExist.
 func (c *Cgroup) event(key string) (string, error) {
 	var buf [256]byte
 	data, err := readProcFile(c.dir+"/cgroup.events", buf[:])
+	if errors.Is(err, unix.ENODEV) {
+		return "", fmt.Errorf("proc: %s: %w", c.path, fs.ErrNotExist)
+	}
 	if err != nil {
 		return "", err
 	}
