@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
@@ -67,6 +68,9 @@ func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
 		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
 		Mode:     "gui", NoBootReap: true,
+		// In-process: backends' cgroups would go under the test's own
+		// cgroup, which no test owns; the e2e tests cover containment.
+		Containment: instance.ContainmentProcessTree,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
@@ -47,6 +48,12 @@ type Config struct {
 	// NoShim starts backends as direct children, without the watchdog shim.
 	// For debugging only: a launcher that dies by SIGKILL then strands them.
 	NoShim bool
+	// Containment asks for what holds each backend's tree (Containment's
+	// constants); "" means the strongest the host offers: a cgroup where
+	// the launcher's own is writable, else a systemd user scope, else the
+	// process tree (Linux), a job object (Windows), the process tree
+	// (macOS).
+	Containment instance.Containment
 	// MinOrphanAge is how old an unrecorded orphan must be before the boot
 	// reaper removes it: nil means 180 seconds, a pointer to 0 no minimum
 	// (`run --min-orphan-age 0s`; the saved setting cannot go below 1 s).

@@ -114,7 +114,8 @@ func (l *Launcher) adoptBackend(b handoffBackend) (*instance.Instance, error) {
 		closeAll()
 		return nil, err
 	}
-	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token}, lifeline, outR, errR, l.backendLog(spec.Name), l.reclaimer)
+	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token,
+		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup}, lifeline, outR, errR, l.backendLog(spec.Name), l.reclaimer)
 	if err != nil {
 		return nil, err // adoptInstance closed the files
 	}

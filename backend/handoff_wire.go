@@ -62,6 +62,8 @@ type handoffBackend struct {
 	// Token is the backend's session token ("" for a dashboard): the pipe
 	// is private to the two instances.
 	Token string `json:"token,omitempty"`
+	// Cgroup is the backend's cgroup path ("" when it has none).
+	Cgroup string `json:"cgroup,omitempty"`
 	// File descriptors in the successor.
 	Lifeline int `json:"lifeline_fd"`
 	Stdout   int `json:"stdout_fd"`
@@ -88,6 +90,7 @@ type handoffView struct {
 	shim     proc.Identity
 	backend  proc.Identity
 	token    string
+	cgroup   string
 	// files are the lifeline's write end and the output pipes' read ends.
 	lifeline, stdout, stderr *os.File
 }
@@ -100,7 +103,7 @@ func newHandoffState(from proc.Identity, fromNonce string, views []handoffView) 
 	for i, v := range views {
 		lifeline, stdout, stderr := backendFDs(i)
 		st.Backends = append(st.Backends, handoffBackend{
-			Status: v.status, Nonce: v.nonce, Argv: v.argv, Shim: v.shim, Backend: v.backend, Token: v.token,
+			Status: v.status, Nonce: v.nonce, Argv: v.argv, Shim: v.shim, Backend: v.backend, Token: v.token, Cgroup: v.cgroup,
 			Lifeline: lifeline, Stdout: stdout, Stderr: stderr,
 		})
 		files = append(files, v.lifeline, v.stdout, v.stderr)

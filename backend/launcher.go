@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
@@ -59,6 +60,9 @@ type Launcher struct {
 
 	noticeMu sync.Mutex // guards notices
 	notices  []string
+
+	// contain is how backends' trees are held, decided in Open.
+	contain *instance.Plan
 
 	reclaimer       *reclaim.Reclaimer
 	reclaimerCancel context.CancelFunc
@@ -112,6 +116,8 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	}
 	l.reclaimer = reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)
 	l.upd = l.newUpdater()
+	l.contain = instance.PlanContainment(cfg.Containment)
+	cfg.Logger.Info("containment", "kind", l.contain.Kind(), "reason", l.contain.Reason())
 	if cfg.AdoptFrom != nil {
 		err = l.takeOver(cfg.AdoptFrom)
 	} else {
@@ -275,6 +281,7 @@ func (l *Launcher) release() error {
 		errs = append(errs, l.ctl.Close())
 	}
 	errs = append(errs, l.ownerLock.Release(), l.instLock.Release())
+	l.contain.Close()
 	return errors.Join(errs...)
 }
 

@@ -19,7 +19,7 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 	params := instance.Params{
 		Owner: l.self, OwnerNonce: l.nonce, StateDir: l.cfg.StateDir,
 		HermesHome: l.cfg.HermesHome, Self: l.cfg.Self, ViaShim: !l.cfg.NoShim,
-		Log: l.backendLog(spec.Name), Reclaimer: l.reclaimer,
+		Log: l.backendLog(spec.Name), Reclaimer: l.reclaimer, Contain: l.contain,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
 	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)

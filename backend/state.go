@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/settings"
 )
@@ -77,4 +78,12 @@ type BackendStatus struct {
 	LogTail []string `json:"log_tail,omitempty"`
 	// Tree is the latest sample of the backend's process tree.
 	Tree *leakguard.TreeSample `json:"tree,omitempty"`
+	// Containment is what holds the backend's process tree (cgroup,
+	// systemd-scope, job or process-tree); "" while none runs.
+	Containment instance.Containment `json:"containment,omitempty"`
+	// ContainmentReason says why nothing stronger holds it ("cgroup v2 not
+	// writable here: ..."); "" when the strongest the OS knows does.
+	ContainmentReason string `json:"containment_reason,omitempty"`
+	// Cgroup is the backend's cgroup v2 path, when it has one.
+	Cgroup string `json:"cgroup,omitempty"`
 }

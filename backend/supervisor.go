@@ -285,7 +285,9 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 	switch kind {
 	case cmdStop:
 		s.halt()
-		s.update(StateStopped, func(st *BackendStatus) { st.LastError = "" })
+		s.update(StateStopped, func(st *BackendStatus) {
+			st.LastError, st.Containment, st.ContainmentReason, st.Cgroup = "", "", "", ""
+		})
 	case cmdStart:
 		if s.cur != nil || s.timer != nil || s.ext != nil {
 			return commandResult{}
@@ -311,7 +313,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		i := s.cur
 		lifeline, stdout, stderr := i.HandoffFiles()
 		return commandResult{view: handoffView{status: st, viaShim: i.ViaShim(), nonce: i.Nonce(), argv: i.Argv(),
-			shim: i.Leader(), backend: i.BackendID(), token: i.Token(), lifeline: lifeline, stdout: stdout, stderr: stderr}}
+			shim: i.Leader(), backend: i.BackendID(), token: i.Token(), cgroup: i.TreeCgroup(), lifeline: lifeline, stdout: stdout, stderr: stderr}}
 	case cmdToken:
 		if s.cur != nil {
 			return commandResult{token: s.cur.Token()}
@@ -375,6 +377,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 			st.ShimPID = inst.Leader().PID
 		}
 		st.Nonce, st.Started, st.ReadyAt, st.LogTail, st.Tree = inst.Nonce(), &now, nil, nil, nil
+		setContainment(st, inst)
 	})
 	readyCtx, cancel := context.WithCancel(ctx)
 	ch := make(chan readyResult, 1) // never blocks the sender, even after we stop listening
@@ -422,7 +425,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 	if s.every <= 0 || s.cur == nil || s.cur.BackendPID() == 0 {
 		return
 	}
-	ts, err := leakguard.Sample(s.cur.BackendID())
+	ts, err := leakguard.Sample(s.cur.BackendID(), s.cur.TreeCgroup())
 	if err != nil {
 		return // it is exiting: the exit is handled where it is seen
 	}
@@ -516,6 +519,7 @@ func (s *Supervisor) adopt(inst *instance.Instance, prev BackendStatus) {
 		if inst.ViaShim() {
 			st.ShimPID = inst.Leader().PID
 		}
+		setContainment(st, inst)
 	})
 	s.log.Info("adopted from the previous launcher", "pid", inst.BackendID().PID, "port", prev.Port)
 }
@@ -527,7 +531,14 @@ func (s *Supervisor) onReported() {
 		s.log.Warn("update record with backend identity", "err", err)
 	}
 	pid := s.cur.BackendPID()
-	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid })
+	inst := s.cur
+	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid; setContainment(st, inst) })
+}
+
+// setContainment shows what holds the instance's tree.
+func setContainment(st *BackendStatus, inst *instance.Instance) {
+	st.Containment, st.ContainmentReason = inst.Containment()
+	st.Cgroup = inst.TreeCgroup()
 }
 
 // onCrash handles an exit nobody asked for (or a start that failed): restart
@@ -558,6 +569,7 @@ func (s *Supervisor) onCrash(reason string) {
 		st.Restarts++
 		st.Crashes++
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
+		st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
 		st.LastError, st.LastRestart = reason, reason
 	})
 }
@@ -566,6 +578,7 @@ func (s *Supervisor) fail(reason string) {
 	s.log.Error("backend failed", "reason", reason)
 	s.update(StateFailed, func(st *BackendStatus) {
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
+		st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
 		st.LastError = reason
 		st.LogTail = s.out.Tail(20)
 	})
@@ -604,6 +617,10 @@ func (s *Supervisor) finish(inst *instance.Instance) {
 	default:
 		return
 	}
+	if inst.CgroupPopulated() {
+		s.log.Error("the backend's cgroup still holds processes after SIGKILL; its record stays for the next boot's reap", "cgroup", inst.TreeCgroup())
+		return
+	}
 	if err := s.records.Remove(inst.Nonce()); err != nil {
 		s.log.Error("remove record", "err", err)
 	}
@@ -624,6 +641,7 @@ func (s *Supervisor) writeRecord(inst *instance.Instance) error {
 		Profile:     s.spec.Profile,
 		Owner:       lockfile.Owner{Nonce: s.params.OwnerNonce, PID: s.params.Owner.PID, Start: s.params.Owner.Start},
 		Created:     s.curCreated.UTC(),
+		Cgroup:      inst.TreeCgroup(),
 	}
 	if inst.ViaShim() {
 		r.Shim = &leader

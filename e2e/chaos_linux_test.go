@@ -22,15 +22,19 @@ import (
 
 // The chaos suite: round after round, a launcher with random faults meets a
 // random blow (SIGKILL of the launcher, the shim or the backend, SIGTERM,
-// stop, restart, a second instance, a corrupt record), then the app boots
-// again and the promise is checked:
+// stop, restart, a second instance, a corrupt record, launcher and shim
+// SIGKILLed together while the backend leaves environment-less daemons),
+// then the app boots again and the promise is checked:
 //
 //   - after the next boot's reap, no process of any earlier round is alive
-//     (every PID and start marker ever seen is tracked);
+//     (every PID and start marker ever seen is tracked: by the test's tag,
+//     and the daemons, which carry no environment, by their command line);
 //   - the decoys started at the beginning are all still alive: a fixed-port
 //     serve, a 0.0.0.0 serve, an SSH-lock-owned serve, a serve owned by a
 //     second live instance in the same state dir, and an unrelated process
-//     whose PID a stale record names;
+//     whose PID a stale record names; and, where cgroup v2 is writable, a
+//     cgroup not named like ours, a backend cgroup whose record names a
+//     live owner and one no record names, each with its process;
 //   - after a clean boot no record refers to a dead process;
 //   - no .corrupt file was ever deleted.
 //
@@ -48,9 +52,13 @@ const (
 	restartCmd    chaosAction = "restart"
 	secondLaunch  chaosAction = "second instance"
 	corruptRecord chaosAction = "corrupt a record"
+	// crashApp kills launcher and shim together while the backend leaves a
+	// double-forked, environment-less daemon every 250 ms: only the
+	// backend's cgroup still holds those after the blow.
+	crashApp chaosAction = "SIGKILL launcher and shim, daemonizing backend"
 )
 
-var chaosActions = []chaosAction{killLauncher, killShim, killBackend, termLauncher, stopCommand, restartCmd, secondLaunch, corruptRecord}
+var chaosActions = []chaosAction{killLauncher, killShim, killBackend, termLauncher, stopCommand, restartCmd, secondLaunch, corruptRecord, crashApp}
 
 // invariant counts how often one promise held.
 type invariant struct {
@@ -78,6 +86,11 @@ type chaos struct {
 	corrupt  map[string]bool // .corrupt files that must stay
 	ownLock  *lockfile.Lock
 	ownOwner lockfile.Owner
+	// label marks the daemons' command lines: they carry no tag.
+	label string
+	// cgroupDecoys are the cgroups next to ours it must not touch (nil
+	// where cgroup v2 is not writable).
+	cgroupDecoys *cgroupDecoys
 }
 
 func TestChaos(t *testing.T) {
@@ -98,11 +111,16 @@ func TestChaos(t *testing.T) {
 		seen:    map[proc.Identity]int{},
 		decoys:  map[string]proc.Identity{},
 		corrupt: map[string]bool{},
+		label:   "chaos-" + testbin.NewTag(),
 	}
 	must(t, lockfile.EnsureDir(c.base.StateDir))
 	must(t, os.MkdirAll(c.base.HermesHome, 0o700))
 	c.startDecoys()
 	defer c.stopDecoys()
+	if c.base.Cgroup != nil {
+		c.cgroupDecoys = startCgroupDecoys(t, c.base.Cgroup, c.base.StateDir)
+		defer c.cgroupDecoys.dropRecord(t)
+	}
 
 	survivors := &invariant{name: "no process of an earlier round alive"}
 	decoys := &invariant{name: "decoys alive"}
@@ -143,6 +161,9 @@ func (c *chaos) randomFaults() string {
 
 // round starts a faulty launcher and hits it; it returns that launcher.
 func (c *chaos) round(r int, action chaosAction, faults string) *testbin.Launcher {
+	if action == crashApp {
+		faults += " --daemonize-every 250ms --daemon-label " + c.label
+	}
 	l := c.launcher("--grace", "500ms", "--backend-cmd", faults)
 	stopTrack := c.track(r)
 	defer stopTrack()
@@ -155,6 +176,12 @@ func (c *chaos) round(r int, action chaosAction, faults string) *testbin.Launche
 	switch action {
 	case killLauncher:
 		_ = l.Signal(syscall.SIGKILL)
+	case crashApp:
+		if b.ShimPID > 0 && slicesContains(testbin.Tagged(c.base.Tag), b.ShimPID) { // ours, by tag
+			killLauncherAndShim(c.t, l, b.ShimPID)
+		} else {
+			_ = l.Signal(syscall.SIGKILL) // no shim yet: the launcher alone
+		}
 	case termLauncher:
 		_ = l.Signal(syscall.SIGTERM)
 	case killShim, killBackend:
@@ -226,6 +253,13 @@ func (c *chaos) track(r int) func() {
 					}
 					c.mu.Unlock()
 				}
+			}
+			for _, id := range labelled(c.label) { // the daemons: no tag, no environment
+				c.mu.Lock()
+				if _, ok := c.seen[id]; !ok {
+					c.seen[id] = r
+				}
+				c.mu.Unlock()
 			}
 			select {
 			case <-done:
@@ -331,6 +365,9 @@ func (c *chaos) decoysAlive(logs ...*testbin.Launcher) bool {
 		}
 	}
 	c.staleRecord() // the boot dropped it; arm the next round
+	if c.cgroupDecoys != nil && !c.cgroupDecoys.intact(c.t) {
+		ok = false
+	}
 	return ok
 }
 

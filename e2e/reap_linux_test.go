@@ -431,8 +431,12 @@ func killLauncherAndShim(t *testing.T, l *testbin.Launcher, shim int) {
 // A launcher killed together with its shim leaves its backend's children
 // behind. The next launcher's boot reap finds them through the dead owner's
 // record and the nonce they inherited, and reaps them before it spawns.
+// Without a cgroup (--containment process-tree, as on a host where none
+// can be had): with one, the boot reap kills the whole cgroup first
+// (containment_linux_test.go).
 func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
-	l1 := testbin.StartLauncher(t, "--grace", "1s", "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0 --spawn-children 2 --spawn-setsid-children 2")
+	l1 := testbin.StartLauncher(t, "--grace", "1s", "--containment", "process-tree",
+		"--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0 --spawn-children 2 --spawn-setsid-children 2")
 	l1.WaitReady(1, readyWait)
 	first := testbin.WaitTagged(t, l1.Tag, 7, tagWait) // launcher, shim, backend, 4 children
 	shim := status(t, l1).Backends[0].ShimPID
@@ -455,7 +459,7 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 		t.Fatalf("stranded children: got %v, want the 4 children of the first tree (%v)", stranded, first)
 	}
 
-	l2 := l1.StartAnother("--min-orphan-age", "1h") // only ownership evidence may reap
+	l2 := l1.StartAnother("--min-orphan-age", "1h", "--containment", "process-tree") // only ownership evidence may reap
 	l2.WaitReady(1, readyWait)
 	for _, pid := range stranded {
 		if slices.Contains(testbin.Tagged(l2.Tag), pid) {
@@ -485,9 +489,10 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 }
 
 // The same crash with MCP-like children that carry no nonce: the next boot
-// finds them through the descendants the dead owner's record lists.
+// finds them through the descendants the dead owner's record lists (the
+// process-tree mechanism again: a cgroup would hold them anyway).
 func TestBootReapFindsScrubbedChildrenThroughTheRecord(t *testing.T) {
-	l1 := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--backend-cmd",
+	l1 := testbin.StartLauncher(t, "--grace", "1s", "--sample-interval", "100ms", "--containment", "process-tree", "--backend-cmd",
 		"{bin} serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2 --scrub-child-env --keep-child-env "+testbin.TagEnv)
 	l1.WaitReady(1, readyWait)
 	waitSampledTree(t, l1, 3)          // backend and its 2 children
@@ -508,7 +513,7 @@ func TestBootReapFindsScrubbedChildrenThroughTheRecord(t *testing.T) {
 	if len(stranded) != 2 {
 		t.Fatalf("stranded: %v, want the 2 children", stranded)
 	}
-	l2 := l1.StartAnother("--min-orphan-age", "1h")
+	l2 := l1.StartAnother("--min-orphan-age", "1h", "--containment", "process-tree")
 	l2.WaitReady(1, readyWait)
 	for _, pid := range stranded {
 		if slices.Contains(testbin.Tagged(l2.Tag), pid) {

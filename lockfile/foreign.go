@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Ownership files other Hermes components write. The boot reaper must never
@@ -51,7 +52,12 @@ type SSHLock struct {
 	CreationTime     string `json:"creationTime,omitempty"`
 }
 
-var creationTimeRE = regexp.MustCompile(`^(linux:[0-9]+|darwin:[^\x00-\x1f]+)$`)
+// creationTimeRE is compiled on first use, not at init: every process of
+// this binary (the watchdog shim first, whose start is timed) would pay for
+// it otherwise.
+var creationTimeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(linux:[0-9]+|darwin:[^\x00-\x1f]+)$`)
+})
 
 // ParseSSHLock decodes and validates an SSH lock found in directory dirID.
 // Every field the schema names is required, with the types and bounds
@@ -99,7 +105,7 @@ func (l *SSHLock) validate(dirID string) error {
 		return fmt.Errorf("pid %d", l.PID)
 	case l.Port < 0 || l.Port > 65535:
 		return fmt.Errorf("port %d", l.Port)
-	case l.CreationTime != "" && !creationTimeRE.MatchString(l.CreationTime):
+	case l.CreationTime != "" && !creationTimeRE().MatchString(l.CreationTime):
 		return fmt.Errorf("creationTime %q", l.CreationTime)
 	}
 	for name, v := range map[string]string{"profile": l.Profile, "hermesPath": l.HermesPath, "hermesHome": l.HermesHome,

@@ -93,6 +93,43 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// A record may name its backend's cgroup; one written before cgroups (no
+// field) still parses, so the field is optional in the same schema.
+func TestRecordCgroup(t *testing.T) {
+	r := validRecord(t)
+	old, _ := json.Marshal(r)
+	if strings.Contains(string(old), "cgroup") {
+		t.Fatalf("a record without a cgroup mentions one: %s", old)
+	}
+	if _, err := ParseRecord(old); err != nil {
+		t.Fatalf("record without a cgroup: %v", err)
+	}
+	r.Cgroup = "/user.slice/app.slice/" + CgroupName(r.Nonce)
+	data, _ := json.Marshal(r)
+	got, err := ParseRecord(data)
+	if err != nil || got.Cgroup != r.Cgroup {
+		t.Fatalf("got %+v, %v, want cgroup %s", got, err, r.Cgroup)
+	}
+}
+
+func TestCgroupNonce(t *testing.T) {
+	nonce, _ := NewNonce()
+	for path, want := range map[string]string{
+		CgroupName(nonce):                    nonce,
+		"/a/b/" + CgroupName(nonce):          nonce,
+		"/a/" + CgroupName(nonce) + ".scope": "",
+		"/a/" + CgroupName(nonce) + "/x":     "",
+		"/a/" + CgroupName("ABC"):            "",
+		"/a/hermes-test-" + nonce:            "",
+		"":                                   "",
+	} {
+		got, ok := CgroupNonce(path)
+		if got != want || ok != (want != "") {
+			t.Errorf("CgroupNonce(%q): got %q, %v, want %q", path, got, ok, want)
+		}
+	}
+}
+
 func TestWriteRefusesInvalidRecord(t *testing.T) {
 	rs, _ := OpenRecords(t.TempDir())
 	r := validRecord(t)
@@ -131,6 +168,9 @@ func TestLoadAllSetsAsideBadRecords(t *testing.T) {
 		{"trailing data", func(n string) []byte { return append(mutate(func(map[string]any) {})(n), []byte(" {}")...) }, 0o600, "trailing"},
 		{"oversized", func(string) []byte { return []byte(`{"name":"` + strings.Repeat("a", MaxRecordSize) + `"}`) }, 0o600, "too large"},
 		{"world writable", mutate(func(map[string]any) {}), 0o666, "writable"},
+		{"cgroup of another nonce", mutate(func(m map[string]any) { m["cgroup"] = "/a/" + CgroupName(good.Nonce) }), 0o600, "cgroup"},
+		{"relative cgroup", mutate(func(m map[string]any) { m["cgroup"] = "a/" + CgroupName(m["nonce"].(string)) }), 0o600, "cgroup"},
+		{"cgroup with ..", mutate(func(m map[string]any) { m["cgroup"] = "/a/../" + CgroupName(m["nonce"].(string)) }), 0o600, "cgroup"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -268,6 +308,10 @@ func TestHostileLockFile(t *testing.T) {
 func FuzzParseRecord(f *testing.F) {
 	good, _ := json.Marshal(validRecord(f))
 	f.Add(good)
+	withCgroup := validRecord(f)
+	withCgroup.Cgroup = "/" + CgroupName(withCgroup.Nonce)
+	cg, _ := json.Marshal(withCgroup)
+	f.Add(cg)
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"schema":1,"argv":[],"backend":{"pid":-1}}`))
 	f.Add([]byte(`null`))

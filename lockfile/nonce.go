@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // NewNonce returns 128 random bits as 32 lowercase hex digits.
@@ -35,4 +36,24 @@ func isLowerHex(s string, n int) bool {
 		}
 	}
 	return true
+}
+
+// CgroupPrefix starts the name of every backend's cgroup: the backend's
+// nonce follows, so that membership in the cgroup is itself the evidence
+// of whose backend a process belongs to.
+const CgroupPrefix = "hermes-backend-"
+
+// CgroupName is the name of the cgroup of the backend with this nonce.
+func CgroupName(nonce string) string { return CgroupPrefix + nonce }
+
+// CgroupNonce returns the backend nonce a cgroup's name carries: the last
+// element of a path, "hermes-backend-<nonce>". ok is false for any other
+// name.
+func CgroupNonce(path string) (nonce string, ok bool) {
+	leaf := path[strings.LastIndexByte(path, '/')+1:]
+	nonce, ok = strings.CutPrefix(leaf, CgroupPrefix)
+	if !ok || ValidNonce(nonce) != nil {
+		return "", false
+	}
+	return nonce, true
 }

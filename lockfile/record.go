@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"hermes-desktop/internal/proc"
@@ -33,12 +35,13 @@ const (
 // ErrCorrupt means a record failed to parse or validate.
 var ErrCorrupt = errors.New("lockfile: corrupt record")
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// namePattern is compiled on first use (see creationTimeRE).
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ValidName reports whether s can name a backend: letters, digits, '.',
 // '_' and '-', starting with a letter or digit, at most 64 bytes (it
 // becomes part of file names).
-func ValidName(s string) bool { return namePattern.MatchString(s) }
+func ValidName(s string) bool { return namePattern().MatchString(s) }
 
 // Owner names the launcher instance that owns a backend.
 type Owner struct {
@@ -75,6 +78,12 @@ type Record struct {
 	Descendants []proc.Identity `json:"descendants,omitempty"`
 	Owner       Owner           `json:"owner"`
 	Created     time.Time       `json:"created"`
+	// Cgroup is the cgroup v2 path (in the hierarchy, as /proc/PID/cgroup
+	// writes it) the backend's tree was started in, ending in
+	// CgroupName(Nonce); "" when the backend has none (another OS, no
+	// writable cgroup, or a record from before cgroups). Optional, so
+	// records without it still parse.
+	Cgroup string `json:"cgroup,omitempty"`
 }
 
 // Leader returns the identity at the top of the backend's tree: the shim if
@@ -152,10 +161,24 @@ func (r *Record) Validate() error {
 	if r.Created.IsZero() {
 		bad("no creation time")
 	}
+	if r.Cgroup != "" && !validCgroup(r.Cgroup, r.Nonce) {
+		bad("cgroup %q is not a clean absolute path ending in %s", r.Cgroup, CgroupName(r.Nonce))
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// maxCgroupPath bounds a recorded cgroup path (the kernel's PATH_MAX).
+const maxCgroupPath = 4096
+
+// validCgroup reports whether p can be the cgroup of the backend with this
+// nonce: absolute, clean, bounded, and named for that nonce. A reaper acts
+// on a recorded cgroup only if it passes.
+func validCgroup(p, nonce string) bool {
+	n, ok := CgroupNonce(p)
+	return ok && n == nonce && len(p) <= maxCgroupPath && path.IsAbs(p) && path.Clean(p) == p
 }
 
 // ParseRecord decodes and validates one record.

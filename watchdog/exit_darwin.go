@@ -9,15 +9,38 @@ import (
 	"hermes-desktop/internal/proc"
 )
 
-// waitExit blocks in kqueue on EVFILT_PROC/NOTE_EXIT for the parent, with a
-// cancel pipe registered beside it. It returns false when ctx ends or kqueue
-// cannot watch the parent.
-func waitExit(ctx context.Context, p Parent) bool {
+// exitWatch is a kqueue with EVFILT_PROC/NOTE_EXIT registered for the
+// parent; kq -1 means the parent was already gone when it was armed.
+type exitWatch struct{ kq int }
+
+// armExit registers the parent's exit with a new kqueue. ok is false when
+// kqueue cannot watch it, leaving the other mechanisms to do the work.
+func armExit(p Parent) (w exitWatch, ok bool) {
 	kq, err := unix.Kqueue()
 	if err != nil {
-		return false
+		return exitWatch{kq: -1}, false
 	}
-	defer unix.Close(kq)
+	change := []unix.Kevent_t{{Ident: uint64(p.PID), Filter: unix.EVFILT_PROC, Flags: unix.EV_ADD | unix.EV_ONESHOT, Fflags: unix.NOTE_EXIT}}
+	if _, err := unix.Kevent(kq, change, nil, nil); err != nil {
+		unix.Close(kq)
+		return exitWatch{kq: -1}, errors.Is(err, unix.ESRCH)
+	}
+	// Registered first, checked second, so an exit in between is not lost.
+	if p.Start != "" {
+		if alive, err := proc.Alive(p.identity()); err == nil && !alive {
+			unix.Close(kq)
+			return exitWatch{kq: -1}, true
+		}
+	}
+	return exitWatch{kq: kq}, true
+}
+
+// wait blocks in kevent until the parent exits (true) or ctx ends (false),
+// with a cancel pipe registered beside the exit filter.
+func (w exitWatch) wait(ctx context.Context) bool {
+	if w.kq < 0 {
+		return true
+	}
 	var cp [2]int
 	if err := unix.Pipe(cp[:]); err != nil {
 		return false
@@ -29,22 +52,13 @@ func waitExit(ctx context.Context, p Parent) bool {
 			unix.Close(cp[1])
 		}
 	}()
-	changes := []unix.Kevent_t{
-		{Ident: uint64(p.PID), Filter: unix.EVFILT_PROC, Flags: unix.EV_ADD | unix.EV_ONESHOT, Fflags: unix.NOTE_EXIT},
-		{Ident: uint64(cp[0]), Filter: unix.EVFILT_READ, Flags: unix.EV_ADD},
-	}
-	if _, err := unix.Kevent(kq, changes, nil, nil); err != nil {
-		return errors.Is(err, unix.ESRCH)
-	}
-	// Registered first, checked second, so an exit in between is not lost.
-	if p.Start != "" {
-		if alive, err := proc.Alive(p.identity()); err == nil && !alive {
-			return true
-		}
+	change := []unix.Kevent_t{{Ident: uint64(cp[0]), Filter: unix.EVFILT_READ, Flags: unix.EV_ADD}}
+	if _, err := unix.Kevent(w.kq, change, nil, nil); err != nil {
+		return false
 	}
 	events := make([]unix.Kevent_t, 2)
 	for {
-		n, err := unix.Kevent(kq, nil, events, nil)
+		n, err := unix.Kevent(w.kq, nil, events, nil)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
@@ -57,5 +71,11 @@ func waitExit(ctx context.Context, p Parent) bool {
 			}
 		}
 		return false
+	}
+}
+
+func (w exitWatch) close() {
+	if w.kq >= 0 {
+		unix.Close(w.kq)
 	}
 }

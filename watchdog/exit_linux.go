@@ -9,21 +9,34 @@ import (
 	"hermes-desktop/internal/proc"
 )
 
-// waitExit blocks on a pidfd of the parent until it exits. It returns false
-// when ctx ends or pidfds are unavailable (kernel < 5.3), leaving the other
-// mechanisms to do the work.
-func waitExit(ctx context.Context, p Parent) bool {
+// exitWatch is a pidfd on the parent: it becomes readable when the parent
+// exits (pidfd_open(2), Linux 5.3). fd -1 means the parent was already
+// gone when the watch was armed.
+type exitWatch struct{ fd int }
+
+// armExit opens the pidfd. ok is false when pidfds are unavailable (kernel
+// < 5.3), leaving the other mechanisms, getppid() polling included, to do
+// the work.
+func armExit(p Parent) (w exitWatch, ok bool) {
 	fd, err := unix.PidfdOpen(p.PID, 0)
 	if err != nil {
-		return errors.Is(err, unix.ESRCH)
+		return exitWatch{fd: -1}, errors.Is(err, unix.ESRCH)
 	}
-	defer unix.Close(fd)
 	// Opened first, checked second: if the PID was reused before the open,
 	// the marker no longer matches and the parent we meant is gone.
 	if p.Start != "" {
 		if alive, err := proc.Alive(p.identity()); err == nil && !alive {
-			return true
+			unix.Close(fd)
+			return exitWatch{fd: -1}, true
 		}
+	}
+	return exitWatch{fd: fd}, true
+}
+
+// wait blocks until the parent exits (true) or ctx ends (false).
+func (w exitWatch) wait(ctx context.Context) bool {
+	if w.fd < 0 {
+		return true
 	}
 	cancelR, cancelW, err := pipe()
 	if err != nil {
@@ -36,7 +49,7 @@ func waitExit(ctx context.Context, p Parent) bool {
 			unix.Close(cancelW)
 		}
 	}()
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(cancelR), Events: unix.POLLIN}}
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(cancelR), Events: unix.POLLIN}}
 	for {
 		_, err := unix.Poll(fds, -1)
 		if errors.Is(err, unix.EINTR) {
@@ -46,6 +59,12 @@ func waitExit(ctx context.Context, p Parent) bool {
 			return false
 		}
 		return fds[0].Revents != 0 && ctx.Err() == nil
+	}
+}
+
+func (w exitWatch) close() {
+	if w.fd >= 0 {
+		unix.Close(w.fd)
 	}
 }
 

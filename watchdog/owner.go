@@ -13,7 +13,7 @@ import (
 // gone. An owner message on the lifeline switches to the new owner and
 // starts watching it instead. It returns ok=false when ctx ends.
 func followOwner(ctx context.Context, parent Parent, lifeline *os.File, log *slog.Logger) (Reason, bool) {
-	poll := time.Duration(0) // getppid() once a second, while our parent is the owner
+	poll := time.Duration(0) // getppid() once a second while our parent is the owner, where no exit notification can be armed
 	for {
 		wctx, cancel := context.WithCancel(ctx)
 		next := make(chan Parent, 1)

@@ -9,7 +9,14 @@ package watchdog
 // Command line. The launcher starts every backend as (ShimCommand)
 //
 //	hermes-desktop watchdog --lifeline=3 --report=4 --parent-pid=P \
-//	    --parent-marker=M --nonce=N --grace=5s -- CMD ARGS...
+//	    --parent-marker=M --nonce=N --grace=5s [--cgroup=NAME] -- CMD ARGS...
+//
+// --cgroup (Linux) names the cgroup v2 the backend's tree is kept in: once
+// the start barrier is released, the shim creates NAME under its own
+// cgroup (where the launcher left it, or the systemd scope the launcher
+// moved it into while it waited at the barrier) and starts CMD directly
+// inside, so CMD and everything it ever forks are members. The shim itself
+// stays outside, so "populated 0" means the tree is gone.
 //
 // with two pipes as extra files, in fd order (ShimFiles):
 //
@@ -26,8 +33,9 @@ package watchdog
 //     died: the shim tears CMD's tree down.
 //   - fd 4 (ReportFD), the report, shim to launcher. After trying to start
 //     CMD the shim writes one JSON line (Report) and closes the fd: the
-//     backend's PID and start marker, or the error. EOF without a line means
-//     the shim died first.
+//     backend's PID and start marker and the cgroup it was started in (or
+//     why it has none), or the error. EOF without a line means the shim
+//     died first.
 //
 // Environment. CMD gets EnvParentPID and EnvParentMarker naming the shim and
 // EnvParentNonce set to --nonce (random when absent), replacing whatever the
@@ -60,6 +68,7 @@ const (
 	FlagParentMarker = "parent-marker"
 	FlagNonce        = "nonce"
 	FlagGrace        = "grace"
+	FlagCgroup       = "cgroup"
 )
 
 // argsEnd separates the shim's flags from the backend's command line.
@@ -106,6 +115,11 @@ type ShimOptions struct {
 	Parent Parent
 	// Grace is the time between SIGTERM and SIGKILL at teardown.
 	Grace time.Duration
+	// Cgroup is the name (one path element) of the cgroup v2 to create
+	// under the shim's own cgroup once the start barrier is released, and
+	// to start the backend in; "" means none (the process group and the
+	// tree walk alone hold the tree).
+	Cgroup string
 	// Argv is the backend's command line.
 	Argv []string
 }
@@ -136,7 +150,11 @@ func (o ShimOptions) Args() []string {
 		args = append(args, flagArg(FlagNonce, o.Parent.Nonce))
 	}
 	// Always given, so the shim's HERMES_DESKTOP_GRACE default never applies.
-	args = append(args, flagArg(FlagGrace, o.Grace.String()), argsEnd)
+	args = append(args, flagArg(FlagGrace, o.Grace.String()))
+	if o.Cgroup != "" {
+		args = append(args, flagArg(FlagCgroup, o.Cgroup))
+	}
+	args = append(args, argsEnd)
 	return append(args, o.Argv...)
 }
 
@@ -177,8 +195,12 @@ naming this shim. Exits with CMD's status (128+N if killed by signal N).
 	fs.StringVar(&o.Parent.Start, FlagParentMarker, "", "start marker of the parent, so a reused PID is not mistaken for it")
 	fs.StringVar(&o.Parent.Nonce, FlagNonce, "", "nonce passed to the backend as "+EnvParentNonce+" (default: random)")
 	fs.DurationVar(&o.Grace, FlagGrace, envflag.Duration(envGrace, 5*time.Second), "time between SIGTERM and SIGKILL (env "+envGrace+")")
+	fs.StringVar(&o.Cgroup, FlagCgroup, "", "Linux: create this cgroup v2 under the shim's own and start CMD inside it (default: none)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.Cgroup != "" && !validCgroupName(o.Cgroup) {
+		return o, fmt.Errorf("watchdog: --%s=%q is not one path element", FlagCgroup, o.Cgroup)
 	}
 	o.Argv = fs.Args()
 	if len(o.Argv) == 0 {
@@ -199,12 +221,25 @@ naming this shim. Exits with CMD's status (128+N if killed by signal N).
 	return o, nil
 }
 
+// validCgroupName accepts one path element: the shim only ever creates a
+// child of its own cgroup.
+func validCgroupName(s string) bool {
+	return s != "." && s != ".." && !strings.ContainsAny(s, "/\x00\n") && len(s) <= 255
+}
+
 // Report is what the shim tells the launcher about the backend it started:
-// its PID and start marker, or why it could not be started.
+// its PID and start marker and the cgroup it was started in, or why it
+// could not be started.
 type Report struct {
 	PID   int    `json:"pid,omitempty"`
 	Start string `json:"start,omitempty"`
-	Error string `json:"error,omitempty"`
+	// Cgroup is the cgroup v2 path (in the hierarchy) the backend was
+	// started in, when --cgroup asked for one and it could be made.
+	Cgroup string `json:"cgroup,omitempty"`
+	// CgroupError says why --cgroup could not be honoured; the backend
+	// then runs without a cgroup of its own.
+	CgroupError string `json:"cgroup_error,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // maxReportLine bounds the report, newline included.

@@ -56,6 +56,15 @@ var shimOptionCases = []struct {
 		Lifeline: LifelineFD, Report: ReportFD, Parent: Parent{PID: 4242, Nonce: "--"},
 		Grace: time.Second, Argv: []string{"-h"},
 	}},
+	{"with a cgroup", ShimOptions{
+		Lifeline: LifelineFD, Report: ReportFD,
+		Parent: Parent{PID: 4242, Start: "linux:123456", Nonce: "00112233445566778899aabbccddeeff"},
+		Grace:  5 * time.Second, Cgroup: "hermes-backend-00112233445566778899aabbccddeeff",
+		Argv: []string{"hermes", "serve", "--host", "127.0.0.1", "--port", "0"},
+	}},
+	{"cgroup name that looks like a flag", ShimOptions{
+		Lifeline: LifelineFD, Report: ReportFD, Parent: Parent{PID: 4242}, Grace: time.Second, Cgroup: "--", Argv: []string{"--cgroup=x"},
+	}},
 	{"nonce with = and newline", ShimOptions{
 		Lifeline: LifelineFD, Report: ReportFD, Parent: Parent{PID: 4242, Nonce: "a=b\nc"},
 		Grace: time.Second, Argv: []string{""},
@@ -105,6 +114,17 @@ func TestShimCommand(t *testing.T) {
 	}
 }
 
+// --cgroup takes one path element: the shim only creates a child of its
+// own cgroup, never a path elsewhere in the hierarchy.
+func TestShimCgroupFlagRefusesPaths(t *testing.T) {
+	for _, name := range []string{"/abs", "a/b", ".", "..", "x\x00y", strings.Repeat("a", 256)} {
+		args := ShimOptions{Lifeline: -1, Report: -1, Parent: Parent{PID: 2}, Cgroup: name, Argv: []string{"x"}}.Args()
+		if o, err := parseShimFlags(args, io.Discard); err == nil {
+			t.Errorf("--cgroup=%q: got %+v, want an error", name, o)
+		}
+	}
+}
+
 func TestShimFiles(t *testing.T) {
 	r, l, err := os.Pipe() // any two files: only which lands where matters
 	if err != nil {
@@ -124,6 +144,8 @@ func TestReportRoundTrip(t *testing.T) {
 	for _, want := range []Report{
 		{PID: 4242, Start: "linux:123456"},
 		{PID: 99, Start: "ps:Mon Jan  2 15:04:05 2006"},
+		{PID: 7, Start: "linux:1", Cgroup: "/user.slice/hermes-backend-00112233445566778899aabbccddeeff"},
+		{PID: 7, Start: "linux:1", CgroupError: "proc: create cgroup /x: permission denied"},
 		{Error: `watchdog: start "hermes": exec: "hermes": executable file not found in $PATH` + "\n\"quoted\""},
 		{},
 	} {
@@ -185,16 +207,16 @@ func TestOwnerMessageRoundTrip(t *testing.T) {
 // FuzzShimArgs checks that the parser inverts Args for any options it
 // accepts at all.
 func FuzzShimArgs(f *testing.F) {
-	f.Add(3, 4, 4242, "linux:123456", "00112233445566778899aabbccddeeff", int64(5*time.Second), "hermes\x00serve")
-	f.Add(-1, -1, 2, "", "", int64(0), "--\x00--grace=1s")
-	f.Add(3, 4, 99, "ps:Mon Jan  2 15:04:05 2006", "--", int64(1), "-h")
-	f.Fuzz(func(t *testing.T, lifeline, report, pid int, marker, nonce string, grace int64, joined string) {
+	f.Add(3, 4, 4242, "linux:123456", "00112233445566778899aabbccddeeff", int64(5*time.Second), "", "hermes\x00serve")
+	f.Add(-1, -1, 2, "", "", int64(0), "hermes-backend-0011", "--\x00--grace=1s")
+	f.Add(3, 4, 99, "ps:Mon Jan  2 15:04:05 2006", "--", int64(1), "--", "-h")
+	f.Fuzz(func(t *testing.T, lifeline, report, pid int, marker, nonce string, grace int64, cgroup, joined string) {
 		o := ShimOptions{
 			Lifeline: lifeline, Report: report,
 			Parent: Parent{PID: pid, Start: marker, Nonce: nonce},
-			Grace:  time.Duration(grace), Argv: strings.Split(joined, "\x00"),
+			Grace:  time.Duration(grace), Cgroup: cgroup, Argv: strings.Split(joined, "\x00"),
 		}
-		if pid == 0 || grace < 0 {
+		if pid == 0 || grace < 0 || (cgroup != "" && !validCgroupName(cgroup)) {
 			return // not round-trippable by design: getppid(), rejected
 		}
 		if _, _, err := proc.ParseMarker(marker); marker != "" && err != nil {

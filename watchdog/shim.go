@@ -31,6 +31,7 @@ const envGrace = "HERMES_DESKTOP_GRACE"
 
 // ShimMain runs the shim and returns its exit code.
 func ShimMain(args []string, stderr io.Writer) int {
+	trace("shim-main", "")
 	opts, err := parseShimFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -63,6 +64,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		log.Info("parent gone before the start barrier; not starting the backend")
 		return exitParentGone
 	}
+	trace("released", "")
 	self, err := proc.Self()
 	if err != nil {
 		log.Error("identify self", "err", err)
@@ -74,13 +76,15 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		log.Error("backend environment", "err", err)
 		return 1
 	}
-	child, err := startChild(o.Argv, env)
+	tree, cgroupErr := makeTreeCgroup(o.Cgroup, log)
+	child, tree, err := startBackend(o.Argv, env, tree, &cgroupErr, log)
 	if err != nil {
 		sendReport(report, Report{Error: err.Error()}, log)
 		log.Error("start backend", "argv", o.Argv, "err", err)
 		return execExitCode(err)
 	}
-	sendReport(report, Report{PID: child.PID, Start: child.Start}, log)
+	sendReport(report, backendReport(child, tree, cgroupErr), log)
+	trace("backend-started", strconv.Itoa(child.PID))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	parentGone := make(chan Reason, 1)
@@ -92,11 +96,79 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 			parentGone <- reason
 		}
 	}()
-	code := runShimLoop(child, signals, parentGone, o.Grace, log)
+	code := runShimLoop(child, tree, signals, parentGone, o.Grace, log)
+	releaseTreeCgroup(tree, log)
 	trace("tree-empty", strconv.Itoa(code))
 	cancel()
 	<-watchDone
 	return code
+}
+
+// makeTreeCgroup creates the backend's cgroup when --cgroup asked for one.
+// Without it the backend still runs: the process group and the tree walk
+// hold its tree, as they do where there are no cgroups, and the report
+// says why.
+func makeTreeCgroup(name string, log *slog.Logger) (*proc.Cgroup, error) {
+	if name == "" {
+		return nil, nil
+	}
+	tree, err := openTreeCgroup(name)
+	if err != nil {
+		log.Warn("no cgroup for the backend; its process tree holds it", "err", err)
+	}
+	return tree, err
+}
+
+// startBackend starts the backend inside tree when there is one. If that
+// fails while a plain start works (a kernel or a delegation that refuses
+// the migration), the backend runs without the cgroup, which is removed,
+// and cgroupErr says why.
+func startBackend(argv, env []string, tree *proc.Cgroup, cgroupErr *error, log *slog.Logger) (proc.Identity, *proc.Cgroup, error) {
+	child, err := startChild(argv, env, tree)
+	if err == nil || tree == nil {
+		return child, tree, err
+	}
+	_ = tree.Remove()
+	child, err2 := startChild(argv, env, nil)
+	if err2 != nil {
+		return proc.Identity{}, nil, err2
+	}
+	log.Warn("backend started outside its cgroup", "err", err)
+	*cgroupErr = fmt.Errorf("watchdog: start inside %s: %w", tree.Path(), err)
+	return child, nil, nil
+}
+
+// backendReport is the report of a started backend.
+func backendReport(child proc.Identity, tree *proc.Cgroup, cgroupErr error) Report {
+	r := Report{PID: child.PID, Start: child.Start}
+	if tree != nil {
+		r.Cgroup = tree.Path()
+	}
+	if cgroupErr != nil {
+		r.CgroupError = cgroupErr.Error()
+	}
+	return r
+}
+
+// releaseTreeCgroup removes the backend's cgroup once the tree is gone.
+// Every child of ours has been reaped by now; a member that never was our
+// descendant (moved in from outside) is killed: membership makes it the
+// backend's. The wait is for "populated 0" (inotify), bounded.
+func releaseTreeCgroup(tree *proc.Cgroup, log *slog.Logger) {
+	if tree == nil {
+		return
+	}
+	if populated, _ := tree.Populated(); populated {
+		_ = tree.Kill()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), proc.CgroupKillWait)
+	defer cancel()
+	if err := tree.WaitEmpty(ctx); err != nil {
+		log.Warn("backend cgroup not empty", "cgroup", tree.Path(), "err", err)
+	}
+	if err := tree.Remove(); err != nil {
+		log.Warn("remove the backend's cgroup", "err", err)
+	}
 }
 
 func openShimFDs(o ShimOptions) (lifeline, report *os.File, err error) {

@@ -31,16 +31,29 @@ type shim struct {
 
 func startShim(t *testing.T, grace time.Duration, argv ...string) *shim {
 	t.Helper()
+	return startShimIn(t, nil, "", grace, argv...)
+}
+
+// startShimIn starts the shim inside the test's cgroup parent (nil: where
+// the test runs), asking it for the backend cgroup name ("": none).
+func startShimIn(t *testing.T, parent *proc.Cgroup, name string, grace time.Duration, argv ...string) *shim {
+	t.Helper()
 	tag := testbin.Tag(t)
 	lifeR, lifeW, _ := os.Pipe()
 	repR, repW, _ := os.Pipe()
-	o := watchdog.ShimOptions{Lifeline: watchdog.LifelineFD, Report: watchdog.ReportFD, Grace: grace, Argv: argv}
+	o := watchdog.ShimOptions{Lifeline: watchdog.LifelineFD, Report: watchdog.ReportFD, Grace: grace, Cgroup: name, Argv: argv}
 	cmd := exec.Command(testbin.Path(t), append([]string{watchdog.Subcommand}, o.Args()...)...)
 	cmd.Env = testbin.NewEnv(tag, t.TempDir())
 	cmd.ExtraFiles = watchdog.ShimFiles(lifeR, repW)
 	out, outW, _ := os.Pipe() // not StdoutPipe: Wait must not race our reads
 	cmd.Stdout = outW
-	if err := cmd.Start(); err != nil {
+	var err error
+	if parent != nil {
+		err = testbin.StartIn(cmd, parent)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	lifeR.Close()
@@ -230,4 +243,112 @@ func TestShimHelp(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "-lifeline") || !strings.Contains(string(out), "setsid") {
 		t.Errorf("help: %v\n%s", err, out)
 	}
+}
+
+// escapeScript leaves the tree every way a process can: two children in
+// the group, a setsid'd one, and a double-forked, setsid'd grandchild
+// with an empty environment that ignores SIGTERM (no tag, no nonce, no
+// parent of ours: only its cgroup still holds it).
+const escapeScript = `sleep 60 & setsid sleep 60 & (setsid env -i /bin/sh -c 'trap "" TERM; while :; do sleep 1; done' </dev/null >/dev/null 2>&1 &) ; trap "" TERM; wait`
+
+// With --cgroup, the backend is born in a cgroup of its own under the
+// shim's, with everything it forks (the escaped grandchild included) and
+// without the shim; the teardown ends them all with cgroup.kill after the
+// grace period, and the shim removes the empty cgroup before it exits.
+func TestShimKeepsTheTreeInACgroup(t *testing.T) {
+	parent := testbin.Cgroup(t)
+	name := "hermes-backend-00112233445566778899aabbccddeeff"
+	s := startShimIn(t, parent, name, 300*time.Millisecond, "sh", "-c", escapeScript)
+	r := s.release(t)
+	if want := parent.Path() + "/" + name; r.Cgroup != want || r.CgroupError != "" {
+		t.Fatalf("report: got cgroup %q (error %q), want %q", r.Cgroup, r.CgroupError, want)
+	}
+	cg, err := proc.OpenCgroup(r.Cgroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []proc.Identity
+	for deadline := time.Now().Add(10 * time.Second); len(members) < 5; time.Sleep(10 * time.Millisecond) {
+		pids, _ := cg.Members()
+		members = members[:0]
+		for _, pid := range pids {
+			if id, err := proc.Lookup(pid); err == nil {
+				members = append(members, id)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("members: got %v, want the backend, 3 children and the escaped grandchild's shell and sleep", members)
+		}
+	}
+	if cg.Holds(s.cmd.Process.Pid) {
+		t.Error("the shim is in the backend's cgroup: populated 0 would never come")
+	}
+	if !cg.Holds(r.PID) {
+		t.Errorf("the backend %d is not in its cgroup", r.PID)
+	}
+	start := time.Now()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	s.wait(t)
+	if elapsed := time.Since(start); elapsed < 300*time.Millisecond {
+		t.Errorf("the shim exited after %v, before the grace period: the escaped grandchild ignores SIGTERM", elapsed)
+	}
+	for _, id := range members {
+		if running, _ := proc.Running(id); running {
+			t.Errorf("member %v survived the teardown", id)
+		}
+	}
+	if _, err := proc.OpenCgroup(r.Cgroup); err == nil {
+		t.Errorf("cgroup %s still there after the shim exited", r.Cgroup)
+	}
+}
+
+// Asked for a cgroup it cannot make (its parent is not writable here: it
+// names a file), the shim still starts the backend and says why it has no
+// cgroup.
+func TestShimWithoutItsCgroupStillRuns(t *testing.T) {
+	parent := testbin.Cgroup(t)
+	s := startShimIn(t, parent, "cgroup.procs", time.Second, "sleep", "60") // "cgroup.procs" exists as a file
+	r := s.release(t)
+	if r.PID == 0 || r.Cgroup != "" || r.CgroupError == "" {
+		t.Errorf("report: got %+v, want a backend, no cgroup and why", r)
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	s.wait(t)
+}
+
+// At rest the shim wakes nobody: no getppid() poll where a pidfd watches
+// the launcher, no timer. Context switches of all its threads are counted
+// over two seconds of an idle backend.
+func TestShimIdleHasNoWakeups(t *testing.T) {
+	s := startShim(t, time.Second, "sleep", "60")
+	s.release(t)
+	time.Sleep(300 * time.Millisecond) // start-up settles
+	before := contextSwitches(t, s.cmd.Process.Pid)
+	time.Sleep(2 * time.Second)
+	if got := contextSwitches(t, s.cmd.Process.Pid) - before; got > 1 {
+		t.Errorf("shim idle for 2s: %d context switches, want at most 1 (the old 1 Hz poll made 2 or more)", got)
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	s.wait(t)
+}
+
+// contextSwitches sums voluntary and involuntary context switches over
+// every thread of pid.
+func contextSwitches(t *testing.T, pid int) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + task.Name() + "/status")
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				c, _ := strconv.Atoi(strings.TrimSpace(v))
+				n += c
+			}
+		}
+	}
+	return n
 }

@@ -58,14 +58,21 @@ func openReportFD(fd uintptr) (*os.File, error) {
 }
 
 // startChild starts the backend in the shim's own process group (the shim
-// leads it) with stdio inherited. The shim reaps all children itself with
-// wait4(-1), so the os.Process is released at once.
-func startChild(argv, env []string) (proc.Identity, error) {
+// leads it) with stdio inherited, and inside tree when there is one. The
+// shim reaps all children itself with wait4(-1), so the os.Process is
+// released at once.
+func startChild(argv, env []string, tree *proc.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: %w", err)
 	}
-	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	attr := &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}}
+	var p *os.Process
+	if tree != nil {
+		p, err = startProcessIn(tree, path, argv, attr)
+	} else {
+		p, err = os.StartProcess(path, argv, attr)
+	}
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: start %s: %w", path, err)
 	}
@@ -82,6 +89,7 @@ func startChild(argv, env []string) (proc.Identity, error) {
 // touches it.
 type shimLoop struct {
 	child      proc.Identity
+	tree       *proc.Cgroup // the backend's cgroup; nil when it has none
 	log        *slog.Logger
 	grace      time.Duration
 	self       int
@@ -96,11 +104,11 @@ type shimLoop struct {
 // come to us), starts the teardown when the backend exits, a teardown signal
 // arrives, or the parent dies, and returns the backend's status once no
 // child is left.
-func runShimLoop(child proc.Identity, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(child proc.Identity, tree *proc.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	sigchld := make(chan os.Signal, 1)
 	signal.Notify(sigchld, syscall.SIGCHLD)
 	defer signal.Stop(sigchld)
-	s := &shimLoop{child: child, log: log, grace: grace, self: os.Getpid()}
+	s := &shimLoop{child: child, tree: tree, log: log, grace: grace, self: os.Getpid()}
 	defer s.stopTimers()
 	for {
 		if s.reap() {
@@ -129,9 +137,7 @@ func runShimLoop(child proc.Identity, signals <-chan os.Signal, parentGone <-cha
 		case <-graceC:
 			s.graceTimer = nil
 			s.log.Info("grace period over; killing what is left")
-			s.signalTree(unix.SIGKILL)
-			trace("kill-sent", "")
-			s.killTicker = time.NewTicker(killRepeat)
+			s.kill()
 		case <-killC:
 			s.signalTree(unix.SIGKILL)
 		}
@@ -174,6 +180,26 @@ func (s *shimLoop) teardown(why string) {
 	trace("term-sent", strconv.Itoa(len(outside))+" outside the group")
 	s.log.Info("tearing down the backend tree", "why", why, "grace", s.grace)
 	s.graceTimer = time.NewTimer(s.grace)
+}
+
+// kill ends what is left of the tree. With a cgroup, one write to
+// cgroup.kill takes every member at once, a child forked this instant
+// included, so nothing needs a second look; the tree walk that follows only
+// reaches a descendant that left the cgroup. Without one, the walk is
+// repeated every killRepeat until the tree is empty.
+func (s *shimLoop) kill() {
+	if s.tree != nil {
+		err := s.tree.Kill()
+		if err == nil {
+			trace("kill-sent", "cgroup")
+			s.signalTree(unix.SIGKILL)
+			return
+		}
+		s.log.Warn("cgroup.kill failed; killing by the tree walk", "err", err)
+	}
+	s.signalTree(unix.SIGKILL)
+	trace("kill-sent", "")
+	s.killTicker = time.NewTicker(killRepeat)
 }
 
 // signalTree pins and signals every member of our tree: every descendant

@@ -56,7 +56,7 @@ func containTree() error {
 
 // startChild starts the backend in a new console process group, so it can
 // be sent CTRL_BREAK as its SIGTERM.
-func startChild(argv, env []string) (proc.Identity, error) {
+func startChild(argv, env []string, _ *proc.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: %w", err)
@@ -84,7 +84,7 @@ var childProcess *os.Process
 // runShimLoop waits for the backend's exit, a teardown signal or the parent's
 // death. A teardown sends CTRL_BREAK, waits the grace period, then kills
 // every other process in the job.
-func runShimLoop(child proc.Identity, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(child proc.Identity, _ *proc.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
 		st, _ := childProcess.Wait()

@@ -8,7 +8,8 @@ import (
 )
 
 // EnvTrace names a file the shim appends timestamped lifecycle events to
-// ("parent-gone", "term-sent", "kill-sent", "tree-empty"), one per line as
+// ("shim-main", "released", "backend-started", "parent-gone", "term-sent",
+// "kill-sent", "tree-empty"), one per line as
 // "<unix nanoseconds> <pid> <event> <detail>". Benchmarks use it to split a
 // teardown's latency into detection, signalling and the tree's own exit.
 const EnvTrace = "HERMES_DESKTOP_WATCHDOG_TRACE"

@@ -7,7 +7,8 @@
 // whichever of these fires first: EOF on a lifeline pipe, the OS's exit
 // notification for the parent (pidfd on Linux, kqueue NOTE_EXIT on macOS, a
 // process handle on Windows), or getppid() no longer naming the parent
-// (checked once a second, the only poll).
+// (checked once a second, and only where the exit notification could not
+// be armed: at rest a watch wakes nobody).
 //
 // It sits on internal/proc, internal/envflag and lockfile (nonces), and
 // must not import backend: the launcher imports the shim's protocol
@@ -88,7 +89,10 @@ type Options struct {
 	OnMessage func(line string)
 	// PollInterval is the getppid() check period; 0 means one second and a
 	// negative value disables the check. The check only runs when the
-	// parent is our actual parent at the start.
+	// parent is our actual parent at the start, and only when the OS exit
+	// notification could not be armed (no pidfd before Linux 5.3, or
+	// NoExitNotify): an armed notification already sees the exit, and the
+	// poll would only wake the process once a second for nothing.
 	PollInterval time.Duration
 	// NoExitNotify disables the OS exit notification (for tests that
 	// measure the other mechanisms).
@@ -121,15 +125,20 @@ func Watch(ctx context.Context, opts Options) (Reason, error) {
 	if opts.Lifeline != nil {
 		start(func(ctx context.Context) (Reason, bool) { return readLifeline(ctx, opts.Lifeline, opts.OnMessage) })
 	}
+	armed := false
 	if !opts.NoExitNotify {
-		start(func(ctx context.Context) (Reason, bool) {
-			if waitExit(ctx, opts.Parent) {
-				return ReasonExitNotify, true
-			}
-			return "", false
-		})
+		var exit exitWatch
+		if exit, armed = armExit(opts.Parent); armed {
+			defer exit.close() // after wg.Wait below: the waiter is done with it
+			start(func(ctx context.Context) (Reason, bool) {
+				if exit.wait(ctx) {
+					return ReasonExitNotify, true
+				}
+				return "", false
+			})
+		}
 	}
-	if opts.PollInterval >= 0 && os.Getppid() == opts.Parent.PID {
+	if !armed && opts.PollInterval >= 0 && os.Getppid() == opts.Parent.PID {
 		start(func(ctx context.Context) (Reason, bool) { return pollParent(ctx, opts.Parent.PID, opts.PollInterval) })
 	}
 	var reason Reason

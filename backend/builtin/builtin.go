@@ -227,6 +227,9 @@ func (s *server) startFaultTimers(ctx context.Context, exit chan<- int) {
 	if s.opts.LeakFDsEvery > 0 {
 		go s.every(ctx, s.opts.LeakFDsEvery, s.leakFD)
 	}
+	if s.opts.DaemonizeEvery > 0 {
+		go s.every(ctx, s.opts.DaemonizeEvery, s.spawnDaemon)
+	}
 }
 
 func (s *server) every(ctx context.Context, d time.Duration, fn func() error) {

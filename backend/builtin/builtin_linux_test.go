@@ -2,18 +2,24 @@ package builtin_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"hermes-desktop/backend/builtin"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -152,4 +158,54 @@ func TestServeIgnoresSIGTERMWhenAsked(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	<-done
+}
+
+// --daemonize-every leaves, each period, a daemon that has nothing of the
+// backend: not its child, not in its session, an empty environment. Only
+// the cgroup the backend was born in still holds it.
+func TestDaemonizeEvery(t *testing.T) {
+	cg := testbin.Cgroup(t)
+	label := "daemon-" + testbin.NewTag()
+	cmd := exec.Command(testbin.Path(t), "serve", "--host", "127.0.0.1", "--port", "0",
+		"--daemonize-every", "50ms", "--daemon-label", label)
+	cmd.Env = testbin.NewEnv(testbin.Tag(t), t.TempDir())
+	if err := testbin.StartIn(cmd, cg); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cg.Kill() // the backend and its daemons: all born in the test's cgroup
+		_ = cmd.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = cg.WaitEmpty(ctx)
+	}()
+	var daemons []int
+	for deadline := time.Now().Add(10 * time.Second); len(daemons) < 3; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("daemons: got %v, want 3", daemons)
+		}
+		daemons = daemons[:0]
+		pids, _ := cg.Members()
+		for _, pid := range pids {
+			argv, _ := proc.Cmdline(pid)
+			if len(argv) > 1 && argv[1] == builtin.ChildCommand && slices.Contains(argv, label) && !slices.Contains(argv, "--daemonize") {
+				daemons = append(daemons, pid)
+			}
+		}
+	}
+	for _, pid := range daemons {
+		p, err := proc.Stat(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.PPID == cmd.Process.Pid {
+			t.Errorf("daemon %d: its parent is the backend", pid)
+		}
+		if sid, _ := unix.Getsid(pid); sid != pid {
+			t.Errorf("daemon %d: session %d, want its own (setsid)", pid, sid)
+		}
+		if env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err != nil || len(env) != 0 {
+			t.Errorf("daemon %d: environment %q (%v), want empty", pid, env, err)
+		}
+	}
 }

@@ -59,6 +59,14 @@ type Options struct {
 	ChildrenAfter     time.Duration
 	LeakChildrenEvery time.Duration
 	LeakFDsEvery      time.Duration
+	// DaemonizeEvery starts, this often, a child that daemonizes itself the
+	// classic way (fork, setsid, fork again, the middle one exits) with an
+	// empty environment: the grandchild has no parent of ours, no session
+	// of ours and no variable that ties it to the backend.
+	DaemonizeEvery time.Duration
+	// DaemonLabel is put on the daemons' command lines (--label), so a
+	// test can find them without their environment.
+	DaemonLabel string
 	// ScrubChildEnv starts the fault children with only HOME and PATH, as
 	// the Python MCP SDK starts stdio servers: nothing in their environment
 	// ties them to the backend.
@@ -115,6 +123,8 @@ func addFaultFlags(fs *flag.FlagSet, o *Options) {
 	fs.DurationVar(&o.ChildrenAfter, "children-after", 0, "fault: start the --spawn-*children this long after binding, like Hermes' MCP servers (default: before the READY line)")
 	fs.DurationVar(&o.LeakChildrenEvery, "leak-children-every", 0, "fault: start a new identical child this often and never stop the old ones")
 	fs.DurationVar(&o.LeakFDsEvery, "leak-fds-every", 0, "fault: open a file descriptor this often and never close it")
+	fs.DurationVar(&o.DaemonizeEvery, "daemonize-every", 0, "fault: this often, start a child that double-forks and calls setsid with an empty environment, leaving an idle daemon")
+	fs.StringVar(&o.DaemonLabel, "daemon-label", "", "with --daemonize-every: a label for the daemons' command lines (--label)")
 	fs.BoolVar(&o.ScrubChildEnv, "scrub-child-env", false, "fault: start children with only HOME and PATH in their environment, like MCP stdio servers")
 	fs.Func("keep-child-env", "with --scrub-child-env: also keep these variables (comma-separated names)", func(v string) error {
 		o.KeepChildEnv = append(o.KeepChildEnv, strings.Split(v, ",")...)

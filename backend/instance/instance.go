@@ -71,6 +71,19 @@ type Instance struct {
 	backendID    proc.Identity
 	backendKnown chan struct{}
 
+	// Containment, fixed at spawn (before the goroutines start): the
+	// launcher's plan, what holds the tree, why nothing stronger, and the
+	// cgroup planned for it ("" when none).
+	plan       *Plan
+	contain    Containment
+	containWhy string
+	cgroup     string
+	// reportedCgroup and cgroupErr are what the shim reported: the cgroup
+	// the backend was started in, or why it has none. Written once before
+	// backendKnown is closed, like backendID.
+	reportedCgroup string
+	cgroupErr      string
+
 	portFound chan int // buffered(1): the first port seen in the output
 	exited    chan struct{}
 	status    ExitStatus // valid once exited is closed
@@ -117,6 +130,9 @@ type Params struct {
 	Log *logs.Log
 	// Reclaimer, if set, learns about every child we start and reap.
 	Reclaimer *reclaim.Reclaimer
+	// Contain is the launcher's containment plan; nil means the process
+	// tree only (tests).
+	Contain *Plan
 }
 
 // errSpawn wraps errors that happen before the process exists.
@@ -149,6 +165,8 @@ func Spawn(p Params) (*Instance, error) {
 	i.token = token
 	i.argv = p.Spec.Command
 	i.reclaimer = p.Reclaimer
+	i.plan = p.Contain
+	i.planContainment(p)
 	var extra []*os.File
 	if p.ViaShim {
 		if extra, err = i.prepareShim(p); err != nil {
@@ -255,6 +273,9 @@ func (i *Instance) start(env []string, extraFiles []*os.File) error {
 	if i.jobKiller, err = newJobKiller(pid); err != nil {
 		i.log.Add("launcher", "warning: "+err.Error())
 	}
+	if i.contain == ContainmentSystemdScope {
+		i.enterScope(i.plan) // before any goroutine of ours reads i.cgroup
+	}
 	if i.viaShim {
 		go i.readShimReport()
 	} else {
@@ -318,6 +339,7 @@ func (i *Instance) wait() {
 	}
 	i.mu.Unlock()
 	i.handle.Close()
+	i.removeCgroup()
 	i.CloseShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
 	i.closeOutput()
 	if i.cmd != nil {
@@ -358,6 +380,10 @@ func (i *Instance) teardown(grace time.Duration) {
 		return
 	}
 	_ = i.tree.Refresh()
+	// The backend's cgroup, when it has one, holds what the tree walk
+	// lost (a double-forked daemon): its members are signalled too, and
+	// "populated 0" is part of "gone".
+	cg := i.openCgroup()
 	// A live shim runs this same sequence over its tree and reaps it; when
 	// the shim itself is gone (killed), we do its work.
 	shimAlive := i.viaShim && !i.handle.Exited()
@@ -367,14 +393,15 @@ func (i *Instance) teardown(grace time.Duration) {
 		wait += ShimKillMargin
 	} else {
 		askToStop(i)
-		_ = i.tree.Signal(syscall.SIGTERM)
+		i.signalTreeTERM(cg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	allGone := i.handle.Wait(ctx) && i.tree.Wait(ctx)
+	allGone := i.handle.Wait(ctx) && i.tree.Wait(ctx) && cgroupGone(ctx, cg)
 	cancel()
 	_ = i.tree.Refresh() // children forked during the grace period
 	if !allGone || len(i.tree.Alive()) > 0 {
 		_ = i.handle.Signal(syscall.SIGKILL)
+		i.killCgroup(cg) // every member at once, a child forked this instant included
 		_ = i.tree.Signal(syscall.SIGKILL)
 		if i.jobKiller != nil {
 			i.jobKiller.kill()
@@ -382,7 +409,7 @@ func (i *Instance) teardown(grace time.Duration) {
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), proc.KillWait)
 	defer cancel()
-	if !i.handle.Wait(ctx) || !i.tree.Wait(ctx) {
+	if !i.handle.Wait(ctx) || !i.tree.Wait(ctx) || !cgroupGone(ctx, cg) {
 		i.log.Add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.Alive()))
 	}
 }
@@ -431,6 +458,11 @@ type Adopted struct {
 	Shim    proc.Identity
 	Backend proc.Identity
 	Token   string
+	// What held its tree, why nothing stronger, and its cgroup ("" when
+	// none).
+	Containment       Containment
+	ContainmentReason string
+	Cgroup            string
 }
 
 // Adopt rebuilds an instance from what a predecessor handed over:
@@ -459,7 +491,9 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, reclaimer: reclaimer, token: b.Token,
 		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
 		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
+		contain: b.Containment, containWhy: b.ContainmentReason, cgroup: b.Cgroup,
 	}
+	i.takeReport(b.Cgroup, "")
 	close(i.backendKnown)
 	// Known from the start, so a teardown finds the tree even before the
 	// first sample, and even if the shim dies first.

@@ -38,6 +38,7 @@ func (i *Instance) prepareShim(p Params) ([]*os.File, error) {
 		Report:   watchdog.ReportFD,
 		Parent:   watchdog.Parent{PID: p.Owner.PID, Start: p.Owner.Start, Nonce: i.nonce},
 		Grace:    p.Spec.Grace,
+		Cgroup:   i.shimCgroup(),
 		Argv:     p.Spec.Command,
 	})
 	return watchdog.ShimFiles(lifeR, repW), nil
@@ -77,6 +78,7 @@ func (i *Instance) readShimReport() {
 		return
 	}
 	i.backendID = id
+	i.takeReport(r.Cgroup, r.CgroupError)
 	close(i.backendKnown)
 }
 

@@ -67,15 +67,18 @@ type TreeSample struct {
 // process now).
 var ErrGone = errors.New("leakguard: backend is gone")
 
-// Sample reads the backend and its descendants: only the tree, walked
-// through the kernel's children lists on Linux, never the whole table. The
-// backend is the first of the sample's Processes.
-func Sample(backend proc.Identity) (*TreeSample, error) {
+// Sample reads the backend and the rest of its tree, never the whole
+// table: the members of its cgroup when it has one (cgroup, a path; ""
+// for none), since a descendant that left the process tree by a double
+// fork is still a member; else its descendants, walked through the
+// kernel's children lists on Linux. The backend is the first of the
+// sample's Processes.
+func Sample(backend proc.Identity, cgroup string) (*TreeSample, error) {
 	root, err := proc.Stat(backend.PID)
 	if err != nil || root.Start != backend.Start {
 		return nil, fmt.Errorf("%w: %s", ErrGone, backend)
 	}
-	desc, err := proc.DescendantsOf(backend.PID)
+	desc, err := treeMembers(backend.PID, cgroup)
 	if err != nil {
 		return nil, fmt.Errorf("leakguard: descendants of %s: %w", backend, err)
 	}
@@ -97,6 +100,26 @@ func Sample(backend proc.Identity) (*TreeSample, error) {
 	}
 	s.Duplicates = duplicateGroups(s.Processes[1:])
 	return s, nil
+}
+
+// treeMembers lists the backend's tree without the backend: its cgroup's
+// members (from cgroup.procs) when it has a cgroup that can be read, else
+// its descendants.
+func treeMembers(backend int, cgroup string) ([]proc.Process, error) {
+	if cgroup != "" {
+		if cg, err := proc.OpenCgroup(cgroup); err == nil {
+			if pids, err := cg.Members(); err == nil {
+				var out []proc.Process
+				for _, pid := range pids {
+					if p, err := proc.Stat(pid); err == nil && pid != backend && !p.Zombie {
+						out = append(out, p)
+					}
+				}
+				return out, nil
+			}
+		}
+	}
+	return proc.DescendantsOf(backend)
 }
 
 // duplicateGroups groups processes with identical command lines (two or

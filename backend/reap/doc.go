@@ -4,7 +4,9 @@
 // without ever signalling a process someone else legitimately owns. It owns
 // the candidate test (ParseShape), the decision rules, each with a reason
 // word, and the TERM -> grace -> KILL of the doomed trees; every candidate
-// gets a Decision that says why.
+// gets a Decision that says why. Before the processes it judges the
+// leftover backend cgroups (cgroup.go): membership is evidence no fork can
+// shed, so an abandoned one is killed whole and removed.
 //
 // The Launcher in package backend runs it, so reap must never import
 // backend: it sits beside watchdog, above internal/proc and lockfile.

@@ -145,6 +145,9 @@ func (r *reaper) dropRecords() []string {
 // recordLive reports whether any process of the record may still be the
 // one it names. Unreadable counts as live: fail closed.
 func (r *reaper) recordLive(rec *lockfile.Record) bool {
+	if cgroupLive(rec) {
+		return true
+	}
 	for _, id := range []*proc.Identity{rec.Shim, rec.Backend} {
 		if id == nil {
 			continue

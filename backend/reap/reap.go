@@ -73,22 +73,18 @@ type Report struct {
 	Scanned   int        `json:"scanned"`
 	ElapsedMS float64    `json:"elapsed_ms"`
 	Decisions []Decision `json:"decisions"`
+	// Cgroups are the decisions on leftover backend cgroups (Linux), made
+	// before the processes are looked at: a reaped cgroup's members are
+	// gone by then.
+	Cgroups []CgroupDecision `json:"cgroups,omitempty"`
 	// RecordsRemoved lists the nonces of records dropped (their processes
 	// gone or their PIDs reused); SetAside the record files moved aside.
 	RecordsRemoved []string `json:"records_removed,omitempty"`
 	SetAside       []string `json:"set_aside,omitempty"`
 }
 
-// Count returns how many decisions have action a.
-func (r *Report) Count(a Action) int {
-	n := 0
-	for _, d := range r.Decisions {
-		if d.Action == a {
-			n++
-		}
-	}
-	return n
-}
+// Count returns how many process decisions have action a.
+func (r *Report) Count(a Action) int { return countAction(r.Decisions, a) }
 
 // Summary says what a reap did in one line: "reaped 2, spared 3 (scanned
 // 412 processes in 21.3 ms)".
@@ -100,7 +96,36 @@ func (r *Report) Summary() string {
 	if n := r.Count(ActionFailed); n > 0 {
 		s += fmt.Sprintf(", failed %d", n)
 	}
+	if len(r.Cgroups) > 0 {
+		s += fmt.Sprintf("; cgroups: reaped %d, spared %d", countAction(r.Cgroups, ActionReaped), countAction(r.Cgroups, ActionSpared))
+		if n := countAction(r.Cgroups, ActionWouldReap); n > 0 {
+			s += fmt.Sprintf(", would reap %d", n)
+		}
+		if n := countAction(r.Cgroups, ActionFailed); n > 0 {
+			s += fmt.Sprintf(", failed %d", n)
+		}
+	}
 	return s + fmt.Sprintf(" (scanned %d processes in %.1f ms)", r.Scanned, r.ElapsedMS)
+}
+
+func countAction[D Decision | CgroupDecision](ds []D, a Action) int {
+	n := 0
+	for _, d := range ds {
+		if action(d) == a {
+			n++
+		}
+	}
+	return n
+}
+
+func action[D Decision | CgroupDecision](d D) Action {
+	switch d := any(d).(type) {
+	case Decision:
+		return d.Action
+	case CgroupDecision:
+		return d.Action
+	}
+	return ""
 }
 
 // Options configure a reap. Zero values take the documented defaults; the
@@ -130,7 +155,13 @@ type Options struct {
 	Exclude []int
 	// Only, when non-nil, limits the reap to these PIDs (those of a dry run
 	// the user confirmed); each is reaped only if it still qualifies.
+	// Leftover cgroups are then left alone.
 	Only []int
+	// CgroupParent is where leftover backend cgroups are looked for,
+	// besides the paths the records name; "" means the reaper's own cgroup
+	// (where a launcher creates its backends'). Tests point it at a cgroup
+	// of their own.
+	CgroupParent string
 	// Logger receives one record per decision; nil discards them.
 	Logger *slog.Logger
 }
@@ -162,6 +193,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r := newReaper(o, osView{stateDir: o.StateDir}, os.Getpid(), os.Geteuid(), ev)
 	report := &Report{StartedAt: start, DryRun: o.DryRun, SetAside: r.setAside}
+	report.Cgroups = r.reapCgroups(ctx)
 	if report.Decisions, report.Scanned, err = r.judge(); err != nil {
 		return nil, err
 	}
@@ -178,6 +210,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		report.RecordsRemoved = r.dropRecords()
 	}
 	report.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	for _, d := range report.Cgroups {
+		o.Logger.Info("reap", "cgroup", d.Cgroup, "action", d.Action, "reason", d.Reason, "detail", d.Detail)
+	}
 	for _, d := range report.Decisions {
 		o.Logger.Info("reap", "pid", d.PID, "action", d.Action, "reason", d.Reason, "detail", d.Detail)
 	}
@@ -264,6 +299,7 @@ type reaper struct {
 	only      map[int]bool // nil: every process
 	records   []*lockfile.Record
 	byPID     map[int]*lockfile.Record
+	byNonce   map[string]*lockfile.Record
 	setAside  []string
 	// failClosed, when set, says why orphans without a record cannot be
 	// reaped this time (a corrupt record, an unreadable lock directory).
@@ -284,7 +320,8 @@ type claim struct {
 // newReaper prepares a reap by process self (running as uid) that sees
 // the system through v.
 func newReaper(o Options, v view, self, uid int, ev evidence) *reaper {
-	r := &reaper{o: o, v: v, self: self, uid: uid, ancestors: map[int]bool{}, exclude: map[int]bool{}, byPID: map[int]*lockfile.Record{}}
+	r := &reaper{o: o, v: v, self: self, uid: uid, ancestors: map[int]bool{}, exclude: map[int]bool{},
+		byPID: map[int]*lockfile.Record{}, byNonce: map[string]*lockfile.Record{}}
 	for _, pid := range o.Exclude {
 		r.exclude[pid] = true
 	}
@@ -303,6 +340,7 @@ func newReaper(o Options, v view, self, uid int, ev evidence) *reaper {
 func (r *reaper) useRecords(records []*lockfile.Record, bad []lockfile.SetAside) {
 	r.records = records
 	for _, rec := range records {
+		r.byNonce[rec.Nonce] = rec
 		for _, id := range []*proc.Identity{rec.Shim, rec.Backend} {
 			if id != nil {
 				r.byPID[id.PID] = rec

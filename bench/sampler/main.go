@@ -43,7 +43,7 @@ func main() {
 	defer cleanup()
 	var s *leakguard.TreeSample
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if s, err = leakguard.Sample(root); err == nil && s.Count >= *children+1 {
+		if s, err = leakguard.Sample(root, ""); err == nil && s.Count >= *children+1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -56,7 +56,7 @@ func main() {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
 	for i := 0; i < *ticks; i++ {
 		t0 := time.Now()
-		if _, err := leakguard.Sample(root); err != nil {
+		if _, err := leakguard.Sample(root, ""); err != nil {
 			fail(err)
 		}
 		ds = append(ds, time.Since(t0))

@@ -35,6 +35,7 @@ type runOptions struct {
 	startTimeout time.Duration
 	minOrphanAge time.Duration
 	noShim       bool
+	containment  string
 	noBootReap   bool
 	logLevel     string
 	// Leak guard.
@@ -88,6 +89,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.DurationVar(&o.startTimeout, "start-timeout", envflag.Duration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
 	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it; 0s: no minimum (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
 	fs.BoolVar(&o.noShim, "no-shim", envflag.Bool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
+	fs.StringVar(&o.containment, "containment", envflag.String("HERMES_DESKTOP_CONTAINMENT", "auto"), "what holds each backend's tree: auto (the strongest available), cgroup, systemd-scope, job or process-tree (env HERMES_DESKTOP_CONTAINMENT)")
 	fs.BoolVar(&o.noBootReap, "no-boot-reap", envflag.Bool("HERMES_DESKTOP_NO_BOOT_REAP"), "skip the reap of abandoned backends before the first spawn (env HERMES_DESKTOP_NO_BOOT_REAP)")
 	fs.DurationVar(&o.sampleInterval, "sample-interval", envflag.Duration("HERMES_DESKTOP_SAMPLE_INTERVAL", leakguard.DefaultSampleInterval), "how often each backend's process tree is sampled (env HERMES_DESKTOP_SAMPLE_INTERVAL)")
 	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envflag.Int("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
@@ -194,11 +196,16 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	if err != nil {
 		return backend.Config{}, fmt.Errorf("find own executable: %w", err)
 	}
+	containment, err := instance.ParseContainment(o.containment)
+	if err != nil {
+		return backend.Config{}, fmt.Errorf("--containment: %w", err)
+	}
 	saved, notice := settings.Load(stateDir)
 	cfg := backend.Config{
 		StateDir:    stateDir,
 		Self:        self,
 		NoShim:      o.noShim,
+		Containment: containment,
 		NoBootReap:  o.noBootReap,
 		Args:        successorArgs(),
 		HandoffWait: envflag.Duration(backend.EnvHandoffWait, 0),

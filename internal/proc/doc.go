@@ -9,6 +9,7 @@
 // handle on Windows) so the PID cannot be recycled between check and signal.
 //
 // It is the bottom layer: the OS primitives live here once (the subreaper,
-// the Windows kill-on-close Job, the TERM -> grace -> KILL Stopper, tree
-// pinning) and it imports nothing of this module.
+// the Windows kill-on-close Job, the Linux cgroup v2 a backend's tree is
+// kept in and the systemd user scope that can hold one, the TERM -> grace
+// -> KILL Stopper, tree pinning) and it imports nothing of this module.
 package proc

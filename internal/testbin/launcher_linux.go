@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/proc"
 )
 
 // Launcher is a `hermes-desktop run --headless` started by a test, with its
@@ -30,6 +32,10 @@ type Launcher struct {
 	Stderr     *Lines
 	exited     chan struct{}
 	wrapper    []string
+	// Cgroup is the test's own cgroup the launcher is born in (so its own
+	// cgroup, under which it makes its backends', is the test's); nil where
+	// cgroup v2 is not writable. Launchers from StartAnother share it.
+	Cgroup *proc.Cgroup
 }
 
 // NewEnv returns the base environment for processes a test starts: the
@@ -71,7 +77,9 @@ func StartLauncherBin(t testing.TB, bin string, args ...string) *Launcher {
 func startLauncher(t testing.TB, bin string, wrapper, args []string) *Launcher {
 	t.Helper()
 	base := t.TempDir()
+	cg := tryCgroup(t) // first, so that its cleanup runs last
 	l := &Launcher{
+		Cgroup:     cg,
 		t:          t,
 		Bin:        bin,
 		StateDir:   filepath.Join(base, "state"),
@@ -86,12 +94,13 @@ func startLauncher(t testing.TB, bin string, wrapper, args []string) *Launcher {
 // Base returns a launcher that is not started: for CLI calls and
 // StartAnother on a state dir a test sets up itself.
 func Base(t testing.TB, stateDir, hermesHome, tag string) *Launcher {
-	return &Launcher{t: t, Bin: Path(t), StateDir: stateDir, HermesHome: hermesHome, Tag: tag}
+	return &Launcher{t: t, Bin: Path(t), StateDir: stateDir, HermesHome: hermesHome, Tag: tag, Cgroup: tryCgroup(t)}
 }
 
-// StartAnother starts a second launcher on the same state dir and tag.
+// StartAnother starts a second launcher on the same state dir, tag and
+// cgroup.
 func (l *Launcher) StartAnother(args ...string) *Launcher {
-	l2 := &Launcher{t: l.t, Bin: l.Bin, StateDir: l.StateDir, HermesHome: l.HermesHome, Tag: l.Tag}
+	l2 := &Launcher{t: l.t, Bin: l.Bin, StateDir: l.StateDir, HermesHome: l.HermesHome, Tag: l.Tag, Cgroup: l.Cgroup}
 	l2.start(args...)
 	return l2
 }
@@ -117,7 +126,11 @@ func (l *Launcher) start(args ...string) {
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	if err := l.Cmd.Start(); err != nil {
+	start := l.Cmd.Start
+	if l.Cgroup != nil {
+		start = func() error { return StartIn(l.Cmd, l.Cgroup) }
+	}
+	if err := start(); err != nil {
 		l.t.Fatalf("start launcher: %v", err)
 	}
 	l.Stdout, l.Stderr = newLines(outR), newLines(errR)

@@ -26,6 +26,7 @@ import (
 	"reflect"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
@@ -48,6 +49,7 @@ var models = []model{
 	modelOf[leakguard.TreeWarning]("TreeWarning"),
 	modelOf[reap.Report]("ReapReport"),
 	modelOf[reap.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
+	modelOf[reap.CgroupDecision]("ReapCgroupDecision"),
 	modelOf[logs.Line]("LogLine"),
 	modelOf[settings.Settings]("Settings"),
 	modelOf[settings.Backend]("BackendSetting"),
@@ -63,13 +65,15 @@ var enums = []enum{
 	enumOf("BackendState", backend.StateStopped, backend.StateStarting, backend.StateReady,
 		backend.StateRestarting, backend.StateFailed, backend.StateExternal),
 	enumOf("BackendKind", settings.KindDashboard, settings.KindServe, settings.KindCustom),
+	enumOf("Containment", instance.ContainmentCgroup, instance.ContainmentSystemdScope, instance.ContainmentJob,
+		instance.ContainmentProcessTree),
 	enumOf("ReapAction", reap.ActionReaped, reap.ActionSpared, reap.ActionWouldReap,
 		reap.ActionFailed),
 	enumOf("ReapReason", reap.ReasonOwned, reap.ReasonOwnerDead, reap.ReasonOrphanNoRecord,
 		reap.ReasonTooYoung, reap.ReasonNotOrphan, reap.ReasonSSHLock, reap.ReasonSSHTokenFile, reap.ReasonGatewayPIDFile,
 		reap.ReasonServiceManaged, reap.ReasonExcludedEnv, reap.ReasonOtherUser,
 		reap.ReasonAncestor, reap.ReasonFixedPort, reap.ReasonNotLoopback,
-		reap.ReasonIdentityMismatch, reap.ReasonFailClosed).on("ReapDecision", "Reason"),
+		reap.ReasonIdentityMismatch, reap.ReasonFailClosed).on("ReapDecision", "Reason").on("ReapCgroupDecision", "Reason"),
 	enumOf("TreeWarningKind", leakguard.WarnFDPressure, leakguard.WarnDuplicates,
 		leakguard.WarnRSSGrowth).on("TreeWarning", "Kind"),
 	enumOf("EventKind", backend.EventStatus, backend.EventLog, backend.EventReap),

@@ -18,6 +18,13 @@ export type BackendKind =
   | "serve"
   | "custom";
 
+/** The constants of instance.Containment. */
+export type Containment =
+  | "cgroup"
+  | "systemd-scope"
+  | "job"
+  | "process-tree";
+
 /** The constants of reap.Action. */
 export type ReapAction =
   | "reaped"
@@ -25,7 +32,7 @@ export type ReapAction =
   | "would-reap"
   | "failed";
 
-/** The untyped Go string constants reap.Decision.Reason holds. */
+/** The untyped Go string constants reap.Decision.Reason and reap.CgroupDecision.Reason holds. */
 export type ReapReason =
   | "owned"
   | "owner-dead"
@@ -143,6 +150,9 @@ export interface BackendStatus {
   last_restart?: string;
   log_tail?: string[];
   tree?: TreeSample;
+  containment?: Containment;
+  containment_reason?: string;
+  cgroup?: string;
 }
 
 /** Generated from leakguard.TreeSample. */
@@ -190,6 +200,7 @@ export interface ReapReport {
   scanned: number;
   elapsed_ms: number;
   decisions: ReapDecision[] | null;
+  cgroups?: ReapCgroupDecision[];
   records_removed?: string[];
   set_aside?: string[];
 }
@@ -201,6 +212,15 @@ export interface ReapDecision {
   reason: ReapReason;
   detail: string;
   cmdline: string[] | null;
+}
+
+/** Generated from reap.CgroupDecision. */
+export interface ReapCgroupDecision {
+  cgroup: string;
+  action: ReapAction;
+  reason: ReapReason;
+  detail: string;
+  members: number;
 }
 
 /** Generated from logs.Line. */

@@ -1,0 +1,184 @@
+package reap
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"hermes-desktop/internal/proc"
+	"hermes-desktop/lockfile"
+)
+
+// Leftover backend cgroups. Each backend (on Linux, where a cgroup could be
+// made) ran in a cgroup named hermes-backend-<its nonce>, which everything
+// it ever started was born into and could not leave: a double-forked,
+// setsid'd, environment-less daemon included. So after a crash that took
+// the launcher and the shim together, membership is the evidence that
+// outlives both. The reaper looks under its own cgroup (where a launcher
+// puts its backends') and wherever a record says it put one, and acts on a
+// cgroup only with the ownership rule of the process records: a record in
+// this state dir with the nonce its name carries, whose owner lock is free
+// and whose owner process is gone. Then every member is killed at once
+// (cgroup.kill), the cgroup is watched until "populated 0" and removed.
+
+// CgroupDecision is the reaper's verdict on one leftover backend cgroup,
+// with a reason word of the process rules (owned, owner-dead, fail-closed,
+// ancestor).
+type CgroupDecision struct {
+	// Cgroup is the cgroup's path in the v2 hierarchy.
+	Cgroup string `json:"cgroup"`
+	Action Action `json:"action"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	// Members is how many processes were in it when it was judged.
+	Members int `json:"members"`
+}
+
+// cgroupCandidate is a leftover backend cgroup and what names it.
+type cgroupCandidate struct {
+	cg     *proc.Cgroup
+	nonce  string
+	record *lockfile.Record // nil when no record names the nonce
+}
+
+// reapCgroups decides on every backend cgroup found, in path order, and
+// (unless this is a dry run) kills and removes the abandoned ones. A reap
+// limited to some PIDs (Only) leaves cgroups alone.
+func (r *reaper) reapCgroups(ctx context.Context) []CgroupDecision {
+	if r.only != nil {
+		return nil
+	}
+	var out []CgroupDecision
+	for _, c := range r.findCgroups() {
+		d := r.decideCgroup(c)
+		if d.Action == ActionWouldReap && !r.o.DryRun {
+			r.killCgroup(ctx, c, &d)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// findCgroups lists the backend cgroups under the reaper's own cgroup (or
+// Options.CgroupParent) and those the records name, each once.
+func (r *reaper) findCgroups() []cgroupCandidate {
+	seen := map[string]bool{}
+	var paths []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	if parent := r.cgroupParent(); parent != "" {
+		if cg, err := proc.OpenCgroup(parent); err == nil {
+			names, _ := cg.Children()
+			for _, name := range names {
+				if _, ok := lockfile.CgroupNonce(name); ok {
+					add(path.Join(parent, name))
+				}
+			}
+		}
+	}
+	for _, rec := range r.records {
+		if rec.Cgroup != "" { // validated with the record: named for its nonce
+			add(rec.Cgroup)
+		}
+	}
+	var out []cgroupCandidate
+	for _, p := range paths {
+		cg, err := proc.OpenCgroup(p)
+		if err != nil {
+			continue // not there (any more): nothing to do
+		}
+		nonce, _ := lockfile.CgroupNonce(p)
+		out = append(out, cgroupCandidate{cg: cg, nonce: nonce, record: r.byNonce[nonce]})
+	}
+	return out
+}
+
+// cgroupParent is where backends' cgroups are looked for: the option, else
+// the reaper's own cgroup ("" when there is none).
+func (r *reaper) cgroupParent() string {
+	if r.o.CgroupParent != "" {
+		return r.o.CgroupParent
+	}
+	own, err := proc.OwnCgroup()
+	if err != nil {
+		return ""
+	}
+	return own
+}
+
+// decideCgroup applies the ownership rule to one cgroup.
+func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
+	members, _ := c.cg.Members()
+	d := CgroupDecision{Cgroup: c.cg.Path(), Action: ActionSpared, Members: len(members)}
+	spare := func(reason, format string, a ...any) CgroupDecision {
+		d.Reason, d.Detail = reason, fmt.Sprintf(format, a...)
+		return d
+	}
+	if own, err := proc.OwnCgroup(); err == nil && (own == c.cg.Path() || strings.HasPrefix(own, c.cg.Path()+"/")) {
+		return spare(ReasonAncestor, "the reaper itself runs in this cgroup")
+	}
+	rec := c.record
+	if rec == nil {
+		return spare(ReasonFailClosed, "no record in this state dir names backend %s: it may be another launcher's (%d processes in it)", c.nonce, len(members))
+	}
+	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
+	if err != nil {
+		return spare(ReasonFailClosed, "the owner lock of record %s could not be checked (%v)", rec.Nonce, err)
+	}
+	if held {
+		return spare(ReasonOwned, "owned by the running launcher %d (record %s, owner lock held)", rec.Owner.PID, rec.Nonce)
+	}
+	if alive, err := r.v.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
+		return spare(ReasonOwned, "its owner lock is free but the owner process %d still runs (or cannot be checked): left alone", rec.Owner.PID)
+	}
+	d.Action, d.Reason = ActionWouldReap, ReasonOwnerDead
+	d.Detail = fmt.Sprintf("record %s names this cgroup's backend, and its launcher (pid %d) is dead; %d processes in it", rec.Nonce, rec.Owner.PID, len(members))
+	return d
+}
+
+// killCgroup kills every member at once, waits for "populated 0" and
+// removes the cgroup. Members the never-signalled rules protect (a gateway
+// the backend started, another user's process) are spared: the cgroup is
+// frozen while they are picked out, the rest killed one by one, and the
+// cgroup stays.
+func (r *reaper) killCgroup(ctx context.Context, c cgroupCandidate, d *CgroupDecision) {
+	spared, err := c.cg.KillExcept(r.untouchable)
+	if err != nil {
+		d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; kill failed: %v", d.Detail, err)
+		return
+	}
+	if len(spared) > 0 {
+		d.Action, d.Detail = ActionReaped, fmt.Sprintf("%s; the rest killed, but pids %v are never signalled (see the process decisions), so the cgroup stays", d.Detail, spared)
+		return
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, proc.CgroupKillWait)
+	defer cancel()
+	if err := c.cg.WaitEmpty(waitCtx); err != nil {
+		d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; still populated after cgroup.kill: %v", d.Detail, err)
+		return
+	}
+	if err := c.cg.Remove(); err != nil {
+		d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; killed, but not removed: %v", d.Detail, err)
+		return
+	}
+	d.Action, d.Detail = ActionReaped, d.Detail+"; killed (cgroup.kill) and removed"
+}
+
+// cgroupLive reports whether the record's cgroup still holds a process
+// (or cannot be read): the record stays as evidence.
+func cgroupLive(rec *lockfile.Record) bool {
+	if rec.Cgroup == "" {
+		return false
+	}
+	cg, err := proc.OpenCgroup(rec.Cgroup)
+	if err != nil {
+		return false
+	}
+	populated, err := cg.Populated()
+	return err != nil || populated
+}
