@@ -18,6 +18,7 @@ import (
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/desktop"
 )
 
@@ -364,7 +365,7 @@ func (a *App) RestartToApply() error {
 // CheckForUpdate asks the update feed now ("Check now"); a newer version
 // for a self-managed install starts downloading in the background, its
 // progress in the status.
-func (a *App) CheckForUpdate() (backend.UpdateCheck, error) {
+func (a *App) CheckForUpdate() (update.Check, error) {
 	return a.l.CheckForUpdate(context.Background(), true)
 }
 

@@ -27,76 +27,6 @@ import (
 // it fails (launcher_update_watch.go). A package-managed copy is never
 // replaced: the user is told the command that updates it.
 
-// UpdateState is where the self-update is.
-type UpdateState string
-
-// Update states.
-const (
-	UpdateOff         UpdateState = "off"       // no key, no feed or a development build: Error says which
-	UpdateIdle        UpdateState = "idle"      // up to date, or not checked yet
-	UpdateChecking    UpdateState = "checking"  // asking the feed
-	UpdateAvailable   UpdateState = "available" // a newer version; Command says how, for a package-managed copy
-	UpdateDownloading UpdateState = "downloading"
-	UpdateReady       UpdateState = "ready"    // downloaded and verified: "Restart to update"
-	UpdateApplying    UpdateState = "applying" // smoke test, swap, handoff
-	UpdateFailed      UpdateState = "failed"   // Error says why; the next check tries again
-)
-
-// UpdateInfo is the self-update's state, in status as instance.update.
-type UpdateInfo struct {
-	State   UpdateState `json:"state"`
-	Current string      `json:"current"`
-	// Latest is the newest version the feed offers ("" until a check).
-	Latest string `json:"latest,omitempty"`
-	Notes  string `json:"notes,omitempty"`
-	// Bytes, Total and Speed (bytes per second) describe the download.
-	Bytes int64   `json:"bytes,omitempty"`
-	Total int64   `json:"total,omitempty"`
-	Speed float64 `json:"speed,omitempty"`
-	// Error says, in words, why updates are off or what failed; Reason
-	// names it in one word (disabled, offline, signature, checksum, ...).
-	Error  string `json:"error,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	// Command updates a package-managed copy, which is never replaced.
-	Command string `json:"command,omitempty"`
-	// Skipped is the version the user chose to skip.
-	Skipped string `json:"skipped,omitempty"`
-	// Automatic: a ready update is applied when the backends are idle.
-	Automatic bool       `json:"automatic,omitempty"`
-	CheckedAt *time.Time `json:"checked_at,omitempty"`
-	// ProbationUntil is set while this instance, just updated, is in its
-	// health window: a failure before then rolls it back.
-	ProbationUntil *time.Time `json:"probation_until,omitempty"`
-}
-
-// UpdateCheck is what a check found (`update check --json`).
-type UpdateCheck struct {
-	Current   string `json:"current"`
-	Latest    string `json:"latest"`
-	Available bool   `json:"available"`
-	Notes     string `json:"notes"`
-	// Reason is why nothing is offered (disabled, up-to-date, skipped,
-	// bad), or package-managed when the update is for the package manager
-	// to install; "" when it can be applied.
-	Reason string `json:"reason"`
-	// Message says the same in words; Command is the package manager's.
-	Message string `json:"message,omitempty"`
-	Command string `json:"command,omitempty"`
-}
-
-// UpdateResult is what a successful apply reports.
-type UpdateResult struct {
-	From      string  `json:"from"`
-	To        string  `json:"to"`
-	NewPID    int     `json:"new_pid"`
-	ElapsedMS float64 `json:"elapsed_ms"`
-}
-
-// UpdateSkipArgs are the arguments of control.OpUpdateSkip.
-type UpdateSkipArgs struct {
-	Version string `json:"version"`
-}
-
 // First automatic check: this long after start, plus up to as much again.
 const updateFirstCheck = 30 * time.Second
 
@@ -107,7 +37,7 @@ type updater struct {
 	sem    chan struct{} // held through a check, download or apply: one at a time
 
 	mu       sync.Mutex // guards info, release, artifact and probationUntil
-	info     UpdateInfo
+	info     update.Info
 	release  *update.Release // the latest verified offer
 	artifact string          // release's verified download; "" until then
 	// probationUntil is set in Start when this instance is a new version
@@ -133,9 +63,9 @@ func (l *Launcher) newUpdater() *updater {
 		client: update.New(update.Config{FeedURL: l.cfg.UpdateFeed, Keys: l.cfg.UpdateKeys, Current: l.cfg.Version, Dir: dir}),
 		dir:    dir, sem: make(chan struct{}, 1), ctx: ctx, cancel: cancel,
 	}
-	u.info = UpdateInfo{State: UpdateIdle, Current: l.cfg.Version, Automatic: l.cfg.UpdateAutomatically, Skipped: update.Skipped(dir)}
+	u.info = update.Info{State: update.StateIdle, Current: l.cfg.Version, Automatic: l.cfg.UpdateAutomatically, Skipped: update.Skipped(dir)}
 	if err := u.client.Disabled(); err != nil {
-		u.info.State, u.info.Error, u.info.Reason = UpdateOff, err.Error(), update.Reason(err)
+		u.info.State, u.info.Error, u.info.Reason = update.StateOff, err.Error(), update.Reason(err)
 	}
 	return u
 }
@@ -230,17 +160,17 @@ func (l *Launcher) scheduledCheck(ctx context.Context) time.Duration {
 // download, a newer version for a self-managed install starts downloading
 // in the background (the window's "Check now"); without, it only looks
 // (`update check`). Every answer is in the result, failures included
-// (Reason offline, signature, ...: see UpdateCheck.Failed); the error is
+// (Reason offline, signature, ...: see update.Check.Failed); the error is
 // only for ctx. While a download or an apply runs, it answers what is
 // known without asking the feed again.
-func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (UpdateCheck, error) {
+func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (update.Check, error) {
 	u := l.upd
 	if !u.tryAcquire() {
 		return u.busyCheck(), nil
 	}
 	rel, err := l.checkRelease(ctx)
 	u.releaseSem()
-	chk := UpdateCheck{Current: l.cfg.Version}
+	chk := update.Check{Current: l.cfg.Version}
 	if rel != nil {
 		chk.Latest, chk.Notes = rel.Version, rel.Notes
 	}
@@ -256,7 +186,7 @@ func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (UpdateChe
 	in, err := update.Inspect(l.cfg.Self)
 	if err == nil && !in.SelfManaged() {
 		chk.Reason, chk.Message, chk.Command = update.Reason(update.ErrManaged), in.Why(), in.UpdateCommand(rel.Version)
-		u.set(func(i *UpdateInfo) { i.Command = chk.Command })
+		u.set(func(i *update.Info) { i.Command = chk.Command })
 		return chk, nil
 	}
 	if download {
@@ -269,24 +199,13 @@ func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (UpdateChe
 	return chk, nil
 }
 
-// Failed reports whether the check itself failed (offline, a bad
-// signature or feed), as opposed to an answer (off, up to date, skipped,
-// package-managed, busy).
-func (c UpdateCheck) Failed() bool {
-	switch c.Reason {
-	case "", "disabled", "up-to-date", "skipped", "package-managed", "busy":
-		return false
-	}
-	return true
-}
-
 // busyCheck answers a check while a download or an apply runs.
-func (u *updater) busyCheck() UpdateCheck {
+func (u *updater) busyCheck() update.Check {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	i := u.info
-	return UpdateCheck{Current: i.Current, Latest: i.Latest, Notes: i.Notes, Command: i.Command,
-		Available: i.State == UpdateDownloading || i.State == UpdateReady || i.State == UpdateApplying,
+	return update.Check{Current: i.Current, Latest: i.Latest, Notes: i.Notes, Command: i.Command,
+		Available: i.State == update.StateDownloading || i.State == update.StateReady || i.State == update.StateApplying,
 		Reason:    "busy", Message: fmt.Sprintf("an update is %s", i.State)}
 }
 
@@ -295,7 +214,7 @@ func (u *updater) busyCheck() UpdateCheck {
 // again; a newer one is). Call with the semaphore held.
 func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 	u := l.upd
-	u.set(func(i *UpdateInfo) { i.State, i.Error, i.Reason = UpdateChecking, "", "" })
+	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateChecking, "", "" })
 	rel, err := u.client.Check(ctx)
 	if err == nil {
 		if bad, ok := update.IsBad(u.dir, rel.Version); ok {
@@ -313,22 +232,22 @@ func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 	}
 	switch {
 	case errors.Is(err, update.ErrDisabled):
-		i.State, i.Error, i.Reason = UpdateOff, err.Error(), update.Reason(err)
+		i.State, i.Error, i.Reason = update.StateOff, err.Error(), update.Reason(err)
 	case errors.Is(err, update.ErrUpToDate):
-		i.State, i.Error, i.Reason = UpdateIdle, "", update.Reason(err)
+		i.State, i.Error, i.Reason = update.StateIdle, "", update.Reason(err)
 		if rel != nil && update.Newer(rel.Version, l.cfg.Version) {
 			i.Error = err.Error() // newer, but not offered: say why
 		}
 	case err != nil:
-		i.State, i.Error, i.Reason = UpdateFailed, err.Error(), update.Reason(err)
+		i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err)
 	case u.artifact != "" && u.release != nil && u.release.Version == rel.Version:
-		i.State = UpdateReady // downloaded already
+		i.State = update.StateReady // downloaded already
 	default:
 		if u.release == nil || u.release.Version != rel.Version {
 			u.artifact = ""
 		}
 		u.release = rel
-		i.State, i.Bytes, i.Total, i.Speed = UpdateAvailable, 0, rel.Artifact.Size, 0
+		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, rel.Artifact.Size, 0
 	}
 	if err != nil {
 		return rel, err
@@ -360,22 +279,22 @@ func (l *Launcher) download(ctx context.Context) (string, error) {
 	if artifact != "" {
 		return artifact, nil
 	}
-	u.set(func(i *UpdateInfo) {
-		i.State, i.Error, i.Reason, i.Total = UpdateDownloading, "", "", rel.Artifact.Size
+	u.set(func(i *update.Info) {
+		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", rel.Artifact.Size
 	})
 	update.PruneDownloads(u.dir, rel.Version)
 	path, err := u.client.Download(ctx, rel, func(p update.Progress) {
-		u.set(func(i *UpdateInfo) { i.Bytes, i.Total, i.Speed = p.Bytes, p.Total, p.Speed })
+		u.set(func(i *update.Info) { i.Bytes, i.Total, i.Speed = p.Bytes, p.Total, p.Speed })
 		l.events.publish(Event{Kind: EventStatus})
 	})
 	if err != nil {
-		u.set(func(i *UpdateInfo) { i.State, i.Error, i.Reason = UpdateFailed, err.Error(), update.Reason(err) })
+		u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
 		l.events.publish(Event{Kind: EventStatus})
 		return "", controlKind(err)
 	}
 	u.mu.Lock()
 	u.artifact = path
-	u.info.State = UpdateReady
+	u.info.State = update.StateReady
 	u.mu.Unlock()
 	l.events.publish(Event{Kind: EventStatus})
 	l.cfg.Logger.Info("update: downloaded and verified", "version", rel.Version, "path", path)
@@ -387,10 +306,10 @@ func (l *Launcher) SkipVersion(version string) error {
 	if err := update.Skip(l.upd.dir, version); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
-	l.upd.set(func(i *UpdateInfo) {
+	l.upd.set(func(i *update.Info) {
 		i.Skipped = version
-		if version != "" && version == i.Latest && (i.State == UpdateAvailable || i.State == UpdateReady) {
-			i.State = UpdateIdle
+		if version != "" && version == i.Latest && (i.State == update.StateAvailable || i.State == update.StateReady) {
+			i.State = update.StateIdle
 		}
 	})
 	l.events.publish(Event{Kind: EventStatus})
@@ -419,7 +338,7 @@ func (l *Launcher) updateAllowed() error {
 }
 
 // UpdateStatus is the self-update's state for status.
-func (l *Launcher) UpdateStatus() *UpdateInfo {
+func (l *Launcher) UpdateStatus() *update.Info {
 	u := l.upd
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -431,7 +350,7 @@ func (l *Launcher) UpdateStatus() *UpdateInfo {
 }
 
 // set changes the status under the lock.
-func (u *updater) set(fn func(*UpdateInfo)) {
+func (u *updater) set(fn func(*update.Info)) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	fn(&u.info)

@@ -17,7 +17,7 @@ const updateHandoffTimeout = 2 * time.Minute
 // callers with no answer to write first (the window, the scheduler). Once
 // the new version serves, this instance is handed over (HandedOff closes);
 // main then runs WatchUpdate before it exits.
-func (l *Launcher) ApplyUpdate(ctx context.Context) (*UpdateResult, error) {
+func (l *Launcher) ApplyUpdate(ctx context.Context) (*update.Result, error) {
 	res, err := l.applyUpdate(ctx)
 	var committed errCommitted
 	if err == nil || errors.As(err, &committed) {
@@ -30,7 +30,7 @@ func (l *Launcher) ApplyUpdate(ctx context.Context) (*UpdateResult, error) {
 // swaps and hands over. Before the handoff commits, any failure leaves
 // this instance in charge with the old version in place; an errCommitted
 // error means the new version owns the backends anyway.
-func (l *Launcher) applyUpdate(ctx context.Context) (*UpdateResult, error) {
+func (l *Launcher) applyUpdate(ctx context.Context) (*update.Result, error) {
 	u := l.upd
 	if err := u.client.Disabled(); err != nil {
 		return nil, controlKind(err)
@@ -52,7 +52,7 @@ func (l *Launcher) applyUpdate(ctx context.Context) (*UpdateResult, error) {
 	}
 	if !in.SelfManaged() {
 		cmd := in.UpdateCommand(rel.Version)
-		u.set(func(i *UpdateInfo) { i.Command = cmd })
+		u.set(func(i *update.Info) { i.Command = cmd })
 		return nil, controlKind(fmt.Errorf("%w: %s %s is available, but %s; update it with: %s", update.ErrManaged, "Hermes Desktop", rel.Version, in.Why(), cmd))
 	}
 	artifact, err := l.download(ctx)
@@ -65,10 +65,10 @@ func (l *Launcher) applyUpdate(ctx context.Context) (*UpdateResult, error) {
 // install stages and smoke-tests the download, records the health window,
 // swaps the new version in and hands over to it; it puts the old version
 // back if the handoff fails before the commit.
-func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.Install, artifact string) (*UpdateResult, error) {
+func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.Install, artifact string) (*update.Result, error) {
 	u := l.upd
 	start := time.Now()
-	u.set(func(i *UpdateInfo) { i.State, i.Error, i.Reason = UpdateApplying, "", "" })
+	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateApplying, "", "" })
 	l.events.publish(Event{Kind: EventStatus})
 	staged, err := update.Stage(ctx, artifact, in, rel.Version)
 	if err != nil {
@@ -101,14 +101,14 @@ func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.I
 	}
 	u.watch.Store(&updateWatch{succ: succ, p: p, baseline: baseline})
 	fmt.Fprintf(l.cfg.Announce, "update: %s -> %s: pid %d serves; watching it for %v\n", l.cfg.Version, rel.Version, res.NewPID, p.Window)
-	out := &UpdateResult{From: l.cfg.Version, To: rel.Version, NewPID: res.NewPID, ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}
+	out := &update.Result{From: l.cfg.Version, To: rel.Version, NewPID: res.NewPID, ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}
 	return out, err
 }
 
 // updateFailed records a failed apply in the status and returns the error
 // with its control kind.
 func (l *Launcher) updateFailed(err error) error {
-	l.upd.set(func(i *UpdateInfo) { i.State, i.Error, i.Reason = UpdateFailed, err.Error(), update.Reason(err) })
+	l.upd.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
 	l.events.publish(Event{Kind: EventStatus})
 	l.cfg.Logger.Warn("update failed", "err", err)
 	return controlKind(err)

@@ -9,6 +9,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/update"
 )
 
 // InstanceInfo describes the running launcher.
@@ -23,8 +24,8 @@ type InstanceInfo struct {
 	// RestartToApply is set once our executable was replaced on disk (a
 	// package upgrade): a handoff to it applies the update.
 	RestartToApply bool `json:"restart_to_apply,omitempty"`
-	// Update is the self-update's state (see UpdateInfo).
-	Update *UpdateInfo `json:"update,omitempty"`
+	// Update is the self-update's state (see update.Info).
+	Update *update.Info `json:"update,omitempty"`
 }
 
 // Status is what `status --json` prints.
@@ -159,7 +160,7 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		}
 		return nil, err
 	case control.OpUpdateSkip:
-		var args UpdateSkipArgs
+		var args update.SkipArgs
 		if err := json.Unmarshal(req.Args, &args); err != nil {
 			return nil, fmt.Errorf("update skip: %w: %w", control.ErrBadRequest, err)
 		}

@@ -291,7 +291,7 @@ func TestUpdateRefused(t *testing.T) {
 				t.Errorf("the instance or its backend changed: %+v", st)
 			}
 			out, _, code = l.CLI("update", "check", "--json")
-			var c backend.UpdateCheck
+			var c update.Check
 			wantCode := 0
 			if c.Reason = tc.check; c.Failed() {
 				wantCode = 1
@@ -317,7 +317,7 @@ func TestUpdatePackageManagedIsNotified(t *testing.T) {
 	f.publish(t, priv, "1.1.0", next, next)
 	l, _ := startInstalled(t, exe, f, "3s")
 	out, _, code := l.CLI("update", "check", "--json")
-	var c backend.UpdateCheck
+	var c update.Check
 	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || !c.Available || c.Reason != "package-managed" ||
 		!strings.Contains(c.Command, "sudo apt install ./hermes-desktop_1.1.0_amd64.deb") {
 		t.Fatalf("update check: exit %d %q; want available, package-managed, with the apt command", code, out)
@@ -343,7 +343,7 @@ func TestUpdateOffWithoutKey(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Updates are off") || !strings.Contains(out, "no update key") {
 		t.Errorf("update check: exit %d %q, want updates off: no key", code, out)
 	}
-	if st := status(t, l); st.Instance.Update == nil || st.Instance.Update.State != backend.UpdateOff {
+	if st := status(t, l); st.Instance.Update == nil || st.Instance.Update.State != update.StateOff {
 		t.Errorf("status: %+v, want state off", st.Instance.Update)
 	}
 	_, errOut, code := l.CLI("update", "apply")
@@ -406,7 +406,7 @@ func TestUpdateRollsBackAVersionThatDies(t *testing.T) {
 	}
 	t.Logf("backend pid %d before, %d after (lost with the failed version: restarted)", first.PID, st.Backends[0].PID)
 	out, _, code = l.CLI("update", "check", "--json")
-	var c backend.UpdateCheck
+	var c update.Check
 	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || c.Available || !strings.Contains(c.Message, "not offered again") {
 		t.Errorf("update check after the rollback: exit %d %q, want 1.2.0 not offered again", code, out)
 	}

@@ -180,7 +180,7 @@ func runUpdate(dir string, i int, old, feedURL string) updateResult {
 		check(fmt.Errorf("update apply: %v\n%s", err, out))
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	var r backend.UpdateResult
+	var r update.Result
 	check(json.Unmarshal([]byte(lines[len(lines)-1]), &r))
 	res.instance = time.Duration(r.ElapsedMS * float64(time.Millisecond))
 	_, after := readyBackend(cli)

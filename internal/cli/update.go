@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/update"
 )
 
 // cmdUpdate runs `update check|apply|skip`: the self-update, done by the
@@ -51,7 +52,7 @@ func cmdUpdateCheck(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	var c backend.UpdateCheck
+	var c update.Check
 	if err := json.Unmarshal(res, &c); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: update check: unreadable answer:", err)
 		return ExitError
@@ -67,7 +68,7 @@ func cmdUpdateCheck(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-func printCheck(w io.Writer, c backend.UpdateCheck) {
+func printCheck(w io.Writer, c update.Check) {
 	switch {
 	case c.Available && c.Command != "":
 		fmt.Fprintf(w, "Hermes Desktop %s is available (this is %s), but %s.\nUpdate it with: %s\n", c.Latest, c.Current, c.Message, c.Command)
@@ -92,7 +93,7 @@ func cmdUpdateSkip(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		version, args = args[0], args[1:]
 	}
-	req, _ := json.Marshal(backend.UpdateSkipArgs{Version: version})
+	req, _ := json.Marshal(update.SkipArgs{Version: version})
 	_, _, code := callInstance("update skip", args, control.Request{Op: control.OpUpdateSkip, Args: req}, stderr, false, false)
 	if code >= 0 {
 		return code
@@ -134,7 +135,7 @@ func cmdUpdateApply(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return p.failed(err, dir, stderr)
 	}
-	var r backend.UpdateResult
+	var r update.Result
 	if err := json.Unmarshal(res, &r); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: update apply: unreadable answer:", err)
 		return ExitError
@@ -153,7 +154,7 @@ func cmdUpdateApply(args []string, stdout, stderr io.Writer) int {
 }
 
 // waitServing checks that the new version is the one answering.
-func waitServing(ctx context.Context, dir string, r backend.UpdateResult) error {
+func waitServing(ctx context.Context, dir string, r update.Result) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
@@ -186,7 +187,7 @@ type progressPrinter struct {
 	w    io.Writer
 	json bool
 	mu   sync.Mutex // guards last and at
-	last backend.UpdateInfo
+	last update.Info
 	at   time.Time
 }
 
@@ -214,22 +215,22 @@ func (p *progressPrinter) follow(ctx context.Context, dir string) (stop func()) 
 
 // print writes a line when the state changes, and while downloading at
 // most twice a second.
-func (p *progressPrinter) print(u backend.UpdateInfo) {
+func (p *progressPrinter) print(u update.Info) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	changed := u.State != p.last.State
-	moving := u.State == backend.UpdateDownloading && u.Bytes != p.last.Bytes && time.Since(p.at) >= 500*time.Millisecond
+	moving := u.State == update.StateDownloading && u.Bytes != p.last.Bytes && time.Since(p.at) >= 500*time.Millisecond
 	if !changed && !moving {
 		return
 	}
-	if p.last.State == backend.UpdateDownloading && changed && p.last.Bytes != u.Bytes {
-		p.line(u.Latest, backend.UpdateDownloading, u) // the download's last figures
+	if p.last.State == update.StateDownloading && changed && p.last.Bytes != u.Bytes {
+		p.line(u.Latest, update.StateDownloading, u) // the download's last figures
 	}
 	p.last, p.at = u, time.Now()
 	p.line(u.Latest, u.State, u)
 }
 
-func (p *progressPrinter) line(version string, state backend.UpdateState, u backend.UpdateInfo) {
+func (p *progressPrinter) line(version string, state update.State, u update.Info) {
 	pct := 0.0
 	if u.Total > 0 {
 		pct = 100 * float64(u.Bytes) / float64(u.Total)
@@ -240,13 +241,13 @@ func (p *progressPrinter) line(version string, state backend.UpdateState, u back
 		return
 	}
 	switch state {
-	case backend.UpdateChecking:
+	case update.StateChecking:
 		fmt.Fprintln(p.w, "checking the update feed")
-	case backend.UpdateDownloading:
+	case update.StateDownloading:
 		fmt.Fprintf(p.w, "downloading %s: %s of %s (%.0f%%), %s/s\n", version, mib(u.Bytes), mib(u.Total), pct, mib(int64(u.Speed)))
-	case backend.UpdateReady:
+	case update.StateReady:
 		fmt.Fprintf(p.w, "downloaded and verified %s (%s)\n", version, mib(u.Total))
-	case backend.UpdateApplying:
+	case update.StateApplying:
 		fmt.Fprintf(p.w, "installing %s: smoke test, swap, handing the backends over\n", version)
 	}
 }

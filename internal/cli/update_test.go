@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/backend"
 	"hermes-desktop/backend/update"
 )
 
@@ -34,12 +33,12 @@ func TestProgressLines(t *testing.T) {
 	var out strings.Builder
 	p := &progressPrinter{w: &out}
 	mb := int64(1 << 20)
-	steps := []backend.UpdateInfo{
-		{State: backend.UpdateChecking},
-		{State: backend.UpdateDownloading, Latest: "1.1.0", Bytes: 1 * mb, Total: 10 * mb, Speed: float64(2 * mb)},
-		{State: backend.UpdateDownloading, Latest: "1.1.0", Bytes: 2 * mb, Total: 10 * mb, Speed: float64(2 * mb)}, // too soon: no line
-		{State: backend.UpdateApplying, Latest: "1.1.0", Bytes: 10 * mb, Total: 10 * mb, Speed: float64(3 * mb)},
-		{State: backend.UpdateApplying, Latest: "1.1.0", Bytes: 10 * mb, Total: 10 * mb}, // unchanged: no line
+	steps := []update.Info{
+		{State: update.StateChecking},
+		{State: update.StateDownloading, Latest: "1.1.0", Bytes: 1 * mb, Total: 10 * mb, Speed: float64(2 * mb)},
+		{State: update.StateDownloading, Latest: "1.1.0", Bytes: 2 * mb, Total: 10 * mb, Speed: float64(2 * mb)}, // too soon: no line
+		{State: update.StateApplying, Latest: "1.1.0", Bytes: 10 * mb, Total: 10 * mb, Speed: float64(3 * mb)},
+		{State: update.StateApplying, Latest: "1.1.0", Bytes: 10 * mb, Total: 10 * mb}, // unchanged: no line
 	}
 	for _, s := range steps {
 		p.print(s)
@@ -55,7 +54,7 @@ func TestProgressLines(t *testing.T) {
 	}
 	out.Reset()
 	p = &progressPrinter{w: &out, json: true}
-	p.print(backend.UpdateInfo{State: backend.UpdateDownloading, Latest: "1.1.0", Bytes: 5, Total: 10})
+	p.print(update.Info{State: update.StateDownloading, Latest: "1.1.0", Bytes: 5, Total: 10})
 	var line map[string]any
 	if err := json.Unmarshal([]byte(out.String()), &line); err != nil || line["percent"] != 50.0 || line["state"] != "downloading" {
 		t.Errorf("json: got %q (%v)", out.String(), err)

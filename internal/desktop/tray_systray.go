@@ -8,6 +8,7 @@ import (
 	"fyne.io/systray"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/update"
 )
 
 // Tray is the system tray icon and menu. Its click loops are the goroutines
@@ -103,7 +104,7 @@ func (t *Tray) SetStatus(st backend.Status) {
 		t.names = append(t.names, b.Name)
 	}
 	t.ready = ""
-	if u := st.Instance.Update; u != nil && u.State == backend.UpdateReady {
+	if u := st.Instance.Update; u != nil && u.State == update.StateReady {
 		t.ready = u.Latest
 	}
 	if t.status != nil {

@@ -31,6 +31,7 @@ import (
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/backend/update"
 )
 
 // models lists every Go struct the page sees, in output order: its
@@ -39,8 +40,8 @@ import (
 // error, so the list cannot fall short.
 var models = []model{
 	modelOf[backend.InstanceInfo]("InstanceInfo"),
-	modelOf[backend.UpdateInfo]("UpdateInfo"),
-	modelOf[backend.UpdateCheck]("UpdateCheck"),
+	modelOf[update.Info]("UpdateInfo"),
+	modelOf[update.Check]("UpdateCheck"),
 	modelOf[backend.Status]("Status"),
 	modelOf[backend.BackendStatus]("BackendStatus"),
 	modelOf[leakguard.TreeSample]("TreeSample"),
@@ -77,8 +78,8 @@ var enums = []enum{
 	enumOf("TreeWarningKind", leakguard.WarnFDPressure, leakguard.WarnDuplicates,
 		leakguard.WarnRSSGrowth).on("TreeWarning", "Kind"),
 	enumOf("EventKind", backend.EventStatus, backend.EventLog, backend.EventReap),
-	enumOf("UpdateState", backend.UpdateOff, backend.UpdateIdle, backend.UpdateChecking, backend.UpdateAvailable,
-		backend.UpdateDownloading, backend.UpdateReady, backend.UpdateApplying, backend.UpdateFailed),
+	enumOf("UpdateState", update.StateOff, update.StateIdle, update.StateChecking, update.StateAvailable,
+		update.StateDownloading, update.StateReady, update.StateApplying, update.StateFailed),
 }
 
 func main() {

@@ -63,7 +63,7 @@ export type EventKind =
   | "log"
   | "reap";
 
-/** The constants of backend.UpdateState. */
+/** The constants of update.State. */
 export type UpdateState =
   | "off"
   | "idle"
@@ -88,7 +88,7 @@ export interface InstanceInfo {
   update?: UpdateInfo;
 }
 
-/** Generated from backend.UpdateInfo. */
+/** Generated from update.Info. */
 export interface UpdateInfo {
   state: UpdateState;
   current: string;
@@ -108,7 +108,7 @@ export interface UpdateInfo {
   probation_until?: string;
 }
 
-/** Generated from backend.UpdateCheck. */
+/** Generated from update.Check. */
 export interface UpdateCheck {
   current: string;
   latest: string;
