@@ -15,6 +15,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
@@ -45,7 +46,7 @@ type App struct {
 	trayAvailable func() bool
 	// onStatus, if set, sees every status pushed to the window (the tray's
 	// status line).
-	onStatus atomic.Pointer[func(backend.Status)]
+	onStatus atomic.Pointer[func(model.Status)]
 
 	ui       atomic.Pointer[windowUI]
 	quitting atomic.Bool
@@ -158,7 +159,7 @@ const pumpInterval = 250 * time.Millisecond
 // flush, so at rest nothing runs. While the window is hidden nothing is
 // sent to it (the tray still gets the status); shown again, it gets one
 // fresh status and fetches the log lines it missed itself.
-func (a *App) pump(sub *backend.Subscription, stop <-chan struct{}) {
+func (a *App) pump(sub *model.Subscription, stop <-chan struct{}) {
 	var flush *time.Timer // armed while something waits to be sent
 	var flushC <-chan time.Time
 	arm := func() {
@@ -187,13 +188,13 @@ func (a *App) pump(sub *backend.Subscription, stop <-chan struct{}) {
 				return
 			}
 			switch ev.Kind {
-			case backend.EventStatus:
+			case model.EventStatus:
 				statusDirty = true
-			case backend.EventLog:
+			case model.EventLog:
 				if a.visible.Load() {
 					lines = append(lines, *ev.Log)
 				}
-			case backend.EventReap:
+			case model.EventReap:
 				if a.visible.Load() {
 					a.emit("reap", ev.Reap)
 				}
@@ -209,7 +210,7 @@ func (a *App) pump(sub *backend.Subscription, stop <-chan struct{}) {
 }
 
 // flush sends one batch: the status when it changed, the new log lines.
-func (a *App) flush(sub *backend.Subscription, statusDirty bool, lines []logs.Line) {
+func (a *App) flush(sub *model.Subscription, statusDirty bool, lines []logs.Line) {
 	if sub.Lagged() {
 		statusDirty = true // events were dropped: the full status catches up
 	}
@@ -274,7 +275,7 @@ func (a *App) beforeClose() bool {
 }
 
 // Status returns the instance's status.
-func (a *App) Status() (backend.Status, error) { return a.l.Status(), nil }
+func (a *App) Status() (model.Status, error) { return a.l.Status(), nil }
 
 // Restart restarts one backend ("" restarts all).
 func (a *App) Restart(name string) error { return a.l.Restart(context.Background(), name) }
@@ -312,7 +313,7 @@ func (a *App) OpenURL(raw string) error {
 
 // setOnStatus registers what sees every status (the tray's line), from any
 // goroutine.
-func (a *App) setOnStatus(fn func(backend.Status)) { a.onStatus.Store(&fn) }
+func (a *App) setOnStatus(fn func(model.Status)) { a.onStatus.Store(&fn) }
 
 // OpenHermes opens Hermes' page in the default browser: the named
 // backend's, or the first page-serving backend's when name is "". It

@@ -13,6 +13,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
@@ -106,8 +107,8 @@ func TestAppPushesStatusAndLogsInBatches(t *testing.T) {
 	_, ui, _ := startApp(t)
 	waitFor(t, "a ready status event", func() bool {
 		return ui.find("status", func(e any) bool {
-			st := e.(backend.Status)
-			return len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady
+			st := e.(model.Status)
+			return len(st.Backends) == 1 && st.Backends[0].State == model.StateReady
 		})
 	})
 	waitFor(t, "the READY line in a logs event", func() bool {
@@ -134,11 +135,11 @@ func TestAppPushesStatusAndLogsInBatches(t *testing.T) {
 func TestAppSendsNothingToAHiddenWindow(t *testing.T) {
 	app, ui, l := startApp(t)
 	var trayLines atomic.Int32
-	app.setOnStatus(func(backend.Status) { trayLines.Add(1) })
+	app.setOnStatus(func(model.Status) { trayLines.Add(1) })
 	waitFor(t, "a ready status event", func() bool {
 		return ui.find("status", func(e any) bool {
-			st := e.(backend.Status)
-			return len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady
+			st := e.(model.Status)
+			return len(st.Backends) == 1 && st.Backends[0].State == model.StateReady
 		})
 	})
 	time.Sleep(2 * pumpInterval)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 )
 
 // A package upgrade (dpkg, an installer) can replace our executable under
@@ -44,7 +45,7 @@ func (l *Launcher) watchExecutable() {
 			}
 		}
 		close(w.changed) // status says so (instance.restart_to_apply): the window shows its banner
-		l.events.publish(Event{Kind: EventStatus})
+		l.events.Publish(model.Event{Kind: model.EventStatus})
 		l.cfg.Logger.Info("the executable was replaced on disk", "path", w.stamp.Path())
 	}()
 }

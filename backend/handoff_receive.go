@@ -11,6 +11,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
@@ -23,7 +24,7 @@ import (
 // adoptedBackend is a backend a predecessor handed over.
 type adoptedBackend struct {
 	inst *instance.Instance
-	prev BackendStatus
+	prev model.BackendStatus
 }
 
 func (a *adoptedBackend) instance() *instance.Instance {
@@ -33,9 +34,9 @@ func (a *adoptedBackend) instance() *instance.Instance {
 	return a.inst
 }
 
-func (a *adoptedBackend) status() BackendStatus {
+func (a *adoptedBackend) status() model.BackendStatus {
 	if a == nil {
-		return BackendStatus{}
+		return model.BackendStatus{}
 	}
 	return a.prev
 }

@@ -14,6 +14,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -157,7 +158,7 @@ func (l *Launcher) waitRunning(ctx context.Context, s *successor) error {
 		res, err := control.Call(cctx, l.cfg.StateDir, control.Request{Op: control.OpStatus})
 		cancel()
 		if err == nil {
-			var st Status
+			var st model.Status
 			if json.Unmarshal(res, &st) == nil && st.Instance.PID == s.cmd.Process.Pid && len(st.Backends) == len(l.cfg.Backends) {
 				return nil
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 )
 
@@ -54,11 +55,11 @@ type handoffState struct {
 }
 
 type handoffBackend struct {
-	Status  BackendStatus `json:"status"`
-	Nonce   string        `json:"nonce"`
-	Argv    []string      `json:"argv"`
-	Shim    proc.Identity `json:"shim"`
-	Backend proc.Identity `json:"backend"`
+	Status  model.BackendStatus `json:"status"`
+	Nonce   string              `json:"nonce"`
+	Argv    []string            `json:"argv"`
+	Shim    proc.Identity       `json:"shim"`
+	Backend proc.Identity       `json:"backend"`
 	// Token is the backend's session token ("" for a dashboard): the pipe
 	// is private to the two instances.
 	Token string `json:"token,omitempty"`
@@ -80,7 +81,7 @@ type HandoffCommitArgs struct {
 // supervisor's goroutine (the instance's only owner), so the handoff never
 // touches the instance itself.
 type handoffView struct {
-	status BackendStatus
+	status model.BackendStatus
 	// external: the backend is someone else's, attached to; nothing is
 	// handed over and the successor attaches again.
 	external bool

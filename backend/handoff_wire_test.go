@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 )
 
@@ -22,8 +23,8 @@ func TestHandoffStateRoundTrip(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	views := []handoffView{
-		{status: BackendStatus{Name: "a", State: StateReady, Port: 41000}, viaShim: true, nonce: "n1", argv: []string{"x", "serve"}, shim: self, backend: self, lifeline: w, stdout: r, stderr: r},
-		{status: BackendStatus{Name: "b", State: StateReady, Port: 41001}, viaShim: true, nonce: "n2", argv: []string{"y"}, shim: self, backend: self, lifeline: r, stdout: w, stderr: w},
+		{status: model.BackendStatus{Name: "a", State: model.StateReady, Port: 41000}, viaShim: true, nonce: "n1", argv: []string{"x", "serve"}, shim: self, backend: self, lifeline: w, stdout: r, stderr: r},
+		{status: model.BackendStatus{Name: "b", State: model.StateReady, Port: 41001}, viaShim: true, nonce: "n2", argv: []string{"y"}, shim: self, backend: self, lifeline: r, stdout: w, stderr: w},
 	}
 	st, files := newHandoffState(self, "owner", views)
 	wantFiles := []*os.File{w, r, r, r, w, w}

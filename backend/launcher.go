@@ -15,6 +15,7 @@ import (
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/internal/proc"
@@ -37,7 +38,7 @@ type Launcher struct {
 	ownerLock *lockfile.Lock
 	records   *lockfile.Records
 	ctl       *control.Server
-	events    broker
+	events    model.Broker
 	logsMu    sync.Mutex // guards logs
 	logs      map[string]*logs.Log
 	supsMu    sync.Mutex    // guards sups, supCtx and supCancel
@@ -166,7 +167,7 @@ func (l *Launcher) backendLog(name string) *logs.Log {
 	logDir := filepath.Join(l.cfg.StateDir, "logs")
 	_ = os.MkdirAll(logDir, 0o700)
 	lg := logs.New(name, filepath.Join(logDir, name+".log"), func(line logs.Line) {
-		l.events.publish(Event{Kind: EventLog, Log: &line})
+		l.events.Publish(model.Event{Kind: model.EventLog, Log: &line})
 	})
 	l.logs[name] = lg
 	return lg
@@ -217,15 +218,15 @@ func (l *Launcher) Start() {
 
 // onStatus publishes a status change and announces entering readiness and
 // failure on the announce writer (the headless run's stdout).
-func (l *Launcher) onStatus(st BackendStatus, entered bool) {
-	l.events.publish(Event{Kind: EventStatus, Backend: &st})
+func (l *Launcher) onStatus(st model.BackendStatus, entered bool) {
+	l.events.Publish(model.Event{Kind: model.EventStatus, Backend: &st})
 	if !entered {
 		return
 	}
 	switch st.State {
-	case StateReady:
+	case model.StateReady:
 		fmt.Fprintf(l.cfg.Announce, "backend %s ready pid=%d port=%d url=%s\n", st.Name, st.PID, st.Port, st.URL)
-	case StateFailed:
+	case model.StateFailed:
 		fmt.Fprintf(l.cfg.Announce, "backend %s failed: %s\n", st.Name, st.LastError)
 	}
 }
@@ -308,7 +309,7 @@ func (l *Launcher) AddNotice(msg string) {
 func (l *Launcher) SetFocus(fn func()) { l.focus.Store(&fn) }
 
 // Subscribe returns a subscription to status and log events.
-func (l *Launcher) Subscribe() *Subscription { return l.events.subscribe(256) }
+func (l *Launcher) Subscribe() *model.Subscription { return l.events.Subscribe(256) }
 
 // StateDir returns the instance's state directory.
 func (l *Launcher) StateDir() string { return l.cfg.StateDir }

@@ -9,6 +9,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
@@ -27,7 +28,7 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 
 // runSupervisor starts sup's goroutine under the launcher's context, with a
 // cancel of its own for RemoveBackend. Call with supsMu held.
-func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance.Instance, prev BackendStatus) {
+func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance.Instance, prev model.BackendStatus) {
 	ctx, cancel := context.WithCancel(l.supCtx)
 	sup.cancel = cancel
 	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
@@ -58,8 +59,8 @@ func (l *Launcher) AddBackend(spec runspec.Spec) error {
 	}
 	sup := l.newSupervisor(spec)
 	l.sups = append(l.sups, sup)
-	l.runSupervisor(sup, nil, BackendStatus{})
-	l.events.publish(Event{Kind: EventStatus, Backend: &sup.st})
+	l.runSupervisor(sup, nil, model.BackendStatus{})
+	l.events.Publish(model.Event{Kind: model.EventStatus, Backend: &sup.st})
 	return nil
 }
 
@@ -81,7 +82,7 @@ func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	l.events.publish(Event{Kind: EventStatus})
+	l.events.Publish(model.Event{Kind: model.EventStatus})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/lockfile"
 )
@@ -60,7 +61,7 @@ func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge *time.Duration,
 	l.reapMu.Lock()
 	l.lastReap = report
 	l.reapMu.Unlock()
-	l.events.publish(Event{Kind: EventReap, Reap: report})
+	l.events.Publish(model.Event{Kind: model.EventReap, Reap: report})
 	return report, nil
 }
 

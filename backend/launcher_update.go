@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
 
@@ -224,7 +225,7 @@ func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 	now := time.Now()
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	defer l.events.publish(Event{Kind: EventStatus})
+	defer l.events.Publish(model.Event{Kind: model.EventStatus})
 	i := &u.info
 	i.CheckedAt, i.Skipped = &now, update.Skipped(u.dir)
 	if rel != nil {
@@ -285,18 +286,18 @@ func (l *Launcher) download(ctx context.Context) (string, error) {
 	update.PruneDownloads(u.dir, rel.Version)
 	path, err := u.client.Download(ctx, rel, func(p update.Progress) {
 		u.set(func(i *update.Info) { i.Bytes, i.Total, i.Speed = p.Bytes, p.Total, p.Speed })
-		l.events.publish(Event{Kind: EventStatus})
+		l.events.Publish(model.Event{Kind: model.EventStatus})
 	})
 	if err != nil {
 		u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
-		l.events.publish(Event{Kind: EventStatus})
+		l.events.Publish(model.Event{Kind: model.EventStatus})
 		return "", controlKind(err)
 	}
 	u.mu.Lock()
 	u.artifact = path
 	u.info.State = update.StateReady
 	u.mu.Unlock()
-	l.events.publish(Event{Kind: EventStatus})
+	l.events.Publish(model.Event{Kind: model.EventStatus})
 	l.cfg.Logger.Info("update: downloaded and verified", "version", rel.Version, "path", path)
 	return path, nil
 }
@@ -312,7 +313,7 @@ func (l *Launcher) SkipVersion(version string) error {
 			i.State = update.StateIdle
 		}
 	})
-	l.events.publish(Event{Kind: EventStatus})
+	l.events.Publish(model.Event{Kind: model.EventStatus})
 	return nil
 }
 
@@ -330,7 +331,7 @@ func (l *Launcher) updateAllowed() error {
 		return fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
 	}
 	for _, s := range l.supervisors() {
-		if st := s.Status(); st.State == StateStarting || st.State == StateRestarting {
+		if st := s.Status(); st.State == model.StateStarting || st.State == model.StateRestarting {
 			return fmt.Errorf("%w: backend %s is %s", control.ErrBusy, st.Name, st.State)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
 
@@ -69,7 +70,7 @@ func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.I
 	u := l.upd
 	start := time.Now()
 	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateApplying, "", "" })
-	l.events.publish(Event{Kind: EventStatus})
+	l.events.Publish(model.Event{Kind: model.EventStatus})
 	staged, err := update.Stage(ctx, artifact, in, rel.Version)
 	if err != nil {
 		return nil, l.updateFailed(err)
@@ -109,7 +110,7 @@ func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.I
 // with its control kind.
 func (l *Launcher) updateFailed(err error) error {
 	l.upd.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
-	l.events.publish(Event{Kind: EventStatus})
+	l.events.Publish(model.Event{Kind: model.EventStatus})
 	l.cfg.Logger.Warn("update failed", "err", err)
 	return controlKind(err)
 }

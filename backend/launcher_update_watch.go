@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/proc"
 )
@@ -143,7 +144,7 @@ func (l *Launcher) probeSuccessor(ctx context.Context, w *updateWatch) (string, 
 	}
 	for _, b := range st.Backends {
 		switch {
-		case b.State == StateFailed:
+		case b.State == model.StateFailed:
 			return fmt.Sprintf("backend %s failed under the new version: %s", b.Name, b.LastError), true
 		case b.Crashes-w.baseline[b.Name] >= 2:
 			return fmt.Sprintf("backend %s crashed %d times under the new version", b.Name, b.Crashes-w.baseline[b.Name]), true
@@ -221,10 +222,10 @@ func (l *Launcher) waitSettled(ctx context.Context, w *updateWatch) error {
 		st, err := statusOf(ctx, l.cfg.StateDir)
 		settled := err == nil && st.Instance.PID == w.succ.cmd.Process.Pid
 		for _, b := range st.Backends {
-			if b.State == StateFailed {
+			if b.State == model.StateFailed {
 				return fmt.Errorf("backend %s failed", b.Name)
 			}
-			settled = settled && (b.State == StateReady || b.State == StateExternal)
+			settled = settled && (b.State == model.StateReady || b.State == model.StateExternal)
 		}
 		if settled {
 			return nil
@@ -240,10 +241,10 @@ func (l *Launcher) waitSettled(ctx context.Context, w *updateWatch) error {
 }
 
 // statusOf asks the instance on stateDir for its status.
-func statusOf(ctx context.Context, stateDir string) (Status, error) {
+func statusOf(ctx context.Context, stateDir string) (model.Status, error) {
 	cctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	var st Status
+	var st model.Status
 	res, err := control.Call(cctx, stateDir, control.Request{Op: control.OpStatus})
 	if err == nil {
 		err = json.Unmarshal(res, &st)

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"encoding/json"
+	"hermes-desktop/backend/model"
 	"strings"
 	"testing"
 	"time"
@@ -47,12 +48,12 @@ func TestReapArgsMinAge(t *testing.T) {
 		{`{"min_age_ns":5000000000}`, "5s"},
 	}
 	for _, tc := range cases {
-		var a ReapArgs
+		var a model.ReapArgs
 		if err := json.Unmarshal([]byte(tc.wire), &a); err != nil {
 			t.Fatal(err)
 		}
 		got := "configured"
-		if d := a.minAge(); d != nil {
+		if d := a.MinAgeDuration(); d != nil {
 			got = d.String()
 		}
 		if got != tc.want {
@@ -60,11 +61,11 @@ func TestReapArgsMinAge(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		args ReapArgs
+		args model.ReapArgs
 		want string
 	}{
-		{ReapArgs{}, `{"dry_run":false}`},
-		{ReapArgs{MinAge: new(int64(0))}, `"min_age_ns":0`},
+		{model.ReapArgs{}, `{"dry_run":false}`},
+		{model.ReapArgs{MinAge: new(int64(0))}, `"min_age_ns":0`},
 	} {
 		data, err := json.Marshal(tc.args)
 		if err != nil || !strings.Contains(string(data), tc.want) {

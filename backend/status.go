@@ -5,44 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
 
-// InstanceInfo describes the running launcher.
-type InstanceInfo struct {
-	PID      int       `json:"pid"`
-	StateDir string    `json:"state_dir"`
-	Nonce    string    `json:"nonce"`
-	Mode     string    `json:"mode"`
-	Version  string    `json:"version,omitempty"`
-	Started  time.Time `json:"started_at"`
-	Shim     bool      `json:"shim"`
-	// RestartToApply is set once our executable was replaced on disk (a
-	// package upgrade): a handoff to it applies the update.
-	RestartToApply bool `json:"restart_to_apply,omitempty"`
-	// Update is the self-update's state (see update.Info).
-	Update *update.Info `json:"update,omitempty"`
-}
-
-// Status is what `status --json` prints.
-type Status struct {
-	Instance InstanceInfo    `json:"instance"`
-	Backends []BackendStatus `json:"backends"`
-	// BootReap is what the reap before the first spawn found; LastReap the
-	// latest reap (on demand), when there was one since.
-	BootReap *reap.Report `json:"boot_reap,omitempty"`
-	LastReap *reap.Report `json:"last_reap,omitempty"`
-	// Notices are things the user should know, in words.
-	Notices []string `json:"notices,omitempty"`
-}
-
 // Status returns the instance's current status.
-func (l *Launcher) Status() Status {
-	st := Status{Instance: InstanceInfo{
+func (l *Launcher) Status() model.Status {
+	st := model.Status{Instance: model.InstanceInfo{
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
 		RestartToApply: l.ExecutableChanged(),
@@ -56,35 +27,11 @@ func (l *Launcher) Status() Status {
 	if last != boot {
 		st.LastReap = last
 	}
-	st.Backends = make([]BackendStatus, 0, 4)
+	st.Backends = make([]model.BackendStatus, 0, 4)
 	for _, s := range l.supervisors() {
 		st.Backends = append(st.Backends, s.Status())
 	}
 	return st
-}
-
-// ReapArgs are the arguments of the reap operation.
-type ReapArgs struct {
-	DryRun bool `json:"dry_run"`
-	// MinAge overrides the minimum orphan age, in nanoseconds: absent
-	// (nil) means the configured age, 0 means no minimum.
-	MinAge *int64 `json:"min_age_ns,omitempty"`
-	// Only, when non-nil, limits the reap to these PIDs (see reap.Options).
-	Only []int `json:"only,omitempty"`
-}
-
-// minAge is MinAge as a duration; nil when absent.
-func (a ReapArgs) minAge() *time.Duration {
-	if a.MinAge == nil {
-		return nil
-	}
-	return new(time.Duration(*a.MinAge))
-}
-
-// LogsArgs are the arguments of the logs operation.
-type LogsArgs struct {
-	After uint64 `json:"after"`
-	Max   int    `json:"max"`
 }
 
 // handleControl answers the control socket.
@@ -120,13 +67,13 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		(*fn)()
 		return map[string]any{"focused": true, "mode": l.cfg.Mode}, nil
 	case control.OpReap:
-		var args ReapArgs
+		var args model.ReapArgs
 		if len(req.Args) > 0 {
 			if err := json.Unmarshal(req.Args, &args); err != nil {
 				return nil, fmt.Errorf("reap: %w: %w", control.ErrBadRequest, err)
 			}
 		}
-		return l.Reap(ctx, args.DryRun, args.minAge(), args.Only)
+		return l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only)
 	case control.OpHandoff:
 		var args HandoffArgs
 		if err := json.Unmarshal(req.Args, &args); err != nil {
@@ -166,7 +113,7 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		}
 		return map[string]string{"skipped": args.Version}, l.SkipVersion(args.Version)
 	case control.OpLogs:
-		var args LogsArgs
+		var args model.LogsArgs
 		if len(req.Args) > 0 {
 			if err := json.Unmarshal(req.Args, &args); err != nil {
 				return nil, fmt.Errorf("logs: %w: %w", control.ErrBadRequest, err)

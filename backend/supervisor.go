@@ -15,6 +15,7 @@ import (
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
@@ -34,7 +35,7 @@ type Supervisor struct {
 	guard   *leakguard.Guard
 	every   time.Duration // sampling period; <= 0: no sampling
 	// notify is told about every state change (publish + announce).
-	notify func(st BackendStatus, entered bool)
+	notify func(st model.BackendStatus, entered bool)
 
 	cmds chan command
 	done chan struct{}
@@ -42,7 +43,7 @@ type Supervisor struct {
 	cancel context.CancelFunc
 
 	mu sync.Mutex // guards st
-	st BackendStatus
+	st model.BackendStatus
 
 	// Owned by the run goroutine:
 	cur         *instance.Instance
@@ -104,7 +105,7 @@ type commandResult struct {
 	token string      // cmdToken only
 }
 
-func newSupervisor(spec runspec.Spec, params instance.Params, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st BackendStatus, entered bool)) *Supervisor {
+func newSupervisor(spec runspec.Spec, params instance.Params, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st model.BackendStatus, entered bool)) *Supervisor {
 	log = log.With("backend", spec.Name)
 	if policy.backoff <= 0 {
 		policy.backoff = defaultBackoff
@@ -123,12 +124,12 @@ func newSupervisor(spec runspec.Spec, params instance.Params, records *lockfile.
 		done:    make(chan struct{}),
 	}
 	s.params.Spec = &s.spec
-	s.st = BackendStatus{Name: spec.Name, Kind: spec.Kind, State: StateStopped, Command: spec.Command}
+	s.st = model.BackendStatus{Name: spec.Name, Kind: spec.Kind, State: model.StateStopped, Command: spec.Command}
 	return s
 }
 
 // Status returns a copy of the backend's current status.
-func (s *Supervisor) Status() BackendStatus {
+func (s *Supervisor) Status() model.BackendStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.st
@@ -140,11 +141,11 @@ func (s *Supervisor) Status() BackendStatus {
 // update applies fn to the status under the lock and publishes the result;
 // the notification says whether the backend just entered the state.
 // A state change that the state machine forbids is logged and dropped.
-func (s *Supervisor) update(to State, fn func(*BackendStatus)) {
+func (s *Supervisor) update(to model.State, fn func(*model.BackendStatus)) {
 	s.mu.Lock()
 	entered := to != s.st.State
 	if entered {
-		if err := checkTransition(s.st.State, to); err != nil {
+		if err := model.CheckTransition(s.st.State, to); err != nil {
 			s.mu.Unlock()
 			s.log.Error("state machine", "err", err)
 			return
@@ -214,7 +215,7 @@ func (s *Supervisor) Done() <-chan struct{} { return s.done }
 // backend is torn down and its record removed (or at once after a detach).
 // It starts by adopting inst when a previous launcher handed one over, else
 // by launching a backend when autostart is set.
-func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Instance, prev BackendStatus) {
+func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Instance, prev model.BackendStatus) {
 	defer close(s.done)
 	switch {
 	case inst != nil:
@@ -251,7 +252,7 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Ins
 		select {
 		case <-ctx.Done():
 			s.halt()
-			s.update(StateStopped, nil)
+			s.update(model.StateStopped, nil)
 			return
 		case r := <-s.readyCh:
 			s.onReady(r)
@@ -285,7 +286,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 	switch kind {
 	case cmdStop:
 		s.halt()
-		s.update(StateStopped, func(st *BackendStatus) {
+		s.update(model.StateStopped, func(st *model.BackendStatus) {
 			st.LastError, st.Containment, st.ContainmentReason, st.Cgroup = "", "", "", ""
 		})
 	case cmdStart:
@@ -299,7 +300,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		s.halt()
 		s.crashes = nil
 		if running {
-			s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = "restarted on request" })
+			s.update(model.StateStarting, func(st *model.BackendStatus) { st.Restarts++; st.LastRestart = "restarted on request" })
 		}
 		s.launch(ctx)
 	case cmdHandoffView:
@@ -307,7 +308,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		if s.ext != nil {
 			return commandResult{view: handoffView{status: st, external: true}} // nothing of ours to hand over
 		}
-		if s.cur == nil || st.State != StateReady || !s.curReported {
+		if s.cur == nil || st.State != model.StateReady || !s.curReported {
 			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, st.State)}
 		}
 		i := s.cur
@@ -371,7 +372,7 @@ func (s *Supervisor) launch(ctx context.Context) {
 		s.out.Add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
 	}
 	now := time.Now()
-	s.update(StateStarting, func(st *BackendStatus) {
+	s.update(model.StateStarting, func(st *model.BackendStatus) {
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = inst.BackendPID(), 0, 0, "", ""
 		if inst.ViaShim() {
 			st.ShimPID = inst.Leader().PID
@@ -409,7 +410,7 @@ func (s *Supervisor) onReady(r readyResult) {
 	}
 	url := "http://" + net.JoinHostPort(reap.ProbeHost(reap.ParseShape(s.spec.Command).Host), strconv.Itoa(r.port))
 	now := time.Now()
-	s.update(StateReady, func(st *BackendStatus) {
+	s.update(model.StateReady, func(st *model.BackendStatus) {
 		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.BackendPID(), r.port, url, &now, ""
 		st.PageURL = ""
 		if s.spec.ServesPage() {
@@ -437,7 +438,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 		s.log.Warn("leak guard restarts the backend", "reason", restart)
 		s.out.Add("launcher", restart)
 		s.halt()
-		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = restart })
+		s.update(model.StateStarting, func(st *model.BackendStatus) { st.Restarts++; st.LastRestart = restart })
 		s.launch(ctx)
 	}
 }
@@ -454,7 +455,7 @@ func (s *Supervisor) publishTree(ts *leakguard.TreeSample) {
 	}
 	s.mu.Unlock()
 	if changed {
-		s.update(s.Status().State, func(st *BackendStatus) { st.Tree = ts })
+		s.update(s.Status().State, func(st *model.BackendStatus) { st.Tree = ts })
 	}
 }
 
@@ -505,12 +506,12 @@ func (s *Supervisor) recordDescendants(ts *leakguard.TreeSample) {
 
 // adopt takes over a running instance from the previous launcher: it is
 // ready, its record already names us.
-func (s *Supervisor) adopt(inst *instance.Instance, prev BackendStatus) {
+func (s *Supervisor) adopt(inst *instance.Instance, prev model.BackendStatus) {
 	s.cur, s.curCreated, s.curPort, s.curReported, s.curDesc = inst, time.Now(), prev.Port, true, nil
 	s.guard.Reset()
 	now := time.Now()
-	s.update(StateStarting, nil)
-	s.update(StateReady, func(st *BackendStatus) {
+	s.update(model.StateStarting, nil)
+	s.update(model.StateReady, func(st *model.BackendStatus) {
 		st.PID, st.Port, st.URL, st.PageURL, st.Restarts, st.Crashes = inst.BackendID().PID, prev.Port, prev.URL, prev.PageURL, prev.Restarts, prev.Crashes
 		st.LastRestart, st.Nonce, st.Started, st.ReadyAt = prev.LastRestart, inst.Nonce(), prev.Started, &now
 		if prev.ReadyAt != nil { // the same process, ready all along: its uptime goes on
@@ -532,11 +533,11 @@ func (s *Supervisor) onReported() {
 	}
 	pid := s.cur.BackendPID()
 	inst := s.cur
-	s.update(s.Status().State, func(st *BackendStatus) { st.PID = pid; setContainment(st, inst) })
+	s.update(s.Status().State, func(st *model.BackendStatus) { st.PID = pid; setContainment(st, inst) })
 }
 
 // setContainment shows what holds the instance's tree.
-func setContainment(st *BackendStatus, inst *instance.Instance) {
+func setContainment(st *model.BackendStatus, inst *instance.Instance) {
 	st.Containment, st.ContainmentReason = inst.Containment()
 	st.Cgroup = inst.TreeCgroup()
 }
@@ -565,7 +566,7 @@ func (s *Supervisor) onCrash(reason string) {
 	s.crashes = append(s.crashes, now)
 	backoff := s.policy.backoff << (len(s.crashes) - 1)
 	s.timer = time.NewTimer(backoff)
-	s.update(StateRestarting, func(st *BackendStatus) {
+	s.update(model.StateRestarting, func(st *model.BackendStatus) {
 		st.Restarts++
 		st.Crashes++
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
@@ -576,7 +577,7 @@ func (s *Supervisor) onCrash(reason string) {
 
 func (s *Supervisor) fail(reason string) {
 	s.log.Error("backend failed", "reason", reason)
-	s.update(StateFailed, func(st *BackendStatus) {
+	s.update(model.StateFailed, func(st *model.BackendStatus) {
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
 		st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
 		st.LastError = reason

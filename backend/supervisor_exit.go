@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"time"
 )
 
@@ -40,7 +41,7 @@ func (s *Supervisor) onExit(ctx context.Context) {
 		const why = "Hermes was updated: backend restarted"
 		s.log.Info(why, "executable", exe)
 		s.out.Add("launcher", why)
-		s.update(StateStarting, func(st *BackendStatus) { st.Restarts++; st.LastRestart = why })
+		s.update(model.StateStarting, func(st *model.BackendStatus) { st.Restarts++; st.LastRestart = why })
 		s.launch(ctx)
 	default:
 		s.onCrash(fmt.Sprintf("backend %s", inst.ExitStatus()))
@@ -53,7 +54,7 @@ func (s *Supervisor) enterExternal(ext *external) {
 	s.ext = ext
 	s.log.Info("attached to a Hermes backend already running", "url", ext.page)
 	s.out.Add("launcher", "Hermes is already running at "+ext.page+": attached to it (it is not ours: never stopped or restarted by us)")
-	s.update(StateExternal, func(st *BackendStatus) {
+	s.update(model.StateExternal, func(st *model.BackendStatus) {
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, ext.port, ext.page, ext.page
 		st.LastError, st.Tree = "", nil
 	})
@@ -72,7 +73,7 @@ func (s *Supervisor) checkExternal(ctx context.Context) {
 	}
 	s.out.Add("launcher", "the Hermes backend at "+s.ext.page+" went away: starting our own")
 	s.leaveExternal()
-	s.update(StateStarting, nil)
+	s.update(model.StateStarting, nil)
 	s.launch(ctx)
 }
 

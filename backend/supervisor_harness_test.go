@@ -28,6 +28,7 @@ import (
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
@@ -48,7 +49,7 @@ const (
 
 // notice is one call of the supervisor's notify callback.
 type notice struct {
-	state   State
+	state   model.State
 	entered bool
 	tree    bool // the status carried a tree sample
 }
@@ -63,7 +64,7 @@ type recorder struct {
 
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{})} }
 
-func (r *recorder) notify(st BackendStatus, entered bool) {
+func (r *recorder) notify(st model.BackendStatus, entered bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.notices = append(r.notices, notice{state: st.State, entered: entered, tree: st.Tree != nil})
@@ -75,10 +76,10 @@ func (r *recorder) notify(st BackendStatus, entered bool) {
 }
 
 // entered returns the states entered so far, in order.
-func (r *recorder) entered() []State {
+func (r *recorder) entered() []model.State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []State
+	var out []model.State
 	for _, n := range r.notices {
 		if n.entered {
 			out = append(out, n.state)
@@ -119,7 +120,7 @@ func (r *recorder) waitFor(t *testing.T, what string, cond func([]notice) bool) 
 }
 
 // summarize shows a long state sequence by its count and last states.
-func summarize(states []State) string {
+func summarize(states []model.State) string {
 	const keep = 12
 	if len(states) <= keep {
 		return fmt.Sprint(states)
@@ -128,7 +129,7 @@ func summarize(states []State) string {
 }
 
 // waitEntered waits until state has been entered n times in all.
-func (r *recorder) waitEntered(t *testing.T, state State, n int) {
+func (r *recorder) waitEntered(t *testing.T, state model.State, n int) {
 	t.Helper()
 	r.waitFor(t, fmt.Sprintf("%s entered %d time(s)", state, n), func(ns []notice) bool {
 		c := 0
@@ -204,7 +205,7 @@ func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 	h.sup = newSupervisor(spec, params, records, o.policy, lg, slog.New(slog.DiscardHandler), h.rec.notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	go h.sup.run(ctx, o.autostart, nil, BackendStatus{})
+	go h.sup.run(ctx, o.autostart, nil, model.BackendStatus{})
 	t.Cleanup(func() { h.shutdown(t) })
 	return h
 }
@@ -253,7 +254,7 @@ func (h *supHarness) children(t *testing.T) []int {
 	return pids
 }
 
-func (h *supHarness) wantEntered(t *testing.T, want ...State) {
+func (h *supHarness) wantEntered(t *testing.T, want ...model.State) {
 	t.Helper()
 	if got := h.rec.entered(); !slices.Equal(got, want) {
 		t.Errorf("states entered: got %v, want %v", got, want)

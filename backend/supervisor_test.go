@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/model"
 )
 
 func TestSupervisorBecomesReady(t *testing.T) {
@@ -42,14 +43,14 @@ func TestSupervisorBecomesReady(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			port := healthServer(t, tc.handler)
 			h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(tc.script, port)})
-			if got := h.sup.Status().State; got != StateStopped {
-				t.Fatalf("state before Start: got %v, want %v", got, StateStopped)
+			if got := h.sup.Status().State; got != model.StateStopped {
+				t.Fatalf("state before Start: got %v, want %v", got, model.StateStopped)
 			}
 			if err := h.sup.Start(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			h.rec.waitEntered(t, StateReady, 1)
-			h.wantEntered(t, StateStarting, StateReady)
+			h.rec.waitEntered(t, model.StateReady, 1)
+			h.wantEntered(t, model.StateStarting, model.StateReady)
 			st := h.sup.Status()
 			if st.PID == 0 || st.Port != port || st.URL != "http://127.0.0.1:"+strconv.Itoa(port) || st.ReadyAt == nil {
 				t.Errorf("status when ready: got pid %d port %d url %q ready %v, want a pid, port %d", st.PID, st.Port, st.URL, st.ReadyAt, port)
@@ -65,7 +66,7 @@ func TestSupervisorBecomesReady(t *testing.T) {
 			if err := h.sup.Stop(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			h.wantEntered(t, StateStarting, StateReady, StateStopped)
+			h.wantEntered(t, model.StateStarting, model.StateReady, model.StateStopped)
 			assertReaped(t, st.PID) // Stop returns after the leader is reaped
 			if _, err := h.records.Load(st.Nonce); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("record after Stop: got %v, want ErrNotExist", err)
@@ -77,7 +78,7 @@ func TestSupervisorBecomesReady(t *testing.T) {
 func TestSupervisorCommandsWhenReady(t *testing.T) {
 	port := healthServer(t, healthy)
 	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyChild, port), autostart: true})
-	h.rec.waitEntered(t, StateReady, 1)
+	h.rec.waitEntered(t, model.StateReady, 1)
 	first := h.sup.Status()
 
 	n := h.rec.count()
@@ -92,8 +93,8 @@ func TestSupervisorCommandsWhenReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertReaped(t, first.PID) // Restart tears the old instance down first
-	h.rec.waitEntered(t, StateReady, 2)
-	h.wantEntered(t, StateStarting, StateReady, StateStarting, StateReady)
+	h.rec.waitEntered(t, model.StateReady, 2)
+	h.wantEntered(t, model.StateStarting, model.StateReady, model.StateStarting, model.StateReady)
 	st := h.sup.Status()
 	if st.Restarts != 1 || st.LastRestart != "restarted on request" || st.PID == first.PID || st.Nonce == first.Nonce {
 		t.Errorf("after Restart: got restarts %d (%q), pid %d (was %d), want 1 restart on request and a new instance",
@@ -103,7 +104,7 @@ func TestSupervisorCommandsWhenReady(t *testing.T) {
 	// The run context ending is a graceful stop of the ready backend and
 	// its grandchildren (checked by shutdown).
 	h.shutdown(t)
-	h.wantEntered(t, StateStarting, StateReady, StateStarting, StateReady, StateStopped)
+	h.wantEntered(t, model.StateStarting, model.StateReady, model.StateStarting, model.StateReady, model.StateStopped)
 	if got := len(h.children(t)); got != 2 {
 		t.Errorf("grandchildren started: got %d, want 2", got)
 	}
@@ -122,8 +123,8 @@ func TestSupervisorCommandsWhenStopped(t *testing.T) {
 	if err := h.sup.Restart(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateReady, 1)
-	h.wantEntered(t, StateStarting, StateReady)
+	h.rec.waitEntered(t, model.StateReady, 1)
+	h.wantEntered(t, model.StateStarting, model.StateReady)
 	if got := h.sup.Status().Restarts; got != 0 {
 		t.Errorf("restarts after Restart from stopped: got %d, want 0 (nothing was running)", got)
 	}
@@ -134,7 +135,7 @@ func TestSupervisorCommandsWhenStarting(t *testing.T) {
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateStarting, 1) // and stays: it never announces a port
+	h.rec.waitEntered(t, model.StateStarting, 1) // and stays: it never announces a port
 	first := h.sup.Status()
 
 	n := h.rec.count()
@@ -150,7 +151,7 @@ func TestSupervisorCommandsWhenStarting(t *testing.T) {
 	}
 	assertReaped(t, first.PID)
 	st := h.sup.Status()
-	if st.State != StateStarting || st.Restarts != 1 || st.PID == first.PID || st.PID == 0 {
+	if st.State != model.StateStarting || st.Restarts != 1 || st.PID == first.PID || st.PID == 0 {
 		t.Errorf("after Restart while starting: got %v restarts %d pid %d, want starting, 1 restart, a new pid (was %d)", st.State, st.Restarts, st.PID, first.PID)
 	}
 
@@ -158,7 +159,7 @@ func TestSupervisorCommandsWhenStarting(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertReaped(t, st.PID)
-	h.wantEntered(t, StateStarting, StateStopped) // starting -> starting is no entry
+	h.wantEntered(t, model.StateStarting, model.StateStopped) // starting -> starting is no entry
 }
 
 func TestSupervisorCrashLoopFails(t *testing.T) {
@@ -166,11 +167,11 @@ func TestSupervisorCrashLoopFails(t *testing.T) {
 		script: scriptCrash,
 		policy: restartPolicy{max: 2, window: time.Minute, backoff: 10 * time.Millisecond},
 	})
-	loop := []State{StateStarting, StateRestarting, StateStarting, StateRestarting, StateStarting, StateFailed}
+	loop := []model.State{model.StateStarting, model.StateRestarting, model.StateStarting, model.StateRestarting, model.StateStarting, model.StateFailed}
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateFailed, 1)
+	h.rec.waitEntered(t, model.StateFailed, 1)
 	h.wantEntered(t, loop...)
 	st := h.sup.Status()
 	if st.Restarts != 2 || st.PID != 0 || !strings.Contains(st.LastError, "giving up") || !strings.Contains(st.LastError, "code 1") {
@@ -187,12 +188,12 @@ func TestSupervisorCrashLoopFails(t *testing.T) {
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateFailed, 2)
+	h.rec.waitEntered(t, model.StateFailed, 2)
 	// So does Restart ("Try again").
 	if err := h.sup.Restart(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateFailed, 3)
+	h.rec.waitEntered(t, model.StateFailed, 3)
 	h.wantEntered(t, slices.Concat(loop, loop, loop)...)
 	if got := h.sup.Status().Restarts; got != 6 {
 		t.Errorf("restarts after three crash loops: got %d, want 6", got)
@@ -201,7 +202,7 @@ func TestSupervisorCrashLoopFails(t *testing.T) {
 	if err := h.sup.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.sup.Status(); st.State != StateStopped || st.LastError != "" {
+	if st := h.sup.Status(); st.State != model.StateStopped || st.LastError != "" {
 		t.Errorf("after Stop from failed: got %v %q, want stopped with no error", st.State, st.LastError)
 	}
 }
@@ -216,11 +217,11 @@ func TestSupervisorRestartWindowForgetsOldCrashes(t *testing.T) {
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateRestarting, 3)
+	h.rec.waitEntered(t, model.StateRestarting, 3)
 	if err := h.sup.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.rec.entered(); slices.Contains(got, StateFailed) || got[len(got)-1] != StateStopped {
+	if got := h.rec.entered(); slices.Contains(got, model.StateFailed) || got[len(got)-1] != model.StateStopped {
 		t.Errorf("states entered: got %v, want restarts without failed, then stopped", got)
 	}
 }
@@ -235,13 +236,13 @@ func TestSupervisorCommandsWhenRestarting(t *testing.T) {
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateRestarting, 1)
+	h.rec.waitEntered(t, model.StateRestarting, 1)
 
 	n := h.rec.count()
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got, st := h.rec.count(), h.sup.Status(); got != n || st.State != StateRestarting {
+	if got, st := h.rec.count(), h.sup.Status(); got != n || st.State != model.StateRestarting {
 		t.Errorf("after Start while restarting: got %d notices, %v, want %d notices, restarting (a no-op)", got, st.State, n)
 	}
 
@@ -249,12 +250,12 @@ func TestSupervisorCommandsWhenRestarting(t *testing.T) {
 	if err := h.sup.Restart(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.waitEntered(t, StateRestarting, 2)
+	h.rec.waitEntered(t, model.StateRestarting, 2)
 
 	if err := h.sup.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.wantEntered(t, StateStarting, StateRestarting, StateStarting, StateRestarting, StateStopped)
+	h.wantEntered(t, model.StateStarting, model.StateRestarting, model.StateStarting, model.StateRestarting, model.StateStopped)
 	if got := h.sup.Status().Restarts; got != 2 {
 		t.Errorf("restarts: got %d, want 2 (two crashes; Restart of nothing running adds none)", got)
 	}
@@ -288,8 +289,8 @@ func TestSupervisorStartTimeout(t *testing.T) {
 			if err := h.sup.Start(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			h.rec.waitEntered(t, StateFailed, 1)
-			h.wantEntered(t, StateStarting, StateFailed)
+			h.rec.waitEntered(t, model.StateFailed, 1)
+			h.wantEntered(t, model.StateStarting, model.StateFailed)
 			if st := h.sup.Status(); !strings.Contains(st.LastError, tc.wantError) {
 				t.Errorf("last error: got %q, want it to contain %q", st.LastError, tc.wantError)
 			}
@@ -305,7 +306,7 @@ func TestSupervisorCannotStart(t *testing.T) {
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	h.wantEntered(t, StateFailed) // Start returns after the launch
+	h.wantEntered(t, model.StateFailed) // Start returns after the launch
 	if st := h.sup.Status(); !strings.Contains(st.LastError, "cannot start") || st.Restarts != 0 {
 		t.Errorf("status: got error %q restarts %d, want cannot start, no restart", st.LastError, st.Restarts)
 	}
@@ -338,13 +339,13 @@ func TestSupervisorSamplesTree(t *testing.T) {
 func TestSupervisorHandoffViewAndDetach(t *testing.T) {
 	port := healthServer(t, healthy)
 	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyLine, port), autostart: true})
-	h.rec.waitEntered(t, StateReady, 1)
+	h.rec.waitEntered(t, model.StateReady, 1)
 	st := h.sup.Status()
 	view, err := h.sup.handoffView(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if view.status.State != StateReady || view.nonce != st.Nonce || view.backend.PID != st.PID || view.viaShim {
+	if view.status.State != model.StateReady || view.nonce != st.Nonce || view.backend.PID != st.PID || view.viaShim {
 		t.Errorf("handoff view: got %v nonce %q pid %d shim %v, want ready, %q, %d, no shim",
 			view.status.State, view.nonce, view.backend.PID, view.viaShim, st.Nonce, st.PID)
 	}

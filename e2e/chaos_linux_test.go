@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
@@ -169,7 +169,7 @@ func (c *chaos) round(r int, action chaosAction, faults string) *testbin.Launche
 	defer stopTrack()
 	time.Sleep(time.Duration(c.rng.IntN(1500)) * time.Millisecond)
 	st, _ := statusOf(c.t, l)
-	var b backend.BackendStatus
+	var b model.BackendStatus
 	if len(st.Backends) > 0 {
 		b = st.Backends[0]
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cli"
 	"hermes-desktop/internal/testbin"
@@ -39,13 +40,13 @@ func getJSON(t *testing.T, url string) map[string]any {
 	return v
 }
 
-func status(t *testing.T, l *testbin.Launcher) backend.Status {
+func status(t *testing.T, l *testbin.Launcher) model.Status {
 	t.Helper()
 	out, errOut, code := l.CLI("status", "--json")
 	if code != 0 {
 		t.Fatalf("status --json: exit %d: %s", code, errOut)
 	}
-	var st backend.Status
+	var st model.Status
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatalf("status --json: %v: %q", err, out)
 	}
@@ -108,7 +109,7 @@ func TestRunHeadlessBuiltinBackend(t *testing.T) {
 		t.Fatalf("backends: got %d, want 1", len(st.Backends))
 	}
 	b := st.Backends[0]
-	if b.State != backend.StateReady || b.PID != r.PID || b.Port != r.Port || len(b.Command) == 0 {
+	if b.State != model.StateReady || b.PID != r.PID || b.Port != r.Port || len(b.Command) == 0 {
 		t.Errorf("backend status: got %+v, want ready pid %d port %d", b, r.PID, r.Port)
 	}
 	if b.Kind != settings.KindDashboard || b.PageURL != r.URL+"/" {
@@ -143,7 +144,7 @@ func TestCrashingBackendRestartsThenFails(t *testing.T) {
 		t.Fatalf("no failure announced: %v\n%s", err, l.Stdout.String())
 	}
 	b := status(t, l).Backends[0]
-	if b.State != backend.StateFailed || b.Restarts != 3 {
+	if b.State != model.StateFailed || b.Restarts != 3 {
 		t.Errorf("status: got state %s restarts %d, want failed after 3", b.State, b.Restarts)
 	}
 	if !strings.Contains(b.LastError, "exited with code 3") || !strings.Contains(b.LastError, "giving up") {
@@ -204,7 +205,7 @@ func TestSecondInstanceExitsWithoutSpawning(t *testing.T) {
 	if after := len(testbin.Tagged(l.Tag)); after != before {
 		t.Errorf("processes: got %d after the second launch, want %d", after, before)
 	}
-	if b := status(t, l).Backends[0]; b.PID != r.PID || b.State != backend.StateReady {
+	if b := status(t, l).Backends[0]; b.PID != r.PID || b.State != model.StateReady {
 		t.Errorf("first instance's backend changed: %+v", b)
 	}
 	// The instance's "no such backend" reaches the CLI as that kind of

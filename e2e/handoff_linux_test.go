@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/cli"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
@@ -142,12 +142,12 @@ func copyBinary(t *testing.T, src string) string {
 	return dst
 }
 
-func statusOf(t *testing.T, l *testbin.Launcher) (backend.Status, bool) {
+func statusOf(t *testing.T, l *testbin.Launcher) (model.Status, bool) {
 	out, _, code := l.CLI("status", "--json")
 	if code != 0 {
-		return backend.Status{}, false
+		return model.Status{}, false
 	}
-	var st backend.Status
+	var st model.Status
 	must(t, json.Unmarshal([]byte(out), &st))
 	return st, true
 }
@@ -190,7 +190,7 @@ func TestHandoffsInARow(t *testing.T) {
 				deadline := time.Now().Add(10 * time.Second)
 				for {
 					r := countRoles(l.Tag)
-					ready := len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady
+					ready := len(st.Backends) == 1 && st.Backends[0].State == model.StateReady
 					if len(r.launchers) == 1 && len(r.shims) == 1 && len(r.backends) == 1 && ready {
 						break
 					}
@@ -254,7 +254,7 @@ func TestHandoffToBrokenBinaryKeepsTheOldInstance(t *testing.T) {
 				t.Fatalf("the old instance is not in charge any more: %+v", st.Instance)
 			}
 			if tc.samePID {
-				if b := st.Backends[0]; b.PID != r.PID || b.State != backend.StateReady {
+				if b := st.Backends[0]; b.PID != r.PID || b.State != model.StateReady {
 					t.Errorf("the backend was touched: %+v, want pid %d ready", b, r.PID)
 				}
 			} else if _, err := l.Stdout.WaitMatchN(regexp.MustCompile(`backend \S+ ready pid=`), 2, readyWait); err != nil {
@@ -291,9 +291,9 @@ func TestHandoffSurvivesOldBeingKilled(t *testing.T) {
 			// The next boot: a new launcher, unless the successor already runs.
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			var st backend.Status
+			var st model.Status
 			for ctx.Err() == nil {
-				if s, ok := statusOf(t, l); ok && len(s.Backends) == 1 && s.Backends[0].State == backend.StateReady {
+				if s, ok := statusOf(t, l); ok && len(s.Backends) == 1 && s.Backends[0].State == model.StateReady {
 					st = s
 					break
 				}
@@ -357,9 +357,9 @@ func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "adopt") {
 		t.Fatalf("handoff to apply: exit %d: %s%s", code, out, errOut)
 	}
-	var st backend.Status
+	var st model.Status
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if now, ok := statusOf(t, l); ok && len(now.Backends) == 1 && now.Backends[0].State == backend.StateReady {
+		if now, ok := statusOf(t, l); ok && len(now.Backends) == 1 && now.Backends[0].State == model.StateReady {
 			st = now
 			break
 		}

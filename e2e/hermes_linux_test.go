@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/proc"
@@ -133,9 +133,9 @@ func TestAttachesToARunningHermes(t *testing.T) {
 	if _, err := l.Stdout.WaitMatchN(regexp.MustCompile(`hermes-desktop running`), 1, readyWait); err != nil {
 		t.Fatal(err)
 	}
-	var b backend.BackendStatus
+	var b model.BackendStatus
 	for deadline := time.Now().Add(readyWait); ; time.Sleep(50 * time.Millisecond) {
-		if b = status(t, l).Backends[0]; b.State == backend.StateExternal {
+		if b = status(t, l).Backends[0]; b.State == model.StateExternal {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -147,7 +147,7 @@ func TestAttachesToARunningHermes(t *testing.T) {
 	}
 	time.Sleep(3 * time.Second) // health checks run; nothing may restart or spawn
 	b = status(t, l).Backends[0]
-	if b.State != backend.StateExternal || b.Restarts != 0 {
+	if b.State != model.StateExternal || b.Restarts != 0 {
 		t.Errorf("after a while: got %s with %d restarts, want external, 0", b.State, b.Restarts)
 	}
 	if roles := countRoles(l.Tag); len(roles.backends) != 0 || len(roles.shims) != 0 {
@@ -221,7 +221,7 @@ func TestHermesUpdateRestartsWithoutCounting(t *testing.T) {
 		r = l.WaitReady(i+2, readyWait)
 	}
 	b := status(t, l).Backends[0]
-	if b.State != backend.StateReady || !strings.Contains(b.LastRestart, "Hermes was updated") {
+	if b.State != model.StateReady || !strings.Contains(b.LastRestart, "Hermes was updated") {
 		t.Errorf("after 4 updates: got %s, last restart %q, want ready and 'Hermes was updated'", b.State, b.LastRestart)
 	}
 	stopAndCheck(t, l)

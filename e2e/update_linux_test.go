@@ -23,7 +23,7 @@ import (
 
 	"aead.dev/minisign"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/testbin"
 )
@@ -386,9 +386,9 @@ func TestUpdateRollsBackAVersionThatDies(t *testing.T) {
 		t.Errorf("bad.json: %+v %v, want 1.2.0 marked bad for exiting", b, ok)
 	}
 	// The restored version serves with a ready backend, and says what happened.
-	var st backend.Status
+	var st model.Status
 	for deadline := time.Now().Add(readyWait); ; time.Sleep(50 * time.Millisecond) {
-		if s, ok := statusOf(t, l); ok && s.Instance.Version == "1.0.0" && len(s.Backends) == 1 && s.Backends[0].State == backend.StateReady {
+		if s, ok := statusOf(t, l); ok && s.Instance.Version == "1.0.0" && len(s.Backends) == 1 && s.Backends[0].State == model.StateReady {
 			st = s
 			break
 		}
@@ -427,7 +427,7 @@ func TestUpdateRollsBackACrashLoopAndKeepsTheBackends(t *testing.T) {
 	if out, errOut, code := l.CLI("update", "apply"); code != 0 {
 		t.Fatalf("update apply: exit %d\n%s%s", code, out, errOut)
 	}
-	var last backend.BackendStatus
+	var last model.BackendStatus
 	for crash := 1; crash <= 2; crash++ {
 		b := waitReadyBackend(t, l, "1.1.0", last.PID)
 		must(t, syscall.Kill(b.PID, syscall.SIGKILL)) // the test's own backend (tagged)
@@ -462,14 +462,14 @@ func TestUpdateRollsBackACrashLoopAndKeepsTheBackends(t *testing.T) {
 
 // waitReadyBackend waits for the instance at version to show its one
 // backend ready with a PID other than not.
-func waitReadyBackend(t *testing.T, l *testbin.Launcher, version string, not int) backend.BackendStatus {
+func waitReadyBackend(t *testing.T, l *testbin.Launcher, version string, not int) model.BackendStatus {
 	t.Helper()
 	for deadline := time.Now().Add(readyWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if st, ok := statusOf(t, l); ok && st.Instance.Version == version && len(st.Backends) == 1 &&
-			st.Backends[0].State == backend.StateReady && st.Backends[0].PID != not {
+			st.Backends[0].State == model.StateReady && st.Backends[0].PID != not {
 			return st.Backends[0]
 		}
 	}
 	t.Fatalf("no ready backend under %s (other than pid %d)", version, not)
-	return backend.BackendStatus{}
+	return model.BackendStatus{}
 }

@@ -39,7 +39,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/watchdog"
@@ -138,10 +138,10 @@ func (e *env) start(state, tag string, args ...string) *launcher {
 	return nil
 }
 
-func (l *launcher) status(bin string) backend.Status {
+func (l *launcher) status(bin string) model.Status {
 	out, err := exec.Command(bin, "status", "--json", "--state-dir", l.state).Output()
 	check(err)
-	var st backend.Status
+	var st model.Status
 	check(json.Unmarshal(out, &st))
 	return st
 }

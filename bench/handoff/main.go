@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
@@ -83,8 +83,8 @@ func run(bin, other, dir, mode string, n int) result {
 	url := func() (string, int) {
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			out, err := cli("status", "--json")
-			var st backend.Status
-			if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady {
+			var st model.Status
+			if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
 				return st.Backends[0].URL + "/api/status", st.Backends[0].PID // public: no token needed
 			}
 		}

@@ -34,7 +34,7 @@ import (
 
 	"aead.dev/minisign"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
@@ -197,8 +197,8 @@ func runUpdate(dir string, i int, old, feedURL string) updateResult {
 func readyBackend(cli func(...string) ([]byte, error)) (string, int) {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		out, err := cli("status", "--json")
-		var st backend.Status
-		if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == backend.StateReady {
+		var st model.Status
+		if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
 			return st.Backends[0].URL + "/api/status", st.Backends[0].PID
 		}
 	}

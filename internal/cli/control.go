@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/model"
 )
 
 // controlFlags are the flags every control-socket command shares.
@@ -89,7 +89,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(res))
 		return ExitOK
 	}
-	var st backend.Status
+	var st model.Status
 	if err := json.Unmarshal(res, &st); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: status: unreadable answer:", err)
 		return ExitError
@@ -98,7 +98,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-func printStatus(w io.Writer, st backend.Status) {
+func printStatus(w io.Writer, st model.Status) {
 	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.Mode, st.Instance.StateDir)
 	if st.Instance.RestartToApply {
 		fmt.Fprintln(w, "updated on disk: 'hermes-desktop handoff' applies it (the backends keep running)")

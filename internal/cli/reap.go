@@ -14,6 +14,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
@@ -105,7 +106,7 @@ func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	defer cancel()
 	// --min-age always has a value (its default is 180 s, as for a reap
 	// here), and 0s travels as 0: no minimum, not "the instance's own".
-	args, _ := json.Marshal(backend.ReapArgs{DryRun: f.dryRun, MinAge: new(int64(f.minAge)), Only: f.only})
+	args, _ := json.Marshal(model.ReapArgs{DryRun: f.dryRun, MinAge: new(int64(f.minAge)), Only: f.only})
 	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpReap, Args: args})
 	if err == nil {
 		var report reap.Report

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
 
@@ -170,10 +170,10 @@ func waitServing(ctx context.Context, dir string, r update.Result) error {
 	}
 }
 
-func statusAt(ctx context.Context, dir string) (backend.Status, error) {
+func statusAt(ctx context.Context, dir string) (model.Status, error) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	var st backend.Status
+	var st model.Status
 	res, err := control.Call(cctx, dir, control.Request{Op: control.OpStatus})
 	if err == nil {
 		err = json.Unmarshal(res, &st)

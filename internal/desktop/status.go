@@ -2,20 +2,19 @@ package desktop
 
 import (
 	"fmt"
-
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 )
 
 // StatusLine is the tray menu's first (disabled) line: the state of the
 // backends in a few words.
-func StatusLine(st backend.Status) string {
+func StatusLine(st model.Status) string {
 	if len(st.Backends) == 0 {
 		return "No backend"
 	}
 	if n := len(st.Backends); n > 1 {
 		ready := 0
 		for _, b := range st.Backends {
-			if b.State == backend.StateReady || b.State == backend.StateExternal {
+			if b.State == model.StateReady || b.State == model.StateExternal {
 				ready++
 			}
 		}
@@ -23,15 +22,15 @@ func StatusLine(st backend.Status) string {
 	}
 	b := st.Backends[0]
 	switch b.State {
-	case backend.StateReady:
+	case model.StateReady:
 		return fmt.Sprintf("Backend ready on :%d", b.Port)
-	case backend.StateStarting:
+	case model.StateStarting:
 		return "Backend starting…"
-	case backend.StateRestarting:
+	case model.StateRestarting:
 		return fmt.Sprintf("Backend restarting (%d so far)…", b.Restarts)
-	case backend.StateFailed:
+	case model.StateFailed:
 		return "Backend failed: show the window for details"
-	case backend.StateExternal:
+	case model.StateExternal:
 		return fmt.Sprintf("Using the Hermes already running on :%d", b.Port)
 	}
 	return "Backend stopped"

@@ -2,7 +2,7 @@
 
 package desktop
 
-import "hermes-desktop/backend"
+import "hermes-desktop/backend/model"
 
 // On macOS, Wails v2 has no tray and fyne.io/systray fights it for the main
 // loop, so the tray's actions live in the application menu (menu_darwin.go)
@@ -15,7 +15,7 @@ type Tray struct{}
 func StartTray(Actions, Icons) *Tray { return &Tray{} }
 
 // SetStatus has no status line to update on macOS.
-func (*Tray) SetStatus(backend.Status) {}
+func (*Tray) SetStatus(model.Status) {}
 
 // Stop has nothing to stop on macOS.
 func (*Tray) Stop() {}

@@ -7,7 +7,7 @@ import (
 
 	"fyne.io/systray"
 
-	"hermes-desktop/backend"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
 
@@ -94,7 +94,7 @@ func (t *Tray) loop(fn func(), clicks ...chan struct{}) {
 // SetStatus shows the backends' state in the menu's first line and keeps
 // one restart item per backend. It is safe from any goroutine, before or
 // after the menu is built.
-func (t *Tray) SetStatus(st backend.Status) {
+func (t *Tray) SetStatus(st model.Status) {
 	line := StatusLine(st)
 	t.mu.Lock()
 	defer t.mu.Unlock()

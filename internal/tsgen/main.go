@@ -25,10 +25,10 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"hermes-desktop/backend"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	status "hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
@@ -39,11 +39,11 @@ import (
 // re-point its line here; a struct reachable from these but not listed is an
 // error, so the list cannot fall short.
 var models = []model{
-	modelOf[backend.InstanceInfo]("InstanceInfo"),
+	modelOf[status.InstanceInfo]("InstanceInfo"),
 	modelOf[update.Info]("UpdateInfo"),
 	modelOf[update.Check]("UpdateCheck"),
-	modelOf[backend.Status]("Status"),
-	modelOf[backend.BackendStatus]("BackendStatus"),
+	modelOf[status.Status]("Status"),
+	modelOf[status.BackendStatus]("BackendStatus"),
 	modelOf[leakguard.TreeSample]("TreeSample"),
 	modelOf[leakguard.TreeProc]("TreeProc"),
 	modelOf[leakguard.DuplicateGroup]("DuplicateGroup"),
@@ -55,7 +55,7 @@ var models = []model{
 	modelOf[settings.Settings]("Settings"),
 	modelOf[settings.Backend]("BackendSetting"),
 	modelOf[settings.View]("SettingsView"),
-	modelOf[backend.Event]("LauncherEvent"), // not "Event": the DOM has one
+	modelOf[status.Event]("LauncherEvent"), // not "Event": the DOM has one
 }
 
 // enums lists the Go string constant sets the page switches on, in output
@@ -63,8 +63,8 @@ var models = []model{
 // every field of that type; a set of untyped constants types the fields it
 // is pinned to with on(model, Go field name), which must be plain strings.
 var enums = []enum{
-	enumOf("BackendState", backend.StateStopped, backend.StateStarting, backend.StateReady,
-		backend.StateRestarting, backend.StateFailed, backend.StateExternal),
+	enumOf("BackendState", status.StateStopped, status.StateStarting, status.StateReady,
+		status.StateRestarting, status.StateFailed, status.StateExternal),
 	enumOf("BackendKind", settings.KindDashboard, settings.KindServe, settings.KindCustom),
 	enumOf("Containment", instance.ContainmentCgroup, instance.ContainmentSystemdScope, instance.ContainmentJob,
 		instance.ContainmentProcessTree),
@@ -77,7 +77,7 @@ var enums = []enum{
 		reap.ReasonIdentityMismatch, reap.ReasonFailClosed).on("ReapDecision", "Reason").on("ReapCgroupDecision", "Reason"),
 	enumOf("TreeWarningKind", leakguard.WarnFDPressure, leakguard.WarnDuplicates,
 		leakguard.WarnRSSGrowth).on("TreeWarning", "Kind"),
-	enumOf("EventKind", backend.EventStatus, backend.EventLog, backend.EventReap),
+	enumOf("EventKind", status.EventStatus, status.EventLog, status.EventReap),
 	enumOf("UpdateState", update.StateOff, update.StateIdle, update.StateChecking, update.StateAvailable,
 		update.StateDownloading, update.StateReady, update.StateApplying, update.StateFailed),
 }

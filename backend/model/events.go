@@ -1,4 +1,4 @@
-package backend
+package model
 
 import (
 	"sync"
@@ -25,10 +25,10 @@ type Event struct {
 	Reap    *reap.Report   `json:"reap,omitempty"`
 }
 
-// broker fans events out to subscribers without ever blocking a publisher:
+// Broker fans events out to subscribers without ever blocking a publisher:
 // a subscriber that falls behind loses events and is told so through its
 // lagged flag, and then re-reads the full status.
-type broker struct {
+type Broker struct {
 	mu   sync.Mutex // guards subs
 	subs map[*Subscription]struct{}
 }
@@ -36,12 +36,12 @@ type broker struct {
 // Subscription receives events until Close.
 type Subscription struct {
 	C      chan Event
-	b      *broker
+	b      *Broker
 	mu     sync.Mutex // guards lagged
 	lagged bool
 }
 
-func (b *broker) subscribe(buffer int) *Subscription {
+func (b *Broker) Subscribe(buffer int) *Subscription {
 	s := &Subscription{C: make(chan Event, buffer), b: b}
 	b.mu.Lock()
 	if b.subs == nil {
@@ -52,7 +52,7 @@ func (b *broker) subscribe(buffer int) *Subscription {
 	return s
 }
 
-func (b *broker) publish(ev Event) {
+func (b *Broker) Publish(ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {

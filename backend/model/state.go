@@ -1,4 +1,14 @@
-package backend
+// Package model is the status the launcher reports and the window, the CLI
+// and the control socket read: each backend's state machine (State, its
+// transition table, BackendStatus), the instance's (InstanceInfo, Status),
+// the events pushed to the window (Event, Broker, Subscription) and the
+// arguments of the control requests that carry them. The page's
+// TypeScript types are generated from these structs (internal/tsgen).
+//
+// It is data: it imports the leaf packages whose values it carries
+// (instance's containment, reap's report, logs' lines, runspec's kinds,
+// update's state, leakguard's samples), never backend.
+package model
 
 import (
 	"fmt"
@@ -35,7 +45,8 @@ var transitions = map[State][]State{
 	StateExternal:   {StateStarting, StateStopped},
 }
 
-func checkTransition(from, to State) error {
+// CheckTransition says whether the state machine allows from -> to.
+func CheckTransition(from, to State) error {
 	for _, s := range transitions[from] {
 		if s == to {
 			return nil

@@ -1,4 +1,4 @@
-package backend
+package model
 
 import (
 	"strings"
@@ -66,12 +66,12 @@ func TestCheckTransition(t *testing.T) {
 				if !listed {
 					t.Fatalf("the test's matrix has no entry for %s -> %s", from, to)
 				}
-				err := checkTransition(from, to)
+				err := CheckTransition(from, to)
 				if got := err == nil; got != legal {
-					t.Fatalf("checkTransition(%s, %s) accepted: got %v, want %v (err: %v)", from, to, got, legal, err)
+					t.Fatalf("CheckTransition(%s, %s) accepted: got %v, want %v (err: %v)", from, to, got, legal, err)
 				}
 				if err != nil && !namesInOrder(err.Error(), from, to) {
-					t.Errorf("checkTransition(%s, %s) error: got %q, want it to name %s, then %s", from, to, err, from, to)
+					t.Errorf("CheckTransition(%s, %s) error: got %q, want it to name %s, then %s", from, to, err, from, to)
 				}
 			})
 		}
@@ -93,7 +93,7 @@ func TestTransitionsKnowOnlyTheseStates(t *testing.T) {
 			}
 		}
 	}
-	if got, want := checkTransition("bogus", StateStarting) == nil, false; got != want {
+	if got, want := CheckTransition("bogus", StateStarting) == nil, false; got != want {
 		t.Errorf("checkTransition from an unknown state accepted: got %v, want %v", got, want)
 	}
 }
