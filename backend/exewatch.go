@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 )
@@ -67,8 +68,8 @@ func (l *Launcher) ExecutableChanged() bool {
 // RestartToApply hands this instance over to the new executable on disk in
 // adopt mode: the backends keep their processes and ports. Once the new
 // instance serves, this one is handed over (HandedOff closes).
-func (l *Launcher) RestartToApply(ctx context.Context) (*HandoffResult, error) {
-	res, err := l.Handoff(ctx, HandoffArgs{Mode: HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
+func (l *Launcher) RestartToApply(ctx context.Context) (*handoffwire.Result, error) {
+	res, err := l.Handoff(ctx, handoffwire.Args{Mode: handoffwire.ModeAdopt, TimeoutNS: int64(2 * time.Minute)})
 	var committed errCommitted
 	if err == nil || errors.As(err, &committed) {
 		l.finishHandoff()

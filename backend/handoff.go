@@ -17,34 +17,6 @@ package backend
 // untouched; after it, old exits whatever happens, and a later boot reap
 // removes what a dead successor would leave.
 
-// HandoffMode selects how the successor takes over.
-type HandoffMode string
-
-// Handoff modes.
-const (
-	HandoffRestart HandoffMode = "restart"
-	HandoffAdopt   HandoffMode = "adopt"
-)
-
-// EnvHandoffWait tells a restart-mode successor how long to wait for the
-// single-instance lock its predecessor is releasing.
-const EnvHandoffWait = "HERMES_DESKTOP_HANDOFF_WAIT"
-
-// HandoffArgs are the arguments of the handoff operation.
-type HandoffArgs struct {
-	To   string      `json:"to"`
-	Mode HandoffMode `json:"mode"`
-	// TimeoutNS bounds the whole handoff; 0 means one minute.
-	TimeoutNS int64 `json:"timeout_ns,omitempty"`
-}
-
-// HandoffResult is what a successful handoff reports.
-type HandoffResult struct {
-	Mode      HandoffMode `json:"mode"`
-	NewPID    int         `json:"new_pid"`
-	ElapsedMS float64     `json:"elapsed_ms"`
-}
-
 // HandedOff is closed once a successor owns everything: the launcher must
 // exit without tearing anything down.
 func (l *Launcher) HandedOff() <-chan struct{} { return l.handedOff }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
@@ -46,7 +47,7 @@ func (a *adoptedBackend) status() model.BackendStatus {
 // name us.
 func (l *Launcher) takeOver(statePipe *os.File) error {
 	_ = statePipe.SetReadDeadline(time.Now().Add(10 * time.Second))
-	st, err := readHandoffState(statePipe)
+	st, err := handoffwire.Read(statePipe)
 	statePipe.Close()
 	if err != nil {
 		return err
@@ -61,7 +62,7 @@ func (l *Launcher) takeOver(statePipe *os.File) error {
 	if l.ownerLock, err = lockfile.AcquireOwner(l.cfg.StateDir, l.nonce); err != nil {
 		return err
 	}
-	args, _ := json.Marshal(HandoffCommitArgs{PID: l.self.PID, Start: l.self.Start})
+	args, _ := json.Marshal(handoffwire.CommitArgs{PID: l.self.PID, Start: l.self.Start})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := control.Call(ctx, l.cfg.StateDir, control.Request{Op: control.OpHandoffCommit, Args: args}); err != nil {
@@ -85,7 +86,7 @@ func (l *Launcher) takeOver(statePipe *os.File) error {
 
 // adoptBackend rewrites a backend's record to name us, takes its inherited
 // pipes, and tells its shim who its owner is now.
-func (l *Launcher) adoptBackend(b handoffBackend) (*instance.Instance, error) {
+func (l *Launcher) adoptBackend(b handoffwire.Backend) (*instance.Instance, error) {
 	var spec *runspec.Spec
 	for i := range l.cfg.Backends {
 		if l.cfg.Backends[i].Name == b.Status.Name {

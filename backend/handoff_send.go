@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
@@ -26,14 +27,14 @@ import (
 // the successor answers on the control socket; on an error before the
 // commit, this instance is still in charge with its backends (an
 // errCommitted error means the successor owns them anyway).
-func (l *Launcher) Handoff(ctx context.Context, args HandoffArgs) (*HandoffResult, error) {
+func (l *Launcher) Handoff(ctx context.Context, args handoffwire.Args) (*handoffwire.Result, error) {
 	_, res, err := l.handoff(ctx, args)
 	return res, err
 }
 
 // handoff is Handoff, also returning the successor it started (our child
 // until we exit), for an update to watch.
-func (l *Launcher) handoff(ctx context.Context, args HandoffArgs) (*successor, *HandoffResult, error) {
+func (l *Launcher) handoff(ctx context.Context, args handoffwire.Args) (*successor, *handoffwire.Result, error) {
 	if !l.handoffMu.TryLock() {
 		return nil, nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
 	}
@@ -57,10 +58,10 @@ func (l *Launcher) handoff(ctx context.Context, args HandoffArgs) (*successor, *
 	}
 	var succ *successor
 	switch args.Mode {
-	case HandoffAdopt:
+	case handoffwire.ModeAdopt:
 		succ, err = l.handoffAdopt(ctx, to)
-	case HandoffRestart, "":
-		args.Mode = HandoffRestart
+	case handoffwire.ModeRestart, "":
+		args.Mode = handoffwire.ModeRestart
 		succ, err = l.handoffRestart(ctx, to)
 	default:
 		return nil, nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
@@ -68,7 +69,7 @@ func (l *Launcher) handoff(ctx context.Context, args HandoffArgs) (*successor, *
 	if succ == nil {
 		return nil, nil, err
 	}
-	return succ, &HandoffResult{Mode: args.Mode, NewPID: succ.cmd.Process.Pid, ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
+	return succ, &handoffwire.Result{Mode: args.Mode, NewPID: succ.cmd.Process.Pid, ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
 }
 
 // checkSuccessor makes sure the new binary runs at all (`version` answers)
@@ -188,7 +189,7 @@ func (l *Launcher) handoffRestart(ctx context.Context, to string) (*successor, e
 		}
 	}
 	l.letGo()
-	succ, err := l.startSuccessor(to, nil, nil, []string{fmt.Sprintf("%s=%s", EnvHandoffWait, 30*time.Second)})
+	succ, err := l.startSuccessor(to, nil, nil, []string{fmt.Sprintf("%s=%s", handoffwire.EnvWait, 30*time.Second)})
 	if err == nil {
 		if err = l.waitRunning(ctx, succ); err == nil {
 			return succ, nil
@@ -255,14 +256,14 @@ func (l *Launcher) handoffAdopt(ctx context.Context, to string) (*successor, err
 		return nil, fmt.Errorf("handoff: state pipe: %w", err)
 	}
 	defer stateW.Close()
-	succ, err := l.startSuccessor(to, []string{AdoptFDArg()}, append([]*os.File{stateR}, files...), nil)
+	succ, err := l.startSuccessor(to, []string{handoffwire.AdoptFDArg()}, append([]*os.File{stateR}, files...), nil)
 	stateR.Close()
 	if err != nil {
 		return nil, err
 	}
 	l.successor.Store(succ)
 	defer l.successor.Store(nil)
-	if err := writeHandoffState(stateW, state); err != nil {
+	if err := handoffwire.Write(stateW, state); err != nil {
 		succ.abort()
 		return nil, err
 	}
@@ -290,24 +291,24 @@ func (l *Launcher) handoffAdopt(ctx context.Context, to string) (*successor, err
 	return succ, nil
 }
 
-// handoffState describes every backend to the successor, with the files it
+// handoffwire.State describes every backend to the successor, with the files it
 // will inherit (see handoff_wire.go for the layout).
-func (l *Launcher) handoffState(ctx context.Context) (handoffState, []*os.File, error) {
-	var views []handoffView
+func (l *Launcher) handoffState(ctx context.Context) (handoffwire.State, []*os.File, error) {
+	var views []handoffwire.View
 	for _, s := range l.supervisors() {
 		v, err := s.handoffView(ctx)
 		if err != nil {
-			return handoffState{}, nil, fmt.Errorf("handoff: %w", err)
+			return handoffwire.State{}, nil, fmt.Errorf("handoff: %w", err)
 		}
-		if v.external {
+		if v.External {
 			continue
 		}
-		if !v.viaShim {
-			return handoffState{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", control.ErrRefused)
+		if !v.ViaShim {
+			return handoffwire.State{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", control.ErrRefused)
 		}
 		views = append(views, v)
 	}
-	st, files := newHandoffState(l.self, l.nonce, views)
+	st, files := handoffwire.NewState(l.self, l.nonce, views)
 	return st, files, nil
 }
 
@@ -315,7 +316,7 @@ func (l *Launcher) handoffState(ctx context.Context) (handoffState, []*os.File, 
 // only it) asks; old stops supervising without teardown and lets go of the
 // socket and the locks. From the answer on, the backends are the
 // successor's.
-func (l *Launcher) commit(ctx context.Context, args HandoffCommitArgs) error {
+func (l *Launcher) commit(ctx context.Context, args handoffwire.CommitArgs) error {
 	succ := l.successor.Load()
 	if succ == nil || succ.cmd.Process.Pid != args.PID {
 		return fmt.Errorf("%w: no handoff to this process is under way", control.ErrRefused)

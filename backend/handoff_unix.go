@@ -3,6 +3,7 @@
 package backend
 
 import (
+	"hermes-desktop/backend/handoffwire"
 	"os"
 	"syscall"
 )
@@ -34,4 +35,4 @@ func restoreNonblock(files []*os.File) {
 }
 
 // updateHandoffMode: an update keeps the backends running (adopt).
-func updateHandoffMode() HandoffMode { return HandoffAdopt }
+func updateHandoffMode() handoffwire.Mode { return handoffwire.ModeAdopt }

@@ -3,6 +3,7 @@ package backend
 import (
 	"fmt"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 	"os"
 	"syscall"
 
@@ -29,4 +30,4 @@ func restoreNonblock([]*os.File) {}
 
 // updateHandoffMode: Windows cannot pass the lifelines to a child, so an
 // update restarts the backends (restart mode).
-func updateHandoffMode() HandoffMode { return HandoffRestart }
+func updateHandoffMode() handoffwire.Mode { return handoffwire.ModeRestart }

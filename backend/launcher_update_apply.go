@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
@@ -89,7 +90,7 @@ func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.I
 		return nil, l.updateFailed(err)
 	}
 	l.cfg.Logger.Info("update: swapped in; handing over", "version", rel.Version, "path", in.Target.Path)
-	succ, res, err := l.handoff(ctx, HandoffArgs{To: in.Exe, Mode: updateHandoffMode(), TimeoutNS: int64(updateHandoffTimeout)})
+	succ, res, err := l.handoff(ctx, handoffwire.Args{To: in.Exe, Mode: updateHandoffMode(), TimeoutNS: int64(updateHandoffTimeout)})
 	var committed errCommitted
 	if err != nil && !errors.As(err, &committed) {
 		if rerr := update.Restore(in.Target); rerr != nil {

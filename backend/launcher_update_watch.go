@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/proc"
@@ -197,7 +198,7 @@ func (l *Launcher) handBack(ctx context.Context, w *updateWatch, rb update.Rollb
 	defer cancel()
 	err := l.waitSettled(cctx, w)
 	if err == nil {
-		args, _ := json.Marshal(HandoffArgs{To: w.p.Exe, Mode: updateHandoffMode(), TimeoutNS: int64(time.Minute)})
+		args, _ := json.Marshal(handoffwire.Args{To: w.p.Exe, Mode: updateHandoffMode(), TimeoutNS: int64(time.Minute)})
 		_, err = control.Call(cctx, l.cfg.StateDir, control.Request{Op: control.OpHandoff, Args: args})
 	}
 	if err == nil {
@@ -260,7 +261,7 @@ func (l *Launcher) restartOld(ctx context.Context, w *updateWatch) {
 	for _, spec := range l.cfg.Backends {
 		names = append(names, spec.Name)
 	}
-	succ, err := l.startSuccessor(w.p.Exe, nil, nil, []string{fmt.Sprintf("%s=%s", EnvHandoffWait, 30*time.Second)})
+	succ, err := l.startSuccessor(w.p.Exe, nil, nil, []string{fmt.Sprintf("%s=%s", handoffwire.EnvWait, 30*time.Second)})
 	if err != nil {
 		l.cfg.Logger.Error("update: rollback: start the old version", "err", err)
 		return

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
@@ -61,65 +62,74 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		}
 	case control.OpFocus:
 		fn := l.focus.Load()
-		if fn == nil {
-			return map[string]any{"focused": false, "mode": l.cfg.Mode}, nil
+		if fn != nil {
+			(*fn)()
 		}
-		(*fn)()
-		return map[string]any{"focused": true, "mode": l.cfg.Mode}, nil
+		return map[string]any{"focused": fn != nil, "mode": l.cfg.Mode}, nil
 	case control.OpReap:
 		var args model.ReapArgs
-		if len(req.Args) > 0 {
-			if err := json.Unmarshal(req.Args, &args); err != nil {
-				return nil, fmt.Errorf("reap: %w: %w", control.ErrBadRequest, err)
-			}
+		if err := decodeArgs(req, &args); err != nil {
+			return nil, err
 		}
 		return l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only)
+	case control.OpLogs:
+		var args model.LogsArgs
+		if err := decodeArgs(req, &args); err != nil {
+			return nil, err
+		}
+		return l.Logs(req.Backend, args.After, args.Max)
+	}
+	return l.handleHandoffControl(ctx, req)
+}
+
+// handleHandoffControl answers the operations that hand the instance over:
+// handoffs and updates.
+func (l *Launcher) handleHandoffControl(ctx context.Context, req control.Request) (any, error) {
+	switch req.Op {
 	case control.OpHandoff:
-		var args HandoffArgs
-		if err := json.Unmarshal(req.Args, &args); err != nil {
-			return nil, fmt.Errorf("handoff: %w: %w", control.ErrBadRequest, err)
+		var args handoffwire.Args
+		if err := decodeArgs(req, &args); err != nil {
+			return nil, err
 		}
-		res, err := l.Handoff(ctx, args)
-		var committed errCommitted
-		switch {
-		case err == nil:
-			return control.Deferred{Result: res, Then: l.finishHandoff}, nil
-		case errors.As(err, &committed):
-			return control.Deferred{Err: err, Then: l.finishHandoff}, nil
-		}
-		return nil, err
+		return l.deferFinish(l.Handoff(ctx, args))
 	case control.OpHandoffCommit:
-		var args HandoffCommitArgs
-		if err := json.Unmarshal(req.Args, &args); err != nil {
-			return nil, fmt.Errorf("handoff commit: %w: %w", control.ErrBadRequest, err)
+		var args handoffwire.CommitArgs
+		if err := decodeArgs(req, &args); err != nil {
+			return nil, err
 		}
 		return map[string]bool{"committed": true}, l.commit(ctx, args)
 	case control.OpUpdateCheck:
 		return l.CheckForUpdate(ctx, false)
 	case control.OpUpdateApply:
-		res, err := l.applyUpdate(ctx)
-		var committed errCommitted
-		switch {
-		case err == nil:
-			return control.Deferred{Result: res, Then: l.finishHandoff}, nil
-		case errors.As(err, &committed):
-			return control.Deferred{Err: err, Then: l.finishHandoff}, nil
-		}
-		return nil, err
+		return l.deferFinish(l.applyUpdate(ctx))
 	case control.OpUpdateSkip:
 		var args update.SkipArgs
-		if err := json.Unmarshal(req.Args, &args); err != nil {
-			return nil, fmt.Errorf("update skip: %w: %w", control.ErrBadRequest, err)
+		if err := decodeArgs(req, &args); err != nil {
+			return nil, err
 		}
 		return map[string]string{"skipped": args.Version}, l.SkipVersion(args.Version)
-	case control.OpLogs:
-		var args model.LogsArgs
-		if len(req.Args) > 0 {
-			if err := json.Unmarshal(req.Args, &args); err != nil {
-				return nil, fmt.Errorf("logs: %w: %w", control.ErrBadRequest, err)
-			}
-		}
-		return l.Logs(req.Backend, args.After, args.Max)
 	}
 	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+}
+
+// deferFinish answers a handoff's outcome: once the successor owns the
+// backends (success, or an error after the commit), the instance finishes
+// after the answer is written.
+func (l *Launcher) deferFinish(res any, err error) (any, error) {
+	var committed errCommitted
+	if err == nil || errors.As(err, &committed) {
+		return control.Deferred{Result: res, Err: err, Then: l.finishHandoff}, nil
+	}
+	return nil, err
+}
+
+// decodeArgs reads a request's arguments (none is the zero value).
+func decodeArgs(req control.Request, v any) error {
+	if len(req.Args) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(req.Args, v); err != nil {
+		return fmt.Errorf("%s: %w: %w", req.Op, control.ErrBadRequest, err)
+	}
+	return nil
 }

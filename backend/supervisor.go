@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
@@ -57,7 +58,7 @@ type Supervisor struct {
 	timer       *time.Timer
 	// ext is the backend someone else runs that the command attached to
 	// (state external); nil otherwise.
-	ext *external
+	ext *instance.External
 	// early samples the tree every second for the first earlyFor after
 	// ready: Hermes starts its MCP servers about a second after binding,
 	// with an environment that drops our nonce; the record must know them
@@ -101,8 +102,8 @@ type command struct {
 
 type commandResult struct {
 	err   error
-	view  handoffView // cmdHandoffView only
-	token string      // cmdToken only
+	view  handoffwire.View // cmdHandoffView only
+	token string           // cmdToken only
 }
 
 func newSupervisor(spec runspec.Spec, params instance.Params, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st model.BackendStatus, entered bool)) *Supervisor {
@@ -174,9 +175,9 @@ func (s *Supervisor) token(ctx context.Context) (string, error) {
 	return r.token, err
 }
 
-// handoffView asks the run goroutine for a copy of what a handoff needs of
+// handoffwire.View asks the run goroutine for a copy of what a handoff needs of
 // the running, ready backend.
-func (s *Supervisor) handoffView(ctx context.Context) (handoffView, error) {
+func (s *Supervisor) handoffView(ctx context.Context) (handoffwire.View, error) {
 	r, err := s.call(ctx, cmdHandoffView)
 	return r.view, err
 }
@@ -235,7 +236,7 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Ins
 		var exited, reported <-chan struct{}
 		var timerC, externalC, earlyC <-chan time.Time
 		if s.ext != nil {
-			externalC = s.ext.ticker.C
+			externalC = s.ext.Ticker.C
 		}
 		if s.early != nil {
 			earlyC = s.early.C
@@ -306,15 +307,15 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 	case cmdHandoffView:
 		st := s.Status()
 		if s.ext != nil {
-			return commandResult{view: handoffView{status: st, external: true}} // nothing of ours to hand over
+			return commandResult{view: handoffwire.View{Status: st, External: true}} // nothing of ours to hand over
 		}
 		if s.cur == nil || st.State != model.StateReady || !s.curReported {
 			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, st.State)}
 		}
 		i := s.cur
 		lifeline, stdout, stderr := i.HandoffFiles()
-		return commandResult{view: handoffView{status: st, viaShim: i.ViaShim(), nonce: i.Nonce(), argv: i.Argv(),
-			shim: i.Leader(), backend: i.BackendID(), token: i.Token(), cgroup: i.TreeCgroup(), lifeline: lifeline, stdout: stdout, stderr: stderr}}
+		return commandResult{view: handoffwire.View{Status: st, ViaShim: i.ViaShim(), Nonce: i.Nonce(), Argv: i.Argv(),
+			Shim: i.Leader(), Backend: i.BackendID(), Token: i.Token(), Cgroup: i.TreeCgroup(), Lifeline: lifeline, Stdout: stdout, Stderr: stderr}}
 	case cmdToken:
 		if s.cur != nil {
 			return commandResult{token: s.cur.Token()}

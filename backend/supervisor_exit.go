@@ -22,7 +22,7 @@ const (
 func (s *Supervisor) onExit(ctx context.Context) {
 	inst := s.cur
 	if u, ok := inst.AttachURL(); ok && s.curPort == 0 {
-		if ext, ok := newExternal(u); ok {
+		if ext, ok := instance.NewExternal(u); ok {
 			s.finish(inst)
 			s.cur = nil
 			s.enterExternal(ext)
@@ -50,12 +50,12 @@ func (s *Supervisor) onExit(ctx context.Context) {
 
 // enterExternal shows the backend someone else runs as ours to use, not
 // ours to manage: no PID, no record, never signalled.
-func (s *Supervisor) enterExternal(ext *external) {
+func (s *Supervisor) enterExternal(ext *instance.External) {
 	s.ext = ext
-	s.log.Info("attached to a Hermes backend already running", "url", ext.page)
-	s.out.Add("launcher", "Hermes is already running at "+ext.page+": attached to it (it is not ours: never stopped or restarted by us)")
+	s.log.Info("attached to a Hermes backend already running", "url", ext.Page)
+	s.out.Add("launcher", "Hermes is already running at "+ext.Page+": attached to it (it is not ours: never stopped or restarted by us)")
 	s.update(model.StateExternal, func(st *model.BackendStatus) {
-		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, ext.port, ext.page, ext.page
+		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, ext.Port, ext.Page, ext.Page
 		st.LastError, st.Tree = "", nil
 	})
 }
@@ -63,15 +63,15 @@ func (s *Supervisor) enterExternal(ext *external) {
 // checkExternal checks the attached backend; when it has gone away, our
 // own is started.
 func (s *Supervisor) checkExternal(ctx context.Context) {
-	if s.ext.alive(ctx) {
-		s.ext.failures = 0
+	if s.ext.Alive(ctx) {
+		s.ext.Failures = 0
 		return
 	}
-	s.ext.failures++
-	if s.ext.failures < externalFailures {
+	s.ext.Failures++
+	if s.ext.Failures < instance.ExternalFailures {
 		return
 	}
-	s.out.Add("launcher", "the Hermes backend at "+s.ext.page+" went away: starting our own")
+	s.out.Add("launcher", "the Hermes backend at "+s.ext.Page+" went away: starting our own")
 	s.leaveExternal()
 	s.update(model.StateStarting, nil)
 	s.launch(ctx)
@@ -80,7 +80,7 @@ func (s *Supervisor) checkExternal(ctx context.Context) {
 // leaveExternal forgets the attached backend, if any, without touching it.
 func (s *Supervisor) leaveExternal() {
 	if s.ext != nil {
-		s.ext.stop()
+		s.ext.Stop()
 		s.ext = nil
 	}
 }

@@ -345,9 +345,9 @@ func TestSupervisorHandoffViewAndDetach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if view.status.State != model.StateReady || view.nonce != st.Nonce || view.backend.PID != st.PID || view.viaShim {
+	if view.Status.State != model.StateReady || view.Nonce != st.Nonce || view.Backend.PID != st.PID || view.ViaShim {
 		t.Errorf("handoff view: got %v nonce %q pid %d shim %v, want ready, %q, %d, no shim",
-			view.status.State, view.nonce, view.backend.PID, view.viaShim, st.Nonce, st.PID)
+			view.Status.State, view.Nonce, view.Backend.PID, view.ViaShim, st.Nonce, st.PID)
 	}
 
 	// Detach hands the backend over: run returns, the backend keeps

@@ -9,31 +9,33 @@ import (
 // layer ranks the module's packages, lowest first: a package may import
 // only packages of a lower rank (README "Layout"; DESIGN "Layout").
 var layer = map[string]int{
-	"internal/proc":     0,
-	"internal/envflag":  0,
-	"internal/cmdline":  0,
-	"backend/logs":      0,
-	"backend/control":   0,
-	"lockfile":          1,
-	"internal/testbin":  1,
-	"watchdog":          2,
-	"backend/reap":      3,
-	"backend/leakguard": 3,
-	"backend/reclaim":   3,
-	"backend/settings":  2,
-	"backend/update":    2,
-	"backend/runspec":   3,
-	"backend/instance":  4,
-	"backend/builtin":   3,
-	"backend":           5,
-	"internal/cli":      6,
-	"internal/desktop":  6,
-	"":                  7, // main
-	"internal/tsgen":    7,
+	"internal/proc":       0,
+	"internal/envflag":    0,
+	"internal/cmdline":    0,
+	"backend/logs":        0,
+	"backend/control":     0,
+	"lockfile":            1,
+	"internal/testbin":    1,
+	"watchdog":            2,
+	"backend/reap":        3,
+	"backend/leakguard":   3,
+	"backend/reclaim":     3,
+	"backend/settings":    2,
+	"backend/update":      2,
+	"backend/runspec":     3,
+	"backend/instance":    4,
+	"backend/model":       5,
+	"backend/handoffwire": 6,
+	"backend/builtin":     3,
+	"backend":             7,
+	"internal/cli":        8,
+	"internal/desktop":    8,
+	"":                    9, // main
+	"internal/tsgen":      9,
 }
 
 // topLayer holds what nothing imports: benchmarks, tests, tools.
-const topLayer = 8
+const topLayer = 10
 
 func rank(pkg string) int {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "hermes-desktop"), "/")

@@ -9,8 +9,8 @@ import (
 	"io"
 	"time"
 
-	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 )
 
 func cmdHandoff(args []string, stdout, stderr io.Writer) int {
@@ -47,9 +47,9 @@ charge (with its backends), and the reason is printed.`)
 		return ExitUsage
 	}
 	if *mode == "" {
-		*mode = string(backend.HandoffRestart)
+		*mode = string(handoffwire.ModeRestart)
 		if *to == "" {
-			*mode = string(backend.HandoffAdopt)
+			*mode = string(handoffwire.ModeAdopt)
 		}
 	}
 	dir, err := resolveStateDir(*stateDir)
@@ -57,7 +57,7 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitError
 	}
-	req, _ := json.Marshal(backend.HandoffArgs{To: *to, Mode: backend.HandoffMode(*mode), TimeoutNS: int64(*timeout)})
+	req, _ := json.Marshal(handoffwire.Args{To: *to, Mode: handoffwire.Mode(*mode), TimeoutNS: int64(*timeout)})
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
 	defer cancel()
 	res, err := control.Call(ctx, dir, control.Request{Op: control.OpHandoff, Args: req})
@@ -69,7 +69,7 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop: handoff failed:", err)
 		return ExitError
 	}
-	var r backend.HandoffResult
+	var r handoffwire.Result
 	if err := json.Unmarshal(res, &r); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer:", err)
 		return ExitError

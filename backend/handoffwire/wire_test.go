@@ -1,4 +1,4 @@
-package backend
+package handoffwire
 
 import (
 	"bytes"
@@ -22,11 +22,11 @@ func TestHandoffStateRoundTrip(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	views := []handoffView{
-		{status: model.BackendStatus{Name: "a", State: model.StateReady, Port: 41000}, viaShim: true, nonce: "n1", argv: []string{"x", "serve"}, shim: self, backend: self, lifeline: w, stdout: r, stderr: r},
-		{status: model.BackendStatus{Name: "b", State: model.StateReady, Port: 41001}, viaShim: true, nonce: "n2", argv: []string{"y"}, shim: self, backend: self, lifeline: r, stdout: w, stderr: w},
+	views := []View{
+		{Status: model.BackendStatus{Name: "a", State: model.StateReady, Port: 41000}, ViaShim: true, Nonce: "n1", Argv: []string{"x", "serve"}, Shim: self, Backend: self, Lifeline: w, Stdout: r, Stderr: r},
+		{Status: model.BackendStatus{Name: "b", State: model.StateReady, Port: 41001}, ViaShim: true, Nonce: "n2", Argv: []string{"y"}, Shim: self, Backend: self, Lifeline: r, Stdout: w, Stderr: w},
 	}
-	st, files := newHandoffState(self, "owner", views)
+	st, files := NewState(self, "owner", views)
 	wantFiles := []*os.File{w, r, r, r, w, w}
 	if !reflect.DeepEqual(files, wantFiles) {
 		t.Fatalf("files: got %v, want lifeline, stdout, stderr per backend in order", files)
@@ -37,10 +37,10 @@ func TestHandoffStateRoundTrip(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := writeHandoffState(&buf, st); err != nil {
+	if err := Write(&buf, st); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readHandoffState(&buf)
+	got, err := Read(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,18 +57,18 @@ func TestReadHandoffStateRefusesAnotherLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := handoffState{From: self, FromNonce: "o", Backends: []handoffBackend{{Nonce: "n", Lifeline: 0, Stdout: 1, Stderr: 2}}}
+	st := State{From: self, FromNonce: "o", Backends: []Backend{{Nonce: "n", Lifeline: 0, Stdout: 1, Stderr: 2}}}
 	var buf bytes.Buffer
-	if err := writeHandoffState(&buf, st); err != nil {
+	if err := Write(&buf, st); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readHandoffState(&buf); err == nil || !strings.Contains(err.Error(), "fds 0/1/2") {
+	if _, err := Read(&buf); err == nil || !strings.Contains(err.Error(), "fds 0/1/2") {
 		t.Errorf("got %v, want the stray fds refused", err)
 	}
-	if _, err := readHandoffState(strings.NewReader(`{"from":{"pid":0}}`)); err == nil {
+	if _, err := Read(strings.NewReader(`{"from":{"pid":0}}`)); err == nil {
 		t.Error("a state without a valid predecessor was accepted")
 	}
-	if _, err := readHandoffState(strings.NewReader(strings.Repeat(" ", maxHandoffState+10))); err == nil {
+	if _, err := Read(strings.NewReader(strings.Repeat(" ", MaxState+10))); err == nil {
 		t.Error("an oversized state was accepted")
 	}
 }
