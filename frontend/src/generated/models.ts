@@ -3,7 +3,7 @@
 // constants listed in internal/tsgen/main.go. Run `make gen` after
 // changing them.
 
-/** The constants of backend.State. */
+/** The constants of model.State. */
 export type BackendState =
   | "stopped"
   | "starting"
@@ -57,7 +57,7 @@ export type TreeWarningKind =
   | "duplicates"
   | "rss-growth";
 
-/** The constants of backend.EventKind. */
+/** The constants of model.EventKind. */
 export type EventKind =
   | "status"
   | "log"
@@ -74,7 +74,7 @@ export type UpdateState =
   | "applying"
   | "failed";
 
-/** Generated from backend.InstanceInfo. */
+/** Generated from model.InstanceInfo. */
 export interface InstanceInfo {
   pid: number;
   state_dir: string;
@@ -119,7 +119,7 @@ export interface UpdateCheck {
   command?: string;
 }
 
-/** Generated from backend.Status. */
+/** Generated from model.Status. */
 export interface Status {
   instance: InstanceInfo;
   backends: BackendStatus[] | null;
@@ -128,7 +128,7 @@ export interface Status {
   notices?: string[];
 }
 
-/** Generated from backend.BackendStatus. */
+/** Generated from model.BackendStatus. */
 export interface BackendStatus {
   name: string;
   state: BackendState;
@@ -267,7 +267,7 @@ export interface SettingsView {
   notice?: string;
 }
 
-/** Generated from backend.Event. */
+/** Generated from model.Event. */
 export interface LauncherEvent {
   kind: EventKind;
   backend?: BackendStatus;
