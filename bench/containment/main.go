@@ -190,12 +190,12 @@ func teardownOnce(e *env, mode, backendArgs, grace string) (gone, killToGone tim
 		e.bin+" serve --host 127.0.0.1 --port 0 --spawn-children 3 --spawn-setsid-children 3"+backendArgs)
 	pids := waitTagged(tag, 9, l.cmd.Process.Pid) // launcher, shim, backend, 6 children
 	time.Sleep(200 * time.Millisecond)
-	fds := openPidfds(pids)
+	fds := testbin.OpenPidfds(pids)
 	start := time.Now()
 	check(l.cmd.Process.Signal(syscall.SIGKILL))
-	exits := waitPidfds(fds, 10*time.Second)
+	exits := testbin.WaitPidfds(fds, 10*time.Second)
 	_ = l.cmd.Wait()
-	closeAll(fds)
+	testbin.ClosePidfds(fds)
 	last := lastExit(exits, len(fds))
 	killed := traceEvent(filepath.Join(state, "trace"), "kill-sent")
 	if verbose {
@@ -274,12 +274,12 @@ func reapOnce(e *env, mode string, children int) (reapTime, gone time.Duration, 
 	killLauncherAndShim(l1.cmd.Process.Pid, shim)
 	_ = l1.cmd.Wait()
 	left := waitCount(tag, children) // the backend follows the shim; its children stay
-	fds := openPidfds(left)
+	fds := testbin.OpenPidfds(left)
 	start := time.Now()
 	l2 := e.start(state, tag, args...)
-	exits := waitPidfds(fds, 10*time.Second)
+	exits := testbin.WaitPidfds(fds, 10*time.Second)
 	survivors = len(fds) - len(exits)
-	closeAll(fds)
+	testbin.ClosePidfds(fds)
 	gone = lastExit(exits, len(fds)).Sub(start)
 	if st := l2.status(e.bin); st.BootReap != nil {
 		reapTime = time.Duration(st.BootReap.ElapsedMS * float64(time.Millisecond))
@@ -449,50 +449,6 @@ func waitCount(tag string, n int) []int {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-func openPidfds(pids []int) map[int]int {
-	fds := map[int]int{}
-	for _, pid := range pids {
-		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-			fds[pid] = fd
-		}
-	}
-	return fds
-}
-
-func closeAll(fds map[int]int) {
-	for _, fd := range fds {
-		unix.Close(fd)
-	}
-}
-
-// waitPidfds polls the pidfds (a blocking poll, not a table scan) and
-// returns when each one became readable, i.e. its process exited.
-func waitPidfds(fds map[int]int, wait time.Duration) map[int]time.Time {
-	gone := map[int]time.Time{}
-	deadline := time.Now().Add(wait)
-	for len(gone) < len(fds) && time.Now().Before(deadline) {
-		var pfds []unix.PollFd
-		var pids []int
-		for pid, fd := range fds {
-			if _, ok := gone[pid]; !ok {
-				pfds = append(pfds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
-				pids = append(pids, pid)
-			}
-		}
-		n, err := unix.Poll(pfds, int(time.Until(deadline).Milliseconds())+1)
-		now := time.Now()
-		if err != nil || n == 0 {
-			continue
-		}
-		for i, p := range pfds {
-			if p.Revents != 0 {
-				gone[pids[i]] = now
-			}
-		}
-	}
-	return gone
 }
 
 // lastExit is the latest exit, or far in the future when some process

@@ -151,7 +151,7 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 	start := time.Now()
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	fds[-1] = launcherFD
-	gone := waitPidfds(fds, wait)
+	gone := testbin.WaitPidfds(fds, wait)
 	_ = cmd.Wait()
 	s := sample{backendGone: -1, lastGone: -1, detected: -1, termSent: -1}
 	readTrace(tracePath, start, &s)
@@ -230,34 +230,6 @@ func findBackend(pids []int) int {
 		}
 	}
 	return 0
-}
-
-// waitPidfds polls the pidfds (a blocking poll, not a table scan) and
-// returns when each one became readable, i.e. its process exited.
-func waitPidfds(fds map[int]int, wait time.Duration) map[int]time.Time {
-	gone := map[int]time.Time{}
-	deadline := time.Now().Add(wait)
-	for len(gone) < len(fds) && time.Now().Before(deadline) {
-		var pfds []unix.PollFd
-		var pids []int
-		for pid, fd := range fds {
-			if _, ok := gone[pid]; !ok {
-				pfds = append(pfds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
-				pids = append(pids, pid)
-			}
-		}
-		n, err := unix.Poll(pfds, int(time.Until(deadline).Milliseconds())+1)
-		now := time.Now()
-		if err != nil || n == 0 {
-			continue
-		}
-		for i, p := range pfds {
-			if p.Revents != 0 {
-				gone[pids[i]] = now
-			}
-		}
-	}
-	return gone
 }
 
 func summarize(samples []sample, f func(sample) time.Duration) (p50, p99, max time.Duration, survivors, watched int) {
