@@ -1,21 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { App } from "../src/app";
 import type { Tab } from "../src/state";
-import type { HermesAPI, ReapReason, Status } from "../src/types";
-import { backend, deferred, fakeApi, flush, line, report, settingsView, status } from "./fixtures";
+import type { ReapReason, Status } from "../src/types";
+import { backend, deferred, fakeApi, flush, line, mounter, NOW, report, settingsView, status } from "./fixtures";
 
-const NOW = Date.parse("2024-05-01T10:03:14Z");
-let mounted: { app: App; root: HTMLElement }[] = [];
-
-async function mount(api: HermesAPI, tab: Tab = "backends") {
-  const root = document.createElement("div");
-  document.body.appendChild(root);
-  const app = new App(api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false, initialTab: tab });
-  mounted.push({ app, root });
-  await app.start();
-  await flush();
-  return { app, root };
-}
+const { mount, track } = mounter();
 
 const click = (el: Element | null) => {
   if (!el) throw new Error("element not found");
@@ -24,13 +13,6 @@ const click = (el: Element | null) => {
 const byText = (root: HTMLElement, sel: string, text: string) =>
   Array.from(root.querySelectorAll(sel)).find((e) => e.textContent?.includes(text)) ?? null;
 
-afterEach(() => {
-  for (const m of mounted) {
-    m.app.destroy();
-    m.root.remove();
-  }
-  mounted = [];
-});
 
 describe("start-up", () => {
   it("shows a loading state until Status resolves, then the backends", async () => {
@@ -39,7 +21,7 @@ describe("start-up", () => {
     f.api.Status.mockReturnValueOnce(d.promise);
     const root = document.createElement("div");
     const app = new App(f.api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false });
-    mounted.push({ app, root });
+    track(app, root);
     const started = app.start();
     expect(root.textContent).toContain("Connecting to Hermes");
     expect(root.querySelector(".glance")!.textContent).toContain("Connecting");

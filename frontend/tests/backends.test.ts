@@ -1,31 +1,10 @@
 // The Backends page by kind (dashboard, API server, attached), Open Hermes,
 // connection details, adding and removing backends.
-import { afterEach, describe, expect, it } from "vitest";
-import { App } from "../src/app";
-import type { Tab } from "../src/state";
-import type { HermesAPI } from "../src/types";
-import { backend, CONNECTION_DETAILS, deferred, fakeApi, flush, status, TOKEN } from "./fixtures";
+import { describe, expect, it } from "vitest";
+import { backend, CONNECTION_DETAILS, deferred, fakeApi, flush, mounter, status, TOKEN } from "./fixtures";
 
-const NOW = Date.parse("2024-05-01T10:03:14Z");
-let mounted: { app: App; root: HTMLElement }[] = [];
+const { mount } = mounter();
 
-async function mount(api: HermesAPI, tab: Tab = "backends") {
-  const root = document.createElement("div");
-  document.body.appendChild(root);
-  const app = new App(api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false, initialTab: tab });
-  mounted.push({ app, root });
-  await app.start();
-  await flush();
-  return { app, root };
-}
-
-afterEach(() => {
-  for (const m of mounted) {
-    m.app.destroy();
-    m.root.remove();
-  }
-  mounted = [];
-});
 
 const click = (el: Element | null) => {
   if (!el) throw new Error("element not found");

@@ -1,5 +1,7 @@
 // Test fixtures and a fake HermesAPI (no Wails needed).
-import { vi } from "vitest";
+import { afterEach, vi } from "vitest";
+import { App } from "../src/app";
+import type { Tab } from "../src/state";
 import type {
   BackendSetting,
   BackendStatus,
@@ -153,4 +155,36 @@ export function fakeApi(st: Status = status()) {
 /** Lets pending promise callbacks run. */
 export async function flush(times = 5): Promise<void> {
   for (let i = 0; i < times; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
+/** NOW is the clock every App a test mounts reads. */
+export const NOW = Date.parse("2024-05-01T10:03:14Z");
+
+/**
+ * mounter gives a test file mount(), which starts an App on a fresh root
+ * (on a tab, "backends" by default), and removes every App it started after
+ * each test; track() registers an App a test made itself.
+ */
+export function mounter() {
+  let mounted: { app: App; root: HTMLElement }[] = [];
+  afterEach(() => {
+    for (const m of mounted) {
+      m.app.destroy();
+      m.root.remove();
+    }
+    mounted = [];
+  });
+  const track = (app: App, root: HTMLElement) => {
+    mounted.push({ app, root });
+  };
+  const mount = async (api: HermesAPI, tab: Tab = "backends") => {
+    const root = document.createElement("div");
+    document.body.appendChild(root);
+    const app = new App(api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false, initialTab: tab });
+    track(app, root);
+    await app.start();
+    await flush();
+    return { app, root };
+  };
+  return { mount, track };
 }

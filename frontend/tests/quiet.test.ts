@@ -4,28 +4,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import css from "../src/style.css?raw";
 import { App } from "../src/app";
 import type { HermesAPI } from "../src/types";
-import { backend, fakeApi, flush, line, status } from "./fixtures";
+import { backend, fakeApi, line, mounter, NOW, status } from "./fixtures";
 
-const NOW = Date.parse("2024-05-01T10:03:14Z");
-let mounted: { app: App; root: HTMLElement }[] = [];
+const { mount, track } = mounter();
 
-async function mount(api: HermesAPI) {
-  const root = document.createElement("div");
-  document.body.appendChild(root);
-  const app = new App(api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false });
-  mounted.push({ app, root });
-  await app.start();
-  await flush();
-  return { app, root };
-}
-
-afterEach(() => {
-  for (const m of mounted) {
-    m.app.destroy();
-    m.root.remove();
-  }
-  mounted = [];
-});
 
 /** The declarations of every rule whose selector list includes sel. */
 function rulesFor(sel: string): string[] {
@@ -89,7 +71,7 @@ async function mountTimed(api: HermesAPI) {
   const root = document.createElement("div");
   document.body.appendChild(root);
   const app = new App(api, root, { now: () => Date.now(), schedule: (fn) => fn() });
-  mounted.push({ app, root });
+  track(app, root);
   await app.start();
   await settle();
   return { app, root, render: vi.spyOn(app, "render") };

@@ -1,29 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { App } from "../src/app";
+import { describe, expect, it } from "vitest";
 import { bannerKind, downloadProgress, notesSummary, updateLine, type UpdateInfo } from "../src/update";
-import type { HermesAPI } from "../src/types";
-import { fakeApi, flush, status } from "./fixtures";
+import { fakeApi, flush, mounter, NOW, status } from "./fixtures";
 
-const NOW = Date.parse("2024-05-01T10:03:14Z");
-let mounted: { app: App; root: HTMLElement }[] = [];
+const { mount } = mounter();
 
-async function mount(api: HermesAPI) {
-  const root = document.createElement("div");
-  document.body.appendChild(root);
-  const app = new App(api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false });
-  mounted.push({ app, root });
-  await app.start();
-  await flush();
-  return { app, root };
-}
-
-afterEach(() => {
-  for (const m of mounted) {
-    m.app.destroy();
-    m.root.remove();
-  }
-  mounted = [];
-});
 
 const withUpdate = (u: UpdateInfo) => {
   const st = status();
