@@ -58,12 +58,18 @@ func swapDir(staged, path string) error {
 	if err := os.RemoveAll(old); err != nil {
 		return err
 	}
+	return renameSwap(staged, path, old)
+}
+
+// renameSwap moves path to old, then staged to path; if the second rename
+// fails, old moves back.
+func renameSwap(staged, path, old string) error {
 	if err := os.Rename(path, old); err != nil {
 		return err
 	}
 	if err := os.Rename(staged, path); err != nil {
 		if rerr := os.Rename(old, path); rerr != nil {
-			return fmt.Errorf("%w; and putting the current bundle back failed: %v", err, rerr)
+			return fmt.Errorf("%w; and putting the current one back failed: %w", err, rerr)
 		}
 		return err
 	}
@@ -72,15 +78,25 @@ func swapDir(staged, path string) error {
 
 // restoreDir moves the failed bundle aside and .old back.
 func restoreDir(path string) error {
-	bad := path + ".failed-" + randomSuffix()
-	if err := os.Rename(path, bad); err != nil {
-		return err
-	}
-	if err := os.Rename(path+OldSuffix, path); err != nil {
-		_ = os.Rename(bad, path)
+	bad, err := restoreOld(path)
+	if err != nil {
 		return err
 	}
 	return os.RemoveAll(bad)
+}
+
+// restoreOld moves the failed version aside and .old back; it returns where
+// the failed one went.
+func restoreOld(path string) (string, error) {
+	bad := path + ".failed-" + randomSuffix()
+	if err := os.Rename(path, bad); err != nil {
+		return "", err
+	}
+	if err := os.Rename(path+OldSuffix, path); err != nil {
+		_ = os.Rename(bad, path)
+		return "", err
+	}
+	return bad, nil
 }
 
 func randomSuffix() string {

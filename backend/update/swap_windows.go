@@ -17,27 +17,14 @@ func swapFile(staged, path string) error {
 			return err
 		}
 	}
-	if err := os.Rename(path, old); err != nil {
-		return err
-	}
-	if err := os.Rename(staged, path); err != nil {
-		if rerr := os.Rename(old, path); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		return err
-	}
-	return nil
+	return renameSwap(staged, path, old)
 }
 
 // restoreFile moves the failed version aside (it may still be running, so
 // it cannot be removed yet) and .old back.
 func restoreFile(path string) error {
-	bad := path + ".failed-" + randomSuffix()
-	if err := os.Rename(path, bad); err != nil {
-		return err
-	}
-	if err := os.Rename(path+OldSuffix, path); err != nil {
-		_ = os.Rename(bad, path)
+	bad, err := restoreOld(path)
+	if err != nil {
 		return err
 	}
 	_ = os.Remove(bad) // fails while it still runs; harmless
