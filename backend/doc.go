@@ -1,16 +1,16 @@
 // Package backend is the engine: the Launcher (one running app: its locks,
 // control socket, boot reap, backends, the watch on its own executable),
 // a Supervisor per backend (an actor whose one goroutine owns the running
-// instance.Instance and moves it through an explicit state table: stopped,
+// instance.Instance and moves it through model's state table: stopped,
 // starting, ready, restarting, failed, external), attaching to a Hermes
 // already running, status, the update handoff (handoff.go,
-// handoff_send.go, handoff_receive.go, handoff_wire.go), and the
+// handoff_send.go, handoff_receive.go; its protocol in handoffwire), and the
 // self-update built on it (launcher_update*.go: checks, download, apply,
 // and the health window the old process watches).
 //
 // It builds on the layers below it (internal/proc, lockfile, watchdog and
-// its own subpackages instance, runspec, settings, reap, leakguard,
-// reclaim, logs, control, update) and must not import internal/cli,
+// its own subpackages model, handoffwire, instance, runspec, settings,
+// reap, leakguard, reclaim, logs, control, update) and must not import internal/cli,
 // internal/desktop, main or Wails: the window reaches it only through the
 // facade in app.go.
 package backend
