@@ -37,8 +37,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
@@ -61,7 +59,7 @@ func main() {
 	e := setup()
 	defer e.cleanup()
 	go cleanupOnSignal(e)
-	fmt.Printf("machine: %d CPUs, kernel %s; every figure from this one run\n\n", nproc(), kernel())
+	fmt.Printf("%s; every figure from this one run\n\n", testbin.Machine())
 	run := func(name string) bool { return *only == "" || *only == name }
 	if run("teardown") {
 		teardownTable(e, *n)
@@ -509,17 +507,6 @@ func ms(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
-}
-
-func nproc() int {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	return strings.Count(string(b), "processor\t:")
-}
-
-func kernel() string {
-	var u unix.Utsname
-	_ = unix.Uname(&u)
-	return unix.ByteSliceToString(u.Release[:])
 }
 
 // cleanupOnSignal removes the benchmark's cgroup and files when it is

@@ -83,7 +83,7 @@ func main() {
 		{"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8},
 	}
 	fmt.Printf("parent death -> tree gone: %d SIGKILLs of the launcher per mode, tree = backend + 3 plain + 3 setsid children\n", *n)
-	fmt.Printf("machine: %d CPUs, kernel %s\n\n", nproc(), kernel())
+	fmt.Printf("%s\n\n", testbin.Machine())
 	fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", "mode", "p50", "p99", "max", "survivors", "backend p50", "detect p50", "TERM p50")
 	var ours time.Duration
 	for _, m := range modes {
@@ -305,17 +305,6 @@ func rss(pid int) string {
 		}
 	}
 	return "?"
-}
-
-func nproc() int {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	return strings.Count(string(b), "processor\t:")
-}
-
-func kernel() string {
-	var u unix.Utsname
-	_ = unix.Uname(&u)
-	return unix.ByteSliceToString(u.Release[:])
 }
 
 // check aborts the benchmark; main's deferred cleanup does not run after

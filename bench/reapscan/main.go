@@ -93,7 +93,7 @@ func main() {
 	}
 	fmt.Printf("reap scan with %d processes in the table (%d added: %d unrelated, %d serve-shaped), %d runs each\n",
 		len(pids), *extra+*candidates, *extra, *candidates, *runs)
-	fmt.Printf("machine: %d CPUs\n\n", nproc())
+	fmt.Printf("%s\n\n", testbin.Machine())
 	timeMethods(methods, *runs)
 }
 
@@ -138,18 +138,6 @@ func stopAll(cmds []*exec.Cmd, tag string) {
 			_ = proc.Signal(id, syscall.SIGKILL)
 		}
 	}
-}
-
-func nproc() int {
-	n := 0
-	data, _ := os.ReadFile("/proc/cpuinfo")
-	for _, b := range data {
-		if b == '\n' {
-			n++
-		}
-	}
-	_ = n
-	return len(slices.DeleteFunc(splitLines(string(data)), func(l string) bool { return len(l) < 9 || l[:9] != "processor" }))
 }
 
 func splitLines(s string) []string {

@@ -124,15 +124,21 @@ func printStatus(w io.Writer, st model.Status) {
 }
 
 func cmdRestart(args []string, stdout, stderr io.Writer) int {
-	_, f, code := callInstance("restart", args, control.Request{Op: control.OpRestart}, stderr, true, false)
+	return backendVerb("restart", "restarted", "all backends", control.OpRestart, args, stdout, stderr)
+}
+
+// backendVerb runs a verb on one backend (--backend NAME) or on all, and
+// says what it did.
+func backendVerb(name, done, all, op string, args []string, stdout, stderr io.Writer) int {
+	_, f, code := callInstance(name, args, control.Request{Op: op}, stderr, true, false)
 	if code >= 0 {
 		return code
 	}
-	what := "all backends"
+	what := all
 	if f.backend != "" {
 		what = "backend " + f.backend
 	}
-	fmt.Fprintf(stdout, "restarted %s\n", what)
+	fmt.Fprintf(stdout, "%s %s\n", done, what)
 	return ExitOK
 }
 
@@ -157,16 +163,7 @@ func cmdStop(args []string, stdout, stderr io.Writer) int {
 
 // cmdStart starts a stopped or failed backend, or every one.
 func cmdStart(args []string, stdout, stderr io.Writer) int {
-	_, f, code := callInstance("start", args, control.Request{Op: control.OpStartBackend}, stderr, true, false)
-	if code >= 0 {
-		return code
-	}
-	what := "every backend"
-	if f.backend != "" {
-		what = "backend " + f.backend
-	}
-	fmt.Fprintf(stdout, "started %s\n", what)
-	return ExitOK
+	return backendVerb("start", "started", "every backend", control.OpStartBackend, args, stdout, stderr)
 }
 
 // hasBackendFlag reports whether args name a backend (any flag form).
