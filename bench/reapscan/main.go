@@ -140,18 +140,6 @@ func stopAll(cmds []*exec.Cmd, tag string) {
 	}
 }
 
-func splitLines(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return out
-}
-
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "reapscan:", err)
