@@ -6,22 +6,26 @@
 #
 # Everything runs under Xvfb and a private D-Bus session, with a fake tray
 # host (internal/fakewatcher) so that closing the window hides it. Four
-# states, DURATION seconds each, after SETTLE seconds to let startup finish:
+# states, DURATION seconds each, after SETTLE seconds (by default past the
+# backend's first minute, in which the page counts its uptime in seconds):
 #   floor     bench/idle/floor: a Wails window with one static page
 #   backends  the app's window on the Backends page (its default), with a
 #             quiet backend (the built-in `serve`)
 #   logs      the window on the Logs page (clicked in the sidebar with
 #             xdotool), the backend wrapped in ticker.py: a line a second
 #   hidden    the same app, window closed to the tray (scripts/wm-close.py)
-# For each: CPU ticks (utime+stime, /proc/PID/stat fields 14 and 15) of the
-# app process and of its WebKit processes (its descendants whose comm starts
-# with "WebKit"), their sum as a share of one core, and the ratio to the
-# floor; for information, the rest of the app's tree (watchdog shim and
-# backend) and Xvfb. Screenshots of each state: $ARTIFACTS/idle-*.png.
+# For each: the CPU time of the app process and of its WebKit processes (its
+# descendants whose comm starts with "WebKit"), exact, from every thread's
+# /proc/PID/task/TID/schedstat; their sum as a share of one core and as a
+# ratio to the floor; their wakeups; and, beside them, the same in clock
+# ticks (utime+stime), which are too coarse for a quiet process (see the
+# table's notes). For information, the rest of the app's tree (watchdog shim
+# and backend) and Xvfb. Screenshots of each state: $ARTIFACTS/idle-*.png.
 #
-# usage: bench/idle/run.sh [--duration S] [--settle S] [--bin PATH] [--artifacts DIR]
+# usage: bench/idle/run.sh [--duration S] [--settle S] [--states LIST] [--bin PATH] [--artifacts DIR]
 #   --duration  (DURATION, default 60)   seconds measured per state
-#   --settle    (SETTLE, default 5)      seconds waited before measuring
+#   --settle    (SETTLE, default 65)     seconds waited before measuring
+#   --states    (STATES, default floor,backends,logs,hidden)  which to measure
 #   --bin       (HERMES_DESKTOP_BIN, default build/bin/hermes-desktop, built
 #               with `make gui` when missing)
 #   --artifacts (ARTIFACTS, default artifacts)  where the screenshots go
@@ -30,7 +34,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 self=$repo/bench/idle/run.sh
 duration=${DURATION:-60}
-settle=${SETTLE:-5}
+settle=${SETTLE:-65}
+states=${STATES:-floor,backends,logs,hidden}
 bin=${HERMES_DESKTOP_BIN:-$repo/build/bin/hermes-desktop}
 artifacts=${ARTIFACTS:-$repo/artifacts}
 
@@ -43,12 +48,14 @@ parse_args() {
 		--settle) settle=${2:?--settle needs seconds}; shift 2 ;;
 		--bin) bin=${2:?--bin needs a path}; shift 2 ;;
 		--artifacts) artifacts=${2:?--artifacts needs a directory}; shift 2 ;;
+		--states) states=${2:?--states needs a list}; shift 2 ;;
 		-h | --help) usage ;;
 		*) echo "bench/idle: unknown argument $1" >&2; usage ;;
 		esac
 	done
 	[[ $duration =~ ^[0-9]+$ && $duration -gt 0 ]] || { echo "bench/idle: --duration: want whole seconds > 0, got $duration" >&2; exit 2; }
 	[[ $settle =~ ^[0-9]+$ ]] || { echo "bench/idle: --settle: want whole seconds, got $settle" >&2; exit 2; }
+	[[ ,$states, =~ ^(,(floor|backends|logs|hidden))+,$ ]] || { echo "bench/idle: --states: want a comma-separated list of floor, backends, logs, hidden; got $states" >&2; exit 2; }
 }
 
 say() { echo "bench/idle: $*" >&2; }
@@ -56,15 +63,20 @@ die() { say "FAIL: $*"; exit 1; }
 
 # --- reading /proc ----------------------------------------------------------
 
-# snapshot PID prints one line per process of PID's tree:
-#   ROLE PID:STARTTIME TICKS
+# snapshot PID prints PID's tree, one line per process, then one per thread:
+#   P ROLE PID:STARTTIME TICKS
+#   T ROLE PID:STARTTIME/TID NS SLICES
 # ROLE is app (PID itself), webkit (a descendant whose comm starts with
-# WebKit) or rest; TICKS is utime+stime (proc(5), stat fields 14 and 15).
-# The key carries the start time (field 22) so that a PID reused between two
+# WebKit) or rest. TICKS is utime+stime (proc(5), stat fields 14 and 15):
+# whole clock ticks, truncated per process and per read, so two readings of
+# a quiet process are off by up to two ticks. NS and SLICES come from each
+# thread's schedstat: the exact time it ran, in nanoseconds, and how many
+# times it was put on a CPU (each of which is a wakeup at rest). The key
+# carries the start time (field 22) so that a PID reused between two
 # snapshots is not taken for the same process. Reads only with builtins: no
 # fork per process, so the snapshot hardly disturbs what it measures.
 snapshot() {
-	local root=$1 f s rest pid p role i=0
+	local root=$1 f s rest pid p t role i=0
 	local -a fields queue=("$1")
 	local -A ticks start comm children
 	for f in /proc/[0-9]*/stat; do
@@ -87,7 +99,12 @@ snapshot() {
 		role=rest
 		[ "$p" = "$root" ] && role=app
 		[[ ${comm[$p]} == WebKit* ]] && role=webkit
-		echo "$role $p:${start[$p]} ${ticks[$p]}"
+		echo "P $role $p:${start[$p]} ${ticks[$p]}"
+		for f in /proc/"$p"/task/[0-9]*/schedstat; do
+			{ read -ra fields <"$f"; } 2>/dev/null || continue
+			t=${f%/schedstat}; t=${t##*/}
+			echo "T $role $p:${start[$p]}/$t ${fields[0]} ${fields[2]}"
+		done
 	done
 }
 
@@ -101,13 +118,20 @@ ticks_of() {
 	echo $((fields[11] + fields[12]))
 }
 
-# delta BEFORE AFTER prints "APP WEBKIT REST NWEBKIT": the ticks each role
-# used between two snapshots. A process born in between counts from zero;
-# one that died in between is lost (its ticks went to its parent's cutime).
+# delta BEFORE AFTER prints what each role used between two snapshots:
+#   APP WEBKIT REST NWEBKIT APP_NS WEBKIT_NS REST_NS APP_SLICES WEBKIT_SLICES
+# ticks first, then exact CPU time and slices. A process or thread born in
+# between counts from zero; a thread that ended in between is lost (at rest
+# hardly any does).
 delta() {
-	awk 'NR == FNR { before[$2] = $3; next }
-		{ d[$1] += $3 - ($2 in before ? before[$2] : 0); if ($1 == "webkit") n++ }
-		END { printf "%d %d %d %d\n", d["app"], d["webkit"], d["rest"], n }' "$1" "$2"
+	awk 'NR == FNR { before[$1 " " $3] = $4; bslices[$3] = $5; next }
+		$1 == "P" { d[$2] += $4 - (("P " $3) in before ? before["P " $3] : 0); if ($2 == "webkit") n++ }
+		$1 == "T" {
+			ns[$2] += $4 - (("T " $3) in before ? before["T " $3] : 0)
+			sl[$2] += $5 - ($3 in bslices ? bslices[$3] : 0)
+		}
+		END { printf "%d %d %d %d %d %d %d %d %d\n", d["app"], d["webkit"], d["rest"], n,
+			ns["app"], ns["webkit"], ns["rest"], sl["app"], sl["webkit"] }' "$1" "$2"
 }
 
 # tagged prints the live processes that carry this run's tag in their
@@ -149,7 +173,7 @@ outer() {
 	# one, prints a line on the stdout it inherits).
 	env -u DBUS_SESSION_BUS_ADDRESS -u HERMES_DESKTOP_HEADLESS \
 		HERMES_DESKTOP_TEST_TAG="$tag" BENCH_IDLE_INNER=1 BENCH_IDLE_WORK="$work" \
-		DURATION="$duration" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" ARTIFACTS="$artifacts" \
+		DURATION="$duration" SETTLE="$settle" STATES="$states" HERMES_DESKTOP_BIN="$bin" ARTIFACTS="$artifacts" \
 		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$self" </dev/null >&2 &
 	local inner=$!
 	wait "$inner" || die "the measuring run failed (exit $?)"
@@ -205,15 +229,21 @@ inner() {
 	: >"$work/results"
 	xvfb=$(find_xvfb)
 	start_watcher
-	measure_floor
-	start_app quiet "'$bin' serve --host 127.0.0.1 --port 0"
-	measure_backends
-	stop_app
-	start_app ticking "'$(command -v python3)' '$repo/bench/idle/ticker.py' '$bin' serve --host 127.0.0.1 --port 0"
-	measure_logs
-	measure_hidden
-	stop_app
+	if wanted floor; then measure_floor; fi
+	if wanted backends; then
+		start_app quiet "'$bin' serve --host 127.0.0.1 --port 0"
+		measure_backends
+		stop_app
+	fi
+	if wanted logs || wanted hidden; then
+		start_app ticking "'$(command -v python3)' '$repo/bench/idle/ticker.py' '$bin' serve --host 127.0.0.1 --port 0"
+		if wanted logs; then measure_logs; fi
+		if wanted hidden; then measure_hidden; fi
+		stop_app
+	fi
 }
+
+wanted() { [[ ,$states, == *,$1,* ]]; }
 
 # inner_cleanup stops what the inner run started, by the PIDs it started.
 inner_cleanup() {
@@ -263,7 +293,7 @@ wait_window() { # NAME PID
 
 # measure STATE PID: SETTLE seconds, a screenshot ($ARTIFACTS/idle-STATE.png)
 # that check_STATE must accept, then DURATION seconds of STATE, appended to
-# the results as "STATE SECONDS APP WEBKIT REST NWEBKIT XVFB".
+# the results as "STATE SECONDS <delta's nine figures> XVFB".
 measure() {
 	local state=$1 pid=$2 png=$artifacts/idle-$1.png t0 t1 x0 x1 d
 	say "$state: settling ${settle}s, then measuring ${duration}s"
@@ -386,13 +416,13 @@ measure_hidden() {
 # --- the table --------------------------------------------------------------
 
 # print_table RESULTS: the figures, the share of a core, the ratio to the
-# floor, and the issue's goals ("Quiet at rest") next to them.
+# floor, and the issue's goals ("Quiet at rest") next to them. The goals are
+# judged on exact CPU time; ticks are printed beside it for comparison.
 print_table() {
 	local hz
 	hz=$(getconf CLK_TCK)
-	echo "Idle cost: CPU ticks (1/$hz s) used in each state, one run, side by side;"
+	echo "Idle cost of app + WebKit processes in each state, one run, side by side;"
 	echo "$(nproc) CPUs, $(uname -sr), commit $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)."
-	echo "total = app + WebKit; % core = total / ($hz x seconds) x 100; x floor = total / the floor's total."
 	echo
 	awk -v hz="$hz" '
 	BEGIN {
@@ -400,28 +430,35 @@ print_table() {
 		label["backends"] = "shown, Backends page"
 		label["logs"] = "shown, Logs page, 1 line/s"
 		label["hidden"] = "hidden to the tray, 1 line/s"
-		printf "%-30s %6s %6s %7s %7s %7s %8s %7s %6s  %-28s %s\n", "state", "secs", "app", "webkit", "total", "% core", "x floor", "shim+be", "Xvfb", "goal (app + WebKit)", "met"
+		printf "%-30s %5s %8s %8s %8s %7s %7s %8s %6s %7s %8s %6s  %-26s %s\n", "state", "secs", "app ms", "WebKit", "total", "% core", "x floor",
+			"wakeup/s", "ticks", "x floor", "shim+be", "Xvfb", "goal (app + WebKit)", "met"
 	}
 	{
-		state = $1; secs = $2; total = $3 + $4
-		pct = total / (hz * secs) * 100
-		if (state == "floor") { floor = total }
-		ratio = floor > 0 ? sprintf("%.2f", total / floor) : "n/a"
+		state = $1; secs = $2; ticks = $3 + $4; ms = ($7 + $8) / 1e6
+		pct = ms / (secs * 1000) * 100
+		if (state == "floor") { floor = ms; floorticks = ticks }
+		ratio = floor > 0 ? sprintf("%.2f", ms / floor) : "n/a"
+		tratio = floorticks > 0 ? sprintf("%.2f", ticks / floorticks) : "n/a"
 		goal = "-"; met = "-"
 		if (state == "backends" || state == "logs") {
 			goal = "<= 1.5x floor, < 1% core"
-			if (pct >= 1 || (floor > 0 && total / floor > 1.5)) met = "no"
+			if (pct >= 1 || (floor > 0 && ms / floor > 1.5)) met = "no"
 			else met = floor > 0 ? "yes" : "n/a: floor 0"
 		} else if (state == "hidden") {
 			goal = "< 0.2% core"
 			met = pct < 0.2 ? "yes" : "no"
 		}
-		printf "%-30s %6.1f %6d %6d %7d %6.2f%% %8s %7d %6d  %-28s %s\n", label[state], secs, $3, $4, total, pct, ratio, $5, $7, goal, met
+		printf "%-30s %5.1f %8.1f %8.1f %8.1f %6.3f%% %7s %8.2f %6d %7s %8.1f %6d  %-26s %s\n", label[state], secs, $7 / 1e6, $8 / 1e6, ms, pct, ratio,
+			($10 + $11) / secs, ticks, tratio, $9 / 1e6, $12, goal, met
 		if ($6 == 0 && state != "hidden") warn = warn "\nnote: no WebKit process found under " state
 	}
 	END { if (warn != "") print warn }' "$1"
 	echo
-	echo "shim+be: the app's watchdog shim and backend (and ticker.py), not in the total."
+	echo "app ms, WebKit, total: CPU time the threads ran (schedstat, exact); % core = total / seconds;"
+	echo "x floor = total / the floor's total. wakeup/s: times app + WebKit threads were put on a CPU."
+	echo "ticks: utime + stime (1/$hz s) of app + WebKit, truncated to whole ticks per process, so each"
+	echo "reading is off by up to 2 ticks per process: too coarse for ratios of a few ticks."
+	echo "shim+be: CPU ms of the app's watchdog shim and backend (and ticker.py), not in the total; Xvfb in ticks."
 	echo "Screenshots: $artifacts/idle-{floor,backends,logs,hidden}.png"
 }
 
