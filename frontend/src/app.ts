@@ -10,7 +10,7 @@ import { hasErrors, isBoolKey, normalizeDraft, resetToDefaults, settingsToSave, 
 import { initialState, type AppState, type Tab } from "./state";
 import type { HermesAPI, LogLine, SettingsView, Status, Unsubscribe } from "./types";
 import { backendsView } from "./views/backends";
-import { logsView, syncLogRows, visibleLogLines } from "./views/logs";
+import { logChrome, logCountText, logsView, syncLogRows, visibleLogLines } from "./views/logs";
 import { reapView } from "./views/reap";
 import { settingsView } from "./views/settings";
 import { errorView, globalBanners, header, loadingView, sidebar } from "./views/shell";
@@ -49,6 +49,9 @@ export class App {
   private hidden = false;
   private destroyed = false;
   private renderQueued = false;
+  private logsQueued = false;
+  /** logChrome of the Logs tab as last rendered in full. */
+  private logChromeDrawn = "";
   private logSig = "";
   private logContainer: HTMLElement | null = null;
   private logsRequested = new Set<string>();
@@ -198,7 +201,36 @@ export class App {
     const added = this.state.logs.add(lines);
     if (added === 0) return;
     if (!this.state.logFollow) this.state.logUnseen += added;
-    if (this.state.tab === "logs") this.update();
+    if (this.state.tab === "logs") this.updateLogs();
+  }
+
+  /**
+   * New lines on the Logs tab: when nothing but the rows and the count would
+   * change, only they are touched, not the whole page rebuilt and compared
+   * (a backend that logs a line a second would otherwise cost that each
+   * second). Anything else (the first line, a jump button's count, a new
+   * backend to filter by) takes a full render.
+   */
+  private updateLogs(): void {
+    if (this.renderQueued || this.logsQueued) return;
+    this.logsQueued = true;
+    this.schedule(() => {
+      this.logsQueued = false;
+      if (!this.renderQueued && !this.syncLogsOnly()) this.render();
+    });
+  }
+
+  /** The rows and the count brought up to date alone; false when that is not enough. */
+  private syncLogsOnly(): boolean {
+    const s = this.state;
+    if (s.tab !== "logs" || s.load.kind !== "ready" || !this.logContainer?.isConnected) return false;
+    const visible = visibleLogLines(s);
+    if (logChrome(s, visible) !== this.logChromeDrawn) return false;
+    const count = this.root.querySelector<HTMLElement>(".log-count");
+    if (!count) return false;
+    count.textContent = logCountText(s, visible);
+    this.syncLogs(visible);
+    return true;
   }
 
   async loadSettings(): Promise<void> {
@@ -564,8 +596,10 @@ export class App {
     const current = this.root.firstElementChild;
     if (current) morph(current, tree);
     else this.root.appendChild(tree);
-    if (s.tab === "logs" && s.load.kind === "ready") this.syncLogs(visible);
-    else this.logContainer = null;
+    if (s.tab === "logs" && s.load.kind === "ready") {
+      this.syncLogs(visible);
+      this.logChromeDrawn = logChrome(s, visible);
+    } else this.logContainer = null;
     if (this.focusAfterRender) {
       this.focusNow(this.focusAfterRender);
       this.focusAfterRender = null;

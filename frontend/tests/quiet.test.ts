@@ -69,12 +69,12 @@ describe("motion at rest", () => {
 // ---- timers ------------------------------------------------------------------
 
 /** Mounts with the running-time timer on, under fake timers and clock. */
-async function mountTimed(api: HermesAPI) {
+async function mountTimed(api: HermesAPI, initialTab: "backends" | "logs" = "backends") {
   vi.useFakeTimers();
   vi.setSystemTime(NOW);
   const root = document.createElement("div");
   document.body.appendChild(root);
-  const app = new App(api, root, { now: () => Date.now(), schedule: (fn) => fn() });
+  const app = new App(api, root, { now: () => Date.now(), schedule: (fn) => fn(), initialTab });
   track(app, root);
   await app.start();
   await settle();
@@ -264,5 +264,48 @@ describe("a hidden window", () => {
       ["research", 0, 500],
       ["hermes", 0, 2000],
     ]);
+  });
+});
+
+describe("new log lines on the Logs tab", () => {
+  /** The closest element with a class of the node a DOM change touched. */
+  const where = (r: MutationRecord) => {
+    const el = r.target.nodeType === Node.ELEMENT_NODE ? (r.target as Element) : r.target.parentElement!;
+    return el.closest(".log-lines") ? "log-lines" : el.closest(".log-count") ? "log-count" : el.className;
+  };
+
+  it("touch only the rows and the count, not the page", async () => {
+    const f = fakeApi();
+    f.api.Logs.mockResolvedValue([line(1, "first"), line(2, "second")]);
+    const { root, render } = await mountTimed(f.api, "logs");
+    expect(root.querySelectorAll(".log-line")).toHaveLength(2);
+    const mo = watch(root);
+
+    f.emitLogs([line(3, "third")]);
+
+    expect(render).not.toHaveBeenCalled();
+    expect(Array.from(root.querySelectorAll(".log-text"), (e) => e.textContent)).toEqual(["first", "second", "third"]);
+    expect(root.querySelector(".log-count")!.textContent).toBe("3 lines");
+    expect(new Set(mo.takeRecords().map(where))).toEqual(new Set(["log-lines", "log-count"]));
+  });
+
+  it("render the page when more than the rows changes", async () => {
+    const f = fakeApi();
+    const { app, root, render } = await mountTimed(f.api, "logs");
+    expect(root.querySelector(".log-lines")).toBeNull(); // "No log lines yet"
+
+    f.emitLogs([line(1, "first")]); // the empty state gives way to the rows
+    expect(render).toHaveBeenCalledTimes(1);
+    expect(root.querySelectorAll(".log-line")).toHaveLength(1);
+
+    f.emitLogs([line(2, "x", { backend: "research" })]); // a backend to filter by
+    expect(render).toHaveBeenCalledTimes(2);
+    expect(root.querySelector("select[data-input=log-backend]")).not.toBeNull();
+
+    app.state.logFollow = false; // scrolled up: the jump button counts new lines
+    app.update();
+    f.emitLogs([line(3, "y")]);
+    expect(render).toHaveBeenCalledTimes(4);
+    expect(root.querySelector(".jump")!.textContent).toContain("1 new");
   });
 });

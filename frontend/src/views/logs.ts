@@ -35,9 +35,31 @@ export function visibleLogLines(s: AppState): LogLine[] {
   return filterLines(s.logs.lines(), { text: s.logFilter, backend: s.logBackend });
 }
 
-export function logsView(s: AppState, visible: LogLine[]): HTMLElement {
+/** The backends the Logs tab offers to filter by: configured, then any other with lines. */
+export function logBackendNames(s: AppState): string[] {
   const names = (s.status?.backends ?? []).map((b) => b.name);
   for (const l of s.logs.lines()) if (!names.includes(l.backend)) names.push(l.backend);
+  return names;
+}
+
+/** "12 lines", or "3 of 12 lines" under a filter. */
+export function logCountText(s: AppState, visible: readonly LogLine[]): string {
+  const total = s.logs.size;
+  const lines = `${formatCount(total)} ${total === 1 ? "line" : "lines"}`;
+  return s.logFilter || s.logBackend ? `${formatCount(visible.length)} of ${lines}` : lines;
+}
+
+/**
+ * What the Logs tab shows besides its rows and count. While it stays the
+ * same, new lines need only those two updated (App.updateLogs).
+ */
+export function logChrome(s: AppState, visible: readonly LogLine[]): string {
+  const body = s.logs.size === 0 ? "empty" : visible.length === 0 ? "none" : "rows";
+  return [body, s.logFollow ? "follow" : `unseen ${s.logUnseen}`, ...logBackendNames(s)].join("\u0000");
+}
+
+export function logsView(s: AppState, visible: LogLine[]): HTMLElement {
+  const names = logBackendNames(s);
   const total = s.logs.size;
 
   const filter = h(
@@ -68,13 +90,7 @@ export function logsView(s: AppState, visible: LogLine[]): HTMLElement {
           ),
         )
       : null;
-  const count = h(
-    "span.muted.small.log-count",
-    null,
-    s.logFilter || s.logBackend
-      ? `${formatCount(visible.length)} of ${formatCount(total)} ${total === 1 ? "line" : "lines"}`
-      : `${formatCount(total)} ${total === 1 ? "line" : "lines"}`,
-  );
+  const count = h("span.muted.small.log-count", null, logCountText(s, visible));
 
   let body: HTMLElement;
   if (total === 0) {
