@@ -409,12 +409,14 @@ func (a *App) GetSettings() (settings.View, error) {
 	return a.settingsView(s, notice), nil
 }
 
-// SaveSettings validates and saves the settings, and applies "start at
-// login" at once. The backend picks the rest up at its next start.
+// SaveSettings validates and saves the settings, and applies at once what
+// a running app can: start at login, the update feed and automatic updates
+// (Launcher.SettingsSaved). The rest applies at the next start.
 func (a *App) SaveSettings(s settings.Settings) (settings.View, error) {
 	if err := settings.Save(a.stateDir, s); err != nil {
 		return settings.View{}, err
 	}
+	a.l.SettingsSaved(s)
 	if err := desktop.SetStartAtLogin(s.StartAtLogin, a.self); err != nil {
 		return settings.View{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
 	}

@@ -241,3 +241,20 @@ func TestAppSettingsRoundTrip(t *testing.T) {
 		t.Errorf("start at login was not removed: %v", err)
 	}
 }
+
+// The update feed and automatic updates saved on the Settings page apply
+// to the running app at once: status (the sidebar, the page) shows the
+// new feed without a restart.
+func TestAppSavedUpdateSettingsApplyAtOnce(t *testing.T) {
+	app, ui, l := startApp(t)
+	const feed = "https://example.com/hermes-desktop/stable.json"
+	if _, err := app.SaveSettings(settings.Settings{UpdateFeed: feed, UpdateAutomatically: true}); err != nil {
+		t.Fatal(err)
+	}
+	if u := l.Status().Instance.Update; u.Feed != feed || !u.Automatic || u.FeedFrom != "" {
+		t.Errorf("status: got feed %q (from %q), automatic %v; want %s from the settings, automatic", u.Feed, u.FeedFrom, u.Automatic, feed)
+	}
+	waitFor(t, "a status event with the new feed", func() bool {
+		return ui.find("status", func(e any) bool { return e.(model.Status).Instance.Update.Feed == feed })
+	})
+}

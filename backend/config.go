@@ -100,6 +100,13 @@ type Config struct {
 	// UpdateAutomatically applies a downloaded update, when the backends
 	// are idle, without asking; false waits for "Restart to update".
 	UpdateAutomatically bool
+	// UpdateFeedFrom and UpdateAutomaticallyFrom name the flag or
+	// environment variable that set UpdateFeed and UpdateAutomatically, as
+	// the user wrote it ("--update-feed", "HERMES_DESKTOP_UPDATE_FEED"):
+	// such a value wins over the settings, also over settings saved while
+	// the app runs. "" means the value is the settings' (or the default).
+	UpdateFeedFrom          string
+	UpdateAutomaticallyFrom string
 	// UpdateHealthWindow is how long a new version must stay up after it
 	// took over before it is kept; 0 means 60 seconds.
 	UpdateHealthWindow time.Duration

@@ -16,8 +16,9 @@ import (
 )
 
 // Self-update, the launcher's side (the mechanism is backend/update). A
-// goroutine the launcher owns checks the feed 30 to 60 s after start and
-// then every few hours; a newer version for a self-managed install is
+// goroutine the launcher owns checks the feed 30 to 60 s after start (or
+// after another feed was saved in the settings: launcher_update_settings.go)
+// and then every few hours; a newer version for a self-managed install is
 // downloaded and verified in the background ("Update ready"). Applying it
 // waits for the user's click ("Restart to update", `update apply`) unless
 // UpdateAutomatically is on, then the backends must be idle: the new binary
@@ -33,12 +34,25 @@ const updateFirstCheck = 30 * time.Second
 
 // updater is the launcher's self-update state.
 type updater struct {
-	client *update.Client
+	// client asks the feed in use. It is replaced (useFeed) only with sem
+	// held, so a check, download or apply talks to one feed throughout.
+	client atomic.Pointer[update.Client]
+	base   update.Config // the client's configuration but the feed
 	dir    string        // <state>/updates
 	sem    chan struct{} // held through a check, download or apply: one at a time
+	// automatic: apply a downloaded update when the backends are idle.
+	automatic atomic.Bool
+	// feedChanged tells the scheduler that another feed is in use.
+	feedChanged chan struct{}
+	// firstCheck is updateFirstCheck (tests shorten it).
+	firstCheck time.Duration
+	// publish announces a status change.
+	publish func()
 
-	mu       sync.Mutex // guards info, release, artifact and probationUntil
+	mu       sync.Mutex // guards info, feed, nextFeed, release, artifact and probationUntil
 	info     update.Info
+	feed     string          // the feed in use, as configured
+	nextFeed *string         // a feed saved while sem was held; put in use when it is released
 	release  *update.Release // the latest verified offer
 	artifact string          // release's verified download; "" until then
 	// probationUntil is set in Start when this instance is a new version
@@ -61,13 +75,14 @@ func (l *Launcher) newUpdater() *updater {
 	dir := filepath.Join(l.cfg.StateDir, "updates")
 	ctx, cancel := context.WithCancel(context.Background())
 	u := &updater{
-		client: update.New(update.Config{FeedURL: l.cfg.UpdateFeed, Keys: l.cfg.UpdateKeys, Current: l.cfg.Version, Dir: dir}),
-		dir:    dir, sem: make(chan struct{}, 1), ctx: ctx, cancel: cancel,
+		base: update.Config{Keys: l.cfg.UpdateKeys, Current: l.cfg.Version, Dir: dir},
+		dir:  dir, sem: make(chan struct{}, 1), feedChanged: make(chan struct{}, 1), firstCheck: updateFirstCheck, ctx: ctx, cancel: cancel,
+		publish: func() { l.events.Publish(model.Event{Kind: model.EventStatus}) },
 	}
-	u.info = update.Info{State: update.StateIdle, Current: l.cfg.Version, Automatic: l.cfg.UpdateAutomatically, Skipped: update.Skipped(dir)}
-	if err := u.client.Disabled(); err != nil {
-		u.info.State, u.info.Error, u.info.Reason = update.StateOff, err.Error(), update.Reason(err)
-	}
+	u.automatic.Store(l.cfg.UpdateAutomatically)
+	u.info = update.Info{Current: l.cfg.Version, Automatic: l.cfg.UpdateAutomatically, Skipped: update.Skipped(dir),
+		FeedFrom: l.cfg.UpdateFeedFrom, AutomaticFrom: l.cfg.UpdateAutomaticallyFrom}
+	u.useFeed(l.cfg.UpdateFeed) // not shared yet: no lock needed
 	return u
 }
 
@@ -83,7 +98,8 @@ func (l *Launcher) startUpdates() {
 		l.noteProbation(p)
 	}
 	update.PruneOlder(u.dir, l.cfg.Version)
-	if u.client.Disabled() != nil || l.cfg.UpdateCheckInterval < 0 {
+	// Also without a usable feed: one may be saved in the settings later.
+	if l.cfg.UpdateCheckInterval < 0 {
 		return
 	}
 	u.bg.Add(1)
@@ -119,20 +135,33 @@ func (l *Launcher) stopUpdates() {
 	l.upd.bg.Wait()
 }
 
-// runUpdateScheduler checks a little after start (with jitter, so a fleet
-// started together does not ask at once) and then every interval. It waits
-// on a timer: nothing runs between checks.
+// runUpdateScheduler checks a little after start, or after another feed
+// was put in use (with jitter, so a fleet started together does not ask at
+// once), and then every interval. It waits on a timer, or with updates off
+// only for a feed change: nothing runs between checks.
 func (l *Launcher) runUpdateScheduler(ctx context.Context) {
-	t := time.NewTimer(updateFirstCheck + rand.N(updateFirstCheck))
+	u := l.upd
+	t := time.NewTimer(u.firstCheck)
 	defer t.Stop()
+	firstCheck := func() {
+		t.Stop()
+		if u.client.Load().Disabled() == nil {
+			t.Reset(u.firstCheck + rand.N(u.firstCheck))
+		}
+	}
+	firstCheck()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-u.feedChanged:
+			firstCheck()
 		case <-t.C:
+			next := l.scheduledCheck(ctx)
+			if u.client.Load().Disabled() == nil { // turned off meanwhile: wait for a feed
+				t.Reset(next)
+			}
 		}
-		next := l.scheduledCheck(ctx)
-		t.Reset(next)
 	}
 }
 
@@ -144,7 +173,7 @@ func (l *Launcher) scheduledCheck(ctx context.Context) time.Duration {
 	if err != nil || !chk.Available || chk.Reason != "" {
 		return interval // nothing to do, or busy, or it failed (status says why)
 	}
-	if err := l.prepareUpdate(ctx); err != nil || !l.cfg.UpdateAutomatically {
+	if err := l.prepareUpdate(ctx); err != nil || !l.upd.automatic.Load() {
 		return interval
 	}
 	if err := l.updateAllowed(); err != nil {
@@ -216,7 +245,7 @@ func (u *updater) busyCheck() update.Check {
 func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 	u := l.upd
 	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateChecking, "", "" })
-	rel, err := u.client.Check(ctx)
+	rel, err := u.client.Load().Check(ctx)
 	if err == nil {
 		if bad, ok := update.IsBad(u.dir, rel.Version); ok {
 			err = fmt.Errorf("%w: %s failed after an earlier update (%s) and is not offered again", update.ErrUpToDate, bad.Version, bad.Reason)
@@ -284,7 +313,7 @@ func (l *Launcher) download(ctx context.Context) (string, error) {
 		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", rel.Artifact.Size
 	})
 	update.PruneDownloads(u.dir, rel.Version)
-	path, err := u.client.Download(ctx, rel, func(p update.Progress) {
+	path, err := u.client.Load().Download(ctx, rel, func(p update.Progress) {
 		u.set(func(i *update.Info) { i.Bytes, i.Total, i.Speed = p.Bytes, p.Total, p.Speed })
 		l.events.Publish(model.Event{Kind: model.EventStatus})
 	})
@@ -377,7 +406,22 @@ func (u *updater) tryAcquire() bool {
 	}
 }
 
-func (u *updater) releaseSem() { <-u.sem }
+// releaseSem frees the semaphore. A feed saved while it was held is put in
+// use first (switchFeed), so a check, download or apply never mixes the
+// answers of two feeds.
+func (u *updater) releaseSem() {
+	for {
+		<-u.sem
+		u.mu.Lock()
+		pending := u.nextFeed != nil
+		u.mu.Unlock()
+		// Taken by someone else meanwhile: their release switches.
+		if !pending || !u.tryAcquire() {
+			return
+		}
+		u.switchFeed()
+	}
+}
 
 // kindError gives an update error the control kind it travels as over the
 // socket, keeping its own words (and its update sentinel).

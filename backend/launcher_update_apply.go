@@ -34,7 +34,7 @@ func (l *Launcher) ApplyUpdate(ctx context.Context) (*update.Result, error) {
 // error means the new version owns the backends anyway.
 func (l *Launcher) applyUpdate(ctx context.Context) (*update.Result, error) {
 	u := l.upd
-	if err := u.client.Disabled(); err != nil {
+	if err := u.client.Load().Disabled(); err != nil {
 		return nil, controlKind(err)
 	}
 	if err := u.acquire(ctx); err != nil {

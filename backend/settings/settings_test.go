@@ -42,11 +42,39 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{UpdateFeed: "ftp://example.com/stable.json"}, "must be https"},
 		{Settings{UpdateFeed: "example.com/stable.json"}, "not an absolute URL"},
 		{Settings{UpdateFeed: "https://" + strings.Repeat("x", 2048)}, "longer than"},
+		{Settings{UpdateFeed: "https://" + strings.Repeat("x", 2040)}, ""}, // 2048 bytes: the limit
 	}
 	for _, tc := range cases {
 		err := tc.s.Validate()
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: got %v, want %q", tc.s, err, tc.want)
+		}
+	}
+}
+
+// TestValidateFeedURLVectors checks the feed URLs whose verdicts the
+// window's form mirrors (frontend/tests/feedurl.test.ts reads the same
+// file): each one's category, by the words of its error.
+func TestValidateFeedURLVectors(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "feed_urls.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors map[string]any
+	if err := json.Unmarshal(data, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]string{"ok": "", "insecure": "must be https", "not-absolute": "not an absolute URL"}
+	for category, want := range words {
+		urls, _ := vectors[category].([]any)
+		if len(urls) == 0 {
+			t.Errorf("%s: no vectors", category)
+		}
+		for _, u := range urls {
+			err := ValidateFeedURL(u.(string))
+			if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
+				t.Errorf("%q: got %v, want %s", u, err, category)
+			}
 		}
 	}
 }

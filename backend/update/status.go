@@ -40,7 +40,17 @@ type Info struct {
 	// Skipped is the version the user chose to skip.
 	Skipped string `json:"skipped,omitempty"`
 	// Automatic: a ready update is applied when the backends are idle.
-	Automatic bool       `json:"automatic,omitempty"`
+	Automatic bool `json:"automatic,omitempty"`
+	// Feed is the feed in use, any password in it masked; "" when none is
+	// set.
+	Feed string `json:"feed,omitempty"`
+	// FeedFrom and AutomaticFrom name the flag or environment variable
+	// that set Feed and Automatic ("--update-feed",
+	// "HERMES_DESKTOP_UPDATE_FEED"); those win over the settings, even
+	// changed while running. "" means the value is the settings'.
+	FeedFrom      string `json:"feed_from,omitempty"`
+	AutomaticFrom string `json:"automatic_from,omitempty"`
+	// CheckedAt is when the feed in use was last asked; nil until then.
 	CheckedAt *time.Time `json:"checked_at,omitempty"`
 	// ProbationUntil is set while this instance, just updated, is in its
 	// health window: a failure before then rolls it back.

@@ -6,7 +6,18 @@ import { syncClocks } from "./clock";
 import { h, morph } from "./dom";
 import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
-import { hasErrors, isBoolKey, normalizeDraft, resetToDefaults, settingsToSave, toDraft, validateSettings, type SettingsKey } from "./settings";
+import {
+  diffSettings,
+  hasErrors,
+  isBoolKey,
+  normalizeDraft,
+  resetToDefaults,
+  savedText,
+  settingsToSave,
+  toDraft,
+  validateSettings,
+  type SettingsKey,
+} from "./settings";
 import { initialState, type AppState, type Tab } from "./state";
 import type { HermesAPI, LogLine, SettingsView, Status, Unsubscribe } from "./types";
 import { backendsView } from "./views/backends";
@@ -342,10 +353,13 @@ export class App {
     st.saving = true;
     st.result = null;
     this.update();
+    const changed = diffSettings(draft, toDraft(st.view.settings));
+    const u = this.state.status?.instance.update;
+    const heldBy = { update_feed: u?.feed_from, update_automatically: u?.automatic_from };
     try {
       // Built on the loaded object, so fields this page does not know survive.
       this.setSettingsView(await this.api.SaveSettings(settingsToSave(st.view.settings, draft)));
-      st.result = { ok: true, text: "Saved — restart the backend to apply" };
+      st.result = { ok: true, text: savedText(changed, heldBy) };
     } catch (e) {
       st.result = { ok: false, text: errorMessage(e) };
     } finally {

@@ -12,6 +12,7 @@
 //   update   - a package upgrade replaced the app: "Restart to apply"
 
 import { createMockUpdates } from "./mockupdate";
+import { feedProblem } from "./feedurl";
 import { parseGoDuration } from "./settings";
 import type {
   BackendKind,
@@ -82,7 +83,8 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   const reapL = new Set<Listener<ReapReport>>();
   let pendingLogs: LogLine[] = [];
   const history: LogLine[] = [];
-  let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true };
+  // The preview's updates come from a feed, as a real app's would.
+  let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true, update_feed: "https://updates.example.com/hermes-desktop/stable.json" };
   let lastReap: ReapReport | null = null;
   let nextPid = 48230;
   // Like Go: while the window is hidden it is sent no events.
@@ -167,6 +169,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     statusL.forEach((l) => l(s));
   };
   const updates = createMockUpdates(instance, emitStatus);
+  instance.update!.feed = settings.update_feed;
   const log = (b: MockBackend, stream: LogLine["stream"], text: string) => {
     b.seq++;
     const line: LogLine = { seq: b.seq, time: new Date().toISOString(), backend: b.status.name, stream, text };
@@ -471,7 +474,12 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       const nf = s.nofile_soft_limit;
       if (nf !== null && nf !== undefined && (!Number.isInteger(nf) || nf < 0 || nf > 1 << 20)) throw `open-file floor: ${nf} is outside 0..1048576`;
       if (s.backend_command.includes("rm -rf")) throw "backend_command: refusing a command that deletes files";
+      const feed = s.update_feed ?? "";
+      if (feed !== "" && feedProblem(feed)) throw `update feed: "${feed}" must be https (http only on this machine)`;
       settings = { ...s };
+      // Like Go, the update settings apply at once (the preview's feed stays simulated).
+      Object.assign(instance.update!, { feed: feed || undefined, automatic: !!s.update_automatically });
+      emitStatus();
       return clone({ settings, defaults: DEFAULTS, path: `${HOME}/.config/hermes-desktop/config.json` });
     },
     async Quit() {

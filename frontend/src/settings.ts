@@ -1,6 +1,7 @@
 // Settings form logic: the form's draft, validation that mirrors the Go
 // side, diffs, and the object Save sends.
 
+import { FEED_MAX_BYTES, feedProblem, type FeedProblem } from "./feedurl";
 import type { Settings } from "./types";
 
 /**
@@ -19,10 +20,12 @@ export interface SettingsDraft {
   max_duplicate_children: string;
   restart_on_fd_pressure: boolean;
   nofile_soft_limit: string;
+  update_feed: string;
+  update_automatically: boolean;
 }
 
 export type SettingsKey = keyof SettingsDraft;
-export type BoolKey = "start_at_login" | "restart_on_fd_pressure";
+export type BoolKey = "start_at_login" | "restart_on_fd_pressure" | "update_automatically";
 export type TextKey = Exclude<SettingsKey, BoolKey>;
 
 export const SETTINGS_KEYS: SettingsKey[] = [
@@ -36,11 +39,19 @@ export const SETTINGS_KEYS: SettingsKey[] = [
   "max_duplicate_children",
   "restart_on_fd_pressure",
   "nofile_soft_limit",
+  "update_feed",
+  "update_automatically",
 ];
 
 export function isBoolKey(k: string): k is BoolKey {
-  return k === "start_at_login" || k === "restart_on_fd_pressure";
+  return k === "start_at_login" || k === "restart_on_fd_pressure" || k === "update_automatically";
 }
+
+/**
+ * Keys the running app takes as soon as they are saved (Go: App.SaveSettings
+ * and Launcher.SettingsSaved); the others apply when it next starts.
+ */
+export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "update_feed", "update_automatically"];
 
 type DurationKey = "grace" | "min_orphan_age" | "sample_interval";
 type IntKey = "max_duplicate_children" | "nofile_soft_limit";
@@ -80,6 +91,8 @@ export function toDraft(s: Settings): SettingsDraft {
     max_duplicate_children: dup ? String(dup) : "",
     restart_on_fd_pressure: !!s.restart_on_fd_pressure,
     nofile_soft_limit: nofile === undefined ? "" : String(nofile),
+    update_feed: s.update_feed ?? "",
+    update_automatically: !!s.update_automatically,
   };
 }
 
@@ -188,6 +201,18 @@ function countError(key: IntKey, text: string): string | null {
   return null;
 }
 
+const FEED_ERRORS: Record<FeedProblem, string> = {
+  "too-long": `Must be at most ${FEED_MAX_BYTES.toLocaleString("en-US")} bytes`,
+  "not-absolute": "Use a full URL like https://example.com/hermes-desktop/stable.json",
+  insecure: "Must be https (http only on this machine: localhost, 127.x.x.x or [::1])",
+};
+
+/** Mirrors Go's settings.ValidateFeedURL (see feedurl.ts); "" is no feed. */
+export function feedError(url: string): string | null {
+  const p = url === "" ? null : feedProblem(url);
+  return p && FEED_ERRORS[p];
+}
+
 /** Field errors the Go side would also reject. Empty text fields mean "default". */
 export function validateSettings(s: SettingsDraft): SettingsErrors {
   const errs: SettingsErrors = {};
@@ -213,6 +238,8 @@ export function validateSettings(s: SettingsDraft): SettingsErrors {
     const e = v === "" ? null : countError(key, v);
     if (e) errs[key] = e;
   }
+  const feed = feedError(s.update_feed.trim());
+  if (feed) errs.update_feed = feed;
   return errs;
 }
 
@@ -287,7 +314,25 @@ export function settingsToSave(base: Settings, draft: SettingsDraft): Settings {
     max_duplicate_children: dup,
     restart_on_fd_pressure: d.restart_on_fd_pressure,
     nofile_soft_limit: nofile,
+    update_feed: d.update_feed,
+    update_automatically: d.update_automatically,
   };
+}
+
+/**
+ * What the page says once a save changed these keys. heldBy names, per
+ * key, the flag or environment variable that wins over the saved value
+ * (Go: instance.update.feed_from / automatic_from).
+ */
+export function savedText(changed: SettingsKey[], heldBy: Partial<Record<SettingsKey, string>> = {}): string {
+  const held = [...new Set(changed.flatMap((k) => (heldBy[k] ? [heldBy[k]] : [])))];
+  const free = changed.filter((k) => !heldBy[k]);
+  const now = free.filter((k) => APPLIED_AT_ONCE.includes(k));
+  const later = free.length - now.length;
+  const parts: string[] = [];
+  if (later > 0) parts.push(now.length > 0 ? "some changes apply now, the rest when you restart Hermes Desktop" : "restart Hermes Desktop to apply");
+  if (held.length > 0) parts.push(`${held.join(" and ")} still ${held.length > 1 ? "win" : "wins"} over the saved value`);
+  return parts.length === 0 ? "Saved and applied" : `Saved — ${parts.join("; ")}`;
 }
 
 /** The form after "Reset to defaults": every field at its default. */

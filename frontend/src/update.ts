@@ -82,6 +82,29 @@ export function updateLine(u: UpdateInfo | undefined | null, now: number): { tex
   }
 }
 
+/**
+ * What the Settings page says under "Update feed" when the running app
+ * does not simply use the saved feed: a flag or environment variable wins
+ * over it, or updates stay off for another reason (a build without an
+ * update key, a development version). null when there is nothing to add.
+ */
+export function feedNote(u: UpdateInfo | undefined | null): string | null {
+  if (!u) return null;
+  if (u.feed_from) {
+    return u.feed
+      ? `In use: ${u.feed}, set by ${u.feed_from}, which wins over this setting.`
+      : `Updates are off: ${u.feed_from} is set empty, which wins over this setting.`;
+  }
+  if (u.state === "off" && u.feed) return `Updates are off: ${(u.error ?? "").replace(/^updates are off:\s*/, "")}`;
+  return null;
+}
+
+/** The same for "Update automatically when idle". */
+export function automaticNote(u: UpdateInfo | undefined | null): string | null {
+  if (!u?.automatic_from) return null;
+  return `${u.automatic ? "On" : "Off"}: set by ${u.automatic_from}, which wins over this setting.`;
+}
+
 /** The first paragraph of the release notes, short enough for a banner. */
 export function notesSummary(notes: string | undefined, max = 160): string {
   const first = (notes ?? "").trim().split(/\n\s*\n/)[0].replace(/\s+/g, " ");

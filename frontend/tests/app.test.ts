@@ -453,7 +453,7 @@ describe("settings", () => {
     expect(root.querySelector(".field.has-error")).toBeNull();
   });
 
-  it("saves and says to restart the backend", async () => {
+  it("saves and says to restart the app for the rest", async () => {
     const f = fakeApi();
     const { root } = await mount(f.api, "settings");
     type(root, "grace", " 7s ");
@@ -463,11 +463,13 @@ describe("settings", () => {
     expect(f.api.SaveSettings).toHaveBeenCalledWith({
       ...settingsView().settings,
       grace: "7s",
-      // Omitted by Go when 0/false; the form sends them explicitly.
+      // Omitted by Go when 0/false/empty; the form sends them explicitly.
       max_duplicate_children: 0,
       restart_on_fd_pressure: false,
+      update_feed: "",
+      update_automatically: false,
     });
-    expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart the backend to apply");
+    expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart Hermes Desktop to apply");
   });
 
   it("shows the Go side's validation message next to the form", async () => {
@@ -538,6 +540,8 @@ describe("settings", () => {
       max_duplicate_children: 6,
       restart_on_fd_pressure: true,
       nofile_soft_limit: undefined, // empty: left out, so Go uses the default
+      update_feed: "",
+      update_automatically: false,
     });
     // 0 is sent as 0: the floor is off.
     type(root, "nofile_soft_limit", "0");
@@ -572,6 +576,99 @@ describe("settings", () => {
     submit(root);
     await flush();
     expect(root.querySelector(".save-result.bad")!.textContent).toBe("open-file floor: 2000000 is outside 0..1048576");
+  });
+
+  describe("Updates section", () => {
+    const FEED = "https://example.com/hermes-desktop/stable.json";
+    const withUpdate = (u: Partial<NonNullable<Status["instance"]["update"]>>) =>
+      status([backend()], { instance: { ...status().instance, update: { state: "idle", current: "1.2.3", ...u } } });
+    const section = (root: HTMLElement) => byText(root, ".form-section", "Updates")!;
+    const check = (root: HTMLElement, field: string) => {
+      const box = root.querySelector<HTMLInputElement>(`[data-field="${field}"]`)!;
+      box.checked = !box.checked;
+      box.dispatchEvent(new Event("change", { bubbles: true }));
+    };
+
+    it("has the feed and the automatic switch, empty and off by default", async () => {
+      const { root } = await mount(fakeApi().api, "settings");
+      const sec = section(root);
+      expect(sec.querySelector(".form-section-title")!.textContent).toBe("Updates");
+      const feed = sec.querySelector<HTMLInputElement>('[data-field="update_feed"]')!;
+      expect(feed.value).toBe("");
+      expect(feed.placeholder).toBe("None: updates off");
+      expect(root.querySelector("#set-update_feed-help")!.textContent).toContain("there is no default feed yet");
+      const auto = sec.querySelector<HTMLInputElement>('[data-field="update_automatically"]')!;
+      expect(auto.type).toBe("checkbox");
+      expect(auto.checked).toBe(false);
+      expect(root.querySelector("#set-update_automatically-help")!.textContent).toContain("Default: off.");
+      expect(sec.textContent).toContain("Update automatically when idle");
+      expect(sec.querySelector(".field-note")).toBeNull();
+    });
+
+    it("shows the saved values", async () => {
+      const f = fakeApi();
+      f.api.GetSettings.mockResolvedValueOnce(settingsView({ update_feed: FEED, update_automatically: true }));
+      const { root } = await mount(f.api, "settings");
+      expect(root.querySelector<HTMLInputElement>('[data-field="update_feed"]')!.value).toBe(FEED);
+      expect(root.querySelector<HTMLInputElement>('[data-field="update_automatically"]')!.checked).toBe(true);
+      expect(section(root).querySelectorAll(".chip-accent")).toHaveLength(2);
+    });
+
+    it("does not save a feed Go would refuse, and says why", async () => {
+      const f = fakeApi();
+      const { root } = await mount(f.api, "settings");
+      type(root, "update_feed", "http://updates.example.com/stable.json");
+      submit(root);
+      await flush();
+      expect(f.api.SaveSettings).not.toHaveBeenCalled();
+      expect(root.querySelector("#set-update_feed-err")!.textContent).toBe("Must be https (http only on this machine: localhost, 127.x.x.x or [::1])");
+      expect(root.querySelector('[data-field="update_feed"]')!.getAttribute("aria-invalid")).toBe("true");
+      type(root, "update_feed", "http://127.0.0.1:8080/stable.json");
+      expect(root.querySelector("#set-update_feed-err")).toBeNull();
+    });
+
+    it("saves the feed and the switch, which apply at once", async () => {
+      const f = fakeApi();
+      const { root } = await mount(f.api, "settings");
+      type(root, "update_feed", ` ${FEED} `);
+      check(root, "update_automatically");
+      submit(root);
+      await flush();
+      expect(f.api.SaveSettings.mock.calls[0][0]).toMatchObject({ update_feed: FEED, update_automatically: true });
+      expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved and applied");
+    });
+
+    it("says when a flag or environment variable wins over the saved values", async () => {
+      const f = fakeApi(withUpdate({ feed: "https://flag.example.com/beta.json", feed_from: "--update-feed", automatic: true, automatic_from: "HERMES_DESKTOP_UPDATE_AUTOMATICALLY" }));
+      const { root } = await mount(f.api, "settings");
+      expect(root.querySelector("#set-update_feed-note")!.textContent).toBe(
+        "In use: https://flag.example.com/beta.json, set by --update-feed, which wins over this setting.",
+      );
+      expect(root.querySelector("#set-update_automatically-note")!.textContent).toBe("On: set by HERMES_DESKTOP_UPDATE_AUTOMATICALLY, which wins over this setting.");
+      expect(root.querySelector('[data-field="update_feed"]')!.getAttribute("aria-describedby")).toBe("set-update_feed-help set-update_feed-note");
+      type(root, "update_feed", FEED);
+      submit(root);
+      await flush();
+      expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — --update-feed still wins over the saved value");
+    });
+
+    it("says why updates stay off with a feed set", async () => {
+      const f = fakeApi(withUpdate({ state: "off", feed: FEED, reason: "disabled", error: "updates are off: this build has no update key" }));
+      f.api.GetSettings.mockResolvedValueOnce(settingsView({ update_feed: FEED }));
+      const { root } = await mount(f.api, "settings");
+      expect(root.querySelector("#set-update_feed-note")!.textContent).toBe("Updates are off: this build has no update key");
+    });
+
+    it("follows the status: the note goes once the flag no longer wins", async () => {
+      const f = fakeApi(withUpdate({ feed: "", feed_from: "HERMES_DESKTOP_UPDATE_FEED", state: "off" }));
+      const { root } = await mount(f.api, "settings");
+      expect(root.querySelector("#set-update_feed-note")!.textContent).toBe(
+        "Updates are off: HERMES_DESKTOP_UPDATE_FEED is set empty, which wins over this setting.",
+      );
+      f.emitStatus(withUpdate({ feed: FEED }));
+      await flush();
+      expect(root.querySelector("#set-update_feed-note")).toBeNull();
+    });
   });
 
   it("offers Retry when settings cannot be loaded", async () => {

@@ -4,10 +4,12 @@ import {
   commandError,
   customizedKeys,
   diffSettings,
+  feedError,
   hasErrors,
   normalizeDraft,
   parseGoDuration,
   resetToDefaults,
+  savedText,
   settingsToSave,
   toDraft,
   validateSettings,
@@ -78,6 +80,8 @@ describe("validateSettings", () => {
       max_duplicate_children: "two",
       restart_on_fd_pressure: true,
       nofile_soft_limit: "-1",
+      update_feed: "http://example.com/stable.json",
+      update_automatically: true,
     });
     expect(Object.keys(e).sort()).toEqual([
       "backend_command",
@@ -88,6 +92,7 @@ describe("validateSettings", () => {
       "nofile_soft_limit",
       "ready_regex",
       "sample_interval",
+      "update_feed",
     ]);
     expect(e.health_path).toBe("Must start with /");
     expect(e.min_orphan_age).toBe("Must not be negative");
@@ -181,6 +186,8 @@ describe("toDraft", () => {
       max_duplicate_children: "",
       restart_on_fd_pressure: false,
       nofile_soft_limit: "",
+      update_feed: "",
+      update_automatically: false,
     });
     expect(toDraft({ ...defaultSettings, nofile_soft_limit: undefined }).nofile_soft_limit).toBe("");
     expect(toDraft({ ...defaultSettings, nofile_soft_limit: 0 }).nofile_soft_limit).toBe("0");
@@ -197,8 +204,9 @@ describe("settingsToSave", () => {
 
   it("keeps every field of the loaded object, including unknown ones", () => {
     const out = settingsToSave(loaded, toDraft(loaded)) as Settings & Record<string, unknown>;
-    // Go omitted restart_on_fd_pressure (false); Save states it.
-    expect(out).toEqual({ ...loaded, restart_on_fd_pressure: false });
+    // Go omitted restart_on_fd_pressure and the update settings (false,
+    // empty); Save states them.
+    expect(out).toEqual({ ...loaded, restart_on_fd_pressure: false, update_feed: "", update_automatically: false });
     expect(out.future_knob).toEqual({ on: true });
     expect(out.other).toBe("x");
   });
@@ -211,6 +219,8 @@ describe("settingsToSave", () => {
       max_duplicate_children: 12,
       restart_on_fd_pressure: true,
       nofile_soft_limit: 65536,
+      update_feed: "",
+      update_automatically: false,
     });
   });
   it("leaves an empty floor out (the default) and sends 0 as 0 (off)", () => {
@@ -222,5 +232,71 @@ describe("settingsToSave", () => {
   it("resetting gives the defaults' draft", () => {
     expect(resetToDefaults(defaultSettings)).toEqual(toDraft(defaultSettings));
     expect(resetToDefaults(defaultSettings).nofile_soft_limit).toBe("4096");
+  });
+});
+
+describe("the update settings", () => {
+  const FEED = "https://example.com/hermes-desktop/stable.json";
+
+  it("check the feed as Go's ValidateFeedURL does, with the form's wording", () => {
+    const e = (update_feed: string) => validateSettings({ ...defaults, update_feed }).update_feed;
+    // Empty: no feed (updates off), not an error.
+    expect(e("")).toBeUndefined();
+    expect(e("   ")).toBeUndefined();
+    expect(feedError("")).toBeNull();
+    for (const ok of [FEED, ` ${FEED} `, "http://127.0.0.1:8080/stable.json", "http://127.8.9.10/feed/", "http://localhost/stable.json", "http://[::1]:8080/stable.json"]) {
+      expect(e(ok), ok).toBeUndefined();
+    }
+    expect(e("example.com/stable.json")).toBe("Use a full URL like https://example.com/hermes-desktop/stable.json");
+    expect(e("https:example.com/stable.json")).toBe("Use a full URL like https://example.com/hermes-desktop/stable.json");
+    const insecure = "Must be https (http only on this machine: localhost, 127.x.x.x or [::1])";
+    for (const bad of ["http://example.com/stable.json", "ftp://example.com/stable.json", "http://127.1/stable.json", "http://LOCALHOST/", "http://[::1%25lo]/"]) {
+      expect(e(bad), bad).toBe(insecure);
+    }
+    expect(e("https://example.com/" + "x".repeat(2048))).toBe("Must be at most 2,048 bytes");
+  });
+
+  it("round-trip through the draft and Save", () => {
+    // Go omits both when empty/false: the form reads them as no feed, off.
+    const loaded = { ...defaultSettings } as Settings;
+    const d = toDraft(loaded);
+    expect([d.update_feed, d.update_automatically]).toEqual(["", false]);
+    expect(settingsToSave(loaded, d)).toMatchObject({ update_feed: "", update_automatically: false });
+
+    const edited = { ...d, update_feed: `  ${FEED} `, update_automatically: true };
+    expect(diffSettings(d, edited)).toEqual(["update_feed", "update_automatically"]);
+    const saved = settingsToSave(loaded, edited);
+    expect(saved).toEqual({ ...loaded, max_duplicate_children: 0, restart_on_fd_pressure: false, update_feed: FEED, update_automatically: true });
+    // What Go sends back reads as what was saved: nothing left to save.
+    expect(toDraft(saved)).toEqual(normalizeDraft(edited));
+    expect(diffSettings(toDraft(saved), edited)).toEqual([]);
+
+    // Clearing the feed sends "" (updates off), not the old value.
+    expect(settingsToSave(saved, { ...toDraft(saved), update_feed: "" }).update_feed).toBe("");
+  });
+
+  it("count as customized once set, and reset to none and off", () => {
+    expect(customizedKeys({ ...defaults, update_feed: FEED, update_automatically: true }, defaults)).toEqual(["update_feed", "update_automatically"]);
+    const reset = resetToDefaults(defaultSettings);
+    expect([reset.update_feed, reset.update_automatically]).toEqual(["", false]);
+  });
+});
+
+describe("savedText", () => {
+  it("says what applies now and what waits for a restart", () => {
+    expect(savedText(["update_feed", "update_automatically", "start_at_login"])).toBe("Saved and applied");
+    expect(savedText(["grace"])).toBe("Saved — restart Hermes Desktop to apply");
+    expect(savedText(["grace", "update_feed"])).toBe("Saved — some changes apply now, the rest when you restart Hermes Desktop");
+  });
+  it("says when a flag or environment variable keeps winning", () => {
+    expect(savedText(["update_feed"], { update_feed: "--update-feed" })).toBe("Saved — --update-feed still wins over the saved value");
+    expect(savedText(["update_feed", "update_automatically"], { update_feed: "HERMES_DESKTOP_UPDATE_FEED", update_automatically: "--update-automatically" })).toBe(
+      "Saved — HERMES_DESKTOP_UPDATE_FEED and --update-automatically still win over the saved value",
+    );
+    // Held keys only count when they changed.
+    expect(savedText(["update_automatically"], { update_feed: "--update-feed" })).toBe("Saved and applied");
+    expect(savedText(["grace", "update_feed"], { update_feed: "--update-feed" })).toBe(
+      "Saved — restart Hermes Desktop to apply; --update-feed still wins over the saved value",
+    );
   });
 });

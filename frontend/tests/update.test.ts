@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bannerKind, downloadProgress, notesSummary, updateLine, type UpdateInfo } from "../src/update";
+import { automaticNote, bannerKind, downloadProgress, feedNote, notesSummary, updateLine, type UpdateInfo } from "../src/update";
 import { fakeApi, flush, mounter, NOW, status } from "./fixtures";
 
 const { mount } = mounter();
@@ -124,5 +124,31 @@ describe("update banner", () => {
     click(root, '[data-action="update-apply"]');
     await flush();
     expect(root.querySelector('[data-key="update:ready"]')!.textContent).toContain("a backend is restarting");
+  });
+});
+
+describe("the Settings page's notes on the update settings", () => {
+  const base: UpdateInfo = { state: "idle", current: "1.2.3" };
+  it("say nothing while the saved values are the ones in use", () => {
+    expect(feedNote(undefined)).toBeNull();
+    expect(feedNote(base)).toBeNull();
+    expect(feedNote({ ...base, feed: "https://example.com/stable.json" })).toBeNull();
+    // Off for lack of a feed: the field's help says so already.
+    expect(feedNote({ ...base, state: "off", error: "updates are off: no update feed is set" })).toBeNull();
+    expect(automaticNote({ ...base, automatic: true })).toBeNull();
+  });
+  it("name the flag or variable that wins, and its value", () => {
+    expect(feedNote({ ...base, feed: "https://f.example.com/beta.json", feed_from: "--update-feed" })).toBe(
+      "In use: https://f.example.com/beta.json, set by --update-feed, which wins over this setting.",
+    );
+    expect(feedNote({ ...base, state: "off", feed_from: "--update-feed" })).toBe("Updates are off: --update-feed is set empty, which wins over this setting.");
+    expect(automaticNote({ ...base, automatic_from: "--update-automatically" })).toBe("Off: set by --update-automatically, which wins over this setting.");
+    expect(automaticNote({ ...base, automatic: true, automatic_from: "HERMES_DESKTOP_UPDATE_AUTOMATICALLY" })).toBe(
+      "On: set by HERMES_DESKTOP_UPDATE_AUTOMATICALLY, which wins over this setting.",
+    );
+  });
+  it("say why updates stay off although a feed is set", () => {
+    const u: UpdateInfo = { ...base, state: "off", feed: "https://example.com/stable.json", error: "updates are off: this build has no update key (build with make build UPDATE_PUBKEY=...)" };
+    expect(feedNote(u)).toBe("Updates are off: this build has no update key (build with make build UPDATE_PUBKEY=...)");
   });
 });

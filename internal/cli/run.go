@@ -52,9 +52,10 @@ type runOptions struct {
 	// adoptFD is the handoff state pipe a predecessor gives an adopting
 	// successor (hidden: only a handoff sets it).
 	adoptFD int
-	// explicit names the options given by flag or environment variable:
-	// those win over the saved settings (config.json).
-	explicit map[string]bool
+	// explicit maps the options given by flag or environment variable to
+	// how they were given ("--grace" or "HERMES_DESKTOP_GRACE"): those win
+	// over the saved settings (config.json).
+	explicit map[string]string
 }
 
 // settingsEnv maps the options that have a saved setting to their
@@ -108,11 +109,11 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
 	}
-	o.explicit = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { o.explicit[f.Name] = true })
+	o.explicit = map[string]string{}
+	fs.Visit(func(f *flag.Flag) { o.explicit[f.Name] = "--" + f.Name })
 	for name, env := range settingsEnv {
-		if os.Getenv(env) != "" {
-			o.explicit[name] = true
+		if os.Getenv(env) != "" && o.explicit[name] == "" { // a flag wins over its variable
+			o.explicit[name] = env
 		}
 	}
 	return o, nil
@@ -122,7 +123,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 // variable over cfg, which holds the saved settings: those win. An
 // explicit --backend-cmd replaces the saved backends with that one.
 func (o *runOptions) applyExplicit(cfg *backend.Config) error {
-	given := func(name string) bool { return o.explicit[name] }
+	given := func(name string) bool { return o.explicit[name] != "" }
 	if given("backend-cmd") && o.backendCmd != "" {
 		argv, err := cmdline.Split(o.backendCmd)
 		if err != nil {
@@ -164,10 +165,10 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 				return fmt.Errorf("--update-feed: %w", err)
 			}
 		}
-		cfg.UpdateFeed = o.updateFeed
+		cfg.UpdateFeed, cfg.UpdateFeedFrom = o.updateFeed, o.explicit["update-feed"]
 	}
 	if given("update-automatically") {
-		cfg.UpdateAutomatically = o.updateAuto
+		cfg.UpdateAutomatically, cfg.UpdateAutomaticallyFrom = o.updateAuto, o.explicit["update-automatically"]
 	}
 	cfg.UpdateHealthWindow = o.healthWindow
 	cfg.UpdateCheckInterval = o.updateInterval

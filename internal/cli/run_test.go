@@ -75,6 +75,34 @@ func TestSettingsMerge(t *testing.T) {
 					t.Errorf("got min orphan age %s, want 0s", got)
 				}
 			}},
+		{"update settings saved", `{"update_feed":"https://example.com/stable.json","update_automatically":true}`, nil, nil,
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
+				if cfg.UpdateFeed != "https://example.com/stable.json" || !cfg.UpdateAutomatically || cfg.UpdateFeedFrom != "" || cfg.UpdateAutomaticallyFrom != "" {
+					t.Errorf("got feed %q from %q, automatic %v from %q; want the saved ones, from the settings",
+						cfg.UpdateFeed, cfg.UpdateFeedFrom, cfg.UpdateAutomatically, cfg.UpdateAutomaticallyFrom)
+				}
+			}},
+		// The running launcher keeps these over settings saved later, so it
+		// must know they were given, and say by what.
+		{"update flags win and say so", `{"update_feed":"https://example.com/stable.json","update_automatically":true}`,
+			map[string]string{"HERMES_DESKTOP_UPDATE_FEED": "https://env.example.com/stable.json"},
+			[]string{"--update-feed", "https://flag.example.com/beta.json", "--update-automatically=false"},
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
+				if cfg.UpdateFeed != "https://flag.example.com/beta.json" || cfg.UpdateFeedFrom != "--update-feed" ||
+					cfg.UpdateAutomatically || cfg.UpdateAutomaticallyFrom != "--update-automatically" {
+					t.Errorf("got feed %q from %q, automatic %v from %q; want the flags'",
+						cfg.UpdateFeed, cfg.UpdateFeedFrom, cfg.UpdateAutomatically, cfg.UpdateAutomaticallyFrom)
+				}
+			}},
+		{"update environment wins and says so", `{"update_feed":"https://example.com/stable.json"}`,
+			map[string]string{"HERMES_DESKTOP_UPDATE_FEED": "http://127.0.0.1:8080/stable.json", "HERMES_DESKTOP_UPDATE_AUTOMATICALLY": "1"}, nil,
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
+				if cfg.UpdateFeed != "http://127.0.0.1:8080/stable.json" || cfg.UpdateFeedFrom != "HERMES_DESKTOP_UPDATE_FEED" ||
+					!cfg.UpdateAutomatically || cfg.UpdateAutomaticallyFrom != "HERMES_DESKTOP_UPDATE_AUTOMATICALLY" {
+					t.Errorf("got feed %q from %q, automatic %v from %q; want the environment's",
+						cfg.UpdateFeed, cfg.UpdateFeedFrom, cfg.UpdateAutomatically, cfg.UpdateAutomaticallyFrom)
+				}
+			}},
 		{"bad file", `{"grace":"forever"}`, nil, nil, func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 			if spec.Grace != 0 || len(cfg.Notices) != 1 || !strings.Contains(cfg.Notices[0], "set aside") {
 				t.Errorf("got grace %v, notices %q; want the defaults and a notice", spec.Grace, cfg.Notices)

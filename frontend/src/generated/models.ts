@@ -102,6 +102,9 @@ export interface UpdateInfo {
   command?: string;
   skipped?: string;
   automatic?: boolean;
+  feed?: string;
+  feed_from?: string;
+  automatic_from?: string;
   /** RFC3339 (time.Time) */
   checked_at?: string;
   /** RFC3339 (time.Time) */

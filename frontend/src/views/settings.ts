@@ -2,6 +2,7 @@ import { h } from "../dom";
 import { customizedKeys, diffSettings, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
 import { shownNotices, type AppState } from "../state";
 import { banner, button, emptyState, icon, pageHeader } from "../ui";
+import { automaticNote, feedNote, type UpdateInfo } from "../update";
 
 interface FieldSpec {
   key: TextKey;
@@ -90,16 +91,37 @@ export const LEAK_FIELDS: FieldSpec[] = [
   },
 ];
 
+export const UPDATE_FEED: FieldSpec = {
+  key: "update_feed",
+  label: "Update feed",
+  help: "The URL of the update manifest, like https://example.com/hermes-desktop/stable.json: https, or http only on this machine. Empty turns updates off; there is no default feed yet. A change applies at once: the next check asks the new feed.",
+  mono: true,
+  emptyDefault: "None: updates off",
+};
+
+const UPDATE_AUTOMATICALLY: CheckSpec = {
+  key: "update_automatically",
+  label: "Update automatically when idle",
+  help: "Install a downloaded update without asking, once no backend is starting or restarting; the backends keep running. Applies at once.",
+};
+
 const FD_RESTART: CheckSpec = {
   key: "restart_on_fd_pressure",
   label: "Restart before running out of files",
   help: "Restart a backend when one of its processes has 95% of its open-file limit in use, before it starts failing with “too many open files”.",
 };
 
-function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, error: string | undefined, custom: boolean): HTMLElement {
+/** What the running app does instead of what the field says, if anything. */
+function fieldNote(id: string, text: string | null): HTMLElement | null {
+  return text ? h("p.field-note", { id }, icon("info", 13), h("span", null, text)) : null;
+}
+
+function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, error: string | undefined, custom: boolean, noteText: string | null = null): HTMLElement {
   const id = `set-${f.key}`;
   const helpId = `${id}-help`;
   const errId = `${id}-err`;
+  const note = fieldNote(`${id}-note`, noteText);
+  const described = [error ? errId : "", helpId, note ? note.id : ""].filter((x) => x).join(" ");
   return h(
     "div.field",
     { class: error ? "has-error" : null },
@@ -116,15 +138,17 @@ function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, erro
       spellcheck: "false",
       autocomplete: "off",
       "aria-invalid": error ? "true" : null,
-      "aria-describedby": error ? `${errId} ${helpId}` : helpId,
+      "aria-describedby": described,
     }),
     error ? h("div.field-error", { id: errId }, icon("warning", 13), h("span", null, error)) : null,
     h("p.field-help", { id: helpId }, f.help),
+    note,
   );
 }
 
-function check(c: CheckSpec, draft: SettingsDraft, defaults: SettingsDraft, custom: boolean): HTMLElement {
+function check(c: CheckSpec, draft: SettingsDraft, defaults: SettingsDraft, custom: boolean, noteText: string | null = null): HTMLElement {
   const id = `set-${c.key}`;
+  const note = fieldNote(`${id}-note`, noteText);
   return h(
     "div.field.field-check",
     null,
@@ -137,12 +161,13 @@ function check(c: CheckSpec, draft: SettingsDraft, defaults: SettingsDraft, cust
         checked: draft[c.key],
         "data-input": "setting",
         "data-field": c.key,
-        "aria-describedby": `${id}-help`,
+        "aria-describedby": note ? `${id}-help ${note.id}` : `${id}-help`,
       }),
       h("span.check-box", { "aria-hidden": "true" }, icon("check", 12)),
       h("span.field-label", null, c.label, custom ? h("span.chip.chip-accent", { title: "Differs from the default" }, "custom") : null),
     ),
     h("p.field-help", { id: `${id}-help` }, `${c.help} Default: ${defaults[c.key] ? "on" : "off"}.`),
+    note,
   );
 }
 
@@ -176,6 +201,7 @@ export function settingsView(s: AppState): HTMLElement {
 
   const draft = st.draft;
   const defaults = toDraft(st.view.defaults);
+  const update = s.status?.instance.update as UpdateInfo | undefined;
   const dirty = diffSettings(draft, toDraft(st.view.settings)).length > 0;
   const custom = new Set(customizedKeys(draft, defaults));
   const atDefaults = custom.size === 0;
@@ -210,6 +236,13 @@ export function settingsView(s: AppState): HTMLElement {
         "Watches each backend's helper processes so leaks are caught before they break it.",
         ...LEAK_FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
         check(FD_RESTART, draft, defaults, custom.has(FD_RESTART.key)),
+      ),
+      section(
+        "set-updates",
+        "Updates",
+        "Where new versions of Hermes Desktop come from, and whether they install themselves. A flag or environment variable wins over these.",
+        field(UPDATE_FEED, draft, defaults, st.errors.update_feed, custom.has(UPDATE_FEED.key), feedNote(update)),
+        check(UPDATE_AUTOMATICALLY, draft, defaults, custom.has(UPDATE_AUTOMATICALLY.key), automaticNote(update)),
       ),
       h(
         "div.form-actions",

@@ -1,0 +1,187 @@
+package backend
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"aead.dev/minisign"
+
+	"hermes-desktop/backend/settings"
+	"hermes-desktop/backend/update"
+)
+
+// testFeed serves a signed manifest that offers version, and counts the
+// manifest requests.
+type testFeed struct {
+	url  string
+	asks atomic.Int32
+}
+
+func newTestFeed(t *testing.T, priv minisign.PrivateKey, version string) *testFeed {
+	t.Helper()
+	sum := sha256.Sum256([]byte("binary"))
+	data, err := json.Marshal(update.Manifest{Version: version, Platforms: map[string]update.Artifact{
+		update.Platform(): {URL: "hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: 6},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := minisign.SignWithComments(priv, data, update.TrustedComment("stable", version), "test")
+	f := &testFeed{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/stable.json", func(w http.ResponseWriter, _ *http.Request) {
+		f.asks.Add(1)
+		w.Write(data)
+	})
+	mux.HandleFunc("/stable.json.minisig", func(w http.ResponseWriter, _ *http.Request) { w.Write(sig) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f.url = srv.URL + "/stable.json"
+	return f
+}
+
+// updateLauncher is a launcher with only its update state: enough for
+// checks against a loopback feed, with nothing started.
+func updateLauncher(t *testing.T, cfg Config) *Launcher {
+	t.Helper()
+	cfg.StateDir, cfg.Version = t.TempDir(), "1.0.0"
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	l := &Launcher{cfg: cfg}
+	l.upd = l.newUpdater()
+	t.Cleanup(l.stopUpdates)
+	return l
+}
+
+func testUpdateKey(t *testing.T) (minisign.PublicKey, minisign.PrivateKey) {
+	t.Helper()
+	pub, priv, err := minisign.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub, priv
+}
+
+// A feed saved in the settings is used by the next check of the running
+// instance, without a restart; saving no feed turns updates off again.
+func TestSettingsSavedSwitchesTheFeed(t *testing.T) {
+	pub, priv := testUpdateKey(t)
+	feed := newTestFeed(t, priv, "1.1.0")
+	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()}})
+	if st := l.UpdateStatus(); st.State != update.StateOff || st.Feed != "" {
+		t.Fatalf("before: got state %s, feed %q; want off, none", st.State, st.Feed)
+	}
+
+	l.SettingsSaved(settings.Settings{UpdateFeed: feed.url, UpdateAutomatically: true})
+	st := l.UpdateStatus()
+	if st.State != update.StateIdle || st.Feed != feed.url || !st.Automatic || st.Error != "" {
+		t.Fatalf("after saving a feed: got %+v, want idle, feed %s, automatic", st, feed.url)
+	}
+	if !l.upd.automatic.Load() {
+		t.Error("the scheduler would not apply automatically")
+	}
+	select {
+	case <-l.upd.feedChanged:
+	default:
+		t.Error("the scheduler was not told about the new feed")
+	}
+	chk, err := l.CheckForUpdate(t.Context(), false)
+	if err != nil || chk.Latest != "1.1.0" || feed.asks.Load() != 1 {
+		t.Fatalf("check: got %+v, %v, %d asks; want 1.1.0 from the saved feed", chk, err, feed.asks.Load())
+	}
+
+	// Saving other settings keeps what the feed offered.
+	l.SettingsSaved(settings.Settings{UpdateFeed: feed.url, UpdateAutomatically: true, Grace: "3s"})
+	if st := l.UpdateStatus(); st.State != update.StateAvailable || st.Latest != "1.1.0" {
+		t.Errorf("after saving the same feed: got state %s, latest %q; want available, 1.1.0", st.State, st.Latest)
+	}
+
+	l.SettingsSaved(settings.Settings{})
+	st = l.UpdateStatus()
+	if st.State != update.StateOff || st.Feed != "" || st.Latest != "" || st.Automatic || st.Reason != "disabled" {
+		t.Errorf("after clearing the feed: got %+v, want off, nothing offered, not automatic", st)
+	}
+	if chk, _ := l.CheckForUpdate(t.Context(), false); chk.Reason != "disabled" || feed.asks.Load() != 1 {
+		t.Errorf("check with no feed: got reason %q after %d asks, want disabled and no more asks", chk.Reason, feed.asks.Load())
+	}
+}
+
+// A feed saved while a check, download or apply holds the updater is put
+// in use when it ends, never in the middle of it.
+func TestSettingsSavedWaitsForTheUpdaterToBeFree(t *testing.T) {
+	pub, priv := testUpdateKey(t)
+	a, b := newTestFeed(t, priv, "1.1.0"), newTestFeed(t, priv, "1.2.0")
+	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()}, UpdateFeed: a.url})
+	if err := l.upd.acquire(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	l.SettingsSaved(settings.Settings{UpdateFeed: b.url})
+	if got := l.UpdateStatus().Feed; got != a.url {
+		t.Errorf("while busy: feed %s in use, want %s still", got, a.url)
+	}
+	l.upd.releaseSem()
+	if got := l.UpdateStatus().Feed; got != b.url {
+		t.Errorf("once free: feed %s in use, want %s", got, b.url)
+	}
+	if chk, _ := l.CheckForUpdate(t.Context(), false); chk.Latest != "1.2.0" || a.asks.Load() != 0 {
+		t.Errorf("check: got latest %q (%d asks of the old feed), want 1.2.0 from the new one", chk.Latest, a.asks.Load())
+	}
+}
+
+// A feed or automatic updates given by flag or environment variable win
+// over the settings, also when these are saved while running.
+func TestSettingsSavedKeepsExplicitOptions(t *testing.T) {
+	pub, priv := testUpdateKey(t)
+	a, b := newTestFeed(t, priv, "1.1.0"), newTestFeed(t, priv, "1.2.0")
+	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()},
+		UpdateFeed: a.url, UpdateFeedFrom: "--update-feed",
+		UpdateAutomatically: false, UpdateAutomaticallyFrom: "HERMES_DESKTOP_UPDATE_AUTOMATICALLY"})
+	l.SettingsSaved(settings.Settings{UpdateFeed: b.url, UpdateAutomatically: true})
+	st := l.UpdateStatus()
+	if st.Feed != a.url || st.FeedFrom != "--update-feed" || st.Automatic || st.AutomaticFrom != "HERMES_DESKTOP_UPDATE_AUTOMATICALLY" {
+		t.Errorf("got feed %s from %q, automatic %v from %q; want the explicit ones", st.Feed, st.FeedFrom, st.Automatic, st.AutomaticFrom)
+	}
+	if l.upd.automatic.Load() {
+		t.Error("the scheduler would apply automatically")
+	}
+}
+
+// Status shows the feed in use, but not a password in it.
+func TestRedactFeed(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://example.com/hermes-desktop/stable.json": "https://example.com/hermes-desktop/stable.json",
+		"https://me:secret@example.com/stable.json":      "https://me:xxxxx@example.com/stable.json",
+		"": "",
+	} {
+		if got := redactFeed(in); got != want {
+			t.Errorf("redactFeed(%q): got %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Started with updates off, the scheduler checks a feed saved later, as it
+// would have after a start with it.
+func TestSchedulerChecksASavedFeed(t *testing.T) {
+	pub, priv := testUpdateKey(t)
+	feed := newTestFeed(t, priv, "1.1.0")
+	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()}, UpdateCheckInterval: time.Hour})
+	l.upd.firstCheck = 10 * time.Millisecond
+	l.startUpdates()
+	time.Sleep(50 * time.Millisecond)
+	l.SettingsSaved(settings.Settings{UpdateFeed: feed.url})
+	deadline := time.Now().Add(5 * time.Second)
+	for feed.asks.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduler never asked the saved feed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,22 @@
+// Layout rules a test can hold the stylesheet to.
+import { describe, expect, it } from "vitest";
+import css from "../src/style.css?raw";
+
+/** The declarations of the rule whose selector list is exactly sel. */
+function rule(sel: string): string {
+  for (const m of css.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
+    if (m[1].replace(/\/\*[\s\S]*?\*\//g, "").trim() === sel) return m[2].replace(/\/\*[\s\S]*?\*\//g, "");
+  }
+  throw new Error(`no rule for ${sel}`);
+}
+
+describe("checkboxes", () => {
+  // The real input is hidden with position: absolute. Placed against the
+  // page (no positioned label), it sat below the fold, and a click on a
+  // checkbox low in the Settings form focused it and scrolled the whole
+  // page out of view: a blank window.
+  it("keep their hidden input inside the label", () => {
+    expect(rule(".check input")).toMatch(/position:\s*absolute/);
+    expect(rule(".check")).toMatch(/position:\s*relative/);
+  });
+});
