@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/healthwindow"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
@@ -26,7 +27,7 @@ import (
 // the installed one is kept as .old and the new one renamed in its place,
 // and an adopt handoff to it keeps the backends running. This (old)
 // process then watches the new version's health window and rolls back if
-// it fails (launcher_update_watch.go). A package-managed copy is never
+// it fails (launcher_update_watch.go, backend/healthwindow). A package-managed copy is never
 // replaced: the user is told the command that updates it.
 
 // First automatic check: this long after start, plus up to as much again.
@@ -114,7 +115,7 @@ func (l *Launcher) startUpdates() {
 // is gone, the window was interrupted (a logout, say): nothing can tell
 // whether the new version failed, so it stays, and the user is told.
 func (l *Launcher) noteProbation(p *update.Probation) {
-	if watcherAlive(p) {
+	if healthwindow.WatcherAlive(p) {
 		if p.Version == l.cfg.Version && time.Now().Before(p.Until()) {
 			l.upd.mu.Lock()
 			l.upd.probationUntil = p.Until()

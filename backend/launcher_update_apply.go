@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/healthwindow"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
@@ -101,7 +102,10 @@ func (l *Launcher) install(ctx context.Context, rel *update.Release, in update.I
 		_ = update.ClearProbation(u.dir)
 		return nil, l.updateFailed(err)
 	}
-	u.watch.Store(&updateWatch{succ: succ, p: p, baseline: baseline})
+	u.watch.Store(&updateWatch{succ: succ, Watch: healthwindow.Watch{
+		PID: succ.cmd.Process.Pid, Exited: succ.exited, ExitState: func() *os.ProcessState { return succ.cmd.ProcessState },
+		Probation: p, Baseline: baseline, StateDir: l.cfg.StateDir,
+	}})
 	fmt.Fprintf(l.cfg.Announce, "update: %s -> %s: pid %d serves; watching it for %v\n", l.cfg.Version, rel.Version, res.NewPID, p.Window)
 	out := &update.Result{From: l.cfg.Version, To: rel.Version, NewPID: res.NewPID, ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}
 	return out, err
