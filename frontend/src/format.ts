@@ -9,7 +9,7 @@ export function parseTime(iso: string | undefined | null): number {
 }
 
 const SECOND = 1000;
-export const MINUTE = 60 * SECOND;
+const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
@@ -40,13 +40,8 @@ export function formatDuration(ms: number): string {
 export function durationChangesIn(ms: number): number {
   if (!Number.isFinite(ms)) return NaN;
   if (ms < 0) return SECOND - ms; // "0s" until a second has passed
-  const step = durationStep(ms);
+  const step = ms < MINUTE ? SECOND : ms < DAY ? MINUTE : HOUR;
   return step - (ms % step);
-}
-
-/** The unit formatDuration(ms) counts in at ms: a second, a minute or an hour. */
-export function durationStep(ms: number): number {
-  return ms < MINUTE ? SECOND : ms < DAY ? MINUTE : HOUR;
 }
 
 /** A span as its largest unit only: "45s", "2m", "3h", "2d". */
