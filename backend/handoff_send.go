@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -155,14 +154,9 @@ func (l *Launcher) waitRunning(ctx context.Context, s *successor) error {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		cctx, cancel := context.WithTimeout(ctx, time.Second)
-		res, err := control.Call(cctx, l.cfg.StateDir, control.Request{Op: control.OpStatus})
-		cancel()
-		if err == nil {
-			var st model.Status
-			if json.Unmarshal(res, &st) == nil && st.Instance.PID == s.cmd.Process.Pid && len(st.Backends) == len(l.cfg.Backends) {
-				return nil
-			}
+		st, err := model.StatusOf(ctx, l.cfg.StateDir)
+		if err == nil && st.Instance.PID == s.cmd.Process.Pid && len(st.Backends) == len(l.cfg.Backends) {
+			return nil
 		}
 		select {
 		case <-s.exited:

@@ -31,12 +31,10 @@ package healthwindow
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/proc"
@@ -115,7 +113,7 @@ func (w *Watch) Wait(ctx context.Context) (Verdict, string) {
 // probe asks the new instance for its status. It returns why the new
 // version failed ("" if it did not), and whether it answered at all.
 func (w *Watch) probe(ctx context.Context) (string, bool) {
-	st, err := StatusOf(ctx, w.StateDir)
+	st, err := model.StatusOf(ctx, w.StateDir)
 	if err != nil || st.Instance.PID != w.PID {
 		return "", false
 	}
@@ -137,7 +135,7 @@ func (w *Watch) WaitSettled(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	for {
-		st, err := StatusOf(ctx, w.StateDir)
+		st, err := model.StatusOf(ctx, w.StateDir)
 		settled := err == nil && st.Instance.PID == w.PID
 		for _, b := range st.Backends {
 			if b.State == model.StateFailed {
@@ -156,18 +154,6 @@ func (w *Watch) WaitSettled(ctx context.Context) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-// StatusOf asks the instance on stateDir for its status.
-func StatusOf(ctx context.Context, stateDir string) (model.Status, error) {
-	cctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	var st model.Status
-	res, err := control.Call(cctx, stateDir, control.Request{Op: control.OpStatus})
-	if err == nil {
-		err = json.Unmarshal(res, &st)
-	}
-	return st, err
 }
 
 // WatcherAlive reports whether a probation record's watcher still runs

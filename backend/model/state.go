@@ -7,7 +7,8 @@
 //
 // It is data: it imports the leaf packages whose values it carries
 // (instance's containment, reap's report, logs' lines, runspec's kinds,
-// update's state, leakguard's samples), never backend.
+// update's state, leakguard's samples), never backend; and StatusOf, the
+// one way any of them asks a running instance for its Status.
 package model
 
 import (

@@ -1,6 +1,9 @@
 package model
 
 import (
+	"context"
+	"encoding/json"
+	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/update"
 	"time"
@@ -56,4 +59,21 @@ func (a ReapArgs) MinAgeDuration() *time.Duration {
 type LogsArgs struct {
 	After uint64 `json:"after"`
 	Max   int    `json:"max"`
+}
+
+// statusTimeout bounds one status request: the instance answers from
+// memory, on this machine.
+const statusTimeout = time.Second
+
+// StatusOf asks the instance running on stateDir for its status over the
+// control socket (control.ErrNotRunning when none listens there).
+func StatusOf(ctx context.Context, stateDir string) (Status, error) {
+	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
+	defer cancel()
+	var st Status
+	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpStatus})
+	if err == nil {
+		err = json.Unmarshal(res, &st)
+	}
+	return st, err
 }

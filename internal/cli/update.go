@@ -158,7 +158,7 @@ func waitServing(ctx context.Context, dir string, r update.Result) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		st, err := statusAt(ctx, dir)
+		st, err := model.StatusOf(ctx, dir)
 		if err == nil && st.Instance.PID == r.NewPID && st.Instance.Version == r.To {
 			return nil
 		}
@@ -168,17 +168,6 @@ func waitServing(ctx context.Context, dir string, r update.Result) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-func statusAt(ctx context.Context, dir string) (model.Status, error) {
-	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	var st model.Status
-	res, err := control.Call(cctx, dir, control.Request{Op: control.OpStatus})
-	if err == nil {
-		err = json.Unmarshal(res, &st)
-	}
-	return st, err
 }
 
 // progressPrinter prints an update's progress as lines, read from the
@@ -200,7 +189,7 @@ func (p *progressPrinter) follow(ctx context.Context, dir string) (stop func()) 
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if st, err := statusAt(ctx, dir); err == nil && st.Instance.Update != nil {
+			if st, err := model.StatusOf(ctx, dir); err == nil && st.Instance.Update != nil {
 				p.print(*st.Instance.Update)
 			}
 			select {
