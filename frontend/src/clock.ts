@@ -1,11 +1,13 @@
-// Running times on the page ("up 3m", the sidebar's "Running") without a
-// timer that re-renders everything (STYLE.md rule 17). A view renders each
-// one as an element that says what it counts from (data-since); between
-// renders, syncClocks rewrites only those texts, and says when the next one
-// will read differently, so the app arms a single timer for then.
+// Times on the page that change as time passes ("up 3m"; the sidebar's
+// "Started 09:41", which gains its date at midnight) without a timer that
+// re-renders everything (STYLE.md rule 17). A view renders each one as an
+// element that says what it counts from (data-since) or which moment it
+// shows (data-at); between renders, syncClocks rewrites only those texts,
+// and says when the next one will read differently, so the app arms a
+// single timer for then.
 
 import { h } from "./dom";
-import { durationChangesIn, formatDuration } from "./format";
+import { clockTimeChangesIn, durationChangesIn, formatClockTime, formatDuration } from "./format";
 
 /**
  * An element showing prefix + the time since `since` (ms since the epoch).
@@ -17,25 +19,43 @@ export function runningTime(tag: string, prefix: string, since: number, now: num
 }
 
 /**
- * Brings every running time under root up to date, touching only the texts
- * that changed, and returns the milliseconds until one next changes (NaN
- * when root shows none).
+ * An element showing the moment at (ms since the epoch) as a clock time,
+ * with its date once it is not today (formatClockTime). Unlike a running
+ * time it never wakes the page at rest: the app's start, shown as a running
+ * time, was a second repaint a minute beside the backend's uptime.
+ */
+export function clockTime(tag: string, at: number, now: number): HTMLElement {
+  return h(tag, { class: "clock", "data-at": String(at) }, formatClockTime(at, now));
+}
+
+/**
+ * Brings every running time and clock time under root up to date, touching
+ * only the texts that changed, and returns the milliseconds until one next
+ * changes (NaN when root shows none).
  *
  * Each text changes on its own schedule, never batched with another: one
  * WebKitGTK update repaints the bounding box of everything that changed in
- * it, so the sidebar's "Running" and a card's uptime changing together
- * repaint most of the window. Batched once a minute, that cost 384 ms of
- * CPU in 180 s at rest; apart, two small repaints a minute, 200 ms
+ * it, so two texts far apart (the sidebar and a card, or two cards) changing
+ * together repaint most of the window. Batched once a minute, that cost 384
+ * ms of CPU in 180 s at rest; apart, two small repaints a minute, 200 ms
  * (bench/idle, side by side).
  */
 export function syncClocks(root: ParentNode, now: number): number {
   let next = NaN;
+  const soonest = (wait: number) => {
+    if (Number.isFinite(wait) && !(wait >= next)) next = wait; // next starts as NaN
+  };
   for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-since]"))) {
     const since = Number(el.dataset.since);
     const text = (el.dataset.prefix ?? "") + formatDuration(now - since);
     if (el.textContent !== text) setText(el, text);
-    const wait = durationChangesIn(now - since);
-    if (Number.isFinite(wait) && !(wait >= next)) next = wait; // next starts as NaN
+    soonest(durationChangesIn(now - since));
+  }
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-at]"))) {
+    const at = Number(el.dataset.at);
+    const text = formatClockTime(at, now);
+    if (el.textContent !== text) setText(el, text);
+    soonest(clockTimeChangesIn(at, now));
   }
   return next;
 }

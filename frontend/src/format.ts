@@ -44,6 +44,38 @@ export function durationChangesIn(ms: number): number {
   return step - (ms % step);
 }
 
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * A moment as a local clock time, with its date when it is not today:
+ * "09:41", "Nov 30 09:41". For what happened once (the app's start): shown
+ * this way, it changes at most once, at midnight, where a running time
+ * would wake the page every minute (see clockTimeChangesIn).
+ */
+export function formatClockTime(at: number, now: number): string {
+  if (!Number.isFinite(at)) return "";
+  const d = new Date(at);
+  const time = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+  return sameLocalDay(at, now) ? time : `${MONTHS[d.getMonth()]} ${d.getDate()} ${time}`;
+}
+
+/**
+ * How long until formatClockTime(at, now) reads differently as now grows:
+ * until the next local midnight while at is today, never (NaN) after.
+ */
+export function clockTimeChangesIn(at: number, now: number): number {
+  if (!Number.isFinite(at) || !Number.isFinite(now) || !sameLocalDay(at, now)) return NaN;
+  const midnight = new Date(now);
+  midnight.setHours(24, 0, 0, 0);
+  return midnight.getTime() - now;
+}
+
+function sameLocalDay(a: number, b: number): boolean {
+  const x = new Date(a);
+  const y = new Date(b);
+  return x.getFullYear() === y.getFullYear() && x.getMonth() === y.getMonth() && x.getDate() === y.getDate();
+}
+
 /** A span as its largest unit only: "45s", "2m", "3h", "2d". */
 export function formatAge(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) ms = 0;

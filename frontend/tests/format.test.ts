@@ -4,7 +4,9 @@ import {
   formatAge,
   formatBytes,
   formatCount,
+  clockTimeChangesIn,
   durationChangesIn,
+  formatClockTime,
   formatDuration,
   formatUptime,
   parseTime,
@@ -207,5 +209,32 @@ describe("small helpers", () => {
   it("truncates with an ellipsis", () => {
     expect(truncate("abcdef", 10)).toBe("abcdef");
     expect(truncate("abcdef", 4)).toBe("abc…");
+  });
+});
+
+describe("formatClockTime", () => {
+  const at = new Date(2024, 10, 30, 9, 41, 59).getTime(); // local time
+  it("reads as the local time of day while it is today", () => {
+    expect(formatClockTime(at, at)).toBe("09:41");
+    expect(formatClockTime(at, new Date(2024, 10, 30, 23, 59, 59, 999).getTime())).toBe("09:41");
+  });
+  it("gains the date once it is not today", () => {
+    expect(formatClockTime(at, new Date(2024, 11, 1, 0, 0).getTime())).toBe("Nov 30 09:41");
+    expect(formatClockTime(at, new Date(2023, 10, 30, 12, 0).getTime())).toBe("Nov 30 09:41"); // a clock set back
+  });
+  it("reads as nothing for a missing time", () => {
+    expect(formatClockTime(NaN, at)).toBe("");
+  });
+});
+
+describe("clockTimeChangesIn", () => {
+  const at = new Date(2024, 10, 30, 9, 41).getTime();
+  it("waits until the next local midnight while the time is today", () => {
+    expect(clockTimeChangesIn(at, new Date(2024, 10, 30, 23, 59, 30).getTime())).toBe(30_000);
+    expect(clockTimeChangesIn(at, at)).toBe(new Date(2024, 11, 1).getTime() - at);
+  });
+  it("never, once the date shows, or for a missing time", () => {
+    expect(clockTimeChangesIn(at, new Date(2024, 11, 1, 0, 0).getTime())).toBeNaN();
+    expect(clockTimeChangesIn(NaN, at)).toBeNaN();
   });
 });

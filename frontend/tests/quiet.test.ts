@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import css from "../src/style.css?raw";
 import { App } from "../src/app";
+import { formatClockTime } from "../src/format";
 import type { HermesAPI } from "../src/types";
 import { backend, fakeApi, line, mounter, NOW, status } from "./fixtures";
 
@@ -44,7 +45,7 @@ describe("motion at rest", () => {
     expect(clock).toMatch(/height:/);
     expect(rulesFor(".uptime").join("")).toMatch(/width:/);
     expect(rulesFor(".uptime-starting").join("")).toMatch(/width:/);
-    expect(rulesFor(".instance-row .running").join("")).toMatch(/width:/);
+    expect(rulesFor(".instance-row .started").join("")).toMatch(/width:/);
   });
 
   it("still stops the pulse for people who asked for less motion", () => {
@@ -108,15 +109,16 @@ afterEach(() => {
 
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
 const uptime = (root: HTMLElement) => root.querySelector(".backend .uptime")!;
-const running = (root: HTMLElement) => root.querySelector(".sidebar .running")!;
+const started = (root: HTMLElement) => root.querySelector(".sidebar .started")!;
+const clockOf = (iso: string) => formatClockTime(Date.parse(iso), NOW);
 
 describe("running times", () => {
   it("update in place each second in the first minute, and nothing else moves", async () => {
     const f = fakeApi(status([backend({ ready_at: ago(30_000) })], { instance: { ...status().instance, started_at: ago(40_000) } }));
     const { root, render } = await mountTimed(f.api);
     expect(uptime(root).textContent).toBe("up 30s");
-    expect(running(root).textContent).toBe("40s");
-    expect(root.querySelectorAll(".clock[data-since]")).toHaveLength(2);
+    expect(started(root).textContent).toBe(clockOf(ago(40_000)));
+    expect(root.querySelectorAll(".clock[data-since]")).toHaveLength(1);
     const card = root.querySelector(".backend");
     const badge = root.querySelector(".backend .badge");
     const text = uptime(root).firstChild;
@@ -125,45 +127,64 @@ describe("running times", () => {
     vi.advanceTimersByTime(1_000);
 
     expect(uptime(root).textContent).toBe("up 31s");
-    expect(running(root).textContent).toBe("41s");
     expect(render).not.toHaveBeenCalled();
     const changes = mo.takeRecords();
-    expect(changes.map((r) => [r.type, (r.target.parentElement as HTMLElement).className])).toEqual([
-      ["characterData", "running clock"],
-      ["characterData", "uptime clock"],
-    ]);
+    expect(changes.map((r) => [r.type, (r.target.parentElement as HTMLElement).className])).toEqual([["characterData", "uptime clock"]]);
     expect(uptime(root).firstChild).toBe(text);
     expect(root.querySelector(".backend")).toBe(card);
     expect(root.querySelector(".backend .badge")).toBe(badge);
     expect(vi.getTimerCount()).toBe(1);
   });
 
-  it("at rest, once coarse, wake the page only when their text changes", async () => {
-    // The fixture: up 3m 12s ("up 3m"), the app running 4m 14s ("4m").
+  it("at rest, once coarse, wake the page only when the uptime's text changes", async () => {
+    // The fixture: up 3m 12s ("up 3m"); the app started at 09:59 UTC, shown
+    // as a clock time that does not change (until midnight).
     const f = fakeApi();
     const { root, render } = await mountTimed(f.api);
     expect(uptime(root).textContent).toBe("up 3m");
-    expect(running(root).textContent).toBe("4m");
+    const start = started(root).textContent;
+    expect(start).toBe(clockOf(status().instance.started_at));
     expect(vi.getTimerCount()).toBe(1); // one timeout, no interval
     const armed = vi.spyOn(globalThis, "setTimeout");
     const mo = watch(root);
 
-    vi.advanceTimersByTime(45_999); // nothing reads differently: nothing runs
+    vi.advanceTimersByTime(47_999); // nothing reads differently: nothing runs
     expect(armed).not.toHaveBeenCalled();
     expect(mo.takeRecords()).toEqual([]);
 
-    vi.advanceTimersByTime(1); // the app reaches 5m; the uptime reaches 4m 2 s later, on its own:
-    // changed together, the two would repaint the window between them
-    expect(running(root).textContent).toBe("5m");
-    expect(uptime(root).textContent).toBe("up 3m");
-    expect(armed).toHaveBeenCalledTimes(1);
-    expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 2_000);
-
-    vi.advanceTimersByTime(2_000);
+    vi.advanceTimersByTime(1); // the uptime reaches 4m, and only it changes
     expect(uptime(root).textContent).toBe("up 4m");
-    expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 58_000);
+    expect(mo.takeRecords().map((r) => (r.target.parentElement as HTMLElement).className)).toEqual(["uptime clock"]);
+    expect(armed).toHaveBeenCalledTimes(1);
+    expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 60_000);
+
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(uptime(root).textContent).toBe("up 14m");
+    expect(started(root).textContent).toBe(start);
+    expect(armed).toHaveBeenCalledTimes(11); // once a minute: the sidebar added no wakeup
     expect(render).not.toHaveBeenCalled();
     expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it("show the app's start as a clock time that gains its date at midnight", async () => {
+    vi.useFakeTimers();
+    const startedAt = new Date(2024, 4, 1, 23, 58, 30).getTime(); // local time
+    vi.setSystemTime(startedAt + 60_000); // 23:59:30
+    const f = fakeApi(status([backend({ state: "stopped", pid: 0, ready_at: undefined })], { instance: { ...status().instance, started_at: new Date(startedAt).toISOString() } }));
+    const root = document.createElement("div");
+    document.body.appendChild(root);
+    const app = new App(f.api, root, { now: () => Date.now(), schedule: (fn) => fn(), initialTab: "backends" });
+    track(app, root);
+    await app.start();
+    await settle();
+    expect(started(root).textContent).toBe("23:58");
+    const armed = vi.spyOn(globalThis, "setTimeout");
+    vi.advanceTimersByTime(29_999);
+    expect(started(root).textContent).toBe("23:58");
+    vi.advanceTimersByTime(1); // midnight: "today" is over
+    expect(started(root).textContent).toBe("May 1 23:58");
+    expect(armed).toHaveBeenCalledTimes(0); // and nothing is armed after it
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("arm no timer when nothing on the page counts", async () => {
@@ -214,7 +235,7 @@ describe("a hidden window", () => {
     setVisibility("visible");
     expect(f.api.SetWindowVisible).toHaveBeenLastCalledWith(true);
     expect(f.api.SetWindowVisible).toHaveBeenCalledTimes(2);
-    expect(running(root).textContent).toBe("14m"); // 4m 14s + 10 minutes away, at once
+    expect(uptime(root).textContent).toBe("up 13m"); // 3m 12s + 10 minutes away, at once
     await settle();
     expect(f.api.Status).toHaveBeenCalledTimes(2);
     expect(f.api.Logs).toHaveBeenLastCalledWith("hermes", 3, 2000);

@@ -1,5 +1,5 @@
 import { h } from "../dom";
-import { runningTime } from "../clock";
+import { clockTime } from "../clock";
 import { parseTime } from "../format";
 import { countDecisions } from "../reap";
 import { currentReport, instanceSummary, shownNotices, TABS, type AppState, type Tab } from "../state";
@@ -93,7 +93,7 @@ export function sidebar(s: AppState, now: number): HTMLElement {
           null,
           h("div.instance-row", null, h("span", null, "App PID"), h("span.mono", null, String(inst.pid))),
           inst.version ? h("div.instance-row", null, h("span", null, "Version"), h("span.mono", null, inst.version)) : null,
-          Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Running"), runningTime("span.running", "", started, now)) : null,
+          Number.isFinite(started) ? h("div.instance-row", null, h("span", null, "Started"), clockTime("span.started", started, now)) : null,
           updateRow(s, now),
         )
       : null,
