@@ -189,8 +189,12 @@ func (c *Cgroup) Children() ([]string, error) {
 // that vanishes while it is read has no members.
 func (c *Cgroup) Members() ([]int, error) {
 	var pids []int
+	var buf [4096]byte // a few hundred members; more falls back to os.ReadFile
 	err := walkCgroup(c.dir, func(dir string) error {
-		data, err := os.ReadFile(dir + "/cgroup.procs")
+		// Raw reads: the leak guard lists members at every sample, and
+		// os.ReadFile registers the file with the poller, which wakes
+		// another thread of an otherwise idle launcher.
+		data, err := readProcFile(dir+"/cgroup.procs", buf[:])
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
