@@ -46,7 +46,7 @@ TSGEN      := $(GO) run ./internal/tsgen
 TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test gui-deps gui-smoke bench bench-idle chaos clean \
+	gen gen-check frontend frontend-test gui-deps core-payload gui-smoke bench bench-idle chaos clean \
 	gui-windows package-deps package package-test
 
 all: build
@@ -104,10 +104,15 @@ frontend-test: frontend/node_modules/.package-lock.json
 
 # -s: the frontend is built above; -skipbindings: the page calls the bound
 # methods through window.go, no generated JS; -m/-nosyncgomod: leave go.mod.
-gui: gui-deps $(WAILS) frontend
+gui: gui-deps $(WAILS) frontend core-payload
 	$(WAILS) build -s -skipbindings -m -nosyncgomod -platform linux/amd64 \
 		-o hermes-desktop -ldflags '$(LDFLAGS)'
 	@echo "built $(GUI_BIN)"
+
+# The plain build the Linux desktop build embeds for its shims and built-in
+# backend (internal/corebin).
+core-payload:
+	scripts/core-payload.sh '$(LDFLAGS)'
 
 gui-smoke: gui
 	scripts/gui-smoke.sh $(GUI_BIN) $(ARTIFACTS)
@@ -221,4 +226,4 @@ chaos:
 fuzz: FUZZTIME := 1m
 
 clean:
-	rm -rf bin build/bin $(ARTIFACTS) frontend/dist $(DIST)
+	rm -rf bin build/bin $(ARTIFACTS) frontend/dist $(DIST) internal/corebin/payload/hermes-desktop-core.*

@@ -40,9 +40,13 @@ type Config struct {
 	// HermesHome is given to backends as HERMES_HOME; "" means
 	// $HERMES_HOME, else ~/.hermes.
 	HermesHome string
-	// Self is the hermes-desktop executable (for the watchdog shim and the
-	// built-in backend); "" means os.Executable().
+	// Self is the hermes-desktop executable: what an update replaces and a
+	// handoff starts; "" means os.Executable().
 	Self string
+	// Core is the executable for the processes the launcher starts from its
+	// own code, the watchdog shim and the built-in backend: a desktop build
+	// gives its small plain build here (internal/corebin); "" means Self.
+	Core string
 	// Backends to run; empty means one default backend.
 	Backends []runspec.Spec
 	// NoShim starts backends as direct children, without the watchdog shim.
@@ -159,12 +163,15 @@ func (c *Config) applyDefaults() error {
 			return fmt.Errorf("backend: find own executable: %w", err)
 		}
 	}
+	if c.Core == "" {
+		c.Core = c.Self
+	}
 	if len(c.Backends) == 0 {
 		c.Backends = []runspec.Spec{{}}
 	}
 	seen := map[string]bool{}
 	for i := range c.Backends {
-		if err := c.Backends[i].ApplyDefaults(c.Self); err != nil {
+		if err := c.Backends[i].ApplyDefaults(c.Core); err != nil {
 			return err
 		}
 		if seen[c.Backends[i].Name] {

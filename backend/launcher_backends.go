@@ -19,7 +19,7 @@ import (
 func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 	params := instance.Params{
 		Owner: l.self, OwnerNonce: l.nonce, StateDir: l.cfg.StateDir,
-		HermesHome: l.cfg.HermesHome, Self: l.cfg.Self, ViaShim: !l.cfg.NoShim,
+		HermesHome: l.cfg.HermesHome, Self: l.cfg.Core, ViaShim: !l.cfg.NoShim,
 		Log: l.backendLog(spec.Name), Reclaimer: l.reclaimer, Contain: l.contain,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
@@ -44,7 +44,7 @@ func (l *Launcher) supervisors() []*Supervisor {
 // AddBackend adds a backend while the launcher runs and starts it unless
 // it is disabled. Saving it to the settings is the caller's part.
 func (l *Launcher) AddBackend(spec runspec.Spec) error {
-	if err := spec.ApplyDefaults(l.cfg.Self); err != nil {
+	if err := spec.ApplyDefaults(l.cfg.Core); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
 	l.supsMu.Lock()

@@ -18,6 +18,7 @@ var layer = map[string]int{
 	"internal/testbin":     1,
 	"watchdog":             2,
 	"backend/reap":         3,
+	"internal/corebin":     2,
 	"backend/leakguard":    3,
 	"backend/reclaim":      3,
 	"backend/settings":     2,

@@ -51,6 +51,16 @@ func CheckDir(dir string) error {
 
 // checkFile verifies that an existing state file is a regular file that only
 // the current user controls.
+// CheckFile verifies that path is a private regular file: not a symlink,
+// owned by the current user and not writable by group or others.
+func CheckFile(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fmt.Errorf("lockfile: %w", err)
+	}
+	return checkFile(path, fi)
+}
+
 func checkFile(path string, fi fs.FileInfo) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%w: %s is a symlink", ErrUnsafePath, path)

@@ -85,9 +85,23 @@ expect_exit() { # $1: scenario; waits for the app and checks that nothing is lef
 	echo "gui-smoke: ok: $1"
 }
 
+# from_core PID: PID runs the core this build carries (internal/corebin),
+# not this GTK-linked binary, whose every start costs some 80 ms of CPU.
+from_core() {
+	local exe
+	exe=$(readlink "/proc/$1/exe") || fail "main: no process $1"
+	case $exe in
+	"$HERMES_DESKTOP_STATE_DIR"/core/hermes-desktop-core-*) ;;
+	*) fail "main: process $1 runs $exe, not the core under $HERMES_DESKTOP_STATE_DIR/core" ;;
+	esac
+}
+
 # 1. Ready, screenshot, second launch, stop over the control socket.
 start_app main
 window_visible || fail "main: no visible window"
+# The built-in backend and its watchdog shim.
+from_core "$backend_pid"
+from_core "$(ps -o ppid= -p "$backend_pid" | tr -d ' ')"
 import -window root "$out/gui.png"
 cp "$work/status.json" "$out/gui-status.json"
 "$bin" >"$work/second.out" 2>&1 || fail "main: the second launch exited non-zero"

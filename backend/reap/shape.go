@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hermes-desktop/internal/corebin"
 	"hermes-desktop/watchdog"
 )
 
@@ -98,10 +99,11 @@ func carriesSSHSessionToken(argv []string) bool {
 	return false
 }
 
-// isSelf reports whether argv0 names this app's executable.
+// isSelf reports whether argv0 names this app's executable, or the core a
+// desktop build starts its shims from (internal/corebin).
 func isSelf(argv0 string) bool {
 	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
-	return base == "hermes-desktop"
+	return base == "hermes-desktop" || corebin.IsCoreFile(base)
 }
 
 // Ephemeral reports whether the command asks for an OS-chosen port.

@@ -48,8 +48,14 @@ func TestParseShapeWatchdog(t *testing.T) {
 	if s.Subcommand != "watchdog" || s.Wrapped == nil || !s.Wrapped.Ephemeral() || !s.Wrapped.Loopback() {
 		t.Errorf("got %+v wrapped %+v", s, s.Wrapped)
 	}
-	if s := ParseShape([]string{"/usr/bin/other", "watchdog", "--", "x"}); s.Subcommand != "" {
-		t.Errorf("another program's watchdog subcommand was taken for ours: %+v", s)
+	core := ParseShape([]string{"/home/u/.local/state/hermes-desktop/core/hermes-desktop-core-0123456789abcdef", "watchdog", "--", "hermes", "serve", "--host", "127.0.0.1", "--port", "0"})
+	if core.Subcommand != "watchdog" || core.Wrapped == nil || !core.Wrapped.Ephemeral() {
+		t.Errorf("a shim started from the desktop build's core: got %+v wrapped %+v", core, core.Wrapped)
+	}
+	for _, other := range []string{"/usr/bin/other", "/tmp/hermes-desktop-core-evil", "/tmp/hermes-desktop-core-0123456789ABCDEF", "/tmp/hermes-desktop-core-0123456789abcdef0"} {
+		if s := ParseShape([]string{other, "watchdog", "--", "x"}); s.Subcommand != "" {
+			t.Errorf("another program's watchdog subcommand (%s) was taken for ours: %+v", other, s)
+		}
 	}
 }
 

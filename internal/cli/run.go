@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -21,6 +22,7 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
+	"hermes-desktop/internal/corebin"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
 )
@@ -217,6 +219,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Notices:     nonEmpty(notice),
 		UpdateKeys:  updateKeys,
 	}
+	cfg.Core = locateCore(stateDir, cfg.Logger)
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.
 	if err := cfg.ApplySettings(saved); err != nil {
@@ -226,9 +229,26 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		return backend.Config{}, err
 	}
 	for _, spec := range cfg.Backends {
-		fmt.Fprintf(stdout, "using backend: %s\n", describeBackend(self, spec))
+		fmt.Fprintf(stdout, "using backend: %s\n", describeBackend(cmp.Or(cfg.Core, self), spec))
 	}
 	return cfg, nil
+}
+
+// locateCore finds the small executable a desktop build starts its shims
+// and built-in backend from (internal/corebin); "" (the app's own
+// executable) for a plain build, or when the core cannot be used, which
+// is logged: it only makes each start slower.
+func locateCore(stateDir string, log *slog.Logger) string {
+	core, err := corebin.Locate(stateDir, version)
+	if errors.Is(err, corebin.ErrNoPayload) {
+		return ""
+	}
+	if err != nil {
+		log.Warn("shims start from the app's own executable", "err", err)
+		return ""
+	}
+	log.Debug("shims start from the core", "core", core)
+	return core
 }
 
 // describeBackend says what a backend will run and why, in one line.
