@@ -3,6 +3,7 @@ package proc
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 var pageSize = int64(os.Getpagesize())
 
 func readUsage(pid int) (Usage, error) {
-	f, err := readStat(pid)
+	rss, err := readRSSPages(pid)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -21,7 +22,28 @@ func readUsage(pid int) (Usage, error) {
 	if err != nil {
 		return Usage{}, err
 	}
-	return Usage{RSS: f.rssPages * pageSize, FDs: n}, nil
+	return Usage{RSS: rss * pageSize, FDs: n}, nil
+}
+
+// readRSSPages reads the resident set from /proc/PID/statm (its second
+// field, in pages): the counter /proc/PID/stat reports too, but stat makes
+// the kernel walk every thread of the process for its CPU times, and the
+// leak guard reads this at every sample of every process in a tree.
+func readRSSPages(pid int) (int64, error) {
+	var buf [128]byte
+	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/statm", buf[:])
+	if err != nil {
+		return 0, wrapNotFound(pid, "statm", err)
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("proc: statm of %d: %q has no resident field", pid, data)
+	}
+	rss, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || rss < 0 {
+		return 0, fmt.Errorf("proc: statm of %d: resident %q is not a page count", pid, f[1])
+	}
+	return rss, nil
 }
 
 // countFDs counts the entries of /proc/PID/fd with raw getdents calls:
