@@ -445,10 +445,12 @@ func (i *Instance) Track(ps []leakguard.TreeProc) {
 	if i.reaped {
 		return
 	}
-	i.tree.Prune()
-	for _, p := range ps {
-		i.tree.Add(p.Identity())
+	ids := make([]proc.Identity, len(ps))
+	for n, p := range ps {
+		ids[n] = p.Identity()
 	}
+	i.tree.Prune(ids...)
+	i.tree.Add(ids...)
 }
 
 // Adopted is what a predecessor says of a running instance it hands over.

@@ -191,3 +191,28 @@ func TestReadUsageReadsStatmRSS(t *testing.T) {
 		t.Fatalf("a PID that does not exist: got %v, want ErrNotFound", err)
 	}
 }
+
+// Prune forgets members that are gone, but takes the caller's word for
+// those it names as just seen alive: a sampler that has just read them
+// need not have them read again.
+func TestTreePruneSkipsWhatWasJustSeen(t *testing.T) {
+	cmd := startSleeper(t, "sleep 60")
+	leader, err := Lookup(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := NewTree(leader, 0)
+	defer tree.Close()
+	gone := Identity{PID: 4194000, Start: "linux:1"}     // no such process
+	reported := Identity{PID: 4194001, Start: "linux:2"} // none either, but named as seen
+	reused := Identity{PID: 4194002, Start: "linux:3"}   // named with another start: not the same
+	tree.Add(gone, reported, reused)
+	tree.Prune(reported, Identity{PID: reused.PID, Start: "linux:4"})
+	if got := tree.Size(); got != 1 {
+		t.Fatalf("got %d members after Prune, want 1 (the one named as seen)", got)
+	}
+	tree.Prune()
+	if got := tree.Size(); got != 0 {
+		t.Errorf("got %d members after a Prune naming none, want 0", got)
+	}
+}

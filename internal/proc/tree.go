@@ -74,9 +74,18 @@ func (t *Tree) Refresh() error {
 	return nil
 }
 
-// Prune forgets members that have exited (or whose PID was reused).
-func (t *Tree) Prune() {
+// Prune forgets members that have exited (or whose PID was reused), but
+// for those in alive (just seen running, as by a sampler's walk), which it
+// does not look at again.
+func (t *Tree) Prune(alive ...Identity) {
+	seen := make(map[int]string, len(alive)) // PID -> start marker
+	for _, id := range alive {
+		seen[id.PID] = id.Start
+	}
 	for pid, id := range t.members {
+		if start, ok := seen[pid]; ok && start == id.Start {
+			continue
+		}
 		if running, err := Running(id); err == nil && !running {
 			delete(t.members, pid)
 		}
