@@ -427,7 +427,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 	if s.every <= 0 || s.cur == nil || s.cur.BackendPID() == 0 {
 		return
 	}
-	ts, err := leakguard.Sample(s.cur.BackendID(), s.cur.TreeCgroup())
+	ts, err := s.guard.Sample(s.cur.BackendID(), s.cur.TreeCgroup())
 	if err != nil {
 		return // it is exiting: the exit is handled where it is seen
 	}
