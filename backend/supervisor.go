@@ -34,7 +34,6 @@ type Supervisor struct {
 	out     *logs.Log
 	policy  restartPolicy
 	guard   *leakguard.Guard
-	every   time.Duration // sampling period; <= 0: no sampling
 	// notify is told about every state change (publish + announce).
 	notify func(st model.BackendStatus, entered bool)
 
@@ -59,12 +58,8 @@ type Supervisor struct {
 	// ext is the backend someone else runs that the command attached to
 	// (state external); nil otherwise.
 	ext *instance.External
-	// early samples the tree every second for the first earlyFor after
-	// ready: Hermes starts its MCP servers about a second after binding,
-	// with an environment that drops our nonce; the record must know them
-	// before a crash could strand them. nil when not sampling early.
-	early      *time.Ticker
-	earlyUntil time.Time
+	// clock paces the samples; it runs only while there is an instance.
+	clock *leakguard.Clock
 }
 
 type restartPolicy struct {
@@ -119,7 +114,7 @@ func newSupervisor(spec runspec.Spec, params instance.Params, records *lockfile.
 		out:     params.Log,
 		policy:  policy,
 		guard:   leakguard.New(lg, log, func(line string) { params.Log.Add("launcher", line) }),
-		every:   lg.SampleInterval,
+		clock:   leakguard.NewClock(lg.SampleInterval),
 		notify:  notify,
 		cmds:    make(chan command),
 		done:    make(chan struct{}),
@@ -224,23 +219,16 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Ins
 	case autostart:
 		s.launch(ctx)
 	}
-	var sampleC <-chan time.Time
-	if s.every > 0 {
-		t := time.NewTicker(s.every)
-		defer t.Stop()
-		sampleC = t.C
-	}
-	defer s.stopEarly()
+	defer s.clock.Stop()
 	defer s.leaveExternal()
 	for {
 		var exited, reported <-chan struct{}
-		var timerC, externalC, earlyC <-chan time.Time
+		var timerC, externalC, sampleC <-chan time.Time
 		if s.ext != nil {
 			externalC = s.ext.Ticker.C
 		}
-		if s.early != nil {
-			earlyC = s.early.C
-		}
+		s.clock.Run(s.cur != nil)
+		sampleC = s.clock.C()
 		if s.cur != nil {
 			exited = s.cur.Exited()
 			if !s.curReported {
@@ -264,16 +252,12 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Ins
 			s.onExit(ctx)
 		case <-externalC:
 			s.checkExternal(ctx)
-		case <-earlyC:
-			s.sample(ctx)
-			if time.Now().After(s.earlyUntil) {
-				s.stopEarly()
-			}
 		case <-timerC:
 			s.timer = nil
 			s.launch(ctx)
-		case <-sampleC:
+		case now := <-sampleC:
 			s.sample(ctx)
+			s.clock.Ticked(now)
 		case c := <-s.cmds:
 			c.reply <- s.handle(ctx, c.kind)
 			if c.kind == cmdDetach {
@@ -418,13 +402,13 @@ func (s *Supervisor) onReady(r readyResult) {
 			st.PageURL = url + "/"
 		}
 	})
-	s.startEarly(now)
+	s.clock.Ready(now)
 }
 
 // sample looks at the running backend's tree, applies the leak guard, and
 // publishes the sample; a restart policy that fires restarts the backend.
 func (s *Supervisor) sample(ctx context.Context) {
-	if s.every <= 0 || s.cur == nil || s.cur.BackendPID() == 0 {
+	if s.clock.Off() || s.cur == nil || s.cur.BackendPID() == 0 {
 		return
 	}
 	ts, err := s.guard.Sample(s.cur.BackendID(), s.cur.TreeCgroup())
@@ -590,7 +574,6 @@ func (s *Supervisor) fail(reason string) {
 // backend is only let go of: it is not ours to stop.
 func (s *Supervisor) halt() {
 	s.leaveExternal()
-	s.stopEarly()
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil

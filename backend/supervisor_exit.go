@@ -5,13 +5,6 @@ import (
 	"fmt"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
-	"time"
-)
-
-// earlyFor is how long after ready the tree is sampled every second.
-const (
-	earlyFor   = 30 * time.Second
-	earlyEvery = time.Second
 )
 
 // onExit handles an exit nobody asked for. Not every one is a crash: a
@@ -82,21 +75,5 @@ func (s *Supervisor) leaveExternal() {
 	if s.ext != nil {
 		s.ext.Stop()
 		s.ext = nil
-	}
-}
-
-// startEarly begins the first seconds' sampling.
-func (s *Supervisor) startEarly(now time.Time) {
-	if s.every <= 0 {
-		return
-	}
-	s.stopEarly()
-	s.early, s.earlyUntil = time.NewTicker(earlyEvery), now.Add(earlyFor)
-}
-
-func (s *Supervisor) stopEarly() {
-	if s.early != nil {
-		s.early.Stop()
-		s.early = nil
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -334,6 +335,46 @@ func TestSupervisorSamplesTree(t *testing.T) {
 	if len(rec.Descendants) != 1 || len(children) != 1 || rec.Descendants[0].PID != children[0] {
 		t.Errorf("record descendants: got %v, want the child %v", rec.Descendants, children)
 	}
+}
+
+// The sampling clock (a timerfd on Linux) runs while there is a backend to
+// sample and only then: a stopped backend costs no wakeups at all.
+func TestSupervisorSamplesOnlyWhileRunning(t *testing.T) {
+	before := countTimerfds(t)
+	port := healthServer(t, healthy)
+	h := newSupervisorHarness(t, supOptions{
+		script: fmt.Sprintf(scriptReadyLine, port), autostart: true, sample: leakguard.MinSampleInterval,
+	})
+	h.rec.waitEntered(t, model.StateReady, 1)
+	if got := countTimerfds(t); got != before+1 {
+		t.Errorf("ready: got %d timerfds, want %d (the sampling clock)", got, before+1)
+	}
+	if err := h.sup.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// The clock stops at the top of the run loop, after the reply.
+	for deadline := time.Now().Add(waitLimit); countTimerfds(t) != before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("stopped: got %d timerfds, want %d: the clock still runs", countTimerfds(t), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// countTimerfds counts this process's open timerfds.
+func countTimerfds(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if link, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && link == "anon_inode:[timerfd]" {
+			n++
+		}
+	}
+	return n
 }
 
 func TestSupervisorHandoffViewAndDetach(t *testing.T) {
