@@ -157,8 +157,9 @@ const pumpInterval = 250 * time.Millisecond
 // whole status, when anything changed), "logs" (new lines) and "reap". It
 // wakes only for events: a batch timer is armed by the first event after a
 // flush, so at rest nothing runs. While the window is hidden nothing is
-// sent to it (the tray still gets the status); shown again, it gets one
-// fresh status and fetches the log lines it missed itself.
+// sent to it (the tray still gets the status) and a log line arms no
+// timer; shown again, it gets one fresh status and fetches the log lines
+// it missed itself.
 func (a *App) pump(sub *model.Subscription, stop <-chan struct{}) {
 	var flush *time.Timer // armed while something waits to be sent
 	var flushC <-chan time.Time
@@ -187,26 +188,38 @@ func (a *App) pump(sub *model.Subscription, stop <-chan struct{}) {
 			if !ok {
 				return
 			}
-			switch ev.Kind {
-			case model.EventStatus:
-				statusDirty = true
-			case model.EventLog:
-				if a.visible.Load() {
-					lines = append(lines, *ev.Log)
-				}
-			case model.EventReap:
-				if a.visible.Load() {
-					a.emit("reap", ev.Reap)
-				}
-				statusDirty = true
+			if a.take(ev, &statusDirty, &lines) {
+				arm()
 			}
-			arm()
 		case <-flushC:
 			flush, flushC = nil, nil
 			a.flush(sub, statusDirty, lines)
 			statusDirty, lines = false, nil
 		}
 	}
+}
+
+// take notes what ev leaves for the next batch, and reports whether it left
+// anything. A reap report goes out at once. A hidden window is sent no log
+// lines, so they leave nothing: no batch timer wakes for them.
+func (a *App) take(ev model.Event, statusDirty *bool, lines *[]logs.Line) bool {
+	switch ev.Kind {
+	case model.EventStatus:
+		*statusDirty = true
+	case model.EventLog:
+		if !a.visible.Load() {
+			return false
+		}
+		*lines = append(*lines, *ev.Log)
+	case model.EventReap:
+		if a.visible.Load() {
+			a.emit("reap", ev.Reap)
+		}
+		*statusDirty = true
+	default:
+		return false
+	}
+	return true
 }
 
 // flush sends one batch: the status when it changed, the new log lines.

@@ -163,6 +163,45 @@ func TestAppSendsNothingToAHiddenWindow(t *testing.T) {
 	waitFor(t, "one fresh status once shown", func() bool { return ui.count("status") > statusBefore })
 }
 
+// What an event leaves for the next batch decides whether the pump arms
+// its timer: a log line for a hidden window leaves nothing, so a backend
+// that logs all day wakes nothing while the window is in the tray.
+func TestAppTakeArmsABatchOnlyForWhatIsSent(t *testing.T) {
+	line := &logs.Line{Seq: 1, Text: "hello"}
+	cases := []struct {
+		name    string
+		visible bool
+		ev      model.Event
+		pending bool
+		status  bool
+		lines   int
+		reaps   int
+	}{
+		{"status, shown", true, model.Event{Kind: model.EventStatus}, true, true, 0, 0},
+		{"status, hidden: the tray still wants it", false, model.Event{Kind: model.EventStatus}, true, true, 0, 0},
+		{"log line, shown", true, model.Event{Kind: model.EventLog, Log: line}, true, false, 1, 0},
+		{"log line, hidden", false, model.Event{Kind: model.EventLog, Log: line}, false, false, 0, 0},
+		{"reap, shown: sent at once", true, model.Event{Kind: model.EventReap}, true, true, 0, 1},
+		{"reap, hidden", false, model.Event{Kind: model.EventReap}, true, true, 0, 0},
+		{"unknown kind", true, model.Event{Kind: "other"}, false, false, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ui := &fakeUI{}
+			a := &App{}
+			a.ui.Store(func() *windowUI { var w windowUI = ui; return &w }())
+			a.visible.Store(c.visible)
+			status, lines := false, []logs.Line(nil)
+			if got := a.take(c.ev, &status, &lines); got != c.pending {
+				t.Errorf("pending: got %v, want %v", got, c.pending)
+			}
+			if status != c.status || len(lines) != c.lines || ui.count("reap") != c.reaps {
+				t.Errorf("got status %v, %d lines, %d reap events; want %v, %d, %d", status, len(lines), ui.count("reap"), c.status, c.lines, c.reaps)
+			}
+		})
+	}
+}
+
 func TestAppCloseButton(t *testing.T) {
 	app, ui, l := startApp(t)
 	app.trayAvailable = func() bool { return true }
