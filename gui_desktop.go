@@ -107,6 +107,8 @@ func runWindow(app *App) (err error) {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
+	restoreEnv := desktop.QuietWebView()
+	defer restoreEnv() // if the page never loads
 	return wails.Run(&options.App{
 		Title:            "Hermes Desktop",
 		Width:            1100,
@@ -116,6 +118,7 @@ func runWindow(app *App) (err error) {
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        func(ctx context.Context) { onStartup(ctx, app) },
+		OnDomReady:       func(context.Context) { restoreEnv() },
 		OnBeforeClose:    func(context.Context) bool { return app.beforeClose() },
 		OnShutdown:       func(context.Context) { app.detach() },
 		Bind:             []interface{}{app},

@@ -7,7 +7,9 @@
 #   2. SIGTERM quits (Wails would otherwise route it through OnBeforeClose)
 #   3. the close button quits when there is no tray to come back from
 #   4. with a tray host: close hides the window, a second launch shows it
-#      again, and the tray's Quit item quits
+#      again, the tray's Open Hermes starts the opener without the switch
+#      the app sets for its own WebKit (whose web process has it), and the
+#      tray's Quit item quits
 #
 # usage: scripts/gui-smoke.sh BINARY ARTIFACT_DIR
 set -euo pipefail
@@ -124,7 +126,17 @@ expect_exit close
 "$work/fakewatcher" >"$work/watcher.out" 2>&1 &
 watcher=$!
 for _ in $(seq 1 40); do grep -q ready "$work/watcher.out" && break; sleep 0.1; done
-start_app tray
+# A stand-in for xdg-open that writes down the environment it was given.
+mkdir -p "$work/fakebin"
+printf '#!/bin/sh\nenv >"%s.tmp" && mv "%s.tmp" "%s"\n' "$work/opener.env" "$work/opener.env" "$work/opener.env" >"$work/fakebin/xdg-open"
+chmod +x "$work/fakebin/xdg-open"
+PATH=$work/fakebin:$PATH start_app tray
+# The window's web process runs with WebKit's memory polling off
+# (desktop.QuietWebView): it started while the app had the switch set.
+webkit=$(pgrep -P "$app" WebKitWebProces | head -1 || true)
+[ -n "$webkit" ] || fail "tray: no WebKit web process under the app"
+tr '\0' '\n' <"/proc/$webkit/environ" | grep -qx 'WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=1' ||
+	fail "tray: the web process runs with WebKit's memory polling on"
 python3 "$repo/scripts/wm-close.py" 'Hermes Desktop' || fail "tray: no window to close"
 sleep 1
 window_visible && fail "tray: the window did not hide"
@@ -149,6 +161,16 @@ menu=$(gdbus call --session --dest "$item" --object-path /StatusNotifierItem \
 layout=$(gdbus call --session --dest "$item" --object-path "$menu" \
 	--method com.canonical.dbusmenu.GetLayout -- 0 -1 '["label"]' || true)
 echo "$layout" | grep -q "Backend ready on" || fail "tray: the status line does not say the backend is ready: $layout"
+# Open Hermes: the opener it starts must not inherit the app's WebKit switch.
+open_id=$(echo "$layout" | grep -o "<([0-9]*, {[^}]*'label': <'Open Hermes'>" | grep -o '^<([0-9]*' | tr -d '<(' || true)
+[ -n "$open_id" ] || fail "tray: no Open Hermes item in the tray menu: $layout"
+gdbus call --session --dest "$item" --object-path "$menu" \
+	--method com.canonical.dbusmenu.Event -- "$open_id" clicked '<"">' 0 >/dev/null
+for _ in $(seq 1 40); do [ -f "$work/opener.env" ] && break; sleep 0.25; done
+[ -f "$work/opener.env" ] || fail "tray: Open Hermes started no opener"
+grep -q '^HERMES_DESKTOP_HELPER=' "$work/opener.env" || fail "tray: the opener is not marked as the app's helper"
+grep -q '^WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=' "$work/opener.env" &&
+	fail "tray: the opener inherited the switch the app set for its own WebKit"
 quit_id=$(echo "$layout" | grep -o "<([0-9]*, {[^}]*'label': <'Quit'>" | grep -o '^<([0-9]*' | tr -d '<(' || true)
 [ -n "$quit_id" ] || fail "tray: no Quit item in the tray menu: $layout"
 gdbus call --session --dest "$item" --object-path "$menu" \
