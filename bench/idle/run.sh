@@ -5,10 +5,13 @@
 # could measure.
 #
 # Everything runs under Xvfb and a private D-Bus session, with a fake tray
-# host (internal/fakewatcher) so that closing the window hides it. Four
+# host (internal/fakewatcher) so that closing the window hides it. Five
 # states, DURATION seconds each, after SETTLE seconds (by default past the
 # backend's first minute, in which the page counts its uptime in seconds):
 #   floor     bench/idle/floor: a Wails window with one static page
+#   floor-quiet  the same window with WebKit's memory polling off, as the
+#             app runs its own (desktop.QuietWebView): what that polling
+#             costs any WebKitGTK window
 #   backends  the app's window on the Backends page (its default), with a
 #             quiet backend (the built-in `serve`)
 #   logs      the window on the Logs page (clicked in the sidebar with
@@ -21,21 +24,24 @@
 # ticks (utime+stime), which are too coarse for a quiet process (see the
 # table's notes). For information, the rest of the app's tree (watchdog shim
 # and backend) and Xvfb. Screenshots of each state: $ARTIFACTS/idle-*.png.
+# With --threads, each state's busiest threads follow the table: who wakes.
 #
-# usage: bench/idle/run.sh [--duration S] [--settle S] [--states LIST] [--bin PATH] [--artifacts DIR]
+# usage: bench/idle/run.sh [--duration S] [--settle S] [--states LIST] [--bin PATH] [--artifacts DIR] [--threads]
 #   --duration  (DURATION, default 60)   seconds measured per state
 #   --settle    (SETTLE, default 65)     seconds waited before measuring
-#   --states    (STATES, default floor,backends,logs,hidden)  which to measure
+#   --states    (STATES, default floor,floor-quiet,backends,logs,hidden)  which to measure
 #   --bin       (HERMES_DESKTOP_BIN, default build/bin/hermes-desktop, built
 #               with `make gui` when missing)
 #   --artifacts (ARTIFACTS, default artifacts)  where the screenshots go
+#   --threads   (THREADS=1)  print the busiest threads of each state
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 self=$repo/bench/idle/run.sh
 duration=${DURATION:-60}
 settle=${SETTLE:-65}
-states=${STATES:-floor,backends,logs,hidden}
+states=${STATES:-floor,floor-quiet,backends,logs,hidden}
+threads=${THREADS:-}
 bin=${HERMES_DESKTOP_BIN:-$repo/build/bin/hermes-desktop}
 artifacts=${ARTIFACTS:-$repo/artifacts}
 
@@ -49,13 +55,14 @@ parse_args() {
 		--bin) bin=${2:?--bin needs a path}; shift 2 ;;
 		--artifacts) artifacts=${2:?--artifacts needs a directory}; shift 2 ;;
 		--states) states=${2:?--states needs a list}; shift 2 ;;
+		--threads) threads=1; shift ;;
 		-h | --help) usage ;;
 		*) echo "bench/idle: unknown argument $1" >&2; usage ;;
 		esac
 	done
 	[[ $duration =~ ^[0-9]+$ && $duration -gt 0 ]] || { echo "bench/idle: --duration: want whole seconds > 0, got $duration" >&2; exit 2; }
 	[[ $settle =~ ^[0-9]+$ ]] || { echo "bench/idle: --settle: want whole seconds, got $settle" >&2; exit 2; }
-	[[ ,$states, =~ ^(,(floor|backends|logs|hidden))+,$ ]] || { echo "bench/idle: --states: want a comma-separated list of floor, backends, logs, hidden; got $states" >&2; exit 2; }
+	[[ ,$states, =~ ^(,(floor|floor-quiet|backends|logs|hidden))+,$ ]] || { echo "bench/idle: --states: want a comma-separated list of floor, floor-quiet, backends, logs, hidden; got $states" >&2; exit 2; }
 }
 
 say() { echo "bench/idle: $*" >&2; }
@@ -65,7 +72,7 @@ die() { say "FAIL: $*"; exit 1; }
 
 # snapshot PID prints PID's tree, one line per process, then one per thread:
 #   P ROLE PID:STARTTIME TICKS
-#   T ROLE PID:STARTTIME/TID NS SLICES
+#   T ROLE PID:STARTTIME/TID NS SLICES COMM/THREADCOMM
 # ROLE is app (PID itself), webkit (a descendant whose comm starts with
 # WebKit) or rest. TICKS is utime+stime (proc(5), stat fields 14 and 15):
 # whole clock ticks, truncated per process and per read, so two readings of
@@ -76,7 +83,7 @@ die() { say "FAIL: $*"; exit 1; }
 # snapshots is not taken for the same process. Reads only with builtins: no
 # fork per process, so the snapshot hardly disturbs what it measures.
 snapshot() {
-	local root=$1 f s rest pid p t role i=0
+	local root=$1 f s rest pid p t tc role i=0
 	local -a fields queue=("$1")
 	local -A ticks start comm children
 	for f in /proc/[0-9]*/stat; do
@@ -103,7 +110,8 @@ snapshot() {
 		for f in /proc/"$p"/task/[0-9]*/schedstat; do
 			{ read -ra fields <"$f"; } 2>/dev/null || continue
 			t=${f%/schedstat}; t=${t##*/}
-			echo "T $role $p:${start[$p]}/$t ${fields[0]} ${fields[2]}"
+			{ read -r tc <"/proc/$p/task/$t/comm"; } 2>/dev/null || tc=?
+			echo "T $role $p:${start[$p]}/$t ${fields[0]} ${fields[2]} ${comm[$p]// /_}/${tc// /_}"
 		done
 	done
 }
@@ -178,6 +186,21 @@ outer() {
 	local inner=$!
 	wait "$inner" || die "the measuring run failed (exit $?)"
 	print_table "$work/results"
+	if [ -n "$threads" ]; then print_threads; fi
+}
+
+# print_threads: for each state measured, the threads that ran most in it
+# (app and WebKit threads; a thread that ended in between is not shown).
+print_threads() {
+	local state
+	for state in floor floor-quiet backends logs hidden; do
+		wanted "$state" || continue
+		echo
+		echo "$state: busiest threads (ms, times put on a CPU, role, process/thread)"
+		awk 'NR == FNR { if ($1 == "T") { ns[$3] = $4; sl[$3] = $5 }; next }
+			$1 == "T" && $2 != "rest" { d = $4 - ($3 in ns ? ns[$3] : 0); if (d > 0) printf "%10.2f %6d  %-6s %s\n", d / 1e6, $5 - ($3 in sl ? sl[$3] : 0), $2, $6 }' \
+			"$work/$state.0" "$work/$state.1" | sort -rn | head -12
+	done
 }
 
 # outer_cleanup sweeps what the run started, should anything outlive the
@@ -229,7 +252,8 @@ inner() {
 	: >"$work/results"
 	xvfb=$(find_xvfb)
 	start_watcher
-	if wanted floor; then measure_floor; fi
+	if wanted floor; then measure_floor floor; fi
+	if wanted floor-quiet; then measure_floor floor-quiet WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=1; fi
 	if wanted backends; then
 		start_app quiet "'$bin' serve --host 127.0.0.1 --port 0"
 		measure_backends
@@ -311,16 +335,20 @@ measure() {
 	echo "$state $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $d $((x1 - x0))" >>"$work/results"
 }
 
+# measure_floor STATE [ENV...]: the floor window, with ENV added.
 measure_floor() {
-	"$work/floor" >"$work/floor.out" 2>&1 &
+	local state=$1
+	shift
+	env "$@" "$work/floor" >"$work/floor.out" 2>&1 &
 	floor=$!
 	wait_window Floor "$floor"
-	measure floor "$floor"
+	measure "$state" "$floor"
 	stop_pid "$floor"
 	floor=''
 }
 
 check_floor() { [ -n "$(window_id Floor)" ]; }
+check_floor-quiet() { check_floor; }
 
 # start_app NAME COMMAND: the app with its own state dir, whose one backend
 # is the custom COMMAND, until that backend is ready and the window shows.
@@ -427,6 +455,7 @@ print_table() {
 	awk -v hz="$hz" '
 	BEGIN {
 		label["floor"] = "floor: blank Wails window"
+		label["floor-quiet"] = "floor, WebKit polling off"
 		label["backends"] = "shown, Backends page"
 		label["logs"] = "shown, Logs page, 1 line/s"
 		label["hidden"] = "hidden to the tray, 1 line/s"
@@ -459,7 +488,9 @@ print_table() {
 	echo "ticks: utime + stime (1/$hz s) of app + WebKit, truncated to whole ticks per process, so each"
 	echo "reading is off by up to 2 ticks per process: too coarse for ratios of a few ticks."
 	echo "shim+be: CPU ms of the app's watchdog shim and backend (and ticker.py), not in the total; Xvfb in ticks."
-	echo "Screenshots: $artifacts/idle-{floor,backends,logs,hidden}.png"
+	echo "The app runs its window with WebKit's memory polling off (desktop.QuietWebView); the floor keeps"
+	echo "Wails' defaults, and floor-quiet is that floor with the same switch: what the polling costs."
+	echo "Screenshots: $artifacts/idle-{floor,floor-quiet,backends,logs,hidden}.png"
 }
 
 if [ "${BENCH_IDLE_INNER:-}" = 1 ]; then
