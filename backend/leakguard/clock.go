@@ -15,8 +15,8 @@ const (
 	EarlyEvery = time.Second
 )
 
-// Clock paces one backend's samples: every interval, and every EarlyEvery
-// for the first EarlyFor after the backend is ready. It ticks only while
+// Clock paces one backend's samples: every interval, and at least every
+// EarlyEvery for the first EarlyFor after the backend is ready. It ticks only while
 // the supervisor runs it (while there is an instance to sample), so a
 // stopped or failed backend costs no wakeups, and it ticks through
 // proc.Ticker, which at rest wakes one thread per tick. It is owned by one
@@ -52,16 +52,18 @@ func (c *Clock) Run(on bool) {
 	}
 }
 
-// Ready starts the first phase: a tick every EarlyEvery until EarlyFor
-// after now. It runs the clock if it did not run.
+// Ready starts the first phase: a tick every EarlyEvery (or every
+// interval, when that is shorter) until EarlyFor after now. It runs the
+// clock if it did not run.
 func (c *Clock) Ready(now time.Time) {
 	if c.Off() {
 		return
 	}
+	early := min(EarlyEvery, c.every)
 	if c.t == nil {
-		c.t = proc.NewTicker(EarlyEvery)
+		c.t = proc.NewTicker(early)
 	} else {
-		c.t.Reset(EarlyEvery)
+		c.t.Reset(early)
 	}
 	c.earlyUntil = now.Add(EarlyFor)
 }

@@ -56,6 +56,21 @@ func TestClockFirstPhaseAfterReady(t *testing.T) {
 	}
 }
 
+// An interval shorter than EarlyEvery is kept in the first phase: the
+// first phase samples more often, never less.
+func TestClockFirstPhaseKeepsAShorterInterval(t *testing.T) {
+	c := NewClock(10 * time.Millisecond)
+	defer c.Stop()
+	c.Ready(time.Now())
+	for i := 0; i < 3; i++ {
+		select {
+		case <-c.C():
+		case <-time.After(EarlyEvery / 2):
+			t.Fatalf("tick %d of a 10 ms clock took over %v in the first phase", i+1, EarlyEvery/2)
+		}
+	}
+}
+
 func TestClockOffNeverTicks(t *testing.T) {
 	c := NewClock(-1)
 	c.Run(true)
