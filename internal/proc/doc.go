@@ -11,5 +11,6 @@
 // It is the bottom layer: the OS primitives live here once (the subreaper,
 // the Windows kill-on-close Job, the Linux cgroup v2 a backend's tree is
 // kept in and the systemd user scope that can hold one, the TERM -> grace
-// -> KILL Stopper, tree pinning) and it imports nothing of this module.
+// -> KILL Stopper, tree pinning, the Ticker what runs at rest ticks on) and
+// it imports nothing of this module.
 package proc
