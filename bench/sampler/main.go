@@ -5,12 +5,18 @@
 // sampling interval.
 //
 // The tree is a shell with -children sleep children (plain and setsid'd,
-// like MCP servers); it is killed at the end. With -cgroup it starts in a
+// like MCP servers); it is killed at the end. Each tick times two reads of
+// it, interleaved so that both see the same machine: a fresh Sample, which
+// reads everything, and one long-lived Sampler, which remembers command
+// lines and the open-file limit as the supervisor's does. Identical
+// children are all duplicates, which the Sampler reads fresh every time
+// (the worst case for it); -distinct gives each its own command line, as
+// distinct MCP servers have. With -cgroup it starts in a
 // cgroup of its own, created under this program's and removed at the end,
 // and the sampler reads the members from it, as the launcher does wherever
 // it may create cgroups (root here).
 //
-// Usage: go run ./bench/sampler [-children 100] [-ticks 200] [-interval 5s] [-cgroup]
+// Usage: go run ./bench/sampler [-children 100] [-ticks 200] [-interval 5s] [-cgroup] [-distinct]
 package main
 
 import (
@@ -20,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -36,8 +43,13 @@ func main() {
 	ticks := flag.Int("ticks", 200, "samples to time")
 	interval := flag.Duration("interval", leakguard.DefaultSampleInterval, "sampling interval to express the cost against")
 	inCgroup := flag.Bool("cgroup", false, "start the tree in a cgroup of its own and sample its members")
+	distinct := flag.Bool("distinct", false, "give each child a command line of its own (sleep 600.<i>, 601.<i>)")
 	flag.Parse()
-	script := "for i in $(seq 1 " + strconv.Itoa(*children/2) + "); do sleep 600 & setsid sleep 600 & done; wait"
+	plain, setsid := "600", "600"
+	if *distinct {
+		plain, setsid = "600.$i", "601.$i"
+	}
+	script := "for i in $(seq 1 " + strconv.Itoa(*children/2) + "); do sleep " + plain + " & setsid sleep " + setsid + " & done; wait"
 	cmd := exec.Command("sh", "-c", script)
 	cg, cgPath := (*proc.Cgroup)(nil), ""
 	if *inCgroup {
@@ -64,39 +76,81 @@ func main() {
 	}
 	cleanup = func() { stop(cmd, root, cg) }
 	defer cleanup()
+	// Ready once every child runs sleep: until it execs, a child is a copy
+	// of the shell.
+	execd := func(s *leakguard.TreeSample) bool {
+		if s.Count < *children+1 {
+			return false
+		}
+		if *distinct {
+			return len(s.Duplicates) == 0
+		}
+		return len(s.Duplicates) == 1 && s.Duplicates[0].Count == *children
+	}
 	var s *leakguard.TreeSample
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if s, err = leakguard.Sample(root, cgPath); err == nil && s.Count >= *children+1 {
+		if s, err = leakguard.Sample(root, cgPath); err == nil && execd(s) {
 			break
 		}
 		if time.Now().After(deadline) {
-			fail(fmt.Errorf("the tree never reached %d processes", *children+1))
+			fail(fmt.Errorf("the tree never reached %d processes running sleep", *children+1))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	var ds []time.Duration
-	var cpu0 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
-	for i := 0; i < *ticks; i++ {
-		t0 := time.Now()
-		if _, err := leakguard.Sample(root, cgPath); err != nil {
-			fail(err)
-		}
-		ds = append(ds, time.Since(t0))
+	// Per-thread CPU, so the goroutine stays on one thread.
+	runtime.LockOSThread()
+	fresh, remembering := &timings{name: "Sample (reads everything)"}, &timings{name: "Sampler (remembers)"}
+	sm := new(leakguard.Sampler)
+	if _, err := sm.Sample(root, cgPath); err != nil { // its first sample reads everything
+		fail(err)
 	}
-	var cpu1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
-	slices.Sort(ds)
-	med := ds[len(ds)/2]
-	cpuPerTick := (time.Duration(cpu1.Utime.Nano()+cpu1.Stime.Nano()) - time.Duration(cpu0.Utime.Nano()+cpu0.Stime.Nano())) / time.Duration(*ticks)
+	for i := 0; i < *ticks; i++ {
+		fresh.time(func() (*leakguard.TreeSample, error) { return leakguard.Sample(root, cgPath) })
+		remembering.time(func() (*leakguard.TreeSample, error) { return sm.Sample(root, cgPath) })
+	}
 	from := "the process tree"
 	if cg != nil {
 		from = "cgroup " + cgPath
 	}
-	fmt.Printf("tree sampler: 1 backend + %d children (%d processes sampled, from %s), %d ticks\n", *children, s.Count, from, *ticks)
-	fmt.Printf("  wall per tick: median %d µs, p90 %d µs\n", med.Microseconds(), ds[len(ds)*9/10].Microseconds())
-	fmt.Printf("  CPU per tick:  %d µs\n", cpuPerTick.Microseconds())
-	fmt.Printf("  at one tick every %v: %.3f%% of one core\n", *interval, 100*float64(cpuPerTick)/float64(*interval))
+	kind := "identical"
+	if *distinct {
+		kind = "distinct"
+	}
+	fmt.Printf("tree sampler: 1 backend + %d children with %s command lines (%d processes sampled, from %s), %d ticks each, interleaved\n\n",
+		*children, kind, s.Count, from, *ticks)
+	fmt.Printf("%-28s %12s %12s %12s %16s\n", "", "wall p50 µs", "wall p90 µs", "CPU/tick µs", "% core at "+interval.String())
+	for _, t := range []*timings{fresh, remembering} {
+		slices.Sort(t.wall)
+		cpu := t.cpu / time.Duration(*ticks)
+		fmt.Printf("%-28s %12d %12d %12d %15.3f%%\n", t.name, t.wall[len(t.wall)/2].Microseconds(), t.wall[len(t.wall)*9/10].Microseconds(),
+			cpu.Microseconds(), 100*float64(cpu)/float64(*interval))
+	}
+	fmt.Printf("\nSampler / Sample, CPU per tick: %.2fx\n", float64(remembering.cpu)/float64(fresh.cpu))
+}
+
+// timings collects one way of sampling's wall time per tick and its CPU
+// time in all.
+type timings struct {
+	name string
+	wall []time.Duration
+	cpu  time.Duration
+}
+
+func (t *timings) time(sample func() (*leakguard.TreeSample, error)) {
+	c0, t0 := threadCPU(), time.Now()
+	if _, err := sample(); err != nil {
+		fail(err)
+	}
+	t.wall = append(t.wall, time.Since(t0))
+	t.cpu += threadCPU() - c0
+}
+
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		fail(fmt.Errorf("getrusage: %w", err))
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // stop kills the tree this program started: the shell and its children,
