@@ -186,10 +186,8 @@ func (sm *Sampler) rereadDuplicates(s *TreeSample, now time.Time) {
 			}
 			a.argv, a.read = sm.cmdline(pid), now
 			sm.argv[pid] = a
-			for i := range s.Processes {
-				if s.Processes[i].PID == pid && !slices.Equal(s.Processes[i].Argv, a.argv) {
-					s.Processes[i].Argv, stale = a.argv, true
-				}
+			if p := findProc(s.Processes, pid); p != nil && !slices.Equal(p.Argv, a.argv) {
+				p.Argv, stale = a.argv, true
 			}
 		}
 	}
