@@ -47,7 +47,7 @@ TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_tes
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
 	gen gen-check frontend frontend-test gui-deps core-payload gui-smoke bench bench-idle chaos clean \
-	gui-windows package-deps package package-test
+	gui-windows package-deps package package-test test-windows
 
 all: build
 
@@ -169,6 +169,13 @@ staticcheck-gui: $(STATICCHECK) gui-deps frontend
 # -race needs cgo; the binary the tests build for themselves is CGO-free.
 unit:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
+
+# The Windows tests under Wine (scripts/wine/test-windows.sh): every
+# package's Windows test binary, then the Windows end-to-end tests.
+# PKGS=./backend/control runs one package's.
+PKGS ?=
+test-windows:
+	scripts/wine/test-windows.sh $(PKGS)
 
 # Each fuzz target for 20000 inputs; `make fuzz` runs each for a minute (FUZZTIME=5m: longer).
 FUZZ_TARGETS := \
