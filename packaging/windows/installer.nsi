@@ -28,7 +28,9 @@
 ;   OUTFILE        where to write the installer
 ;   WEBVIEW2_BOOTSTRAPPER  optional: MicrosoftEdgeWebview2Setup.exe to embed
 
-Unicode true
+; amd64: the app is 64-bit only, and a 32-bit installer cannot run where
+; Windows has no WOW64 (nor under wine64).
+Target amd64-unicode
 SetCompressor /SOLID lzma
 ManifestDPIAware true
 RequestExecutionLevel user

@@ -10,10 +10,13 @@
 #      (deleteat-overlay.sh) and run through exec.sh; the tests get a
 #      prebuilt hermes-desktop.exe in HERMES_DESKTOP_TEST_EXE, since there
 #      is no Go toolchain inside the prefix to build one;
-#   4. the end-to-end tests that drive that exe from Linux (e2e, -run Wine).
+#   4. the end-to-end tests that drive that exe from Linux, so they can
+#      SIGKILL its Wine processes and count them in /proc (e2e, ^TestWine).
 #
-# usage: scripts/wine/test-windows.sh [PACKAGES...]   (default ./...)
-# Env: KEEP_PREFIX=1 keeps the prefix (its path is printed) for a look.
+# usage: scripts/wine/test-windows.sh [PACKAGES...]   (default ./... and the e2e)
+# Env: WINE_E2E=REGEX runs those end-to-end tests (default: all of them
+# without PACKAGES, none with), WINE_E2E=none none; KEEP_PREFIX=1 keeps the
+# prefix (its path is printed) for a look.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=scripts/wine
@@ -22,16 +25,10 @@ started=$(date +%s%N)
 "$here/../install-windows-test-deps.sh" >/dev/null
 
 work=$(mktemp -d /tmp/hermes-wine-lane.XXXXXX)
-export WINEPREFIX=$work/prefix
-export WINEDEBUG=-all            # Wine's fixme chatter buries the test output
-export WINEDLLOVERRIDES='mscoree,mshtml=' # no Mono or Gecko install prompts
-export WINEARCH=win64
-unset DISPLAY WAYLAND_DISPLAY    # nothing here needs a window; keeps Wine off X
-wine=/usr/lib/wine/wine64        # wine's launcher script nags about wine32
+. "$here/prefix.sh"
 
 cleanup() {
-	wineserver -k 2>/dev/null || true # ends whatever the tests left in the prefix
-	wineserver -w 2>/dev/null || true
+	wine_prefix_end
 	if [ "${KEEP_PREFIX:-}" = 1 ]; then
 		echo "test-windows: prefix kept in $WINEPREFIX"
 	else
@@ -40,22 +37,33 @@ cleanup() {
 }
 trap cleanup EXIT
 
+wine_prefix "$work/prefix"
 echo "test-windows: prefix $WINEPREFIX"
-"$wine" wineboot -i >/dev/null 2>&1
-"$wine" winecfg -v win10 >/dev/null 2>&1
-x86_64-w64-mingw32-gcc -shared -O2 -s -Wall -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
-	"$here/bcryptprimitives.c" -ladvapi32
 overlay=$("$here/deleteat-overlay.sh" "$work/overlay")
 
 export GOOS=windows GOARCH=amd64 CGO_ENABLED=0
 exe=$work/bin/hermes-desktop.exe
 go build -o "$exe" .
-export HERMES_DESKTOP_TEST_EXE="Z:${exe//\//\\}"
+export HERMES_DESKTOP_TEST_EXE=$(win_path "$exe")
 
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
+e2e=${WINE_E2E:-}
+if [ ${#pkgs[@]} -eq 0 ]; then
+	pkgs=(./...)
+	e2e=${e2e:-^TestWine}
+fi
 status=0
 go test -overlay "$overlay" -exec "$PWD/$here/exec.sh" -count=1 -timeout 15m "${pkgs[@]}" || status=$?
+
+if [ -n "$e2e" ] && [ "$e2e" != none ]; then
+	echo "test-windows: end to end ($e2e), driven from Linux"
+	e2e_status=0
+	HERMES_DESKTOP_WINE_EXE=$exe GOOS= GOARCH= CGO_ENABLED=1 \
+		go test -count=1 -timeout 15m -v -run "$e2e" ./e2e >"$work/e2e.log" 2>&1 || e2e_status=$?
+	# -v for the figures the tests log; the rest of -v's chatter left out.
+	grep -vE '^=== (PAUSE|CONT)' "$work/e2e.log" || true
+	[ $e2e_status = 0 ] || status=1
+fi
 
 ms=$((($(date +%s%N) - started) / 1000000))
 printf 'test-windows: lane took %d.%01d s\n' $((ms / 1000)) $((ms % 1000 / 100))
