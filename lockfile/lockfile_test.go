@@ -291,6 +291,24 @@ func TestLocks(t *testing.T) {
 	}
 }
 
+// TestHeldUnderAFile: a lock that cannot be reached because a file stands
+// where its directory should be is not "free" (which would read as "its
+// owner is dead"): Windows says "path not found" there, as for a missing
+// file, and only the missing file means free.
+func TestHeldUnderAFile(t *testing.T) {
+	dir := t.TempDir()
+	if held, err := Held(filepath.Join(dir, "missing", ownerLockName)); err != nil || held {
+		t.Errorf("under a missing directory: got %v, %v, want false, nil", held, err)
+	}
+	file := filepath.Join(dir, "owner-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := Held(filepath.Join(file, ownerLockName)); err == nil {
+		t.Errorf("under a file: got %v, nil, want an error", held)
+	}
+}
+
 func TestHostileLockFile(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "elsewhere")
