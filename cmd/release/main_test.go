@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"hermes-desktop/backend/update"
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
 // TestKeygenSignVerify runs the tool as a release does and checks the
@@ -23,9 +24,7 @@ func TestKeygenSignVerify(t *testing.T) {
 	if code := run([]string{"keygen", "-out", keys}, &out, io.Discard); code != 0 {
 		t.Fatalf("keygen: exit %d", code)
 	}
-	if fi, err := os.Stat(filepath.Join(keys, KeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("update.key: %v %v, want 0600", fi.Mode(), err)
-	}
+	lockfiletest.WantPrivate(t, filepath.Join(keys, KeyFile), 0o600)
 	if code := run([]string{"keygen", "-out", keys}, io.Discard, io.Discard); code == 0 {
 		t.Error("keygen overwrote an existing key")
 	}
