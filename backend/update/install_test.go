@@ -88,6 +88,38 @@ func TestInspectResolvesSymlink(t *testing.T) {
 	wantInstall(t, in, exe, true)
 }
 
+// TestStageRemovesLeftovers: what earlier updates left next to the target
+// (a staged copy of an interrupted one; a failed version or an older .old
+// moved aside because it still ran) goes at the next Stage, even one whose
+// smoke test fails; nothing else in the directory is touched.
+func TestStageRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	current := filepath.Join(dir, exeName)
+	leftovers := []string{"." + exeName + ".update-123", exeName + ".failed-0a1b2c", exeName + ".old.del-0a1b2c"}
+	kept := []string{exeName, exeName + ".old", "other" + ".failed-0a1b2c", exeName + ".failedx", exeName + ".old.delx"}
+	for _, name := range append(append([]string(nil), leftovers...), kept...) {
+		writeFile(t, filepath.Join(dir, name), name)
+	}
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	writeFile(t, artifact, "not a program")
+	in := Install{Exe: current, Target: Target{Path: current}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := Stage(ctx, artifact, in, "1.1.0"); !errors.Is(err, ErrSmoke) {
+		t.Fatalf("staging a non-program: got %v, want ErrSmoke", err)
+	}
+	for _, name := range leftovers {
+		if _, err := os.Lstat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: got %v, want it removed", name, err)
+		}
+	}
+	for _, name := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: got %v, want it kept", name, err)
+		}
+	}
+}
+
 func TestSwapFailureLeavesTheTarget(t *testing.T) {
 	dir := t.TempDir()
 	current := filepath.Join(dir, exeName)

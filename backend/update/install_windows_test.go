@@ -109,6 +109,16 @@ func wantOnly(t *testing.T, dir string, names ...string) {
 	}
 }
 
+// leftover is the one file in dir whose name starts with prefix.
+func leftover(t *testing.T, dir, prefix string) string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
+	if len(matches) != 1 {
+		t.Fatalf("%s%s*: got %v, want one", dir, prefix, matches)
+	}
+	return matches[0]
+}
+
 // server is a running `hermes-desktop serve`: a process whose image is the
 // file a swap renames.
 type server struct {
@@ -277,4 +287,47 @@ func TestSwapRunningExe(t *testing.T) {
 	wantSame(t, current, running, "the running version, back in place")
 	wantOnly(t, dir, exeName) // the failed version did not run: removed at once
 	srv.wantServing(t)
+}
+
+// TestRunningVersionsWaitForTheNextStage: what cannot be removed because it
+// runs (an older .old at the next swap, the failed version at a restore)
+// moves aside, its process untouched, and the next Stage removes it once
+// it no longer runs.
+func TestRunningVersionsWaitForTheNextStage(t *testing.T) {
+	dir, in, artifact, version := installed(t)
+	current, old := in.Target.Path, OldPath(in.Target)
+	first := stat(t, current)
+	staged, second := stage(t, artifact, in, version)
+	if err := Swap(staged, in.Target); err != nil {
+		t.Fatal(err)
+	}
+	// The previous version still runs (a handoff in progress) when the
+	// next update comes.
+	prev := startServe(t, old)
+	staged, third := stage(t, artifact, in, version)
+	if err := Swap(staged, in.Target); err != nil {
+		t.Fatal(err)
+	}
+	wantSame(t, current, third, "the newest version")
+	wantSame(t, old, second, "the version it replaced")
+	wantSame(t, leftover(t, dir, exeName+OldSuffix+deletedInfix), first, "the running older .old, moved aside")
+
+	// The newest version runs, fails its health window and is rolled back.
+	failed := startServe(t, current)
+	if err := Restore(in.Target); err != nil {
+		t.Fatal(err)
+	}
+	wantSame(t, current, second, "the version rolled back to")
+	wantSame(t, leftover(t, dir, exeName+failedInfix), third, "the running failed version, moved aside")
+	prev.wantServing(t)
+	failed.wantServing(t)
+
+	prev.stop(t)
+	failed.stop(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := Stage(ctx, artifact, in, "99.0.0"); !errors.Is(err, ErrSmoke) {
+		t.Fatalf("staging with the wrong version: got %v, want ErrSmoke", err)
+	}
+	wantOnly(t, dir, exeName)
 }
