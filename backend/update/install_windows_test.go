@@ -31,13 +31,20 @@ const readyPrefix = "HERMES_BACKEND_READY port="
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
 
 // realExe is a real hermes-desktop.exe: the one the Wine lane prebuilt
-// (there is no Go toolchain inside Wine), else one built now.
+// (there is no Go toolchain inside Wine), else one built now, copied to a
+// name with .exe (testbin builds "hermes-desktop", which Windows will not
+// run by that name).
 func realExe(t *testing.T) string {
 	t.Helper()
 	if exe := os.Getenv("HERMES_DESKTOP_TEST_EXE"); exe != "" {
 		return exe
 	}
-	return testbin.Path(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("no prebuilt exe in HERMES_DESKTOP_TEST_EXE, and no Go to build one: %v", err)
+	}
+	exe := filepath.Join(t.TempDir(), exeName)
+	copyFile(t, testbin.Path(t), exe)
+	return exe
 }
 
 // versionOf is the version exe prints for the smoke test.
