@@ -146,9 +146,9 @@ func SSHLockDirs(hermesHome, userHome string) []string {
 // SSHLockClaims reads every <dir>/*/backend.lock.json in dirs (see
 // SSHLockDirs), each directory once even when two paths name it. A missing
 // directory claims nothing; one that is not a directory, or sits under a
-// file, is not missing (see absent). One that cannot be listed makes the error
-// non-nil (the caller must fail closed), but the claims of the others are
-// still returned: each can spare the PIDs it names.
+// file, is not missing (see absent). One that cannot be listed makes the
+// error non-nil (the caller must fail closed), but the claims of the others
+// are still returned: each can spare the PIDs it names.
 func SSHLockClaims(dirs ...string) ([]ForeignClaim, error) {
 	var claims []ForeignClaim
 	var errs []error

@@ -159,10 +159,10 @@ func (g *Guard) logEpisodes(warns []TreeWarning) {
 
 // stopDuplicates keeps the newest MaxDuplicateChildren of each duplicate
 // group and sends the others SIGTERM (where the OS has one; see terminate).
-// Targets come from the walk of the
-// backend's own tree and the backend itself is never one, so nothing
-// outside the tree, nor the backend or its shim, can be hit; each signal
-// re-validates the identity seen in the sample.
+// Targets come from the walk of the backend's own tree and the backend
+// itself is never one, so nothing outside the tree, nor the backend or its
+// shim, can be hit; each signal re-validates the identity seen in the
+// sample.
 func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time) {
 	keep := g.cfg.MaxDuplicateChildren
 	stopped := map[int]bool{}
