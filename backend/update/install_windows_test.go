@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -194,7 +193,7 @@ func (s *server) wantServing(t *testing.T) {
 
 // readyWriter takes serve's stdout and sends the port of its READY line.
 type readyWriter struct {
-	mu    sync.Mutex // guards buf and sent
+	mu    sync.Mutex // guards buf and sent (exec writes from its own goroutine)
 	buf   []byte
 	sent  bool
 	ready chan<- int
@@ -222,8 +221,6 @@ func (w *readyWriter) Write(p []byte) (int, error) {
 		}
 	}
 }
-
-var _ io.Writer = (*readyWriter)(nil)
 
 // installed copies the real binary into a fresh install directory, as
 // hermes-desktop.exe, and an artifact to update it with (a file named as
