@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -146,16 +145,17 @@ func SSHLockDirs(hermesHome, userHome string) []string {
 
 // SSHLockClaims reads every <dir>/*/backend.lock.json in dirs (see
 // SSHLockDirs), each directory once even when two paths name it. A missing
-// directory claims nothing. One that cannot be listed makes the error
-// non-nil (the caller must fail closed), but the claims of the others are
-// still returned: each can spare the PIDs it names.
+// directory claims nothing; one that is not a directory, or sits under a
+// file, is not missing (see absent). One that cannot be listed makes the
+// error non-nil (the caller must fail closed), but the claims of the others
+// are still returned: each can spare the PIDs it names.
 func SSHLockClaims(dirs ...string) ([]ForeignClaim, error) {
 	var claims []ForeignClaim
 	var errs []error
 	var seen []os.FileInfo
 	for _, dir := range dirs {
 		fi, err := os.Stat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
+		if absent(dir, err) {
 			continue
 		}
 		if err == nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, fi) }) {
@@ -176,7 +176,7 @@ func SSHLockClaims(dirs ...string) ([]ForeignClaim, error) {
 // sshLockClaimsIn reads the locks of one desktop-ssh directory.
 func sshLockClaimsIn(dir string) ([]ForeignClaim, error) {
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if absent(dir, err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -186,7 +186,7 @@ func sshLockClaimsIn(dir string) ([]ForeignClaim, error) {
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name(), sshLockName)
 		data, err := ReadForeign(path, maxForeignSize)
-		if errors.Is(err, fs.ErrNotExist) {
+		if absent(path, err) {
 			continue // a directory without a lock claims nothing
 		}
 		c := ForeignClaim{Path: path}
@@ -249,7 +249,7 @@ func GatewayClaims(hermesHome string) []ForeignClaim {
 	for _, name := range []string{"gateway.pid", "gateway.lock"} {
 		path := filepath.Join(hermesHome, name)
 		data, err := ReadForeign(path, maxForeignSize)
-		if errors.Is(err, fs.ErrNotExist) {
+		if absent(path, err) {
 			continue
 		}
 		c := ForeignClaim{Path: path}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hermes-desktop/internal/proc"
 )
 
 const sshID = "0123456789abcdef0123456789abcdef"
@@ -133,8 +135,14 @@ func TestSSHLockClaimsBothDirs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "desktop-ssh"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// HERMES_HOME itself a file: Windows says "path not found" for
+	// HERMES_HOME\desktop-ssh, as it does when HERMES_HOME is missing.
+	fileHome := filepath.Join(base, "file-home")
+	if err := os.WriteFile(fileHome, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	link := filepath.Join(base, "link-to-dot-hermes")
-	linked := os.Symlink(userDot, link) == nil
+	linked := os.Symlink(userDot, link) == nil && !proc.UnderWine()
 
 	cases := []struct {
 		name               string
@@ -148,12 +156,17 @@ func TestSSHLockClaimsBothDirs(t *testing.T) {
 		{"HERMES_HOME is ~/.hermes/ spelled otherwise", userDot + "/./", user, []int{1111}, false, false},
 		{"HERMES_HOME links to ~/.hermes: read once", link, user, []int{1111}, false, true},
 		{"HERMES_HOME has no locks", filepath.Join(base, "empty"), user, []int{1111}, false, false},
+		{"HERMES_HOME and its parent missing", filepath.Join(base, "gone", "hermes"), user, []int{1111}, false, false},
 		{"HERMES_HOME unreadable: fail closed, keep ~'s claims", broken, user, []int{1111}, true, false},
+		{"HERMES_HOME is a file: fail closed, keep ~'s claims", fileHome, user, []int{1111}, true, false},
+		{"~ is a file: fail closed, keep HERMES_HOME's claims", custom, fileHome, []int{2222}, true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.needsLink && !linked {
-				t.Skip("cannot create symbolic links here")
+				// Windows wants a privilege (or developer mode) for
+				// them; Wine reports one made and makes nothing.
+				t.Skip("no symbolic links here: Windows wants a privilege for them, Wine makes none")
 			}
 			claims, err := SSHLockClaims(SSHLockDirs(tc.hermesHome, tc.home)...)
 			if (err != nil) != tc.wantErr {
@@ -251,6 +264,27 @@ func TestGatewayClaims(t *testing.T) {
 				t.Errorf("got pids %v with %d errors, want %v with %d", pids, errs, tc.wantPIDs, tc.wantErrs)
 			}
 		})
+	}
+}
+
+// TestGatewayClaimsUnderAFile: a file where HERMES_HOME should be hides
+// the gateway's PID file rather than proving there is none, so both names
+// come back as claims with an error and the reaper fails closed. (Windows
+// says "path not found" there, the error it gives for a missing file.)
+func TestGatewayClaimsUnderAFile(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "hermes-home")
+	if err := os.WriteFile(home, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	claims := GatewayClaims(home)
+	errs := 0
+	for _, c := range claims {
+		if c.Err != nil {
+			errs++
+		}
+	}
+	if len(claims) != 2 || errs != 2 {
+		t.Errorf("got %+v, want 2 claims, both with an error", claims)
 	}
 }
 

@@ -89,10 +89,12 @@ func (l *Lock) Release() error {
 }
 
 // Held reports whether a live process holds the lock at path. A missing
-// file is not held. The probe takes the lock for an instant when it is
-// free, which is harmless: a free lock has no holder to disturb.
+// file is not held; one that cannot be reached (a file where its directory
+// should be) is an error, not "free". The probe takes the lock for an
+// instant when it is free, which is harmless: a free lock has no holder to
+// disturb.
 func Held(path string) (bool, error) {
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(path); absent(path, err) {
 		return false, nil
 	}
 	l, err := Acquire(path)

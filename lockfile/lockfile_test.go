@@ -34,21 +34,40 @@ func TestEnsureDir(t *testing.T) {
 	if err := EnsureDir(dir); err != nil {
 		t.Fatalf("EnsureDir new: %v", err)
 	}
-	fi, err := os.Stat(dir)
-	if err != nil || fi.Mode().Perm() != 0o700 {
-		t.Fatalf("mode: got %v (%v), want 0700", fi.Mode().Perm(), err)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("EnsureDir made no directory: %v", err)
 	}
+	wantPrivate(t, dir, 0o700)
 	if err := EnsureDir(dir); err != nil {
 		t.Fatalf("EnsureDir existing: %v", err)
 	}
-	link := filepath.Join(base, "link")
-	if err := os.Symlink(dir, link); err != nil {
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := EnsureDir(file); !errors.Is(err, ErrUnsafePath) {
+		t.Errorf("a file: got %v, want ErrUnsafePath", err)
+	}
+}
+
+func TestEnsureDirRefusesSymlink(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "real")
+	if err := EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	symlink(t, dir, link)
 	if err := EnsureDir(link); !errors.Is(err, ErrUnsafePath) {
 		t.Errorf("symlink: got %v, want ErrUnsafePath", err)
 	}
-	loose := filepath.Join(base, "loose")
+}
+
+func TestEnsureDirRefusesLooseMode(t *testing.T) {
+	if !hasModeBits {
+		t.Skip("no mode bits on this OS to make a directory writable by others")
+	}
+	loose := filepath.Join(t.TempDir(), "loose")
 	if err := os.Mkdir(loose, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +78,7 @@ func TestEnsureDir(t *testing.T) {
 		t.Errorf("world-writable: got %v, want ErrUnsafePath", err)
 	}
 	if fi, _ := os.Stat(loose); fi.Mode().Perm() != 0o757 {
-		t.Errorf("EnsureDir changed the mode of a refused dir to %v", fi.Mode().Perm())
+		t.Errorf("EnsureDir changed the mode of a refused dir: got %v, want %v", fi.Mode().Perm(), os.FileMode(0o757))
 	}
 }
 
@@ -72,10 +91,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err := rs.Write(r); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(filepath.Join(rs.Dir(), r.Nonce+".json"))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("record file mode: got %v (%v), want 0600", fi.Mode().Perm(), err)
-	}
+	wantPrivate(t, filepath.Join(rs.Dir(), r.Nonce+".json"), 0o600)
 	got, aside, err := rs.LoadAll()
 	if err != nil || len(aside) != 0 || len(got) != 1 {
 		t.Fatalf("LoadAll: got %d records, %v set aside, err %v", len(got), aside, err)
@@ -155,7 +171,7 @@ func TestLoadAllSetsAsideBadRecords(t *testing.T) {
 	cases := []struct {
 		name string
 		data func(nonce string) []byte
-		mode os.FileMode
+		mode os.FileMode // needs hasModeBits when not 0600
 		want string
 	}{
 		{"not json", func(string) []byte { return []byte("{not json") }, 0o600, "corrupt"},
@@ -174,6 +190,9 @@ func TestLoadAllSetsAsideBadRecords(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.mode != 0o600 && !hasModeBits {
+				t.Skip("no mode bits on this OS to make a record writable by others")
+			}
 			rs, _ := OpenRecords(t.TempDir())
 			if err := rs.Write(good); err != nil {
 				t.Fatal(err)
@@ -219,9 +238,7 @@ func TestSymlinkRecordIsMovedNotFollowed(t *testing.T) {
 	}
 	nonce, _ := NewNonce()
 	link := filepath.Join(rs.Dir(), nonce+".json")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	symlink(t, target, link)
 	_, aside, _ := rs.LoadAll()
 	if len(aside) != 1 || !errors.Is(aside[0].Reason, ErrUnsafePath) {
 		t.Fatalf("got %+v, want the symlink set aside as unsafe", aside)
@@ -291,18 +308,76 @@ func TestLocks(t *testing.T) {
 	}
 }
 
-func TestHostileLockFile(t *testing.T) {
+// TestHeldUnderAFile: a lock that cannot be reached because a file stands
+// where its directory should be is not "free" (which would read as "its
+// owner is dead"): Windows says "path not found" there, as for a missing
+// file, and only the missing file means free.
+func TestHeldUnderAFile(t *testing.T) {
 	dir := t.TempDir()
-	target := filepath.Join(t.TempDir(), "elsewhere")
-	if err := os.WriteFile(target, nil, 0o600); err != nil {
+	if held, err := Held(filepath.Join(dir, "missing", ownerLockName)); err != nil || held {
+		t.Errorf("under a missing directory: got %v, %v, want false, nil", held, err)
+	}
+	file := filepath.Join(dir, "owner-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(target, filepath.Join(dir, InstanceLockName)); err != nil {
-		t.Fatal(err)
+	if held, err := Held(filepath.Join(file, ownerLockName)); err == nil {
+		t.Errorf("under a file: got %v, nil, want an error", held)
 	}
-	if _, err := AcquireInstance(dir); !errors.Is(err, ErrUnsafePath) {
-		t.Errorf("symlinked lock: got %v, want ErrUnsafePath", err)
-	}
+}
+
+// TestHostileLockFile: a lock path that is not a plain file of ours is
+// refused without opening it, and a refused or failed attempt keeps no
+// handle open. Windows cannot delete a file while a handle to it is open
+// (Go opens without FILE_SHARE_DELETE), so there the removals below fail if
+// one leaked; on Unix they always succeed.
+func TestHostileLockFile(t *testing.T) {
+	t.Run("directory in place of the lock", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, InstanceLockName)
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		l, err := AcquireInstance(dir)
+		if !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("got %v, want ErrUnsafePath", err)
+		}
+		l.Release()
+		if err := os.Remove(path); err != nil {
+			t.Errorf("remove after the refusal: got %v, want nil", err)
+		}
+	})
+	t.Run("held lock", func(t *testing.T) {
+		dir := t.TempDir()
+		holder, err := AcquireInstance(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := AcquireInstance(dir)
+		if !errors.Is(err, ErrHeld) {
+			t.Errorf("got %v, want ErrHeld", err)
+		}
+		l.Release()
+		if err := holder.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(dir, InstanceLockName)); err != nil {
+			t.Errorf("remove after the failed attempt and the release: got %v, want nil", err)
+		}
+	})
+	t.Run("symlinked lock", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(t.TempDir(), "elsewhere")
+		if err := os.WriteFile(target, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		symlink(t, target, filepath.Join(dir, InstanceLockName))
+		l, err := AcquireInstance(dir)
+		if !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("got %v, want ErrUnsafePath", err)
+		}
+		l.Release() // a lock wrongly taken still must not outlive the test
+	})
 }
 
 func FuzzParseRecord(f *testing.F) {

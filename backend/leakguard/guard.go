@@ -19,8 +19,15 @@ type Guard struct {
 	notify  func(line string) // a line for the backend's own log
 	sampler Sampler
 	rss     []rssPoint
-	active  map[string]bool       // warnings of the current episodes
-	ending  map[int]*proc.Stopper // duplicates being stopped
+	active  map[string]bool // warnings of the current episodes
+	ending  map[int]stopper // duplicates being stopped
+}
+
+// stopper is one duplicate being stopped: asked to stop now, killed once
+// the grace period is over (a *proc.Stopper; see terminate).
+type stopper interface {
+	Identity() proc.Identity
+	Escalate(now time.Time)
 }
 
 type rssPoint struct {
@@ -39,7 +46,7 @@ func New(cfg Config, log *slog.Logger, notify func(line string)) *Guard {
 	if notify == nil {
 		notify = func(string) {}
 	}
-	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]*proc.Stopper{}}
+	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]stopper{}}
 }
 
 // Reset forgets everything about the previous instance.
@@ -151,10 +158,11 @@ func (g *Guard) logEpisodes(warns []TreeWarning) {
 }
 
 // stopDuplicates keeps the newest MaxDuplicateChildren of each duplicate
-// group and sends the others SIGTERM. Targets come from the walk of the
-// backend's own tree and the backend itself is never one, so nothing
-// outside the tree, nor the backend or its shim, can be hit; each signal
-// re-validates the identity seen in the sample.
+// group and sends the others SIGTERM (where the OS has one; see terminate).
+// Targets come from the walk of the backend's own tree and the backend
+// itself is never one, so nothing outside the tree, nor the backend or its
+// shim, can be hit; each signal re-validates the identity seen in the
+// sample.
 func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time) {
 	keep := g.cfg.MaxDuplicateChildren
 	stopped := map[int]bool{}
@@ -168,7 +176,7 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 				stopped[pid] = true
 				continue
 			}
-			stop, err := proc.Terminate(p.id, grace, now)
+			stop, err := terminate(p.id, grace, now)
 			if err != nil {
 				g.log.Warn("leak guard: stop duplicate", "pid", pid, "err", err)
 				continue

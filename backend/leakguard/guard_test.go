@@ -2,7 +2,6 @@ package leakguard
 
 import (
 	"log/slog"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -79,29 +78,28 @@ func TestGuardWarnings(t *testing.T) {
 	}
 }
 
+// TestGuardStopsOldestDuplicatesOnly: of four copies of one child, the two
+// oldest are stopped, at once by SIGTERM where there is one, else (Windows)
+// killed by a Check once the grace period is over; the two newest are kept.
 func TestGuardStopsOldestDuplicatesOnly(t *testing.T) {
 	g, _ := testGuard(Config{MaxDuplicateChildren: 2})
 	var kids []TreeProc
-	var cmds []*exec.Cmd
 	for i := 0; i < 4; i++ {
-		c := exec.Command("sleep", "60")
-		if err := c.Start(); err != nil {
+		c := startHelper(t, nil, "sleep", sleeperArg)
+		p, err := proc.Stat(c.Process.Pid)
+		if err != nil {
 			t.Fatal(err)
 		}
-		cmds = append(cmds, c)
-		p, _ := proc.Stat(c.Process.Pid)
-		kids = append(kids, TreeProc{PID: p.PID, Argv: []string{"sleep", "60"}, Started: time.Now().Add(time.Duration(i) * time.Second), id: p.Identity()})
+		kids = append(kids, TreeProc{PID: p.PID, Argv: []string{"mcp-server", "--stdio"}, Started: time.Now().Add(time.Duration(i) * time.Second), id: p.Identity()})
 	}
-	defer func() {
-		for _, c := range cmds {
-			_ = c.Process.Kill()
-			_ = c.Wait()
-		}
-	}()
-	s := sampleOf(0, append([]TreeProc{{PID: 1, Argv: []string{"backend"}}}, kids...)...)
-	g.Check(s, 50*time.Millisecond)
+	tree := func() *TreeSample {
+		return sampleOf(0, append([]TreeProc{{PID: 1, Argv: []string{"backend"}}}, kids...)...)
+	}
+	const grace = 50 * time.Millisecond
+	s := tree()
+	g.Check(s, grace)
 	if len(s.Duplicates) != 1 || s.Duplicates[0].Count != 2 {
-		t.Fatalf("after the policy: %+v", s.Duplicates)
+		t.Fatalf("after the policy: got %+v, want one group of 2", s.Duplicates)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for _, k := range kids[:2] { // the two oldest: stopped (zombies of ours count as gone)
@@ -114,11 +112,12 @@ func TestGuardStopsOldestDuplicatesOnly(t *testing.T) {
 				t.Fatalf("oldest duplicate %d still runs", k.PID)
 			}
 			time.Sleep(10 * time.Millisecond)
+			g.Check(tree(), grace) // as the supervisor does at each sample
 		}
 	}
 	for _, k := range kids[2:] {
 		if running, _ := proc.Running(k.id); !running {
-			t.Errorf("kept child %d (newest) was stopped", k.PID)
+			t.Errorf("kept child %d (newest): got stopped, want running", k.PID)
 		}
 	}
 }

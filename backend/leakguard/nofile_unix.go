@@ -44,3 +44,6 @@ func ApplyNofileFloor(floor int) (string, error) {
 	}
 	return fmt.Sprintf("open-file limit for backends raised from %d to %d (floor %d, hard limit %d)", inherited, target, floor, lim.Max), nil
 }
+
+// nofileSoft reads pid's soft RLIMIT_NOFILE.
+func nofileSoft(pid int) (uint64, error) { return proc.NofileSoft(pid) }

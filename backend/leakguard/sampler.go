@@ -88,7 +88,7 @@ type Sampler struct {
 	argv   map[int]seenArgv // by PID, for the processes of the last sample
 	nofile seenNofile
 	// readArgv and readNofile read what is remembered; nil means
-	// proc.Cmdline and proc.NofileSoft (tests count the reads).
+	// proc.Cmdline and nofileSoft (tests count the reads).
 	readArgv   func(pid int) ([]string, error)
 	readNofile func(pid int) (uint64, error)
 }
@@ -215,7 +215,7 @@ func (sm *Sampler) nofileOf(backend proc.Identity, now time.Time, ps []TreeProc)
 		n = seenNofile{backend: backend, read: now}
 		read := sm.readNofile
 		if read == nil {
-			read = proc.NofileSoft
+			read = nofileSoft
 		}
 		if soft, err := read(backend.PID); err == nil {
 			n.soft = int64(soft)

@@ -1,9 +1,11 @@
 package leakguard
 
 import (
+	"bufio"
 	"errors"
-	"os/exec"
+	"io"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,41 +126,45 @@ func TestSamplerReadsTheOpenFileLimitAgainWhenItMatters(t *testing.T) {
 // A real tree, sampled twice by one Sampler: the second sample reads no
 // command line and no limit again, and says the same.
 func TestSamplerSamplesARealTree(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "sleep 600 & sleep 600 & wait")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	var out io.ReadCloser
+	cmd := startHelper(t, &out, "parent")
+	// Sampled before both sleepers have exec'd, one could still be a copy
+	// of the parent, which the Sampler notices only when the name (comm)
+	// changes: not here, where both run the test binary.
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the parent helper: got %q (%v), want ready", line, err)
 	}
 	root, err := proc.Lookup(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before startHelper's: the sleepers first, found by identity
 		if kids, err := proc.DescendantsOf(root.PID); err == nil {
 			for _, k := range kids {
-				_ = proc.Signal(k.Identity(), 9)
+				_ = proc.Signal(k.Identity(), syscall.SIGKILL)
 			}
 		}
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
 	})
 	var argvReads, nofileReads int
 	sm := &Sampler{
 		readArgv:   func(pid int) ([]string, error) { argvReads++; return proc.Cmdline(pid) },
-		readNofile: func(pid int) (uint64, error) { nofileReads++; return proc.NofileSoft(pid) },
+		readNofile: func(pid int) (uint64, error) { nofileReads++; return nofileSoft(pid) },
 	}
-	// Until both children have exec'd, they are two copies of the shell;
-	// the Sampler must catch up once they run sleep.
-	twoSleeps := func(s *TreeSample) bool {
-		return s.Count == 3 && len(s.Duplicates) == 1 && s.Duplicates[0].Count == 2 &&
-			slices.Equal(s.Duplicates[0].Argv, []string{"sleep", "600"})
+	// The process table may take a moment to show both.
+	twoSleepers := func(s *TreeSample) bool {
+		if s.Count != 3 || len(s.Duplicates) != 1 || s.Duplicates[0].Count != 2 {
+			return false
+		}
+		argv := s.Duplicates[0].Argv
+		return len(argv) > 0 && argv[len(argv)-1] == sleeperArg
 	}
 	var first *TreeSample
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if first, err = sm.Sample(root, ""); err == nil && twoSleeps(first) {
+		if first, err = sm.Sample(root, ""); err == nil && twoSleepers(first) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the tree never showed a shell and two sleeps: %+v, %v", first, err)
+			t.Fatalf("the tree never showed a parent and two sleepers: %+v, %v", first, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -167,12 +173,15 @@ func TestSamplerSamplesARealTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The two sleeps are duplicates, so their lines are read again; the
-	// shell's is not, nor the limit.
+	// The two sleepers are duplicates, so their lines are read again; the
+	// parent's is not, nor the limit.
 	if argvReads != 2 || nofileReads != 0 {
 		t.Errorf("second sample: got %d command line and %d limit reads, want 2 and 0", argvReads, nofileReads)
 	}
-	if second.Count != first.Count || len(second.Duplicates) != 1 || second.NofileSoft != first.NofileSoft || second.NofileSoft == 0 {
+	if second.Count != first.Count || len(second.Duplicates) != 1 || second.NofileSoft != first.NofileSoft {
 		t.Errorf("second sample %+v differs from the first %+v", second, first)
+	}
+	if (second.NofileSoft != 0) != hasNofileLimit {
+		t.Errorf("open-file limit: got %d, want one: %v", second.NofileSoft, hasNofileLimit)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
 func TestSettingsValidate(t *testing.T) {
@@ -109,9 +111,7 @@ func TestSaveAndLoad(t *testing.T) {
 	if err := Save(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(filepath.Join(dir, File)); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("settings file: %v %v", fi.Mode().Perm(), err)
-	}
+	lockfiletest.WantPrivate(t, filepath.Join(dir, File), 0o600)
 	got, notice := Load(dir)
 	if !reflect.DeepEqual(got, want) || notice != "" {
 		t.Errorf("got %+v %q, want %+v", got, notice, want)

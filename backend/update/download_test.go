@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
 func download(t *testing.T, c *Client, progress func(Progress)) (string, error) {
@@ -43,9 +44,7 @@ func TestDownload(t *testing.T) {
 		t.Errorf("last progress %+v after %d calls, want all bytes and a speed", last, calls)
 	}
 	for p, want := range map[string]os.FileMode{path: 0o600, filepath.Dir(path): 0o700, filepath.Dir(filepath.Dir(path)): 0o700} {
-		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
-			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode().Perm(), err, want)
-		}
+		lockfiletest.WantPrivate(t, p, want)
 	}
 	// A second download of the same release is the verified file on disk.
 	before := f.artifactGets.Load()
@@ -155,10 +154,14 @@ func TestDownloadGivesUpWhenOffline(t *testing.T) {
 	}
 }
 
+// TestClassifyDiskFull: every error this OS reports a full disk (or a
+// full quota) with is ErrDiskFull; others are left alone.
 func TestClassifyDiskFull(t *testing.T) {
-	err := classifyWrite(&os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC})
-	if !errors.Is(err, ErrDiskFull) || Reason(err) != "disk-full" {
-		t.Errorf("got %v, want ErrDiskFull", err)
+	for _, errno := range diskFullErrnos {
+		err := classifyWrite(&os.PathError{Op: "write", Path: "x", Err: errno})
+		if !errors.Is(err, ErrDiskFull) || Reason(err) != "disk-full" {
+			t.Errorf("%v: got %v (reason %q), want ErrDiskFull (disk-full)", errno, err, Reason(err))
+		}
 	}
 	if err := classifyWrite(os.ErrPermission); errors.Is(err, ErrDiskFull) {
 		t.Errorf("got %v, want it left alone", err)

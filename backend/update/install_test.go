@@ -10,18 +10,30 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
-// fakeBinary writes a shell script that answers `version --json` with
-// version, as a hermes-desktop binary does.
-func fakeBinary(t *testing.T, dir, name, version string) string {
+// writeFile writes a file the tests need only as bytes, never as a program.
+func writeFile(t *testing.T, path, content string) {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	script := "#!/bin/sh\n[ \"$1 $2\" = 'version --json' ] && echo '{\"version\":\"" + version + "\"}' && exit 0\nexit 3\n"
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return path
+}
+
+// wantInstall checks what Inspect found for exe: its real path (links
+// resolved, so the name the installer gave it, .exe and all on Windows)
+// as Exe and as the target, and whether it is self-managed.
+func wantInstall(t *testing.T, in Install, exe string, selfManaged bool) {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Exe != real || in.Target != (Target{Path: real}) || in.SelfManaged() != selfManaged {
+		t.Errorf("got %+v (self-managed %v), want %s, self-managed %v", in, in.SelfManaged(), real, selfManaged)
+	}
 }
 
 func TestInspect(t *testing.T) {
@@ -36,24 +48,18 @@ func TestInspect(t *testing.T) {
 	}
 	for _, tc := range cases {
 		dir := t.TempDir()
-		exe := fakeBinary(t, dir, "hermes-desktop", "1.0.0")
+		exe := filepath.Join(dir, exeName)
+		writeFile(t, exe, "the installed binary")
 		if tc.marker != "" {
 			if err := os.WriteFile(filepath.Join(dir, MarkerFile), []byte(tc.marker), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		// Started through a symlink, as ~/.local/bin/hermes-desktop is.
-		link := filepath.Join(t.TempDir(), "hermes-desktop")
-		if err := os.Symlink(exe, link); err != nil {
-			t.Fatal(err)
-		}
-		in, err := Inspect(link)
+		in, err := Inspect(exe)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if in.Exe != exe || in.Target.Path != exe || in.SelfManaged() != tc.selfManaged {
-			t.Errorf("marker %q: got %+v (self-managed %v), want %s, self-managed %v", tc.marker, in, in.SelfManaged(), exe, tc.selfManaged)
-		}
+		wantInstall(t, in, exe, tc.selfManaged)
 		if !tc.selfManaged && (in.Why() == "" || in.UpdateCommand("1.1.0") == "") {
 			t.Errorf("marker %q: no reason (%q) or command (%q)", tc.marker, in.Why(), in.UpdateCommand("1.1.0"))
 		}
@@ -63,60 +69,61 @@ func TestInspect(t *testing.T) {
 	}
 }
 
-func TestStageSmokeSwapRestore(t *testing.T) {
+// TestInspectResolvesSymlink: a copy started through a symlink, as
+// ~/.local/bin/hermes-desktop is, is the file the link names: that is what
+// a swap replaces and where the marker is looked for.
+func TestInspectResolvesSymlink(t *testing.T) {
 	dir := t.TempDir()
-	current := fakeBinary(t, dir, "hermes-desktop", "1.0.0")
-	artifact := fakeBinary(t, t.TempDir(), "artifact", "1.1.0")
-	if err := os.Chmod(artifact, 0o600); err != nil { // as downloaded
+	exe := filepath.Join(dir, exeName)
+	writeFile(t, exe, "the installed binary")
+	if err := os.WriteFile(filepath.Join(dir, MarkerFile), []byte(TypePortable), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	link := filepath.Join(t.TempDir(), exeName)
+	lockfiletest.Symlink(t, exe, link)
+	in, err := Inspect(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInstall(t, in, exe, true)
+}
+
+// TestStageRemovesLeftovers: what earlier updates left next to the target
+// (a staged copy of an interrupted one; a failed version or an older .old
+// moved aside because it still ran) goes at the next Stage, even one whose
+// smoke test fails; nothing else in the directory is touched.
+func TestStageRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	current := filepath.Join(dir, exeName)
+	leftovers := []string{"." + exeName + ".update-123", exeName + ".failed-0a1b2c", exeName + ".old.del-0a1b2c"}
+	kept := []string{exeName, exeName + ".old", "other" + ".failed-0a1b2c", exeName + ".failedx", exeName + ".old.delx"}
+	for _, name := range append(append([]string(nil), leftovers...), kept...) {
+		writeFile(t, filepath.Join(dir, name), name)
+	}
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	writeFile(t, artifact, "not a program")
 	in := Install{Exe: current, Target: Target{Path: current}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-
-	if _, err := Stage(ctx, artifact, in, "1.2.0"); !errors.Is(err, ErrSmoke) {
-		t.Fatalf("staging with the wrong version: got %v, want ErrSmoke", err)
+	if _, err := Stage(ctx, artifact, in, "1.1.0"); !errors.Is(err, ErrSmoke) {
+		t.Fatalf("staging a non-program: got %v, want ErrSmoke", err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
-		t.Fatalf("a failed stage left %v", left)
+	for _, name := range leftovers {
+		if _, err := os.Lstat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: got %v, want it removed", name, err)
+		}
 	}
-	staged, err := Stage(ctx, artifact, in, "1.1.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Dir(staged) != dir {
-		t.Errorf("staged in %s, want next to the target (%s)", filepath.Dir(staged), dir)
-	}
-	if err := Swap(staged, in.Target); err != nil {
-		t.Fatal(err)
-	}
-	wantVersion(t, current, "1.1.0")
-	wantVersion(t, OldPath(in.Target), "1.0.0")
-	if _, err := os.Stat(staged); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("staged file still there: %v", err)
-	}
-	// A second update replaces the one .old kept.
-	staged, err = Stage(ctx, fakeBinary(t, t.TempDir(), "a", "1.2.0"), in, "1.2.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Swap(staged, in.Target); err != nil {
-		t.Fatal(err)
-	}
-	wantVersion(t, current, "1.2.0")
-	wantVersion(t, OldPath(in.Target), "1.1.0")
-	if err := Restore(in.Target); err != nil {
-		t.Fatal(err)
-	}
-	wantVersion(t, current, "1.1.0")
-	if _, err := os.Stat(OldPath(in.Target)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf(".old after a restore: %v, want it moved back", err)
+	for _, name := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: got %v, want it kept", name, err)
+		}
 	}
 }
 
 func TestSwapFailureLeavesTheTarget(t *testing.T) {
 	dir := t.TempDir()
-	current := fakeBinary(t, dir, "hermes-desktop", "1.0.0")
+	current := filepath.Join(dir, exeName)
+	writeFile(t, current, "the installed binary")
 	before, _ := os.ReadFile(current)
 	err := Swap(filepath.Join(dir, ".missing"), Target{Path: current})
 	if !errors.Is(err, ErrSwap) {
@@ -125,34 +132,6 @@ func TestSwapFailureLeavesTheTarget(t *testing.T) {
 	if after, _ := os.ReadFile(current); !bytes.Equal(before, after) {
 		t.Error("the target changed after a failed swap")
 	}
-}
-
-func TestSwapBundle(t *testing.T) {
-	dir := t.TempDir()
-	app := filepath.Join(dir, "Hermes Desktop.app")
-	exe := filepath.Join(app, "Contents", "MacOS", "hermes-desktop")
-	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fakeBinary(t, filepath.Dir(exe), "hermes-desktop", "1.0.0")
-	archive := bundleArchive(t, map[string]string{
-		"Hermes Desktop.app/Contents/MacOS/hermes-desktop": "#!/bin/sh\necho '{\"version\":\"1.1.0\"}'\n",
-		"Hermes Desktop.app/Contents/Info.plist":           "<plist/>",
-	}, nil)
-	in := Install{Exe: exe, Target: Target{Path: app, Bundle: true}}
-	staged, err := Stage(context.Background(), archive, in, "1.1.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Swap(staged, in.Target); err != nil {
-		t.Fatal(err)
-	}
-	wantVersion(t, exe, "1.1.0")
-	wantVersion(t, filepath.Join(app+OldSuffix, "Contents", "MacOS", "hermes-desktop"), "1.0.0")
-	if err := Restore(in.Target); err != nil {
-		t.Fatal(err)
-	}
-	wantVersion(t, exe, "1.0.0")
 }
 
 func TestExtractBundleRefuses(t *testing.T) {
@@ -261,8 +240,5 @@ func TestPolicyFiles(t *testing.T) {
 			t.Errorf("after PruneOlder(1.1.0): %s there = %v, want %v", v, err == nil, want)
 		}
 	}
-	fi, err := os.Stat(dir)
-	if err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("updates dir mode %v (%v), want 0700", fi.Mode().Perm(), err)
-	}
+	lockfiletest.WantPrivate(t, dir, 0o700)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -18,14 +19,16 @@ import (
 // stagedPattern names a staged update next to its target: a hidden
 // temporary name in the same directory, so the swap is a rename on one
 // filesystem.
-func stagedPattern(t Target) string { return "." + filepath.Base(t.Path) + ".update-*" }
+func stagedPattern(t Target) string { return stagedPrefix(t) + "*" }
+
+func stagedPrefix(t Target) string { return "." + filepath.Base(t.Path) + ".update-" }
 
 // Stage puts the verified artifact next to in.Target under a temporary
 // name and smoke-tests it: its binary must answer `version --json` with
 // version before anything changes. It returns the staged path (a file, or
 // a bundle directory); on error nothing is left behind.
 func Stage(ctx context.Context, artifact string, in Install, version string) (string, error) {
-	removeStaleStaged(in.Target)
+	removeLeftovers(in.Target)
 	dir := filepath.Dir(in.Target.Path)
 	var staged, exe string
 	var err error
@@ -54,11 +57,18 @@ func Stage(ctx context.Context, artifact string, in Install, version string) (st
 	return staged, nil
 }
 
-// removeStaleStaged removes staged copies an interrupted update left.
-func removeStaleStaged(t Target) {
-	old, _ := filepath.Glob(filepath.Join(filepath.Dir(t.Path), stagedPattern(t)))
-	for _, p := range old {
-		os.RemoveAll(p)
+// removeLeftovers removes the staged copies an interrupted update left, and
+// the versions earlier swaps and restores moved aside while they still ran
+// (leftoverPrefixes). One that still runs stays until the next time: on
+// Windows the removal fails while it runs, which is harmless.
+func removeLeftovers(t Target) {
+	dir := filepath.Dir(t.Path)
+	entries, _ := os.ReadDir(dir)
+	prefixes := append([]string{stagedPrefix(t)}, leftoverPrefixes(t)...)
+	for _, e := range entries {
+		if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(e.Name(), p) }) {
+			os.RemoveAll(filepath.Join(dir, e.Name())) // only names our own swaps make
+		}
 	}
 }
 

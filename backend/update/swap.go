@@ -15,6 +15,22 @@ const OldSuffix = ".old"
 // OldPath is where t's previous version is kept.
 func OldPath(t Target) string { return t.Path + OldSuffix }
 
+// What a swap or a restore cannot remove at once because it still runs
+// (Windows refuses to delete a running executable) moves aside under one of
+// these names, <target>.failed-<random> or <target>.old.del-<random>, and
+// the next Stage removes it (removeLeftovers).
+const (
+	failedInfix  = ".failed-"
+	deletedInfix = ".del-"
+)
+
+// leftoverPrefixes are the name prefixes, in t's directory, of what
+// earlier swaps and restores of t left behind.
+func leftoverPrefixes(t Target) []string {
+	base := filepath.Base(t.Path)
+	return []string{base + failedInfix, base + OldSuffix + deletedInfix}
+}
+
 // Swap puts the staged copy in place of t and keeps the current one as
 // OldPath(t). On any failure the current one stays (or is put back) in
 // place and the staged copy is removed; the error wraps ErrSwap.
@@ -35,7 +51,7 @@ func Swap(staged string, t Target) error {
 
 // Restore puts OldPath(t) back in place of t: the rollback of a Swap. The
 // failed version's file is removed (or, on Windows, where it may still be
-// running, left under a temporary name for the next update to remove).
+// running, left under a temporary name for the next Stage to remove).
 func Restore(t Target) error {
 	var err error
 	if t.Bundle {
@@ -88,7 +104,7 @@ func restoreDir(path string) error {
 // restoreOld moves the failed version aside and .old back; it returns where
 // the failed one went.
 func restoreOld(path string) (string, error) {
-	bad := path + ".failed-" + randomSuffix()
+	bad := path + failedInfix + randomSuffix()
 	if err := os.Rename(path, bad); err != nil {
 		return "", err
 	}

@@ -9,11 +9,11 @@ import (
 // swapFile: Windows cannot replace a running executable but can rename
 // it, so the current file moves aside to .old first, then the staged file
 // takes its name; if that fails, .old moves back. An older .old still in
-// use is renamed aside instead of removed.
+// use is renamed aside instead of removed (the next Stage removes it).
 func swapFile(staged, path string) error {
 	old := path + OldSuffix
 	if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		if err := os.Rename(old, old+".del-"+randomSuffix()); err != nil {
+		if err := os.Rename(old, old+deletedInfix+randomSuffix()); err != nil {
 			return err
 		}
 	}
