@@ -1,15 +1,17 @@
 package watchdog
 
 // The wire protocol between the launcher and the watchdog shim, defined here
-// and nowhere else: the launcher (backend/shim.go, backend/handoff.go) builds
-// and writes it with these names, the shim (ShimMain) parses and reads it
-// with the same names, and protocol_test.go checks that each side inverts
-// the other.
+// and nowhere else: the launcher (backend/instance/shim.go, backend's
+// handoff) builds and writes it with these names, the shim (ShimMain) parses
+// and reads it with the same names, and protocol_test.go checks that each
+// side inverts the other, across a real process boundary too.
 //
 // Command line. The launcher starts every backend as (ShimCommand)
 //
 //	hermes-desktop watchdog --lifeline=3 --report=4 --parent-pid=P \
 //	    --parent-marker=M --nonce=N --grace=5s [--cgroup=NAME] -- CMD ARGS...
+//
+// (on Windows --lifeline and --report carry handle values, not 3 and 4).
 //
 // --cgroup (Linux) names the cgroup v2 the backend's tree is kept in: once
 // the start barrier is released, the shim creates NAME under its own
@@ -212,10 +214,11 @@ func NewShimPipes() (*ShimPipes, error) {
 // prepare keeps the launcher's ends from every child and makes the shim's
 // inheritable, learning the numbers the shim will know them by.
 func (p *ShimPipes) prepare() error {
-	for _, f := range []*os.File{p.Lifeline, p.Report} {
-		if err := keepFromChildren(f); err != nil {
-			return fmt.Errorf("watchdog: %s pipe: %w", f.Name(), err)
-		}
+	if err := keepFromChildren(p.Lifeline); err != nil {
+		return fmt.Errorf("watchdog: lifeline pipe: %w", err)
+	}
+	if err := keepFromChildren(p.Report); err != nil {
+		return fmt.Errorf("watchdog: report pipe: %w", err)
 	}
 	var err error
 	if p.ShimLifeline, err = shimEnd(p.shimEnds[0], LifelineFD); err != nil {

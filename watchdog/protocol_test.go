@@ -26,6 +26,10 @@ var shimOptionCases = []struct {
 		Parent: Parent{PID: 4242, Start: "linux:123456", Nonce: "00112233445566778899aabbccddeeff"},
 		Grace:  5 * time.Second, Argv: []string{"hermes", "serve", "--host", "127.0.0.1", "--port", "0"},
 	}},
+	{"Windows handle values", ShimOptions{
+		Lifeline: 0x1a4, Report: 0x7ffc, Parent: Parent{PID: 4242, Start: "winms:1796184776865", Nonce: "00112233445566778899aabbccddeeff"},
+		Grace: 5 * time.Second, Argv: []string{`C:\Program Files\Hermes\hermes.exe`, "serve", "--host", "127.0.0.1", "--port", "0"},
+	}},
 	{"no marker, no nonce", ShimOptions{
 		Lifeline: LifelineFD, Report: ReportFD, Parent: Parent{PID: 77},
 		Grace: time.Second, Argv: []string{"hermes", "serve"},
