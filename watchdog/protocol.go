@@ -1,15 +1,17 @@
 package watchdog
 
 // The wire protocol between the launcher and the watchdog shim, defined here
-// and nowhere else: the launcher (backend/shim.go, backend/handoff.go) builds
-// and writes it with these names, the shim (ShimMain) parses and reads it
-// with the same names, and protocol_test.go checks that each side inverts
-// the other.
+// and nowhere else: the launcher (backend/instance/shim.go, backend's
+// handoff) builds and writes it with these names, the shim (ShimMain) parses
+// and reads it with the same names, and protocol_test.go checks that each
+// side inverts the other, across a real process boundary too.
 //
 // Command line. The launcher starts every backend as (ShimCommand)
 //
 //	hermes-desktop watchdog --lifeline=3 --report=4 --parent-pid=P \
 //	    --parent-marker=M --nonce=N --grace=5s [--cgroup=NAME] -- CMD ARGS...
+//
+// (on Windows --lifeline and --report carry handle values, not 3 and 4).
 //
 // --cgroup (Linux) names the cgroup v2 the backend's tree is kept in: once
 // the start barrier is released, the shim creates NAME under its own
@@ -18,11 +20,18 @@ package watchdog
 // inside, so CMD and everything it ever forks are members. The shim itself
 // stays outside, so "populated 0" means the tree is gone.
 //
-// with two pipes as extra files, in fd order (ShimFiles):
+// with two pipes (NewShimPipes). The shim inherits its ends of them and
+// finds them by the numbers --lifeline and --report carry (ShimPipes.Attach):
+// on Unix as extra files at fds 3 and 4 (LifelineFD, ReportFD, ShimFiles);
+// on Windows, which has no extra files, as inherited handles whose values
+// the flags carry (an inherited handle keeps its value in the child), passed
+// in AdditionalInheritedHandles so that no other child inherits them. The
+// launcher's ends are never inherited, by the shim or any other child
+// (close-on-exec; not inheritable): EOF on the lifeline must mean that the
+// launcher is gone.
 //
-//   - fd 3 (LifelineFD), the lifeline, launcher to shim. The shim holds the
-//     read end, the launcher the write end (close-on-exec, so no other child
-//     inherits it). Lines, in this order:
+//   - --lifeline, launcher to shim. The shim holds the read end, the
+//     launcher the write end. Lines, in this order:
 //     1. StartMessage ("start\n"), once, after the launcher has recorded the
 //     shim; only then does the shim start CMD. EOF before it means the
 //     launcher died before recording the shim: CMD is never started.
@@ -31,11 +40,10 @@ package watchdog
 //     adopt-mode handoff; from then on the shim follows that process.
 //     EOF at any point after the start means the owner is gone, however it
 //     died: the shim tears CMD's tree down.
-//   - fd 4 (ReportFD), the report, shim to launcher. After trying to start
-//     CMD the shim writes one JSON line (Report) and closes the fd: the
-//     backend's PID and start marker and the cgroup it was started in (or
-//     why it has none), or the error. EOF without a line means the shim
-//     died first.
+//   - --report, shim to launcher. After trying to start CMD the shim writes
+//     one JSON line (Report) and closes its end: the backend's PID and
+//     start marker and the cgroup it was started in (or why it has none),
+//     or the error. EOF without a line means the shim died first.
 //
 // Environment. CMD gets EnvParentPID and EnvParentMarker naming the shim and
 // EnvParentNonce set to --nonce (random when absent), replacing whatever the
@@ -49,6 +57,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -74,8 +83,8 @@ const (
 // argsEnd separates the shim's flags from the backend's command line.
 const argsEnd = "--"
 
-// Fd numbers of the pipes the shim inherits. exec.Cmd.ExtraFiles[i] becomes
-// fd firstExtraFD+i in the child (after stdin, stdout, stderr).
+// Fd numbers of the pipes the shim inherits on Unix. exec.Cmd.ExtraFiles[i]
+// becomes fd firstExtraFD+i in the child (after stdin, stdout, stderr).
 const (
 	firstExtraFD = 3
 	LifelineFD   = firstExtraFD     // lifeline pipe, read end
@@ -105,10 +114,13 @@ const (
 
 // ShimOptions are the shim's flags.
 type ShimOptions struct {
-	// Lifeline is the fd of the lifeline's read end; -1 means none.
+	// Lifeline is the fd (Unix) or handle value (Windows) of the
+	// lifeline's read end, as ShimPipes.ShimLifeline gives it; -1 means
+	// none.
 	Lifeline int
-	// Report is the fd on which the shim writes the backend's identity as
-	// one JSON line; -1 means none.
+	// Report is the fd (Unix) or handle value (Windows) on which the shim
+	// writes the backend's identity as one JSON line, as
+	// ShimPipes.ShimReport gives it; -1 means none.
 	Report int
 	// Parent names the launcher. PID 0 means getppid(), which the parser
 	// fills in; Start "" means unknown; Nonce "" means a random one.
@@ -160,14 +172,85 @@ func (o ShimOptions) Args() []string {
 
 func flagArg(name, value string) string { return "--" + name + "=" + value }
 
-// ShimFiles returns the shim's extra files (exec.Cmd.ExtraFiles) in fd
-// order: the lifeline's read end lands on LifelineFD, the report's write end
-// on ReportFD.
-func ShimFiles(lifeline, report *os.File) []*os.File {
-	files := make([]*os.File, ReportFD-firstExtraFD+1)
-	files[LifelineFD-firstExtraFD] = lifeline
-	files[ReportFD-firstExtraFD] = report
-	return files
+// ShimPipes are the launcher's two pipes to one shim: the launcher's ends,
+// and the shim's ends made ready for the one child that inherits them.
+type ShimPipes struct {
+	// Lifeline is the launcher's end of the lifeline (its write end) and
+	// Report its end of the report (its read end). No child inherits
+	// either: close-on-exec on Unix, not inheritable on Windows.
+	Lifeline, Report *os.File
+	// ShimLifeline and ShimReport are the numbers the shim knows its ends
+	// by, for ShimOptions.Lifeline and .Report: LifelineFD and ReportFD on
+	// Unix, the handle values on Windows.
+	ShimLifeline, ShimReport int
+	// shimEnds are the lifeline's read end and the report's write end,
+	// until CloseShimEnds.
+	shimEnds [2]*os.File
+}
+
+// NewShimPipes makes the two pipes. Close the shim's ends once the shim is
+// started (CloseShimEnds), and the launcher's when done with them.
+func NewShimPipes() (*ShimPipes, error) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("watchdog: lifeline pipe: %w", err)
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		lifeR.Close()
+		lifeW.Close()
+		return nil, fmt.Errorf("watchdog: report pipe: %w", err)
+	}
+	p := &ShimPipes{Lifeline: lifeW, Report: repR, shimEnds: [2]*os.File{lifeR, repW}}
+	if err := p.prepare(); err != nil {
+		p.CloseShimEnds()
+		p.Lifeline.Close()
+		p.Report.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// prepare keeps the launcher's ends from every child and makes the shim's
+// inheritable, learning the numbers the shim will know them by.
+func (p *ShimPipes) prepare() error {
+	if err := keepFromChildren(p.Lifeline); err != nil {
+		return fmt.Errorf("watchdog: lifeline pipe: %w", err)
+	}
+	if err := keepFromChildren(p.Report); err != nil {
+		return fmt.Errorf("watchdog: report pipe: %w", err)
+	}
+	var err error
+	if p.ShimLifeline, err = shimEnd(p.shimEnds[0], LifelineFD); err != nil {
+		return fmt.Errorf("watchdog: lifeline pipe: %w", err)
+	}
+	if p.ShimReport, err = shimEnd(p.shimEnds[1], ReportFD); err != nil {
+		return fmt.Errorf("watchdog: report pipe: %w", err)
+	}
+	return nil
+}
+
+// Attach makes cmd's child, and no other process, inherit the shim's ends
+// under the numbers ShimLifeline and ShimReport. It keeps what cmd already
+// asks for (SysProcAttr's creation flags, say); on Unix it refuses a cmd
+// that has extra files of its own, which would move the fds.
+func (p *ShimPipes) Attach(cmd *exec.Cmd) error {
+	if p.shimEnds[0] == nil {
+		return errors.New("watchdog: attach shim pipes: the shim's ends are closed")
+	}
+	return attachShimEnds(cmd, p.shimEnds[0], p.shimEnds[1])
+}
+
+// CloseShimEnds closes our copies of the shim's ends, after the shim has
+// started (or failed to): as long as we hold the report's write end, the
+// report would never see EOF. It is safe to call more than once.
+func (p *ShimPipes) CloseShimEnds() {
+	for k, f := range p.shimEnds {
+		if f != nil {
+			f.Close()
+			p.shimEnds[k] = nil
+		}
+	}
 }
 
 // parseShimFlags is the shim's side of Args.

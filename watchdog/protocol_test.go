@@ -1,10 +1,12 @@
 package watchdog
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,6 +25,10 @@ var shimOptionCases = []struct {
 		Lifeline: LifelineFD, Report: ReportFD,
 		Parent: Parent{PID: 4242, Start: "linux:123456", Nonce: "00112233445566778899aabbccddeeff"},
 		Grace:  5 * time.Second, Argv: []string{"hermes", "serve", "--host", "127.0.0.1", "--port", "0"},
+	}},
+	{"Windows handle values", ShimOptions{
+		Lifeline: 0x1a4, Report: 0x7ffc, Parent: Parent{PID: 4242, Start: "winms:1796184776865", Nonce: "00112233445566778899aabbccddeeff"},
+		Grace: 5 * time.Second, Argv: []string{`C:\Program Files\Hermes\hermes.exe`, "serve", "--host", "127.0.0.1", "--port", "0"},
 	}},
 	{"no marker, no nonce", ShimOptions{
 		Lifeline: LifelineFD, Report: ReportFD, Parent: Parent{PID: 77},
@@ -125,21 +131,6 @@ func TestShimCgroupFlagRefusesPaths(t *testing.T) {
 	}
 }
 
-func TestShimFiles(t *testing.T) {
-	r, l, err := os.Pipe() // any two files: only which lands where matters
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close(); l.Close() })
-	files := ShimFiles(l, r)
-	if got, want := len(files), ReportFD-firstExtraFD+1; got != want {
-		t.Fatalf("got %d files, want %d", got, want)
-	}
-	if files[LifelineFD-firstExtraFD] != l || files[ReportFD-firstExtraFD] != r {
-		t.Errorf("got %v, want the lifeline at fd %d and the report at fd %d", files, LifelineFD, ReportFD)
-	}
-}
-
 func TestReportRoundTrip(t *testing.T) {
 	for _, want := range []Report{
 		{PID: 4242, Start: "linux:123456"},
@@ -230,4 +221,163 @@ func FuzzShimArgs(f *testing.F) {
 			t.Fatalf("parse %q:\n got %+v\nwant %+v", o.Args(), got, o)
 		}
 	})
+}
+
+// TestShimPipesRoundTrip runs the protocol across a real process boundary:
+// the test binary, re-run as the shim's side (helperShimEnd), parses the
+// flags the launcher's side wrote, opens the ends they name, reads the
+// start and owner messages and writes the report; the launcher's side
+// reads the report to its EOF and closes the lifeline, which the shim's
+// side sees as EOF. A child started meanwhile without Attach inherits
+// neither end: if it did, it would hold the report open and no EOF would
+// come. On Windows this is what AdditionalInheritedHandles and the handle
+// values in the flags carry; with the fd numbers of Unix, or ExtraFiles,
+// the shim's side could not start or open its ends.
+func TestShimPipesRoundTrip(t *testing.T) {
+	p, err := NewShimPipes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.CloseShimEnds(); p.Lifeline.Close(); p.Report.Close() })
+	o := ShimOptions{
+		Lifeline: p.ShimLifeline, Report: p.ShimReport, Parent: Parent{PID: os.Getpid()},
+		Grace: time.Second, Argv: []string{"backend"},
+	}
+	cmd := exec.Command(os.Args[0], o.Args()...)
+	cmd.Env = append(os.Environ(), helperEnv+"="+helperShimEnd)
+	cmd.Stderr = os.Stderr
+	lines := stdoutLines(t, cmd)
+	if err := p.Attach(cmd); err != nil {
+		t.Fatal(err)
+	}
+	bystander := startHelper(t, helperSleep) // while the shim's ends are ready to inherit
+	done := startWaited(t, cmd)
+	p.CloseShimEnds()
+
+	if _, err := io.WriteString(p.Lifeline, FormatStart()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := within(t, "the report", func() (Report, error) { return ReadReport(p.Report) })
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if rep.PID != cmd.Process.Pid || rep.Start == "" || rep.Error != "" {
+		t.Errorf("report: got %+v, want pid %d with a start marker", rep, cmd.Process.Pid)
+	}
+	if _, err := within(t, "EOF on the report", func() (int, error) { return p.Report.Read(make([]byte, 1)) }); !errors.Is(err, io.EOF) {
+		t.Errorf("read after the report: got %v, want io.EOF (someone else holds the report's write end)", err)
+	}
+
+	owner, err := proc.Lookup(bystander.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(p.Lifeline, FormatOwner(owner)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := nextLine(t, lines), strings.TrimSuffix(FormatOwner(owner), "\n"); got != want {
+		t.Errorf("owner message seen by the shim's side: got %q, want %q", got, want)
+	}
+	p.Lifeline.Close()
+	if got, want := nextLine(t, lines), string(ReasonLifeline); got != want {
+		t.Errorf("after the launcher closed the lifeline: got %q, want %q", got, want)
+	}
+	if st := waitDone(t, cmd, done); st.ExitCode() != 0 {
+		t.Errorf("shim's side: got exit code %d, want 0", st.ExitCode())
+	}
+}
+
+// helperWait bounds each wait on a helper in these tests.
+const helperWait = 10 * time.Second
+
+// startHelper starts the test binary as helper h; cleanup kills it.
+func startHelper(t *testing.T, h string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+h)
+	startWaited(t, cmd)
+	return cmd
+}
+
+// startWaited starts cmd and its only waiter, which closes the channel it
+// returns; cleanup kills cmd if it is still running and waits.
+func startWaited(t *testing.T, cmd *exec.Cmd) <-chan struct{} {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // ours; a no-op once it has exited
+		<-done
+	})
+	return done
+}
+
+// waitDone waits for cmd's waiter and returns how cmd ended.
+func waitDone(t *testing.T, cmd *exec.Cmd, done <-chan struct{}) *os.ProcessState {
+	t.Helper()
+	select {
+	case <-done:
+		return cmd.ProcessState
+	case <-time.After(helperWait):
+		t.Fatalf("%s still running after %v", cmd.Path, helperWait)
+		return nil
+	}
+}
+
+// stdoutLines sends cmd's stdout to the channel it returns, line by line.
+func stdoutLines(t *testing.T, cmd *exec.Cmd) <-chan string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		s := bufio.NewScanner(r)
+		for s.Scan() {
+			lines <- strings.TrimRight(s.Text(), "\r")
+		}
+	}()
+	t.Cleanup(func() { r.Close() })
+	// Our copy of the write end goes once the child has its own.
+	t.Cleanup(func() { w.Close() })
+	return lines
+}
+
+func nextLine(t *testing.T, lines <-chan string) string {
+	t.Helper()
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			t.Fatal("stdout closed")
+		}
+		return l
+	case <-time.After(helperWait):
+		t.Fatalf("no line on stdout within %v", helperWait)
+		return ""
+	}
+}
+
+// within runs f, failing the test if it does not return within helperWait.
+func within[T any](t *testing.T, what string, f func() (T, error)) (T, error) {
+	t.Helper()
+	type result struct {
+		v   T
+		err error
+	}
+	c := make(chan result, 1)
+	go func() { v, err := f(); c <- result{v, err} }()
+	select {
+	case r := <-c:
+		return r.v, r.err
+	case <-time.After(helperWait):
+		t.Fatalf("%s: nothing within %v", what, helperWait)
+		var zero T
+		return zero, nil
+	}
 }

@@ -16,8 +16,6 @@ import (
 	"hermes-desktop/watchdog"
 )
 
-func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
-
 // shim is a `hermes-desktop watchdog` started by a test, with a lifeline and
 // a report pipe like the launcher gives it.
 type shim struct {
@@ -39,25 +37,28 @@ func startShim(t *testing.T, grace time.Duration, argv ...string) *shim {
 func startShimIn(t *testing.T, parent *proc.Cgroup, name string, grace time.Duration, argv ...string) *shim {
 	t.Helper()
 	tag := testbin.Tag(t)
-	lifeR, lifeW, _ := os.Pipe()
-	repR, repW, _ := os.Pipe()
-	o := watchdog.ShimOptions{Lifeline: watchdog.LifelineFD, Report: watchdog.ReportFD, Grace: grace, Cgroup: name, Argv: argv}
+	pipes, err := watchdog.NewShimPipes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifeW, repR := pipes.Lifeline, pipes.Report
+	o := watchdog.ShimOptions{Lifeline: pipes.ShimLifeline, Report: pipes.ShimReport, Grace: grace, Cgroup: name, Argv: argv}
 	cmd := exec.Command(testbin.Path(t), append([]string{watchdog.Subcommand}, o.Args()...)...)
 	cmd.Env = testbin.NewEnv(tag, t.TempDir())
-	cmd.ExtraFiles = watchdog.ShimFiles(lifeR, repW)
+	if err := pipes.Attach(cmd); err != nil {
+		t.Fatal(err)
+	}
 	out, outW, _ := os.Pipe() // not StdoutPipe: Wait must not race our reads
 	cmd.Stdout = outW
-	var err error
 	if parent != nil {
 		err = testbin.StartIn(cmd, parent)
 	} else {
 		err = cmd.Start()
 	}
+	pipes.CloseShimEnds()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lifeR.Close()
-	repW.Close()
 	outW.Close()
 	t.Cleanup(func() { out.Close() })
 	s := &shim{cmd: cmd, tag: tag, lifeline: lifeW, report: repR, stdout: bufio.NewReader(out), done: make(chan struct{})}

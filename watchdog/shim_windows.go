@@ -101,7 +101,11 @@ func runShimLoop(child proc.Identity, _ *proc.Cgroup, signals <-chan os.Signal, 
 		why = "parent gone (" + string(r) + ")"
 	}
 	log.Info("tearing down the backend tree", "why", why, "grace", grace)
-	_ = windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(child.PID))
+	if err := proc.SignalConsoleGroup(child.PID); err != nil {
+		// No console shared with the backend (Wine delivers no console
+		// events at all): it gets the grace period, then the kill.
+		log.Info("cannot ask the backend to stop; killing its tree after the grace period", "err", err)
+	}
 	select {
 	case st := <-exited:
 		killJobMembers(log)

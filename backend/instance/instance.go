@@ -167,15 +167,17 @@ func Spawn(p Params) (*Instance, error) {
 	i.reclaimer = p.Reclaimer
 	i.plan = p.Contain
 	i.planContainment(p)
-	var extra []*os.File
+	var pipes *watchdog.ShimPipes
 	if p.ViaShim {
-		if extra, err = i.prepareShim(p); err != nil {
+		if pipes, err = i.prepareShim(p); err != nil {
 			return nil, err
 		}
 	}
-	err = i.start(env, extra)
-	for _, f := range extra {
-		f.Close() // the child has its copies
+	err = i.start(env, pipes)
+	if pipes != nil {
+		// The shim has its copies; ours would keep the report from ever
+		// seeing EOF should the shim die.
+		pipes.CloseShimEnds()
 	}
 	if err != nil {
 		i.CloseShimPipes()
@@ -217,7 +219,26 @@ func backendEnv(p Params, nonce, readyFile string) (env []string, token string, 
 	return append(env, "HERMES_DESKTOP=1", "HERMES_DASHBOARD_SESSION_TOKEN="+token), token, nil
 }
 
-func (i *Instance) start(env []string, extraFiles []*os.File) error {
+// command is argv as it will be started: in a group of its own, and
+// inheriting the shim's ends of pipes when it runs the shim (nil
+// otherwise).
+func (i *Instance) command(env []string, pipes *watchdog.ShimPipes) (*exec.Cmd, error) {
+	cmd := exec.Command(i.argv[0], i.argv[1:]...)
+	cmd.Env = env
+	setupCommand(cmd)
+	if pipes != nil {
+		if err := pipes.Attach(cmd); err != nil {
+			return nil, fmt.Errorf("%w: %w", errSpawn, err)
+		}
+	}
+	return cmd, nil
+}
+
+func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
+	cmd, err := i.command(env, pipes)
+	if err != nil {
+		return err
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("%w: stdout pipe: %w", errSpawn, err)
@@ -228,11 +249,7 @@ func (i *Instance) start(env []string, extraFiles []*os.File) error {
 		outW.Close()
 		return fmt.Errorf("%w: stderr pipe: %w", errSpawn, err)
 	}
-	cmd := exec.Command(i.argv[0], i.argv[1:]...)
-	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = extraFiles
-	setupCommand(cmd)
 	var registered func(int)
 	if i.reclaimer != nil {
 		registered = i.reclaimer.Spawning(i.nonce)

@@ -19,29 +19,24 @@ type shimPipes struct {
 }
 
 // prepareShim makes the pipes and rewrites argv to run the backend behind
-// the shim. It returns the child's ends, in ExtraFiles order, which the
-// caller closes after start.
-func (i *Instance) prepareShim(p Params) ([]*os.File, error) {
-	lifeR, lifeW, err := os.Pipe()
+// the shim, whose flags name the shim's ends as the shim will know them.
+// It returns the pipes, whose shim ends start attaches to the command and
+// the caller closes after the start.
+func (i *Instance) prepareShim(p Params) (*watchdog.ShimPipes, error) {
+	pipes, err := watchdog.NewShimPipes()
 	if err != nil {
-		return nil, fmt.Errorf("%w: lifeline pipe: %w", errSpawn, err)
+		return nil, fmt.Errorf("%w: %w", errSpawn, err)
 	}
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		lifeR.Close()
-		lifeW.Close()
-		return nil, fmt.Errorf("%w: report pipe: %w", errSpawn, err)
-	}
-	i.shim = shimPipes{lifeline: lifeW, report: repR}
+	i.shim = shimPipes{lifeline: pipes.Lifeline, report: pipes.Report}
 	i.argv = watchdog.ShimCommand(p.Self, watchdog.ShimOptions{
-		Lifeline: watchdog.LifelineFD,
-		Report:   watchdog.ReportFD,
+		Lifeline: pipes.ShimLifeline,
+		Report:   pipes.ShimReport,
 		Parent:   watchdog.Parent{PID: p.Owner.PID, Start: p.Owner.Start, Nonce: i.nonce},
 		Grace:    p.Spec.Grace,
 		Cgroup:   i.shimCgroup(),
 		Argv:     p.Spec.Command,
 	})
-	return watchdog.ShimFiles(lifeR, repW), nil
+	return pipes, nil
 }
 
 // release lets the shim start the backend. The caller has recorded the shim

@@ -9,9 +9,13 @@ import (
 
 // setupCommand puts the child in a process group of its own (pgid = its
 // pid), so a terminal's Ctrl-C reaches the launcher only and the tree can be
-// signalled as a group.
+// signalled as a group. It adds to cmd's SysProcAttr, as its Windows
+// counterpart must.
 func setupCommand(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 }
 
 // groupOf is the process group a child started by setupCommand leads.

@@ -10,9 +10,13 @@ import (
 )
 
 // setupCommand starts the child in a new console process group so it can be
-// sent CTRL_BREAK (the graceful stop) without reaching the launcher.
+// sent CTRL_BREAK (the graceful stop) without reaching the launcher. It
+// adds to cmd's SysProcAttr: the shim's inherited handles live there too.
 func setupCommand(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP
 }
 
 // groupOf is 0 on Windows: console groups are not signalled as Unix groups

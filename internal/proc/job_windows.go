@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"unsafe"
@@ -65,32 +66,88 @@ func (j *Job) Terminate() error {
 
 // KillMembers terminates every member but the caller, each through a
 // handle on which membership is checked first: a PID from the listing may
-// have been recycled by a stranger since.
+// have been recycled by a stranger since. A member that exits meanwhile is
+// no error; one that could not be checked or killed is, and is left alone.
 func (j *Job) KillMembers() error {
+	pids, err := j.memberPIDs()
+	if err != nil {
+		return err
+	}
+	self := uint32(os.Getpid())
+	var errs []error
+	for _, pid := range pids {
+		if pid != self && pid != 0 {
+			errs = append(errs, j.killMember(pid))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// memberPIDs lists the job's members (at most maxJobList).
+func (j *Job) memberPIDs() ([]uint32, error) {
 	// JOBOBJECT_BASIC_PROCESS_ID_LIST: two DWORD counts, then ULONG_PTR PIDs.
 	var list struct {
 		assigned, listed uint32
-		pids             [1024]uintptr
+		pids             [maxJobList]uintptr
 	}
 	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicProcessIdList,
 		uintptr(unsafe.Pointer(&list)), uint32(unsafe.Sizeof(list)), nil); err != nil {
-		return fmt.Errorf("proc: list job members: %w", err)
+		return nil, fmt.Errorf("proc: list job members: %w", err)
 	}
-	self := uint32(os.Getpid())
+	pids := make([]uint32, 0, list.listed)
 	for _, pid := range list.pids[:min(int(list.listed), len(list.pids))] {
-		if uint32(pid) == self || pid == 0 {
-			continue
-		}
-		h, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-		if err != nil {
-			continue
-		}
-		if isProcessInJob(h, j.h) {
-			_ = windows.TerminateProcess(h, 1)
-		}
-		windows.CloseHandle(h)
+		pids = append(pids, uint32(pid))
+	}
+	return pids, nil
+}
+
+// maxJobList bounds one listing of a job's members; a backend's tree is far
+// smaller.
+const maxJobList = 1024
+
+// killMember terminates pid if, checked through a handle that pins it, it
+// is still a member of j.
+func (j *Job) killMember(pid uint32) error {
+	h, err := openMember(pid)
+	if errors.Is(err, windows.ERROR_INVALID_PARAMETER) {
+		return nil // exited since the listing
+	}
+	if err != nil {
+		return fmt.Errorf("proc: open job member %d: %w", pid, err)
+	}
+	defer windows.CloseHandle(h)
+	in, err := isProcessInJob(h, j.h)
+	if err != nil {
+		return fmt.Errorf("proc: job member %d: %w", pid, err)
+	}
+	if !in {
+		return nil // the PID now names a stranger
+	}
+	if err := windows.TerminateProcess(h, 1); err != nil && !handleExited(h) {
+		return fmt.Errorf("proc: terminate job member %d: %w", pid, err)
 	}
 	return nil
+}
+
+// openMember opens pid for the membership check and the kill.
+// IsProcessInJob wants PROCESS_QUERY_INFORMATION on Wine and on Windows XP
+// and Server 2003 (its documentation): with only the limited right the
+// check fails there, and a KillMembers that asked for nothing more killed
+// nothing under Wine. A protected process grants only the limited right,
+// which later Windows accepts, so that is the fallback.
+func openMember(pid uint32) (windows.Handle, error) {
+	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.PROCESS_QUERY_INFORMATION|windows.SYNCHRONIZE, false, pid)
+	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+		h, err = windows.OpenProcess(windows.PROCESS_TERMINATE|windows.PROCESS_QUERY_LIMITED_INFORMATION|windows.SYNCHRONIZE, false, pid)
+	}
+	return h, err
+}
+
+// handleExited reports whether the process behind h has exited: a member
+// that ends on its own while we kill it is what we wanted.
+func handleExited(h windows.Handle) bool {
+	ev, err := windows.WaitForSingleObject(h, 0)
+	return err == nil && ev == windows.WAIT_OBJECT_0
 }
 
 // Close drops our handle; if it was the last, the members die with it.
@@ -103,10 +160,12 @@ func (j *Job) Close() {
 
 var procIsProcessInJob = windows.NewLazySystemDLL("kernel32.dll").NewProc("IsProcessInJob")
 
-// isProcessInJob reports whether the process behind h is in job; false
-// when it cannot be told.
-func isProcessInJob(h, job windows.Handle) bool {
+// isProcessInJob reports whether the process behind h is in job.
+func isProcessInJob(h, job windows.Handle) (bool, error) {
 	var result int32
-	r, _, _ := procIsProcessInJob.Call(uintptr(h), uintptr(job), uintptr(unsafe.Pointer(&result)))
-	return r != 0 && result != 0
+	r, _, err := procIsProcessInJob.Call(uintptr(h), uintptr(job), uintptr(unsafe.Pointer(&result)))
+	if r == 0 {
+		return false, fmt.Errorf("IsProcessInJob: %w", err)
+	}
+	return result != 0, nil
 }

@@ -18,8 +18,10 @@ import (
 )
 
 var (
-	buildOnce sync.Once
+	dirOnce   sync.Once
 	buildDir  string
+	dirErr    error
+	buildOnce sync.Once
 	buildPath string
 	buildErr  error
 )
@@ -34,28 +36,36 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Path returns the path of a freshly built hermes-desktop binary.
+// Path returns the path of the hermes-desktop binary the tests run: one
+// built for this test process or, on Windows, the one the Windows lane
+// provides (prebuilt).
 func Path(t testing.TB) string {
 	t.Helper()
+	if path, ok := prebuilt(); ok {
+		return path
+	}
 	buildOnce.Do(build)
 	if buildErr != nil {
-		t.Fatalf("build hermes-desktop: %v", buildErr)
+		buildFailed(t, buildErr)
 	}
 	return buildPath
 }
 
-// Dir returns the directory the binary is built in, which Main removes at
-// the end: a place for other builds the tests make (versions of the binary
+// Dir returns a directory that Main removes at the end, where the binary is
+// built: a place for other builds the tests make (versions of the binary
 // for the update tests).
 func Dir(t testing.TB) string {
 	t.Helper()
-	Path(t)
+	dirOnce.Do(func() { buildDir, dirErr = os.MkdirTemp("", "hermes-desktop-testbin-") })
+	if dirErr != nil {
+		t.Fatalf("build directory: %v", dirErr)
+	}
 	return buildDir
 }
 
 func build() {
-	buildDir, buildErr = os.MkdirTemp("", "hermes-desktop-testbin-")
-	if buildErr == nil {
+	dirOnce.Do(func() { buildDir, dirErr = os.MkdirTemp("", "hermes-desktop-testbin-") })
+	if buildErr = dirErr; buildErr == nil {
 		buildPath, buildErr = Build(buildDir)
 	}
 }
@@ -66,21 +76,22 @@ func Build(dir string) (string, error) {
 	return BuildWith(dir, "hermes-desktop", "")
 }
 
-// BuildWith compiles hermes-desktop into dir/name with extra -ldflags
+// BuildWith compiles hermes-desktop into dir/name (name.exe on Windows)
+// with extra -ldflags
 // (the update tests build versions: "-X main.version=1.1.0 ...").
 func BuildWith(dir, name, ldflags string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, name)
+	path := filepath.Join(dir, name+exeSuffix)
 	cmd := exec.Command("go", "build", "-ldflags", ldflags, "-o", path, ".")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out.String())
+		return "", fmt.Errorf("testbin: go build: %w\n%s", err, out.String())
 	}
 	return path, nil
 }

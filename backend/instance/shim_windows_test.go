@@ -1,0 +1,214 @@
+package instance_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/runspec"
+	"hermes-desktop/backend/settings"
+	"hermes-desktop/internal/proc"
+	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
+)
+
+// Backends behind the watchdog shim on Windows, as the launcher starts
+// them by default: hermes-desktop.exe watchdog running the built-in
+// backend, which starts fault children; every process counted in the
+// process table.
+//
+// Wine delivers no console control events: neither the CTRL_BREAK the
+// launcher sends the shim to stop it nor the one the shim sends the
+// backend arrives there. A stop then takes the grace-then-kill path, which
+// these tests check it does, and say so.
+
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
+
+// grace is the backends' grace period in these tests: short, as every
+// teardown under Wine waits it out.
+const grace = time.Second
+
+// shimmed is a backend a test started behind the shim.
+type shimmed struct {
+	inst *instance.Instance
+	tree *testbin.Tree
+	log  *logs.Log
+}
+
+// spawnShimmed starts the built-in backend with args behind the shim,
+// releases it and waits until it is ready and its tree (shim, backend and
+// the children args ask for) is running. Cleanup stops it and fails the
+// test if any of the tree is left.
+func spawnShimmed(t *testing.T, treeSize int, args ...string) *shimmed {
+	t.Helper()
+	exe := testbin.Path(t)
+	spec := runspec.Spec{
+		Name: "win", Kind: settings.KindServe, Grace: grace, StartTimeout: 30 * time.Second,
+		Command: append([]string{exe, "serve", "--host", "127.0.0.1", "--port", "0"}, args...),
+	}
+	if err := spec.ApplyDefaults(exe); err != nil {
+		t.Fatal(err)
+	}
+	owner, err := proc.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce, err := lockfile.NewNonce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := logs.New(spec.Name, filepath.Join(dir, "backend.log"), nil)
+	t.Cleanup(out.Close)
+	inst, err := instance.Spawn(instance.Params{
+		Spec: &spec, Owner: owner, OwnerNonce: nonce, StateDir: dir, HermesHome: dir,
+		Self: exe, ViaShim: true, Log: out, Contain: instance.PlanContainment(""),
+	})
+	if err != nil {
+		t.Fatalf("spawn behind the shim: %v", err)
+	}
+	s := &shimmed{inst: inst, tree: testbin.FollowTree(t, inst.Leader()), log: out}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("backend log:\n%s", strings.Join(out.Tail(200), "\n"))
+		}
+	})
+	t.Cleanup(func() { _ = inst.Stop() }) // first: the tree goes
+	if err := inst.Release(); err != nil {
+		t.Fatal(err)
+	}
+	s.awaitReady(t)
+	s.tree.WaitRunning(treeSize, 10*time.Second)
+	s.checkNoWarnings(t)
+	return s
+}
+
+// checkNoWarnings fails the test if the launcher warned in the backend's
+// log: that the shim could not be put in a job of its backend's, say.
+func (s *shimmed) checkNoWarnings(t *testing.T) {
+	t.Helper()
+	for _, line := range s.log.Tail(200) {
+		if strings.Contains(line, "warning") {
+			t.Errorf("launcher's log: got %q, want no warning", line)
+		}
+	}
+}
+
+// awaitReady waits for readiness and checks the port answers HTTP.
+func (s *shimmed) awaitReady(t *testing.T) {
+	t.Helper()
+	port, err := s.inst.AwaitReady(context.Background())
+	if err != nil {
+		t.Fatalf("ready: %v", err)
+	}
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/api/status", port))
+	if err != nil {
+		t.Fatalf("backend on port %d: %v", port, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("backend /api/status: got HTTP %d, want 200", resp.StatusCode)
+	}
+}
+
+// checkBackendID checks that the shim reported its child, by PID and start
+// marker, as the process table sees it.
+func (s *shimmed) checkBackendID(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.inst.BackendKnown():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shim never reported the backend")
+	}
+	id := s.inst.BackendID()
+	p, err := proc.Stat(id.PID)
+	if err != nil {
+		t.Fatalf("reported backend %s: %v", id, err)
+	}
+	if leader := s.inst.Leader(); p.PPID != leader.PID || p.Start != id.Start || id.PID == leader.PID {
+		t.Errorf("reported backend: got %s, want a child of the shim %s; the table says parent %d, start %q",
+			id, leader, p.PPID, p.Start)
+	}
+}
+
+// awaitExited waits for the instance's waiter to finish, within d.
+func (s *shimmed) awaitExited(t *testing.T, d time.Duration) {
+	t.Helper()
+	select {
+	case <-s.inst.Exited():
+	case <-time.After(d):
+		t.Fatalf("instance not exited after %v", d)
+	}
+}
+
+// The default configuration on Windows: a backend behind the shim becomes
+// ready, and the shim reports it. Before the shim's pipes were passed as
+// inherited handles, Spawn failed here ("not supported by windows").
+func TestShimSpawnReadyWindows(t *testing.T) {
+	s := spawnShimmed(t, 3, "--spawn-children=1")
+	s.checkBackendID(t)
+	if got, want := s.inst.ViaShim(), true; got != want {
+		t.Errorf("ViaShim: got %v, want %v", got, want)
+	}
+}
+
+// The launcher's death, as the shim sees it: the launcher's end of the
+// lifeline closes. The shim tears the tree down on its own: the backend
+// and its children, one in the backend's console group and one in a group
+// of its own. The backend does not watch its parent (--no-parent-watch),
+// so only the shim can end it.
+func TestShimLifelineEndsTreeWindows(t *testing.T) {
+	s := spawnShimmed(t, 4, "--spawn-children=1", "--spawn-setsid-children=1", "--no-parent-watch")
+	s.checkBackendID(t)
+	ids := s.tree.Running()
+	start := time.Now()
+	s.inst.CloseShimPipes() // as if the launcher died
+	left := s.tree.WaitGone(grace + 3*time.Second)
+	took := time.Since(start)
+	if len(left) > 0 {
+		t.Fatalf("after the lifeline closed: got %v still running after %v, want none", left, took)
+	}
+	t.Logf("tree of %d gone %v after the lifeline closed", len(ids), took)
+	if proc.UnderWine() {
+		t.Logf("under Wine: no CTRL_BREAK reaches the backend; the shim killed it after the %v grace period", grace)
+		if took < grace {
+			t.Errorf("teardown took %v, want at least the grace period %v", took, grace)
+		}
+	}
+	s.awaitExited(t, instance.ExitWait)
+}
+
+// A stop request ends the whole tree. Windows stops the shim with
+// CTRL_BREAK to its console group; under Wine, which delivers none, the
+// launcher waits out the grace period and its margin for the shim, then
+// kills the shim and the backend's job, and the shim's own kill-on-close
+// job takes the rest.
+func TestShimStopWindows(t *testing.T) {
+	s := spawnShimmed(t, 4, "--spawn-children=1", "--spawn-setsid-children=1")
+	ids := s.tree.Running()
+	start := time.Now()
+	if err := s.inst.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	took := time.Since(start)
+	if left := s.tree.WaitGone(time.Second); len(left) > 0 {
+		t.Fatalf("after Stop returned: got %v still running, want none", left)
+	}
+	t.Logf("tree of %d gone %v after Stop", len(ids), took)
+	if proc.UnderWine() {
+		t.Logf("under Wine: no CTRL_BREAK reaches the shim; Stop took the grace-then-kill path (%v + %v margin)", grace, instance.ShimKillMargin)
+		if took < grace+instance.ShimKillMargin {
+			t.Errorf("Stop took %v, want at least %v: under Wine only the kill can end the shim", took, grace+instance.ShimKillMargin)
+		}
+	}
+	if st := s.inst.ExitStatus(); st.Unknown {
+		t.Errorf("exit status: got %+v, want the shim's", st)
+	}
+}
