@@ -19,15 +19,8 @@ type Guard struct {
 	notify  func(line string) // a line for the backend's own log
 	sampler Sampler
 	rss     []rssPoint
-	active  map[string]bool // warnings of the current episodes
-	ending  map[int]stopper // duplicates being stopped
-}
-
-// stopper is one duplicate being stopped: asked to stop now, killed once
-// the grace period is over (a *proc.Stopper; see terminate).
-type stopper interface {
-	Identity() proc.Identity
-	Escalate(now time.Time)
+	active  map[string]bool       // warnings of the current episodes
+	ending  map[int]*proc.Stopper // duplicates being stopped: asked to stop, killed after the grace
 }
 
 type rssPoint struct {
@@ -46,7 +39,7 @@ func New(cfg Config, log *slog.Logger, notify func(line string)) *Guard {
 	if notify == nil {
 		notify = func(string) {}
 	}
-	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]stopper{}}
+	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]*proc.Stopper{}}
 }
 
 // Reset forgets everything about the previous instance.
@@ -176,7 +169,7 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 				stopped[pid] = true
 				continue
 			}
-			stop, err := terminate(p.id, grace, now)
+			stop, err := proc.Terminate(p.id, grace, now)
 			if err != nil {
 				g.log.Warn("leak guard: stop duplicate", "pid", pid, "err", err)
 				continue

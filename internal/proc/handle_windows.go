@@ -27,11 +27,6 @@ func openHandle(pid int) (osHandle, error) {
 	return osHandle{h: h}, nil
 }
 
-// ErrNoGracefulStop means the OS has no way to ask this process to stop
-// (SIGTERM to an arbitrary process on Windows): callers wait out the grace
-// period and kill, as they do for a process that ignores SIGTERM.
-var ErrNoGracefulStop = errors.New("proc: no graceful stop for this process on windows")
-
 // signal maps SIGKILL to TerminateProcess. SIGTERM has no equivalent for an
 // arbitrary process: a console control event sent to a PID that does not
 // lead a console group may reach every process on the console, so it is

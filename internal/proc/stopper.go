@@ -1,9 +1,16 @@
 package proc
 
 import (
+	"errors"
 	"syscall"
 	"time"
 )
+
+// ErrNoGracefulStop means the OS has no way to ask this process to stop:
+// SIGTERM to an arbitrary process on Windows, which has no such signal (a
+// console control event reaches only a console group we created, through
+// SignalConsoleGroup). Terminate kills such a process at the first Escalate.
+var ErrNoGracefulStop = errors.New("proc: no graceful stop for this process on windows")
 
 // Stopper ends one process the way every teardown here does: SIGTERM now,
 // SIGKILL once the grace period is over. Each signal re-validates the
@@ -16,9 +23,15 @@ type Stopper struct {
 }
 
 // Terminate sends SIGTERM to id and returns the Stopper that will SIGKILL
-// it after grace. A process already gone is not an error.
+// it after grace. A process already gone is not an error. Where nothing can
+// ask id to stop (ErrNoGracefulStop), waiting would buy nothing: the
+// Stopper kills it at its first Escalate.
 func Terminate(id Identity, grace time.Duration, now time.Time) (*Stopper, error) {
-	if err := Signal(id, syscall.SIGTERM); err != nil && !IsGone(err) {
+	err := Signal(id, syscall.SIGTERM)
+	switch {
+	case errors.Is(err, ErrNoGracefulStop):
+		grace = 0
+	case err != nil && !IsGone(err):
 		return nil, err
 	}
 	return &Stopper{id: id, deadline: now.Add(grace)}, nil
