@@ -11,8 +11,9 @@ import (
 
 // followOwner watches the launcher that owns us and returns when it is
 // gone. An owner message on the lifeline switches to the new owner and
-// starts watching it instead. It returns ok=false when ctx ends.
-func followOwner(ctx context.Context, parent Parent, lifeline *os.File, log *slog.Logger) (Reason, bool) {
+// starts watching it instead; a stop message calls onStop (nil: ignored)
+// and watching goes on. It returns ok=false when ctx ends.
+func followOwner(ctx context.Context, parent Parent, lifeline *os.File, onStop func(), log *slog.Logger) (Reason, bool) {
 	poll := time.Duration(0) // getppid() once a second while our parent is the owner, where no exit notification can be armed
 	for {
 		wctx, cancel := context.WithCancel(ctx)
@@ -22,6 +23,10 @@ func followOwner(ctx context.Context, parent Parent, lifeline *os.File, log *slo
 			Lifeline:     lifeline,
 			PollInterval: poll,
 			OnMessage: func(line string) {
+				if line == StopMessage && onStop != nil {
+					onStop()
+					return
+				}
 				if p, ok := parseOwner(line); ok {
 					select {
 					case next <- p:

@@ -38,6 +38,10 @@ package watchdog
 //     2. OwnerMessage ("owner <pid> <start marker>\n", FormatOwner), zero or
 //     more times, from a new launcher that took the backend over in an
 //     adopt-mode handoff; from then on the shim follows that process.
+//     3. StopMessage ("stop\n", FormatStop), at most once, from the owner:
+//     tear CMD's tree down now, as SIGTERM to the shim does. It is how the
+//     launcher asks on Windows, where no signal reaches a shim that has no
+//     console (the desktop build has none).
 //     EOF at any point after the start means the owner is gone, however it
 //     died: the shim tears CMD's tree down.
 //   - --report, shim to launcher. After trying to start CMD the shim writes
@@ -102,6 +106,9 @@ const (
 	// notification, and no longer getppid(), since the shim's parent is the
 	// old launcher, which is about to exit.
 	OwnerMessage = "owner"
+	// StopMessage asks the shim to tear the backend's tree down now, as
+	// SIGTERM to the shim does.
+	StopMessage = "stop"
 )
 
 // Environment variables of the Hermes parent-death contract, set by the
@@ -360,6 +367,9 @@ func ReadReport(r io.Reader) (Report, error) {
 
 // FormatStart is the start message as written on the lifeline.
 func FormatStart() string { return StartMessage + "\n" }
+
+// FormatStop is the stop message as written on the lifeline.
+func FormatStop() string { return StopMessage + "\n" }
 
 // FormatOwner is the owner message for id as written on the lifeline.
 func FormatOwner(id proc.Identity) string {

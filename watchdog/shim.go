@@ -91,7 +91,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
-		if reason, ok := followOwner(ctx, o.Parent, lifeline, log); ok {
+		if reason, ok := followOwner(ctx, o.Parent, lifeline, func() { requestStop(signals) }, log); ok {
 			trace("parent-gone", string(reason))
 			parentGone <- reason
 		}
@@ -102,6 +102,22 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 	cancel()
 	<-watchDone
 	return code
+}
+
+// stopRequest is the stop message on the lifeline, delivered to the shim
+// loop as the teardown signal it stands for.
+type stopRequest struct{}
+
+func (stopRequest) String() string { return "stop request on the lifeline" }
+func (stopRequest) Signal()        {}
+
+// requestStop hands a stop message to the shim loop, which tears down on
+// it as on SIGTERM. A full channel already holds a teardown signal.
+func requestStop(signals chan<- os.Signal) {
+	select {
+	case signals <- stopRequest{}:
+	default:
+	}
 }
 
 // makeTreeCgroup creates the backend's cgroup when --cgroup asked for one.

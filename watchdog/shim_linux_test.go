@@ -173,7 +173,7 @@ func TestShimReportsTheBackendAndNamesItselfAsParent(t *testing.T) {
 const treeScript = "sleep 60 & sleep 60 & setsid sleep 60 & setsid sleep 60 & wait"
 
 func TestShimTearsDownItsWholeTree(t *testing.T) {
-	for _, trigger := range []string{"SIGTERM", "lifeline EOF", "backend exit"} {
+	for _, trigger := range []string{"SIGTERM", "lifeline EOF", "stop message", "backend exit"} {
 		t.Run(trigger, func(t *testing.T) {
 			script := treeScript
 			if trigger == "backend exit" {
@@ -187,6 +187,10 @@ func TestShimTearsDownItsWholeTree(t *testing.T) {
 				_ = s.cmd.Process.Signal(syscall.SIGTERM)
 			case "lifeline EOF":
 				s.lifeline.Close()
+			case "stop message":
+				if _, err := s.lifeline.WriteString(watchdog.FormatStop()); err != nil {
+					t.Fatal(err)
+				}
 			}
 			code := s.wait(t)
 			if left := testbin.WaitUntagged(s.tag, 2*time.Second); len(left) > 0 {

@@ -28,7 +28,7 @@ const killRepeat = 20 * time.Millisecond
 // SIGPIPE is caught too: once the launcher is gone, our stderr is a broken
 // pipe, and an uncaught SIGPIPE on a log write would kill the shim in the
 // middle of its teardown.
-func notifyShimSignals() <-chan os.Signal {
+func notifyShimSignals() chan os.Signal {
 	c := make(chan os.Signal, 4)
 	signal.Notify(c, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)

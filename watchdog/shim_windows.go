@@ -22,7 +22,7 @@ var shimJob *proc.Job
 
 // notifyShimSignals catches console control events (delivered as SIGINT)
 // and SIGTERM from os.Process.Signal emulation.
-func notifyShimSignals() <-chan os.Signal {
+func notifyShimSignals() chan os.Signal {
 	c := make(chan os.Signal, 4)
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
 	return c
@@ -55,7 +55,9 @@ func containTree() error {
 }
 
 // startChild starts the backend in a new console process group, so it can
-// be sent CTRL_BREAK as its SIGTERM.
+// be sent CTRL_BREAK as its SIGTERM, on a console of its own without a
+// window: the desktop build has no console to lend it, and Windows would
+// otherwise open a console window for a console backend (hermes.exe).
 func startChild(argv, env []string, _ *proc.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -64,7 +66,7 @@ func startChild(argv, env []string, _ *proc.Cgroup) (proc.Identity, error) {
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   env,
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		Sys:   &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP},
+		Sys:   &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW},
 	})
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: start %s: %w", path, err)
@@ -101,10 +103,11 @@ func runShimLoop(child proc.Identity, _ *proc.Cgroup, signals <-chan os.Signal, 
 		why = "parent gone (" + string(r) + ")"
 	}
 	log.Info("tearing down the backend tree", "why", why, "grace", grace)
-	if err := proc.SignalConsoleGroup(child.PID); err != nil {
-		// No console shared with the backend (Wine delivers no console
-		// events at all): it gets the grace period, then the kill.
-		log.Info("cannot ask the backend to stop; killing its tree after the grace period", "err", err)
+	if err := askBackendToStop(child.PID); err != nil {
+		// Nothing else can ask it (Wine delivers no console events at
+		// all): waiting out the grace would only leave it running.
+		log.Info("cannot ask the backend to stop; killing its tree now", "err", err)
+		grace = 0
 	}
 	select {
 	case st := <-exited:
@@ -122,6 +125,25 @@ func runShimLoop(child proc.Identity, _ *proc.Cgroup, signals <-chan os.Signal, 
 		log.Warn("backend still running after the kill; exiting so the job closes")
 		return 128 + 9
 	}
+}
+
+var (
+	procAttachConsole = windows.NewLazySystemDLL("kernel32.dll").NewProc("AttachConsole")
+	procFreeConsole   = windows.NewLazySystemDLL("kernel32.dll").NewProc("FreeConsole")
+)
+
+// askBackendToStop sends CTRL_BREAK to the backend's console group. A
+// console event reaches only processes on the sender's console, and the
+// backend has one of its own (startChild), so the shim leaves whatever
+// console it had (its output goes to the launcher's pipes, never to a
+// console) and attaches to the backend's for the send.
+func askBackendToStop(pid int) error {
+	_, _, _ = procFreeConsole.Call()
+	if r, _, err := procAttachConsole.Call(uintptr(pid)); r == 0 {
+		return fmt.Errorf("watchdog: attach to the console of backend %d: %w", pid, err)
+	}
+	defer func() { _, _, _ = procFreeConsole.Call() }()
+	return proc.SignalConsoleGroup(pid)
 }
 
 // killJobMembers terminates every process in the shim's job except the shim.

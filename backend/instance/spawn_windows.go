@@ -1,22 +1,26 @@
 package instance
 
 import (
+	"io"
 	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/windows"
 
 	"hermes-desktop/internal/proc"
+	"hermes-desktop/watchdog"
 )
 
 // setupCommand starts the child in a new console process group so it can be
-// sent CTRL_BREAK (the graceful stop) without reaching the launcher. It
+// sent CTRL_BREAK (the graceful stop) without reaching the launcher, and,
+// if it is a console program, on a console without a window: the desktop
+// build has none to lend it, and Windows would open one on the screen. It
 // adds to cmd's SysProcAttr: the shim's inherited handles live there too.
 func setupCommand(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP
+	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW
 }
 
 // groupOf is 0 on Windows: console groups are not signalled as Unix groups
@@ -64,7 +68,16 @@ func EnterLauncherJob() error {
 	return nil
 }
 
-// askToStop sends CTRL_BREAK to the console group the leader leads: we
-// started it with CREATE_NEW_PROCESS_GROUP, so the event reaches that group
-// only. An adopted leader was started the same way by our predecessor.
-func askToStop(i *Instance) { _ = proc.SignalConsoleGroup(i.leader.PID) }
+// askToStop asks a shim with the stop message on its lifeline: no console
+// event reaches a shim without a console, and the desktop build has none.
+// A backend run without the shim gets CTRL_BREAK on the console group it
+// leads (we started it with CREATE_NEW_PROCESS_GROUP, so the event reaches
+// that group only), where the launcher has a console to send it on.
+func askToStop(i *Instance) {
+	if i.viaShim && i.shim.lifeline != nil {
+		if _, err := io.WriteString(i.shim.lifeline, watchdog.FormatStop()); err == nil {
+			return
+		}
+	}
+	_ = proc.SignalConsoleGroup(i.leader.PID)
+}
