@@ -2,7 +2,8 @@
 // (<state>/control.sock, mode 0600, peer uid checked) carrying one JSON
 // request and one JSON response per connection. The CLI (status, restart,
 // stop, handoff) and a second launch (focus) use it to reach the running
-// instance.
+// instance. The flow (server.go, client.go) is shared; listen_*, dial_* and
+// peer_* hold what differs between systems.
 //
 // It imports nothing of this module: both the launcher (backend) and the
 // CLI speak it, and errors keep their kind across it (errors.go).
@@ -11,7 +12,6 @@ package control
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 )
 
 // SocketName is the control socket's file name inside the state dir.
@@ -44,7 +44,7 @@ const (
 	OpUpdateSkip  = "update-skip"
 )
 
-// Request is one call on the control socket.
+// Request is one call on the control channel.
 type Request struct {
 	Op string `json:"op"`
 	// Backend names the backend for per-backend operations; "" means all
@@ -70,5 +70,9 @@ var ErrNotRunning = errors.New("control: no running instance")
 // log tails stays far below it.
 const maxMessage = 8 << 20
 
-// SocketPath returns the control socket path for a state dir.
-func SocketPath(stateDir string) string { return filepath.Join(stateDir, SocketName) }
+// SocketPath returns the control channel's address for a state dir (the
+// socket's path), or "" where it cannot be known.
+func SocketPath(stateDir string) string {
+	addr, _ := address(stateDir)
+	return addr
+}
