@@ -1,9 +1,11 @@
-// Package control is the launcher's local control channel: a Unix socket
-// (<state>/control.sock, mode 0600, peer uid checked) carrying one JSON
-// request and one JSON response per connection. The CLI (status, restart,
-// stop, handoff) and a second launch (focus) use it to reach the running
-// instance. The flow (server.go, client.go) is shared; listen_*, dial_* and
-// peer_* hold what differs between systems.
+// Package control is the launcher's local control channel, carrying one
+// JSON request and one JSON response per connection: on Unix a socket
+// (<state>/control.sock, mode 0600, peer uid checked), on Windows a named
+// pipe (\\.\pipe\hermes-desktop-<user SID>-<state dir hash>, a DACL for
+// the current user only, owner and client user checked). The CLI (status,
+// restart, stop, handoff) and a second launch (focus) use it to reach the
+// running instance. The flow (server.go, client.go) is shared; listen_*,
+// dial_* and peer_* hold what differs.
 //
 // It imports nothing of this module: both the launcher (backend) and the
 // CLI speak it, and errors keep their kind across it (errors.go).
@@ -14,7 +16,8 @@ import (
 	"errors"
 )
 
-// SocketName is the control socket's file name inside the state dir.
+// SocketName is the control socket's file name inside the state dir (Unix;
+// Windows names a pipe instead, see SocketPath).
 const SocketName = "control.sock"
 
 // Operations understood by the launcher.
@@ -70,8 +73,9 @@ var ErrNotRunning = errors.New("control: no running instance")
 // log tails stays far below it.
 const maxMessage = 8 << 20
 
-// SocketPath returns the control channel's address for a state dir (the
-// socket's path), or "" where it cannot be known.
+// SocketPath returns the control channel's address for a state dir: the
+// socket's path on Unix, the named pipe's name on Windows, or "" where it
+// cannot be known (Windows, when the process token cannot be read).
 func SocketPath(stateDir string) string {
 	addr, _ := address(stateDir)
 	return addr

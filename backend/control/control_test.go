@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -178,6 +179,9 @@ func TestListenWhileAPredecessorAnswers(t *testing.T) {
 		<-release
 		return "old", nil
 	})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(letGo) // before old's Close, which waits for the handler
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	inFlight := make(chan string, 1)
@@ -197,7 +201,7 @@ func TestListenWhileAPredecessorAnswers(t *testing.T) {
 	if res, err := Call(ctx, dir, Request{Op: OpStatus}); err != nil || string(res) != `"new"` {
 		t.Errorf("a new caller: got %s (%v), want the successor's \"new\"", res, err)
 	}
-	close(release)
+	letGo()
 	if got := <-inFlight; got != `"old"` {
 		t.Errorf("the request in flight: got %s, want the predecessor's \"old\"", got)
 	}
