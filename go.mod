@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	aead.dev/minisign v0.3.0
 	fyne.io/systray v1.12.2
+	github.com/Microsoft/go-winio v0.6.4
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/gofrs/flock v0.13.2
 	github.com/shirou/gopsutil/v4 v4.26.10

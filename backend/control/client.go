@@ -3,11 +3,8 @@ package control
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"syscall"
 	"time"
 )
 
@@ -16,15 +13,21 @@ import (
 // instance is a *RemoteError: errors.Is matches it against the sentinel of
 // its code (ErrNoSuchBackend, ErrBusy, ...).
 func Call(ctx context.Context, stateDir string, req Request) (json.RawMessage, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", SocketPath(stateDir))
+	addr, err := address(stateDir)
 	if err != nil {
-		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+		return nil, err
+	}
+	conn, err := dial(ctx, addr)
+	if err != nil {
+		if notListening(err) {
 			return nil, fmt.Errorf("%w on %s", ErrNotRunning, stateDir)
 		}
 		return nil, fmt.Errorf("control: connect: %w", err)
 	}
 	defer conn.Close()
+	if err := checkServer(conn); err != nil {
+		return nil, err
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}

@@ -1,8 +1,11 @@
-// Package control is the launcher's local control channel: a Unix socket
-// (<state>/control.sock, mode 0600, peer uid checked) carrying one JSON
-// request and one JSON response per connection. The CLI (status, restart,
-// stop, handoff) and a second launch (focus) use it to reach the running
-// instance.
+// Package control is the launcher's local control channel, carrying one
+// JSON request and one JSON response per connection: on Unix a socket
+// (<state>/control.sock, mode 0600, peer uid checked), on Windows a named
+// pipe (\\.\pipe\hermes-desktop-<user SID>-<state dir hash>, a DACL for
+// the current user only, owner and client user checked). The CLI (status,
+// restart, stop, handoff) and a second launch (focus) use it to reach the
+// running instance. The flow (server.go, client.go) is shared; listen_*,
+// dial_* and peer_* hold what differs.
 //
 // It imports nothing of this module: both the launcher (backend) and the
 // CLI speak it, and errors keep their kind across it (errors.go).
@@ -11,10 +14,10 @@ package control
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 )
 
-// SocketName is the control socket's file name inside the state dir.
+// SocketName is the control socket's file name inside the state dir (Unix;
+// Windows names a pipe instead, see SocketPath).
 const SocketName = "control.sock"
 
 // Operations understood by the launcher.
@@ -44,7 +47,7 @@ const (
 	OpUpdateSkip  = "update-skip"
 )
 
-// Request is one call on the control socket.
+// Request is one call on the control channel.
 type Request struct {
 	Op string `json:"op"`
 	// Backend names the backend for per-backend operations; "" means all
@@ -70,5 +73,10 @@ var ErrNotRunning = errors.New("control: no running instance")
 // log tails stays far below it.
 const maxMessage = 8 << 20
 
-// SocketPath returns the control socket path for a state dir.
-func SocketPath(stateDir string) string { return filepath.Join(stateDir, SocketName) }
+// SocketPath returns the control channel's address for a state dir: the
+// socket's path on Unix, the named pipe's name on Windows, or "" where it
+// cannot be known (Windows, when the process token cannot be read).
+func SocketPath(stateDir string) string {
+	addr, _ := address(stateDir)
+	return addr
+}

@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -32,9 +31,8 @@ func TestRoundTrip(t *testing.T) {
 		}
 		return map[string]string{"op": req.Op, "backend": req.Backend}, nil
 	})
-	fi, err := os.Stat(s.Path())
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("socket mode: %v %v", fi.Mode().Perm(), err)
+	if got, want := s.Path(), SocketPath(dir); got != want {
+		t.Errorf("Path: got %q, want SocketPath's %q", got, want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -51,7 +49,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// An error's kind survives the socket: the caller branches with errors.Is
+// An error's kind survives the channel: the caller branches with errors.Is
 // on the same sentinel the handler wrapped.
 func TestErrorCodesRoundTrip(t *testing.T) {
 	dir := t.TempDir()
@@ -146,30 +144,65 @@ func TestCallWithoutInstance(t *testing.T) {
 	}
 }
 
-func TestListenReplacesStaleSocketOnly(t *testing.T) {
+// A channel closed without a crash leaves nothing behind: callers are told
+// nobody runs, and the next instance listens where the last one did.
+func TestListenAgainAfterClose(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Listen(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Simulate a crashed instance: the socket file stays behind.
-	s.ln.SetUnlinkOnClose(false)
-	s.Close()
-	s2, err := Listen(dir, nil)
-	if err != nil {
-		t.Fatalf("stale socket not replaced: %v", err)
-	}
-	s2.Close()
-
-	other := t.TempDir()
-	path := filepath.Join(other, SocketName)
-	if err := os.WriteFile(path, []byte("keep me"), 0o600); err != nil {
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Listen(other, nil); err == nil {
-		t.Fatal("Listen replaced a regular file")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := Call(ctx, dir, Request{Op: OpStatus}); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("after Close: got %v, want ErrNotRunning", err)
 	}
-	if b, _ := os.ReadFile(path); string(b) != "keep me" {
-		t.Errorf("regular file was touched")
+	s2, err := Listen(dir, nil)
+	if err != nil {
+		t.Fatalf("Listen after Close: %v", err)
+	}
+	s2.Close()
+}
+
+// A handoff's successor listens while its predecessor still answers the
+// request that asked for the handoff (StopListening, then the successor's
+// Listen; the predecessor answers once the successor serves). New callers
+// reach the successor; the request in flight still gets its answer.
+func TestListenWhileAPredecessorAnswers(t *testing.T) {
+	dir := t.TempDir()
+	entered, release := make(chan struct{}), make(chan struct{})
+	old := serve(t, dir, func(ctx context.Context, req Request) (any, error) {
+		close(entered)
+		<-release
+		return "old", nil
+	})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(letGo) // before old's Close, which waits for the handler
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	inFlight := make(chan string, 1)
+	go func() {
+		res, err := Call(ctx, dir, Request{Op: OpHandoff})
+		if err != nil {
+			inFlight <- err.Error()
+			return
+		}
+		inFlight <- string(res)
+	}()
+	<-entered
+	if err := old.StopListening(); err != nil {
+		t.Fatal(err)
+	}
+	serve(t, dir, func(ctx context.Context, req Request) (any, error) { return "new", nil })
+	if res, err := Call(ctx, dir, Request{Op: OpStatus}); err != nil || string(res) != `"new"` {
+		t.Errorf("a new caller: got %s (%v), want the successor's \"new\"", res, err)
+	}
+	letGo()
+	if got := <-inFlight; got != `"old"` {
+		t.Errorf("the request in flight: got %s, want the predecessor's \"old\"", got)
 	}
 }

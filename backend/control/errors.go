@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// Code names the kind of an error across the socket, so that a caller can
+// Code names the kind of an error across the channel, so that a caller can
 // branch on it with errors.Is as if the error had never left the process.
 type Code string
 

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
-	"os"
 	"sync"
 	"time"
 )
@@ -38,7 +36,7 @@ func (f HandlerFunc) HandleControl(ctx context.Context, req Request) (any, error
 // Server accepts control connections.
 type Server struct {
 	path string
-	ln   *net.UnixListener
+	ln   net.Listener // a *net.UnixListener on Unix, a named pipe on Windows
 	log  *slog.Logger
 
 	wg        sync.WaitGroup // one per accepted connection and the accept loop
@@ -46,27 +44,20 @@ type Server struct {
 	closeOnce sync.Once
 }
 
-// Listen creates the control socket in stateDir. The caller must hold the
-// single-instance lock: that is what makes removing a stale socket left by a
-// dead instance safe. Anything at the path that is not a socket is refused,
-// never removed.
+// Listen opens the control channel of stateDir. The caller must hold the
+// single-instance lock: that is what makes taking over what a dead or
+// departing instance left safe (a stale socket on Unix, a pipe that only a
+// predecessor's requests in flight keep open on Windows). Anything else at
+// the address (a file that is not a socket, a pipe of another user, a pipe
+// someone listens on) is refused, never removed or joined.
 func Listen(stateDir string, log *slog.Logger) (*Server, error) {
-	path := SocketPath(stateDir)
-	if fi, err := os.Lstat(path); err == nil {
-		if fi.Mode()&fs.ModeSocket == 0 {
-			return nil, fmt.Errorf("control: %s exists and is not a socket; move it away", path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("control: remove stale socket: %w", err)
-		}
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	path, err := address(stateDir)
 	if err != nil {
-		return nil, fmt.Errorf("control: listen on %s: %w", path, err)
+		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("control: chmod %s: %w", path, err)
+	ln, err := listen(path)
+	if err != nil {
+		return nil, err
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -74,7 +65,8 @@ func Listen(stateDir string, log *slog.Logger) (*Server, error) {
 	return &Server{path: path, ln: ln, log: log, closing: make(chan struct{})}, nil
 }
 
-// Path returns the socket path.
+// Path returns the channel's address: the socket's path on Unix, the
+// pipe's name on Windows.
 func (s *Server) Path() string { return s.path }
 
 // Serve accepts connections until ctx ends or Close is called. Each request
@@ -93,7 +85,7 @@ func (s *Server) Serve(ctx context.Context, h Handler) {
 		s.ln.Close()
 	}()
 	for {
-		conn, err := s.ln.AcceptUnix()
+		conn, err := s.ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -110,16 +102,21 @@ func (s *Server) Serve(ctx context.Context, h Handler) {
 	}
 }
 
-func (s *Server) serveConn(ctx context.Context, conn *net.UnixConn, h Handler) {
+func (s *Server) serveConn(ctx context.Context, conn net.Conn, h Handler) {
 	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var req Request
+	decodeErr := json.NewDecoder(io.LimitReader(conn, maxMessage)).Decode(&req)
+	// The peer is checked once its request is in, and before anything is
+	// answered: Windows tells a pipe's client by "the security context of
+	// the last message read from the pipe" (ImpersonateNamedPipeClient), and
+	// fails with ERROR_CANNOT_IMPERSONATE before anything was read.
 	if err := checkPeer(conn); err != nil {
 		s.log.Warn("control: refused connection", "err", err)
 		return
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var req Request
-	if err := json.NewDecoder(io.LimitReader(conn, maxMessage)).Decode(&req); err != nil {
-		writeResponse(conn, Response{Error: fmt.Sprintf("bad request: %v", err), Code: CodeBadRequest})
+	if decodeErr != nil {
+		writeResponse(conn, Response{Error: fmt.Sprintf("bad request: %v", decodeErr), Code: CodeBadRequest})
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
@@ -154,8 +151,9 @@ func writeResponse(conn net.Conn, resp Response) {
 }
 
 // StopListening stops accepting new connections and removes the socket
-// file, without waiting for the requests in flight (one of which may be the
-// caller's own).
+// file (on Windows: closes the pipe instance that waits for a client),
+// without waiting for the requests in flight (one of which may be the
+// caller's own). A successor may Listen on the same state dir right after.
 func (s *Server) StopListening() error {
 	err := s.ln.Close()
 	if errors.Is(err, net.ErrClosed) {
@@ -164,7 +162,7 @@ func (s *Server) StopListening() error {
 	return err
 }
 
-// Close stops accepting, removes the socket file, cancels the requests in
+// Close stops accepting as StopListening does, cancels the requests in
 // flight and waits for them to finish. It is safe on its own, whether or
 // not Serve's context was cancelled first. A handler that is itself waiting
 // for Close would deadlock, so handlers must not call it.
