@@ -82,7 +82,7 @@ func checkSuccessor(ctx context.Context, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("handoff: new binary: %w", err)
 	}
-	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+	if !fi.Mode().IsRegular() || !executable(abs, fi) {
 		return "", fmt.Errorf("handoff: %s is not an executable file", abs)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -2,12 +2,16 @@ package backend
 
 import (
 	"fmt"
-	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoffwire"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/windows"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 )
 
 // successorAttr starts a handoff's successor outside our kill-on-close job
@@ -31,3 +35,19 @@ func restoreNonblock([]*os.File) {}
 // updateHandoffMode: Windows cannot pass the lifelines to a child, so an
 // update restarts the backends (restart mode).
 func updateHandoffMode() handoffwire.Mode { return handoffwire.ModeRestart }
+
+// executable: Windows runs a program by its name's extension, not by a mode
+// bit (Go reports none): what PATHEXT lists, .exe by default.
+func executable(path string, _ fs.FileInfo) bool {
+	exts := os.Getenv("PATHEXT")
+	if exts == "" {
+		exts = ".COM;.EXE;.BAT;.CMD"
+	}
+	ext := filepath.Ext(path)
+	for _, e := range strings.Split(exts, ";") {
+		if e != "" && strings.EqualFold(e, ext) {
+			return true
+		}
+	}
+	return false
+}

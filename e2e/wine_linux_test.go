@@ -115,8 +115,18 @@ func (a *winApp) cli(args ...string) (stdout, stderr string, code int) {
 // winLauncher is a `run --headless` of the app, started by the test.
 type winLauncher struct {
 	cmd    *exec.Cmd
-	output *bytes.Buffer
+	output outputFile
 	exited chan struct{}
+}
+
+// outputFile is where a launcher writes its output: a file, not a pipe,
+// since a handoff's successor inherits it and lives on (cmd.Wait would wait
+// for a pipe's last writer).
+type outputFile string
+
+func (f outputFile) String() string {
+	data, _ := os.ReadFile(string(f))
+	return string(data)
 }
 
 // startLauncher starts `exe run --headless` plus args. The test's cleanup
@@ -124,8 +134,13 @@ type winLauncher struct {
 func (a *winApp) startLauncher(exe string, args ...string) *winLauncher {
 	a.t.Helper()
 	cmd := a.command(exe, append([]string{"run", "--headless"}, args...)...)
-	l := &winLauncher{cmd: cmd, output: &bytes.Buffer{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = l.output, l.output
+	out, err := os.CreateTemp(a.dir, "launcher-*.log")
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer out.Close() // the child has its copy
+	l := &winLauncher{cmd: cmd, output: outputFile(out.Name()), exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		a.t.Fatal(err)
 	}
@@ -164,7 +179,7 @@ func (a *winApp) status() (model.Status, bool) {
 }
 
 // waitReady waits until the instance answers with every backend ready and
-// returns that status.
+// returns that status; it fails the test early if l (when not nil) exits.
 func (a *winApp) waitReady(l *winLauncher, notPID int) model.Status {
 	a.t.Helper()
 	deadline := time.Now().Add(wineReadyWait)
@@ -173,13 +188,15 @@ func (a *winApp) waitReady(l *winLauncher, notPID int) model.Status {
 		if ok && len(st.Backends) > 0 && allReady(st, notPID) {
 			return st
 		}
-		select {
-		case <-l.exited:
-			a.t.Fatalf("launcher exited (%v); output:\n%s", l.cmd.ProcessState, l.output)
-		default:
+		if l != nil {
+			select {
+			case <-l.exited:
+				a.t.Fatalf("launcher exited (%v); output:\n%s", l.cmd.ProcessState, l.output)
+			default:
+			}
 		}
 		if time.Now().After(deadline) {
-			a.t.Fatalf("not ready after %v: %+v; output:\n%s", wineReadyWait, st.Backends, l.output)
+			a.t.Fatalf("not ready after %v: %+v", wineReadyWait, st.Backends)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -364,7 +381,7 @@ func TestWineHandoffRestartToNewExe(t *testing.T) {
 	if code := l.waitExit(t, 30*time.Second); code != 0 {
 		t.Errorf("old launcher exit code %d, want 0; output:\n%s", code, l.output)
 	}
-	after := a.waitReady(l, before.Backends[0].PID)
+	after := a.waitReady(nil, before.Backends[0].PID) // the new instance, not l
 	if after.Instance.PID == before.Instance.PID {
 		t.Errorf("instance pid %d after the handoff: want a new instance", after.Instance.PID)
 	}
@@ -417,7 +434,15 @@ func TestWineReapDecoys(t *testing.T) {
 	if err := parented.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = parented.Process.Kill(); _ = parented.Wait() })
+	t.Cleanup(func() {
+		_ = parented.Process.Kill()
+		_ = parented.Wait()
+		// cmd.exe's serve does not die with it: every process of this
+		// test is one of its decoys, started above.
+		for _, pid := range a.processes() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	// four serves, and cmd.exe
 	if n := waitCount(a, 5, 20*time.Second); n < 5 {
 		t.Fatalf("decoys running: got %d %v, want 5", n, describe(a.processes()))

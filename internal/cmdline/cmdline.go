@@ -1,6 +1,12 @@
 // Package cmdline reads and writes command lines the way a user types them
-// in a settings field or a flag: shell-like quoting (single quotes, double
-// quotes, backslashes), no expansion of any kind. Split(Join(argv)) == argv.
+// in a settings field or a flag, with the quoting of the user's own system
+// and no expansion of any kind. Split(Join(argv)) == argv.
+//
+// Unix: shell-like quoting, 'single', "double" (with \" and \\ escapes) and
+// backslash escapes outside quotes. Windows: the quoting Windows programs
+// read (CommandLineToArgvW), "double" quotes (with \" and \\ escapes), and
+// a backslash or an apostrophe is just a character, so that a path such as
+// C:\Users\O'Brien\hermes.exe is typed as it is written.
 // It is a leaf: standard library only.
 package cmdline
 
@@ -11,9 +17,8 @@ import (
 )
 
 // Split splits a command line typed by a user (a flag, a settings
-// field) into argv, with POSIX shell quoting: 'single', "double" (with \"
-// and \\ escapes) and backslash escapes outside quotes. No expansion of any
-// kind happens: no variables, globs or tildes.
+// field) into argv, with the system's quoting (see the package doc). No
+// expansion of any kind happens: no variables, globs or tildes.
 func Split(s string) ([]string, error) {
 	var argv []string
 	var cur strings.Builder
@@ -27,7 +32,7 @@ func Split(s string) ([]string, error) {
 				cur.Reset()
 				inWord = false
 			}
-		case c == '\'':
+		case c == '\'' && singleQuotes:
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
 				return nil, errors.New("cmdline: unterminated ' in command")
@@ -48,7 +53,7 @@ func Split(s string) ([]string, error) {
 			}
 			i = j
 			inWord = true
-		case c == '\\':
+		case c == '\\' && backslashEscapes:
 			if i+1 >= len(s) {
 				return nil, errors.New("cmdline: command ends with a backslash")
 			}
@@ -74,15 +79,16 @@ func Split(s string) ([]string, error) {
 	return argv, nil
 }
 
-// Join formats argv so Split reads it back unchanged.
+// Join formats argv so Split reads it back unchanged, quoting only the
+// arguments that need it.
 func Join(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+		if a != "" && !strings.ContainsAny(a, needsQuotes) {
 			parts[i] = a
 			continue
 		}
-		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		parts[i] = quote(a)
 	}
 	return strings.Join(parts, " ")
 }

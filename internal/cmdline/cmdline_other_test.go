@@ -1,0 +1,20 @@
+//go:build !windows
+
+package cmdline
+
+var splitCases = []splitCase{
+	{`'/Applications/My App/hermes' serve`, []string{"/Applications/My App/hermes", "serve"}, true},
+	{`a\ b c`, []string{"a b", "c"}, true},
+	{`x '' y`, []string{"x", "", "y"}, true},
+	{`'unterminated`, nil, false},
+	{`trailing\`, nil, false},
+}
+
+var joinCases = []struct {
+	argv []string
+	want string
+}{
+	{[]string{"hermes", "serve"}, `hermes serve`},
+	{[]string{"/opt/My App/hermes", "it's"}, `'/opt/My App/hermes' 'it'\''s'`},
+	{[]string{"x", ""}, `x ''`},
+}
