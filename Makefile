@@ -147,7 +147,7 @@ package-test: package
 
 # --- checks -----------------------------------------------------------------
 
-test: fmt-check gen-check vet staticcheck unit fuzz-short cross frontend-test gui-smoke package-test staticcheck-gui
+test: fmt-check gen-check vet staticcheck unit test-windows fuzz-short cross frontend-test gui-smoke package-test staticcheck-gui
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*' -not -path './frontend/*')); \

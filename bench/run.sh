@@ -20,6 +20,7 @@ benches=(
 	"bench/idle/run.sh --duration 60"
 	"go run ./bench/corebin -n 50"
 	"go run ./bench/update -n 10 -size 256"
+	"bench/wine/run.sh -n 20"
 )
 
 {

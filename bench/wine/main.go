@@ -1,0 +1,274 @@
+//go:build linux
+
+// Command wine measures how long a backend tree outlives a killed launcher
+// on Windows (the Windows build under Wine, where the kill-on-close job
+// takes the tree) next to Linux (the shim's lifeline), side by side in one
+// run, with the same tree: the built-in backend and 2 children that left
+// its process group (setsid on Linux, a new console group on Windows).
+//
+// Modes:
+//   - Linux: `hermes-desktop run --headless`, SIGKILL;
+//   - Wine, SIGKILL of the launcher's Wine process (the crash Wine sees);
+//   - Wine, TerminateProcess of the launcher (taskkill /F, as Task Manager).
+//
+// Every Windows process under Wine is a Linux process, so each exit is
+// timed from a pidfd, as on Linux: no polling of the process table. For
+// TerminateProcess the clock starts when the launcher's process is gone
+// (taskkill's own start-up under Wine is not the tree's time).
+//
+// Run by bench/wine/run.sh, which makes the prefix and builds the exe.
+// Usage: go run ./bench/wine -exe PATH [-n 20]
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"hermes-desktop/internal/testbin"
+)
+
+const (
+	wineLoader = "/usr/lib/wine/wine64"
+	treeSize   = 5 // launcher, shim, backend, 2 children
+	children   = " --spawn-setsid-children 2"
+)
+
+// mode is one way to run and kill a launcher.
+type mode struct {
+	name string
+	// start returns the launcher's command for the state dir and tag.
+	start func(state string) *exec.Cmd
+	// kill kills the launcher; it returns when the clock starts.
+	kill func(cmd *exec.Cmd, winPID int) time.Time
+}
+
+type sample struct {
+	gone      time.Duration // clock start -> last of the tree gone; -1: some survived
+	survivors int
+	watched   int
+}
+
+func main() {
+	exe := flag.String("exe", "", "the Windows build (Linux path)")
+	n := flag.Int("n", 20, "kills per mode")
+	wait := flag.Duration("wait", 10*time.Second, "how long to wait for a tree to disappear")
+	flag.Parse()
+	if *exe == "" || os.Getenv("WINEPREFIX") == "" {
+		fmt.Fprintln(os.Stderr, "wine: run by bench/wine/run.sh (needs -exe and WINEPREFIX)")
+		os.Exit(2)
+	}
+	dir, err := os.MkdirTemp("", "bench-wine-")
+	check(err)
+	tmpDir = dir
+	defer os.RemoveAll(dir)
+	bin, err := testbin.Build(dir)
+	check(err)
+	win := winPath(*exe)
+
+	linux := func(state string) *exec.Cmd {
+		return exec.Command(bin, "run", "--headless", "--state-dir", state, "--grace", "2s",
+			"--backend-cmd", bin+" serve --host 127.0.0.1 --port 0"+children)
+	}
+	wine := func(state string) *exec.Cmd {
+		return exec.Command(wineLoader, win, "run", "--headless", "--state-dir", winPath(state), "--grace", "2s",
+			"--backend-cmd", win+" serve --host 127.0.0.1 --port 0"+children)
+	}
+	sigkill := func(cmd *exec.Cmd, _ int) time.Time {
+		start := time.Now()
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		return start
+	}
+	terminate := func(cmd *exec.Cmd, winPID int) time.Time {
+		fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+		check(err)
+		defer unix.Close(fd)
+		tk := exec.Command(wineLoader, "taskkill", "/F", "/PID", strconv.Itoa(winPID))
+		check(tk.Start())
+		gone := testbin.WaitPidfds(map[int]int{0: fd}, 30*time.Second)
+		_ = tk.Wait()
+		return gone[0]
+	}
+	modes := []mode{
+		{"Linux: shim lifeline, SIGKILL", linux, sigkill},
+		{"Wine: job, SIGKILL of the Wine process", wine, sigkill},
+		{"Wine: job, TerminateProcess (taskkill /F)", wine, terminate},
+	}
+	fmt.Printf("launcher killed -> tree gone: %d kills per mode, tree = launcher, shim, backend, 2 children out of its group\n", *n)
+	fmt.Printf("%s, %s\n\n", testbin.Machine(), wineVersion())
+	fmt.Printf("%-44s %9s %9s %9s %10s\n", "mode", "p50", "p99", "max", "survivors")
+	for _, m := range modes {
+		var samples []sample
+		for i := 0; i < *n; i++ {
+			s, err := measure(dir, m, *wait)
+			check(err)
+			samples = append(samples, s)
+		}
+		p50, p99, max, surv, watched := summarize(samples)
+		fmt.Printf("%-44s %9s %9s %9s %10s\n", m.name, fmtDur(p50), fmtDur(p99), fmtDur(max), fmt.Sprintf("%d/%d", surv, watched))
+	}
+	fmt.Println("\np50/p99/max: the launcher killed (for TerminateProcess: its process gone) -> last process of its tree gone")
+	fmt.Println("('-': some never went within", wait.String()+"); survivors: tree processes still alive then")
+}
+
+// measure runs one launcher, kills it and times the tree's exits.
+func measure(dir string, m mode, wait time.Duration) (sample, error) {
+	tag := testbin.NewTag()
+	state, err := os.MkdirTemp(dir, "state-")
+	if err != nil {
+		return sample{}, err
+	}
+	cmd := m.start(state)
+	cmd.Env = testbin.NewEnv(tag, filepath.Join(state, "home"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return sample{}, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return sample{}, err
+	}
+	defer func() { _ = cmd.Wait(); sweep(tag) }()
+	if err := waitReady(out); err != nil {
+		_ = cmd.Process.Kill()
+		return sample{}, err
+	}
+	pids := waitTree(tag, cmd.Process.Pid)
+	winPID := windowsPID(cmd, state)
+	time.Sleep(300 * time.Millisecond) // a steady tree, not the start-up bustle
+	fds := testbin.OpenPidfds(pids)
+	defer testbin.ClosePidfds(fds)
+	start := m.kill(cmd, winPID)
+	gone := testbin.WaitPidfds(fds, wait)
+	s := sample{gone: -1, watched: len(fds)}
+	if len(gone) == len(fds) {
+		var last time.Time
+		for _, at := range gone {
+			last = later(last, at)
+		}
+		s.gone = max(last.Sub(start), 0)
+	}
+	s.survivors = len(fds) - len(gone)
+	return s, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// windowsPID is the launcher's PID as Windows knows it, which taskkill
+// takes: under Wine, `status --json` answers with it.
+func windowsPID(cmd *exec.Cmd, state string) int {
+	if !strings.HasSuffix(cmd.Path, "wine64") {
+		return cmd.Process.Pid
+	}
+	st := exec.Command(wineLoader, cmd.Args[1], "status", "--json", "--state-dir", winPath(state))
+	st.Env = cmd.Env
+	out, err := st.Output()
+	check(err)
+	const key = `"instance":{"pid":`
+	i := strings.Index(string(out), key)
+	if i < 0 {
+		check(fmt.Errorf("status --json has no instance pid: %s", out))
+	}
+	rest := string(out[i+len(key):])
+	pid, err := strconv.Atoi(rest[:strings.IndexAny(rest, ",}")])
+	check(err)
+	return pid
+}
+
+// sweep kills whatever still carries this run's tag: only processes this
+// run started carry it, so nothing else can be hit.
+func sweep(tag string) {
+	for _, pid := range testbin.WaitUntagged(tag, 2*time.Second) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func waitReady(out io.Reader) error {
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), " ready pid=") {
+			go func() { _, _ = io.Copy(io.Discard, out) }() // the launcher must never block on its output
+			return nil
+		}
+	}
+	return fmt.Errorf("launcher exited before its backend was ready")
+}
+
+// waitTree waits until the whole tree exists and returns it without the
+// launcher.
+func waitTree(tag string, launcher int) []int {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		pids := testbin.Tagged(tag)
+		if len(pids) >= treeSize || time.Now().After(deadline) { // a short tree is timed as it is and shows in the counts
+			return slices.DeleteFunc(pids, func(p int) bool { return p == launcher })
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
+
+func wineVersion() string {
+	out, err := exec.Command(wineLoader, "--version").Output()
+	if err != nil {
+		return "wine: " + err.Error()
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func summarize(samples []sample) (p50, p99, max time.Duration, survivors, watched int) {
+	var ds []time.Duration
+	for _, s := range samples {
+		survivors += s.survivors
+		watched += s.watched
+		d := s.gone
+		if d < 0 {
+			d = time.Duration(1<<63 - 1)
+		}
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	idx := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))+0.999)-1)] }
+	return idx(0.5), idx(0.99), ds[len(ds)-1], survivors, watched
+}
+
+func fmtDur(d time.Duration) string {
+	if d == time.Duration(1<<63-1) {
+		return "-"
+	}
+	if d < time.Second {
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// check aborts the benchmark; main's deferred cleanup does not run after
+// os.Exit, so the temp dir goes first.
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "wine:", err)
+		if tmpDir != "" {
+			os.RemoveAll(tmpDir)
+		}
+		os.Exit(1)
+	}
+}
+
+var tmpDir string // removed on exit
