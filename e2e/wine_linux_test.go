@@ -407,7 +407,8 @@ func TestWineHandoffRestartToNewExe(t *testing.T) {
 // alive. An unrecorded loopback `--port 0` serve whose parent is gone (an
 // orphan: started from Linux, it has no Windows parent) is spared while
 // younger than the minimum age and reaped after it, through the identity
-// check and TerminateProcess; the spared ones live on.
+// check and TerminateProcess; the spared ones live on, and a launcher's
+// boot reap spares them too.
 func TestWineReapDecoys(t *testing.T) {
 	a := newWinApp(t)
 	exe := winPath(a.exe)
@@ -470,6 +471,24 @@ func TestWineReapDecoys(t *testing.T) {
 	if n := len(a.processes()); n != 4 {
 		t.Errorf("after the reap: %d processes %v, want the 3 spared decoys and cmd.exe", n, describe(a.processes()))
 	}
+
+	// The launcher's boot reap, before its first spawn, spares them too.
+	l := a.startLauncher(a.exe, "--min-orphan-age", "1s")
+	st := a.waitReady(l, 0)
+	if st.BootReap == nil {
+		t.Fatalf("status has no boot reap")
+	}
+	boot := a.mine(st.BootReap)
+	if got := boot.count(reap.ActionSpared); got != 3 || len(boot) != 3 {
+		t.Errorf("boot reap: spared %d of %d decisions, want the 3 decoys spared:\n%s", got, len(boot), boot)
+	}
+	if _, _, code := a.cli("stop"); code != 0 {
+		t.Fatalf("stop: exit %d", code)
+	}
+	l.waitExit(t, 30*time.Second)
+	if n := len(a.processes()); n != 4 {
+		t.Errorf("after the launcher's run: %d processes %v, want the 3 decoys and cmd.exe", n, describe(a.processes()))
+	}
 }
 
 // reapReport is the part of a reap report that concerns one test.
@@ -505,6 +524,11 @@ func (a *winApp) reap(t *testing.T, args ...string) reapReport {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("reap --json: %v: %q", err, out)
 	}
+	return a.mine(&r)
+}
+
+// mine is the part of r about this test's processes.
+func (a *winApp) mine(r *reap.Report) reapReport {
 	var mine reapReport
 	needle := strings.ToLower(winPath(a.dir))
 	for _, d := range r.Decisions {
