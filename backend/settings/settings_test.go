@@ -18,7 +18,7 @@ func TestSettingsValidate(t *testing.T) {
 	}{
 		{Settings{}, ""},
 		{Settings{BackendCommand: "hermes serve --port 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "2s", MinOrphanAge: "10m"}, ""},
-		{Settings{BackendCommand: "'unterminated"}, "backend command"},
+		{Settings{BackendCommand: `"unterminated`}, "backend command"}, // a quote every system's quoting reads
 		{Settings{ReadyRegex: "port [0-9]+"}, "capture group"},
 		{Settings{ReadyRegex: "(("}, "ready regex"},
 		{Settings{HealthPath: "api/health"}, "must start with /"},

@@ -86,7 +86,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	}
 	fs.BoolVar(&o.headless, "headless", envflag.Bool("HERMES_DESKTOP_HEADLESS"), "run without a window (env HERMES_DESKTOP_HEADLESS)")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR; default $HERMES_HOME/desktop)")
-	fs.StringVar(&o.backendCmd, "backend-cmd", os.Getenv("HERMES_DESKTOP_BACKEND_CMD"), "backend command line, shell-quoted (env HERMES_DESKTOP_BACKEND_CMD; default hermes serve, else the built-in backend)")
+	fs.StringVar(&o.backendCmd, "backend-cmd", os.Getenv("HERMES_DESKTOP_BACKEND_CMD"), "backend command line, quoted as in the system's shell (env HERMES_DESKTOP_BACKEND_CMD; default hermes serve, else the built-in backend)")
 	fs.StringVar(&o.readyRegex, "ready-regex", os.Getenv("HERMES_DESKTOP_READY_REGEX"), "regex whose first group is the port, matched on the backend's output (env HERMES_DESKTOP_READY_REGEX)")
 	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default /api/health)")
 	fs.DurationVar(&o.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time between SIGTERM and SIGKILL at teardown (env HERMES_DESKTOP_GRACE)")

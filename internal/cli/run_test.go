@@ -40,7 +40,7 @@ func TestSettingsMerge(t *testing.T) {
 				}
 			}},
 		{"flags win", `{"grace":"2s","backend_command":"python3 -m x","max_duplicate_children":5,"restart_on_fd_pressure":true,"nofile_soft_limit":0}`, nil,
-			[]string{"--grace", "3s", "--backend-cmd", "a 'b c'", "--max-duplicate-children", "0", "--restart-on-fd-pressure=false", "--nofile-soft-limit", "8192"},
+			[]string{"--grace", "3s", "--backend-cmd", `a "b c"`, "--max-duplicate-children", "0", "--restart-on-fd-pressure=false", "--nofile-soft-limit", "8192"},
 			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
 				if spec.Grace != 3*time.Second || !reflect.DeepEqual(spec.Command, []string{"a", "b c"}) || cfg.LeakGuard.MaxDuplicateChildren != 0 ||
 					cfg.LeakGuard.RestartOnFDPressure || cfg.LeakGuard.NofileSoftLimit != 8192 {
