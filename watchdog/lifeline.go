@@ -17,8 +17,15 @@ const maxLifelineLine = 4096
 // must be pollable.
 func readLifeline(ctx context.Context, f *os.File, onMessage func(string)) (Reason, bool) {
 	clearDeadline(f) // a previous watch may have interrupted a read
-	stop := context.AfterFunc(ctx, func() { interruptRead(f) })
-	defer stop()
+	returned := make(chan struct{})
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { defer close(interrupted); interruptRead(f, returned) })
+	defer func() {
+		close(returned)
+		if !stop() {
+			<-interrupted // an interruption under way ends before the next reader starts
+		}
+	}()
 	r := bufio.NewReaderSize(f, maxLifelineLine)
 	for {
 		line, err := r.ReadString('\n')

@@ -29,7 +29,7 @@ func OpenLifeline(fd uintptr) (*os.File, error) {
 }
 
 // interruptRead unblocks a pending read on a pollable file.
-func interruptRead(f *os.File) { _ = f.SetReadDeadline(time.Now()) }
+func interruptRead(f *os.File, _ <-chan struct{}) { _ = f.SetReadDeadline(time.Now()) }
 
 // clearDeadline undoes interruptRead for the next reader.
 func clearDeadline(f *os.File) { _ = f.SetReadDeadline(time.Time{}) }

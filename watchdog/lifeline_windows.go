@@ -18,11 +18,21 @@ func OpenLifeline(fd uintptr) (*os.File, error) {
 	return os.NewFile(fd, "lifeline"), nil
 }
 
-// interruptRead cancels a pending synchronous read on the pipe handle:
-// Windows pipe handles opened without overlapped I/O ignore read deadlines.
-func interruptRead(f *os.File) {
-	if err := f.SetReadDeadline(time.Now()); err != nil {
+// interruptRead cancels the reader's synchronous reads on the pipe handle
+// until it has returned: Windows pipe handles opened without overlapped I/O
+// ignore read deadlines, and CancelIoEx cancels only a read in progress,
+// not the next one a reader between two reads is about to start.
+func interruptRead(f *os.File, returned <-chan struct{}) {
+	if err := f.SetReadDeadline(time.Now()); err == nil {
+		return
+	}
+	for {
 		_ = windows.CancelIoEx(windows.Handle(f.Fd()), nil)
+		select {
+		case <-returned:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 

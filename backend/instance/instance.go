@@ -385,7 +385,8 @@ func (i *Instance) closeOutput() {
 	i.errR.Close()
 }
 
-// teardown ends everything in the tree: SIGTERM (to the shim alone when
+// teardown ends everything in the tree: a request to stop (askToStop:
+// SIGTERM on Unix, the stop message on Windows; to the shim alone when
 // there is one: it runs the same sequence on its side), the grace period,
 // then SIGKILL to every tracked member and the group. It is idempotent and
 // safe to call from the waiter and from stop at once: the second caller
@@ -405,10 +406,12 @@ func (i *Instance) teardown(grace time.Duration) {
 	// the shim itself is gone (killed), we do its work.
 	shimAlive := i.viaShim && !i.handle.Exited()
 	wait := grace
-	if shimAlive {
-		askToStop(i)
+	switch {
+	case shimAlive && askToStop(i):
 		wait += ShimKillMargin
-	} else {
+	case shimAlive:
+		wait = 0 // nothing heard the request: waiting would buy nothing
+	default:
 		askToStop(i)
 		i.signalTreeTERM(cg)
 	}

@@ -29,5 +29,6 @@ func newJobKiller(int) (jobKiller, error) { return nil, nil }
 // launcher by the watchdog shim's lifeline instead of a job object.
 func EnterLauncherJob() error { return nil }
 
-// askToStop sends the leader (the shim, or the backend) SIGTERM.
-func askToStop(i *Instance) { _ = i.handle.Signal(syscall.SIGTERM) }
+// askToStop sends the leader (the shim, or the backend) SIGTERM and reports
+// whether it went out.
+func askToStop(i *Instance) bool { return i.handle.Signal(syscall.SIGTERM) == nil }

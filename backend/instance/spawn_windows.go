@@ -69,15 +69,14 @@ func EnterLauncherJob() error {
 }
 
 // askToStop asks a shim with the stop message on its lifeline: no console
-// event reaches a shim without a console, and the desktop build has none.
-// A backend run without the shim gets CTRL_BREAK on the console group it
-// leads (we started it with CREATE_NEW_PROCESS_GROUP, so the event reaches
-// that group only), where the launcher has a console to send it on.
-func askToStop(i *Instance) {
-	if i.viaShim && i.shim.lifeline != nil {
-		if _, err := io.WriteString(i.shim.lifeline, watchdog.FormatStop()); err == nil {
-			return
-		}
+// event reaches a shim without a console (the desktop build has none). It
+// reports whether anyone heard: a backend run without the shim has a
+// console of its own (CREATE_NO_WINDOW), which no event of ours reaches,
+// and a shim that is gone reads nothing.
+func askToStop(i *Instance) bool {
+	if !i.viaShim || i.shim.lifeline == nil {
+		return false
 	}
-	_ = proc.SignalConsoleGroup(i.leader.PID)
+	_, err := io.WriteString(i.shim.lifeline, watchdog.FormatStop())
+	return err == nil
 }

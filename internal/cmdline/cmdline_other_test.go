@@ -5,6 +5,7 @@ package cmdline
 var splitCases = []splitCase{
 	{`'/Applications/My App/hermes' serve`, []string{"/Applications/My App/hermes", "serve"}, true},
 	{`a\ b c`, []string{"a b", "c"}, true},
+	{`sh -c "echo \"hi\" \\ there"`, []string{"sh", "-c", `echo "hi" \ there`}, true},
 	{`x '' y`, []string{"x", "", "y"}, true},
 	{`'unterminated`, nil, false},
 	{`trailing\`, nil, false},

@@ -9,6 +9,13 @@ var splitCases = []splitCase{
 	{`\\server\share\hermes.exe`, []string{`\\server\share\hermes.exe`}, true},
 	{`x "" y`, []string{"x", "", "y"}, true},
 	{`trailing\`, []string{`trailing\`}, true},
+	{`"\\server\share\My App\hermes.exe" serve`, []string{`\\server\share\My App\hermes.exe`, "serve"}, true},
+	// Microsoft's own examples for CommandLineToArgvW.
+	{`"abc" d e`, []string{"abc", "d", "e"}, true},
+	{`a\\b d"e f"g h`, []string{`a\\b`, "de fg", "h"}, true},
+	{`a\\\"b c d`, []string{`a\"b`, "c", "d"}, true},
+	{`a\\\\"b c" d e`, []string{`a\\b c`, "d", "e"}, true},
+	{`it's "unterminated`, nil, false},
 }
 
 var joinCases = []struct {
@@ -18,4 +25,5 @@ var joinCases = []struct {
 	{[]string{`C:\Users\me\hermes.exe`, "serve"}, `C:\Users\me\hermes.exe serve`},
 	{[]string{`C:\Program Files\Hermes\hermes.exe`, "it's"}, `"C:\Program Files\Hermes\hermes.exe" it's`},
 	{[]string{`C:\dir with space\`, `say "hi"`, ""}, `"C:\dir with space\\" "say \"hi\"" ""`},
+	{[]string{`\\server\share\My App\hermes.exe`}, `"\\server\share\My App\hermes.exe"`},
 }

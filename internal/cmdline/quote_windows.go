@@ -1,34 +1,68 @@
 package cmdline
 
-import "strings"
-
-// Windows' quoting: only "double" quotes; a backslash or an apostrophe is
-// an ordinary character, as in every path a user copies from Explorer.
-const (
-	singleQuotes     = false
-	backslashEscapes = false
+import (
+	"errors"
+	"strings"
+	"syscall"
 )
 
-// needsQuotes are the characters Split cannot take bare on Windows.
-const needsQuotes = " \t\n\""
+// needsQuotes are the characters EscapeArg quotes or escapes: Join leaves
+// any other argument bare.
+const needsQuotes = " \t\"\\"
 
-// quote is a in double quotes, as Split reads them: \" for a quote, and
-// \\ for a backslash that a quote, another backslash or the closing quote
-// follows (any other backslash is read as itself, so C:\dir\x stays
-// readable).
-func quote(a string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(a); i++ {
-		switch c := a[i]; {
+// quote is a as Windows programs read it back, by the standard library's
+// own rule (syscall.EscapeArg): quotes around blanks, backslashes doubled
+// only where a quote follows them.
+func quote(a string) string { return syscall.EscapeArg(a) }
+
+// splitWords reads s by the rules of CommandLineToArgvW: blanks (space,
+// tab) separate words outside "double" quotes; 2n backslashes before a
+// quote are n backslashes and the quote opens or closes, 2n+1 are n and a
+// literal quote; any other backslash is itself. Unlike Windows, it refuses
+// an unclosed quote: in a field a person typed, that is a slip.
+func splitWords(s string) ([]string, error) {
+	var argv []string
+	var cur strings.Builder
+	inWord, inQuotes := false, false
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case (c == ' ' || c == '\t') && !inQuotes:
+			if inWord {
+				argv = append(argv, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+			i++
+		case c == '\\':
+			n := 0
+			for ; i < len(s) && s[i] == '\\'; i++ {
+				n++
+			}
+			if i < len(s) && s[i] == '"' {
+				cur.WriteString(strings.Repeat(`\`, n/2))
+				if n%2 == 1 {
+					cur.WriteByte('"')
+					i++
+				}
+			} else {
+				cur.WriteString(strings.Repeat(`\`, n))
+			}
+			inWord = true
 		case c == '"':
-			b.WriteString(`\"`)
-		case c == '\\' && (i+1 == len(a) || a[i+1] == '"' || a[i+1] == '\\'):
-			b.WriteString(`\\`)
+			inQuotes = !inQuotes
+			inWord = true
+			i++
 		default:
-			b.WriteByte(c)
+			cur.WriteByte(c)
+			inWord = true
+			i++
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	if inQuotes {
+		return nil, errors.New(`cmdline: unterminated " in command`)
+	}
+	if inWord {
+		argv = append(argv, cur.String())
+	}
+	return argv, nil
 }
