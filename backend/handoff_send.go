@@ -225,7 +225,7 @@ func (l *Launcher) resume(cause error) error {
 		return fmt.Errorf("%w; and the owner lock could not be taken back: %v", cause, err)
 	}
 	if l.ctl, err = control.Listen(l.cfg.StateDir, l.cfg.Logger); err != nil {
-		return fmt.Errorf("%w; and the control socket could not be reopened: %v", cause, err)
+		return fmt.Errorf("%w; and the control channel could not be reopened: %v", cause, err)
 	}
 	l.serveControl()
 	for _, s := range l.supervisors() {

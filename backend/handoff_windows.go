@@ -20,8 +20,9 @@ func successorAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_BREAKAWAY_FROM_JOB | windows.DETACHED_PROCESS}
 }
 
-// adoptSupported: os/exec cannot hand extra handles to a child on Windows,
-// so the lifelines cannot cross over; use the restart mode there.
+// adoptSupported: the backends live in our kill-on-close job, which dies
+// with us; adopting them would take handing over the job's handle as well
+// as the lifelines, which is not built: use the restart mode there.
 func adoptSupported() error {
 	return fmt.Errorf("handoff: %w: adopt mode is not available on Windows; use --mode restart", control.ErrRefused)
 }
@@ -32,7 +33,7 @@ func InheritFile(fd int, name string) *os.File { return os.NewFile(uintptr(fd), 
 // restoreNonblock has nothing to restore on Windows.
 func restoreNonblock([]*os.File) {}
 
-// updateHandoffMode: Windows cannot pass the lifelines to a child, so an
+// updateHandoffMode: no adopt mode on Windows (see adoptSupported), so an
 // update restarts the backends (restart mode).
 func updateHandoffMode() handoffwire.Mode { return handoffwire.ModeRestart }
 

@@ -37,3 +37,10 @@ func checkPeer(conn net.Conn) error {
 // the state dir, so whoever bound it could write there, which only its
 // owner (or root) can.
 func checkServer(net.Conn) error { return nil }
+
+// checkPeerBeforeRead: a Unix socket tells its peer from the start, so
+// nothing of a stranger's is read.
+func checkPeerBeforeRead(conn net.Conn) error { return checkPeer(conn) }
+
+// checkPeerAfterRead has nothing left to check on Unix.
+func checkPeerAfterRead(net.Conn) error { return nil }

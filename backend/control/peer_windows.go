@@ -25,6 +25,14 @@ func checkPeer(conn net.Conn) error {
 	return ownUser(user)
 }
 
+// checkPeerBeforeRead has nothing to check yet: a pipe tells its client
+// only by what was read from it (ImpersonateNamedPipeClient fails with
+// ERROR_CANNOT_IMPERSONATE before that).
+func checkPeerBeforeRead(net.Conn) error { return nil }
+
+// checkPeerAfterRead is checkPeer, once the request is in.
+func checkPeerAfterRead(conn net.Conn) error { return checkPeer(conn) }
+
 // checkServer makes sure the pipe a client reached is the current user's:
 // a pipe's name proves nothing, since any user may create any name that
 // nobody holds.

@@ -104,14 +104,18 @@ func (s *Server) Serve(ctx context.Context, h Handler) {
 
 func (s *Server) serveConn(ctx context.Context, conn net.Conn, h Handler) {
 	defer conn.Close()
+	// The peer is checked before anything is answered: before its request
+	// is read where the OS tells (a Unix socket's credentials), after where
+	// it tells only then (a Windows pipe's client, known by "the security
+	// context of the last message read from the pipe").
+	if err := checkPeerBeforeRead(conn); err != nil {
+		s.log.Warn("control: refused connection", "err", err)
+		return
+	}
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var req Request
 	decodeErr := json.NewDecoder(io.LimitReader(conn, maxMessage)).Decode(&req)
-	// The peer is checked once its request is in, and before anything is
-	// answered: Windows tells a pipe's client by "the security context of
-	// the last message read from the pipe" (ImpersonateNamedPipeClient), and
-	// fails with ERROR_CANNOT_IMPERSONATE before anything was read.
-	if err := checkPeer(conn); err != nil {
+	if err := checkPeerAfterRead(conn); err != nil {
 		s.log.Warn("control: refused connection", "err", err)
 		return
 	}

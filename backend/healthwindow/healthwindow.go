@@ -95,7 +95,7 @@ func (w *Watch) Wait(ctx context.Context) (Verdict, string) {
 				misses = 0
 			}
 			if misses >= probeMisses {
-				return Failed, "the new version stopped answering on the control socket"
+				return Failed, "the new version stopped answering on its control channel"
 			}
 		case <-deadline.C:
 			why, answered := w.probe(ctx)
