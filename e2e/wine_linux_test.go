@@ -99,15 +99,26 @@ func (a *winApp) command(exe string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// cliTimeout bounds one CLI call: a hung call fails its test, not the run.
+const cliTimeout = 90 * time.Second
+
 // cli runs one CLI verb of the app's exe and returns its output and exit code.
 func (a *winApp) cli(args ...string) (stdout, stderr string, code int) {
 	a.t.Helper()
 	cmd := a.command(a.exe, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if err != nil && cmd.ProcessState == nil {
+	if err := cmd.Start(); err != nil {
 		a.t.Fatalf("%v: %v", args, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }() // the only waiter
+	select {
+	case <-done:
+	case <-time.After(cliTimeout):
+		_ = cmd.Process.Kill() // ours, and not yet reaped
+		<-done
+		a.t.Fatalf("%v: no answer in %v; stderr: %s", args, cliTimeout, errOut.String())
 	}
 	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
@@ -129,11 +140,14 @@ func (f outputFile) String() string {
 	return string(data)
 }
 
-// startLauncher starts `exe run --headless` plus args. The test's cleanup
-// SIGKILLs it if it is still there (it is our child) and reaps it.
+// startLauncher starts `exe run --headless` plus args. Its boot reap spares
+// unrecorded orphans younger than an hour (args may say otherwise): the
+// prefix is shared with other tests, and nothing of theirs is this test's
+// to signal. The test's cleanup SIGKILLs it if it is still there (it is our
+// child) and reaps it.
 func (a *winApp) startLauncher(exe string, args ...string) *winLauncher {
 	a.t.Helper()
-	cmd := a.command(exe, append([]string{"run", "--headless"}, args...)...)
+	cmd := a.command(exe, append([]string{"run", "--headless", "--min-orphan-age", "1h"}, args...)...)
 	out, err := os.CreateTemp(a.dir, "launcher-*.log")
 	if err != nil {
 		a.t.Fatal(err)
@@ -454,7 +468,12 @@ func TestWineReapDecoys(t *testing.T) {
 		t.Errorf("dry run: spared %d, want the 4 decoys:\n%s", got, young)
 	}
 	time.Sleep(2 * time.Second) // the orphan is now older than --min-age
-	real := a.reap(t, "--min-age", "1s", "--grace", "2s")
+	// Only this test's decoys: others' processes share the prefix.
+	var only []string
+	for _, d := range young {
+		only = append(only, strconv.Itoa(d.PID))
+	}
+	real := a.reap(t, "--min-age", "1s", "--grace", "2s", "--only", strings.Join(only, ","))
 	if got := real.count(reap.ActionSpared); got != 3 {
 		t.Errorf("reap: spared %d, want 3 (fixed port, non-loopback, live parent):\n%s", got, real)
 	}
