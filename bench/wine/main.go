@@ -41,13 +41,18 @@ import (
 
 const (
 	wineLoader = "/usr/lib/wine/wine64"
-	treeSize   = 5 // launcher, shim, backend, 2 children
 	children   = " --spawn-setsid-children 2"
 )
 
 // mode is one way to run and kill a launcher.
 type mode struct {
 	name string
+	// treeSize is the tree's processes, the launcher included: 5 (launcher,
+	// shim, backend, 2 children), and under Wine a conhost.exe for each
+	// windowless console, the shim's and the backend's.
+	treeSize int
+	// home is HERMES_HOME as the launcher reads paths.
+	home func(dir string) string
 	// start returns the launcher's command for the state dir and tag.
 	start func(state string) *exec.Cmd
 	// kill kills the launcher; it returns when the clock starts.
@@ -100,12 +105,14 @@ func main() {
 		_ = tk.Wait()
 		return gone[0]
 	}
+	linuxPath := func(p string) string { return p }
 	modes := []mode{
-		{"Linux: shim lifeline, SIGKILL", linux, sigkill},
-		{"Wine: job, SIGKILL of the Wine process", wine, sigkill},
-		{"Wine: job, TerminateProcess (taskkill /F)", wine, terminate},
+		{"Linux: shim lifeline, SIGKILL", 5, linuxPath, linux, sigkill},
+		{"Wine: job, SIGKILL of the Wine process", 7, winPath, wine, sigkill},
+		{"Wine: job, TerminateProcess (taskkill /F)", 7, winPath, wine, terminate},
 	}
 	fmt.Printf("launcher killed -> tree gone: %d kills per mode, tree = launcher, shim, backend, 2 children out of its group\n", *n)
+	fmt.Println("(under Wine also a conhost.exe for each windowless console, the shim's and the backend's)")
 	fmt.Printf("%s, %s\n\n", testbin.Machine(), wineVersion())
 	fmt.Printf("%-44s %9s %9s %9s %10s\n", "mode", "p50", "p99", "max", "survivors")
 	for _, m := range modes {
@@ -130,7 +137,7 @@ func measure(dir string, m mode, wait time.Duration) (sample, error) {
 		return sample{}, err
 	}
 	cmd := m.start(state)
-	cmd.Env = testbin.NewEnv(tag, filepath.Join(state, "home"))
+	cmd.Env = testbin.NewEnv(tag, m.home(filepath.Join(state, "home")))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return sample{}, err
@@ -144,7 +151,7 @@ func measure(dir string, m mode, wait time.Duration) (sample, error) {
 		_ = cmd.Process.Kill()
 		return sample{}, err
 	}
-	pids := waitTree(tag, cmd.Process.Pid)
+	pids := waitTree(tag, m.treeSize, cmd.Process.Pid)
 	winPID := windowsPID(cmd, state)
 	time.Sleep(300 * time.Millisecond) // a steady tree, not the start-up bustle
 	fds := testbin.OpenPidfds(pids)
@@ -212,7 +219,7 @@ func waitReady(out io.Reader) error {
 
 // waitTree waits until the whole tree exists and returns it without the
 // launcher.
-func waitTree(tag string, launcher int) []int {
+func waitTree(tag string, treeSize, launcher int) []int {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		pids := testbin.Tagged(tag)

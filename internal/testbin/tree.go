@@ -42,14 +42,19 @@ func FollowTree(t testing.TB, root proc.Identity) *Tree {
 }
 
 // Running adds the root's current descendants to the members seen and
-// returns those still running, root first if it is.
+// returns those still running, root first if it is. Descendants are looked
+// for only while the table's process at the root's PID is the root itself:
+// once the root is gone its PID may be another's, whose children are not
+// this test's.
 func (tr *Tree) Running() []proc.Identity {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if table, err := proc.Snapshot(); err == nil {
-		for _, p := range table.Descendants(tr.root.PID) {
-			if _, ok := tr.seen[p.PID]; !ok {
-				tr.seen[p.PID] = p.Identity()
+		if root, ok := table.Find(tr.root.PID); ok && root.Identity().Start == tr.root.Start {
+			for _, p := range table.Descendants(tr.root.PID) {
+				if _, ok := tr.seen[p.PID]; !ok {
+					tr.seen[p.PID] = p.Identity()
+				}
 			}
 		}
 	}
