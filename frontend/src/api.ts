@@ -12,6 +12,8 @@ import type {
   Wire,
 } from "./types";
 
+import type { Quoting } from "./format";
+
 export type { HermesAPI } from "./types";
 
 /** The methods Wails binds for the Go App struct, as Go's JSON has them. */
@@ -44,6 +46,13 @@ interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
   BrowserOpenURL(url: string): void;
   ClipboardSetText(text: string): Promise<boolean>;
+  Environment(): Promise<{ platform: string }>;
+}
+
+/** The quoting of the platform the engine runs on (Wails' Environment). */
+export async function platformQuoting(w: Window = window): Promise<Quoting> {
+  const env = await w.runtime?.Environment();
+  return env?.platform === "windows" ? "windows" : "posix";
 }
 
 declare global {

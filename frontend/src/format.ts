@@ -149,13 +149,52 @@ export function plural(n: number, one: string, many = one + "s"): string {
 
 const SAFE_ARG = /^[^ \t\n'"\\$`*?[\]{}()<>|&;#~]+$/;
 
-/** Quotes one argument the way Go's backend.JoinCommand does. */
+/**
+ * Whose quoting command lines are shown and read with: the shell's, or
+ * Windows' (CommandLineToArgvW, as Go's internal/cmdline on Windows). Set
+ * once at start from the platform the engine runs on (main.ts).
+ */
+export type Quoting = "posix" | "windows";
+
+let quoting: Quoting = "posix";
+
+/** Sets the quoting of every command line shown or checked from now on. */
+export function setQuoting(q: Quoting): void {
+  quoting = q;
+}
+
+/** The quoting in force. */
+export function currentQuoting(): Quoting {
+  return quoting;
+}
+
+/** Quotes one argument the way Go's cmdline.Join does on the engine's platform. */
 export function shellQuote(arg: string): string {
+  if (quoting === "windows") return windowsQuote(arg);
   if (arg !== "" && SAFE_ARG.test(arg)) return arg;
   return "'" + arg.replace(/'/g, `'\\''`) + "'";
 }
 
-/** Joins argv into a line a POSIX shell (and backend.SplitCommand) reads back unchanged. */
+/** Go's syscall.EscapeArg: quotes around blanks, backslashes doubled only before a quote. */
+function windowsQuote(arg: string): string {
+  if (arg === "") return '""';
+  if (!/[ \t"\\]/.test(arg)) return arg;
+  const spaced = /[ \t]/.test(arg);
+  let out = spaced ? '"' : "";
+  let slashes = 0;
+  for (const c of arg) {
+    if (c === "\\") slashes++;
+    else {
+      if (c === '"') out += "\\".repeat(slashes + 1);
+      slashes = 0;
+    }
+    out += c;
+  }
+  if (spaced) out += "\\".repeat(slashes) + '"';
+  return out;
+}
+
+/** Joins argv into a line the engine's cmdline.Split reads back unchanged. */
 export function shellJoin(argv: readonly string[] | null | undefined): string {
   return (argv ?? []).map(shellQuote).join(" ");
 }

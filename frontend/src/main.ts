@@ -1,5 +1,6 @@
 import "./style.css";
-import { createWailsApi, hasWails } from "./api";
+import { createWailsApi, hasWails, platformQuoting } from "./api";
+import { setQuoting } from "./format";
 import { App } from "./app";
 import { tabFromHash } from "./state";
 import type { HermesAPI } from "./types";
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   let preview = false;
   if (await waitForWails(250)) {
     api = createWailsApi();
+    setQuoting(await platformQuoting());
   } else {
     // Plain browser (npm run dev / preview): simulated engine, clearly marked.
     const { createMockApi, scenarioFromLocation } = await import("./mock");

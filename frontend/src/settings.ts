@@ -1,6 +1,7 @@
 // Settings form logic: the form's draft, validation that mirrors the Go
 // side, diffs, and the object Save sends.
 
+import { currentQuoting } from "./format";
 import { FEED_MAX_BYTES, feedProblem, type FeedProblem } from "./feedurl";
 import type { Settings } from "./types";
 
@@ -134,8 +135,9 @@ export function parseGoDuration(input: string): number | null {
   return sign * total;
 }
 
-/** Mirrors backend.SplitCommand's quoting rules; returns an error or null. */
+/** Mirrors Go's cmdline.Split on the engine's platform; returns an error or null. */
 export function commandError(line: string): string | null {
+  if (currentQuoting() === "windows") return windowsCommandError(line);
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (c === "'") {
@@ -155,6 +157,21 @@ export function commandError(line: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Windows' rules (CommandLineToArgvW): only a "double" quote quotes, an odd
+ * run of backslashes before one makes it literal; an apostrophe or a
+ * backslash is just a character. An unclosed quote is the one error.
+ */
+function windowsCommandError(line: string): string | null {
+  let quoted = false;
+  let slashes = 0;
+  for (const c of line) {
+    if (c === '"' && slashes % 2 === 0) quoted = !quoted;
+    slashes = c === "\\" ? slashes + 1 : 0;
+  }
+  return quoted ? 'Unterminated " quote' : null;
 }
 
 /**

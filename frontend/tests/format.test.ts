@@ -12,6 +12,7 @@ import {
   parseTime,
   plural,
   shellJoin,
+  setQuoting,
   shellQuote,
   truncate,
 } from "../src/format";
@@ -181,6 +182,18 @@ describe("shellJoin", () => {
       ["''", "'"],
     ];
     for (const argv of cases) expect(split(shellJoin(argv))).toEqual(argv);
+  });
+  it("quotes as Go's syscall.EscapeArg when the engine runs on Windows", () => {
+    setQuoting("windows");
+    try {
+      expect(shellJoin([`C:\\Users\\O'Brien\\hermes.exe`, "serve"])).toBe(`C:\\Users\\O'Brien\\hermes.exe serve`);
+      expect(shellJoin([`C:\\Program Files\\Hermes\\hermes.exe`, ""])).toBe(`"C:\\Program Files\\Hermes\\hermes.exe" ""`);
+      expect(shellQuote(`C:\\dir with space\\`)).toBe(`"C:\\dir with space\\\\"`);
+      expect(shellQuote(`say "hi"`)).toBe(`"say \\"hi\\""`);
+      expect(shellQuote(`a\\"b`)).toBe(`a\\\\\\"b`);
+    } finally {
+      setQuoting("posix");
+    }
   });
   it("handles missing argv", () => {
     expect(shellJoin(null)).toBe("");

@@ -1,3 +1,4 @@
+import { setQuoting } from "../src/format";
 import { describe, expect, it } from "vitest";
 import {
   captureGroups,
@@ -49,6 +50,18 @@ describe("commandError", () => {
     expect(commandError("hermes 'oops")).toBe("Unterminated ' quote");
     expect(commandError('hermes "oops \\"')).toBe('Unterminated " quote');
     expect(commandError("hermes \\")).toBe("The command ends with a backslash");
+  });
+  it("reads Windows' quoting when the engine runs on Windows", () => {
+    setQuoting("windows");
+    try {
+      expect(commandError(`C:\\Users\\O'Brien\\hermes.exe serve`)).toBeNull();
+      expect(commandError(`"C:\\Program Files\\Hermes\\hermes.exe" dashboard C:\\dir\\`)).toBeNull();
+      expect(commandError(`say \\"hi`)).toBeNull(); // \" is a literal quote
+      expect(commandError(`"C:\\Program Files\\oops`)).toBe('Unterminated " quote');
+      expect(commandError(`a\\\\"b c`)).toBe('Unterminated " quote'); // \\" is a backslash, then a quote
+    } finally {
+      setQuoting("posix");
+    }
   });
 });
 

@@ -36,7 +36,7 @@ const PROFILE: TextSpec = {
 const COMMAND: TextSpec = {
   field: "command",
   label: "Command",
-  help: "Quoted like a shell command line. The server must listen on 127.0.0.1 and print its port.",
+  help: "Quoted as in a terminal (on Windows: double quotes around paths with spaces). The server must listen on 127.0.0.1 and print its port.",
   placeholder: "e.g. python3 -m myserver --port 0",
   mono: true,
 };

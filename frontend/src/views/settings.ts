@@ -26,7 +26,7 @@ export const FIELDS: FieldSpec[] = [
   {
     key: "backend_command",
     label: "Backend command",
-    help: "The command that starts a backend, quoted like a shell command line. Leave empty for the built-in default.",
+    help: "The command that starts a backend, quoted as in a terminal (on Windows: double quotes around paths with spaces). Leave empty for the built-in default.",
     mono: true,
   },
   {
