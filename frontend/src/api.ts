@@ -49,10 +49,17 @@ interface WailsRuntime {
   Environment(): Promise<{ platform: string }>;
 }
 
-/** The quoting of the platform the engine runs on (Wails' Environment). */
+/**
+ * The quoting of the platform the engine runs on (Wails' Environment); the
+ * shell's if that cannot be told, so the page starts either way.
+ */
 export async function platformQuoting(w: Window = window): Promise<Quoting> {
-  const env = await w.runtime?.Environment();
-  return env?.platform === "windows" ? "windows" : "posix";
+  try {
+    const env = await w.runtime?.Environment();
+    return env?.platform === "windows" ? "windows" : "posix";
+  } catch {
+    return "posix";
+  }
 }
 
 declare global {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { createWailsApi, hasWails, normalizeStatus } from "../src/api";
+import { createWailsApi, hasWails, normalizeStatus, platformQuoting } from "../src/api";
 import { status } from "./fixtures";
 
 function fakeWindow() {
@@ -142,5 +142,17 @@ describe("createWailsApi", () => {
     expect(s.backends[0].tree!.processes[0].argv).toEqual([]);
     expect(s.backends[0].tree!.duplicates[0]).toEqual({ argv: [], count: 2, pids: [] });
     expect(s.last_reap!.decisions[0].cmdline).toEqual([]);
+  });
+});
+
+describe("platformQuoting", () => {
+  const withRuntime = (env: () => Promise<{ platform: string }>) => ({ runtime: { Environment: env } }) as unknown as Window;
+  it("is Windows' on Windows and the shell's elsewhere", async () => {
+    expect(await platformQuoting(withRuntime(async () => ({ platform: "windows" })))).toBe("windows");
+    expect(await platformQuoting(withRuntime(async () => ({ platform: "linux" })))).toBe("posix");
+  });
+  it("falls back to the shell's when the runtime cannot say", async () => {
+    expect(await platformQuoting(withRuntime(async () => Promise.reject(new Error("no"))))).toBe("posix");
+    expect(await platformQuoting({} as Window)).toBe("posix");
   });
 });
