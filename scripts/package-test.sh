@@ -13,7 +13,7 @@
 #      (twice: upgrades are the same step), `run --headless` from ~/.local
 #      until ready, `stop`, then `install.sh --uninstall` leaves the home as
 #      it was except for the app's state (~/.hermes).
-#   3. the Windows files: `file` names the installer a Nullsoft installer and
+#   3. the Windows files: the installer is a 64-bit NSIS installer (its header) and
 #      the executable a PE32+ GUI program, the installer carries that very
 #      executable, and, under Wine, it installs silently, the installed app
 #      runs, an upgrade over the running app stops it and replaces it, and
@@ -162,8 +162,11 @@ say "ok: SHA256SUMS"
 
 test_windows() {
 	local kind
+	# file(1) names only the x86 stub "Nullsoft Installer"; the amd64 one is a
+	# PE32+ program carrying NSIS' own header signature.
 	kind=$(file -b "$setup")
-	[[ $kind == *"Nullsoft Installer"* ]] || fail "windows: $setup is not a Nullsoft installer: $kind"
+	[[ $kind == "PE32+ executable (GUI) x86-64"* ]] || fail "windows: $setup is not a 64-bit Windows program: $kind"
+	grep -qaF NullsoftInst "$setup" || fail "windows: $setup carries no NSIS header"
 	kind=$(file -b "$exe")
 	[[ $kind == "PE32+ executable (GUI) x86-64"* ]] || fail "windows: $exe is not a PE32+ GUI executable: $kind"
 	mkdir "$work/nsis"
