@@ -100,8 +100,8 @@ func main() {
 		if ours == 0 {
 			ours = p50
 		}
-		fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", m.name, fmtDur(p50), fmtDur(p99), fmtDur(max),
-			fmt.Sprintf("%d/%d", surv, watched), fmtDur(bp50), fmtDur(dp50), fmtDur(tp50))
+		fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", m.name, testbin.FormatDuration(p50), testbin.FormatDuration(p99), testbin.FormatDuration(max),
+			fmt.Sprintf("%d/%d", surv, watched), testbin.FormatDuration(bp50), testbin.FormatDuration(dp50), testbin.FormatDuration(tp50))
 	}
 	fmt.Println("\np50/p99/max: launcher SIGKILLed -> last process of its tree gone ('-': some never went, within", wait.String()+")")
 	fmt.Println("survivors: tree processes still alive then; detect/TERM: when the shim saw the death and sent SIGTERM (shim only)")
@@ -239,23 +239,12 @@ func summarize(samples []sample, f func(sample) time.Duration) (p50, p99, max ti
 		watched += s.watched
 		d := f(s)
 		if d < 0 {
-			d = time.Duration(1<<63 - 1)
+			d = testbin.Never
 		}
 		ds = append(ds, d)
 	}
-	slices.Sort(ds)
-	idx := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))+0.999)-1)] }
-	return idx(0.5), idx(0.99), ds[len(ds)-1], survivors, watched
-}
-
-func fmtDur(d time.Duration) string {
-	if d == time.Duration(1<<63-1) {
-		return "-"
-	}
-	if d < time.Second {
-		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
-	}
-	return fmt.Sprintf("%.2fs", d.Seconds())
+	p50, p99, max = testbin.Quantiles(ds)
+	return p50, p99, max, survivors, watched
 }
 
 // idleCost starts one launcher and reports the shim's and the launcher's RSS
@@ -338,7 +327,7 @@ func printExits(start time.Time, fds map[int]int, gone map[int]time.Time) {
 	}
 	slices.SortFunc(rows, func(a, b row) int { return int(a.at - b.at) })
 	for _, r := range rows {
-		fmt.Printf("    %8s  %.60s\n", fmtDur(r.at), r.what)
+		fmt.Printf("    %8s  %.60s\n", testbin.FormatDuration(r.at), r.what)
 	}
 	fmt.Println()
 }

@@ -123,7 +123,7 @@ func main() {
 			samples = append(samples, s)
 		}
 		p50, p99, max, surv, watched := summarize(samples)
-		fmt.Printf("%-44s %9s %9s %9s %10s\n", m.name, fmtDur(p50), fmtDur(p99), fmtDur(max), fmt.Sprintf("%d/%d", surv, watched))
+		fmt.Printf("%-44s %9s %9s %9s %10s\n", m.name, testbin.FormatDuration(p50), testbin.FormatDuration(p99), testbin.FormatDuration(max), fmt.Sprintf("%d/%d", surv, watched))
 	}
 	fmt.Println("\np50/p99/max: the launcher killed (for TerminateProcess: its process gone) -> last process of its tree gone")
 	fmt.Println("('-': some never went within", wait.String()+"); survivors: tree processes still alive then")
@@ -247,23 +247,12 @@ func summarize(samples []sample) (p50, p99, max time.Duration, survivors, watche
 		watched += s.watched
 		d := s.gone
 		if d < 0 {
-			d = time.Duration(1<<63 - 1)
+			d = testbin.Never
 		}
 		ds = append(ds, d)
 	}
-	slices.Sort(ds)
-	idx := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))+0.999)-1)] }
-	return idx(0.5), idx(0.99), ds[len(ds)-1], survivors, watched
-}
-
-func fmtDur(d time.Duration) string {
-	if d == time.Duration(1<<63-1) {
-		return "-"
-	}
-	if d < time.Second {
-		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
-	}
-	return fmt.Sprintf("%.2fs", d.Seconds())
+	p50, p99, max = testbin.Quantiles(ds)
+	return p50, p99, max, survivors, watched
 }
 
 // check aborts the benchmark; main's deferred cleanup does not run after
