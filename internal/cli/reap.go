@@ -58,7 +58,7 @@ the single-instance lock.`)
 		}
 		return nil
 	})
-	fs.DurationVar(&f.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", reap.DefaultGrace), "time between SIGTERM and SIGKILL (env HERMES_DESKTOP_GRACE)")
+	fs.DurationVar(&f.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", reap.DefaultGrace), "time a process has to exit once asked to stop before it is killed; on Windows, where nothing can ask it, it is killed at once (env HERMES_DESKTOP_GRACE)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
