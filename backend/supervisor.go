@@ -241,7 +241,7 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst *instance.Ins
 		select {
 		case <-ctx.Done():
 			s.halt()
-			s.update(model.StateStopped, nil)
+			s.update(model.StateStopped, forgetRun)
 			return
 		case r := <-s.readyCh:
 			s.onReady(r)
@@ -272,7 +272,8 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 	case cmdStop:
 		s.halt()
 		s.update(model.StateStopped, func(st *model.BackendStatus) {
-			st.LastError, st.Containment, st.ContainmentReason, st.Cgroup = "", "", "", ""
+			forgetRun(st)
+			st.LastError = ""
 		})
 	case cmdStart:
 		if s.cur != nil || s.timer != nil || s.ext != nil {
@@ -554,8 +555,7 @@ func (s *Supervisor) onCrash(reason string) {
 	s.update(model.StateRestarting, func(st *model.BackendStatus) {
 		st.Restarts++
 		st.Crashes++
-		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
-		st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
+		forgetRun(st)
 		st.LastError, st.LastRestart = reason, reason
 	})
 }
@@ -563,11 +563,19 @@ func (s *Supervisor) onCrash(reason string) {
 func (s *Supervisor) fail(reason string) {
 	s.log.Error("backend failed", "reason", reason)
 	s.update(model.StateFailed, func(st *model.BackendStatus) {
-		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
-		st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
+		forgetRun(st)
 		st.LastError = reason
 		st.LogTail = s.out.Tail(20)
 	})
+}
+
+// forgetRun clears what described the run that ended: its PIDs, its
+// address (nothing must offer to open or copy a dead one), its tree and
+// what held it.
+func forgetRun(st *model.BackendStatus) {
+	st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
+	st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
+	st.Tree = nil
 }
 
 // halt stops whatever runs or is scheduled, synchronously. An attached

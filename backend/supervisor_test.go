@@ -69,6 +69,10 @@ func TestSupervisorBecomesReady(t *testing.T) {
 			}
 			h.wantEntered(t, model.StateStarting, model.StateReady, model.StateStopped)
 			assertReaped(t, st.PID) // Stop returns after the leader is reaped
+			// A stopped backend offers no dead address to open or copy.
+			if got := h.sup.Status(); got.PID != 0 || got.ShimPID != 0 || got.Port != 0 || got.URL != "" || got.PageURL != "" || got.Tree != nil {
+				t.Errorf("status when stopped: got pid %d shim %d port %d url %q page %q tree %v, want none", got.PID, got.ShimPID, got.Port, got.URL, got.PageURL, got.Tree != nil)
+			}
 			if _, err := h.records.Load(st.Nonce); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("record after Stop: got %v, want ErrNotExist", err)
 			}
