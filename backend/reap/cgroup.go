@@ -33,6 +33,25 @@ type CgroupDecision struct {
 	Detail string `json:"detail"`
 	// Members is how many processes were in it when it was judged.
 	Members int `json:"members"`
+	// Processes are those members, each with its command line (empty when
+	// it could not be read): what a reap of the cgroup kills.
+	Processes []CgroupMember `json:"processes"`
+}
+
+// CgroupMember is one process found in a backend cgroup when it was judged.
+type CgroupMember struct {
+	PID     int      `json:"pid"`
+	Cmdline []string `json:"cmdline"`
+}
+
+// membersOf lists the processes in a cgroup with their command lines.
+func membersOf(pids []int) []CgroupMember {
+	out := make([]CgroupMember, 0, len(pids))
+	for _, pid := range pids {
+		argv, _ := proc.Cmdline(pid) // gone meanwhile: no command line, still named
+		out = append(out, CgroupMember{PID: pid, Cmdline: argv})
+	}
+	return out
 }
 
 // cgroupCandidate is a leftover backend cgroup and what names it.
@@ -114,7 +133,7 @@ func (r *reaper) cgroupParent() string {
 // decideCgroup applies the ownership rule to one cgroup.
 func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
 	members, _ := c.cg.Members()
-	d := CgroupDecision{Cgroup: c.cg.Path(), Action: ActionSpared, Members: len(members)}
+	d := CgroupDecision{Cgroup: c.cg.Path(), Action: ActionSpared, Members: len(members), Processes: membersOf(members)}
 	spare := func(reason, format string, a ...any) CgroupDecision {
 		d.Reason, d.Detail = reason, fmt.Sprintf(format, a...)
 		return d

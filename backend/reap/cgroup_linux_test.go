@@ -134,6 +134,10 @@ func TestReapCgroups(t *testing.T) {
 		if string(d.Action) != w[0] || d.Reason != w[1] {
 			t.Errorf("%s: got %s/%s (%s), want %s/%s", what, d.Action, d.Reason, d.Detail, w[0], w[1])
 		}
+		// The report names what it killed (or spared): pid and command line.
+		if len(d.Processes) != 1 || d.Processes[0].PID != s.procs[what].PID || strings.Join(d.Processes[0].Cmdline, " ") != "sleep 100000" {
+			t.Errorf("%s: processes %+v, want pid %d running sleep 100000", what, d.Processes, s.procs[what].PID)
+		}
 		running, _ := proc.Running(s.procs[what])
 		_, openErr := proc.OpenCgroup(s.cgs[what].Path())
 		if reaped := w[0] == string(ActionReaped); running == reaped || (openErr != nil) != reaped {

@@ -33,7 +33,7 @@ func (r *reaper) judge() ([]Decision, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []Decision
+	out := []Decision{} // "none" is [] to a reader of the JSON, not null
 	for _, c := range cands {
 		if d := r.decide(c); d != nil {
 			out = append(out, *d)

@@ -1,6 +1,7 @@
 package reap
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -385,5 +386,22 @@ func TestUntouchable(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// A scan that finds no candidate reports none as an empty list: a reader
+// of `reap --json` gets "decisions": [], not null.
+func TestJudgeNoCandidatesIsEmptyNotNull(t *testing.T) {
+	w := newWorld()
+	w.v.procs = map[int]*fakeProc{}
+	w.add(selfPID, 1, time.Hour, "/opt/hermes-desktop", "run")
+	r := newReaper(w.opts, w.v, selfPID, testUID, w.ev)
+	decisions, _, err := r.judge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(Report{Decisions: decisions})
+	if !strings.Contains(string(data), `"decisions":[]`) {
+		t.Errorf("report with no candidate: got %s, want \"decisions\":[]", data)
 	}
 }

@@ -105,6 +105,7 @@ export function normalizeReport(r: Wire.ReapReport): ReapReport {
   return {
     ...r,
     decisions: (r.decisions ?? []).map((d) => ({ ...d, cmdline: d.cmdline ?? [] })),
+    cgroups: r.cgroups?.map((c) => ({ ...c, processes: (c.processes ?? []).map((m) => ({ ...m, cmdline: m.cmdline ?? [] })) })),
   };
 }
 

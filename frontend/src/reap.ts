@@ -43,6 +43,21 @@ export function reapSummary(r: ReapReport): string {
 }
 
 /** Decisions in display order: acted-on first, then by pid. */
+/**
+ * The processes of the report's backend cgroups as rows of the decisions
+ * table: each member under its cgroup's verdict, the cgroup named in the
+ * detail (a reaped cgroup's members are what the reap killed).
+ */
+export function cgroupRows(r: ReapReport | null | undefined): ReapDecision[] {
+  const rows: ReapDecision[] = [];
+  for (const c of r?.cgroups ?? []) {
+    for (const m of c.processes) {
+      rows.push({ pid: m.pid, action: c.action, reason: c.reason, detail: `in backend cgroup ${c.cgroup}: ${c.detail}`, cmdline: m.cmdline });
+    }
+  }
+  return rows.sort((a, b) => a.pid - b.pid);
+}
+
 export function sortedDecisions(r: ReapReport | null | undefined): ReapDecision[] {
   const rank: Record<string, number> = { failed: 0, reaped: 1, "would-reap": 1, spared: 2 };
   return [...(r?.decisions ?? [])].sort((a, b) => (rank[a.action] ?? 3) - (rank[b.action] ?? 3) || a.pid - b.pid);

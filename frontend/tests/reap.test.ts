@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  cgroupRows,
   confirmQuestion,
   countDecisions,
   initialReapFlow,
@@ -119,5 +120,31 @@ describe("reapFlow", () => {
     ]) {
       expect(reapFlow(s, { type: "scan" }).kind).toBe("scanning");
     }
+  });
+});
+
+describe("cgroupRows", () => {
+  it("lists what a reaped backend cgroup held, each process under its verdict", () => {
+    const r = report({
+      cgroups: [
+        {
+          cgroup: "/user.slice/hermes-backend-ab",
+          action: "reaped",
+          reason: "owner-dead",
+          detail: "launcher dead",
+          members: 2,
+          processes: [
+            { pid: 31, cmdline: ["node", "mcp.js"] },
+            { pid: 30, cmdline: [] },
+          ],
+        },
+        { cgroup: "/x", action: "spared", reason: "fail-closed", detail: "no record", members: 0, processes: [] },
+      ],
+    });
+    expect(cgroupRows(r)).toEqual([
+      { pid: 30, action: "reaped", reason: "owner-dead", detail: "in backend cgroup /user.slice/hermes-backend-ab: launcher dead", cmdline: [] },
+      { pid: 31, action: "reaped", reason: "owner-dead", detail: "in backend cgroup /user.slice/hermes-backend-ab: launcher dead", cmdline: ["node", "mcp.js"] },
+    ]);
+    expect(cgroupRows(report())).toEqual([]);
   });
 });

@@ -51,6 +51,7 @@ var models = []model{
 	modelOf[reap.Report]("ReapReport"),
 	modelOf[reap.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
 	modelOf[reap.CgroupDecision]("ReapCgroupDecision"),
+	modelOf[reap.CgroupMember]("ReapCgroupMember"),
 	modelOf[logs.Line]("LogLine"),
 	modelOf[settings.Settings]("Settings"),
 	modelOf[settings.Backend]("BackendSetting"),

@@ -224,6 +224,13 @@ export interface ReapCgroupDecision {
   reason: ReapReason;
   detail: string;
   members: number;
+  processes: ReapCgroupMember[] | null;
+}
+
+/** Generated from reap.CgroupMember. */
+export interface ReapCgroupMember {
+  pid: number;
+  cmdline: string[] | null;
 }
 
 /** Generated from logs.Line. */

@@ -1,6 +1,6 @@
 import { h } from "../dom";
 import { formatDateTime, shellJoin, truncate } from "../format";
-import { confirmQuestion, countDecisions, nothingToReapMessage, reapSummary, sortedDecisions, wouldReap } from "../reap";
+import { cgroupRows, confirmQuestion, countDecisions, nothingToReapMessage, reapSummary, sortedDecisions, wouldReap } from "../reap";
 import { actionLabel, actionTone, reasonLabel } from "../reasons";
 import { currentReport, type AppState } from "../state";
 import type { ReapDecision, ReapReport } from "../types";
@@ -37,6 +37,7 @@ export function decisionsTable(decisions: readonly ReapDecision[]): HTMLElement 
 
 function reportCard(r: ReapReport, title: string): HTMLElement {
   const ds = sortedDecisions(r);
+  const cgs = cgroupRows(r);
   return h(
     "article.card",
     { "data-key": `report:${title}` },
@@ -48,6 +49,8 @@ function reportCard(r: ReapReport, title: string): HTMLElement {
     ),
     h("p.summary", null, reapSummary(r)),
     ds.length ? decisionsTable(ds) : h("p.muted", null, "No candidate processes were found."),
+    cgs.length ? h("h3.subhead", null, "In backend cgroups") : null,
+    cgs.length ? decisionsTable(cgs) : null,
   );
 }
 
