@@ -138,13 +138,13 @@ func printReap(w io.Writer, r *reap.Report) {
 	for _, d := range r.Decisions {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", d.Action, d.PID, d.Reason, d.Detail, shorten(strings.Join(d.Cmdline, " "), 80))
 	}
-	for _, c := range r.Cgroups {
-		fmt.Fprintf(tw, "%s\tcgroup\t%s\t%s\t%s\n", c.Action, c.Reason, c.Detail, c.Cgroup)
+	tw.Flush()
+	for _, c := range r.Cgroups { // the cgroup's verdict, then what it held
+		fmt.Fprintf(w, "%s  cgroup %s  %s  %s\n", c.Action, c.Cgroup, c.Reason, c.Detail)
 		for _, m := range c.Processes {
-			fmt.Fprintf(tw, "\t%d\t\t(in it)\t%s\n", m.PID, shorten(strings.Join(m.Cmdline, " "), 80))
+			fmt.Fprintf(w, "    %d  %s\n", m.PID, shorten(strings.Join(m.Cmdline, " "), 80))
 		}
 	}
-	tw.Flush()
 	if len(r.Decisions) == 0 && len(r.Cgroups) == 0 {
 		fmt.Fprintln(w, "no backend processes found")
 	}
