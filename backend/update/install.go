@@ -101,5 +101,5 @@ func (i Install) UpdateCommand(version string) string {
 	if i.Manager == "dpkg" {
 		return deb
 	}
-	return "update it with the package manager or installer you used (for the .deb: " + deb + ")"
+	return "the package manager or installer you used (for the .deb: " + deb + ")"
 }

@@ -256,7 +256,11 @@ func (p *progressPrinter) failed(err error, dir string, stderr io.Writer) int {
 		data, _ := json.Marshal(map[string]string{"error": err.Error(), "code": string(code)})
 		fmt.Fprintln(p.w, string(data))
 	}
-	fmt.Fprintf(stderr, "hermes-desktop: update apply: %s: %v\n", code, err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, string(code)) { // "busy: busy: ..." says nothing twice
+		msg = string(code) + ": " + msg
+	}
+	fmt.Fprintf(stderr, "hermes-desktop: update apply: %s\n", msg)
 	return ExitError
 }
 

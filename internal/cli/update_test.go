@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/update"
 )
 
@@ -58,5 +59,26 @@ func TestProgressLines(t *testing.T) {
 	var line map[string]any
 	if err := json.Unmarshal([]byte(out.String()), &line); err != nil || line["percent"] != 50.0 || line["state"] != "downloading" {
 		t.Errorf("json: got %q (%v)", out.String(), err)
+	}
+}
+
+// A failed apply says its code once: an answer whose message already starts
+// with it ("busy: a handoff is under way") is not prefixed again.
+func TestFailedSaysTheCodeOnce(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&control.RemoteError{Code: control.CodeBusy, Message: "busy: a handoff is under way"}, "hermes-desktop: update apply: busy: a handoff is under way\n"},
+		{&control.RemoteError{Code: control.CodeBusy, Message: "a handoff is under way"}, "hermes-desktop: update apply: busy: a handoff is under way\n"},
+	} {
+		var out, stderr strings.Builder
+		p := &progressPrinter{w: &out}
+		if code := p.failed(tc.err, "/state", &stderr); code != ExitError {
+			t.Errorf("%v: exit %d, want %d", tc.err, code, ExitError)
+		}
+		if stderr.String() != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.err, stderr.String(), tc.want)
+		}
 	}
 }
