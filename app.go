@@ -40,6 +40,9 @@ type App struct {
 	l        *backend.Launcher
 	self     string
 	stateDir string
+	// settings is the one writer of config.json: the Settings page's edits
+	// and the backend list of Add backend and Remove.
+	settings *settings.Store
 
 	// trayAvailable reports whether a tray can bring the window back, so
 	// closing the window may hide it instead of quitting.
@@ -68,7 +71,7 @@ type App struct {
 
 func newApp(l *backend.Launcher, self string) *App {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &App{l: l, self: self, stateDir: l.StateDir(), trayAvailable: func() bool { return false },
+	a := &App{l: l, self: self, stateDir: l.StateDir(), settings: settings.NewStore(l.StateDir()), trayAvailable: func() bool { return false },
 		backgroundCtx: ctx, backgroundCancel: cancel, shown: make(chan struct{}, 1)}
 	a.visible.Store(true)
 	return a
@@ -359,11 +362,10 @@ func (a *App) RemoveBackend(name string) error {
 	return a.saveBackends()
 }
 
-// saveBackends writes the running list into the saved settings.
+// saveBackends writes the running list into the saved settings, leaving
+// the other settings as they are saved now.
 func (a *App) saveBackends() error {
-	s, _ := settings.Load(a.stateDir)
-	s.Backends, s.BackendCommand = a.l.BackendSettings(), ""
-	if err := settings.Save(a.stateDir, s); err != nil {
+	if _, err := a.settings.SaveBackends(a.l.BackendSettings); err != nil {
 		return fmt.Errorf("the change applies now, but could not be saved for the next start: %w", err)
 	}
 	return nil
@@ -415,18 +417,21 @@ func (a *App) ReapOrphans(pids []int) (*reap.Report, error) {
 
 // GetSettings returns the saved settings and the defaults.
 func (a *App) GetSettings() (settings.View, error) {
-	s, notice := settings.Load(a.stateDir)
+	s, notice := a.settings.Load()
 	if notice != "" {
 		a.l.AddNotice(notice)
 	}
 	return a.settingsView(s, notice), nil
 }
 
-// SaveSettings validates and saves the settings, and applies at once what
-// a running app can: start at login, the update feed and automatic updates
-// (Launcher.SettingsSaved). The rest applies at the next start.
-func (a *App) SaveSettings(s settings.Settings) (settings.View, error) {
-	if err := settings.Save(a.stateDir, s); err != nil {
+// SaveSettings saves the Settings page's edit: the fields it names, laid
+// over the settings saved now (so the backend list stays as Add backend and
+// Remove left it, whatever the page loaded), validated. It applies at once
+// what a running app can: start at login, the update feed and automatic
+// updates (Launcher.SettingsSaved). The rest applies at the next start.
+func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
+	s, err := a.settings.Edit(e)
+	if err != nil {
 		return settings.View{}, err
 	}
 	a.l.SettingsSaved(s)

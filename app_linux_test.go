@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -257,11 +258,12 @@ func TestAppSettingsRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(v.Settings, settings.Settings{}) || v.Defaults.HealthPath != "/api/health" {
 		t.Fatalf("GetSettings: %+v, %v", v, err)
 	}
-	if _, err := app.SaveSettings(settings.Settings{Grace: "soon"}); err == nil {
+	if _, err := app.SaveSettings(settings.Edit{Settings: settings.Settings{Grace: "soon"}, Fields: []string{"grace"}}); err == nil {
 		t.Errorf("an invalid grace period was saved")
 	}
 	want := settings.Settings{BackendCommand: "hermes serve --host 127.0.0.1 --port 0", Grace: "3s", StartAtLogin: true}
-	if _, err := app.SaveSettings(want); err != nil {
+	fields := []string{"backend_command", "grace", "start_at_login"}
+	if _, err := app.SaveSettings(settings.Edit{Settings: want, Fields: fields}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := app.GetSettings()
@@ -273,12 +275,60 @@ func TestAppSettingsRoundTrip(t *testing.T) {
 		t.Errorf("start at login: %v\n%s", err, entry)
 	}
 	want.StartAtLogin = false
-	if _, err := app.SaveSettings(want); err != nil {
+	if _, err := app.SaveSettings(settings.Edit{Settings: want, Fields: []string{"start_at_login"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "autostart", "hermes-desktop.desktop")); !os.IsNotExist(err) {
 		t.Errorf("start at login was not removed: %v", err)
 	}
+}
+
+// TestAppSettingsSaveKeepsBackendList is issue 23's data loss, through the
+// methods the window calls: the Settings page loads, a backend is added,
+// a setting is saved from the page's copy; config.json (what a relaunch
+// reads) still lists the backend. Then one is removed and another setting
+// saved from a copy that still lists it: it does not come back.
+func TestAppSettingsSaveKeepsBackendList(t *testing.T) {
+	app, _, _ := startApp(t)
+	opened, err := app.GetSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: app.self + " serve --host 127.0.0.1 --port 0", Enabled: new(bool)}
+	if err := app.AddBackend(web); err != nil {
+		t.Fatal(err)
+	}
+	edit := opened.Settings
+	edit.Grace = "4s"
+	if _, err := app.SaveSettings(settings.Edit{Settings: edit, Fields: []string{"grace"}}); err != nil {
+		t.Fatal(err)
+	}
+	saved, notice := settings.Load(app.stateDir)
+	if got := backendNames(saved.Backends); notice != "" || !slices.Equal(got, []string{backend.DefaultName, "web"}) || saved.Grace != "4s" {
+		t.Fatalf("config.json after a save: backends %v, grace %q (%s); want [%s web], 4s", got, saved.Grace, notice, backend.DefaultName)
+	}
+
+	opened, _ = app.GetSettings() // lists web
+	if err := app.RemoveBackend("web"); err != nil {
+		t.Fatal(err)
+	}
+	edit = opened.Settings
+	edit.MinOrphanAge = "5m"
+	if _, err := app.SaveSettings(settings.Edit{Settings: edit, Fields: []string{"min_orphan_age"}}); err != nil {
+		t.Fatal(err)
+	}
+	saved, _ = settings.Load(app.stateDir)
+	if got := backendNames(saved.Backends); !slices.Equal(got, []string{backend.DefaultName}) || saved.MinOrphanAge != "5m" {
+		t.Errorf("config.json after remove and save: backends %v, min orphan age %q; want [%s], 5m", got, saved.MinOrphanAge, backend.DefaultName)
+	}
+}
+
+func backendNames(bs []settings.Backend) []string {
+	out := []string{}
+	for _, b := range bs {
+		out = append(out, b.Name)
+	}
+	return out
 }
 
 // The update feed and automatic updates saved on the Settings page apply
@@ -287,7 +337,7 @@ func TestAppSettingsRoundTrip(t *testing.T) {
 func TestAppSavedUpdateSettingsApplyAtOnce(t *testing.T) {
 	app, ui, l := startApp(t)
 	const feed = "https://example.com/hermes-desktop/stable.json"
-	if _, err := app.SaveSettings(settings.Settings{UpdateFeed: feed, UpdateAutomatically: true}); err != nil {
+	if _, err := app.SaveSettings(settings.Edit{Settings: settings.Settings{UpdateFeed: feed, UpdateAutomatically: true}, Fields: []string{"update_feed", "update_automatically"}}); err != nil {
 		t.Fatal(err)
 	}
 	if u := l.Status().Instance.Update; u.Feed != feed || !u.Automatic || u.FeedFrom != "" {

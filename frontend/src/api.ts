@@ -32,7 +32,7 @@ interface WailsApp {
   ScanOrphans(): Promise<Wire.ReapReport>;
   ReapOrphans(pids: number[]): Promise<Wire.ReapReport>;
   GetSettings(): Promise<Wire.SettingsView>;
-  SaveSettings(s: Wire.Settings): Promise<Wire.SettingsView>;
+  SaveSettings(edit: Wire.SettingsEdit): Promise<Wire.SettingsView>;
   Quit(): Promise<void>;
   SetWindowVisible(visible: boolean): Promise<void>;
   RestartToApply(): Promise<void>;
@@ -142,7 +142,9 @@ export function createWailsApi(w: Window = window): HermesAPI {
     ScanOrphans: async () => normalizeReport(await app().ScanOrphans()),
     ReapOrphans: async (pids) => normalizeReport(await app().ReapOrphans(pids)),
     GetSettings: () => app().GetSettings(),
-    SaveSettings: (s) => app().SaveSettings(s),
+    // Only the named fields' values travel; Go reads the others as zero and
+    // ignores them (settings.Edit), so the partial object is the wire shape.
+    SaveSettings: (e) => app().SaveSettings(e as Wire.SettingsEdit),
     Quit: () => app().Quit(),
     SetWindowVisible: (visible) => app().SetWindowVisible(visible),
     RestartToApply: () => app().RestartToApply(),

@@ -13,7 +13,7 @@ import {
   normalizeDraft,
   resetToDefaults,
   savedText,
-  settingsToSave,
+  settingsEdit,
   toDraft,
   validateSettings,
   type SettingsKey,
@@ -258,6 +258,30 @@ export class App {
     this.update();
   }
 
+  /**
+   * Reads the saved settings again when the Settings page is opened again
+   * with nothing unsaved, so it shows what the Backends page changed since
+   * (the backend list decides whether Backend command is used). Unsaved
+   * edits are kept as they are.
+   */
+  private async refreshSettings(): Promise<void> {
+    const st = this.state.settings;
+    if (st.load !== "ready" || st.saving || this.settingsDirty()) return;
+    try {
+      const v = await this.api.GetSettings();
+      if (st.saving || this.settingsDirty()) return; // typed into meanwhile
+      this.setSettingsView(v);
+      this.update();
+    } catch {
+      // The loaded copy stays; Save sends only the edit either way.
+    }
+  }
+
+  private settingsDirty(): boolean {
+    const st = this.state.settings;
+    return !!st.draft && !!st.view && diffSettings(st.draft, toDraft(st.view.settings)).length > 0;
+  }
+
   private setSettingsView(v: SettingsView): void {
     const st = this.state.settings;
     st.view = v;
@@ -296,6 +320,8 @@ export class App {
     }
     if (tab === "settings" && (this.state.settings.load === "idle" || this.state.settings.load === "error")) {
       void this.loadSettings();
+    } else if (tab === "settings") {
+      void this.refreshSettings();
     }
     this.update();
   }
@@ -357,8 +383,9 @@ export class App {
     const u = this.state.status?.instance.update;
     const heldBy = { update_feed: u?.feed_from, update_automatically: u?.automatic_from };
     try {
-      // Built on the loaded object, so fields this page does not know survive.
-      this.setSettingsView(await this.api.SaveSettings(settingsToSave(st.view.settings, draft)));
+      // Only the edit: Go lays it over what is saved now, so a backend
+      // added or removed since this page loaded stays as it is.
+      this.setSettingsView(await this.api.SaveSettings(settingsEdit(draft, changed)));
       st.result = { ok: true, text: savedText(changed, heldBy) };
     } catch (e) {
       st.result = { ok: false, text: errorMessage(e) };
@@ -429,7 +456,7 @@ export class App {
       case "settings-reset": {
         const st = this.state.settings;
         if (st.view) {
-          st.draft = resetToDefaults(st.view.defaults);
+          st.draft = resetToDefaults(st.view.defaults, st.view.settings);
           st.errors = {};
           st.result = { ok: true, text: "Defaults restored in the form — Save to apply" };
           this.update();

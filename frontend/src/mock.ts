@@ -13,7 +13,7 @@
 
 import { createMockUpdates } from "./mockupdate";
 import { feedProblem } from "./feedurl";
-import { parseGoDuration } from "./settings";
+import { applyEdit, parseGoDuration } from "./settings";
 import type {
   BackendKind,
   BackendSetting,
@@ -86,6 +86,9 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   // The preview's updates come from a feed, as a real app's would.
   let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true, update_feed: "https://updates.example.com/hermes-desktop/stable.json" };
   let lastReap: ReapReport | null = null;
+  /** The running list as settings, as Go's Launcher.BackendSettings says it. */
+  const saveableList = (): BackendSetting[] =>
+    backends.map((x) => ({ name: x.status.name, kind: x.status.kind, ...(x.status.kind === "custom" ? { command: x.status.command.join(" ") } : {}) }));
   let nextPid = 48230;
   // Like Go: while the window is hidden it is sent no events.
   let visible = true;
@@ -422,12 +425,15 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       const b = mk(setting.name, setting.kind, setting.args ?? [], setting.command ?? "");
       backends.push(b);
       boot(b);
+      // Like Go (App.saveBackends): the running list is saved.
+      settings = { ...settings, backends: saveableList(), backend_command: "" };
     },
     async RemoveBackend(name) {
       await delay(500);
       const b = find(name);
       if (b.status.state !== "external" && b.status.pid > 0) log(b, "launcher", `stopping: SIGTERM to ${b.status.pid}, grace ${settings.grace}`);
       backends.splice(backends.indexOf(b), 1);
+      settings = { ...settings, backends: saveableList(), backend_command: "" };
       emitStatus();
     },
     async ClipboardSetText(text) {
@@ -462,8 +468,10 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
         notice: scenario === "failed" ? "config.json was invalid and was set aside as config.json.corrupt; defaults are in use" : undefined,
       });
     },
-    async SaveSettings(s) {
+    async SaveSettings(edit) {
       await delay(400);
+      // Like Go (settings.Store.Edit): the named fields over what is saved now.
+      const s = applyEdit(settings, edit);
       // Like Go, one error string for the first bad field.
       if (s.grace !== "" && parseGoDuration(s.grace) === null) throw `grace period: "${s.grace}" is not a duration like 5s or 3m`;
       const si = s.sample_interval ?? "";

@@ -3,7 +3,7 @@
 
 import { currentQuoting } from "./format";
 import { FEED_MAX_BYTES, feedProblem, type FeedProblem } from "./feedurl";
-import type { Settings } from "./types";
+import type { Settings, SettingsEdit } from "./types";
 
 /**
  * What the form edits: every text box as typed (numbers too, so a bad entry
@@ -308,19 +308,10 @@ export function normalizeDraft(d: SettingsDraft): SettingsDraft {
   return out;
 }
 
-/**
- * What Save sends: the loaded settings object with the form's fields laid
- * over it, so fields a newer Go side added (and this page does not know)
- * are sent back unchanged. Empty text stays empty (Go reads it as the
- * default); an empty open-file floor is sent as null (the default), while
- * 0 is sent as 0 (off).
- */
-export function settingsToSave(base: Settings, draft: SettingsDraft): Settings {
+/** The form's values as Go's settings fields (empty text: the default). */
+function draftValues(draft: SettingsDraft): Record<SettingsKey, Settings[SettingsKey]> {
   const d = normalizeDraft(draft);
-  const nofile = d.nofile_soft_limit === "" ? undefined : parseCount(d.nofile_soft_limit);
-  const dup = d.max_duplicate_children === "" ? 0 : parseCount(d.max_duplicate_children);
   return {
-    ...base,
     backend_command: d.backend_command,
     ready_regex: d.ready_regex,
     health_path: d.health_path,
@@ -328,12 +319,52 @@ export function settingsToSave(base: Settings, draft: SettingsDraft): Settings {
     min_orphan_age: d.min_orphan_age,
     start_at_login: d.start_at_login,
     sample_interval: d.sample_interval,
-    max_duplicate_children: dup,
+    max_duplicate_children: d.max_duplicate_children === "" ? 0 : parseCount(d.max_duplicate_children),
     restart_on_fd_pressure: d.restart_on_fd_pressure,
-    nofile_soft_limit: nofile,
+    // Empty is sent as absent (Go: the default); 0 as 0 (off).
+    nofile_soft_limit: d.nofile_soft_limit === "" ? undefined : parseCount(d.nofile_soft_limit),
     update_feed: d.update_feed,
     update_automatically: d.update_automatically,
   };
+}
+
+/**
+ * What Save sends: the fields the person changed, by name, and their values,
+ * nothing else. Go lays them over the settings saved now (settings.Edit), so
+ * what this page did not edit, the backend list above all, stays as the
+ * engine has it, however old the page's copy is.
+ */
+export function settingsEdit(draft: SettingsDraft, changed: readonly SettingsKey[]): SettingsEdit {
+  const values = draftValues(draft);
+  const settings: Partial<Settings> = {};
+  for (const k of changed) (settings as Record<string, unknown>)[k] = values[k];
+  return { settings, fields: [...changed] };
+}
+
+/**
+ * Go's settings.Edit.Apply, for the preview and the tests: the named fields
+ * laid over what is saved; the backend list is not a field an edit names.
+ */
+export function applyEdit(saved: Settings, edit: SettingsEdit): Settings {
+  const out: Record<string, unknown> = { ...saved };
+  for (const k of edit.fields) {
+    if (k === "backends") throw `settings: not a field the Settings page edits: "${k}"`;
+    out[k] = (edit.settings as Record<string, unknown>)[k];
+  }
+  const next = out as unknown as Settings;
+  if (next.backend_command !== saved.backend_command && next.backend_command !== "" && !backendCommandInUse(saved)) {
+    throw "backend command: not used while backends are listed; each backend on the Backends page has its own command";
+  }
+  return next;
+}
+
+/**
+ * Whether the Backend command field is used: only while no backend is
+ * listed (Go: Config.ApplySettings); once the Backends page has saved a
+ * list, each backend has its own command.
+ */
+export function backendCommandInUse(saved: Settings): boolean {
+  return (saved.backends?.length ?? 0) === 0;
 }
 
 /**
@@ -349,10 +380,19 @@ export function savedText(changed: SettingsKey[], heldBy: Partial<Record<Setting
   const parts: string[] = [];
   if (later > 0) parts.push(now.length > 0 ? "some changes apply now, the rest when you restart Hermes Desktop" : "restart Hermes Desktop to apply");
   if (held.length > 0) parts.push(`${held.join(" and ")} still ${held.length > 1 ? "win" : "wins"} over the saved value`);
+  // A running backend keeps the command it started with (Go: the
+  // supervisor's spec): say so, or Try again looks broken.
+  if (free.includes("backend_command")) parts.push("until then, Start and Try again run the backend's old command");
   return parts.length === 0 ? "Saved and applied" : `Saved — ${parts.join("; ")}`;
 }
 
-/** The form after "Reset to defaults": every field at its default. */
-export function resetToDefaults(defaults: Settings): SettingsDraft {
-  return toDraft(defaults);
+/**
+ * The form after "Reset to defaults": every field at its default, but the
+ * backend command as saved while a backend list makes it unused (its field
+ * is read-only then).
+ */
+export function resetToDefaults(defaults: Settings, saved?: Settings): SettingsDraft {
+  const d = toDraft(defaults);
+  if (saved && !backendCommandInUse(saved)) d.backend_command = saved.backend_command ?? "";
+  return d;
 }

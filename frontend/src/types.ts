@@ -35,6 +35,14 @@ export type ReapDecision = Normalized<Wire.ReapDecision>;
 export type LogLine = Normalized<Wire.LogLine>;
 export type Settings = Normalized<Wire.Settings>;
 export type SettingsView = Normalized<Wire.SettingsView>;
+/**
+ * What a Settings save sends (Go: settings.Edit): the changed fields by
+ * name and only their values; Go reads a field not named as it is saved.
+ */
+export interface SettingsEdit {
+  settings: Partial<Settings>;
+  fields: (keyof Wire.Settings)[];
+}
 
 export type Unsubscribe = () => void;
 
@@ -68,7 +76,9 @@ export interface HermesAPI extends UpdateAPI {
    *  still qualifies when Go looks again. */
   ReapOrphans(pids: number[]): Promise<ReapReport>;
   GetSettings(): Promise<SettingsView>;
-  SaveSettings(s: Settings): Promise<SettingsView>;
+  /** Saves the fields the edit names over the settings saved now; the
+   *  backend list is never among them (AddBackend and RemoveBackend own it). */
+  SaveSettings(edit: SettingsEdit): Promise<SettingsView>;
   Quit(): Promise<void>;
   /** Says whether the window can be seen: hidden, Go sends it no events;
    *  shown again, it sends one fresh status. */

@@ -460,16 +460,96 @@ describe("settings", () => {
     expect(root.querySelector(".field .chip-accent")).not.toBeNull();
     submit(root);
     await flush();
-    expect(f.api.SaveSettings).toHaveBeenCalledWith({
-      ...settingsView().settings,
-      grace: "7s",
-      // Omitted by Go when 0/false/empty; the form sends them explicitly.
-      max_duplicate_children: 0,
-      restart_on_fd_pressure: false,
-      update_feed: "",
-      update_automatically: false,
-    });
+    // Only the edit: Go lays it over what is saved now.
+    expect(f.api.SaveSettings).toHaveBeenCalledWith({ settings: { grace: "7s" }, fields: ["grace"] });
     expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart Hermes Desktop to apply");
+  });
+
+  describe("and the backend list (issue 23)", () => {
+    const addCustom = async (root: HTMLElement, name: string, command: string) => {
+      click(byText(root, ".page-head button", "Add backend"));
+      const set = (field: string, value: string) => {
+        const el = root.querySelector<HTMLInputElement>(`[data-input="add"][data-field="${field}"]`)!;
+        el.value = value;
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      };
+      set("name", name);
+      const kind = root.querySelector<HTMLInputElement>("#add-kind-custom")!;
+      kind.checked = true;
+      kind.dispatchEvent(new Event("change", { bubbles: true }));
+      set("command", command);
+      root.querySelector("form.add-form")!.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+      await flush();
+    };
+    const names = (f: ReturnType<typeof fakeApi>) => (f.saved().backends ?? []).map((b) => b.name);
+
+    it("a save after Add backend keeps the new backend, even with edits typed before it", async () => {
+      const f = fakeApi();
+      const { app, root } = await mount(f.api, "settings");
+      type(root, "min_orphan_age", "10m"); // unsaved: the page's copy stays as loaded
+      app.setTab("backends");
+      await addCustom(root, "web", "python3 -m http.server 0");
+      expect(names(f)).toEqual(["web"]);
+      app.setTab("settings");
+      await flush();
+      type(root, "grace", "7s");
+      submit(root);
+      await flush();
+      const sent = f.api.SaveSettings.mock.calls[0][0];
+      expect(sent).toEqual({ settings: { grace: "7s", min_orphan_age: "10m" }, fields: ["grace", "min_orphan_age"] });
+      expect(names(f)).toEqual(["web"]);
+      expect(f.saved()).toMatchObject({ grace: "7s", min_orphan_age: "10m" });
+    });
+
+    it("a save after Remove does not bring the backend back", async () => {
+      const f = fakeApi();
+      await f.api.AddBackend({ name: "api", kind: "serve" });
+      await f.api.AddBackend({ name: "web", kind: "custom", command: "python3 -m http.server 0" });
+      const { app, root } = await mount(f.api, "settings");
+      app.setTab("backends");
+      await f.api.RemoveBackend("web"); // as the card's Remove does
+      app.setTab("settings");
+      await flush();
+      type(root, "grace", "2s");
+      submit(root);
+      await flush();
+      expect(names(f)).toEqual(["api"]);
+      expect(JSON.stringify(f.api.SaveSettings.mock.calls[0][0])).not.toContain("backends");
+    });
+
+    it("shows what the Backends page changed when Settings is opened again", async () => {
+      const f = fakeApi();
+      const { app, root } = await mount(f.api, "settings");
+      const command = () => root.querySelector<HTMLInputElement>('[data-field="backend_command"]')!;
+      expect(command().readOnly).toBe(false);
+      expect(root.querySelector("#set-backend_command-note")).toBeNull();
+      app.setTab("backends");
+      await addCustom(root, "web", "python3 -m http.server 0");
+      app.setTab("settings");
+      await flush();
+      // Backend command is not used once a list is saved, and says so.
+      expect(command().readOnly).toBe(true);
+      expect(root.querySelector("#set-backend_command-note")!.textContent).toContain("Not used: your backends are listed on the Backends page");
+      // Reset to defaults leaves it, so Save does not send a command Go would refuse.
+      type(root, "grace", "9s");
+      click(byText(root, "button", "Reset to defaults"));
+      submit(root);
+      await flush();
+      expect(f.api.SaveSettings.mock.calls[0][0].fields).not.toContain("backend_command");
+      expect(root.querySelector(".save-result.ok")).not.toBeNull();
+    });
+
+    it("says a new backend command waits for a restart, and Try again runs the old one", async () => {
+      const f = fakeApi();
+      const { root } = await mount(f.api, "settings");
+      expect(root.querySelector("#set-backend_command-help")!.textContent).toContain("applies when Hermes Desktop restarts");
+      type(root, "backend_command", "hermes serve --port 0");
+      submit(root);
+      await flush();
+      expect(root.querySelector(".save-result.ok")!.textContent).toBe(
+        "Saved — restart Hermes Desktop to apply; until then, Start and Try again run the backend's old command",
+      );
+    });
   });
 
   it("shows the Go side's validation message next to the form", async () => {
@@ -519,7 +599,7 @@ describe("settings", () => {
     expect(root.querySelector<HTMLButtonElement>('[data-action="settings-save"]')!.disabled).toBe(true);
   });
 
-  it("saves the leak guard fields on top of everything loaded, unknown fields included", async () => {
+  it("saves the leak guard fields as an edit: the fields changed and nothing else", async () => {
     const f = fakeApi();
     const loaded = { ...settingsView().settings, max_duplicate_children: 4, nofile_soft_limit: 8192, from_a_newer_go: [1, 2] };
     f.api.GetSettings.mockResolvedValueOnce({ ...settingsView(), settings: loaded });
@@ -535,19 +615,19 @@ describe("settings", () => {
     await flush();
     expect(f.api.SaveSettings).toHaveBeenCalledTimes(1);
     expect(f.api.SaveSettings.mock.calls[0][0]).toEqual({
-      ...loaded,
-      sample_interval: "2s",
-      max_duplicate_children: 6,
-      restart_on_fd_pressure: true,
-      nofile_soft_limit: undefined, // empty: left out, so Go uses the default
-      update_feed: "",
-      update_automatically: false,
+      settings: {
+        sample_interval: "2s",
+        max_duplicate_children: 6,
+        restart_on_fd_pressure: true,
+        nofile_soft_limit: undefined, // empty: left out, so Go uses the default
+      },
+      fields: ["sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit"],
     });
     // 0 is sent as 0: the floor is off.
     type(root, "nofile_soft_limit", "0");
     submit(root);
     await flush();
-    expect(f.api.SaveSettings.mock.calls[1][0]).toMatchObject({ nofile_soft_limit: 0 });
+    expect(f.api.SaveSettings.mock.calls[1][0]).toMatchObject({ settings: { nofile_soft_limit: 0 } });
   });
 
   it("flags leak guard values outside Go's ranges and does not save them", async () => {
@@ -634,7 +714,7 @@ describe("settings", () => {
       check(root, "update_automatically");
       submit(root);
       await flush();
-      expect(f.api.SaveSettings.mock.calls[0][0]).toMatchObject({ update_feed: FEED, update_automatically: true });
+      expect(f.api.SaveSettings.mock.calls[0][0]).toEqual({ settings: { update_feed: FEED, update_automatically: true }, fields: ["update_feed", "update_automatically"] });
       expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved and applied");
     });
 

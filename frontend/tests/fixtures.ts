@@ -9,9 +9,11 @@ import type {
   LogLine,
   ReapReport,
   Settings,
+  SettingsEdit,
   SettingsView,
   Status,
 } from "../src/types";
+import { applyEdit } from "../src/settings";
 
 export function backend(over: Partial<BackendStatus> = {}): BackendStatus {
   return {
@@ -107,6 +109,10 @@ export function fakeApi(st: Status = status()) {
   const statusCbs: ((s: Status) => void)[] = [];
   const logCbs: ((l: LogLine[]) => void)[] = [];
   const reapCbs: ((r: ReapReport) => void)[] = [];
+  // config.json as Go keeps it: Settings saves edit it (settings.Store.Edit),
+  // AddBackend and RemoveBackend save the list (App.saveBackends).
+  let saved: Settings = settingsView().settings;
+  const saveList = (list: BackendSetting[]) => (saved = { ...saved, backends: list, backend_command: "" });
   const api = {
     Status: vi.fn(async () => st),
     Restart: vi.fn(async (_name: string) => {}),
@@ -116,14 +122,21 @@ export function fakeApi(st: Status = status()) {
     OpenURL: vi.fn(async (_url: string) => {}),
     OpenHermes: vi.fn(async (_name: string): Promise<string> => "http://127.0.0.1:43817/"),
     ConnectionDetails: vi.fn(async (_name: string): Promise<string> => CONNECTION_DETAILS),
-    AddBackend: vi.fn(async (_b: BackendSetting) => {}),
-    RemoveBackend: vi.fn(async (_name: string) => {}),
+    AddBackend: vi.fn(async (b: BackendSetting) => {
+      saveList([...(saved.backends ?? []), b]);
+    }),
+    RemoveBackend: vi.fn(async (name: string) => {
+      saveList((saved.backends ?? []).filter((b) => b.name !== name));
+    }),
     ClipboardSetText: vi.fn(async (_text: string): Promise<boolean> => true),
     OpenLogFolder: vi.fn(async () => {}),
     ScanOrphans: vi.fn(async (): Promise<ReapReport> => report({ dry_run: true })),
     ReapOrphans: vi.fn(async (_pids: number[]): Promise<ReapReport> => report()),
-    GetSettings: vi.fn(async (): Promise<SettingsView> => settingsView()),
-    SaveSettings: vi.fn(async (s: Settings): Promise<SettingsView> => ({ ...settingsView(), settings: s })),
+    GetSettings: vi.fn(async (): Promise<SettingsView> => ({ ...settingsView(), settings: structuredClone(saved) })),
+    SaveSettings: vi.fn(async (e: SettingsEdit): Promise<SettingsView> => {
+      saved = applyEdit(saved, e);
+      return { ...settingsView(), settings: structuredClone(saved) };
+    }),
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async (_visible: boolean) => {}),
     RestartToApply: vi.fn(async () => {}),
@@ -149,6 +162,8 @@ export function fakeApi(st: Status = status()) {
     emitLogs: (l: LogLine[]) => logCbs.forEach((c) => c(l)),
     emitReap: (r: ReapReport) => reapCbs.forEach((c) => c(r)),
     listeners: () => statusCbs.length + logCbs.length + reapCbs.length,
+    /** What config.json holds now. */
+    saved: () => saved,
   };
 }
 

@@ -11,7 +11,9 @@ import {
   parseGoDuration,
   resetToDefaults,
   savedText,
-  settingsToSave,
+  applyEdit,
+  backendCommandInUse,
+  settingsEdit,
   toDraft,
   validateSettings,
   type SettingsDraft,
@@ -212,39 +214,49 @@ describe("toDraft", () => {
   });
 });
 
-describe("settingsToSave", () => {
+describe("settingsEdit", () => {
   const loaded = { ...defaultSettings, max_duplicate_children: 4, nofile_soft_limit: 8192, future_knob: { on: true }, other: "x" } as Settings;
 
-  it("keeps every field of the loaded object, including unknown ones", () => {
-    const out = settingsToSave(loaded, toDraft(loaded)) as Settings & Record<string, unknown>;
-    // Go omitted restart_on_fd_pressure and the update settings (false,
-    // empty); Save states them.
-    expect(out).toEqual({ ...loaded, restart_on_fd_pressure: false, update_feed: "", update_automatically: false });
-    expect(out.future_knob).toEqual({ on: true });
-    expect(out.other).toBe("x");
+  it("sends only the changed fields, never the loaded copy or the backend list", () => {
+    const withList = { ...loaded, backends: [{ name: "hermes", kind: "dashboard" as const }] };
+    const d = { ...toDraft(withList), grace: " 7s " };
+    const e = settingsEdit(d, diffSettings(d, toDraft(withList)));
+    expect(e).toEqual({ settings: { grace: "7s" }, fields: ["grace"] });
+    expect(JSON.stringify(e)).not.toContain("backends");
+    expect(JSON.stringify(e)).not.toContain("future_knob");
   });
-  it("lays the edited fields over it, trimmed and typed", () => {
+  it("sends the edited fields trimmed and typed", () => {
     const d = { ...toDraft(loaded), grace: " 7s ", sample_interval: "2s", max_duplicate_children: " 12 ", restart_on_fd_pressure: true, nofile_soft_limit: "65536" };
-    expect(settingsToSave(loaded, d)).toEqual({
-      ...loaded,
-      grace: "7s",
-      sample_interval: "2s",
-      max_duplicate_children: 12,
-      restart_on_fd_pressure: true,
-      nofile_soft_limit: 65536,
-      update_feed: "",
-      update_automatically: false,
+    const changed = diffSettings(d, toDraft(loaded));
+    expect(settingsEdit(d, changed)).toEqual({
+      settings: { grace: "7s", sample_interval: "2s", max_duplicate_children: 12, restart_on_fd_pressure: true, nofile_soft_limit: 65536 },
+      fields: ["grace", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit"],
     });
   });
   it("leaves an empty floor out (the default) and sends 0 as 0 (off)", () => {
-    const empty = settingsToSave(loaded, { ...toDraft(loaded), nofile_soft_limit: "" });
-    expect(JSON.parse(JSON.stringify(empty))).not.toHaveProperty("nofile_soft_limit");
-    expect(settingsToSave(loaded, { ...toDraft(loaded), nofile_soft_limit: "0" }).nofile_soft_limit).toBe(0);
-    expect(settingsToSave(loaded, { ...toDraft(loaded), max_duplicate_children: "" }).max_duplicate_children).toBe(0);
+    const empty = settingsEdit({ ...toDraft(loaded), nofile_soft_limit: "" }, ["nofile_soft_limit"]);
+    expect(empty.fields).toEqual(["nofile_soft_limit"]);
+    expect(JSON.parse(JSON.stringify(empty.settings))).not.toHaveProperty("nofile_soft_limit");
+    expect(settingsEdit({ ...toDraft(loaded), nofile_soft_limit: "0" }, ["nofile_soft_limit"]).settings.nofile_soft_limit).toBe(0);
+    expect(settingsEdit({ ...toDraft(loaded), max_duplicate_children: "" }, ["max_duplicate_children"]).settings.max_duplicate_children).toBe(0);
+  });
+  it("laid over what is saved now, keeps a backend added since the page loaded (Go: Edit.Apply)", () => {
+    const now = { ...loaded, backends: [{ name: "hermes", kind: "dashboard" as const }, { name: "web", kind: "custom" as const, command: "python3 -m http.server 0" }] };
+    const d = { ...toDraft(loaded), grace: "9s" };
+    const out = applyEdit(now, settingsEdit(d, diffSettings(d, toDraft(loaded))));
+    expect(out.backends!.map((b) => b.name)).toEqual(["hermes", "web"]);
+    expect(out).toMatchObject({ grace: "9s", future_knob: { on: true }, nofile_soft_limit: 8192 });
   });
   it("resetting gives the defaults' draft", () => {
     expect(resetToDefaults(defaultSettings)).toEqual(toDraft(defaultSettings));
     expect(resetToDefaults(defaultSettings).nofile_soft_limit).toBe("4096");
+  });
+  it("resetting keeps the saved backend command while a backend list makes it unused", () => {
+    const listed = { ...defaultSettings, backend_command: "", backends: [{ name: "hermes", kind: "serve" as const }] };
+    expect(backendCommandInUse(listed)).toBe(false);
+    expect(backendCommandInUse(defaultSettings)).toBe(true);
+    expect(resetToDefaults(defaultSettings, listed).backend_command).toBe("");
+    expect(diffSettings(resetToDefaults(defaultSettings, listed), toDraft(listed))).not.toContain("backend_command");
   });
 });
 
@@ -274,18 +286,17 @@ describe("the update settings", () => {
     const loaded = { ...defaultSettings } as Settings;
     const d = toDraft(loaded);
     expect([d.update_feed, d.update_automatically]).toEqual(["", false]);
-    expect(settingsToSave(loaded, d)).toMatchObject({ update_feed: "", update_automatically: false });
 
     const edited = { ...d, update_feed: `  ${FEED} `, update_automatically: true };
     expect(diffSettings(d, edited)).toEqual(["update_feed", "update_automatically"]);
-    const saved = settingsToSave(loaded, edited);
-    expect(saved).toEqual({ ...loaded, max_duplicate_children: 0, restart_on_fd_pressure: false, update_feed: FEED, update_automatically: true });
+    const saved = applyEdit(loaded, settingsEdit(edited, diffSettings(d, edited)));
+    expect(saved).toEqual({ ...loaded, update_feed: FEED, update_automatically: true });
     // What Go sends back reads as what was saved: nothing left to save.
     expect(toDraft(saved)).toEqual(normalizeDraft(edited));
     expect(diffSettings(toDraft(saved), edited)).toEqual([]);
 
     // Clearing the feed sends "" (updates off), not the old value.
-    expect(settingsToSave(saved, { ...toDraft(saved), update_feed: "" }).update_feed).toBe("");
+    expect(settingsEdit({ ...toDraft(saved), update_feed: "" }, ["update_feed"]).settings).toEqual({ update_feed: "" });
   });
 
   it("count as customized once set, and reset to none and off", () => {

@@ -56,6 +56,7 @@ var models = []model{
 	modelOf[settings.Settings]("Settings"),
 	modelOf[settings.Backend]("BackendSetting"),
 	modelOf[settings.View]("SettingsView"),
+	modelOf[settings.Edit]("SettingsEdit"),
 	modelOf[status.Event]("LauncherEvent"), // not "Event": the DOM has one
 }
 

@@ -277,6 +277,12 @@ export interface SettingsView {
   notice?: string;
 }
 
+/** Generated from settings.Edit. */
+export interface SettingsEdit {
+  settings: Settings;
+  fields: string[] | null;
+}
+
 /** Generated from model.Event. */
 export interface LauncherEvent {
   kind: EventKind;

@@ -1,5 +1,5 @@
 import { h } from "../dom";
-import { customizedKeys, diffSettings, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
+import { backendCommandInUse, customizedKeys, diffSettings, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
 import { shownNotices, type AppState } from "../state";
 import { banner, button, emptyState, icon, pageHeader } from "../ui";
 import { automaticNote, feedNote, type UpdateInfo } from "../update";
@@ -26,7 +26,7 @@ export const FIELDS: FieldSpec[] = [
   {
     key: "backend_command",
     label: "Backend command",
-    help: "The command that starts a backend, quoted as in a terminal (on Windows: double quotes around paths with spaces). Leave empty for the built-in default.",
+    help: "The command of the one backend Hermes Desktop runs while no backends are listed on the Backends page, quoted as in a terminal (on Windows: double quotes around paths with spaces). Leave empty for the built-in default. A change applies when Hermes Desktop restarts.",
     mono: true,
   },
   {
@@ -111,12 +111,16 @@ const FD_RESTART: CheckSpec = {
   help: "Restart a backend when one of its processes has 95% of its open-file limit in use, before it starts failing with “too many open files”.",
 };
 
+/** Backend command's note once the Backends page has saved a list. */
+export const BACKEND_COMMAND_UNUSED =
+  "Not used: your backends are listed on the Backends page, and each runs its own command. To run another command, add a Custom backend there (and remove the old one).";
+
 /** What the running app does instead of what the field says, if anything. */
 function fieldNote(id: string, text: string | null): HTMLElement | null {
   return text ? h("p.field-note", { id }, icon("info", 13), h("span", null, text)) : null;
 }
 
-function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, error: string | undefined, custom: boolean, noteText: string | null = null): HTMLElement {
+function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, error: string | undefined, custom: boolean, noteText: string | null = null, readOnly = false): HTMLElement {
   const id = `set-${f.key}`;
   const helpId = `${id}-help`;
   const errId = `${id}-err`;
@@ -135,6 +139,7 @@ function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, erro
       inputmode: f.inputmode ?? null,
       "data-input": "setting",
       "data-field": f.key,
+      readonly: readOnly,
       spellcheck: "false",
       autocomplete: "off",
       "aria-invalid": error ? "true" : null,
@@ -205,6 +210,9 @@ export function settingsView(s: AppState): HTMLElement {
   const dirty = diffSettings(draft, toDraft(st.view.settings)).length > 0;
   const custom = new Set(customizedKeys(draft, defaults));
   const atDefaults = custom.size === 0;
+  // A saved backend list decides the commands; the field is kept, read-only,
+  // to say so (Go: Config.ApplySettings, settings.ErrBackendCommandUnused).
+  const listed = !backendCommandInUse(st.view.settings);
 
   // The same notice may come from both places; show it once.
   const warn = [...new Set([st.view.notice ?? "", ...notices])]
@@ -227,7 +235,11 @@ export function settingsView(s: AppState): HTMLElement {
         "set-general",
         "General",
         null,
-        ...FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
+        ...FIELDS.map((f) =>
+          f.key === "backend_command"
+            ? field(f, draft, defaults, st.errors[f.key], custom.has(f.key), listed ? BACKEND_COMMAND_UNUSED : null, listed)
+            : field(f, draft, defaults, st.errors[f.key], custom.has(f.key)),
+        ),
         check(START_AT_LOGIN, draft, defaults, custom.has(START_AT_LOGIN.key)),
       ),
       section(
