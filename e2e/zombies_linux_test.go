@@ -104,9 +104,11 @@ func TestNoZombiesAfterShimCrashesAndOpens(t *testing.T) {
 // The children the launcher starts itself keep their exit status for their
 // owners: a killed shim whose backend ignores SIGTERM stays a zombie
 // through the grace period while its instance stops the tree, and only then
-// is waited for; the reaper must leave it alone, or its status is lost.
+// is waited for (the backend does not notice its parent die, like Hermes,
+// and ignores SIGTERM); the reaper must leave it alone, or its status is
+// lost.
 func TestKilledShimStatusSurvivesTheReaper(t *testing.T) {
-	l := testbin.StartLauncher(t, "--grace", "3s", "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0 --ignore-sigterm")
+	l := testbin.StartLauncher(t, "--grace", "3s", "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0 --ignore-sigterm --parent-poll 1h")
 	l.WaitReady(1, readyWait)
 	b := status(t, l).Backends[0]
 	if err := syscall.Kill(b.ShimPID, syscall.SIGKILL); err != nil { // our own test's shim
