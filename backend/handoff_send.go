@@ -87,7 +87,7 @@ func checkSuccessor(ctx context.Context, path string) (string, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(cctx, abs, "version").CombinedOutput()
+	out, err := proc.CombinedOutputChild(exec.CommandContext(cctx, abs, "version"))
 	if err != nil || !strings.HasPrefix(string(out), "hermes-desktop ") {
 		return "", fmt.Errorf("handoff: %s does not run (`version` said %q, %v); nothing was changed", abs, strings.TrimSpace(string(out)), err)
 	}
@@ -114,12 +114,17 @@ func (l *Launcher) startSuccessor(to string, extraArgs []string, files []*os.Fil
 	}
 	defer logf.Close()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	waited, err := proc.StartChild(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("handoff: start %s: %w", to, err)
 	}
 	s := &successor{cmd: cmd, exited: make(chan struct{}), committed: make(chan struct{})}
-	restoreNonblock(files)                          // starting the child put our copies in blocking mode
-	go func() { _ = cmd.Wait(); close(s.exited) }() // our child until we exit: reaped here
+	restoreNonblock(files) // starting the child put our copies in blocking mode
+	go func() {            // our child until we exit: reaped here
+		_ = cmd.Wait()
+		waited()
+		close(s.exited)
+	}()
 	return s, nil
 }
 

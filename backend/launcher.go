@@ -68,6 +68,10 @@ type Launcher struct {
 	reclaimer       *reclaim.Reclaimer
 	reclaimerCancel context.CancelFunc
 	reclaimerDone   chan struct{}
+	// orphansCancel ends proc.ReapOrphans, the one loop that reaps what
+	// is handed to us and nobody here waits for; orphansDone closes after.
+	orphansCancel context.CancelFunc
+	orphansDone   chan struct{}
 
 	reapRun  sync.Mutex // held through a reap: one at a time
 	reapMu   sync.Mutex // guards bootReap and lastReap
@@ -192,6 +196,12 @@ func (l *Launcher) Start() {
 	if err := proc.SetChildSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
+	orphansCtx, orphansCancel := context.WithCancel(context.Background())
+	l.orphansCancel, l.orphansDone = orphansCancel, make(chan struct{})
+	go func() {
+		defer close(l.orphansDone)
+		proc.ReapOrphans(orphansCtx, l.cfg.Logger)
+	}()
 	reclaimCtx, reclaimCancel := context.WithCancel(context.Background())
 	l.reclaimerCancel, l.reclaimerDone = reclaimCancel, make(chan struct{})
 	go func() {
@@ -255,6 +265,10 @@ func (l *Launcher) Shutdown() error {
 			l.reclaimerCancel() // it finishes off the orphans it holds
 			<-l.reclaimerDone
 			_ = proc.SetChildSubreaper(false)
+		}
+		if l.orphansCancel != nil {
+			l.orphansCancel() // after the reclaimer: it reaps what that one stopped
+			<-l.orphansDone
 		}
 		close(l.backendsGone)
 		if l.exe != nil {

@@ -46,10 +46,13 @@ import (
 // pipes after the tree is gone) and one waiter (ends when the leader has been
 // reaped; it closes exited). All three are owned by the instance.
 type Instance struct {
-	spec      *runspec.Spec
-	nonce     string
-	argv      []string  // what was executed
-	cmd       *exec.Cmd // nil for an instance adopted from a previous launcher
+	spec  *runspec.Spec
+	nonce string
+	argv  []string  // what was executed
+	cmd   *exec.Cmd // nil for an instance adopted from a previous launcher
+	// waited drops cmd's registration with proc.ReapOrphans once cmd.Wait
+	// has returned (proc.Spawning); set with cmd.
+	waited    func()
 	leader    proc.Identity
 	handle    *proc.Handle // on leader
 	viaShim   bool
@@ -254,12 +257,16 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 	if i.reclaimer != nil {
 		registered = i.reclaimer.Spawning(i.nonce)
 	}
+	// Ours to wait for (wait, below), not proc.ReapOrphans': registered
+	// before its zombie can be seen, however soon it exits.
+	started := proc.Spawning()
 	err = cmd.Start()
+	pid := 0
+	if err == nil {
+		pid = cmd.Process.Pid
+	}
+	i.waited = started(pid)
 	if registered != nil {
-		pid := 0
-		if err == nil {
-			pid = cmd.Process.Pid
-		}
 		registered(pid)
 	}
 	outW.Close() // the child has its copies; ours would keep EOF from coming
@@ -270,7 +277,6 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 		return fmt.Errorf("%w %q: %w", errSpawn, i.argv[0], err)
 	}
 	i.cmd, i.outR, i.errR = cmd, outR, errR
-	pid := cmd.Process.Pid
 	// Our unreaped child cannot vanish or be replaced, so these only fail
 	// if /proc is unreadable; then we cannot supervise and must not run.
 	if i.leader, err = proc.Lookup(pid); err == nil {
@@ -279,6 +285,7 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		i.waited()
 		if i.reclaimer != nil {
 			i.reclaimer.Reaped(pid)
 		}
@@ -336,6 +343,7 @@ func (i *Instance) wait() {
 		// child is still ours to reap.
 		if i.cmd != nil {
 			_ = i.cmd.Wait()
+			i.waited()
 		}
 		i.handle.Close()
 		close(i.exited)
@@ -345,6 +353,7 @@ func (i *Instance) wait() {
 	i.mu.Lock()
 	if i.cmd != nil {
 		_ = i.cmd.Wait() // the only reaper of this child
+		i.waited()
 	}
 	i.reaped = true
 	if i.reclaimer != nil {

@@ -1,9 +1,10 @@
 // Package reclaim takes back the launcher's own orphans: descendants of a
 // backend whose watchdog shim died, reparented to the launcher (a Linux
 // child subreaper). It stops those with positive evidence of descent (the
-// backend's nonce, or a sample of the backend's tree) and reaps what it
-// holds; everything else is left alone. It imports only internal/proc and
-// watchdog's protocol names, never backend.
+// backend's nonce, or a sample of the backend's tree); everything else is
+// left alone. It never reaps: proc.ReapOrphans, the one loop that owns
+// // wait for what the launcher did not start, collects whatever exits. It
+// imports only internal/proc and watchdog's protocol names, never backend.
 package reclaim
 
 import (
@@ -20,8 +21,8 @@ import (
 // launcher is a child subreaper, so when a watchdog shim is killed (kill -9
 // by a user, the OOM killer), the descendants its backend leaves behind come
 // to the launcher instead of init. Those that carry the nonce of one of our
-// backends in their environment are torn down (SIGTERM, grace, SIGKILL) and
-// reaped; everything else is left alone. ("Adopt" is the handoff mode;
+// backends in their environment are torn down (SIGTERM, grace, SIGKILL);
+// everything else is left alone. proc.ReapOrphans reaps them all. ("Adopt" is the handoff mode;
 // taking back our own orphans is "reclaim".)
 type Reclaimer struct {
 	self  int
@@ -48,9 +49,7 @@ type Reclaimer struct {
 // orphan is a reparented process the Reclaimer holds.
 type orphan struct {
 	id proc.Identity
-	// stop is its TERM -> grace -> KILL; nil for a helper's orphan (a
-	// browser xdg-open started for us): never signalled, only reaped when
-	// it exits on its own.
+	// stop is its TERM -> grace -> KILL.
 	stop *proc.Stopper
 }
 
@@ -96,6 +95,7 @@ func (a *Reclaimer) Reaped(pid int) {
 	a.watchUntil = time.Now().Add(watchAfterExit)
 	a.mu.Unlock()
 	a.poke()
+	proc.WakeReaper()
 }
 
 func (a *Reclaimer) poke() {
@@ -126,10 +126,7 @@ func (a *Reclaimer) pass() bool {
 	pending := false
 	for pid, ad := range a.orphans {
 		if _, ok := table.Find(pid); !ok {
-			delete(a.orphans, pid) // reaped (by us, below) or never ours any more
-			continue
-		}
-		if ad.stop == nil {
+			delete(a.orphans, pid) // reaped (by proc.ReapOrphans) or never ours any more
 			continue
 		}
 		pending = true
@@ -141,12 +138,12 @@ func (a *Reclaimer) pass() bool {
 func (a *Reclaimer) handleChild(p proc.Process, now time.Time) {
 	ad := a.orphans[p.PID]
 	if p.Zombie {
-		// A zombie keeps its start time: one we hold, or one a sample
-		// saw in our tree, is ours to reap. Any other is someone else's.
-		if (ad != nil && ad.id.Start == p.Start) || a.wasSampled(p.Identity()) {
-			reapChild(p.PID)
+		// Dead: nothing left to stop. Reaping it is proc.ReapOrphans'
+		// job, the one loop that owns wait for what nobody here started.
+		if ad != nil && ad.id.Start == p.Start {
 			delete(a.orphans, p.PID)
 		}
+		proc.WakeReaper() // SIGCHLD may not have reached it
 		return
 	}
 	if ad != nil {
@@ -154,8 +151,7 @@ func (a *Reclaimer) handleChild(p proc.Process, now time.Time) {
 	}
 	id := p.Identity()
 	if a.isHelper(p.PID) {
-		a.orphans[p.PID] = &orphan{id: id}
-		return
+		return // never signalled; reaped by proc.ReapOrphans once it exits
 	}
 	if !a.isOurs(p.PID) && !a.wasSampled(id) {
 		return
@@ -257,14 +253,12 @@ func (a *Reclaimer) Run(ctx context.Context) {
 
 // Pass pacing. GUI toolkits may take SIGCHLD for themselves, so passes do
 // not rely on it alone: fast while orphans are being stopped, slow for a
-// minute after a child of ours died (its orphans come to us then), and
-// seldom while a helper's orphan (a browser) waits to be reaped. At rest,
-// with none of these, no timer runs at all.
+// minute after a child of ours died (its orphans come to us then). At
+// rest, with neither, no timer runs at all.
 const (
 	busyPass       = 100 * time.Millisecond
 	watchPass      = 5 * time.Second
 	watchAfterExit = time.Minute
-	helperPass     = time.Minute
 )
 
 // nextPass is when to look again; 0 means only when woken.
@@ -278,13 +272,11 @@ func (a *Reclaimer) nextPass(pending bool) time.Duration {
 	if watching {
 		return watchPass
 	}
-	if len(a.orphans) > 0 { // only helpers' orphans are left
-		return helperPass
-	}
 	return 0
 }
 
-// finish kills the orphans it still holds and reaps them, at launcher shutdown.
+// finish kills the orphans it still holds, at launcher shutdown, and waits
+// until they are dead (proc.ReapOrphans reaps them).
 func (a *Reclaimer) finish() {
 	deadline := time.Now().Add(a.grace + proc.KillWait)
 	for a.pass() && time.Now().Before(deadline) {

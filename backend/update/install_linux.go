@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"hermes-desktop/internal/proc"
 )
 
 // bundleOf: Linux has no application bundles.
@@ -18,7 +20,7 @@ func packageOwner(path string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := exec.CommandContext(ctx, "dpkg", "-S", path).Run(); err == nil {
+	if err := proc.RunChild(exec.CommandContext(ctx, "dpkg", "-S", path)); err == nil {
 		return "dpkg"
 	}
 	return ""

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"hermes-desktop/internal/proc"
 )
 
 // stagedPattern names a staged update next to its target: a hidden
@@ -132,7 +134,7 @@ func runVersion(ctx context.Context, exe string) ([]byte, error) {
 	for attempt := 0; ; attempt++ {
 		cmd := exec.CommandContext(ctx, exe, "version", "--json")
 		cmd.Env = append(os.Environ(), "HERMES_DESKTOP_SMOKE_TEST=1")
-		out, err := cmd.Output()
+		out, err := proc.OutputChild(cmd)
 		if err != nil && errors.Is(err, syscall.ETXTBSY) && attempt < 5 {
 			if serr := sleepCtx(ctx, 20*time.Millisecond); serr != nil {
 				return nil, serr

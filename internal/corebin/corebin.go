@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
 
@@ -201,7 +202,7 @@ func checkRuns(path, version string) error {
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, path, "version", "--json")
 	cmd.Stdout, cmd.Env = &out, []string{}
-	if err := cmd.Run(); err != nil {
+	if err := proc.RunChild(cmd); err != nil {
 		return fmt.Errorf("corebin: run %s version: %w", path, err)
 	}
 	var got struct {

@@ -17,7 +17,7 @@ import (
 // (and restores the original in every child it execs), so the original is
 // not what getrlimit says any more: it is read back from a child shell.
 func InheritedNofileSoft() (uint64, error) {
-	out, err := exec.Command("/bin/sh", "-c", "ulimit -Sn").Output()
+	out, err := OutputChild(exec.Command("/bin/sh", "-c", "ulimit -Sn"))
 	if err != nil {
 		return 0, fmt.Errorf("proc: ask a shell for the inherited open-file limit: %w", err)
 	}

@@ -32,6 +32,7 @@ type Launcher struct {
 	Stderr     *Lines
 	exited     chan struct{}
 	wrapper    []string
+	env        []string // added to NewEnv's, later entries winning
 	// Cgroup is the test's own cgroup the launcher is born in (so its own
 	// cgroup, under which it makes its backends', is the test's); nil where
 	// cgroup v2 is not writable. Launchers from StartAnother share it.
@@ -74,7 +75,20 @@ func StartLauncherBin(t testing.TB, bin string, args ...string) *Launcher {
 	return startLauncher(t, bin, nil, args)
 }
 
+// StartLauncherEnv is StartLauncher with env (KEY=VALUE entries) added to
+// the launcher's environment, over what NewEnv gives it: a PATH with a fake
+// xdg-open first, say.
+func StartLauncherEnv(t testing.TB, env []string, args ...string) *Launcher {
+	t.Helper()
+	return startLauncherEnv(t, Path(t), nil, env, args)
+}
+
 func startLauncher(t testing.TB, bin string, wrapper, args []string) *Launcher {
+	t.Helper()
+	return startLauncherEnv(t, bin, wrapper, nil, args)
+}
+
+func startLauncherEnv(t testing.TB, bin string, wrapper, env, args []string) *Launcher {
 	t.Helper()
 	base := t.TempDir()
 	cg := tryCgroup(t) // first, so that its cleanup runs last
@@ -86,6 +100,7 @@ func startLauncher(t testing.TB, bin string, wrapper, args []string) *Launcher {
 		HermesHome: filepath.Join(base, "hermes-home"),
 		Tag:        Tag(t),
 		wrapper:    wrapper,
+		env:        env,
 	}
 	l.start(args...)
 	return l
@@ -117,7 +132,7 @@ func (l *Launcher) start(args ...string) {
 	}
 	full := append(append([]string(nil), l.wrapper...), append([]string{l.Bin}, argv...)...)
 	l.Cmd = exec.Command(full[0], full[1:]...)
-	l.Cmd.Env = NewEnv(l.Tag, l.HermesHome)
+	l.Cmd.Env = append(NewEnv(l.Tag, l.HermesHome), l.env...)
 	outR, err := l.Cmd.StdoutPipe()
 	if err != nil {
 		l.t.Fatal(err)
