@@ -48,9 +48,6 @@ func Spawning() (started func(pid int) (waited func())) {
 	}
 }
 
-// isOwned reports whether pid is a registered child; owned.mu is held.
-func isOwned(pid int) bool { return owned.pids[pid] != nil }
-
 // StartChild is cmd.Start with the child registered as owned (see
 // Spawning). The caller owns cmd.Wait and calls waited after it returns.
 func StartChild(cmd *exec.Cmd) (waited func(), err error) {

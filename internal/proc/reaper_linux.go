@@ -156,3 +156,6 @@ func (r *orphanReaper) reap(z zombie, comm string) {
 		r.log.Info("reaped an orphan", "pid", z.pid, "comm", comm)
 	}
 }
+
+// isOwned reports whether pid is a registered child; owned.mu is held.
+func isOwned(pid int) bool { return owned.pids[pid] != nil }
