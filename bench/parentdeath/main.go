@@ -19,7 +19,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
@@ -33,7 +32,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/watchdog"
 )
@@ -129,12 +127,12 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 	if err := cmd.Start(); err != nil {
 		return sample{}, err
 	}
-	if err := waitReady(out); err != nil {
+	if err := testbin.WaitReadyLine(out); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return sample{}, err
 	}
-	pids := waitTree(tag, m.treeSize, cmd.Process.Pid)
+	pids := testbin.WaitTree(tag, m.treeSize, cmd.Process.Pid, 10*time.Second)
 	backendPID := findBackend(pids)
 	time.Sleep(settle) // measure a steady tree, not the start-up bustle
 	fds := map[int]int{}
@@ -181,45 +179,8 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 		}
 		unix.Close(fd)
 	}
-	sweep(tag)
+	testbin.SweepTagged(tag)
 	return s, nil
-}
-
-// sweep kills whatever still carries this run's tag: only processes this
-// run started carry it, so nothing else can be hit.
-func sweep(tag string) {
-	for _, pid := range testbin.WaitUntagged(tag, 2*time.Second) {
-		if id, err := proc.Lookup(pid); err == nil {
-			_ = proc.Signal(id, syscall.SIGKILL)
-		}
-	}
-}
-
-func waitReady(out interface{ Read([]byte) (int, error) }) error {
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), " ready pid=") {
-			go func() {
-				for sc.Scan() {
-				}
-			}()
-			return nil
-		}
-	}
-	return fmt.Errorf("launcher exited before its backend was ready")
-}
-
-// waitTree waits until the whole tree exists and returns it without the
-// launcher.
-func waitTree(tag string, size, launcher int) []int {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pids := testbin.Tagged(tag)
-		if len(pids) >= size || time.Now().After(deadline) { // a short tree is timed as it is and shows in the counts
-			return slices.DeleteFunc(pids, func(p int) bool { return p == launcher })
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func findBackend(pids []int) int {
@@ -256,9 +217,9 @@ func idleCost(bin, dir string, idle time.Duration) {
 	cmd.Env = testbin.NewEnv(tag, filepath.Join(state, "home"))
 	out, _ := cmd.StdoutPipe()
 	check(cmd.Start())
-	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait(); sweep(tag) }()
-	check(waitReady(out))
-	pids := waitTree(tag, 3, cmd.Process.Pid)
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait(); testbin.SweepTagged(tag) }()
+	check(testbin.WaitReadyLine(out))
+	pids := testbin.WaitTree(tag, 3, cmd.Process.Pid, 10*time.Second)
 	shim := 0
 	for _, pid := range pids {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")

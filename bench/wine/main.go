@@ -21,14 +21,11 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -146,12 +143,12 @@ func measure(dir string, m mode, wait time.Duration) (sample, error) {
 	if err := cmd.Start(); err != nil {
 		return sample{}, err
 	}
-	defer func() { _ = cmd.Wait(); sweep(tag) }()
-	if err := waitReady(out); err != nil {
+	defer func() { _ = cmd.Wait(); testbin.SweepTagged(tag) }()
+	if err := testbin.WaitReadyLine(out); err != nil {
 		_ = cmd.Process.Kill()
 		return sample{}, err
 	}
-	pids := waitTree(tag, m.treeSize, cmd.Process.Pid)
+	pids := testbin.WaitTree(tag, m.treeSize, cmd.Process.Pid, 20*time.Second)
 	winPID := windowsPID(cmd, state)
 	time.Sleep(300 * time.Millisecond) // a steady tree, not the start-up bustle
 	fds := testbin.OpenPidfds(pids)
@@ -196,38 +193,6 @@ func windowsPID(cmd *exec.Cmd, state string) int {
 	pid, err := strconv.Atoi(rest[:strings.IndexAny(rest, ",}")])
 	check(err)
 	return pid
-}
-
-// sweep kills whatever still carries this run's tag: only processes this
-// run started carry it, so nothing else can be hit.
-func sweep(tag string) {
-	for _, pid := range testbin.WaitUntagged(tag, 2*time.Second) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-}
-
-func waitReady(out io.Reader) error {
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), " ready pid=") {
-			go func() { _, _ = io.Copy(io.Discard, out) }() // the launcher must never block on its output
-			return nil
-		}
-	}
-	return fmt.Errorf("launcher exited before its backend was ready")
-}
-
-// waitTree waits until the whole tree exists and returns it without the
-// launcher.
-func waitTree(tag string, treeSize, launcher int) []int {
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		pids := testbin.Tagged(tag)
-		if len(pids) >= treeSize || time.Now().After(deadline) { // a short tree is timed as it is and shows in the counts
-			return slices.DeleteFunc(pids, func(p int) bool { return p == launcher })
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
