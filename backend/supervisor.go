@@ -54,7 +54,12 @@ type Supervisor struct {
 	readyCh     chan readyResult
 	stopReady   context.CancelFunc
 	crashes     []time.Time
-	timer       *time.Timer
+	// startTimeouts counts the starts in a row that timed out before the
+	// backend was ready: the crash window forgets the crashes a long start
+	// timeout spaces out (60 s apart against a 2 min window), this does
+	// not. Reset by a ready backend and by a Start or Restart request.
+	startTimeouts int
+	timer         *time.Timer
 	// ext is the backend someone else runs that the command attached to
 	// (state external); nil otherwise.
 	ext *instance.External
@@ -279,12 +284,12 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		if s.cur != nil || s.timer != nil || s.ext != nil {
 			return commandResult{}
 		}
-		s.crashes = nil
+		s.crashes, s.startTimeouts = nil, 0
 		s.launch(ctx)
 	case cmdRestart:
 		running := s.cur != nil
 		s.halt()
-		s.crashes = nil
+		s.crashes, s.startTimeouts = nil, 0
 		if running {
 			s.update(model.StateStarting, func(st *model.BackendStatus) { st.Restarts++; st.LastRestart = "restarted on request" })
 		}
@@ -387,9 +392,15 @@ func (s *Supervisor) onReady(r readyResult) {
 		}
 		s.out.Add("launcher", "not ready: "+r.err.Error())
 		s.halt()
+		s.startTimeouts++
+		if s.startTimeouts > s.policy.max {
+			s.fail(fmt.Sprintf("%s; it did not become ready in %d starts in a row, giving up", r.err, s.startTimeouts))
+			return
+		}
 		s.onCrash(r.err.Error())
 		return
 	}
+	s.startTimeouts = 0
 	s.curPort = r.port
 	if err := s.writeRecord(r.inst); err != nil {
 		s.log.Warn("update record with port", "err", err)

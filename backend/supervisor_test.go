@@ -306,6 +306,36 @@ func TestSupervisorStartTimeout(t *testing.T) {
 	}
 }
 
+// Start timeouts far apart count all the same: a backend that never gets
+// ready fails after the policy's restarts, though the crash window (shorter
+// than the start timeout here, as 2 min is against Hermes' 60 s) forgets
+// each timeout before the next. Before, it restarted forever.
+func TestSupervisorStartTimeoutsInARowFail(t *testing.T) {
+	h := newSupervisorHarness(t, supOptions{
+		script:       scriptSilent,
+		startTimeout: 300 * time.Millisecond,
+		policy:       restartPolicy{max: 2, window: 10 * time.Millisecond, backoff: 10 * time.Millisecond},
+	})
+	if err := h.sup.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, model.StateFailed, 1)
+	st := h.sup.Status()
+	if st.Restarts != 2 || !strings.Contains(st.LastError, "did not become ready in 3 starts in a row") {
+		t.Errorf("failed status: got restarts %d, error %q; want 2 restarts and three timeouts in a row", st.Restarts, st.LastError)
+	}
+	for _, pid := range h.rec.allPIDs() {
+		assertReaped(t, pid)
+	}
+	// Try again starts the count afresh.
+	if err := h.sup.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.waitEntered(t, model.StateFailed, 2)
+	h.wantEntered(t, model.StateStarting, model.StateRestarting, model.StateStarting, model.StateRestarting, model.StateStarting, model.StateFailed,
+		model.StateStarting, model.StateRestarting, model.StateStarting, model.StateRestarting, model.StateStarting, model.StateFailed)
+}
+
 func TestSupervisorCannotStart(t *testing.T) {
 	h := newSupervisorHarness(t, supOptions{command: []string{filepath.Join(t.TempDir(), "no-such-backend")}})
 	if err := h.sup.Start(t.Context()); err != nil {
