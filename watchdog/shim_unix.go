@@ -89,7 +89,8 @@ func startChild(argv, env []string, tree *proc.Cgroup) (proc.Identity, error) {
 // touches it.
 type shimLoop struct {
 	child      proc.Identity
-	tree       *proc.Cgroup // the backend's cgroup; nil when it has none
+	cgroup     *proc.Cgroup   // the backend's cgroup; nil when it has none
+	tree       *proc.Teardown // our tree's teardown, from its start; nil before
 	log        *slog.Logger
 	grace      time.Duration
 	self       int
@@ -108,8 +109,8 @@ func runShimLoop(child proc.Identity, tree *proc.Cgroup, signals <-chan os.Signa
 	sigchld := make(chan os.Signal, 1)
 	signal.Notify(sigchld, syscall.SIGCHLD)
 	defer signal.Stop(sigchld)
-	s := &shimLoop{child: child, tree: tree, log: log, grace: grace, self: os.Getpid()}
-	defer s.stopTimers()
+	s := &shimLoop{child: child, cgroup: tree, log: log, grace: grace, self: os.Getpid()}
+	defer s.stop()
 	for {
 		if s.reap() {
 			return s.exitCode()
@@ -139,7 +140,7 @@ func runShimLoop(child proc.Identity, tree *proc.Cgroup, signals <-chan os.Signa
 			s.log.Info("grace period over; killing what is left")
 			s.kill()
 		case <-killC:
-			s.signalTree(unix.SIGKILL)
+			s.killTree()
 		}
 	}
 }
@@ -166,18 +167,20 @@ func (s *shimLoop) reap() bool {
 }
 
 // teardown sends SIGTERM to the whole tree at once and arms the grace timer
-// that leads to SIGKILL. The tree is walked and every descendant outside our
-// group pinned with a pidfd first, while nothing is dying yet and the walk
-// is cheap; then the group signal (atomic: it also catches children forked
-// this instant) and the pidfd signals go out back to back.
+// that leads to SIGKILL. The tree is walked and every descendant pinned with
+// a pidfd first, while nothing is dying yet and the walk is cheap; then the
+// group signal (atomic: it also catches children forked this instant) and
+// the pidfd signals to those outside the group go out back to back.
 func (s *shimLoop) teardown(why string) {
 	s.tearing = true
-	outside := s.pinOutsideGroup()
 	// Our own group: we lead it and are alive, so the id is pinned. The
 	// SIGTERM reaches us too and is ignored above.
-	_ = proc.SignalGroup(s.self, unix.SIGTERM)
-	s.signalAll(outside, unix.SIGTERM)
-	trace("term-sent", strconv.Itoa(len(outside))+" outside the group")
+	s.tree = &proc.Teardown{Root: s.self, Group: s.self}
+	outside, err := s.tree.Term()
+	if err != nil {
+		s.log.Warn("SIGTERM the tree", "err", err)
+	}
+	trace("term-sent", strconv.Itoa(outside)+" outside the group")
 	s.log.Info("tearing down the backend tree", "why", why, "grace", s.grace)
 	s.graceTimer = time.NewTimer(s.grace)
 }
@@ -188,63 +191,36 @@ func (s *shimLoop) teardown(why string) {
 // reaches a descendant that left the cgroup. Without one, the walk is
 // repeated every killRepeat until the tree is empty.
 func (s *shimLoop) kill() {
-	if s.tree != nil {
-		err := s.tree.Kill()
+	if s.cgroup != nil {
+		err := s.cgroup.Kill()
 		if err == nil {
 			trace("kill-sent", "cgroup")
-			s.signalTree(unix.SIGKILL)
+			s.killTree()
 			return
 		}
 		s.log.Warn("cgroup.kill failed; killing by the tree walk", "err", err)
 	}
-	s.signalTree(unix.SIGKILL)
+	s.killTree()
 	trace("kill-sent", "")
 	s.killTicker = time.NewTicker(killRepeat)
 }
 
-// signalTree pins and signals every member of our tree: every descendant
-// (by parent links; as a subreaper we inherit the orphans, so the chain is
-// never broken) and every member of our group, even one that joined it
-// without descending from us. Each handle is opened before its identity is
-// checked, so no PID can be recycled under it. Never the shim itself, never
-// anything outside its tree.
-func (s *shimLoop) signalTree(sig unix.Signal) {
-	handles, err := proc.PinTree(s.self, nil)
-	if err != nil {
-		s.log.Error("list the tree", "err", err)
-	}
-	s.signalAll(handles, sig)
-}
-
-// pinOutsideGroup pins the descendants that left our group (setsid'd MCP
-// servers): members of the group are left to the group signal, since a
-// second SIGTERM makes many programs abort a graceful shutdown.
-func (s *shimLoop) pinOutsideGroup() []*proc.Handle {
-	handles, err := proc.PinDescendants(s.self)
-	if err != nil {
-		s.log.Error("list descendants", "err", err)
-	}
-	kept := handles[:0]
-	for _, h := range handles {
-		if h.PGID() == s.self {
-			h.Close()
-			continue
-		}
-		kept = append(kept, h)
-	}
-	return kept
-}
-
-func (s *shimLoop) signalAll(handles []*proc.Handle, sig unix.Signal) {
-	for _, h := range handles {
-		if err := h.Signal(sig); err != nil && !proc.IsGone(err) {
-			s.log.Warn("signal", "pid", h.Identity().PID, "signal", sig, "err", err)
-		}
-		h.Close()
+// killTree pins and SIGKILLs every member of our tree: every descendant (by
+// parent links; as a subreaper we inherit the orphans, so the chain is never
+// broken) and every member of our group, even one that joined it without
+// descending from us. Never the shim itself, never anything outside its
+// tree.
+func (s *shimLoop) killTree() {
+	if err := s.tree.Kill(); err != nil {
+		s.log.Warn("SIGKILL the tree", "err", err)
 	}
 }
 
-func (s *shimLoop) stopTimers() {
+// stop releases what the teardown holds: its timers and pinned handles.
+func (s *shimLoop) stop() {
+	if s.tree != nil {
+		s.tree.Close()
+	}
 	if s.graceTimer != nil {
 		s.graceTimer.Stop()
 	}

@@ -103,7 +103,7 @@ func runShimLoop(child proc.Identity, _ *proc.Cgroup, signals <-chan os.Signal, 
 		why = "parent gone (" + string(r) + ")"
 	}
 	log.Info("tearing down the backend tree", "why", why, "grace", grace)
-	if err := askBackendToStop(child.PID); err != nil {
+	if err := proc.SignalOwnConsoleGroup(child.PID); err != nil {
 		// Nothing else can ask it (Wine delivers no console events at
 		// all): waiting out the grace would only leave it running.
 		log.Info("cannot ask the backend to stop; killing its tree now", "err", err)
@@ -125,25 +125,6 @@ func runShimLoop(child proc.Identity, _ *proc.Cgroup, signals <-chan os.Signal, 
 		log.Warn("backend still running after the kill; exiting so the job closes")
 		return 128 + 9
 	}
-}
-
-var (
-	procAttachConsole = windows.NewLazySystemDLL("kernel32.dll").NewProc("AttachConsole")
-	procFreeConsole   = windows.NewLazySystemDLL("kernel32.dll").NewProc("FreeConsole")
-)
-
-// askBackendToStop sends CTRL_BREAK to the backend's console group. A
-// console event reaches only processes on the sender's console, and the
-// backend has one of its own (startChild), so the shim leaves whatever
-// console it had (its output goes to the launcher's pipes, never to a
-// console) and attaches to the backend's for the send.
-func askBackendToStop(pid int) error {
-	_, _, _ = procFreeConsole.Call()
-	if r, _, err := procAttachConsole.Call(uintptr(pid)); r == 0 {
-		return fmt.Errorf("watchdog: attach to the console of backend %d: %w", pid, err)
-	}
-	defer func() { _, _, _ = procFreeConsole.Call() }()
-	return proc.SignalConsoleGroup(pid)
 }
 
 // killJobMembers terminates every process in the shim's job except the shim.

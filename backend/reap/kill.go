@@ -3,7 +3,6 @@ package reap
 import (
 	"context"
 	"fmt"
-	"syscall"
 
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
@@ -18,17 +17,19 @@ var protectedReasons = map[string]bool{
 	ReasonFailClosed: true, ReasonIdentityMismatch: true, ReasonOwned: true,
 }
 
-// doomedTree is one process to reap and everything pinned under it.
+// doomedTree is one process to reap and the teardown of its tree.
 type doomedTree struct {
-	d       *Decision
-	root    *proc.Handle
-	members []*proc.Handle // its group (if it leads one) and descendants
+	d    *Decision
+	root *proc.Handle
+	td   *proc.Teardown // root as its leader; its group (if it leads one) and descendants pinned
 }
 
 // kill reaps the doomed candidates together: SIGTERM to each tree, one
 // shared grace period, then SIGKILL to survivors and anything they started
 // meanwhile. Every signal goes through a handle opened before the identity
-// check, and never to a process another decision protects.
+// check, and never to a process another decision protects. The group is not
+// signalled as a whole: the root is not our child, so its group id is not
+// pinned once it exits.
 func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 	protected := map[int]bool{}
 	for _, d := range all {
@@ -47,43 +48,40 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 			}
 			continue
 		}
-		trees = append(trees, &doomedTree{d: d, root: h, members: r.pinMembers(d.id.PID, protected)})
+		td := &proc.Teardown{Root: d.id.PID, Leader: h, Skip: r.skipper(protected)}
+		_ = td.Pin() // every tree pinned before any is signalled
+		trees = append(trees, &doomedTree{d: d, root: h, td: td})
 	}
 	for _, t := range trees {
-		signalTree(t, syscall.SIGTERM)
+		_, _ = t.td.Term()
 	}
 	graceCtx, cancel := context.WithTimeout(ctx, r.o.Grace)
 	for _, t := range trees {
-		waitTree(graceCtx, t)
+		t.td.Wait(graceCtx)
 	}
 	cancel()
 	for _, t := range trees {
-		// Children born during the grace period are pinned now.
-		t.members = append(t.members, r.pinMembers(t.d.id.PID, protected)...)
-		signalTree(t, syscall.SIGKILL)
+		_ = t.td.Kill() // children born during the grace period are pinned now
 	}
 	killCtx, cancel := context.WithTimeout(ctx, proc.KillWait)
 	defer cancel()
 	for _, t := range trees {
-		if waitTree(killCtx, t) {
+		if t.td.Wait(killCtx) {
 			t.d.Action = ActionReaped
 		} else {
 			t.d.Action, t.d.Detail = ActionFailed, t.d.Detail+"; still alive after SIGKILL"
 		}
 		t.root.Close()
-		proc.CloseAll(t.members)
+		t.td.Close()
 	}
 }
 
-// pinMembers pins the members of pid's process group (when it leads one:
-// while the leader lives the group id cannot be recycled) and all its
-// descendants, minus protected processes: those a decision spared, and any
-// member that the never-signalled rules cover even though it was no
-// candidate (a gateway a backend started, another user's or another
-// service's process).
-func (r *reaper) pinMembers(pid int, protected map[int]bool) []*proc.Handle {
-	hs, _ := proc.PinTree(pid, func(member int) bool { return protected[member] || r.untouchable(member) })
-	return hs
+// skipper says which tree members are never signalled: those a decision
+// spared, and any member that the never-signalled rules cover even though
+// it was no candidate (a gateway a backend started, another user's or
+// another service's process).
+func (r *reaper) skipper(protected map[int]bool) func(pid int) bool {
+	return func(member int) bool { return protected[member] || r.untouchable(member) }
 }
 
 // untouchable applies to a tree member the never-signalled rules that hold
@@ -100,26 +98,6 @@ func (r *reaper) untouchable(pid int) bool {
 	}
 	c := candidate{pid: pid, proc: p, argv: argv}
 	return r.neverSignalledByOwner(c) != nil || r.sshSessionRule(c) != nil
-}
-
-func signalTree(t *doomedTree, sig syscall.Signal) {
-	_ = t.root.Signal(sig)
-	for _, h := range t.members {
-		_ = h.Signal(sig)
-	}
-}
-
-// waitTree reports whether the root and every member exited before ctx ended.
-func waitTree(ctx context.Context, t *doomedTree) bool {
-	if !t.root.Wait(ctx) {
-		return false
-	}
-	for _, h := range t.members {
-		if !h.Wait(ctx) {
-			return false
-		}
-	}
-	return true
 }
 
 // dropRecords removes records whose processes are verifiably gone (reaped,

@@ -26,3 +26,24 @@ func SignalConsoleGroup(pid int) error {
 	}
 	return nil
 }
+
+var (
+	procAttachConsole = windows.NewLazySystemDLL("kernel32.dll").NewProc("AttachConsole")
+	procFreeConsole   = windows.NewLazySystemDLL("kernel32.dll").NewProc("FreeConsole")
+)
+
+// SignalOwnConsoleGroup asks the console group led by pid to stop
+// (CTRL_BREAK) when it runs on a console of its own (CREATE_NO_WINDOW): a
+// console event reaches only processes on the sender's console, so the
+// caller leaves whatever console it had and attaches to pid's for the send.
+// For a caller whose output never goes to a console (the watchdog shim's
+// goes to the launcher's pipes), and only for a group it created, as
+// SignalConsoleGroup.
+func SignalOwnConsoleGroup(pid int) error {
+	_, _, _ = procFreeConsole.Call()
+	if r, _, err := procAttachConsole.Call(uintptr(pid)); r == 0 {
+		return fmt.Errorf("proc: attach to the console of %d: %w", pid, err)
+	}
+	defer func() { _, _, _ = procFreeConsole.Call() }()
+	return SignalConsoleGroup(pid)
+}

@@ -2,7 +2,6 @@ package proc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"syscall"
 )
@@ -93,34 +92,19 @@ func (t *Tree) Prune(alive ...Identity) {
 }
 
 // Signal sends sig to the group (when pinned) and to every tracked member
-// still alive that the group signal did not reach: each process gets it
-// once, since a second SIGTERM makes many programs abort a graceful
-// shutdown. Members that are gone are not errors.
+// still alive that the group signal did not reach, each process once, as a
+// Teardown does: members are pinned by identity first, so a recycled PID is
+// never hit. Members that are gone are not errors.
 func (t *Tree) Signal(sig syscall.Signal) error {
-	var errs []error
-	grouped := false
-	if t.pgid > 0 {
-		err := SignalGroup(t.pgid, sig)
-		grouped = err == nil
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			errs = append(errs, err)
+	hs := make([]*Handle, 0, len(t.members))
+	for _, id := range t.members {
+		if h, err := Open(id); err == nil { // else gone, or its PID now names someone else
+			hs = append(hs, h)
 		}
 	}
-	for pid, id := range t.members {
-		h, err := Open(id)
-		if err != nil {
-			continue // gone, or its PID now names someone else
-		}
-		if p, err := Stat(pid); grouped && err == nil && p.PGID == t.pgid {
-			h.Close() // the group signal reached it
-			continue
-		}
-		if err := h.Signal(sig); err != nil && !IsGone(err) {
-			errs = append(errs, err)
-		}
-		h.Close()
-	}
-	return errors.Join(errs...)
+	defer CloseAll(hs)
+	_, err := signalOnce(t.pgid, hs, sig)
+	return err
 }
 
 // Alive returns the PIDs of tracked members that have not exited.

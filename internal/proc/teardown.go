@@ -1,0 +1,169 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// Teardown ends one process tree the way every teardown here does (the
+// watchdog shim's, the boot reaper's, and, through Tree, the launcher's
+// stop): Term sends SIGTERM to the group as a whole and once to each member
+// outside it; the caller waits out its grace (Wait, or its own loop); Kill
+// pins the tree again, which catches children born meanwhile, and sends
+// SIGKILL to every member one by one. Members are signalled only through
+// handles opened before their identity was checked (PinTree), so a recycled
+// PID is never hit.
+//
+// The caller fills the exported fields; the zero value of each says what it
+// means. A Teardown is owned by one goroutine and must be closed.
+type Teardown struct {
+	// Root is the process whose tree is torn down: its descendants and, when
+	// it leads a group, the group's members. Root itself is never pinned.
+	Root int
+	// Leader, when non-nil, is a handle on Root, signalled and waited for
+	// with the members. Nil when Root is the caller (the shim) or the caller
+	// signals it otherwise. The caller owns it: Close leaves it open.
+	Leader *Handle
+	// Group is the process group Term signals as a whole; 0 for none. Only
+	// a pinned group (see SignalGroup). Kill never signals it as a whole:
+	// the caller may be in it (the shim leads its own), and a SIGKILL sent
+	// twice does no harm.
+	Group int
+	// Skip, when non-nil, names members never to signal (processes another
+	// decision protects).
+	Skip func(pid int) bool
+
+	pinned []*Handle
+	seen   map[Identity]bool // what pinned holds, so re-pinning adds no duplicate
+	termed bool
+}
+
+// Pin pins the tree now, adding to what is pinned: every descendant of
+// Root and, unless Term will signal the group as a whole, every member of
+// Root's group. Pinning all trees of a batch before any is signalled walks
+// them while nothing is dying yet. Term pins by itself when nothing is.
+func (t *Teardown) Pin() error {
+	return t.pin(t.termed || t.Group == 0)
+}
+
+// Term sends SIGTERM, once to each process: to Group as a whole (when
+// non-zero), then through its handle to the leader and each pinned member
+// the group signal did not reach, since a second SIGTERM makes many
+// programs abort a graceful shutdown. It returns how many processes were
+// signalled one by one. Members that are gone are not errors.
+func (t *Teardown) Term() (int, error) {
+	var errs []error
+	if t.seen == nil {
+		errs = append(errs, t.Pin())
+	}
+	t.termed = true
+	n, err := signalOnce(t.Group, t.targets(), syscall.SIGTERM)
+	return n, errors.Join(append(errs, err)...)
+}
+
+// Kill pins the tree again (children born during the grace period, or
+// members that joined the group) and sends SIGKILL to the leader and to
+// every pinned member, old and new: one reparented away since the last walk
+// is still held by its handle. It may be called again, as a tree that keeps
+// forking needs.
+func (t *Teardown) Kill() error {
+	err := t.pin(true)
+	_, kerr := signalOnce(0, t.targets(), syscall.SIGKILL)
+	return errors.Join(err, kerr)
+}
+
+// Wait blocks until the leader and every pinned member have exited or ctx
+// ends, and reports whether all did.
+func (t *Teardown) Wait(ctx context.Context) bool {
+	for _, h := range t.targets() {
+		if !h.Wait(ctx) {
+			return false
+		}
+	}
+	return true
+}
+
+// Close releases the pinned members' handles (never Leader's).
+func (t *Teardown) Close() {
+	CloseAll(t.pinned)
+	t.pinned, t.seen = nil, nil
+}
+
+// pin adds the tree's members to pinned: the descendants, and with
+// withGroup the group's members too (PinTree), minus Skip and minus what is
+// pinned already.
+func (t *Teardown) pin(withGroup bool) error {
+	if t.seen == nil {
+		t.seen = map[Identity]bool{}
+	}
+	var hs []*Handle
+	var err error
+	if withGroup {
+		hs, err = PinTree(t.Root, t.Skip)
+	} else {
+		hs, err = PinDescendants(t.Root)
+	}
+	for _, h := range hs {
+		id := h.Identity()
+		// PinTree has applied Skip and left Root out already.
+		skip := !withGroup && (id.PID == t.Root || (t.Skip != nil && t.Skip(id.PID)))
+		if skip || t.seen[id] {
+			h.Close()
+			continue
+		}
+		t.seen[id] = true
+		t.pinned = append(t.pinned, h)
+	}
+	if err != nil {
+		return fmt.Errorf("proc: pin the tree of %d: %w", t.Root, err)
+	}
+	return nil
+}
+
+// targets is the leader, when there is one, then the pinned members.
+func (t *Teardown) targets() []*Handle {
+	if t.Leader == nil {
+		return t.pinned
+	}
+	return append([]*Handle{t.Leader}, t.pinned...)
+}
+
+// signalOnce sends sig to each process of a pinned tree once: to group as
+// a whole when group > 0, then through its handle to each process the group
+// signal did not reach (outside the group, or all of them when the group
+// could not be signalled). It returns how many it signalled one by one.
+// Processes that are gone are not errors.
+func signalOnce(group int, hs []*Handle, sig syscall.Signal) (int, error) {
+	var errs []error
+	n := 0
+	grouped := false
+	if group > 0 {
+		err := SignalGroup(group, sig)
+		grouped = err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	for _, h := range hs {
+		if grouped && h.inGroup(group) {
+			continue
+		}
+		n++
+		if err := h.Signal(sig); err != nil && !IsGone(err) {
+			errs = append(errs, err)
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// inGroup reports whether the process is in group: as a tree walk saw it
+// when pinning it, or, for a handle opened otherwise, as it is now.
+func (h *Handle) inGroup(group int) bool {
+	if h.pgid != 0 {
+		return h.pgid == group
+	}
+	p, err := Stat(h.id.PID)
+	return err == nil && p.PGID == group
+}

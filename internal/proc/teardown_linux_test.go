@@ -1,0 +1,196 @@
+package proc
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startTree starts script as the leader of its own process group. The
+// script prints "<name> <pid>" for each process it starts, then "ready";
+// startTree returns the identities by name, and its cleanup SIGKILLs them
+// and the leader.
+func startTree(t *testing.T, script string) (*exec.Cmd, map[string]Identity) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]Identity{}
+	t.Cleanup(func() {
+		for _, id := range ids {
+			_ = Signal(id, syscall.SIGKILL)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	r := bufio.NewReader(out)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("script never got ready: %v", err)
+		}
+		f := strings.Fields(line)
+		if len(f) == 1 && f[0] == "ready" {
+			return cmd, ids
+		}
+		if len(f) != 2 {
+			t.Fatalf("script said %q", line)
+		}
+		pid, _ := strconv.Atoi(f[1])
+		if ids[f[0]], err = Lookup(pid); err != nil {
+			t.Fatalf("%s: %v", f[0], err)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, failing after a generous deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func running(id Identity) bool {
+	alive, err := Running(id)
+	return err != nil || alive
+}
+
+// TestTeardownEndsARealTree tears down a group with a plain member, one that
+// left the group with setsid, one that ignores SIGTERM, and one that forks a
+// child outside the group when asked to stop (born during the grace). The
+// root outlives SIGTERM (a handler, which its children do not inherit), as
+// a shim does: a re-pin walks from the root.
+func TestTeardownEndsARealTree(t *testing.T) {
+	born := filepath.Join(t.TempDir(), "born")
+	cmd, ids := startTree(t, `trap : TERM
+sleep 60 & echo plain $!
+setsid sleep 60 & echo setsid $!
+(trap "" TERM; while :; do sleep 0.05; done) & echo stubborn $!
+(trap 'setsid sleep 60 & echo $! >`+born+`' TERM; while :; do sleep 0.05; done) & echo breeder $!
+echo ready; while :; do sleep 0.05; done`)
+	root := cmd.Process.Pid
+	waitFor(t, "the setsid member to leave the group", func() bool {
+		p, err := Stat(ids["setsid"].PID)
+		return err == nil && p.PGID != root
+	})
+	leaderID, err := Lookup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader, err := Open(leaderID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leader.Close()
+	ids["root"] = leaderID
+	td := &Teardown{Root: root, Leader: leader, Group: root}
+	defer td.Close()
+
+	outside, err := td.Term()
+	if err != nil {
+		t.Fatalf("Term: %v", err)
+	}
+	if outside != 1 {
+		t.Errorf("Term signalled one by one: got %d, want 1 (only the setsid member is outside the group)", outside)
+	}
+	for _, name := range []string{"plain", "setsid"} {
+		waitFor(t, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
+	}
+	waitFor(t, "the breeder's child", func() bool { _, err := os.Stat(born); return err == nil })
+	data, _ := os.ReadFile(born)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if ids["born"], err = Lookup(pid); err != nil {
+		t.Fatalf("the breeder's child %d: %v", pid, err)
+	}
+	for _, name := range []string{"stubborn", "breeder", "born", "root"} {
+		if !running(ids[name]) {
+			t.Fatalf("%s ended before Kill; it ignores SIGTERM or was born after it", name)
+		}
+	}
+
+	// The plain and setsid members are gone now: no error for them.
+	if err := td.Kill(); err != nil {
+		t.Fatalf("Kill: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), KillWait)
+	defer cancel()
+	if !td.Wait(ctx) {
+		t.Fatal("Wait: the tree outlived SIGKILL")
+	}
+	for name, id := range ids {
+		if running(id) {
+			t.Errorf("%s (%s) survived the teardown", name, id)
+		}
+	}
+}
+
+// TestTeardownSkipsAndSpares checks that Skip protects a member and that a
+// Teardown never signals its own root when given no Leader (the shim's
+// case, where the root is the caller).
+func TestTeardownSkipsAndSpares(t *testing.T) {
+	cmd, ids := startTree(t, `sleep 60 & echo kept $!
+sleep 60 & echo doomed $!
+echo ready; wait`)
+	root := cmd.Process.Pid
+	rootID, err := Lookup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := &Teardown{Root: root, Skip: func(pid int) bool { return pid == ids["kept"].PID }}
+	defer td.Close()
+	if err := td.Kill(); err != nil {
+		t.Fatalf("Kill: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), KillWait)
+	defer cancel()
+	if !td.Wait(ctx) {
+		t.Fatal("Wait: the doomed member outlived SIGKILL")
+	}
+	if running(ids["doomed"]) {
+		t.Error("the doomed member survived")
+	}
+	if !running(ids["kept"]) {
+		t.Error("a skipped member was killed")
+	}
+	if !running(rootID) {
+		t.Error("the root was killed though it was no Leader")
+	}
+}
+
+// TestTreeSignalSkipsReusedPID gives a Tree a member whose PID now names
+// another process: Signal must leave that process alone and not fail.
+func TestTreeSignalSkipsReusedPID(t *testing.T) {
+	_, ids := startTree(t, `sleep 60 & echo stranger $!
+echo ready; wait`)
+	forged := ids["stranger"]
+	forged.Start = "linux:1" // what the tree would hold had the PID been recycled
+	self, err := Lookup(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := NewTree(self, 0)
+	tree.Add(forged)
+	defer tree.Close()
+	if err := tree.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("Signal: got %v, want nil (a recycled PID is no error)", err)
+	}
+	if err := Check(ids["stranger"]); err != nil {
+		t.Fatalf("the process now holding the PID was signalled: %v", err)
+	}
+}
