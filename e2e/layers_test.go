@@ -14,6 +14,7 @@ var layer = map[string]int{
 	"internal/cmdline":     0,
 	"backend/logs":         0,
 	"backend/control":      0,
+	"backend/hermes":       0,
 	"lockfile":             1,
 	"internal/testbin":     1,
 	"watchdog":             2,

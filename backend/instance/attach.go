@@ -3,12 +3,8 @@ package instance
 import (
 	"os"
 	"os/exec"
-	"regexp"
 	"time"
 )
-
-// loopbackURL finds a URL on a loopback host in a line of output.
-var loopbackURL = regexp.MustCompile(`https?://(?:127\.0\.0\.1|localhost|\[::1\]):[0-9]{1,5}(?:/[^\s"'<>]*)?`)
 
 // attachURL is where the exited instance said a running backend is: only an
 // instance that exited 0 before it was ready, having printed a loopback URL,

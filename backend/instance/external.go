@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/runspec"
 )
 
@@ -39,7 +39,7 @@ type External struct {
 // NewExternal reads the URL a Hermes printed; false unless it is loopback.
 func NewExternal(page string) (*External, bool) {
 	u, err := url.Parse(page)
-	if err != nil || !reap.IsLoopbackHost(u.Hostname()) {
+	if err != nil || !hermes.IsLoopbackHost(u.Hostname()) {
 		return nil, false
 	}
 	port, err := strconv.Atoi(u.Port())

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reclaim"
@@ -319,7 +320,7 @@ func (i *Instance) readOutput(r io.Reader, stream string) {
 	re, _ := settings.CompileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
 	logs.ReadLines(r, func(line string) {
 		i.log.Add(stream, line)
-		if u := loopbackURL.FindString(line); u != "" {
+		if u := hermes.FindLoopbackURL(line); u != "" {
 			i.seenURL.CompareAndSwap(nil, &u) // the first one counts
 		}
 		if m := re.FindStringSubmatch(line); m != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/corebin"
 	"hermes-desktop/watchdog"
 )
@@ -110,18 +111,11 @@ func isSelf(argv0 string) bool {
 func (s Shape) Ephemeral() bool { return s.PortSet && s.Port == 0 }
 
 // Loopback reports whether --host names a loopback address.
-func (s Shape) Loopback() bool { return IsLoopbackHost(s.Host) }
+func (s Shape) Loopback() bool { return hermes.IsLoopbackHost(s.Host) }
 
-// IsLoopbackHost reports whether host is localhost or a loopback IP
-// (127.0.0.0/8, ::1), with or without IPv6 brackets.
-func IsLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
+// IsLoopbackHost is hermes.IsLoopbackHost, for the window's OpenURL until
+// app.go imports the rule from there.
+func IsLoopbackHost(host string) bool { return hermes.IsLoopbackHost(host) }
 
 // ProbeHost is the address to reach a backend that was told to bind host:
 // its loopback address, defaulting to 127.0.0.1.

@@ -12,13 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/lockfile"
 )
@@ -159,15 +159,10 @@ func ValidateFeedURL(raw string) error {
 		return fmt.Errorf("update feed: %q is not an absolute URL like https://example.com/hermes-desktop/stable.json", raw)
 	case u.Scheme == "https":
 		return nil
-	case u.Scheme == "http" && isLoopbackHost(u.Hostname()):
+	case u.Scheme == "http" && hermes.IsLoopbackHost(u.Hostname()):
 		return nil
 	}
 	return fmt.Errorf("update feed: %q must be https (http only on this machine)", raw)
-}
-
-func isLoopbackHost(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // maxBackends bounds the list: each is a process tree.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"aead.dev/minisign"
+
+	"hermes-desktop/backend/hermes"
 )
 
 // Config configures a Client. Every zero field takes the default it names.
@@ -139,18 +141,10 @@ func CheckURL(u *url.URL) error {
 	switch {
 	case u.Scheme == "https":
 		return nil
-	case u.Scheme == "http" && isLoopback(u.Hostname()):
+	case u.Scheme == "http" && hermes.IsLoopbackHost(u.Hostname()):
 		return nil
 	}
 	return fmt.Errorf("%w: %s://%s (https only, or http on this machine)", ErrInsecure, u.Scheme, u.Host)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // secureRedirects returns a copy of hc (or a default client) whose

@@ -1,7 +1,7 @@
 // The update feed's URL as Go's settings.ValidateFeedURL judges it: parsed
 // by net/url, absolute, https or http to a loopback host, at most 2048
 // bytes. The browser's URL parser is not Go's: it accepts "https:host",
-// "http://127.1/" and "http://LOCALHOST/", which Go refuses, so a check
+// "http://127.1/" and "http://localhost./", which Go refuses, so a check
 // built on it would let the form pass what Save then rejects. This is a
 // port of the parts of Go 1.26's net/url, net/netip and net.IP.IsLoopback
 // that decide; nothing else of the URL is kept.
@@ -275,9 +275,9 @@ function parseIPv6(input: string): Addr | null {
   return { bytes: ip, zone, is4: false };
 }
 
-/** The settings' isLoopbackHost: "localhost" exactly, or net.ParseIP(host).IsLoopback(). */
+/** hermes.IsLoopbackHost: "localhost" in any ASCII case (no /u: "ſ" is no s), or a loopback IP. */
 function isLoopbackHost(host: string): boolean {
-  if (host === "localhost") return true;
+  if (/^localhost$/i.test(host)) return true;
   const ip = parseAddr(host);
   if (!ip || ip.zone !== "") return false; // net.ParseIP refuses zones
   const b = ip.bytes;
