@@ -27,6 +27,22 @@ func WriteJSON(path string, v any) error {
 
 // WriteFileAtomic writes data to path the way WriteJSON does.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, 0o600, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil {
+			return fmt.Errorf("lockfile: write %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// WriteAtomic replaces path with what write writes, mode perm: a temporary
+// file in the same directory (".<name>.tmp-*"), fsync, rename over path,
+// fsync the directory. A crash leaves the old file or the new one, never
+// half of either. When write fails (a digest that does not match, say),
+// path is untouched, the temporary file is removed and write's error is
+// returned as it is. On Windows the rename replaces path as os.Rename does
+// there (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
+func WriteAtomic(path string, perm fs.FileMode, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -40,11 +56,11 @@ func WriteFileAtomic(path string, data []byte) error {
 			os.Remove(tmpName) // our own half-written temp file, never a record
 		}
 	}()
-	if err := tmp.Chmod(0o600); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("lockfile: chmod temp for %s: %w", path, err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("lockfile: write %s: %w", path, err)
+	if err := write(tmp); err != nil {
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("lockfile: fsync %s: %w", path, err)

@@ -1,6 +1,8 @@
 // Package lockfile keeps the launcher's ownership state on disk: the
 // single-instance lock, per-instance owner locks, backend records, and the
-// parsers for the ownership files other Hermes components write.
+// parsers for the ownership files other Hermes components write. Its
+// WriteAtomic (temp file, fsync, rename, fsync of the directory) is the one
+// atomic write of the module: the tools and corebin use it too.
 //
 // Everything here fails closed. A file that is a symlink, too large, owned by
 // someone else, writable by others or not the JSON we expect is reported (and

@@ -36,6 +36,7 @@ import (
 	"aead.dev/minisign"
 
 	"hermes-desktop/backend/update"
+	"hermes-desktop/lockfile"
 )
 
 // Key file names keygen writes.
@@ -271,23 +272,14 @@ func readKey(path string) (minisign.PrivateKey, error) {
 	return k, nil
 }
 
-// writeAtomic replaces path through a temporary file and a rename.
+// writeAtomic replaces path, mode 0644, as lockfile.WriteAtomic does.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	err := lockfile.WriteAtomic(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("sign: %w", err)
+		return fmt.Errorf("sign: write %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sign: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sign: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("sign: %w", err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

@@ -98,7 +98,7 @@ func locate(src fs.FS, dir, version string) (string, error) {
 	// Missing, or not what we shipped (a torn or altered file): written
 	// anew, by an atomic rename, so nothing ever runs a half-written core.
 	if verify(path, want) != nil {
-		if err := extract(src, dir, path, want); err != nil {
+		if err := extract(src, path, want); err != nil {
 			return "", err
 		}
 	}
@@ -149,9 +149,9 @@ func verify(path, want string) error {
 	return nil
 }
 
-// extract unpacks the payload into a temporary file in dir, checks its
-// digest, and renames it to path: a core is whole or absent.
-func extract(src fs.FS, dir, path, want string) error {
+// extract unpacks the payload to path through an atomic write, checking
+// its digest before the rename: a core is whole or absent.
+func extract(src fs.FS, path, want string) error {
 	in, err := src.Open(payloadCore)
 	if err != nil {
 		return fmt.Errorf("corebin: %w", err)
@@ -161,36 +161,20 @@ func extract(src fs.FS, dir, path, want string) error {
 	if err != nil {
 		return fmt.Errorf("corebin: %s: %w", payloadCore, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".extract-*")
-	if err != nil {
-		return fmt.Errorf("corebin: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(zr, maxCoreSize+1))
-	if err == nil && n > maxCoreSize {
-		err = fmt.Errorf("unpacks to over %d bytes", maxCoreSize)
-	}
-	if err == nil {
-		err = tmp.Chmod(0o700)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("corebin: write %s: %w", tmp.Name(), err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		return fmt.Errorf("corebin: %s unpacks to SHA-256 %s, want %s", payloadCore, got, want)
-	}
-	// No fsync of dir: a rename lost in a crash only means unpacking again.
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("corebin: %w", err)
-	}
-	return nil
+	return lockfile.WriteAtomic(path, 0o700, func(w io.Writer) error {
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(zr, maxCoreSize+1))
+		if err == nil && n > maxCoreSize {
+			err = fmt.Errorf("unpacks to over %d bytes", maxCoreSize)
+		}
+		if err != nil {
+			return fmt.Errorf("corebin: write %s: %w", path, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			return fmt.Errorf("corebin: %s unpacks to SHA-256 %s, want %s", payloadCore, got, want)
+		}
+		return nil
+	})
 }
 
 // checkRuns runs `core version --json` and wants this build's version: a

@@ -159,7 +159,7 @@ func TestLocateFallsBack(t *testing.T) {
 			}
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {
-				if strings.HasPrefix(e.Name(), ".extract-") {
+				if strings.HasPrefix(e.Name(), ".") {
 					t.Fatalf("left a temporary file %s", e.Name())
 				}
 			}

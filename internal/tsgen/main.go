@@ -21,6 +21,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,6 +33,7 @@ import (
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/lockfile"
 )
 
 // models lists every Go struct the page sees, in output order: its
@@ -97,35 +99,23 @@ func main() {
 	}
 }
 
-// writeFile writes src to path through a temporary file and a rename, so a
-// failed run never leaves half a file for the build to pick up. An empty
-// path means standard output.
+// writeFile writes src to path, mode 0644, through an atomic write
+// (lockfile.WriteAtomic), so a failed run never leaves half a file for the
+// build to pick up. An empty path means standard output.
 func writeFile(path string, src []byte) error {
 	if path == "" {
 		_, err := os.Stdout.Write(src)
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("tsgen: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tsgen-*")
+	err := lockfile.WriteAtomic(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(src)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("tsgen: %w", err)
-	}
-	defer os.Remove(f.Name()) // fails harmlessly after the rename
-	if _, err := f.Write(src); err != nil {
-		f.Close()
-		return fmt.Errorf("tsgen: write %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("tsgen: write %s: %w", f.Name(), err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("tsgen: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("tsgen: %w", err)
+		return fmt.Errorf("tsgen: write %s: %w", path, err)
 	}
 	return nil
 }
