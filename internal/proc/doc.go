@@ -11,6 +11,7 @@
 // It is the bottom layer: the OS primitives live here once (the subreaper,
 // the Windows kill-on-close Job, the Linux cgroup v2 a backend's tree is
 // kept in and the systemd user scope that can hold one, the TERM -> grace
-// -> KILL Stopper, tree pinning, the Ticker what runs at rest ticks on) and
-// it imports nothing of this module.
+// -> KILL Stopper and the Teardown of a whole tree that the shim, the
+// reaper and the launcher's Tree share, tree pinning, the Ticker what runs
+// at rest ticks on) and it imports nothing of this module.
 package proc
