@@ -8,13 +8,19 @@ import (
 )
 
 // Teardown ends one process tree the way every teardown here does (the
-// watchdog shim's, the boot reaper's, and, through Tree, the launcher's
-// stop): Term sends SIGTERM to the group as a whole and once to each member
-// outside it; the caller waits out its grace (Wait, or its own loop); Kill
-// pins the tree again, which catches children born meanwhile, and sends
-// SIGKILL to every member one by one. Members are signalled only through
-// handles opened before their identity was checked (PinTree), so a recycled
-// PID is never hit.
+// watchdog shim's and the boot reaper's; the launcher's Tree signals by the
+// same rule): Term sends SIGTERM to the group as a whole and once to each
+// member outside it; the caller waits out its grace (Wait, or its own
+// loop); Kill pins the tree again, which catches children born meanwhile,
+// and sends SIGKILL to every member one by one. Members are signalled only
+// through handles opened before their identity was checked (PinTree), so a
+// recycled PID is never hit.
+//
+// Pinning walks from Root. A subreaper (the shim) inherits every orphan, so
+// nothing escapes the walk; any other caller whose Root dies during the
+// grace finds at Kill only what is still in the group or was pinned before.
+// On Windows Term reaches nobody one by one (ErrNoGracefulStop, reported
+// for each); Kill ends them.
 //
 // The caller fills the exported fields; the zero value of each says what it
 // means. A Teardown is owned by one goroutine and must be closed.
