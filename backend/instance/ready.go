@@ -115,6 +115,11 @@ func probeHealth(ctx context.Context, client *http.Client, base, path, token str
 	if err != nil {
 		return err
 	}
+	if status == http.StatusNotFound {
+		// Most often a server that is not Hermes, asked Hermes' path: say
+		// what to change, not only the code.
+		return fmt.Errorf("HTTP 404 Not Found: the server has no page at %s; give the backend a health path it answers, such as /", path)
+	}
 	if status < 200 || status > 299 {
 		return fmt.Errorf("HTTP %d", status)
 	}
