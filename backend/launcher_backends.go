@@ -87,10 +87,16 @@ func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
 }
 
 // BackendSettings describes the running list as settings, for saving it
-// after a change in the window.
+// after a change in the window: each backend as it was configured, with
+// its own ready pattern, health path and grace (not the shared ones it
+// took); one made from flags as it runs.
 func (l *Launcher) BackendSettings() []settings.Backend {
 	var out []settings.Backend
 	for _, s := range l.supervisors() {
+		if s.spec.Setting.Name != "" {
+			out = append(out, s.spec.Setting)
+			continue
+		}
 		b := settings.Backend{Name: s.spec.Name, Kind: s.spec.Kind, Args: s.spec.Args}
 		if s.spec.Kind == settings.KindCustom {
 			b.Command = cmdline.Join(s.spec.Command)

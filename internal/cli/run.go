@@ -123,7 +123,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 
 // applyExplicit puts the options the user gave by flag or environment
 // variable over cfg, which holds the saved settings: those win. An
-// explicit --backend-cmd replaces the saved backends with that one.
+// explicit --backend-cmd replaces the saved backends with that one; an
+// explicit --ready-regex, --health-path or --grace applies to every
+// backend, over a backend's own saved value too (it is never saved).
 func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 	given := func(name string) bool { return o.explicit[name] != "" }
 	if given("backend-cmd") && o.backendCmd != "" {
