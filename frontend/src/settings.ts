@@ -230,6 +230,26 @@ export function feedError(url: string): string | null {
   return p && FEED_ERRORS[p];
 }
 
+// The ready pattern, health path and grace period are checked the same way
+// where a backend gives its own (the Add backend form): Go's
+// settings.validateReadiness. "" is valid in each (the default).
+
+/** The ready pattern's error, or null. */
+export function readyRegexError(re: string): string | null {
+  return re !== "" && captureGroups(re) === 0 ? "The pattern needs a capture group for the port, like port=(\\d+)" : null;
+}
+
+/** The health path's error, or null. */
+export function healthPathError(hp: string): string | null {
+  if (hp !== "" && !hp.startsWith("/")) return "Must start with /";
+  return /\s/.test(hp) ? "Must not contain spaces" : null;
+}
+
+/** The grace period's error, or null. */
+export function graceError(text: string): string | null {
+  return text === "" ? null : durationError("grace", text);
+}
+
 /** Field errors the Go side would also reject. Empty text fields mean "default". */
 export function validateSettings(s: SettingsDraft): SettingsErrors {
   const errs: SettingsErrors = {};
@@ -238,13 +258,10 @@ export function validateSettings(s: SettingsDraft): SettingsErrors {
     const e = commandError(cmd);
     if (e) errs.backend_command = e;
   }
-  const re = s.ready_regex.trim();
-  if (re !== "" && captureGroups(re) === 0) {
-    errs.ready_regex = "The pattern needs a capture group for the port, like port=(\\d+)";
-  }
-  const hp = s.health_path.trim();
-  if (hp !== "" && !hp.startsWith("/")) errs.health_path = "Must start with /";
-  else if (/\s/.test(hp)) errs.health_path = "Must not contain spaces";
+  const re = readyRegexError(s.ready_regex.trim());
+  if (re) errs.ready_regex = re;
+  const hp = healthPathError(s.health_path.trim());
+  if (hp) errs.health_path = hp;
   for (const key of Object.keys(DURATIONS) as DurationKey[]) {
     const v = s[key].trim();
     const e = v === "" ? null : durationError(key, v);
