@@ -54,6 +54,9 @@ export function isBoolKey(k: string): k is BoolKey {
  */
 export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "update_feed", "update_automatically"];
 
+/** The shared readiness settings a backend without its own takes. */
+const READINESS_KEYS = ["ready_regex", "health_path", "grace"] as const;
+
 type DurationKey = "grace" | "min_orphan_age" | "sample_interval";
 type IntKey = "max_duplicate_children" | "nofile_soft_limit";
 
@@ -397,6 +400,8 @@ export function savedText(changed: SettingsKey[], heldBy: Partial<Record<Setting
   const parts: string[] = [];
   if (later > 0) parts.push(now.length > 0 ? "some changes apply now, the rest when you restart Hermes Desktop" : "restart Hermes Desktop to apply");
   if (held.length > 0) parts.push(`${held.join(" and ")} still ${held.length > 1 ? "win" : "wins"} over the saved value`);
+  // App.AddBackend reads them as saved now: a backend added next uses them.
+  if (free.some((k) => (READINESS_KEYS as readonly string[]).includes(k))) parts.push("backends you add from now on use it at once");
   // A running backend keeps the command it started with (Go: the
   // supervisor's spec): say so, or Try again looks broken.
   if (free.includes("backend_command")) parts.push("until then, Start and Try again run the backend's old command");
