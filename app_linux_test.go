@@ -65,6 +65,13 @@ func (f *fakeUI) find(topic string, match func(any) bool) bool {
 // wraps it in an App with a fake window.
 func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
 	t.Helper()
+	return startAppWith(t, nil)
+}
+
+// startAppWith is startApp with explicit, if not nil, as the flags given
+// to `run` (backend.Config.Explicit).
+func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *backend.Launcher) {
+	t.Helper()
 	bin := testbin.Path(t)
 	tag := testbin.Tag(t)
 	t.Setenv(testbin.TagEnv, tag) // the backend tree inherits it; the cleanup checks it
@@ -72,7 +79,7 @@ func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
 	l, err := backend.Open(backend.Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
 		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
-		Mode:     "gui", NoBootReap: true,
+		Mode:     "gui", NoBootReap: true, Explicit: explicit,
 		// In-process: backends' cgroups would go under the test's own
 		// cgroup, which no test owns; the e2e tests cover containment.
 		Containment: instance.ContainmentProcessTree,
@@ -442,5 +449,26 @@ func TestAppAddBackendWithItsOwnReadiness(t *testing.T) {
 	bad := settings.Backend{Name: "bad", Kind: settings.KindCustom, Command: pythonServer(t), ReadyRegex: "port [0-9]+"}
 	if err := app.AddBackend(bad); err == nil || !strings.Contains(err.Error(), "capture group") {
 		t.Errorf("a ready pattern without a group: got %v, want the capture group refused", err)
+	}
+}
+
+// A flag given to `run` (--grace here) wins over the saved settings for a
+// backend added in the window too, as for the configured ones.
+func TestAppAddBackendTakesTheFlags(t *testing.T) {
+	app, _, _ := startAppWith(t, func(spec *runspec.Spec) { spec.Grace = 1500 * time.Millisecond })
+	if _, err := app.SaveSettings(settings.Edit{Settings: settings.Settings{Grace: "4s"}, Fields: []string{"grace"}}); err != nil {
+		t.Fatal(err)
+	}
+	web := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: pythonServer(t, "-u"), ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "2s"}
+	if err := app.AddBackend(web); err != nil {
+		t.Fatal(err)
+	}
+	st := waitReady(t, app, "web")
+	if args := shimArgs(t, st); !slices.Contains(args, "--grace=1.5s") {
+		t.Errorf("shim: got %q, want --grace=1.5s (the flag's)", args)
+	}
+	saved, _ := settings.Load(app.stateDir)
+	if i := slices.IndexFunc(saved.Backends, func(b settings.Backend) bool { return b.Name == "web" }); i < 0 || !reflect.DeepEqual(saved.Backends[i], web) {
+		t.Errorf("config.json backends: got %+v, want web as added (a flag is never saved)", saved.Backends)
 	}
 }

@@ -44,6 +44,9 @@ func (l *Launcher) supervisors() []*Supervisor {
 // AddBackend adds a backend while the launcher runs and starts it unless
 // it is disabled. Saving it to the settings is the caller's part.
 func (l *Launcher) AddBackend(spec runspec.Spec) error {
+	if l.cfg.Explicit != nil {
+		l.cfg.Explicit(&spec)
+	}
 	if err := spec.ApplyDefaults(l.cfg.Core); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}

@@ -135,8 +135,8 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 		}
 		cfg.Backends = []runspec.Spec{{Command: argv}}
 	}
-	for i := range cfg.Backends {
-		spec := &cfg.Backends[i]
+	// The same for a backend added in the window later (Launcher.AddBackend).
+	cfg.Explicit = func(spec *runspec.Spec) {
 		if given("ready-regex") {
 			spec.ReadyRegex = o.readyRegex
 		}
@@ -147,6 +147,9 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 			spec.Grace = o.grace
 		}
 		spec.StartTimeout = o.startTimeout
+	}
+	for i := range cfg.Backends {
+		cfg.Explicit(&cfg.Backends[i])
 	}
 	if given("min-orphan-age") {
 		cfg.MinOrphanAge = new(o.minOrphanAge) // 0s given: no minimum
