@@ -341,9 +341,13 @@ func (a *App) OpenHermes(name string) (string, error) { return a.l.OpenPage(name
 // when the user asks to copy it.
 func (a *App) ConnectionDetails(name string) (string, error) { return a.l.ConnectionDetails(name) }
 
-// AddBackend adds a backend, starts it (unless disabled) and saves the list.
+// AddBackend adds a backend, starts it (unless disabled) and saves the
+// list. What it leaves empty of its ready pattern, health path and grace
+// is the shared settings' as saved now: a Settings change applies to a
+// backend added after it without a relaunch (issue 23, item 2).
 func (a *App) AddBackend(b settings.Backend) error {
-	spec, err := runspec.FromSetting(b)
+	shared, _ := a.settings.Load() // a file that cannot be used means the defaults; GetSettings says so
+	spec, err := runspec.FromSetting(b, shared)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -17,6 +19,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -62,6 +65,13 @@ func (f *fakeUI) find(topic string, match func(any) bool) bool {
 // wraps it in an App with a fake window.
 func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
 	t.Helper()
+	return startAppWith(t, nil)
+}
+
+// startAppWith is startApp with explicit, if not nil, as the flags given
+// to `run` (backend.Config.Explicit).
+func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *backend.Launcher) {
+	t.Helper()
 	bin := testbin.Path(t)
 	tag := testbin.Tag(t)
 	t.Setenv(testbin.TagEnv, tag) // the backend tree inherits it; the cleanup checks it
@@ -69,7 +79,7 @@ func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
 	l, err := backend.Open(backend.Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
 		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
-		Mode:     "gui", NoBootReap: true,
+		Mode:     "gui", NoBootReap: true, Explicit: explicit,
 		// In-process: backends' cgroups would go under the test's own
 		// cgroup, which no test owns; the e2e tests cover containment.
 		Containment: instance.ContainmentProcessTree,
@@ -346,4 +356,119 @@ func TestAppSavedUpdateSettingsApplyAtOnce(t *testing.T) {
 	waitFor(t, "a status event with the new feed", func() bool {
 		return ui.find("status", func(e any) bool { return e.(model.Status).Instance.Update.Feed == feed })
 	})
+}
+
+// pythonServer is the command of a real custom server a person adds:
+// python3's http.server, which prints "Serving HTTP on 127.0.0.1 port N"
+// (not Hermes' ready line) and answers 404 at /api/health.
+func pythonServer(t *testing.T, flags ...string) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	argv := append(append([]string{py}, flags...), "-m", "http.server", "0", "--bind", "127.0.0.1")
+	return cmdline.Join(argv)
+}
+
+// waitReady waits for the named backend to be ready and returns its status.
+func waitReady(t *testing.T, app *App, name string) model.BackendStatus {
+	t.Helper()
+	var st model.BackendStatus
+	waitFor(t, name+" ready", func() bool {
+		s, _ := app.Status()
+		for _, b := range s.Backends {
+			if b.Name == name {
+				st = b
+			}
+		}
+		return st.State == model.StateReady
+	})
+	return st
+}
+
+// shimArgs is the command line of a backend's shim.
+func shimArgs(t *testing.T, st model.BackendStatus) []string {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", st.ShimPID))
+	if err != nil || st.ShimPID == 0 {
+		t.Fatalf("shim of %s (pid %d): %v", st.Name, st.ShimPID, err)
+	}
+	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+}
+
+// TestAppAddBackendTakesSavedSharedSettings is issue 23, item 2: a custom
+// backend added in the window takes the ready pattern, health path and
+// grace saved on the Settings page now, not the ones the app started with
+// (it stayed "Starting" forever, its shim got --grace=5s).
+func TestAppAddBackendTakesSavedSharedSettings(t *testing.T) {
+	app, _, _ := startApp(t)
+	shared := settings.Settings{ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "3s"}
+	if _, err := app.SaveSettings(settings.Edit{Settings: shared, Fields: []string{"ready_regex", "health_path", "grace"}}); err != nil {
+		t.Fatal(err)
+	}
+	web := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: pythonServer(t, "-u")}
+	if err := app.AddBackend(web); err != nil {
+		t.Fatal(err)
+	}
+	st := waitReady(t, app, "web")
+	if args := shimArgs(t, st); !slices.Contains(args, "--grace=3s") {
+		t.Errorf("shim: got %q, want --grace=3s (the saved grace)", args)
+	}
+	saved, _ := settings.Load(app.stateDir)
+	if i := slices.IndexFunc(saved.Backends, func(b settings.Backend) bool { return b.Name == "web" }); i < 0 || !reflect.DeepEqual(saved.Backends[i], web) {
+		t.Errorf("config.json backends: got %+v, want web as added, without the shared values", saved.Backends)
+	}
+}
+
+// A custom backend's own ready pattern, health path and grace win over
+// the shared settings, are saved with it, and a Python server is ready
+// without -u (the launcher sets PYTHONUNBUFFERED for custom backends).
+func TestAppAddBackendWithItsOwnReadiness(t *testing.T) {
+	t.Setenv("PYTHONUNBUFFERED", "") // restored after the test
+	os.Unsetenv("PYTHONUNBUFFERED")  // as in a person's session
+	app, _, _ := startApp(t)
+	if _, err := app.SaveSettings(settings.Edit{Settings: settings.Settings{Grace: "4s"}, Fields: []string{"grace"}}); err != nil {
+		t.Fatal(err)
+	}
+	web := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: pythonServer(t), ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "2s"}
+	if err := app.AddBackend(web); err != nil {
+		t.Fatal(err)
+	}
+	st := waitReady(t, app, "web")
+	if args := shimArgs(t, st); !slices.Contains(args, "--grace=2s") {
+		t.Errorf("shim: got %q, want --grace=2s (the backend's own)", args)
+	}
+	saved, _ := settings.Load(app.stateDir)
+	if i := slices.IndexFunc(saved.Backends, func(b settings.Backend) bool { return b.Name == "web" }); i < 0 || !reflect.DeepEqual(saved.Backends[i], web) {
+		t.Errorf("config.json backends: got %+v, want web with its own ready pattern, health path and grace", saved.Backends)
+	}
+	if saved.ReadyRegex != "" || saved.HealthPath != "" || saved.Grace != "4s" {
+		t.Errorf("shared settings: got %q %q %q, want them as saved", saved.ReadyRegex, saved.HealthPath, saved.Grace)
+	}
+	bad := settings.Backend{Name: "bad", Kind: settings.KindCustom, Command: pythonServer(t), ReadyRegex: "port [0-9]+"}
+	if err := app.AddBackend(bad); err == nil || !strings.Contains(err.Error(), "capture group") {
+		t.Errorf("a ready pattern without a group: got %v, want the capture group refused", err)
+	}
+}
+
+// A flag given to `run` (--grace here) wins over the saved settings for a
+// backend added in the window too, as for the configured ones.
+func TestAppAddBackendTakesTheFlags(t *testing.T) {
+	app, _, _ := startAppWith(t, func(spec *runspec.Spec) { spec.Grace = 1500 * time.Millisecond })
+	if _, err := app.SaveSettings(settings.Edit{Settings: settings.Settings{Grace: "4s"}, Fields: []string{"grace"}}); err != nil {
+		t.Fatal(err)
+	}
+	web := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: pythonServer(t, "-u"), ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "2s"}
+	if err := app.AddBackend(web); err != nil {
+		t.Fatal(err)
+	}
+	st := waitReady(t, app, "web")
+	if args := shimArgs(t, st); !slices.Contains(args, "--grace=1.5s") {
+		t.Errorf("shim: got %q, want --grace=1.5s (the flag's)", args)
+	}
+	saved, _ := settings.Load(app.stateDir)
+	if i := slices.IndexFunc(saved.Backends, func(b settings.Backend) bool { return b.Name == "web" }); i < 0 || !reflect.DeepEqual(saved.Backends[i], web) {
+		t.Errorf("config.json backends: got %+v, want web as added (a flag is never saved)", saved.Backends)
+	}
 }

@@ -49,6 +49,11 @@ type Config struct {
 	Core string
 	// Backends to run; empty means one default backend.
 	Backends []runspec.Spec
+	// Explicit lays the options given by flag or environment variable
+	// over a backend added while the launcher runs (AddBackend), as the
+	// caller laid them over Backends: they win over saved settings, for
+	// every backend. nil means none were given.
+	Explicit func(spec *runspec.Spec)
 	// NoShim starts backends as direct children, without the watchdog shim.
 	// For debugging only: a launcher that dies by SIGKILL then strands them.
 	NoShim bool

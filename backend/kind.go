@@ -26,30 +26,27 @@ func DefaultSettings(self string) settings.Settings {
 }
 
 // ApplySettings puts the saved settings into the configuration: the
-// backends (each with the shared ready pattern, health path and grace) and
-// the launcher's options. Empty fields leave the defaults.
+// backends (each with its own ready pattern, health path and grace, or
+// else the shared ones) and the launcher's options. Empty fields leave the
+// defaults.
 func (c *Config) ApplySettings(s settings.Settings) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
 	c.Backends = nil
 	for _, b := range s.Backends {
-		spec, err := runspec.FromSetting(b)
+		spec, err := runspec.FromSetting(b, s)
 		if err != nil {
 			return err
 		}
 		c.Backends = append(c.Backends, spec)
 	}
 	if len(c.Backends) == 0 {
-		spec := runspec.Spec{}
+		spec := runspec.Spec{ReadyRegex: s.ReadyRegex, HealthPath: s.HealthPath, Grace: durationSetting(s.Grace)}
 		if s.BackendCommand != "" {
 			spec.Command, _ = cmdline.Split(s.BackendCommand)
 		}
 		c.Backends = []runspec.Spec{spec}
-	}
-	grace := durationSetting(s.Grace)
-	for i := range c.Backends {
-		c.Backends[i].ReadyRegex, c.Backends[i].HealthPath, c.Backends[i].Grace = s.ReadyRegex, s.HealthPath, grace
 	}
 	if d := durationSetting(s.MinOrphanAge); d > 0 {
 		c.MinOrphanAge = &d

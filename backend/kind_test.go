@@ -12,6 +12,12 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 func TestApplySettings(t *testing.T) {
+	list := []settings.Backend{
+		{Name: "work", Kind: settings.KindDashboard, Args: []string{"--profile", "work"}},
+		{Name: "api", Kind: settings.KindServe, Enabled: ptr(false)},
+		{Name: "web", Kind: settings.KindCustom, Command: "python3 -m http.server"},
+	}
+	own := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: "python3 -u -m http.server 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "3s"}
 	cases := []struct {
 		name  string
 		s     settings.Settings
@@ -28,18 +34,33 @@ func TestApplySettings(t *testing.T) {
 				t.Errorf("got %+v", c.Backends)
 			}
 		}},
-		{"a list", settings.Settings{Grace: "2s", Backends: []settings.Backend{
-			{Name: "work", Kind: settings.KindDashboard, Args: []string{"--profile", "work"}},
-			{Name: "api", Kind: settings.KindServe, Enabled: ptr(false)},
-			{Name: "web", Kind: settings.KindCustom, Command: "python3 -m http.server"},
-		}}, func(t *testing.T, c Config) {
+		{"a list", settings.Settings{Grace: "2s", Backends: list}, func(t *testing.T, c Config) {
 			want := []runspec.Spec{
-				{Name: "work", Kind: settings.KindDashboard, Args: []string{"--profile", "work"}, Grace: 2 * time.Second},
-				{Name: "api", Kind: settings.KindServe, Disabled: true, Grace: 2 * time.Second},
-				{Name: "web", Kind: settings.KindCustom, Command: []string{"python3", "-m", "http.server"}, Grace: 2 * time.Second},
+				{Name: "work", Kind: settings.KindDashboard, Args: []string{"--profile", "work"}, Grace: 2 * time.Second, Setting: list[0]},
+				{Name: "api", Kind: settings.KindServe, Disabled: true, Grace: 2 * time.Second, Setting: list[1]},
+				{Name: "web", Kind: settings.KindCustom, Command: []string{"python3", "-m", "http.server"}, Grace: 2 * time.Second, Setting: list[2]},
 			}
 			if !reflect.DeepEqual(c.Backends, want) {
 				t.Errorf("got %+v, want %+v", c.Backends, want)
+			}
+		}},
+		// A backend's own ready pattern, health path and grace win over the
+		// shared ones; what it leaves empty is the shared value.
+		{"own readiness", settings.Settings{ReadyRegex: `READY (\d+)`, HealthPath: "/healthz", Grace: "2s", Backends: []settings.Backend{
+			own, {Name: "half", Kind: settings.KindCustom, Command: "srv", HealthPath: "/ok"}, {Name: "api", Kind: settings.KindServe},
+		}}, func(t *testing.T, c Config) {
+			type readiness struct {
+				re, path string
+				grace    time.Duration
+			}
+			want := []readiness{{`port (\d+)`, "/", 3 * time.Second}, {`READY (\d+)`, "/ok", 2 * time.Second}, {`READY (\d+)`, "/healthz", 2 * time.Second}}
+			for i, b := range c.Backends {
+				if got := (readiness{b.ReadyRegex, b.HealthPath, b.Grace}); got != want[i] {
+					t.Errorf("%s: got %+v, want %+v", b.Name, got, want[i])
+				}
+			}
+			if !reflect.DeepEqual(c.Backends[0].Setting, own) {
+				t.Errorf("web's setting: got %+v, want %+v (saved back as configured)", c.Backends[0].Setting, own)
 			}
 		}},
 		{"leak guard", settings.Settings{SampleInterval: "250ms", MaxDuplicateChildren: 2, RestartOnFDPressure: true, NofileSoftLimit: ptr(0)}, func(t *testing.T, c Config) {

@@ -44,6 +44,9 @@ func (l *Launcher) supervisors() []*Supervisor {
 // AddBackend adds a backend while the launcher runs and starts it unless
 // it is disabled. Saving it to the settings is the caller's part.
 func (l *Launcher) AddBackend(spec runspec.Spec) error {
+	if l.cfg.Explicit != nil {
+		l.cfg.Explicit(&spec)
+	}
 	if err := spec.ApplyDefaults(l.cfg.Core); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
@@ -87,10 +90,16 @@ func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
 }
 
 // BackendSettings describes the running list as settings, for saving it
-// after a change in the window.
+// after a change in the window: each backend as it was configured, with
+// its own ready pattern, health path and grace (not the shared ones it
+// took); one made from flags as it runs.
 func (l *Launcher) BackendSettings() []settings.Backend {
 	var out []settings.Backend
 	for _, s := range l.supervisors() {
+		if s.spec.Setting.Name != "" {
+			out = append(out, s.spec.Setting)
+			continue
+		}
 		b := settings.Backend{Name: s.spec.Name, Kind: s.spec.Kind, Args: s.spec.Args}
 		if s.spec.Kind == settings.KindCustom {
 			b.Command = cmdline.Join(s.spec.Command)

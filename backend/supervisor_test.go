@@ -267,9 +267,10 @@ func TestSupervisorCommandsWhenRestarting(t *testing.T) {
 }
 
 func TestSupervisorStartTimeout(t *testing.T) {
-	// Only the kind of timeout is asserted: the health check's last answer
-	// depends on whether a probe was in flight at the deadline (see
-	// TestProbeHealth for the answers themselves).
+	// Mostly the kind of timeout is asserted (see TestProbeHealth for the
+	// answers themselves); the 404's advice is reported whether or not a
+	// probe was in flight at the deadline (awaitHealth keeps the last
+	// answer, not the cut-short probe's error).
 	for _, tc := range []struct {
 		name      string
 		script    string // %d, if present, is the health server's port
@@ -283,6 +284,8 @@ func TestSupervisorStartTimeout(t *testing.T) {
 		{"health says not ok", scriptReadyLine, func(w http.ResponseWriter, _ *http.Request) {
 			fmt.Fprint(w, `{"ok":false}`)
 		}, "did not pass its health check"},
+		// A server that is not Hermes: what to change, not only the code.
+		{"health answers 404", scriptReadyLine, http.NotFound, "no page at its health path /api/health (HTTP 404 Not Found for 500ms): set a health path the server answers, such as /"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			port := healthServer(t, tc.handler)

@@ -212,6 +212,12 @@ func backendEnv(p Params, nonce, readyFile string) (env []string, token string, 
 		"HERMES_HOME="+p.HermesHome,
 		"HERMES_DESKTOP_READY_FILE="+readyFile,
 	)
+	if p.Spec.Kind == settings.KindCustom && os.Getenv("PYTHONUNBUFFERED") == "" {
+		// Python block-buffers stdout into a pipe: `python3 -m http.server`
+		// would print its port only when it exits, so it would never be
+		// ready, and its log would come in 8 KiB lumps (issue 23, item 2).
+		env = append(env, "PYTHONUNBUFFERED=1")
+	}
 	if !p.Spec.DesktopOwned() {
 		return env, "", nil
 	}

@@ -21,6 +21,10 @@ import (
 // endpoint (a server that is still starting).
 const readyPollInterval = 100 * time.Millisecond
 
+// errNoHealthPage means the health path answered 404 (after the fallback,
+// for Hermes' default path).
+var errNoHealthPage = errors.New("HTTP 404 Not Found")
+
 // ErrExitedEarly means the backend exited before it became ready.
 var ErrExitedEarly = errors.New("exited before it was ready")
 
@@ -88,13 +92,22 @@ func (i *Instance) awaitHealth(ctx context.Context, host string, port int) error
 	t := time.NewTicker(readyPollInterval)
 	defer t.Stop()
 	for {
-		if last = probeHealth(ctx, client, base, i.spec.HealthPath, i.token); last == nil {
+		err := probeHealth(ctx, client, base, i.spec.HealthPath, i.token)
+		if err == nil {
 			return nil
+		}
+		if last == nil || ctx.Err() == nil {
+			last = err // not a probe the deadline cut short: the last answer is what to report
 		}
 		select {
 		case <-i.exited:
 			return ErrExitedEarly
 		case <-ctx.Done():
+			if errors.Is(last, errNoHealthPage) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// Most often a server that is not Hermes, asked Hermes'
+				// path: what to change comes first, where a card has room.
+				return fmt.Errorf("no page at its health path %s (%w for %v): set a health path the server answers, such as /", i.spec.HealthPath, errNoHealthPage, i.spec.StartTimeout)
+			}
 			return fmt.Errorf("%w (last answer: %v)", i.timeoutErr(ctx, "pass its health check at "+base+i.spec.HealthPath), last)
 		case <-t.C:
 		}
@@ -114,6 +127,9 @@ func probeHealth(ctx context.Context, client *http.Client, base, path, token str
 	}
 	if err != nil {
 		return err
+	}
+	if status == http.StatusNotFound {
+		return fmt.Errorf("%w: the server has no page at %s", errNoHealthPage, path)
 	}
 	if status < 200 || status > 299 {
 		return fmt.Errorf("HTTP %d", status)

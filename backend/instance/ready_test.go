@@ -55,6 +55,9 @@ func TestProbeHealth(t *testing.T) {
 				http.NotFound(w, r)
 			}
 		}, ""},
+		// A server that is not Hermes (python3 -m http.server): the error
+		// says what to change, not only the code (issue 23, item 2).
+		{"not Hermes: 404 at both", runspec.DefaultHealthPath, "", http.NotFound, "HTTP 404 Not Found: the server has no page at /api/health"},
 		{"a custom path has no fallback", "/custom", "", func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != runspec.FallbackHealthPath {
 				http.NotFound(w, r)

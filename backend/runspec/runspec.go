@@ -8,6 +8,7 @@
 package runspec
 
 import (
+	"cmp"
 	"fmt"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
@@ -55,6 +56,11 @@ type Spec struct {
 	StartTimeout time.Duration `json:"start_timeout,omitempty"`
 	// Profile is the Hermes profile, recorded for reference.
 	Profile string `json:"profile,omitempty"`
+	// Setting is the configured backend the spec came from (FromSetting),
+	// saved back as is when the list changes: its own ready pattern,
+	// health path and grace, not the shared values it took. Zero for a
+	// spec made from flags.
+	Setting settings.Backend `json:"-"`
 }
 
 // ApplyDefaults fills the zero fields (see each field) and checks the rest;
@@ -129,12 +135,15 @@ func (s *Spec) DesktopOwned() bool { return s.Kind != settings.KindDashboard }
 // only.
 func (s *Spec) ServesPage() bool { return s.Kind != settings.KindServe }
 
-// FromSetting turns one configured backend into a spec.
-func FromSetting(b settings.Backend) (Spec, error) {
+// FromSetting turns one configured backend into a spec. Its ready
+// pattern, health path and grace are its own, or else shared's (the
+// settings saved now: a backend added while the app runs takes them at
+// once, not at the next start), or else the defaults (ApplyDefaults).
+func FromSetting(b settings.Backend, shared settings.Settings) (Spec, error) {
 	if err := b.Validate(); err != nil {
 		return Spec{}, err
 	}
-	spec := Spec{Name: b.Name, Kind: b.Kind, Args: b.Args, Disabled: !b.IsEnabled()}
+	spec := Spec{Name: b.Name, Kind: b.Kind, Args: b.Args, Disabled: !b.IsEnabled(), Setting: b}
 	if b.Kind == settings.KindCustom {
 		argv, err := cmdline.Split(b.Command)
 		if err != nil {
@@ -142,5 +151,10 @@ func FromSetting(b settings.Backend) (Spec, error) {
 		}
 		spec.Command = argv
 	}
+	grace, err := settings.Duration("grace period", cmp.Or(b.Grace, shared.Grace), 0, 1<<62)
+	if err != nil {
+		return Spec{}, fmt.Errorf("backend %s: %w", b.Name, err)
+	}
+	spec.ReadyRegex, spec.HealthPath, spec.Grace = cmp.Or(b.ReadyRegex, shared.ReadyRegex), cmp.Or(b.HealthPath, shared.HealthPath), grace
 	return spec, nil
 }

@@ -60,6 +60,15 @@ type Backend struct {
 	Args []string `json:"args,omitempty"`
 	// Enabled says whether it starts with the app; absent means yes.
 	Enabled *bool `json:"enabled,omitempty"`
+
+	// ReadyRegex, HealthPath and Grace are the backend's own ready pattern,
+	// health path and grace period, checked as the shared settings of the
+	// same names; "" means the shared one as saved when the backend starts.
+	// A custom server rarely prints Hermes' ready line or answers
+	// /api/health (issue 23, item 2), so it names its own here.
+	ReadyRegex string `json:"ready_regex,omitempty"`
+	HealthPath string `json:"health_path,omitempty"`
+	Grace      string `json:"grace,omitempty"`
 }
 
 // IsEnabled reports whether the backend starts with the app.
@@ -113,19 +122,11 @@ func (s Settings) Validate() error {
 			errs = append(errs, fmt.Errorf("backend command: %w", err))
 		}
 	}
-	if s.ReadyRegex != "" {
-		if _, err := CompileReadyRegex(s.ReadyRegex); err != nil {
-			errs = append(errs, fmt.Errorf("ready regex: %w", err))
-		}
-	}
-	if s.HealthPath != "" && s.HealthPath[0] != '/' {
-		errs = append(errs, fmt.Errorf("health path %q must start with /", s.HealthPath))
-	}
+	errs = append(errs, validateReadiness(s.ReadyRegex, s.HealthPath, s.Grace)...)
 	for _, d := range []struct {
 		name, value string
 		lo, hi      time.Duration
 	}{
-		{"grace period", s.Grace, time.Millisecond, 10 * time.Minute},
 		{"minimum orphan age", s.MinOrphanAge, time.Second, 7 * 24 * time.Hour},
 		{"sample interval", s.SampleInterval, 100 * time.Millisecond, time.Hour},
 	} {
@@ -145,6 +146,31 @@ func (s Settings) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Grace periods a setting may give, shared or a backend's own.
+const (
+	minGrace = time.Millisecond
+	maxGrace = 10 * time.Minute
+)
+
+// validateReadiness checks a ready pattern, health path and grace period,
+// the shared ones or a backend's own (the same rules and words for both);
+// "" is valid in each: the default, or the shared value.
+func validateReadiness(readyRegex, healthPath, grace string) []error {
+	var errs []error
+	if readyRegex != "" {
+		if _, err := CompileReadyRegex(readyRegex); err != nil {
+			errs = append(errs, err) // it names the ready regex
+		}
+	}
+	if healthPath != "" && healthPath[0] != '/' {
+		errs = append(errs, fmt.Errorf("health path %q must start with /", healthPath))
+	}
+	if _, err := Duration("grace period", grace, minGrace, maxGrace); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 // ValidateFeedURL checks an update feed's URL: absolute, https, or http to
@@ -211,6 +237,9 @@ func (b Backend) Validate() error {
 	}
 	if len(b.Args) > 64 {
 		return fmt.Errorf("backend %s: more than 64 arguments", b.Name)
+	}
+	if errs := validateReadiness(b.ReadyRegex, b.HealthPath, b.Grace); len(errs) > 0 {
+		return fmt.Errorf("backend %s: %w", b.Name, errors.Join(errs...))
 	}
 	return nil
 }

@@ -37,6 +37,15 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{Backends: []Backend{{Name: "x", Kind: KindCustom}}}, "needs a command"},
 		{Settings{Backends: []Backend{{Name: "x", Kind: KindServe, Command: "hermes serve"}}}, "only a custom backend"},
 		{Settings{Backends: []Backend{{Name: "x", Kind: KindCustom, Command: "a", Args: []string{"b"}}}}, "in its command"},
+		// A backend's own ready pattern, health path and grace: the shared
+		// settings' rules and words.
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "python3 -m http.server 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "3s"}}}, ""},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", ReadyRegex: "port [0-9]+"}}}, "backend web: ready regex \"port [0-9]+\" needs one capture group"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", ReadyRegex: "(("}}}, "backend web: ready regex"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", HealthPath: "health"}}}, `backend web: health path "health" must start with /`},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", Grace: "soon"}}}, "backend web: grace period: \"soon\" is not a duration"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", Grace: "11m"}}}, "backend web: grace period: 11m0s is outside"},
+		{Settings{Backends: []Backend{{Name: "api", Kind: KindServe, Grace: "0s"}}}, "backend api: grace period"},
 		{Settings{UpdateFeed: "https://example.com/hermes-desktop/stable.json", UpdateAutomatically: true}, ""},
 		{Settings{UpdateFeed: "http://127.0.0.1:8080/stable.json"}, ""},
 		{Settings{UpdateFeed: "http://[::1]/feed/"}, ""},

@@ -1,6 +1,7 @@
 // The Add backend form: its draft, the checks Go makes (so a mistake shows
 // before the round trip) and the BackendSetting it becomes.
 
+import { graceError, healthPathError, readyRegexError } from "./settings";
 import type { BackendKind, BackendSetting } from "./types";
 
 export interface AddDraft {
@@ -10,7 +11,20 @@ export interface AddDraft {
   profile: string;
   /** The command line, custom only. */
   command: string;
+  /** The backend's own ready pattern, health path and grace period,
+   *  custom only; "" = the shared one in Settings. */
+  ready_regex: string;
+  health_path: string;
+  grace: string;
 }
+
+/** The fields of a custom backend's own readiness, in form order. */
+export const READINESS_FIELDS = ["ready_regex", "health_path", "grace"] as const;
+export type ReadinessField = (typeof READINESS_FIELDS)[number];
+
+/** What an empty readiness field stands for: the shared settings saved now
+ *  (or their defaults); null until they are read. */
+export type SharedReadiness = Record<ReadinessField, string>;
 
 export type AddField = keyof AddDraft;
 export type AddErrors = Partial<Record<AddField, string>>;
@@ -20,13 +34,19 @@ export interface AddForm {
   draft: AddDraft;
   /** Field errors, shown once the user tried to save. */
   errors: AddErrors;
+  /** Those of errors Go found (the form's checks passed), each kept until
+   *  its field is edited. */
+  refused: AddErrors;
   saving: boolean;
-  /** The Go side's refusal, shown under the form. */
+  /** The Go side's refusal when no field is to blame, shown under the form. */
   error: string;
+  /** What the empty readiness fields stand for, read when the form opens. */
+  shared: SharedReadiness | null;
 }
 
 export function emptyAddForm(): AddForm {
-  return { open: false, draft: { name: "", kind: "dashboard", profile: "", command: "" }, errors: {}, saving: false, error: "" };
+  const draft: AddDraft = { name: "", kind: "dashboard", profile: "", command: "", ready_regex: "", health_path: "", grace: "" };
+  return { open: false, draft, errors: {}, refused: {}, saving: false, error: "", shared: null };
 }
 
 /** lockfile.ValidName's pattern: a name becomes part of file names. */
@@ -34,7 +54,15 @@ export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The draft with the whitespace a person did not mean trimmed off. */
 export function normalizeAddDraft(d: AddDraft): AddDraft {
-  return { ...d, name: d.name.trim(), profile: d.profile.trim(), command: d.command.trim() };
+  return {
+    ...d,
+    name: d.name.trim(),
+    profile: d.profile.trim(),
+    command: d.command.trim(),
+    ready_regex: d.ready_regex.trim(),
+    health_path: d.health_path.trim(),
+    grace: d.grace.trim(),
+  };
 }
 
 /** Field errors for a (normalized) draft; taken are the names in use. */
@@ -49,6 +77,12 @@ export function validateAdd(d: AddDraft, taken: readonly string[]): AddErrors {
   } else if (taken.includes(d.name)) e.name = `A backend is already named ${d.name}`;
   if (d.kind === "custom") {
     if (d.command === "") e.command = "Enter the command that starts the server";
+    // The Settings page's rules (Go checks both the same way).
+    const checks: Record<ReadinessField, (v: string) => string | null> = { ready_regex: readyRegexError, health_path: healthPathError, grace: graceError };
+    for (const f of READINESS_FIELDS) {
+      const err = checks[f](d[f]);
+      if (err) e[f] = err;
+    }
   } else if (d.profile !== "") {
     // Passed as `--profile P`: a P that looks like a flag or holds spaces
     // would not be read as one profile name.
@@ -62,8 +96,42 @@ export function hasAddErrors(e: AddErrors): boolean {
   return Object.keys(e).length > 0;
 }
 
-/** What AddBackend is sent: only the fields the chosen kind uses. */
+/** What AddBackend is sent: only the fields the chosen kind uses, and of
+ *  the readiness fields only those filled in (empty: the shared one). */
 export function toBackendSetting(d: AddDraft): BackendSetting {
-  if (d.kind === "custom") return { name: d.name, kind: d.kind, command: d.command };
+  if (d.kind === "custom") {
+    const b: BackendSetting = { name: d.name, kind: d.kind, command: d.command };
+    for (const f of READINESS_FIELDS) if (d[f] !== "") b[f] = d[f];
+    return b;
+  }
   return d.profile === "" ? { name: d.name, kind: d.kind } : { name: d.name, kind: d.kind, args: ["--profile", d.profile] };
 }
+
+/**
+ * Go's refusal of an AddBackend, laid on the fields it names (its
+ * settings.Backend.Validate words: "backend web: grace period: ..."), one
+ * error per line; what names no field is left for under the form.
+ */
+export function refusalByField(message: string): { errors: AddErrors; rest: string } {
+  const errors: AddErrors = {};
+  const rest: string[] = [];
+  for (const raw of message.split("\n")) {
+    const line = raw.replace(/^bad request: /, "").replace(/^backend ("[^"]*"|\S+): /, "");
+    const field = REFUSAL_FIELDS.find(([, re]) => re.test(line))?.[0];
+    if (!field || errors[field]) {
+      rest.push(raw);
+      continue;
+    }
+    const text = line.replace(/^(command|grace period): /, "");
+    errors[field] = text.charAt(0).toUpperCase() + text.slice(1);
+  }
+  return { errors, rest: rest.join("\n") };
+}
+
+const REFUSAL_FIELDS: [AddField, RegExp][] = [
+  ["name", /^a name is |already named |name is taken/],
+  ["command", /^command: |needs a command/],
+  ["ready_regex", /^ready regex /],
+  ["health_path", /^health path /],
+  ["grace", /^grace period: /],
+];

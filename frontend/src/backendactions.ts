@@ -2,10 +2,13 @@
 // copy connection details, add and remove backends. The App owns the state
 // and the rendering; it hands each of these actions here.
 
-import { emptyAddForm, hasAddErrors, normalizeAddDraft, toBackendSetting, validateAdd, type AddField } from "./addbackend";
+import { emptyAddForm, hasAddErrors, normalizeAddDraft, refusalByField, toBackendSetting, validateAdd, type AddField, type AddForm } from "./addbackend";
 import { errorMessage } from "./format";
 import type { AppState } from "./state";
 import type { HermesAPI } from "./types";
+
+/** The Add form's fields in the order a person meets them. */
+const ADD_FIELD_ORDER: readonly AddField[] = ["name", "profile", "command", "ready_regex", "health_path", "grace"];
 
 /** What the actions need from the App. */
 export interface ActionHost {
@@ -99,9 +102,24 @@ export class BackendActions {
   }
 
   private openAddForm(): void {
-    this.host.state.addForm.open = true;
+    const f = this.host.state.addForm;
+    f.open = true;
     this.host.focusAfterRender("#add-name");
     this.host.update();
+    void this.readShared(f);
+  }
+
+  /** Reads what a custom backend's empty readiness fields stand for: the
+   *  shared settings saved now, or their defaults (Go: App.AddBackend). */
+  private async readShared(f: AddForm): Promise<void> {
+    try {
+      const v = await this.host.api.GetSettings();
+      const pick = (k: "ready_regex" | "health_path" | "grace") => v.settings[k] || v.defaults[k] || "";
+      f.shared = { ready_regex: pick("ready_regex"), health_path: pick("health_path"), grace: pick("grace") };
+    } catch {
+      return; // the placeholders stay generic; Go applies the shared values either way
+    }
+    if (this.host.state.addForm === f && f.open) this.host.update();
   }
 
   private closeAddForm(): void {
@@ -119,10 +137,10 @@ export class BackendActions {
     if (!f.open || f.saving) return;
     const draft = normalizeAddDraft(f.draft);
     f.errors = validateAdd(draft, this.backendNames());
+    f.refused = {};
     f.error = "";
     if (hasAddErrors(f.errors)) {
-      const first = (["name", "command", "profile"] as const).find((k) => f.errors[k]);
-      h.focusAfterRender(`#add-${first}`);
+      this.focusFirstError(f);
       h.update();
       return;
     }
@@ -134,11 +152,21 @@ export class BackendActions {
       h.focusAfterRender('[data-action="add-open"]');
       void h.refresh(); // the new card at once, not at the next event
     } catch (e) {
-      f.error = errorMessage(e);
+      // On the field Go names, as the form's own checks show theirs.
+      const { errors, rest } = refusalByField(errorMessage(e));
+      f.errors = { ...errors };
+      f.refused = errors;
+      f.error = rest;
+      if (hasAddErrors(errors)) this.focusFirstError(f);
     } finally {
       f.saving = false;
       h.update();
     }
+  }
+
+  private focusFirstError(f: AddForm): void {
+    const first = ADD_FIELD_ORDER.find((k) => f.errors[k]);
+    if (first) this.host.focusAfterRender(`#add-${first}`);
   }
 
   /** A field of the Add backend form changed. */
@@ -152,8 +180,10 @@ export class BackendActions {
       if (type !== "input") return;
       f.draft = { ...f.draft, [field]: el.value };
     }
-    // Re-check the flagged fields, so an error clears as it is fixed.
-    if (hasAddErrors(f.errors)) f.errors = validateAdd(normalizeAddDraft(f.draft), this.backendNames());
+    // Re-check the flagged fields, so an error clears as it is fixed; one
+    // only Go found stays until its field is edited.
+    if (field !== "kind") delete f.refused[field];
+    if (hasAddErrors(f.errors)) f.errors = { ...f.refused, ...validateAdd(normalizeAddDraft(f.draft), this.backendNames()) };
     f.error = "";
     this.host.update();
   }

@@ -13,7 +13,7 @@
 
 import { createMockUpdates } from "./mockupdate";
 import { feedProblem } from "./feedurl";
-import { applyEdit, parseGoDuration } from "./settings";
+import { applyEdit, captureGroups, parseGoDuration } from "./settings";
 import type {
   BackendKind,
   BackendSetting,
@@ -87,8 +87,12 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true, update_feed: "https://updates.example.com/hermes-desktop/stable.json" };
   let lastReap: ReapReport | null = null;
   /** The running list as settings, as Go's Launcher.BackendSettings says it. */
+  // Like Go (runspec.Spec.Setting): each added backend is saved as it was configured.
+  const added = new Map<string, BackendSetting>();
   const saveableList = (): BackendSetting[] =>
-    backends.map((x) => ({ name: x.status.name, kind: x.status.kind, ...(x.status.kind === "custom" ? { command: x.status.command.join(" ") } : {}) }));
+    backends.map(
+      (x) => added.get(x.status.name) ?? { name: x.status.name, kind: x.status.kind, ...(x.status.kind === "custom" ? { command: x.status.command.join(" ") } : {}) },
+    );
   let nextPid = 48230;
   // Like Go: while the window is hidden it is sent no events.
   let visible = true;
@@ -422,6 +426,11 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(setting.name)) throw `backend "${setting.name}": a name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`;
       if (backends.some((x) => x.status.name === setting.name)) throw `bad request: a backend is already named "${setting.name}"`;
       if (setting.kind === "custom" && !(setting.command ?? "").trim()) throw `backend ${setting.name}: a custom backend needs a command`;
+      const re = setting.ready_regex ?? "";
+      if (re !== "" && captureGroups(re) !== null && captureGroups(re)! < 1) throw `backend ${setting.name}: ready regex "${re}" needs one capture group for the port, like 'port (\\d+)'`;
+      if (setting.health_path && !setting.health_path.startsWith("/")) throw `backend ${setting.name}: health path "${setting.health_path}" must start with /`;
+      if (setting.grace && parseGoDuration(setting.grace) === null) throw `backend ${setting.name}: grace period: "${setting.grace}" is not a duration like 5s or 3m`;
+      added.set(setting.name, setting);
       const b = mk(setting.name, setting.kind, setting.args ?? [], setting.command ?? "");
       backends.push(b);
       boot(b);
@@ -433,6 +442,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       const b = find(name);
       if (b.status.state !== "external" && b.status.pid > 0) log(b, "launcher", `stopping: SIGTERM to ${b.status.pid}, grace ${settings.grace}`);
       backends.splice(backends.indexOf(b), 1);
+      added.delete(name);
       settings = { ...settings, backends: saveableList(), backend_command: "" };
       emitStatus();
     },

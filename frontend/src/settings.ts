@@ -54,6 +54,9 @@ export function isBoolKey(k: string): k is BoolKey {
  */
 export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "update_feed", "update_automatically"];
 
+/** The shared readiness settings a backend without its own takes. */
+const READINESS_KEYS = ["ready_regex", "health_path", "grace"] as const;
+
 type DurationKey = "grace" | "min_orphan_age" | "sample_interval";
 type IntKey = "max_duplicate_children" | "nofile_soft_limit";
 
@@ -230,6 +233,26 @@ export function feedError(url: string): string | null {
   return p && FEED_ERRORS[p];
 }
 
+// The ready pattern, health path and grace period are checked the same way
+// where a backend gives its own (the Add backend form): Go's
+// settings.validateReadiness. "" is valid in each (the default).
+
+/** The ready pattern's error, or null. */
+export function readyRegexError(re: string): string | null {
+  return re !== "" && captureGroups(re) === 0 ? "The pattern needs a capture group for the port, like port=(\\d+)" : null;
+}
+
+/** The health path's error, or null. */
+export function healthPathError(hp: string): string | null {
+  if (hp !== "" && !hp.startsWith("/")) return "Must start with /";
+  return /\s/.test(hp) ? "Must not contain spaces" : null;
+}
+
+/** The grace period's error, or null. */
+export function graceError(text: string): string | null {
+  return text === "" ? null : durationError("grace", text);
+}
+
 /** Field errors the Go side would also reject. Empty text fields mean "default". */
 export function validateSettings(s: SettingsDraft): SettingsErrors {
   const errs: SettingsErrors = {};
@@ -238,13 +261,10 @@ export function validateSettings(s: SettingsDraft): SettingsErrors {
     const e = commandError(cmd);
     if (e) errs.backend_command = e;
   }
-  const re = s.ready_regex.trim();
-  if (re !== "" && captureGroups(re) === 0) {
-    errs.ready_regex = "The pattern needs a capture group for the port, like port=(\\d+)";
-  }
-  const hp = s.health_path.trim();
-  if (hp !== "" && !hp.startsWith("/")) errs.health_path = "Must start with /";
-  else if (/\s/.test(hp)) errs.health_path = "Must not contain spaces";
+  const re = readyRegexError(s.ready_regex.trim());
+  if (re) errs.ready_regex = re;
+  const hp = healthPathError(s.health_path.trim());
+  if (hp) errs.health_path = hp;
   for (const key of Object.keys(DURATIONS) as DurationKey[]) {
     const v = s[key].trim();
     const e = v === "" ? null : durationError(key, v);
@@ -380,6 +400,8 @@ export function savedText(changed: SettingsKey[], heldBy: Partial<Record<Setting
   const parts: string[] = [];
   if (later > 0) parts.push(now.length > 0 ? "some changes apply now, the rest when you restart Hermes Desktop" : "restart Hermes Desktop to apply");
   if (held.length > 0) parts.push(`${held.join(" and ")} still ${held.length > 1 ? "win" : "wins"} over the saved value`);
+  // App.AddBackend reads them as saved now: a backend added next uses them.
+  if (free.some((k) => (READINESS_KEYS as readonly string[]).includes(k))) parts.push("backends you add from now on use it at once");
   // A running backend keeps the command it started with (Go: the
   // supervisor's spec): say so, or Try again looks broken.
   if (free.includes("backend_command")) parts.push("until then, Start and Try again run the backend's old command");

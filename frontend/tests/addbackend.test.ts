@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { NAME_PATTERN, normalizeAddDraft, toBackendSetting, validateAdd, type AddDraft } from "../src/addbackend";
+import { NAME_PATTERN, normalizeAddDraft, refusalByField, toBackendSetting, validateAdd, type AddDraft } from "../src/addbackend";
 
-const draft = (over: Partial<AddDraft> = {}): AddDraft => ({ name: "work", kind: "dashboard", profile: "", command: "", ...over });
+const draft = (over: Partial<AddDraft> = {}): AddDraft => ({ name: "work", kind: "dashboard", profile: "", command: "", ready_regex: "", health_path: "", grace: "", ...over });
 
 describe("NAME_PATTERN", () => {
   it("is Go's lockfile.ValidName", () => {
@@ -21,6 +21,16 @@ describe("validateAdd", () => {
     [draft({ kind: "custom", command: "srv", profile: "-ignored" }), {}],
     [draft({ kind: "serve", profile: "-x" }), { profile: "A profile name does not start with '-'" }],
     [draft({ kind: "serve", profile: "a b" }), { profile: "A profile name has no spaces" }],
+    // A custom backend's own readiness: the Settings page's rules and words.
+    [draft({ kind: "custom", command: "srv", ready_regex: "port (\\d+)", health_path: "/", grace: "3s" }), {}],
+    [draft({ kind: "custom", command: "srv", ready_regex: "port \\d+" }), { ready_regex: "The pattern needs a capture group for the port, like port=(\\d+)" }],
+    [draft({ kind: "custom", command: "srv", health_path: "health" }), { health_path: "Must start with /" }],
+    [draft({ kind: "custom", command: "srv", health_path: "/a b" }), { health_path: "Must not contain spaces" }],
+    [draft({ kind: "custom", command: "srv", grace: "soon" }), { grace: "Use a duration like 5s, 1m or 1m30s" }],
+    [draft({ kind: "custom", command: "srv", grace: "11m" }), { grace: "Must be at most 10m" }],
+    [draft({ kind: "custom", command: "srv", grace: "0s" }), { grace: "Must be at least 1ms" }],
+    // Only a custom backend has them: a Hermes kind ignores what was typed before a switch.
+    [draft({ kind: "dashboard", ready_regex: "no group", grace: "soon" }), {}],
   ])("%o -> %o", (d, want) => {
     expect(validateAdd(d, ["hermes", "api"])).toEqual(want);
   });
@@ -31,5 +41,27 @@ describe("toBackendSetting", () => {
     expect(toBackendSetting(normalizeAddDraft(draft({ name: " w ", profile: " p ", command: "x" })))).toEqual({ name: "w", kind: "dashboard", args: ["--profile", "p"] });
     expect(toBackendSetting(draft({ kind: "serve" }))).toEqual({ name: "work", kind: "serve" });
     expect(toBackendSetting(draft({ kind: "custom", profile: "p", command: "srv --port 0" }))).toEqual({ name: "work", kind: "custom", command: "srv --port 0" });
+  });
+
+  it("sends a custom backend's own readiness only where it is filled in", () => {
+    const d = normalizeAddDraft(draft({ kind: "custom", command: "python3 -m http.server 0", ready_regex: " port (\\d+) ", health_path: " / ", grace: "" }));
+    expect(toBackendSetting(d)).toEqual({ name: "work", kind: "custom", command: "python3 -m http.server 0", ready_regex: "port (\\d+)", health_path: "/" });
+    expect(toBackendSetting(draft({ kind: "serve", ready_regex: "port (\\d+)", grace: "3s" }))).toEqual({ name: "work", kind: "serve" });
+  });
+});
+
+describe("refusalByField", () => {
+  it("lays Go's words on the field they name", () => {
+    expect(refusalByField('backend web: ready regex "port (?=1)(\\d+)": error parsing regexp: invalid or unsupported Perl syntax: `(?=`')).toEqual({
+      errors: { ready_regex: 'Ready regex "port (?=1)(\\d+)": error parsing regexp: invalid or unsupported Perl syntax: `(?=`' },
+      rest: "",
+    });
+    expect(refusalByField('backend web: health path "x" must start with /\ngrace period: "soon" is not a duration like 5s or 3m')).toEqual({
+      errors: { health_path: 'Health path "x" must start with /', grace: '"soon" is not a duration like 5s or 3m' },
+      rest: "",
+    });
+    expect(refusalByField("backend x: command: unterminated ' in command")).toEqual({ errors: { command: "Unterminated ' in command" }, rest: "" });
+    expect(refusalByField('bad request: a backend is already named "x"')).toEqual({ errors: { name: 'A backend is already named "x"' }, rest: "" });
+    expect(refusalByField("refused: the launcher is not running yet")).toEqual({ errors: {}, rest: "refused: the launcher is not running yet" });
   });
 });

@@ -462,7 +462,7 @@ describe("settings", () => {
     await flush();
     // Only the edit: Go lays it over what is saved now.
     expect(f.api.SaveSettings).toHaveBeenCalledWith({ settings: { grace: "7s" }, fields: ["grace"] });
-    expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart Hermes Desktop to apply");
+    expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart Hermes Desktop to apply; backends you add from now on use it at once");
   });
 
   describe("and the backend list (issue 23)", () => {

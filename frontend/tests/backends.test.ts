@@ -307,7 +307,7 @@ describe("Add backend", () => {
     expect(f.api.AddBackend).toHaveBeenCalledWith({ name: "hermes", kind: "dashboard" });
   });
 
-  it("shows Go's refusal in the form and keeps what was typed", async () => {
+  it("shows Go's refusal on the field it names and keeps what was typed", async () => {
     const { root, f } = await openForm();
     f.api.AddBackend.mockRejectedValueOnce("backend x: command: unterminated quote");
     pickKind(root, "custom");
@@ -315,11 +315,73 @@ describe("Add backend", () => {
     type(root, "command", "serve 'oops");
     submit(root);
     await flush();
-    const err = root.querySelector(".add-form .inline-error")!;
-    expect(err.textContent).toBe("backend x: command: unterminated quote");
-    expect(err.getAttribute("role")).toBe("alert");
+    expect(fieldError(root, "command")).toBe("Unterminated quote");
+    expect(root.querySelector(".add-form .inline-error")).toBeNull(); // not in a footer
+    expect(document.activeElement).toBe(root.querySelector("#add-command"));
     expect(root.querySelector<HTMLInputElement>("#add-command")!.value).toBe("serve 'oops");
     expect(root.querySelector<HTMLButtonElement>('.add-form button[type="submit"]')!.disabled).toBe(false);
+    // It stays while another field changes, and clears once its own does.
+    type(root, "name", "xy");
+    expect(fieldError(root, "command")).toBe("Unterminated quote");
+    type(root, "command", "serve ok");
+    expect(fieldError(root, "command")).toBeUndefined();
+  });
+
+  it("shows a refusal that names no field under the form", async () => {
+    const { root, f } = await openForm();
+    f.api.AddBackend.mockRejectedValueOnce("refused: the launcher is not running yet");
+    type(root, "name", "x");
+    submit(root);
+    await flush();
+    const err = root.querySelector(".add-form .inline-error")!;
+    expect(err.textContent).toBe("refused: the launcher is not running yet");
+    expect(err.getAttribute("role")).toBe("alert");
+  });
+
+  it("gives a custom backend its own ready pattern, health path and grace, placeholders saying what empty means", async () => {
+    const { root, f } = await openForm();
+    pickKind(root, "custom");
+    await flush(); // the shared settings, read when the form opened
+    const placeholder = (field: string) => root.querySelector<HTMLInputElement>(`#add-${field}`)!.placeholder;
+    expect([placeholder("ready_regex"), placeholder("health_path"), placeholder("grace")]).toEqual([
+      "Settings: READY port=(\\d+)",
+      "Settings: /api/health",
+      "Settings: 5s",
+    ]);
+    expect(root.querySelector("#add-ready_regex-help")!.textContent).toContain("first group ( ) is the port");
+    type(root, "name", "web");
+    type(root, "command", "python3 -m http.server 0 --bind 127.0.0.1");
+    type(root, "ready_regex", "port \\d+");
+    type(root, "health_path", "api");
+    type(root, "grace", "soon");
+    submit(root);
+    await flush();
+    expect(fieldError(root, "ready_regex")).toBe("The pattern needs a capture group for the port, like port=(\\d+)");
+    expect(fieldError(root, "health_path")).toBe("Must start with /");
+    expect(fieldError(root, "grace")).toBe("Use a duration like 5s, 1m or 1m30s");
+    expect(document.activeElement).toBe(root.querySelector("#add-ready_regex"));
+    expect(f.api.AddBackend).not.toHaveBeenCalled();
+    type(root, "ready_regex", "port (\\d+)");
+    type(root, "health_path", "/");
+    type(root, "grace", "");
+    expect(root.querySelectorAll(".add-form .field-error")).toHaveLength(0);
+    submit(root);
+    await flush();
+    expect(f.api.AddBackend).toHaveBeenCalledWith({ name: "web", kind: "custom", command: "python3 -m http.server 0 --bind 127.0.0.1", ready_regex: "port (\\d+)", health_path: "/" });
+  });
+
+  it("shows a pattern only Go refuses on the Ready pattern field", async () => {
+    const { root, f } = await openForm();
+    f.api.AddBackend.mockRejectedValueOnce('backend web: ready regex "(?=x)(\\d+)": error parsing regexp: invalid or unsupported Perl syntax: `(?=`');
+    pickKind(root, "custom");
+    type(root, "name", "web");
+    type(root, "command", "srv");
+    type(root, "ready_regex", "(?=x)(\\d+)"); // JavaScript accepts a lookahead, Go does not
+    submit(root);
+    await flush();
+    expect(fieldError(root, "ready_regex")).toContain("invalid or unsupported Perl syntax");
+    expect(root.querySelector("#add-ready_regex")!.getAttribute("aria-invalid")).toBe("true");
+    expect(document.activeElement).toBe(root.querySelector("#add-ready_regex"));
   });
 
   it("Cancel and Escape close it without saving", async () => {

@@ -309,8 +309,9 @@ describe("the update settings", () => {
 describe("savedText", () => {
   it("says what applies now and what waits for a restart", () => {
     expect(savedText(["update_feed", "update_automatically", "start_at_login"])).toBe("Saved and applied");
-    expect(savedText(["grace"])).toBe("Saved — restart Hermes Desktop to apply");
-    expect(savedText(["grace", "update_feed"])).toBe("Saved — some changes apply now, the rest when you restart Hermes Desktop");
+    expect(savedText(["min_orphan_age"])).toBe("Saved — restart Hermes Desktop to apply");
+    expect(savedText(["grace"])).toBe("Saved — restart Hermes Desktop to apply; backends you add from now on use it at once");
+    expect(savedText(["min_orphan_age", "update_feed"])).toBe("Saved — some changes apply now, the rest when you restart Hermes Desktop");
   });
   it("says when a flag or environment variable keeps winning", () => {
     expect(savedText(["update_feed"], { update_feed: "--update-feed" })).toBe("Saved — --update-feed still wins over the saved value");
@@ -319,7 +320,7 @@ describe("savedText", () => {
     );
     // Held keys only count when they changed.
     expect(savedText(["update_automatically"], { update_feed: "--update-feed" })).toBe("Saved and applied");
-    expect(savedText(["grace", "update_feed"], { update_feed: "--update-feed" })).toBe(
+    expect(savedText(["min_orphan_age", "update_feed"], { update_feed: "--update-feed" })).toBe(
       "Saved — restart Hermes Desktop to apply; --update-feed still wins over the saved value",
     );
   });

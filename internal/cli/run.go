@@ -123,7 +123,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 
 // applyExplicit puts the options the user gave by flag or environment
 // variable over cfg, which holds the saved settings: those win. An
-// explicit --backend-cmd replaces the saved backends with that one.
+// explicit --backend-cmd replaces the saved backends with that one; an
+// explicit --ready-regex, --health-path or --grace applies to every
+// backend, over a backend's own saved value too (it is never saved).
 func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 	given := func(name string) bool { return o.explicit[name] != "" }
 	if given("backend-cmd") && o.backendCmd != "" {
@@ -133,8 +135,8 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 		}
 		cfg.Backends = []runspec.Spec{{Command: argv}}
 	}
-	for i := range cfg.Backends {
-		spec := &cfg.Backends[i]
+	// The same for a backend added in the window later (Launcher.AddBackend).
+	cfg.Explicit = func(spec *runspec.Spec) {
 		if given("ready-regex") {
 			spec.ReadyRegex = o.readyRegex
 		}
@@ -145,6 +147,9 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 			spec.Grace = o.grace
 		}
 		spec.StartTimeout = o.startTimeout
+	}
+	for i := range cfg.Backends {
+		cfg.Explicit(&cfg.Backends[i])
 	}
 	if given("min-orphan-age") {
 		cfg.MinOrphanAge = new(o.minOrphanAge) // 0s given: no minimum

@@ -61,6 +61,25 @@ func TestSettingsMerge(t *testing.T) {
 					t.Errorf("got %+v, want the flag's one backend", spec)
 				}
 			}},
+		// A backend added in the window later gets the same flags
+		// (Launcher.AddBackend applies cfg.Explicit), over its own values.
+		{"flags win for a backend added later", `{"grace":"2s"}`, map[string]string{"HERMES_DESKTOP_HEALTH_PATH": "/"},
+			[]string{"--grace", "3s", "--ready-regex", `port (\d+)`, "--start-timeout", "7s"},
+			func(t *testing.T, cfg backend.Config, _ runspec.Spec) {
+				added := runspec.Spec{Name: "web", ReadyRegex: "own (\\d+)", HealthPath: "/own", Grace: time.Second}
+				cfg.Explicit(&added)
+				if added.Grace != 3*time.Second || added.ReadyRegex != `port (\d+)` || added.HealthPath != "/" || added.StartTimeout != 7*time.Second {
+					t.Errorf("added backend: got %+v, want grace 3s, port (\\d+), / and 7s from the flags and environment", added)
+				}
+			}},
+		{"no flags: a backend added later keeps its own", `{"grace":"2s"}`, nil, nil,
+			func(t *testing.T, cfg backend.Config, _ runspec.Spec) {
+				added := runspec.Spec{Name: "web", ReadyRegex: "own (\\d+)", HealthPath: "/own", Grace: time.Second}
+				cfg.Explicit(&added)
+				if added.Grace != time.Second || added.ReadyRegex != "own (\\d+)" || added.HealthPath != "/own" || added.StartTimeout != backend.DefaultStartTimeout {
+					t.Errorf("added backend: got %+v, want its own values and the default start timeout", added)
+				}
+			}},
 		// An explicit 0 is no minimum, not "unset": it must survive the merge
 		// (the saved setting itself cannot go below 1 s).
 		{"min orphan age 0 by flag", `{"min_orphan_age":"10m"}`, nil, []string{"--min-orphan-age", "0s"},

@@ -267,6 +267,9 @@ export interface BackendSetting {
   command?: string;
   args?: string[];
   enabled?: boolean;
+  ready_regex?: string;
+  health_path?: string;
+  grace?: string;
 }
 
 /** Generated from settings.View. */

@@ -1,6 +1,6 @@
 // The Add backend form, an inline card on the Backends page.
 
-import type { AddField, AddForm } from "../addbackend";
+import type { AddField, AddForm, ReadinessField } from "../addbackend";
 import { h } from "../dom";
 import { KIND_ORDER, kindHelp, kindLabel } from "../reasons";
 import { button, icon, inlineError } from "../ui";
@@ -40,6 +40,44 @@ const COMMAND: TextSpec = {
   placeholder: "e.g. python3 -m myserver --port 0",
   mono: true,
 };
+
+// A custom server's own readiness. Empty takes the shared value in
+// Settings, made for Hermes, which a server that is not Hermes rarely
+// matches: the help says what to fill in for a typical one.
+const READY_REGEX: TextSpec = {
+  field: "ready_regex",
+  label: "Ready pattern",
+  help: "A regular expression matched on each line the server prints; its first group ( ) is the port. For python3 -m http.server: port (\\d+). Empty: the pattern in Settings (Hermes' ready line).",
+  placeholder: "e.g. port (\\d+)",
+  optional: true,
+  mono: true,
+};
+
+const HEALTH_PATH: TextSpec = {
+  field: "health_path",
+  label: "Health check path",
+  help: "Requested once the port is known; the backend is ready when it answers with success. Most servers that are not Hermes answer / (Hermes' path gets 404). Empty: the path in Settings.",
+  placeholder: "e.g. /",
+  optional: true,
+  mono: true,
+  short: true,
+};
+
+const GRACE: TextSpec = {
+  field: "grace",
+  label: "Stop grace period",
+  help: "How long it may take to exit after being asked to stop, before it is killed, like 5s. Empty: the grace period in Settings.",
+  placeholder: "",
+  optional: true,
+  short: true,
+};
+
+/** The placeholder says what empty stands for, once it is known. */
+function withShared(f: TextSpec, form: AddForm): TextSpec {
+  const field = f.field as ReadinessField;
+  const v = form.shared?.[field];
+  return v ? { ...f, placeholder: `Settings: ${v}` } : { ...f, placeholder: f.placeholder || "as in Settings" };
+}
 
 function textField(f: TextSpec, form: AddForm): HTMLElement {
   const id = `add-${f.field}`;
@@ -109,7 +147,7 @@ export function addBackendForm(form: AddForm): HTMLElement {
       null,
       textField(NAME, form),
       kindField(form),
-      custom ? textField(COMMAND, form) : textField(PROFILE, form),
+      ...(custom ? [textField(COMMAND, form), ...[READY_REGEX, HEALTH_PATH, GRACE].map((f) => textField(withShared(f, form), form))] : [textField(PROFILE, form)]),
     ),
     inlineError(form.error || undefined),
     h(

@@ -32,13 +32,13 @@ export const FIELDS: FieldSpec[] = [
   {
     key: "ready_regex",
     label: "Ready pattern",
-    help: "A regular expression matched against the backend's output; its first group is the port it listens on.",
+    help: "A regular expression matched against the backend's output; its first group is the port it listens on. A Custom backend may set its own when you add it.",
     mono: true,
   },
   {
     key: "health_path",
     label: "Health check path",
-    help: "Requested once the port is known; the backend counts as ready when it answers.",
+    help: "Requested once the port is known; the backend counts as ready when it answers. A Custom backend may set its own when you add it.",
     mono: true,
   },
   {
