@@ -269,13 +269,13 @@ describe("the update settings", () => {
     expect(e("")).toBeUndefined();
     expect(e("   ")).toBeUndefined();
     expect(feedError("")).toBeNull();
-    for (const ok of [FEED, ` ${FEED} `, "http://127.0.0.1:8080/stable.json", "http://127.8.9.10/feed/", "http://localhost/stable.json", "http://[::1]:8080/stable.json"]) {
+    for (const ok of [FEED, ` ${FEED} `, "http://127.0.0.1:8080/stable.json", "http://127.8.9.10/feed/", "http://localhost/stable.json", "http://[::1]:8080/stable.json", "http://LOCALHOST/"]) {
       expect(e(ok), ok).toBeUndefined();
     }
     expect(e("example.com/stable.json")).toBe("Use a full URL like https://example.com/hermes-desktop/stable.json");
     expect(e("https:example.com/stable.json")).toBe("Use a full URL like https://example.com/hermes-desktop/stable.json");
     const insecure = "Must be https (http only on this machine: localhost, 127.x.x.x or [::1])";
-    for (const bad of ["http://example.com/stable.json", "ftp://example.com/stable.json", "http://127.1/stable.json", "http://LOCALHOST/", "http://[::1%25lo]/"]) {
+    for (const bad of ["http://example.com/stable.json", "ftp://example.com/stable.json", "http://127.1/stable.json", "http://localhost./", "http://[::1%25lo]/"]) {
       expect(e(bad), bad).toBe(insecure);
     }
     expect(e("https://example.com/" + "x".repeat(2048))).toBe("Must be at most 2,048 bytes");
