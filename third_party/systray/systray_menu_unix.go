@@ -90,7 +90,7 @@ func (t *tray) GetLayout(parentID int32, recursionDepth int32, propertyNames []s
 		// return copy of menu layout to prevent panic from cuncurrent access to layout
 		return instance.menuVersion, *copyLayout(m, depth), nil
 	}
-	return
+	return 0, menuLayout{}, errUnknownItem(parentID)
 }
 
 // GetGroupProperties is com.canonical.dbusmenu.GetGroupProperties method.
@@ -122,12 +122,22 @@ func (t *tray) GetGroupProperties(ids []int32, propertyNames []string) (properti
 func (t *tray) GetProperty(id int32, name string) (value dbus.Variant, err *dbus.Error) {
 	instance.menuLock.Lock()
 	defer instance.menuLock.Unlock()
-	if m, ok := findLayout(id); ok {
-		if p, ok := m.V1[name]; ok {
-			return p, nil
-		}
+	m, ok := findLayout(id)
+	if !ok {
+		return dbus.Variant{}, errUnknownItem(id)
 	}
-	return
+	p, ok := m.V1[name]
+	if !ok {
+		return dbus.Variant{}, dbus.NewError("org.freedesktop.DBus.Error.InvalidArgs", []interface{}{fmt.Sprintf("menu item %d has no property %q", id, name)})
+	}
+	return p, nil
+}
+
+// errUnknownItem answers a request about a menu item that does not exist.
+// Without it the reply carried an empty variant, which cannot be encoded, so
+// no reply was sent and the caller waited for its D-Bus timeout (25 s).
+func errUnknownItem(id int32) *dbus.Error {
+	return dbus.NewError("org.freedesktop.DBus.Error.InvalidArgs", []interface{}{fmt.Sprintf("no menu item %d", id)})
 }
 
 // Event is com.canonical.dbusmenu.Event method.
