@@ -88,7 +88,7 @@ func (t *tray) GetLayout(parentID int32, recursionDepth int32, propertyNames []s
 			}()
 		}
 		// return copy of menu layout to prevent panic from cuncurrent access to layout
-		return instance.menuVersion, *copyLayout(m, depth), nil
+		return menuVersion(), *copyLayout(m, depth), nil
 	}
 	return 0, menuLayout{}, errUnknownItem(parentID)
 }
@@ -424,6 +424,14 @@ func emitItemPropertiesUpdated(id int32, props map[string]dbus.Variant) {
 	}
 }
 
+// menuVersion reads the layout's revision, which refresh writes under
+// instance.lock (GetLayout read it under menuLock alone: a data race).
+func menuVersion() uint32 {
+	instance.lock.Lock()
+	defer instance.lock.Unlock()
+	return instance.menuVersion
+}
+
 func refresh() {
 	instance.lock.Lock()
 	defer instance.lock.Unlock()
@@ -452,7 +460,9 @@ func resetMenu() {
 	instance.menuLock.Lock()
 	defer instance.menuLock.Unlock()
 	instance.menu = &menuLayout{}
+	instance.lock.Lock()
 	instance.menuVersion++
+	instance.lock.Unlock()
 	firstGetLayoutDone = false
 	refresh()
 }
