@@ -24,7 +24,7 @@ type Tray struct {
 	mu     sync.Mutex        // guards everything below
 	status *systray.MenuItem // nil until the menu is built
 	update *systray.MenuItem // "Restart to update": shown when an update is ready
-	built  []string          // the backend names the menu was built for
+	built  []string          // restartItems of the backends the menu was built for
 	line   string            // the latest status line, for an item built later
 	names  []string          // the latest backend names
 	ready  string            // the version of a ready update, "" for none
@@ -61,7 +61,7 @@ func (t *Tray) build(icons Icons) {
 // empty "Restart…". Call with mu held.
 func (t *Tray) buildMenu() {
 	systray.SetTooltip(tooltip(t.line))
-	t.built = slices.Clone(t.names)
+	t.built = restartItems(t.names)
 	t.status = systray.AddMenuItem(t.line, "State of the backends")
 	t.status.Disable()
 	systray.AddSeparator()
@@ -80,6 +80,15 @@ func (t *Tray) buildMenu() {
 	t.showUpdate()
 	systray.AddSeparator()
 	t.loop(func() { _ = t.actions.Quit() }, systray.AddMenuItem("Quit", "Stop every backend and quit"))
+}
+
+// restartItems names the backends that get a restart item of their own:
+// none when there is one ("Restart backend" restarts it).
+func restartItems(names []string) []string {
+	if len(names) < 2 {
+		return nil
+	}
+	return slices.Clone(names)
 }
 
 // loop runs fn on every click of item until the item is removed or Stop.
@@ -122,7 +131,7 @@ func (t *Tray) SetStatus(st model.Status) {
 	if t.status == nil {
 		return
 	}
-	if !slices.Equal(t.built, t.names) {
+	if !slices.Equal(t.built, restartItems(t.names)) {
 		// systray can only append an item: a backend added or removed
 		// rebuilds the menu, so its restart items stay in order.
 		systray.ResetMenu()
