@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -47,12 +49,16 @@ type App struct {
 	// trayAvailable reports whether a tray can bring the window back, so
 	// closing the window may hide it instead of quitting.
 	trayAvailable func() bool
+	// notify shows a desktop notification (desktop.Notify); nil shows none.
+	notify func(summary, body string) error
 	// onStatus, if set, sees every status pushed to the window (the tray's
 	// status line).
 	onStatus atomic.Pointer[func(model.Status)]
 
 	ui       atomic.Pointer[windowUI]
 	quitting atomic.Bool
+	// hinting is set while, or once, hintStillRunning has told the user.
+	hinting  atomic.Bool
 	pumpStop chan struct{}
 	pumpDone chan struct{}
 	// visible is whether the window can be seen; shown pokes the pump when
@@ -283,11 +289,46 @@ func (a *App) beforeClose() bool {
 		if ui := a.ui.Load(); ui != nil {
 			(*ui).Hide()
 			_ = a.SetWindowVisible(false)
+			a.hintStillRunning()
 			return true
 		}
 	}
 	a.quitting.Store(true)
 	return false
+}
+
+// stillRunningHinted marks, in the state dir, that the user was told once
+// that closing the window keeps the app running.
+const stillRunningHinted = "closed-to-tray-hinted"
+
+// hintStillRunning tells the user, the first time the window hides to the
+// tray, that the app and its backends still run: a window that vanishes
+// looks like a quit. A desktop notification, once per install (the mark is
+// written only once one was shown, so a session without a notification
+// server tries again next time). It runs in the background: beforeClose is
+// on the UI thread, and the notification server may be slow.
+func (a *App) hintStillRunning() {
+	mark := filepath.Join(a.stateDir, stillRunningHinted)
+	if a.notify == nil || !a.hinting.CompareAndSwap(false, true) {
+		return
+	}
+	if _, err := os.Stat(mark); err == nil {
+		return // hinting stays set: nothing more to do in this run
+	}
+	a.background.Add(1)
+	go func() {
+		defer a.background.Done()
+		err := a.notify("Hermes Desktop is still running",
+			"Its backends keep running. Open the window again from the tray icon; Quit in the tray menu stops everything.")
+		if err != nil {
+			slog.Info("no notification that the app still runs", "err", err)
+			a.hinting.Store(false)
+			return
+		}
+		if err := os.WriteFile(mark, nil, 0o600); err != nil {
+			slog.Warn("remember the still-running notification", "err", err)
+		}
+	}()
 }
 
 // Status returns the instance's status.

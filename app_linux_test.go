@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -222,6 +223,74 @@ func TestAppCloseButton(t *testing.T) {
 		t.Errorf("a quitting app must not be kept open")
 	}
 	_ = l
+}
+
+// notifications records the desktop notifications the App shows; fail
+// makes the next one fail, as when no notification server runs.
+type notifications struct {
+	mu    sync.Mutex // guards shown and fail
+	shown []string
+	fail  bool
+}
+
+func (n *notifications) notify(summary, body string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.fail {
+		n.fail = false
+		return errors.New("no notification server")
+	}
+	n.shown = append(n.shown, summary)
+	return nil
+}
+
+func (n *notifications) count() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.shown)
+}
+
+// TestAppCloseToTrayHintsOnce: the first close to the tray says that the
+// app still runs, once per install; a notification that could not be shown
+// is tried again at the next close.
+func TestAppCloseToTrayHintsOnce(t *testing.T) {
+	app, ui, _ := startApp(t)
+	app.trayAvailable = func() bool { return true }
+	n := &notifications{fail: true}
+	app.notify = n.notify
+	mark := filepath.Join(app.stateDir, stillRunningHinted)
+	closeAndSettle := func() {
+		t.Helper()
+		if !app.beforeClose() {
+			t.Fatal("with a tray: close should hide")
+		}
+		app.SetWindowVisible(true)
+		waitFor(t, "the hint to be tried", func() bool { return !app.hinting.Load() || n.count() > 0 })
+	}
+	closeAndSettle()
+	if n.count() != 0 {
+		t.Fatalf("a failed notification was counted")
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatalf("a failed notification was marked as shown")
+	}
+	closeAndSettle()
+	waitFor(t, "the mark", func() bool { _, err := os.Stat(mark); return err == nil })
+	closeAndSettle()
+	if got := n.count(); got != 1 {
+		t.Errorf("notifications after three closes (the first failed): got %d, want 1", got)
+	}
+	// The next run of the app on the same state dir says nothing more.
+	next := newApp(app.l, app.self)
+	next.trayAvailable = func() bool { return true }
+	next.notify = n.notify
+	next.attach(ui)
+	defer next.detach()
+	next.beforeClose()
+	next.endBackground()
+	if got := n.count(); got != 1 {
+		t.Errorf("notifications after a relaunch: got %d, want 1", got)
+	}
 }
 
 func TestAppQuitAndFocus(t *testing.T) {

@@ -51,9 +51,9 @@ type recordedActions struct {
 	restarts []string
 }
 
-func (a *recordedActions) ShowWindow() {}
-func (a *recordedActions) OpenHermes() {}
-func (a *recordedActions) Quit() error { return nil }
+func (a *recordedActions) ShowWindow()  {}
+func (a *recordedActions) OpenHermes()  {}
+func (a *recordedActions) Quit() error  { return nil }
 func (a *recordedActions) ApplyUpdate() {}
 func (a *recordedActions) Restart(name string) {
 	a.mu.Lock()
@@ -280,4 +280,45 @@ func mustReadIcon(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// notificationServer plays the session's notification server: it records
+// each notification's summary.
+type notificationServer struct {
+	mu        sync.Mutex // guards summaries
+	summaries []string
+}
+
+func (n *notificationServer) Notify(app string, replaces uint32, icon, summary, body string, actions []string, hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.summaries = append(n.summaries, summary)
+	return uint32(len(n.summaries)), nil
+}
+
+func TestNotify(t *testing.T) {
+	startSessionBus(t)
+	if err := Notify("nobody listens", ""); err == nil {
+		t.Errorf("Notify without a notification server: got nil, want an error")
+	}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	srv := &notificationServer{}
+	if err := conn.Export(srv, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own org.freedesktop.Notifications: %v %v", r, err)
+	}
+	if err := Notify("Hermes Desktop is still running", "body"); err != nil {
+		t.Fatalf("Notify: %v", err)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if want := []string{"Hermes Desktop is still running"}; !slices.Equal(srv.summaries, want) {
+		t.Errorf("notifications: got %q, want %q", srv.summaries, want)
+	}
 }
