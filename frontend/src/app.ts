@@ -318,6 +318,9 @@ export class App {
       this.state.logFollow = true;
       this.state.logUnseen = 0;
     }
+    // The window is sent a tree only when it changed: opening the page
+    // reads when it was last checked.
+    if (tab === "tree") void this.refresh();
     if (tab === "settings" && (this.state.settings.load === "idle" || this.state.settings.load === "error")) {
       void this.loadSettings();
     } else if (tab === "settings") {
@@ -609,7 +612,7 @@ export class App {
           content = backendsView(s, now);
           break;
         case "tree":
-          content = treeView(s);
+          content = treeView(s, now);
           break;
         case "logs":
           visible = visibleLogLines(s);

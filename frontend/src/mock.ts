@@ -211,6 +211,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     const fds = processes.reduce((n, x) => n + x.fds, 0);
     return {
       sampled_at: iso(now),
+      changed_at: iso(now - 40_000),
       count: processes.length,
       rss_bytes: rss,
       fds,

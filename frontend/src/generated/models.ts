@@ -162,6 +162,8 @@ export interface BackendStatus {
 export interface TreeSample {
   /** RFC3339 (time.Time) */
   sampled_at: string;
+  /** RFC3339 (time.Time) */
+  changed_at: string;
   count: number;
   rss_bytes: number;
   fds: number;
