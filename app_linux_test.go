@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,15 +11,18 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -67,6 +72,11 @@ func startApp(t *testing.T) (*App, *fakeUI, *backend.Launcher) {
 	tag := testbin.Tag(t)
 	t.Setenv(testbin.TagEnv, tag) // the backend tree inherits it; the cleanup checks it
 	dir := t.TempDir()
+	// What a successor (App.RestartApp) reads, as a launch from a shell
+	// would give it.
+	t.Setenv("HERMES_DESKTOP_STATE_DIR", filepath.Join(dir, "state"))
+	t.Setenv("HERMES_HOME", filepath.Join(dir, "home"))
+	t.Setenv("HERMES_DESKTOP_CONTAINMENT", string(instance.ContainmentProcessTree))
 	l, err := backend.Open(backend.Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
 		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
@@ -415,4 +425,110 @@ func TestAppSavedUpdateSettingsApplyAtOnce(t *testing.T) {
 	waitFor(t, "a status event with the new feed", func() bool {
 		return ui.find("status", func(e any) bool { return e.(model.Status).Instance.Update.Feed == feed })
 	})
+}
+
+// TestAppRestartAppAppliesSavedSettings: "Restart Hermes Desktop" on the
+// Settings page hands over to a new run of the executable, which reads the
+// settings saved since the app started. A launcher setting keeps the
+// backend running (the same process); a setting given to a backend as it
+// starts (the grace period, in the shim's flags) restarts it with the app.
+func TestAppRestartAppAppliesSavedSettings(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		edit             settings.Settings
+		field            string
+		restartsBackends bool
+	}{
+		{"launcher setting", settings.Settings{SampleInterval: "2s"}, "sample_interval", false},
+		{"backend setting", settings.Settings{Grace: "3s"}, "grace", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			app, _, l := startApp(t)
+			t.Cleanup(func() { stopInstance(t, app.stateDir) })
+			before := waitReady(t, l)
+			v, err := app.SaveSettings(settings.Edit{Settings: c.edit, Fields: []string{c.field}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(v.Pending, []string{c.field}) || v.PendingRestartsBackends != c.restartsBackends {
+				t.Fatalf("pending after saving %s: got %q (backends restart: %v), want [%s] (%v)", c.field, v.Pending, v.PendingRestartsBackends, c.field, c.restartsBackends)
+			}
+			if err := app.RestartApp(); err != nil {
+				t.Fatalf("RestartApp: %v", err)
+			}
+			select {
+			case <-l.HandedOff():
+			default:
+				t.Fatal("RestartApp returned, but this instance was not handed over")
+			}
+			var after model.BackendStatus
+			waitFor(t, "the new instance's ready backend", func() bool {
+				st, ok := instanceStatus(t, app.stateDir)
+				if !ok || st.Instance.PID == os.Getpid() || len(st.Backends) != 1 || st.Backends[0].State != model.StateReady {
+					return false
+				}
+				after = st.Backends[0]
+				return true
+			})
+			if restarted := after.PID != before.PID; restarted != c.restartsBackends {
+				t.Errorf("backend pid %d -> %d: restarted %v, want %v", before.PID, after.PID, restarted, c.restartsBackends)
+			}
+			if c.restartsBackends {
+				argv, err := proc.Cmdline(after.ShimPID)
+				if err != nil || !slices.Contains(argv, "--grace=3s") {
+					t.Errorf("the new shim's flags: got %q (%v), want the saved --grace=3s", argv, err)
+				}
+			}
+		})
+	}
+}
+
+func waitReady(t *testing.T, l *backend.Launcher) model.BackendStatus {
+	t.Helper()
+	var b model.BackendStatus
+	waitFor(t, "a ready backend", func() bool {
+		st := l.Status()
+		if len(st.Backends) != 1 || st.Backends[0].State != model.StateReady {
+			return false
+		}
+		b = st.Backends[0]
+		return true
+	})
+	return b
+}
+
+// instanceStatus asks whichever instance serves the state dir, over its
+// control socket, as `hermes-desktop status` does.
+func instanceStatus(t *testing.T, dir string) (model.Status, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // also at cleanup, where t.Context() has ended
+	defer cancel()
+	res, err := control.Call(ctx, dir, control.Request{Op: control.OpStatus})
+	var st model.Status
+	if err != nil || json.Unmarshal(res, &st) != nil {
+		return model.Status{}, false
+	}
+	return st, true
+}
+
+// stopInstance stops the instance serving the state dir (a successor the
+// test's handoff started), if any, and waits until it is gone.
+func stopInstance(t *testing.T, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, ok := instanceStatus(t, dir)
+	if !ok || st.Instance.PID == os.Getpid() {
+		return
+	}
+	if _, err := control.Call(ctx, dir, control.Request{Op: control.OpStop}); err != nil {
+		t.Errorf("stop the new instance: %v", err)
+	}
+	for syscall.Kill(st.Instance.PID, 0) == nil {
+		if ctx.Err() != nil {
+			t.Errorf("the new instance (pid %d) did not stop", st.Instance.PID)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

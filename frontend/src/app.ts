@@ -369,6 +369,15 @@ export class App {
     }
   }
 
+  /** Restarts the app for the pending settings. Once that worked the
+   *  button stays busy: this window is about to close. */
+  async restartApp(): Promise<void> {
+    if (await this.run("restart-app", "restart-app", () => this.api.RestartApp())) {
+      this.state.busy.add("restart-app");
+      this.update();
+    }
+  }
+
   async saveSettings(): Promise<void> {
     const st = this.state.settings;
     if (!st.draft || !st.view || st.saving) return;
@@ -426,6 +435,9 @@ export class App {
         break;
       case "restart-to-apply":
         void this.restartToApply();
+        break;
+      case "restart-app":
+        void this.restartApp();
         break;
       case "restart-all":
         void this.run("restart:", "backend:", () => this.api.Restart(""));

@@ -23,6 +23,7 @@ function fakeWindow() {
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async () => {}),
     RestartToApply: vi.fn(async () => Promise.reject("the new executable did not start")),
+    RestartApp: vi.fn(async () => {}),
     CheckForUpdate: vi.fn(async () => ({ current: "1.0.0", latest: "1.1.0", available: true, notes: "", reason: "" })),
     ApplyUpdate: vi.fn(async () => {}),
     SkipVersion: vi.fn(async () => {}),

@@ -499,6 +499,41 @@ describe("settings", () => {
     expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart Hermes Desktop to apply");
   });
 
+  it("offers to restart Hermes Desktop for the saved settings waiting for it, saying whether the backends restart", async () => {
+    const f = fakeApi();
+    f.api.SaveSettings.mockResolvedValueOnce({ ...settingsView({ grace: "7s" }), pending: ["grace", "sample_interval"], pending_restarts_backends: true });
+    const { app, root } = await mount(f.api, "settings");
+    const offer = () => root.querySelector('.banner[data-key="restart-app"]');
+    expect(offer()).toBeNull();
+    type(root, "grace", "7s");
+    submit(root);
+    await flush();
+    expect(offer()!.textContent).toContain("Saved, not yet in use: Stop grace period, Sample interval.");
+    expect(offer()!.textContent).toContain("Your backends restart with it");
+    const d = deferred<void>();
+    f.api.RestartApp.mockReturnValueOnce(d.promise);
+    click(offer()!.querySelector('button[data-action="restart-app"]'));
+    await flush();
+    expect(f.api.RestartApp).toHaveBeenCalledTimes(1);
+    expect(offer()!.querySelector("button")!.textContent).toContain("Restarting…");
+    d.resolve();
+    await flush();
+    // The window is about to close: the button stays busy.
+    expect(app.state.busy.has("restart-app")).toBe(true);
+  });
+
+  it("says when a restart keeps the backends running, and shows why it failed", async () => {
+    const f = fakeApi();
+    f.api.GetSettings.mockResolvedValueOnce({ ...settingsView({ sample_interval: "2s" }), pending: ["sample_interval"], pending_restarts_backends: false });
+    f.api.RestartApp.mockRejectedValueOnce("handoff: the new instance did not answer within 2m0s");
+    const { root } = await mount(f.api, "settings");
+    const offer = root.querySelector('.banner[data-key="restart-app"]')!;
+    expect(offer.textContent).toContain("Sample interval. Your backends keep running.");
+    click(offer.querySelector('button[data-action="restart-app"]'));
+    await flush();
+    expect(root.querySelector('.banner[data-key="restart-app"]')!.textContent).toContain("the new instance did not answer");
+  });
+
   describe("and the backend list (issue 23)", () => {
     const addCustom = async (root: HTMLElement, name: string, command: string) => {
       click(byText(root, ".page-head button", "Add backend"));

@@ -277,6 +277,8 @@ export interface SettingsView {
   defaults: Settings;
   path: string;
   notice?: string;
+  pending: string[] | null;
+  pending_restarts_backends: boolean;
 }
 
 /** Generated from settings.Edit. */
