@@ -503,19 +503,19 @@ describe("settings", () => {
     const f = fakeApi();
     f.api.SaveSettings.mockResolvedValueOnce({ ...settingsView({ grace: "7s" }), pending: ["grace", "sample_interval"], pending_restarts_backends: true });
     const { app, root } = await mount(f.api, "settings");
-    const offer = () => root.querySelector('.banner[data-key="restart-app"]');
-    expect(offer()).toBeNull();
+    const bar = () => root.querySelector(".form-actions")!;
+    const restart = () => bar().querySelector('button[data-action="restart-app"]');
+    expect(restart()).toBeNull();
     type(root, "grace", "7s");
     submit(root);
     await flush();
-    expect(offer()!.textContent).toContain("Saved, not yet in use: Stop grace period, Sample interval.");
-    expect(offer()!.textContent).toContain("Your backends restart with it");
+    expect(bar().querySelector(".pending-note")!.textContent).toBe("Waiting for a restart: Stop grace period, Sample interval — your backends restart with it.");
     const d = deferred<void>();
     f.api.RestartApp.mockReturnValueOnce(d.promise);
-    click(offer()!.querySelector('button[data-action="restart-app"]'));
+    click(restart());
     await flush();
     expect(f.api.RestartApp).toHaveBeenCalledTimes(1);
-    expect(offer()!.querySelector("button")!.textContent).toContain("Restarting…");
+    expect(restart()!.textContent).toContain("Restarting…");
     d.resolve();
     await flush();
     // The window is about to close: the button stays busy.
@@ -527,11 +527,11 @@ describe("settings", () => {
     f.api.GetSettings.mockResolvedValueOnce({ ...settingsView({ sample_interval: "2s" }), pending: ["sample_interval"], pending_restarts_backends: false });
     f.api.RestartApp.mockRejectedValueOnce("handoff: the new instance did not answer within 2m0s");
     const { root } = await mount(f.api, "settings");
-    const offer = root.querySelector('.banner[data-key="restart-app"]')!;
-    expect(offer.textContent).toContain("Sample interval. Your backends keep running.");
-    click(offer.querySelector('button[data-action="restart-app"]'));
+    const bar = root.querySelector(".form-actions")!;
+    expect(bar.querySelector(".pending-note")!.textContent).toBe("Waiting for a restart: Sample interval — your backends keep running.");
+    click(bar.querySelector('button[data-action="restart-app"]'));
     await flush();
-    expect(root.querySelector('.banner[data-key="restart-app"]')!.textContent).toContain("the new instance did not answer");
+    expect(root.querySelector(".form-actions .form-status")!.textContent).toContain("the new instance did not answer");
   });
 
   describe("and the backend list (issue 23)", () => {

@@ -220,6 +220,7 @@ export function settingsView(s: AppState): HTMLElement {
     .map((n) => banner("warn", n, { key: `notice:${n}` }));
 
   const restart = pendingRestart(s);
+  const restartError = inlineError(s.errors.get("restart-app"));
   const result = st.result
     ? h(st.result.ok ? "div.save-result.ok" : "div.save-result.bad", { role: st.result.ok ? "status" : "alert" }, icon(st.result.ok ? "check" : "warning", 15), h("span", null, st.result.text))
     : null;
@@ -262,9 +263,15 @@ export function settingsView(s: AppState): HTMLElement {
         null,
         button("Save", { action: "settings-save", variant: "primary", busy: st.saving, busyLabel: "Saving…", disabled: !dirty, attrs: { type: "submit" } }),
         button("Reset to defaults", { action: "settings-reset", variant: "ghost", disabled: st.saving || atDefaults }),
-        h("div.form-status", null, result, !result && dirty ? h("span.muted.small", null, "Unsaved changes") : null),
+        h(
+          "div.form-status",
+          null,
+          restartError ?? result,
+          !result && dirty ? h("span.muted.small", null, "Unsaved changes") : null,
+          !dirty && restart ? restart.note : null,
+        ),
+        restart?.button ?? null,
       ),
-      restart,
     ),
   );
 }
@@ -277,29 +284,26 @@ function labelOf(key: string): string {
 
 /**
  * The offer to restart Hermes Desktop while saved settings wait for it (Go:
- * settings.View.pending, from what the app started with): which ones, and
- * whether the backends keep running or restart with it.
+ * settings.View.pending, against what the app started with), in the form's
+ * bar, which stays in view: which settings, and whether the backends keep
+ * running or restart with the app. null when nothing waits.
  */
-export function pendingRestart(s: AppState): HTMLElement | null {
+export function pendingRestart(s: AppState): { note: HTMLElement; button: HTMLElement } | null {
   const v = s.settings.view;
   const pending = v?.pending ?? [];
   if (!v || pending.length === 0) return null;
-  const err = inlineError(s.errors.get("restart-app"));
-  const backends = v.pending_restarts_backends
-    ? "Your backends restart with it, as they take these settings only when they start."
-    : "Your backends keep running.";
-  return banner("info", [h("strong", null, "Saved, not yet in use: "), pending.map(labelOf).join(", "), `. ${backends}`, ...(err ? [err] : [])], {
-    key: "restart-app",
-    actions: [
-      button("Restart Hermes Desktop", {
-        action: "restart-app",
-        variant: "primary",
-        size: "sm",
-        icon: "restart",
-        busy: s.busy.has("restart-app"),
-        busyLabel: "Restarting…",
-        title: "Start Hermes Desktop again with the saved settings",
-      }),
-    ],
-  });
+  const backends = v.pending_restarts_backends ? "your backends restart with it" : "your backends keep running";
+  const what = pending.map(labelOf).join(", ");
+  return {
+    note: h("div.muted.small.pending-note", null, `Waiting for a restart: ${what} — ${backends}.`),
+    button: button("Restart Hermes Desktop", {
+      action: "restart-app",
+      variant: "primary",
+      size: "sm",
+      icon: "restart",
+      busy: s.busy.has("restart-app"),
+      busyLabel: "Restarting…",
+      title: `Start Hermes Desktop again with the saved ${what}; ${backends}`,
+    }),
+  };
 }
