@@ -522,6 +522,24 @@ describe("settings", () => {
     expect(app.state.busy.has("restart-app")).toBe(true);
   });
 
+  it("says on a failed card that Try again keeps the old command once a new one is saved, and offers the restart", async () => {
+    const f = fakeApi(status([backend({ state: "failed", pid: 0, url: undefined, port: 0, last_error: "exited with status 127" })]));
+    f.api.SaveSettings.mockResolvedValueOnce({ ...settingsView({ backend_command: "hermes serve" }), pending: ["backend_command"], pending_restarts_backends: true });
+    const { app, root } = await mount(f.api);
+    expect(root.querySelector(".stale-settings")).toBeNull();
+    app.setTab("settings");
+    await flush();
+    type(root, "backend_command", "hermes serve");
+    submit(root);
+    await flush();
+    app.setTab("backends");
+    await flush();
+    expect(root.querySelector(".failure .stale-settings")!.textContent).toContain("are not used by Try again");
+    click(root.querySelector('.failure button[data-action="restart-app"]'));
+    await flush();
+    expect(f.api.RestartApp).toHaveBeenCalledTimes(1);
+  });
+
   it("says when a restart keeps the backends running, and shows why it failed", async () => {
     const f = fakeApi();
     f.api.GetSettings.mockResolvedValueOnce({ ...settingsView({ sample_interval: "2s" }), pending: ["sample_interval"], pending_restarts_backends: false });
