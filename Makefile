@@ -167,8 +167,10 @@ staticcheck-gui: $(STATICCHECK) gui-deps frontend
 	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production . ./internal/desktop
 
 # -race needs cgo; the binary the tests build for themselves is CGO-free.
+# The tray's tests need the desktop tag (and no GUI libraries).
 unit:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
+	CGO_ENABLED=1 $(GO) test -race -count=1 -tags desktop ./internal/desktop
 
 # The Windows tests under Wine (scripts/wine/test-windows.sh): every
 # package's Windows test binary, then the Windows end-to-end tests.

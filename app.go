@@ -43,16 +43,24 @@ type App struct {
 	// settings is the one writer of config.json: the Settings page's edits
 	// and the backend list of Add backend and Remove.
 	settings *settings.Store
+	// started is the settings as saved when the app started, which the
+	// launcher runs with: what was saved since applies at the next start
+	// (settings.PendingRestart).
+	started settings.Settings
 
 	// trayAvailable reports whether a tray can bring the window back, so
 	// closing the window may hide it instead of quitting.
 	trayAvailable func() bool
+	// notify shows a desktop notification (desktop.Notify); nil shows none.
+	notify func(summary, body string) error
 	// onStatus, if set, sees every status pushed to the window (the tray's
 	// status line).
 	onStatus atomic.Pointer[func(model.Status)]
 
 	ui       atomic.Pointer[windowUI]
 	quitting atomic.Bool
+	// hinting is set while, or once, hintStillRunning has told the user.
+	hinting  atomic.Bool
 	pumpStop chan struct{}
 	pumpDone chan struct{}
 	// visible is whether the window can be seen; shown pokes the pump when
@@ -73,6 +81,7 @@ func newApp(l *backend.Launcher, self string) *App {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{l: l, self: self, stateDir: l.StateDir(), settings: settings.NewStore(l.StateDir()), trayAvailable: func() bool { return false },
 		backgroundCtx: ctx, backgroundCancel: cancel, shown: make(chan struct{}, 1)}
+	a.started, _ = a.settings.Load() // as the launcher read them (internal/cli)
 	a.visible.Store(true)
 	return a
 }
@@ -283,6 +292,7 @@ func (a *App) beforeClose() bool {
 		if ui := a.ui.Load(); ui != nil {
 			(*ui).Hide()
 			_ = a.SetWindowVisible(false)
+			a.hintStillRunning()
 			return true
 		}
 	}
@@ -446,7 +456,25 @@ func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
 }
 
 func (a *App) settingsView(s settings.Settings, notice string) settings.View {
-	return settings.View{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: settings.Path(a.stateDir), Notice: notice}
+	pending, backends := settings.PendingRestart(a.started, s)
+	return settings.View{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: settings.Path(a.stateDir), Notice: notice,
+		Pending: pending, PendingRestartsBackends: backends}
+}
+
+// RestartApp restarts Hermes Desktop so that the settings saved since it
+// started apply ("Restart Hermes Desktop" on the Settings page): a handoff
+// to a new run of this executable, which reads them. The backends keep
+// running unless a pending setting is given to a backend as it starts;
+// then they restart with the app. This window closes once the new
+// instance serves, and the new one opens its own.
+func (a *App) RestartApp() error {
+	saved, notice := a.settings.Load()
+	if notice != "" {
+		return fmt.Errorf("the saved settings could not be read (%s): nothing was restarted", notice)
+	}
+	_, restartBackends := settings.PendingRestart(a.started, saved)
+	_, err := a.l.RestartSelf(context.Background(), !restartBackends)
+	return err
 }
 
 // Quit tears every backend down and closes the app.

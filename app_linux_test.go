@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,16 +13,19 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"hermes-desktop/backend"
+	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
+	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -76,6 +82,11 @@ func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *b
 	tag := testbin.Tag(t)
 	t.Setenv(testbin.TagEnv, tag) // the backend tree inherits it; the cleanup checks it
 	dir := t.TempDir()
+	// What a successor (App.RestartApp) reads, as a launch from a shell
+	// would give it.
+	t.Setenv("HERMES_DESKTOP_STATE_DIR", filepath.Join(dir, "state"))
+	t.Setenv("HERMES_HOME", filepath.Join(dir, "home"))
+	t.Setenv("HERMES_DESKTOP_CONTAINMENT", string(instance.ContainmentProcessTree))
 	l, err := backend.Open(backend.Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
 		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
@@ -232,6 +243,74 @@ func TestAppCloseButton(t *testing.T) {
 		t.Errorf("a quitting app must not be kept open")
 	}
 	_ = l
+}
+
+// notifications records the desktop notifications the App shows; fail
+// makes the next one fail, as when no notification server runs.
+type notifications struct {
+	mu    sync.Mutex // guards shown and fail
+	shown []string
+	fail  bool
+}
+
+func (n *notifications) notify(summary, body string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.fail {
+		n.fail = false
+		return errors.New("no notification server")
+	}
+	n.shown = append(n.shown, summary)
+	return nil
+}
+
+func (n *notifications) count() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.shown)
+}
+
+// TestAppCloseToTrayHintsOnce: the first close to the tray says that the
+// app still runs, once per install; a notification that could not be shown
+// is tried again at the next close.
+func TestAppCloseToTrayHintsOnce(t *testing.T) {
+	app, ui, _ := startApp(t)
+	app.trayAvailable = func() bool { return true }
+	n := &notifications{fail: true}
+	app.notify = n.notify
+	mark := filepath.Join(app.stateDir, stillRunningHinted)
+	closeAndSettle := func() {
+		t.Helper()
+		if !app.beforeClose() {
+			t.Fatal("with a tray: close should hide")
+		}
+		app.SetWindowVisible(true)
+		waitFor(t, "the hint to be tried", func() bool { return !app.hinting.Load() || n.count() > 0 })
+	}
+	closeAndSettle()
+	if n.count() != 0 {
+		t.Fatalf("a failed notification was counted")
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatalf("a failed notification was marked as shown")
+	}
+	closeAndSettle()
+	waitFor(t, "the mark", func() bool { _, err := os.Stat(mark); return err == nil })
+	closeAndSettle()
+	if got := n.count(); got != 1 {
+		t.Errorf("notifications after three closes (the first failed): got %d, want 1", got)
+	}
+	// The next run of the app on the same state dir says nothing more.
+	next := newApp(app.l, app.self)
+	next.trayAvailable = func() bool { return true }
+	next.notify = n.notify
+	next.attach(ui)
+	defer next.detach()
+	next.beforeClose()
+	next.endBackground()
+	if got := n.count(); got != 1 {
+		t.Errorf("notifications after a relaunch: got %d, want 1", got)
+	}
 }
 
 func TestAppQuitAndFocus(t *testing.T) {
@@ -470,5 +549,111 @@ func TestAppAddBackendTakesTheFlags(t *testing.T) {
 	saved, _ := settings.Load(app.stateDir)
 	if i := slices.IndexFunc(saved.Backends, func(b settings.Backend) bool { return b.Name == "web" }); i < 0 || !reflect.DeepEqual(saved.Backends[i], web) {
 		t.Errorf("config.json backends: got %+v, want web as added (a flag is never saved)", saved.Backends)
+	}
+}
+
+// TestAppRestartAppAppliesSavedSettings: "Restart Hermes Desktop" on the
+// Settings page hands over to a new run of the executable, which reads the
+// settings saved since the app started. A launcher setting keeps the
+// backend running (the same process); a setting given to a backend as it
+// starts (the grace period, in the shim's flags) restarts it with the app.
+func TestAppRestartAppAppliesSavedSettings(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		edit             settings.Settings
+		field            string
+		restartsBackends bool
+	}{
+		{"launcher setting", settings.Settings{SampleInterval: "2s"}, "sample_interval", false},
+		{"backend setting", settings.Settings{Grace: "3s"}, "grace", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			app, _, l := startApp(t)
+			t.Cleanup(func() { stopInstance(t, app.stateDir) })
+			before := waitOnlyReady(t, l)
+			v, err := app.SaveSettings(settings.Edit{Settings: c.edit, Fields: []string{c.field}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(v.Pending, []string{c.field}) || v.PendingRestartsBackends != c.restartsBackends {
+				t.Fatalf("pending after saving %s: got %q (backends restart: %v), want [%s] (%v)", c.field, v.Pending, v.PendingRestartsBackends, c.field, c.restartsBackends)
+			}
+			if err := app.RestartApp(); err != nil {
+				t.Fatalf("RestartApp: %v", err)
+			}
+			select {
+			case <-l.HandedOff():
+			default:
+				t.Fatal("RestartApp returned, but this instance was not handed over")
+			}
+			var after model.BackendStatus
+			waitFor(t, "the new instance's ready backend", func() bool {
+				st, ok := instanceStatus(t, app.stateDir)
+				if !ok || st.Instance.PID == os.Getpid() || len(st.Backends) != 1 || st.Backends[0].State != model.StateReady {
+					return false
+				}
+				after = st.Backends[0]
+				return true
+			})
+			if restarted := after.PID != before.PID; restarted != c.restartsBackends {
+				t.Errorf("backend pid %d -> %d: restarted %v, want %v", before.PID, after.PID, restarted, c.restartsBackends)
+			}
+			if c.restartsBackends {
+				argv, err := proc.Cmdline(after.ShimPID)
+				if err != nil || !slices.Contains(argv, "--grace=3s") {
+					t.Errorf("the new shim's flags: got %q (%v), want the saved --grace=3s", argv, err)
+				}
+			}
+		})
+	}
+}
+
+func waitOnlyReady(t *testing.T, l *backend.Launcher) model.BackendStatus {
+	t.Helper()
+	var b model.BackendStatus
+	waitFor(t, "a ready backend", func() bool {
+		st := l.Status()
+		if len(st.Backends) != 1 || st.Backends[0].State != model.StateReady {
+			return false
+		}
+		b = st.Backends[0]
+		return true
+	})
+	return b
+}
+
+// instanceStatus asks whichever instance serves the state dir, over its
+// control socket, as `hermes-desktop status` does.
+func instanceStatus(t *testing.T, dir string) (model.Status, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // also at cleanup, where t.Context() has ended
+	defer cancel()
+	res, err := control.Call(ctx, dir, control.Request{Op: control.OpStatus})
+	var st model.Status
+	if err != nil || json.Unmarshal(res, &st) != nil {
+		return model.Status{}, false
+	}
+	return st, true
+}
+
+// stopInstance stops the instance serving the state dir (a successor the
+// test's handoff started), if any, and waits until it is gone.
+func stopInstance(t *testing.T, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, ok := instanceStatus(t, dir)
+	if !ok || st.Instance.PID == os.Getpid() {
+		return
+	}
+	if _, err := control.Call(ctx, dir, control.Request{Op: control.OpStop}); err != nil {
+		t.Errorf("stop the new instance: %v", err)
+	}
+	for syscall.Kill(st.Instance.PID, 0) == nil {
+		if ctx.Err() != nil {
+			t.Errorf("the new instance (pid %d) did not stop", st.Instance.PID)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -46,3 +46,5 @@ require (
 	golang.org/x/net v0.25.0 // indirect
 	golang.org/x/text v0.15.0 // indirect
 )
+
+replace fyne.io/systray => ./third_party/systray

@@ -27,8 +27,12 @@ import (
 //go:embed all:frontend/dist
 var assets embed.FS
 
-//go:embed build/appicon.png
-var appIcon []byte
+// windowIcon is the window's icon on Linux (_NET_WM_ICON): 256 px, as
+// GDK drops an icon as big as build/appicon.png (1024 px) without a word,
+// which left the window with none.
+//
+//go:embed build/windowicon.png
+var windowIcon []byte
 
 // The tray's icons, per platform (see desktop.Icons).
 var (
@@ -62,6 +66,7 @@ func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
 	}
 	app := newApp(l, cfg.Self)
 	app.trayAvailable = desktop.TrayAvailable
+	app.notify = desktop.Notify
 	l.Start()
 	// A stop over the control socket (or from a second process) closes the
 	// window like Quit does. This goroutine ends with the launcher: one of
@@ -125,7 +130,7 @@ func runWindow(app *App) (err error) {
 		Menu:             desktop.AppMenu(menuActions{app}),
 		Linux: &linux.Options{
 			ProgramName: "hermes-desktop",
-			Icon:        appIcon,
+			Icon:        windowIcon,
 			// Never is the only policy that renders on every machine we
 			// tried, GPU or not; the UI does not need acceleration.
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,

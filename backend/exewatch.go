@@ -76,3 +76,23 @@ func (l *Launcher) RestartToApply(ctx context.Context) (*handoffwire.Result, err
 	}
 	return res, err
 }
+
+// RestartSelf hands this instance over to a new run of its own executable,
+// which reads the settings saved since this one started. With keepBackends
+// the backends keep running (an adopt handoff, where the platform has one);
+// without, they are stopped first and the new instance starts them anew, as
+// a setting given to a backend as it starts (its grace period, its command)
+// needs. Once the new instance serves, this one is handed over (HandedOff
+// closes).
+func (l *Launcher) RestartSelf(ctx context.Context, keepBackends bool) (*handoffwire.Result, error) {
+	mode := handoffwire.ModeRestart
+	if keepBackends {
+		mode = updateHandoffMode() // adopt where the platform can hand backends over
+	}
+	res, err := l.Handoff(ctx, handoffwire.Args{To: l.cfg.Self, Mode: mode, TimeoutNS: int64(2 * time.Minute)})
+	var committed errCommitted
+	if err == nil || errors.As(err, &committed) {
+		l.finishHandoff()
+	}
+	return res, err
+}

@@ -65,6 +65,10 @@ type Supervisor struct {
 	ext *instance.External
 	// clock paces the samples; it runs only while there is an instance.
 	clock *leakguard.Clock
+	// shownTree is the last tree sample the window was told of: a sample
+	// is compared with it, not with the previous one, so that memory
+	// growing by small steps is still shown once it grew by a tenth.
+	shownTree *leakguard.TreeSample
 }
 
 type restartPolicy struct {
@@ -442,16 +446,24 @@ func (s *Supervisor) sample(ctx context.Context) {
 
 // publishTree keeps the sample in the status, and tells the window only
 // when something a person would notice changed: the processes, the
-// warnings, or the memory by more than a tenth. At rest, nothing is sent.
+// warnings, or the memory by more than a tenth. At rest, nothing is sent:
+// the status (and `status --json`) still has each sample, its SampledAt
+// saying when the tree was last checked and its ChangedAt since when it
+// looks the same, so the page can say "unchanged since" honestly.
 func (s *Supervisor) publishTree(ts *leakguard.TreeSample) {
 	s.mu.Lock()
-	prev := s.st.Tree
-	changed := treeChanged(prev, ts)
+	if s.st.Tree == nil {
+		s.shownTree = nil // the window was told there is no tree
+	}
+	changed := treeChanged(s.shownTree, ts)
+	ts.ChangedAt = ts.SampledAt
 	if !changed {
+		ts.ChangedAt = s.shownTree.ChangedAt
 		s.st.Tree = ts
 	}
 	s.mu.Unlock()
 	if changed {
+		s.shownTree = ts
 		s.update(s.Status().State, func(st *model.BackendStatus) { st.Tree = ts })
 	}
 }

@@ -374,6 +374,39 @@ func TestSupervisorSamplesTree(t *testing.T) {
 	}
 }
 
+// A tree that stays the same is still checked at every sample: the status
+// says when (SampledAt) and since when it looks the same (ChangedAt), and
+// the window is not told again (it would wake for nothing).
+func TestSupervisorUnchangedTreeIsCheckedQuietly(t *testing.T) {
+	port := healthServer(t, healthy)
+	h := newSupervisorHarness(t, supOptions{
+		script: fmt.Sprintf(scriptReadyLine, port), autostart: true, sample: leakguard.MinSampleInterval,
+	})
+	h.rec.waitFor(t, "a tree sample", func(ns []notice) bool {
+		return slices.ContainsFunc(ns, func(n notice) bool { return n.tree })
+	})
+	first := h.sup.Status().Tree
+	told := h.rec.count()
+	if !first.ChangedAt.Equal(first.SampledAt) {
+		t.Errorf("first sample: got changed_at %v, want its sampled_at %v", first.ChangedAt, first.SampledAt)
+	}
+	var later *leakguard.TreeSample
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(10 * time.Millisecond) {
+		if later = h.sup.Status().Tree; later != nil && later.SampledAt.After(first.SampledAt) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no later sample than %v", first.SampledAt)
+		}
+	}
+	if !later.ChangedAt.Equal(first.SampledAt) {
+		t.Errorf("unchanged tree: got changed_at %v, want the first sample's %v", later.ChangedAt, first.SampledAt)
+	}
+	if got := h.rec.count(); got != told {
+		t.Errorf("notifications after an unchanged sample: got %d, want %d", got, told)
+	}
+}
+
 // The sampling clock (a timerfd on Linux) runs while there is a backend to
 // sample and only then: a stopped backend costs no wakeups at all.
 func TestSupervisorSamplesOnlyWhileRunning(t *testing.T) {

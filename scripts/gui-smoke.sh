@@ -3,13 +3,14 @@
 # session (both die with the test). Each scenario starts the app with no
 # arguments, as a double click would, with its own state dir, and checks
 # that every process it started is gone at the end:
-#   1. ready + screenshot, a second launch exits 0 without spawning, `stop`
+#   1. ready + screenshot, the window has its icon, a second launch exits 0
+#      without spawning, `stop`
 #   2. SIGTERM quits (Wails would otherwise route it through OnBeforeClose)
 #   3. the close button quits when there is no tray to come back from
-#   4. with a tray host: close hides the window, a second launch shows it
-#      again, the tray's Open Hermes starts the opener without the switch
-#      the app sets for its own WebKit (whose web process has it), and the
-#      tray's Quit item quits
+#   4. with a tray host: close hides the window and says so in a desktop
+#      notification, a second launch shows it again, the tray's Open Hermes
+#      starts the opener without the switch the app sets for its own WebKit
+#      (whose web process has it), and the tray's Quit item quits
 #
 # usage: scripts/gui-smoke.sh BINARY ARTIFACT_DIR
 set -euo pipefail
@@ -105,6 +106,10 @@ window_visible || fail "main: no visible window"
 from_core "$backend_pid"
 from_core "$(ps -o ppid= -p "$backend_pid" | tr -d ' ')"
 import -window root "$out/gui.png"
+# The window has its icon: _NET_WM_ICON starts with the width and height.
+wid=$(xdotool search --onlyvisible --name '^Hermes Desktop$' | head -1)
+icon=$(xprop -id "$wid" -f _NET_WM_ICON 32c _NET_WM_ICON | cut -c1-40)
+[[ $icon =~ ^_NET_WM_ICON\(CARDINAL\)\ =\ [1-9][0-9]*,\ [1-9] ]] || fail "main: the window has no icon: $icon"
 cp "$work/status.json" "$out/gui-status.json"
 "$bin" >"$work/second.out" 2>&1 || fail "main: the second launch exited non-zero"
 grep -q "already running" "$work/second.out" || fail "main: the second launch did not say so"
@@ -140,6 +145,10 @@ tr '\0' '\n' <"/proc/$webkit/environ" | grep -qx 'WEBKIT_DISABLE_MEMORY_PRESSURE
 python3 "$repo/scripts/wm-close.py" 'Hermes Desktop' || fail "tray: no window to close"
 sleep 1
 window_visible && fail "tray: the window did not hide"
+# The first close to the tray says, in a desktop notification, that the
+# app still runs.
+grep -q "notification from Hermes Desktop: Hermes Desktop is still running" "$work/watcher.out" ||
+	fail "tray: no notification that the app still runs: $(cat "$work/watcher.out")"
 kill -0 "$app" 2>/dev/null || fail "tray: closing the window quit the app"
 "$bin" status --json | grep -q "\"pid\":$backend_pid," || fail "tray: the backend did not survive hiding the window"
 "$bin" >/dev/null 2>&1 || fail "tray: the second launch exited non-zero"

@@ -15,6 +15,7 @@ pkgs=(
 	fonts-dejavu-core            # some font, so pages render text
 	imagemagick                  # `import -window root` for the smoke test screenshot
 	xdotool                      # the smoke test finds and closes the window by name
+	x11-utils                    # xprop: the smoke test reads the window's icon
 	libglib2.0-bin               # gdbus: the smoke test drives the tray menu over D-Bus
 )
 

@@ -49,7 +49,12 @@ type TreeWarning struct {
 
 // TreeSample is one look at a backend and all its descendants.
 type TreeSample struct {
+	// SampledAt is when the tree was looked at.
 	SampledAt time.Time `json:"sampled_at"`
+	// ChangedAt is when the tree last looked different to a person (the
+	// processes, the warnings, or the memory by more than a tenth): the
+	// supervisor tells the window only then. Zero until it publishes it.
+	ChangedAt time.Time `json:"changed_at"`
 	// Count, RSSBytes and FDs are totals over Processes (the backend
 	// included).
 	Count    int   `json:"count"`

@@ -112,6 +112,12 @@ type View struct {
 	Defaults Settings `json:"defaults"`
 	Path     string   `json:"path"`
 	Notice   string   `json:"notice,omitempty"`
+	// Pending names the saved settings (their JSON keys) the running app
+	// does not use yet: they apply when it restarts (PendingRestart).
+	Pending []string `json:"pending"`
+	// PendingRestartsBackends says that one of them applies to a backend
+	// only as it starts, so restarting the app restarts the backends too.
+	PendingRestartsBackends bool `json:"pending_restarts_backends"`
 }
 
 // Validate checks every field and says which one is wrong.

@@ -6,6 +6,7 @@ import type {
   HermesAPI,
   LogLine,
   ReapReport,
+  SettingsView,
   Status,
   TreeSample,
   Unsubscribe,
@@ -36,6 +37,7 @@ interface WailsApp {
   Quit(): Promise<void>;
   SetWindowVisible(visible: boolean): Promise<void>;
   RestartToApply(): Promise<void>;
+  RestartApp(): Promise<void>;
   CheckForUpdate(): Promise<Wire.UpdateCheck>;
   ApplyUpdate(): Promise<void>;
   SkipVersion(version: string): Promise<void>;
@@ -101,6 +103,10 @@ function normalizeTree(t: Wire.TreeSample): TreeSample {
   };
 }
 
+export function normalizeSettingsView(v: Wire.SettingsView): SettingsView {
+  return { ...v, pending: v.pending ?? [] };
+}
+
 export function normalizeReport(r: Wire.ReapReport): ReapReport {
   return {
     ...r,
@@ -141,13 +147,14 @@ export function createWailsApi(w: Window = window): HermesAPI {
     OpenLogFolder: () => app().OpenLogFolder(),
     ScanOrphans: async () => normalizeReport(await app().ScanOrphans()),
     ReapOrphans: async (pids) => normalizeReport(await app().ReapOrphans(pids)),
-    GetSettings: () => app().GetSettings(),
+    GetSettings: async () => normalizeSettingsView(await app().GetSettings()),
     // Only the named fields' values travel; Go reads the others as zero and
     // ignores them (settings.Edit), so the partial object is the wire shape.
-    SaveSettings: (e) => app().SaveSettings(e as Wire.SettingsEdit),
+    SaveSettings: async (e) => normalizeSettingsView(await app().SaveSettings(e as Wire.SettingsEdit)),
     Quit: () => app().Quit(),
     SetWindowVisible: (visible) => app().SetWindowVisible(visible),
     RestartToApply: () => app().RestartToApply(),
+    RestartApp: () => app().RestartApp(),
     CheckForUpdate: () => app().CheckForUpdate(),
     ApplyUpdate: () => app().ApplyUpdate(),
     SkipVersion: (version) => app().SkipVersion(version),

@@ -318,6 +318,9 @@ export class App {
       this.state.logFollow = true;
       this.state.logUnseen = 0;
     }
+    // The window is sent a tree only when it changed: opening the page
+    // reads when it was last checked.
+    if (tab === "tree") void this.refresh();
     if (tab === "settings" && (this.state.settings.load === "idle" || this.state.settings.load === "error")) {
       void this.loadSettings();
     } else if (tab === "settings") {
@@ -362,6 +365,15 @@ export class App {
   async restartToApply(): Promise<void> {
     if (await this.run("restart-to-apply", "restart-to-apply", () => this.api.RestartToApply())) {
       this.state.busy.add("restart-to-apply");
+      this.update();
+    }
+  }
+
+  /** Restarts the app for the pending settings. Once that worked the
+   *  button stays busy: this window is about to close. */
+  async restartApp(): Promise<void> {
+    if (await this.run("restart-app", "restart-app", () => this.api.RestartApp())) {
+      this.state.busy.add("restart-app");
       this.update();
     }
   }
@@ -423,6 +435,9 @@ export class App {
         break;
       case "restart-to-apply":
         void this.restartToApply();
+        break;
+      case "restart-app":
+        void this.restartApp();
         break;
       case "restart-all":
         void this.run("restart:", "backend:", () => this.api.Restart(""));
@@ -609,7 +624,7 @@ export class App {
           content = backendsView(s, now);
           break;
         case "tree":
-          content = treeView(s);
+          content = treeView(s, now);
           break;
         case "logs":
           visible = visibleLogLines(s);

@@ -7,7 +7,7 @@
 // single timer for then.
 
 import { h } from "./dom";
-import { clockTimeChangesIn, durationChangesIn, formatClockTime, formatDuration } from "./format";
+import { ageChangesIn, clockTimeChangesIn, durationChangesIn, formatAge, formatClockTime, formatDuration } from "./format";
 
 /**
  * An element showing prefix + the time since `since` (ms since the epoch).
@@ -16,6 +16,17 @@ import { clockTimeChangesIn, durationChangesIn, formatClockTime, formatDuration 
  */
 export function runningTime(tag: string, prefix: string, since: number, now: number): HTMLElement {
   return h(tag, { class: "clock", "data-since": String(since), "data-prefix": prefix || null }, prefix + formatDuration(now - since));
+}
+
+/**
+ * An element showing the age of what started at since (ms since the
+ * epoch) in its largest unit ("45s", "3m", "2h"): a process's age in the
+ * Process tree, measured against now rather than the tree's last sample,
+ * which the page is not sent again while the tree stays the same. Past its
+ * first minute it changes once a minute, then once an hour.
+ */
+export function runningAge(tag: string, since: number, now: number): HTMLElement {
+  return h(tag, { class: "clock", "data-since": String(since), "data-format": "age" }, formatAge(now - since));
 }
 
 /**
@@ -47,9 +58,10 @@ export function syncClocks(root: ParentNode, now: number): number {
   };
   for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-since]"))) {
     const since = Number(el.dataset.since);
-    const text = (el.dataset.prefix ?? "") + formatDuration(now - since);
+    const age = el.dataset.format === "age";
+    const text = (el.dataset.prefix ?? "") + (age ? formatAge : formatDuration)(now - since);
     if (el.textContent !== text) setText(el, text);
-    soonest(durationChangesIn(now - since));
+    soonest((age ? ageChangesIn : durationChangesIn)(now - since));
   }
   for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-at]"))) {
     const at = Number(el.dataset.at);

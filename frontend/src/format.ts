@@ -88,6 +88,18 @@ export function formatAge(ms: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
+/**
+ * How long until formatAge(ms) reads differently as ms grows: each second
+ * in the first minute, then each minute, hour, day. NaN when ms is not a
+ * number.
+ */
+export function ageChangesIn(ms: number): number {
+  if (!Number.isFinite(ms)) return NaN;
+  if (ms < 0) return SECOND - ms; // "0s" until a second has passed
+  const step = ms < MINUTE ? SECOND : ms < HOUR ? MINUTE : ms < DAY ? HOUR : DAY;
+  return step - (ms % step);
+}
+
 /** What a backend's running time counts from, and the words before it. */
 export interface Uptime {
   /** "up " or "starting for ". */

@@ -85,6 +85,14 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   const history: LogLine[] = [];
   // The preview's updates come from a feed, as a real app's would.
   let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true, update_feed: "https://updates.example.com/hermes-desktop/stable.json" };
+  // Like Go (settings.PendingRestart): what was saved since the app started
+  // and waits for a restart; some of it restarts the backends too.
+  let started: Settings = { ...settings };
+  const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit"] as const;
+  const pendingOf = (s: Settings) => {
+    const pending: string[] = RESTART_KEYS.filter((k) => (k !== "backend_command" || !s.backends?.length) && JSON.stringify(started[k] ?? null) !== JSON.stringify(s[k] ?? null));
+    return { pending, pending_restarts_backends: pending.some((k) => k === "backend_command" || k === "grace" || k === "nofile_soft_limit") };
+  };
   let lastReap: ReapReport | null = null;
   /** The running list as settings, as Go's Launcher.BackendSettings says it. */
   // Like Go (runspec.Spec.Setting): each added backend is saved as it was configured.
@@ -215,6 +223,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     const fds = processes.reduce((n, x) => n + x.fds, 0);
     return {
       sampled_at: iso(now),
+      changed_at: iso(now - 40_000),
       count: processes.length,
       rss_bytes: rss,
       fds,
@@ -476,6 +485,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
         defaults: DEFAULTS,
         path: `${HOME}/.config/hermes-desktop/config.json`,
         notice: scenario === "failed" ? "config.json was invalid and was set aside as config.json.corrupt; defaults are in use" : undefined,
+        ...pendingOf(settings),
       });
     },
     async SaveSettings(edit) {
@@ -498,11 +508,19 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       // Like Go, the update settings apply at once (the preview's feed stays simulated).
       Object.assign(instance.update!, { feed: feed || undefined, automatic: !!s.update_automatically });
       emitStatus();
-      return clone({ settings, defaults: DEFAULTS, path: `${HOME}/.config/hermes-desktop/config.json` });
+      return clone({ settings, defaults: DEFAULTS, path: `${HOME}/.config/hermes-desktop/config.json`, ...pendingOf(settings) });
     },
     async Quit() {
       await delay(400);
       throw "Quit is not available in the browser preview";
+    },
+    async RestartApp() {
+      await delay(900);
+      // In Wails this window closes and the new instance opens its own; here
+      // the new instance simply takes over the status.
+      started = { ...settings };
+      instance = { ...instance, pid: instance.pid + 17, started_at: iso(Date.now()) };
+      emitStatus();
     },
     async RestartToApply() {
       await delay(900);

@@ -87,6 +87,11 @@ export interface HermesAPI extends UpdateAPI {
    *  (status.instance.restart_to_apply); the backends keep running. On
    *  success this window closes and the new version opens its own. */
   RestartToApply(): Promise<void>;
+  /** Restarts Hermes Desktop so that the saved settings apply (Settings'
+   *  pending ones): the backends keep running unless one of those settings
+   *  needs them to restart. On success this window closes and the new
+   *  instance opens its own. */
+  RestartApp(): Promise<void>;
 
   onStatus(cb: (s: Status) => void): Unsubscribe;
   onLogs(cb: (lines: LogLine[]) => void): Unsubscribe;

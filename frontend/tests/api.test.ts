@@ -23,6 +23,7 @@ function fakeWindow() {
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async () => {}),
     RestartToApply: vi.fn(async () => Promise.reject("the new executable did not start")),
+    RestartApp: vi.fn(async () => {}),
     CheckForUpdate: vi.fn(async () => ({ current: "1.0.0", latest: "1.1.0", available: true, notes: "", reason: "" })),
     ApplyUpdate: vi.fn(async () => {}),
     SkipVersion: vi.fn(async () => {}),
@@ -122,7 +123,7 @@ describe("createWailsApi", () => {
   it("normalizes a tree sample's null lists", () => {
     const s = normalizeStatus({
       ...status(),
-      backends: [{ ...status().backends[0], command: null, tree: { sampled_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: null, duplicates: null, warnings: null } }],
+      backends: [{ ...status().backends[0], command: null, tree: { sampled_at: "", changed_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: null, duplicates: null, warnings: null } }],
     });
     expect(s.backends[0].command).toEqual([]);
     expect(s.backends[0].tree!.processes).toEqual([]);
@@ -135,7 +136,7 @@ describe("createWailsApi", () => {
       ...status(),
       backends: [{
         ...status().backends[0],
-        tree: { sampled_at: "", count: 1, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: [proc], duplicates: [{ argv: null, count: 2, pids: null }], warnings: [] },
+        tree: { sampled_at: "", changed_at: "", count: 1, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: [proc], duplicates: [{ argv: null, count: 2, pids: null }], warnings: [] },
       }],
       last_reap: { started_at: "", dry_run: false, scanned: 1, elapsed_ms: 1, decisions: [{ pid: 9, action: "spared", reason: "owned", detail: "", cmdline: null }] },
     });

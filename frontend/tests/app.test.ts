@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { App } from "../src/app";
+import { formatClock } from "../src/format";
 import type { Tab } from "../src/state";
 import type { ReapReason, Status } from "../src/types";
 import { backend, deferred, fakeApi, flush, line, mounter, NOW, report, settingsView, status } from "./fixtures";
@@ -172,6 +173,7 @@ describe("backend cards", () => {
   it("flags tree warnings with a chip that opens the Process tree", async () => {
     const tree = {
       sampled_at: "2024-05-01T10:03:10Z",
+      changed_at: "2024-05-01T10:03:10Z",
       count: 1,
       rss_bytes: 1024,
       fds: 250,
@@ -209,6 +211,7 @@ describe("process tree", () => {
   it("renders the indented tree, totals and duplicates", async () => {
     const tree = {
       sampled_at: "2024-05-01T10:03:10Z",
+      changed_at: "2024-05-01T10:01:10Z",
       count: 4,
       rss_bytes: 40 * 1024 * 1024,
       fds: 212,
@@ -228,16 +231,47 @@ describe("process tree", () => {
     expect(rows[1].classList.contains("is-dup")).toBe(true);
     expect(rows[3].classList.contains("is-orphan")).toBe(true);
     expect((rows[1].querySelector(".tree-cell") as HTMLElement).style.getPropertyValue("--depth")).toBe("1");
-    expect(rows[0].textContent).toContain("3m"); // age at sample time
+    expect(rows[0].textContent).toContain("3m"); // started 10:00:00, now 10:03:14
     expect(root.querySelector(".totals")!.textContent).toContain("212 / 4096");
     expect(root.querySelector(".totals")!.textContent).toContain("40.0 MB");
     expect(root.querySelector(".dups")!.textContent).toContain("2× mimir --db x");
     expect(root.querySelector(".banner-error")!.textContent).toContain("Open files are close to the limit");
   });
 
+  it("says since when the tree is unchanged and when it was last checked, reading it again when the page opens", async () => {
+    const tree = {
+      sampled_at: "2024-05-01T10:03:10Z",
+      changed_at: "2024-05-01T10:01:10Z",
+      count: 1,
+      rss_bytes: 1024,
+      fds: 3,
+      nofile_soft: 0,
+      processes: [{ pid: 4100, ppid: 4099, argv: ["hermes", "serve"], rss_bytes: 1024, fds: 3, started: "2024-05-01T10:00:00Z" }],
+      duplicates: [],
+      warnings: [],
+    };
+    const f = fakeApi(status([backend({ pid: 4100, tree })]));
+    const { app, root } = await mount(f.api);
+    const calls = f.api.Status.mock.calls.length;
+    // The engine checked again since the window was last sent the tree.
+    f.api.Status.mockResolvedValue(status([backend({ pid: 4100, tree: { ...tree, sampled_at: "2024-05-01T10:03:14Z" } })]));
+    app.setTab("tree");
+    await flush();
+    expect(f.api.Status.mock.calls.length).toBe(calls + 1);
+    const clock = (iso: string) => formatClock(iso);
+    expect(root.querySelector(".tree-checked")!.textContent).toBe(
+      `Unchanged since ${clock("2024-05-01T10:01:10Z")}, checked ${clock("2024-05-01T10:03:14Z")}`,
+    );
+    expect(root.textContent).not.toContain("refreshed every few seconds");
+    f.emitStatus(status([backend({ pid: 4100, tree: { ...tree, changed_at: tree.sampled_at } })]));
+    await flush();
+    expect(root.querySelector(".tree-checked")!.textContent).toBe(`Checked ${clock("2024-05-01T10:03:10Z")}`);
+  });
+
   it("puts the most urgent warning first, with a heading, and marks files near the limit", async () => {
     const tree = {
       sampled_at: "2024-05-01T10:03:10Z",
+      changed_at: "2024-05-01T10:03:10Z",
       count: 2,
       rss_bytes: 2048,
       fds: 260,
@@ -270,7 +304,7 @@ describe("process tree", () => {
     const { root } = await mount(fakeApi(status([backend({ state: "stopped", pid: 0 })])).api, "tree");
     expect(root.textContent).toContain("No backend running");
     const f2 = await mount(
-      fakeApi(status([backend({ tree: { sampled_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: [], duplicates: [], warnings: [] } })])).api,
+      fakeApi(status([backend({ tree: { sampled_at: "", changed_at: "", count: 0, rss_bytes: 0, fds: 0, nofile_soft: 0, processes: [], duplicates: [], warnings: [] } })])).api,
       "tree",
     );
     expect(f2.root.textContent).toContain("No child processes");
@@ -463,6 +497,59 @@ describe("settings", () => {
     // Only the edit: Go lays it over what is saved now.
     expect(f.api.SaveSettings).toHaveBeenCalledWith({ settings: { grace: "7s" }, fields: ["grace"] });
     expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart Hermes Desktop to apply; backends you add from now on use it at once");
+  });
+
+  it("offers to restart Hermes Desktop for the saved settings waiting for it, saying whether the backends restart", async () => {
+    const f = fakeApi();
+    f.api.SaveSettings.mockResolvedValueOnce({ ...settingsView({ grace: "7s" }), pending: ["grace", "sample_interval"], pending_restarts_backends: true });
+    const { app, root } = await mount(f.api, "settings");
+    const bar = () => root.querySelector(".form-actions")!;
+    const restart = () => bar().querySelector('button[data-action="restart-app"]');
+    expect(restart()).toBeNull();
+    type(root, "grace", "7s");
+    submit(root);
+    await flush();
+    expect(bar().querySelector(".pending-note")!.textContent).toBe("Waiting for a restart: Stop grace period, Sample interval — your backends restart with it.");
+    const d = deferred<void>();
+    f.api.RestartApp.mockReturnValueOnce(d.promise);
+    click(restart());
+    await flush();
+    expect(f.api.RestartApp).toHaveBeenCalledTimes(1);
+    expect(restart()!.textContent).toContain("Restarting…");
+    d.resolve();
+    await flush();
+    // The window is about to close: the button stays busy.
+    expect(app.state.busy.has("restart-app")).toBe(true);
+  });
+
+  it("says on a failed card that Try again keeps the old command once a new one is saved, and offers the restart", async () => {
+    const f = fakeApi(status([backend({ state: "failed", pid: 0, url: undefined, port: 0, last_error: "exited with status 127" })]));
+    f.api.SaveSettings.mockResolvedValueOnce({ ...settingsView({ backend_command: "hermes serve" }), pending: ["backend_command"], pending_restarts_backends: true });
+    const { app, root } = await mount(f.api);
+    expect(root.querySelector(".stale-settings")).toBeNull();
+    app.setTab("settings");
+    await flush();
+    type(root, "backend_command", "hermes serve");
+    submit(root);
+    await flush();
+    app.setTab("backends");
+    await flush();
+    expect(root.querySelector(".failure .stale-settings")!.textContent).toContain("are not used by Try again");
+    click(root.querySelector('.failure button[data-action="restart-app"]'));
+    await flush();
+    expect(f.api.RestartApp).toHaveBeenCalledTimes(1);
+  });
+
+  it("says when a restart keeps the backends running, and shows why it failed", async () => {
+    const f = fakeApi();
+    f.api.GetSettings.mockResolvedValueOnce({ ...settingsView({ sample_interval: "2s" }), pending: ["sample_interval"], pending_restarts_backends: false });
+    f.api.RestartApp.mockRejectedValueOnce("handoff: the new instance did not answer within 2m0s");
+    const { root } = await mount(f.api, "settings");
+    const bar = root.querySelector(".form-actions")!;
+    expect(bar.querySelector(".pending-note")!.textContent).toBe("Waiting for a restart: Sample interval — your backends keep running.");
+    click(bar.querySelector('button[data-action="restart-app"]'));
+    await flush();
+    expect(root.querySelector(".form-actions .form-status")!.textContent).toContain("the new instance did not answer");
   });
 
   describe("and the backend list (issue 23)", () => {
@@ -796,6 +883,7 @@ describe("restart to apply", () => {
   it("shows a banner above every tab once Go says the app was updated", async () => {
     const f = fakeApi();
     const { root, app } = await mount(f.api);
+    f.api.Status.mockResolvedValue(updated()); // what the Process tree tab reads again
     f.emitStatus(updated());
     const b = restartBanner(root)!;
     expect(b).not.toBeNull();

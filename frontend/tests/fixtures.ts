@@ -77,7 +77,7 @@ export const defaults: Settings = {
 };
 
 export function settingsView(over: Partial<Settings> = {}, notice?: string): SettingsView {
-  return { settings: { ...defaults, ...over }, defaults, path: "/home/u/.config/hermes-desktop/config.json", notice };
+  return { settings: { ...defaults, ...over }, defaults, path: "/home/u/.config/hermes-desktop/config.json", notice, pending: [], pending_restarts_backends: false };
 }
 
 export interface Deferred<T> {
@@ -140,6 +140,7 @@ export function fakeApi(st: Status = status()) {
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async (_visible: boolean) => {}),
     RestartToApply: vi.fn(async () => {}),
+    RestartApp: vi.fn(async () => {}),
     CheckForUpdate: vi.fn(async () => ({ current: "1.2.3", latest: "1.3.0", available: true, notes: "", reason: "" })),
     ApplyUpdate: vi.fn(async () => {}),
     SkipVersion: vi.fn(async (_version: string) => {}),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  ageChangesIn,
   errorMessage,
   formatAge,
   formatBytes,
@@ -74,6 +75,22 @@ describe("formatDuration", () => {
   it("reads negative and invalid spans as 0s", () => {
     expect(formatDuration(-5000)).toBe("0s");
     expect(formatDuration(NaN)).toBe("0s");
+  });
+});
+
+describe("ageChangesIn", () => {
+  it.each([
+    [0, 1_000],
+    [59_500, 500],
+    [60_000, 60_000],
+    [3_599_999, 1],
+    [3_600_000, 3_600_000],
+    [86_400_000 + 5, 86_400_000 - 5],
+  ])("%i ms -> next change in %i ms", (ms, want) => {
+    const wait = ageChangesIn(ms);
+    expect(wait).toBe(want);
+    expect(formatAge(ms + wait - 1)).toBe(formatAge(ms));
+    expect(formatAge(ms + wait)).not.toBe(formatAge(ms));
   });
 });
 

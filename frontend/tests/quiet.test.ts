@@ -67,7 +67,7 @@ describe("motion at rest", () => {
 // ---- timers ------------------------------------------------------------------
 
 /** Mounts with the running-time timer on, under fake timers and clock. */
-async function mountTimed(api: HermesAPI, initialTab: "backends" | "logs" = "backends") {
+async function mountTimed(api: HermesAPI, initialTab: "backends" | "logs" | "tree" = "backends") {
   vi.useFakeTimers();
   vi.setSystemTime(NOW);
   const root = document.createElement("div");
@@ -111,6 +111,37 @@ const ago = (ms: number) => new Date(NOW - ms).toISOString();
 const uptime = (root: HTMLElement) => root.querySelector(".backend .uptime")!;
 const started = (root: HTMLElement) => root.querySelector(".sidebar .started")!;
 const clockOf = (iso: string) => formatClockTime(Date.parse(iso), NOW);
+
+describe("process ages", () => {
+  it("count from now, not from the tree's last sample, and tick in place with no render and no status", async () => {
+    // The window is sent a tree only when it changes: this sample is 50 s
+    // old, and the process started 10 s before it.
+    const tree = {
+      sampled_at: ago(50_000),
+      changed_at: ago(50_000),
+      count: 1,
+      rss_bytes: 1024,
+      fds: 3,
+      nofile_soft: 0,
+      processes: [{ pid: 4100, ppid: 4099, argv: ["hermes", "serve"], rss_bytes: 1024, fds: 3, started: ago(60_000) }],
+      duplicates: [],
+      warnings: [],
+    };
+    const f = fakeApi(status([backend({ pid: 4100, tree })]));
+    const { root, render } = await mountTimed(f.api, "tree");
+    const age = () => root.querySelector(".proc-table .age")!;
+    expect(age().textContent).toBe("1m");
+    const calls = f.api.Status.mock.calls.length;
+    const mo = watch(root);
+
+    vi.advanceTimersByTime(60_000);
+
+    expect(age().textContent).toBe("2m");
+    expect(render).not.toHaveBeenCalled();
+    expect(f.api.Status.mock.calls.length).toBe(calls);
+    expect(mo.takeRecords().map((r) => (r.target.parentElement as HTMLElement).className)).toEqual(["age clock"]);
+  });
+});
 
 describe("running times", () => {
   it("update in place each second in the first minute, and nothing else moves", async () => {

@@ -3,6 +3,7 @@
 package desktop
 
 import (
+	"slices"
 	"sync"
 
 	"fyne.io/systray"
@@ -12,30 +13,28 @@ import (
 )
 
 // Tray is the system tray icon and menu. Its click loops are the goroutines
-// it owns (one for the fixed items, one per backend item); Stop ends them
-// and removes the icon.
+// it owns, one per item; each ends when its item is removed (its click
+// channel closes) or at Stop, which also removes the icon.
 type Tray struct {
 	actions Actions
 	end     func()
 	quit    chan struct{}
 	loops   sync.WaitGroup
 
-	mu       sync.Mutex // guards everything below
-	status   *systray.MenuItem
-	restart  *systray.MenuItem // "Restart backend": the one backend
-	restarts *systray.MenuItem // "Restart…": a submenu when there are several
-	each     map[string]*systray.MenuItem
-	update   *systray.MenuItem // "Restart to update": shown when an update is ready
-	line     string            // the latest status line, for an item built later
-	names    []string          // the latest backend names
-	ready    string            // the version of a ready update, "" for none
+	mu     sync.Mutex        // guards everything below
+	status *systray.MenuItem // nil until the menu is built
+	update *systray.MenuItem // "Restart to update": shown when an update is ready
+	built  []string          // restartItems of the backends the menu was built for
+	line   string            // the latest status line, for an item built later
+	names  []string          // the latest backend names
+	ready  string            // the version of a ready update, "" for none
 }
 
 // StartTray shows the tray icon when the platform can (on Linux: a session
 // bus to talk StatusNotifierItem on). A tray host that appears later is
 // picked up by systray itself. Clicking the icon opens Hermes.
 func StartTray(actions Actions, icons Icons) *Tray {
-	t := &Tray{actions: actions, quit: make(chan struct{}), line: "Starting…", each: map[string]*systray.MenuItem{}}
+	t := &Tray{actions: actions, quit: make(chan struct{}), line: "Starting…"}
 	if !canStartTray() {
 		return t
 	}
@@ -48,47 +47,69 @@ func StartTray(actions Actions, icons Icons) *Tray {
 func (t *Tray) build(icons Icons) {
 	systray.SetIcon(trayIcon(icons))
 	systray.SetTitle("Hermes Desktop")
-	systray.SetTooltip("Hermes Desktop")
 	systray.SetOnTapped(t.actions.OpenHermes)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.buildMenu()
+}
+
+// buildMenu adds the menu's items for the backends named in t.names. With
+// several, "Restart all backends" is followed by one "Restart NAME" each,
+// in the top-level menu rather than a submenu: systray answers a tray
+// host's first layout request one level deep (its workaround for
+// libdbusmenu-gtk3), so a host or screen reader that asked once saw an
+// empty "Restart…". Call with mu held.
+func (t *Tray) buildMenu() {
+	systray.SetTooltip(tooltip(t.line))
+	t.built = restartItems(t.names)
 	t.status = systray.AddMenuItem(t.line, "State of the backends")
 	t.status.Disable()
 	systray.AddSeparator()
-	open := systray.AddMenuItem("Open Hermes", "Open Hermes in your browser")
-	show := systray.AddMenuItem("Show window", "Show the Hermes Desktop window")
-	t.restart = systray.AddMenuItem("Restart backend", "Restart the backend")
-	t.restarts = systray.AddMenuItem("Restart…", "Restart one backend or all")
-	all := t.restarts.AddSubMenuItem("All backends", "Restart every backend")
+	t.loop(func() { t.actions.OpenHermes() }, systray.AddMenuItem("Open Hermes", "Open Hermes in your browser"))
+	t.loop(t.actions.ShowWindow, systray.AddMenuItem("Show window", "Show the Hermes Desktop window"))
+	if len(t.names) > 1 {
+		t.loop(func() { t.actions.Restart("") }, systray.AddMenuItem("Restart all backends", "Restart every backend"))
+		for _, name := range t.names {
+			t.loop(func() { t.actions.Restart(name) }, systray.AddMenuItem("Restart "+name, "Restart backend "+name))
+		}
+	} else {
+		t.loop(func() { t.actions.Restart("") }, systray.AddMenuItem("Restart backend", "Restart the backend"))
+	}
 	t.update = systray.AddMenuItem("Restart to update", "Install the downloaded update; the backends keep running")
-	systray.AddSeparator()
-	quit := systray.AddMenuItem("Quit", "Stop every backend and quit")
-	t.showRestarts()
+	t.loop(t.actions.ApplyUpdate, t.update)
 	t.showUpdate()
-	t.loop(func() { t.actions.OpenHermes() }, open.ClickedCh)
-	t.loop(t.actions.ShowWindow, show.ClickedCh)
-	t.loop(func() { t.actions.Restart("") }, t.restart.ClickedCh, all.ClickedCh)
-	t.loop(func() { _ = t.actions.Quit() }, quit.ClickedCh)
-	t.loop(t.actions.ApplyUpdate, t.update.ClickedCh)
+	systray.AddSeparator()
+	t.loop(func() { _ = t.actions.Quit() }, systray.AddMenuItem("Quit", "Stop every backend and quit"))
 }
 
-// loop runs fn on every click of the items until Stop. systray drops a
-// click unless someone is receiving: this loop always is.
-func (t *Tray) loop(fn func(), clicks ...chan struct{}) {
-	for _, c := range clicks {
-		t.loops.Add(1)
-		go func() {
-			defer t.loops.Done()
-			for {
-				select {
-				case <-t.quit:
-					return
-				case <-c:
-					fn()
-				}
-			}
-		}()
+// restartItems names the backends that get a restart item of their own:
+// none when there is one ("Restart backend" restarts it).
+func restartItems(names []string) []string {
+	if len(names) < 2 {
+		return nil
 	}
+	return slices.Clone(names)
+}
+
+// loop runs fn on every click of item until the item is removed or Stop.
+// systray drops a click unless someone is receiving: this loop always is.
+func (t *Tray) loop(fn func(), item *systray.MenuItem) {
+	clicks := item.ClickedCh
+	t.loops.Add(1)
+	go func() {
+		defer t.loops.Done()
+		for {
+			select {
+			case <-t.quit:
+				return
+			case _, ok := <-clicks:
+				if !ok { // removed by a rebuild of the menu
+					return
+				}
+				fn()
+			}
+		}
+	}()
 }
 
 // SetStatus shows the backends' state in the menu's first line and keeps
@@ -107,11 +128,19 @@ func (t *Tray) SetStatus(st model.Status) {
 	if u := st.Instance.Update; u != nil && u.State == update.StateReady {
 		t.ready = u.Latest
 	}
-	if t.status != nil {
-		t.status.SetTitle(line)
-		t.showRestarts()
-		t.showUpdate()
+	if t.status == nil {
+		return
 	}
+	if !slices.Equal(t.built, restartItems(t.names)) {
+		// systray can only append an item: a backend added or removed
+		// rebuilds the menu, so its restart items stay in order.
+		systray.ResetMenu()
+		t.buildMenu()
+		return
+	}
+	systray.SetTooltip(tooltip(line))
+	t.status.SetTitle(line)
+	t.showUpdate()
 }
 
 // showUpdate shows "Restart to update" while an update is ready. Call with
@@ -125,33 +154,9 @@ func (t *Tray) showUpdate() {
 	t.update.Show()
 }
 
-// showRestarts shows "Restart backend" for one backend, and "Restart…" with
-// an item per backend for several. Items of removed backends are hidden
-// (systray cannot delete a submenu item). Call with mu held.
-func (t *Tray) showRestarts() {
-	if len(t.names) > 1 {
-		t.restart.Hide()
-		t.restarts.Show()
-	} else {
-		t.restarts.Hide()
-		t.restart.Show()
-	}
-	live := map[string]bool{}
-	for _, name := range t.names {
-		live[name] = true
-		if _, ok := t.each[name]; !ok {
-			item := t.restarts.AddSubMenuItem(name, "Restart backend "+name)
-			t.each[name] = item
-			t.loop(func() { t.actions.Restart(name) }, item.ClickedCh)
-		}
-		t.each[name].Show()
-	}
-	for name, item := range t.each {
-		if !live[name] {
-			item.Hide()
-		}
-	}
-}
+// tooltip is the icon's tooltip: the app and the state of its backends, so
+// that pointing at the icon says as much as opening the menu.
+func tooltip(line string) string { return "Hermes Desktop: " + line }
 
 // Stop ends the click loops and removes the icon.
 func (t *Tray) Stop() {

@@ -1,8 +1,11 @@
 //go:build linux
 
-// Command fakewatcher plays a desktop's tray host for the GUI smoke test: it
-// owns org.kde.StatusNotifierWatcher on the session bus, says a host is
-// registered, and prints each item that registers. It runs until killed.
+// Command fakewatcher plays a desktop's tray host and notification server
+// for the GUI smoke test and the idle bench: it owns
+// org.kde.StatusNotifierWatcher on the session bus, says a host is
+// registered, and prints each item that registers; it owns
+// org.freedesktop.Notifications and prints each notification's summary.
+// It runs until killed.
 package main
 
 import (
@@ -23,6 +26,15 @@ func (watcher) RegisterStatusNotifierItem(sender dbus.Sender, service string) *d
 
 // RegisterStatusNotifierHost is called by tray hosts; accepted and ignored.
 func (watcher) RegisterStatusNotifierHost(string) *dbus.Error { return nil }
+
+type notifications struct{ shown uint32 }
+
+// Notify is how an app shows a desktop notification.
+func (n *notifications) Notify(app string, replaces uint32, icon, summary, body string, actions []string, hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	n.shown++
+	fmt.Printf("fakewatcher: notification from %s: %s\n", app, summary)
+	return n.shown, nil
+}
 
 func main() {
 	conn, err := dbus.ConnectSessionBus()
@@ -45,6 +57,15 @@ func main() {
 	}
 	if r, err := conn.RequestName(iface, dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
 		fmt.Fprintln(os.Stderr, "fakewatcher: could not own", iface, r, err)
+		os.Exit(1)
+	}
+	const notifyPath, notifyIface = "/org/freedesktop/Notifications", "org.freedesktop.Notifications"
+	if err := conn.Export(&notifications{}, notifyPath, notifyIface); err != nil {
+		fmt.Fprintln(os.Stderr, "fakewatcher:", err)
+		os.Exit(1)
+	}
+	if r, err := conn.RequestName(notifyIface, dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
+		fmt.Fprintln(os.Stderr, "fakewatcher: could not own", notifyIface, r, err)
 		os.Exit(1)
 	}
 	fmt.Println("fakewatcher: ready")

@@ -162,6 +162,8 @@ export interface BackendStatus {
 export interface TreeSample {
   /** RFC3339 (time.Time) */
   sampled_at: string;
+  /** RFC3339 (time.Time) */
+  changed_at: string;
   count: number;
   rss_bytes: number;
   fds: number;
@@ -278,6 +280,8 @@ export interface SettingsView {
   defaults: Settings;
   path: string;
   notice?: string;
+  pending: string[] | null;
+  pending_restarts_backends: boolean;
 }
 
 /** Generated from settings.Edit. */

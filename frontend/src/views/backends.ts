@@ -122,6 +122,23 @@ function removeConfirm(b: BackendStatus, s: AppState): HTMLElement | null {
   );
 }
 
+/**
+ * Try again restarts a backend as its supervisor knows it (Go: the spec it
+ * was started with), so a command or grace period saved since does not
+ * apply: say so on a failed card, where a user who just fixed the command
+ * in Settings tries again (issue 23). Known once Settings was loaded.
+ */
+function staleSettingsNote(s: AppState): HTMLElement | null {
+  const v = s.settings.view;
+  if (!v?.pending_restarts_backends) return null;
+  return h(
+    "p.restart-note.stale-settings",
+    null,
+    icon("info", 14),
+    h("span", null, "Settings saved since Hermes Desktop started are not used by Try again. Restart Hermes Desktop to start this backend with them."),
+  );
+}
+
 export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLElement {
   const tone = stateTone(b.state);
   const pulsing = b.state === "starting" || b.state === "restarting";
@@ -138,10 +155,14 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
       null,
       h("div.failure-head", null, icon("warning", 18), h("div", null, h("div.failure-title", null, "This backend stopped and could not recover"), h("p.failure-msg", null, b.last_error || "No error message was recorded."))),
       tail.length ? h("pre.log-tail", { "aria-label": "Last log lines" }, tail.join("\n")) : null,
+      staleSettingsNote(s),
       h(
         "div.failure-actions",
         null,
         button("Try again", { action: "restart", icon: "restart", variant: "primary", busy: busy(s, "restart", b.name), busyLabel: "Starting…", disabled: anyBusy, attrs: { "data-name": b.name } }),
+        s.settings.view?.pending_restarts_backends
+          ? button("Restart Hermes Desktop", { action: "restart-app", icon: "restart", variant: "ghost", busy: s.busy.has("restart-app"), busyLabel: "Restarting…" })
+          : null,
         button("View logs", { action: "show-logs", icon: "logs", variant: "ghost", attrs: { "data-name": b.name } }),
       ),
     );

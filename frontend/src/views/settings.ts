@@ -1,7 +1,7 @@
 import { h } from "../dom";
 import { backendCommandInUse, customizedKeys, diffSettings, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
 import { shownNotices, type AppState } from "../state";
-import { banner, button, emptyState, icon, pageHeader } from "../ui";
+import { banner, button, emptyState, icon, inlineError, pageHeader } from "../ui";
 import { automaticNote, feedNote, type UpdateInfo } from "../update";
 
 interface FieldSpec {
@@ -219,6 +219,8 @@ export function settingsView(s: AppState): HTMLElement {
     .filter((n) => n)
     .map((n) => banner("warn", n, { key: `notice:${n}` }));
 
+  const restart = pendingRestart(s);
+  const restartError = inlineError(s.errors.get("restart-app"));
   const result = st.result
     ? h(st.result.ok ? "div.save-result.ok" : "div.save-result.bad", { role: st.result.ok ? "status" : "alert" }, icon(st.result.ok ? "check" : "warning", 15), h("span", null, st.result.text))
     : null;
@@ -261,8 +263,47 @@ export function settingsView(s: AppState): HTMLElement {
         null,
         button("Save", { action: "settings-save", variant: "primary", busy: st.saving, busyLabel: "Saving…", disabled: !dirty, attrs: { type: "submit" } }),
         button("Reset to defaults", { action: "settings-reset", variant: "ghost", disabled: st.saving || atDefaults }),
-        h("div.form-status", null, result, !result && dirty ? h("span.muted.small", null, "Unsaved changes") : null),
+        h(
+          "div.form-status",
+          null,
+          restartError ?? result,
+          !result && dirty ? h("span.muted.small", null, "Unsaved changes") : null,
+          !dirty && restart ? restart.note : null,
+        ),
+        restart?.button ?? null,
       ),
     ),
   );
+}
+
+/** The labels of the settings the page edits, by key. */
+function labelOf(key: string): string {
+  const all = [...FIELDS, ...LEAK_FIELDS, START_AT_LOGIN, FD_RESTART, UPDATE_FEED, UPDATE_AUTOMATICALLY];
+  return all.find((f) => f.key === key)?.label ?? key;
+}
+
+/**
+ * The offer to restart Hermes Desktop while saved settings wait for it (Go:
+ * settings.View.pending, against what the app started with), in the form's
+ * bar, which stays in view: which settings, and whether the backends keep
+ * running or restart with the app. null when nothing waits.
+ */
+export function pendingRestart(s: AppState): { note: HTMLElement; button: HTMLElement } | null {
+  const v = s.settings.view;
+  const pending = v?.pending ?? [];
+  if (!v || pending.length === 0) return null;
+  const backends = v.pending_restarts_backends ? "your backends restart with it" : "your backends keep running";
+  const what = pending.map(labelOf).join(", ");
+  return {
+    note: h("div.muted.small.pending-note", null, `Waiting for a restart: ${what} — ${backends}.`),
+    button: button("Restart Hermes Desktop", {
+      action: "restart-app",
+      variant: "primary",
+      size: "sm",
+      icon: "restart",
+      busy: s.busy.has("restart-app"),
+      busyLabel: "Restarting…",
+      title: `Start Hermes Desktop again with the saved ${what}; ${backends}`,
+    }),
+  };
 }

@@ -1,5 +1,6 @@
+import { runningAge } from "../clock";
 import { h } from "../dom";
-import { formatAge, formatBytes, formatClock, parseTime, shellJoin } from "../format";
+import { formatBytes, formatClock, parseTime, shellJoin } from "../format";
 import { sortWarnings, stateLabel, stateTone, warningTitle } from "../reasons";
 import type { AppState } from "../state";
 import { buildTree, duplicatePids, flattenTree } from "../tree";
@@ -18,11 +19,21 @@ export function duplicateLabel(g: { argv: string[]; count: number }): string {
   return `${g.count}× ${shellJoin(g.argv)}`;
 }
 
-function treeTable(b: BackendStatus, t: TreeSample): HTMLElement {
+/**
+ * When the tree was last checked, and since when it has looked the same:
+ * the window is sent a sample only when it changed (at rest, nothing is
+ * sent), so the time of the sample it has is when it last changed.
+ */
+export function checkedText(t: TreeSample): string {
+  const checked = formatClock(t.sampled_at);
+  const changed = parseTime(t.changed_at);
+  if (!Number.isFinite(changed) || changed >= parseTime(t.sampled_at)) return `Checked ${checked}`;
+  return `Unchanged since ${formatClock(t.changed_at)}, checked ${checked}`;
+}
+
+function treeTable(b: BackendStatus, t: TreeSample, now: number): HTMLElement {
   const rows = flattenTree(buildTree(t.processes), b.pid > 0 ? b.pid : undefined);
   const dups = duplicatePids(t.duplicates);
-  const sampled = parseTime(t.sampled_at);
-  const ref = Number.isFinite(sampled) ? sampled : Date.now();
   const soft = t.nofile_soft ?? 0;
   return h(
     "div.table-wrap",
@@ -56,7 +67,7 @@ function treeTable(b: BackendStatus, t: TreeSample): HTMLElement {
             ),
             h("td.num", null, formatBytes(r.proc.rss_bytes)),
             h("td.num", { class: soft > 0 && r.proc.fds / soft >= 0.8 ? "is-high" : null, title: soft > 0 ? `${r.proc.fds} of ${soft} open files` : null }, String(r.proc.fds)),
-            h("td.num", { title: r.proc.started }, Number.isFinite(started) ? formatAge(ref - started) : "—"),
+            h("td.num", { title: r.proc.started }, Number.isFinite(started) ? runningAge("span.age", started, now) : "—"),
           );
         }),
       ),
@@ -64,14 +75,14 @@ function treeTable(b: BackendStatus, t: TreeSample): HTMLElement {
   );
 }
 
-function backendTree(b: BackendStatus): HTMLElement {
+function backendTree(b: BackendStatus, now: number): HTMLElement {
   const t = b.tree;
   const running = b.state === "ready" || b.state === "starting" || b.state === "restarting";
   const head = h(
     "header.card-head",
     null,
     h("div.card-title", null, h("h2", null, b.name), badge(stateTone(b.state), stateLabel(b.state), { pulse: b.state === "starting" || b.state === "restarting" })),
-    t ? h("span.muted.small", null, `Sampled ${formatClock(t.sampled_at)}`) : null,
+    t ? h("span.muted.small.tree-checked", null, checkedText(t)) : null,
   );
   if (!running || b.pid <= 0) {
     return h("article.card", { "data-key": `tree:${b.name}` }, head, emptyState("tree", "No backend running", "Start the backend to see its processes."));
@@ -101,13 +112,13 @@ function backendTree(b: BackendStatus): HTMLElement {
         ...(t.duplicates ?? []).map((g) => h("span.chip.chip-warn.mono", { title: `PIDs ${g.pids.join(", ")}` }, duplicateLabel(g))),
       )
     : null;
-  const body = (t.processes ?? []).length ? treeTable(b, t) : emptyState("tree", "No child processes", "The backend has not started any helper processes.");
+  const body = (t.processes ?? []).length ? treeTable(b, t, now) : emptyState("tree", "No child processes", "The backend has not started any helper processes.");
   return h("article.card.tree-card", { "data-key": `tree:${b.name}` }, head, ...warnings, totals, dups, body);
 }
 
-export function treeView(s: AppState): HTMLElement {
+export function treeView(s: AppState, now: number): HTMLElement {
   const bs = s.status?.backends ?? [];
-  const head = pageHeader("Process tree", "What each backend is running, refreshed every few seconds.");
+  const head = pageHeader("Process tree", "What each backend is running. Checked every few seconds; the page changes when the processes do.");
   if (bs.length === 0) return h("section.page", null, head, emptyState("tree", "No backend running"));
-  return h("section.page", null, head, h("div.cards", null, ...bs.map(backendTree)));
+  return h("section.page", null, head, h("div.cards", null, ...bs.map((b) => backendTree(b, now))));
 }

@@ -1,0 +1,33 @@
+package settings
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestPendingRestart(t *testing.T) {
+	four, five := 4096, 8192
+	list := []Backend{{Name: "a", Kind: KindCustom, Command: "x"}}
+	for _, c := range []struct {
+		name           string
+		started, saved Settings
+		keys           []string
+		backends       bool
+	}{
+		{"nothing changed", Settings{Grace: "5s"}, Settings{Grace: "5s"}, []string{}, false},
+		{"applied at once", Settings{}, Settings{StartAtLogin: true, UpdateFeed: "https://x", Backends: list}, []string{}, false},
+		{"launcher settings", Settings{}, Settings{SampleInterval: "2s", MinOrphanAge: "5m", ReadyRegex: "up", HealthPath: "/h"},
+			[]string{"ready_regex", "health_path", "min_orphan_age", "sample_interval"}, false},
+		{"grace", Settings{Grace: "5s"}, Settings{Grace: "3s"}, []string{"grace"}, true},
+		{"open-file limit", Settings{NofileSoftLimit: &four}, Settings{NofileSoftLimit: &five}, []string{"nofile_soft_limit"}, true},
+		{"command without a list", Settings{BackendCommand: "a"}, Settings{BackendCommand: "b"}, []string{"backend_command"}, true},
+		{"command beside a list: unused", Settings{BackendCommand: "a", Backends: list}, Settings{BackendCommand: "b", Backends: list}, []string{}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			keys, backends := PendingRestart(c.started, c.saved)
+			if !slices.Equal(keys, c.keys) || backends != c.backends {
+				t.Errorf("got %q, %v; want %q, %v", keys, backends, c.keys, c.backends)
+			}
+		})
+	}
+}
