@@ -37,7 +37,10 @@ func (u *Updater) HandleControl(ctx context.Context, req control.Request) (any, 
 // socket, keeping its own words (and its update sentinel).
 type kindError struct{ kind, err error }
 
-func (e kindError) Error() string   { return e.err.Error() }
+// Error is the update error's own words.
+func (e kindError) Error() string { return e.err.Error() }
+
+// Unwrap gives both the control kind and the update error to errors.Is.
 func (e kindError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // controlKind maps an update error to a control kind.

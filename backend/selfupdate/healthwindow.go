@@ -58,10 +58,14 @@ type Watch struct {
 type Verdict int
 
 const (
-	Passed    Verdict = iota // healthy to the end: keep
-	Stopped                  // exited 0 inside the window: not a failure
-	Failed                   // roll back
-	Abandoned                // the watcher was told to stop
+	// Passed means healthy to the end of the window: the new version is kept.
+	Passed Verdict = iota
+	// Stopped means it exited 0 inside the window: not a failure.
+	Stopped
+	// Failed means it died, stopped answering or lost a backend: roll back.
+	Failed
+	// Abandoned means the watcher was told to stop: nothing is decided.
+	Abandoned
 )
 
 // probeMisses is how many status probes in a row may go unanswered.

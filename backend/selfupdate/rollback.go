@@ -28,7 +28,7 @@ type updateWatch struct {
 	Watch
 }
 
-// WatchUpdate, after an update handoff, keeps this (old) process alive as
+// WatchUpdate keeps this (old) process alive, after an update handoff, as
 // the watcher of the new version's health window, and rolls back if it
 // fails. It returns at once after any other handoff, or none. ctx ending
 // (a signal) abandons the watch.
