@@ -27,6 +27,10 @@ func waitReplaced(ctx context.Context, stamp instance.ExeStamp) error {
 	if _, err := unix.InotifyAddWatch(fd, filepath.Dir(stamp.Path()), mask); err != nil {
 		return fmt.Errorf("inotify watch %s: %w", filepath.Dir(stamp.Path()), err)
 	}
+	// Replaced between the stamp and the watch: no event will tell.
+	if stamp.Changed() {
+		return nil
+	}
 	name := filepath.Base(stamp.Path())
 	buf := make([]byte, 64<<10)
 	for {

@@ -73,9 +73,16 @@ func (h *idleHost) AddNotice(string) {}
 // newTestUpdater is an Updater over an idle host, with nothing started.
 func newTestUpdater(t *testing.T, cfg Config) *Updater {
 	t.Helper()
+	return newTestUpdaterOn(t, cfg, &idleHost{})
+}
+
+// newTestUpdaterOn is an Updater over host, with nothing started; Stop
+// runs at the end of the test.
+func newTestUpdaterOn(t *testing.T, cfg Config, host Host) *Updater {
+	t.Helper()
 	cfg.StateDir, cfg.Version = t.TempDir(), "1.0.0"
 	cfg.Logger, cfg.Announce = slog.New(slog.NewTextHandler(io.Discard, nil)), os.Stderr
-	u := New(cfg, &idleHost{})
+	u := New(cfg, host)
 	t.Cleanup(u.Stop)
 	return u
 }
