@@ -103,7 +103,7 @@ func (a *App) applyUpdateInBackground() {
 	a.background.Add(1)
 	go func() {
 		defer a.background.Done()
-		_, _ = a.l.ApplyUpdate(a.backgroundCtx)
+		_, _ = a.l.Updates().Apply(a.backgroundCtx)
 	}()
 }
 
@@ -388,27 +388,26 @@ func (a *App) saveBackends() error {
 // RestartToApply hands the app over to the new executable a package
 // upgrade put on disk, keeping the backends running (an adopt handoff).
 func (a *App) RestartToApply() error {
-	_, err := a.l.RestartToApply(context.Background())
-	return err
+	return a.l.Updates().RestartToApply(context.Background())
 }
 
 // CheckForUpdate asks the update feed now ("Check now"); a newer version
 // for a self-managed install starts downloading in the background, its
 // progress in the status.
 func (a *App) CheckForUpdate() (update.Check, error) {
-	return a.l.CheckForUpdate(context.Background(), true)
+	return a.l.Updates().Check(context.Background(), true)
 }
 
 // ApplyUpdate installs the downloaded update and hands over to it
 // ("Restart to update"): the backends keep running, this window closes
 // and the new version's opens.
 func (a *App) ApplyUpdate() error {
-	_, err := a.l.ApplyUpdate(a.backgroundCtx)
+	_, err := a.l.Updates().Apply(a.backgroundCtx)
 	return err
 }
 
 // SkipVersion stops offering version ("Skip this version").
-func (a *App) SkipVersion(version string) error { return a.l.SkipVersion(version) }
+func (a *App) SkipVersion(version string) error { return a.l.Updates().Skip(version) }
 
 // OpenLogFolder opens <state>/logs in the file manager.
 func (a *App) OpenLogFolder() error {
@@ -442,13 +441,13 @@ func (a *App) GetSettings() (settings.View, error) {
 // over the settings saved now (so the backend list stays as Add backend and
 // Remove left it, whatever the page loaded), validated. It applies at once
 // what a running app can: start at login, the update feed and automatic
-// updates (Launcher.SettingsSaved). The rest applies at the next start.
+// updates (selfupdate.Updater.SettingsSaved). The rest applies at the next start.
 func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
 	s, err := a.settings.Edit(e)
 	if err != nil {
 		return settings.View{}, err
 	}
-	a.l.SettingsSaved(s)
+	a.l.Updates().SettingsSaved(s)
 	if err := desktop.SetStartAtLogin(s.StartAtLogin, a.self); err != nil {
 		return settings.View{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
 	}

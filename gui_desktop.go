@@ -92,7 +92,7 @@ func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
 		// window (and rolls back if it fails) before it exits.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		defer stop()
-		l.WatchUpdate(ctx)
+		l.Updates().WatchUpdate(ctx)
 		return cli.ExitOK
 	default:
 	}

@@ -98,7 +98,7 @@ type Config struct {
 	// ..."); nil discards them.
 	Announce io.Writer
 
-	// Self-update (see launcher_update.go).
+	// Self-update (see backend/selfupdate).
 	//
 	// UpdateFeed is the feed's manifest URL; "" means updates are off:
 	// there is no default feed.

@@ -1,5 +1,12 @@
 package backend
 
+import (
+	"context"
+	"time"
+
+	"hermes-desktop/backend/handoffwire"
+)
+
 // An update is a handoff from the running instance (old) to a new binary
 // (new), so that no backend is orphaned or duplicated:
 //
@@ -26,3 +33,22 @@ func (l *Launcher) HandedOff() <-chan struct{} { return l.handedOff }
 type errCommitted struct{ error }
 
 func (e errCommitted) Unwrap() error { return e.error }
+
+// RestartSelf hands this instance over to a new run of its own executable,
+// which reads the settings saved since this one started. With keepBackends
+// the backends keep running (an adopt handoff, where the platform has one);
+// without, they are stopped first and the new instance starts them anew, as
+// a setting given to a backend as it starts (its grace period, its command)
+// needs. Once the new instance serves, this one is handed over (HandedOff
+// closes).
+func (l *Launcher) RestartSelf(ctx context.Context, keepBackends bool) (*handoffwire.Result, error) {
+	mode := handoffwire.ModeRestart
+	if keepBackends && adoptSupported() == nil {
+		mode = handoffwire.ModeAdopt
+	}
+	succ, res, err := l.handoff(ctx, handoffwire.Args{To: l.cfg.Self, Mode: mode, TimeoutNS: int64(2 * time.Minute)})
+	if succ != nil { // the new instance owns the backends, error or not
+		l.finishHandoff()
+	}
+	return res, err
+}

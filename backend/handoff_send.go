@@ -46,10 +46,11 @@ func (l *Launcher) handoff(ctx context.Context, args handoffwire.Args) (*success
 	defer cancel()
 	start := time.Now()
 	if args.To == "" { // apply the update a package upgrade put on disk
-		if !l.ExecutableChanged() {
+		exe, ok := l.upd.NewExecutable()
+		if !ok {
 			return nil, nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
 		}
-		args.To = l.exe.stamp.Path()
+		args.To = exe
 	}
 	to, err := checkSuccessor(ctx, args.To)
 	if err != nil {
@@ -138,6 +139,15 @@ type successor struct {
 	phase atomic.Int32
 }
 
+// PID is the successor's process ID.
+func (s *successor) PID() int { return s.cmd.Process.Pid }
+
+// Exited is closed once the successor has been reaped.
+func (s *successor) Exited() <-chan struct{} { return s.exited }
+
+// ExitState says how the successor ended, once Exited is closed.
+func (s *successor) ExitState() *os.ProcessState { return s.cmd.ProcessState }
+
 // Successor phases.
 const (
 	phasePending int32 = iota
@@ -193,14 +203,14 @@ func (l *Launcher) handoffRestart(ctx context.Context, to string) (*successor, e
 		if err = l.waitRunning(ctx, succ); err == nil {
 			return succ, nil
 		}
-		succ.abortGracefully()
+		succ.Stop()
 	}
 	return nil, l.resume(err)
 }
 
-// abortGracefully gives a restart-mode successor, which may have started
-// backends, the chance to tear them down before it is killed.
-func (s *successor) abortGracefully() {
+// Stop gives a successor, which may have started backends (restart mode),
+// the chance to tear them down before it is killed.
+func (s *successor) Stop() {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-
-	"hermes-desktop/backend/handoffwire"
 )
 
 // successorAttr starts a handoff's successor in a session of its own: it
@@ -35,9 +33,6 @@ func restoreNonblock(files []*os.File) {
 		}
 	}
 }
-
-// updateHandoffMode: an update keeps the backends running (adopt).
-func updateHandoffMode() handoffwire.Mode { return handoffwire.ModeAdopt }
 
 // executable: an execute bit, as exec(2) wants.
 func executable(_ string, fi fs.FileInfo) bool { return fi.Mode().Perm()&0o111 != 0 }

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sys/windows"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoffwire"
 )
 
 // successorAttr starts a handoff's successor outside our kill-on-close job
@@ -32,10 +31,6 @@ func InheritFile(fd int, name string) *os.File { return os.NewFile(uintptr(fd), 
 
 // restoreNonblock has nothing to restore on Windows.
 func restoreNonblock([]*os.File) {}
-
-// updateHandoffMode: no adopt mode on Windows (see adoptSupported), so an
-// update restarts the backends (restart mode).
-func updateHandoffMode() handoffwire.Mode { return handoffwire.ModeRestart }
 
 // executable: Windows runs a program by its name's extension, not by a mode
 // bit (Go reports none): what PATHEXT lists, .exe by default.

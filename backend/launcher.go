@@ -18,6 +18,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/reclaim"
+	"hermes-desktop/backend/selfupdate"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -56,8 +57,7 @@ type Launcher struct {
 
 	focus atomic.Pointer[func()] // set by the GUI
 
-	exe *exeWatch // the watch on our own executable; nil when none runs
-	upd *updater  // the self-update (launcher_update.go)
+	upd *selfupdate.Updater // the self-update and the watch on our executable
 
 	noticeMu sync.Mutex // guards notices
 	notices  []string
@@ -120,7 +120,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 		return nil, err
 	}
 	l.reclaimer = reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)
-	l.upd = l.newUpdater()
+	l.upd = selfupdate.New(cfg.selfUpdate(l.self), updateHost{l})
 	l.contain = instance.PlanContainment(cfg.Containment)
 	cfg.Logger.Info("containment", "kind", l.contain.Kind(), "reason", l.contain.Reason())
 	if cfg.AdoptFrom != nil {
@@ -191,8 +191,7 @@ func (l *Launcher) Start() {
 	ctlCtx, ctlCancel := context.WithCancel(context.Background())
 	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
 	l.serveControl()
-	l.watchExecutable()
-	l.startUpdates()
+	l.upd.Start()
 	if err := proc.SetChildSubreaper(true); err != nil {
 		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
 	}
@@ -271,10 +270,7 @@ func (l *Launcher) Shutdown() error {
 			<-l.orphansDone
 		}
 		close(l.backendsGone)
-		if l.exe != nil {
-			l.exe.stop()
-		}
-		l.stopUpdates()
+		l.upd.Stop()
 		if l.ctlCancel != nil {
 			l.ctlCancel()
 		}

@@ -2,14 +2,12 @@ package backend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/update"
 )
 
 // Status returns the instance's current status.
@@ -17,9 +15,9 @@ func (l *Launcher) Status() model.Status {
 	st := model.Status{Instance: model.InstanceInfo{
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
-		RestartToApply: l.ExecutableChanged(),
-		Update:         l.UpdateStatus(),
+		Update: l.upd.Status(),
 	}}
+	_, st.Instance.RestartToApply = l.upd.NewExecutable()
 	l.noticeMu.Lock()
 	st.Notices = append([]string(nil), l.notices...)
 	l.noticeMu.Unlock()
@@ -68,13 +66,13 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 		return map[string]any{"focused": fn != nil, "mode": l.cfg.Mode}, nil
 	case control.OpReap:
 		var args model.ReapArgs
-		if err := decodeArgs(req, &args); err != nil {
+		if err := req.DecodeArgs(&args); err != nil {
 			return nil, err
 		}
 		return l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only)
 	case control.OpLogs:
 		var args model.LogsArgs
-		if err := decodeArgs(req, &args); err != nil {
+		if err := req.DecodeArgs(&args); err != nil {
 			return nil, err
 		}
 		return l.Logs(req.Backend, args.After, args.Max)
@@ -83,31 +81,23 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 }
 
 // handleHandoffControl answers the operations that hand the instance over:
-// handoffs and updates.
+// handoffs, and updates (the Updater answers those).
 func (l *Launcher) handleHandoffControl(ctx context.Context, req control.Request) (any, error) {
 	switch req.Op {
 	case control.OpHandoff:
 		var args handoffwire.Args
-		if err := decodeArgs(req, &args); err != nil {
+		if err := req.DecodeArgs(&args); err != nil {
 			return nil, err
 		}
 		return l.deferFinish(l.Handoff(ctx, args))
 	case control.OpHandoffCommit:
 		var args handoffwire.CommitArgs
-		if err := decodeArgs(req, &args); err != nil {
+		if err := req.DecodeArgs(&args); err != nil {
 			return nil, err
 		}
 		return map[string]bool{"committed": true}, l.commit(ctx, args)
-	case control.OpUpdateCheck:
-		return l.CheckForUpdate(ctx, false)
-	case control.OpUpdateApply:
-		return l.deferFinish(l.applyUpdate(ctx))
-	case control.OpUpdateSkip:
-		var args update.SkipArgs
-		if err := decodeArgs(req, &args); err != nil {
-			return nil, err
-		}
-		return map[string]string{"skipped": args.Version}, l.SkipVersion(args.Version)
+	case control.OpUpdateCheck, control.OpUpdateApply, control.OpUpdateSkip:
+		return l.upd.HandleControl(ctx, req)
 	}
 	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
 }
@@ -121,15 +111,4 @@ func (l *Launcher) deferFinish(res any, err error) (any, error) {
 		return control.Deferred{Result: res, Err: err, Then: l.finishHandoff}, nil
 	}
 	return nil, err
-}
-
-// decodeArgs reads a request's arguments (none is the zero value).
-func decodeArgs(req control.Request, v any) error {
-	if len(req.Args) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(req.Args, v); err != nil {
-		return fmt.Errorf("%s: %w: %w", req.Op, control.ErrBadRequest, err)
-	}
-	return nil
 }

@@ -14,6 +14,7 @@ package control
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 )
 
 // SocketName is the control socket's file name inside the state dir (Unix;
@@ -55,6 +56,18 @@ type Request struct {
 	Backend string `json:"backend,omitempty"`
 	// Args carries operation-specific arguments.
 	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// DecodeArgs reads the request's arguments into v (none leaves v's zero
+// value); bad arguments are ErrBadRequest.
+func (r Request) DecodeArgs(v any) error {
+	if len(r.Args) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(r.Args, v); err != nil {
+		return fmt.Errorf("%s: %w: %w", r.Op, ErrBadRequest, err)
+	}
+	return nil
 }
 
 // Response is the answer to a Request.

@@ -7,8 +7,8 @@
 // window in progress.
 //
 // It decides nothing about when to update and starts no instance: the
-// launcher (backend/launcher_update.go) schedules checks, publishes
-// progress, hands over to the new binary and watches its health window.
+// Updater (backend/selfupdate) schedules checks, publishes progress, has
+// the launcher hand over to the new binary and watches its health window.
 //
 // It sits beside backend/control and backend/reap, above lockfile and
 // internal/proc: it imports those, aead.dev/minisign and the standard

@@ -335,7 +335,7 @@ func RunHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 	case <-l.StopRequested():
 	case <-l.HandedOff():
 		fmt.Fprintln(stdout, "handed over to the new instance; exiting without teardown")
-		l.WatchUpdate(ctx) // after an update: its health window, then exit
+		l.Updates().WatchUpdate(ctx) // after an update: its health window, then exit
 		return ExitOK
 	}
 	fmt.Fprintln(stdout, "stopping: tearing down backends")

@@ -1,4 +1,4 @@
-package backend
+package selfupdate
 
 import (
 	"net/url"
@@ -18,29 +18,29 @@ import (
 // at once into effect: the update feed (the next check, scheduled or
 // "Check now", asks the new one; none turns updates off) and automatic
 // updates. The other settings apply at the next start.
-func (l *Launcher) SettingsSaved(s settings.Settings) {
-	if l.cfg.UpdateAutomaticallyFrom == "" {
-		l.upd.setAutomatic(s.UpdateAutomatically)
+func (u *Updater) SettingsSaved(s settings.Settings) {
+	if u.cfg.AutomaticFrom == "" {
+		u.setAutomatic(s.UpdateAutomatically)
 	}
-	if l.cfg.UpdateFeedFrom == "" {
-		l.upd.changeFeed(s.UpdateFeed)
+	if u.cfg.FeedFrom == "" {
+		u.changeFeed(s.UpdateFeed)
 	}
 }
 
 // setAutomatic turns automatic updates on or off; the scheduler reads it
 // after its next download.
-func (u *updater) setAutomatic(on bool) {
+func (u *Updater) setAutomatic(on bool) {
 	if u.automatic.Swap(on) == on {
 		return
 	}
 	u.set(func(i *update.Info) { i.Automatic = on })
-	u.publish()
+	u.host.PublishStatus()
 }
 
 // changeFeed puts feed in use: now if no check, download or apply runs,
 // else when it ends (releaseSem), so that it finishes with the feed it
 // started with.
-func (u *updater) changeFeed(feed string) {
+func (u *Updater) changeFeed(feed string) {
 	u.mu.Lock()
 	u.nextFeed = &feed
 	u.mu.Unlock()
@@ -53,7 +53,7 @@ func (u *updater) changeFeed(feed string) {
 // switchFeed puts the saved feed in use, if it differs from the one in
 // use: saving another setting must not forget a ready update. Call with
 // the semaphore held.
-func (u *updater) switchFeed() {
+func (u *Updater) switchFeed() {
 	u.mu.Lock()
 	next := u.nextFeed
 	u.nextFeed = nil
@@ -69,14 +69,14 @@ func (u *updater) switchFeed() {
 	case u.feedChanged <- struct{}{}:
 	default: // one is pending already: it reads the feed in use then
 	}
-	u.publish()
+	u.host.PublishStatus()
 }
 
 // useFeed makes feed the one in use: a new client, and a status that says
 // "off" (and why) or "not checked yet". What another feed offered is
 // forgotten. Call with the semaphore and mu held, or before the updater is
 // shared.
-func (u *updater) useFeed(feed string) {
+func (u *Updater) useFeed(feed string) {
 	cfg := u.base
 	cfg.FeedURL = feed
 	c := update.New(cfg)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package healthwindow
+package selfupdate
 
 import (
 	"context"

@@ -1,5 +1,18 @@
-// Package healthwindow judges a new version in its health window after an
-// update: the old process, which started the new instance and so reaps it,
+package selfupdate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/update"
+	"hermes-desktop/internal/proc"
+)
+
+// The health window after an update judges the new version: the old
+// process, which started the new instance and so reaps it,
 // watches for its exit and probes its status on the control socket.
 //
 // After an update handoff commits, the old instance owns nothing any more
@@ -21,24 +34,12 @@
 //   - it exits 0 (quit, stop, logout, its own handoff): not a failure.
 //   - it dies (non-zero exit, signal), stops answering, or a backend fails
 //     or crashes twice (restarts on request do not count): roll back
-//     (package backend: .old restored, the version marked bad, the
-//     backends handed back or started fresh, and the user told which).
+//     (rollback.go: .old restored, the version marked bad, the backends
+//     handed back or started fresh, and the user told which).
 //   - the watcher itself is stopped (SIGTERM, logout): the record stays,
 //     and the next start, seeing its watcher gone (WatcherAlive), says the
 //     check was interrupted. Nothing can tell then whether the new version
 //     failed, so it stays.
-package healthwindow
-
-import (
-	"context"
-	"fmt"
-	"os"
-	"time"
-
-	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/update"
-	"hermes-desktop/internal/proc"
-)
 
 // Watch is what the watcher needs: the new instance (its child), the
 // window, and each backend's crash count when the handoff began.
@@ -57,10 +58,14 @@ type Watch struct {
 type Verdict int
 
 const (
-	Passed    Verdict = iota // healthy to the end: keep
-	Stopped                  // exited 0 inside the window: not a failure
-	Failed                   // roll back
-	Abandoned                // the watcher was told to stop
+	// Passed means healthy to the end of the window: the new version is kept.
+	Passed Verdict = iota
+	// Stopped means it exited 0 inside the window: not a failure.
+	Stopped
+	// Failed means it died, stopped answering or lost a backend: roll back.
+	Failed
+	// Abandoned means the watcher was told to stop: nothing is decided.
+	Abandoned
 )
 
 // probeMisses is how many status probes in a row may go unanswered.

@@ -1,20 +1,25 @@
-package backend
+package selfupdate
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"aead.dev/minisign"
 
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 )
@@ -49,16 +54,37 @@ func newTestFeed(t *testing.T, priv minisign.PrivateKey, version string) *testFe
 	return f
 }
 
-// updateLauncher is a launcher with only its update state: enough for
-// checks against a loopback feed, with nothing started.
-func updateLauncher(t *testing.T, cfg Config) *Launcher {
+// idleHost is a launcher with no backends that never hands over: enough
+// for checks against a loopback feed. It counts the status changes.
+type idleHost struct{ published atomic.Int32 }
+
+func (h *idleHost) HandOff(context.Context, handoffwire.Args) (Successor, error) {
+	return nil, fmt.Errorf("%w: no handoff in this test", control.ErrRefused)
+}
+func (h *idleHost) HandedOver()                 {}
+func (h *idleHost) Busy() error                 { return nil }
+func (h *idleHost) CrashCounts() map[string]int { return nil }
+func (h *idleHost) StartFresh(context.Context, string) (Successor, error) {
+	return nil, fmt.Errorf("%w: no start in this test", control.ErrRefused)
+}
+func (h *idleHost) PublishStatus()   { h.published.Add(1) }
+func (h *idleHost) AddNotice(string) {}
+
+// newTestUpdater is an Updater over an idle host, with nothing started.
+func newTestUpdater(t *testing.T, cfg Config) *Updater {
+	t.Helper()
+	return newTestUpdaterOn(t, cfg, &idleHost{})
+}
+
+// newTestUpdaterOn is an Updater over host, with nothing started; Stop
+// runs at the end of the test.
+func newTestUpdaterOn(t *testing.T, cfg Config, host Host) *Updater {
 	t.Helper()
 	cfg.StateDir, cfg.Version = t.TempDir(), "1.0.0"
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	l := &Launcher{cfg: cfg}
-	l.upd = l.newUpdater()
-	t.Cleanup(l.stopUpdates)
-	return l
+	cfg.Logger, cfg.Announce = slog.New(slog.NewTextHandler(io.Discard, nil)), os.Stderr
+	u := New(cfg, host)
+	t.Cleanup(u.Stop)
+	return u
 }
 
 func testUpdateKey(t *testing.T) (minisign.PublicKey, minisign.PrivateKey) {
@@ -75,41 +101,41 @@ func testUpdateKey(t *testing.T) (minisign.PublicKey, minisign.PrivateKey) {
 func TestSettingsSavedSwitchesTheFeed(t *testing.T) {
 	pub, priv := testUpdateKey(t)
 	feed := newTestFeed(t, priv, "1.1.0")
-	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()}})
-	if st := l.UpdateStatus(); st.State != update.StateOff || st.Feed != "" {
+	u := newTestUpdater(t, Config{Keys: []string{pub.String()}})
+	if st := u.Status(); st.State != update.StateOff || st.Feed != "" {
 		t.Fatalf("before: got state %s, feed %q; want off, none", st.State, st.Feed)
 	}
 
-	l.SettingsSaved(settings.Settings{UpdateFeed: feed.url, UpdateAutomatically: true})
-	st := l.UpdateStatus()
+	u.SettingsSaved(settings.Settings{UpdateFeed: feed.url, UpdateAutomatically: true})
+	st := u.Status()
 	if st.State != update.StateIdle || st.Feed != feed.url || !st.Automatic || st.Error != "" {
 		t.Fatalf("after saving a feed: got %+v, want idle, feed %s, automatic", st, feed.url)
 	}
-	if !l.upd.automatic.Load() {
+	if !u.automatic.Load() {
 		t.Error("the scheduler would not apply automatically")
 	}
 	select {
-	case <-l.upd.feedChanged:
+	case <-u.feedChanged:
 	default:
 		t.Error("the scheduler was not told about the new feed")
 	}
-	chk, err := l.CheckForUpdate(t.Context(), false)
+	chk, err := u.Check(t.Context(), false)
 	if err != nil || chk.Latest != "1.1.0" || feed.asks.Load() != 1 {
 		t.Fatalf("check: got %+v, %v, %d asks; want 1.1.0 from the saved feed", chk, err, feed.asks.Load())
 	}
 
 	// Saving other settings keeps what the feed offered.
-	l.SettingsSaved(settings.Settings{UpdateFeed: feed.url, UpdateAutomatically: true, Grace: "3s"})
-	if st := l.UpdateStatus(); st.State != update.StateAvailable || st.Latest != "1.1.0" {
+	u.SettingsSaved(settings.Settings{UpdateFeed: feed.url, UpdateAutomatically: true, Grace: "3s"})
+	if st := u.Status(); st.State != update.StateAvailable || st.Latest != "1.1.0" {
 		t.Errorf("after saving the same feed: got state %s, latest %q; want available, 1.1.0", st.State, st.Latest)
 	}
 
-	l.SettingsSaved(settings.Settings{})
-	st = l.UpdateStatus()
+	u.SettingsSaved(settings.Settings{})
+	st = u.Status()
 	if st.State != update.StateOff || st.Feed != "" || st.Latest != "" || st.Automatic || st.Reason != "disabled" {
 		t.Errorf("after clearing the feed: got %+v, want off, nothing offered, not automatic", st)
 	}
-	if chk, _ := l.CheckForUpdate(t.Context(), false); chk.Reason != "disabled" || feed.asks.Load() != 1 {
+	if chk, _ := u.Check(t.Context(), false); chk.Reason != "disabled" || feed.asks.Load() != 1 {
 		t.Errorf("check with no feed: got reason %q after %d asks, want disabled and no more asks", chk.Reason, feed.asks.Load())
 	}
 }
@@ -119,19 +145,19 @@ func TestSettingsSavedSwitchesTheFeed(t *testing.T) {
 func TestSettingsSavedWaitsForTheUpdaterToBeFree(t *testing.T) {
 	pub, priv := testUpdateKey(t)
 	a, b := newTestFeed(t, priv, "1.1.0"), newTestFeed(t, priv, "1.2.0")
-	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()}, UpdateFeed: a.url})
-	if err := l.upd.acquire(t.Context()); err != nil {
+	u := newTestUpdater(t, Config{Keys: []string{pub.String()}, Feed: a.url})
+	if err := u.acquire(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	l.SettingsSaved(settings.Settings{UpdateFeed: b.url})
-	if got := l.UpdateStatus().Feed; got != a.url {
+	u.SettingsSaved(settings.Settings{UpdateFeed: b.url})
+	if got := u.Status().Feed; got != a.url {
 		t.Errorf("while busy: feed %s in use, want %s still", got, a.url)
 	}
-	l.upd.releaseSem()
-	if got := l.UpdateStatus().Feed; got != b.url {
+	u.releaseSem()
+	if got := u.Status().Feed; got != b.url {
 		t.Errorf("once free: feed %s in use, want %s", got, b.url)
 	}
-	if chk, _ := l.CheckForUpdate(t.Context(), false); chk.Latest != "1.2.0" || a.asks.Load() != 0 {
+	if chk, _ := u.Check(t.Context(), false); chk.Latest != "1.2.0" || a.asks.Load() != 0 {
 		t.Errorf("check: got latest %q (%d asks of the old feed), want 1.2.0 from the new one", chk.Latest, a.asks.Load())
 	}
 }
@@ -141,15 +167,15 @@ func TestSettingsSavedWaitsForTheUpdaterToBeFree(t *testing.T) {
 func TestSettingsSavedKeepsExplicitOptions(t *testing.T) {
 	pub, priv := testUpdateKey(t)
 	a, b := newTestFeed(t, priv, "1.1.0"), newTestFeed(t, priv, "1.2.0")
-	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()},
-		UpdateFeed: a.url, UpdateFeedFrom: "--update-feed",
-		UpdateAutomatically: false, UpdateAutomaticallyFrom: "HERMES_DESKTOP_UPDATE_AUTOMATICALLY"})
-	l.SettingsSaved(settings.Settings{UpdateFeed: b.url, UpdateAutomatically: true})
-	st := l.UpdateStatus()
+	u := newTestUpdater(t, Config{Keys: []string{pub.String()},
+		Feed: a.url, FeedFrom: "--update-feed",
+		Automatic: false, AutomaticFrom: "HERMES_DESKTOP_UPDATE_AUTOMATICALLY"})
+	u.SettingsSaved(settings.Settings{UpdateFeed: b.url, UpdateAutomatically: true})
+	st := u.Status()
 	if st.Feed != a.url || st.FeedFrom != "--update-feed" || st.Automatic || st.AutomaticFrom != "HERMES_DESKTOP_UPDATE_AUTOMATICALLY" {
 		t.Errorf("got feed %s from %q, automatic %v from %q; want the explicit ones", st.Feed, st.FeedFrom, st.Automatic, st.AutomaticFrom)
 	}
-	if l.upd.automatic.Load() {
+	if u.automatic.Load() {
 		t.Error("the scheduler would apply automatically")
 	}
 }
@@ -172,11 +198,11 @@ func TestRedactFeed(t *testing.T) {
 func TestSchedulerChecksASavedFeed(t *testing.T) {
 	pub, priv := testUpdateKey(t)
 	feed := newTestFeed(t, priv, "1.1.0")
-	l := updateLauncher(t, Config{UpdateKeys: []string{pub.String()}, UpdateCheckInterval: time.Hour})
-	l.upd.firstCheck = 10 * time.Millisecond
-	l.startUpdates()
+	u := newTestUpdater(t, Config{Keys: []string{pub.String()}, CheckInterval: time.Hour})
+	u.firstCheck = 10 * time.Millisecond
+	u.Start()
 	time.Sleep(50 * time.Millisecond)
-	l.SettingsSaved(settings.Settings{UpdateFeed: feed.url})
+	u.SettingsSaved(settings.Settings{UpdateFeed: feed.url})
 	deadline := time.Now().Add(5 * time.Second)
 	for feed.asks.Load() == 0 {
 		if time.Now().After(deadline) {

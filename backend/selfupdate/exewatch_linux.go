@@ -1,4 +1,4 @@
-package backend
+package selfupdate
 
 import (
 	"context"
@@ -26,6 +26,10 @@ func waitReplaced(ctx context.Context, stamp instance.ExeStamp) error {
 	const mask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 	if _, err := unix.InotifyAddWatch(fd, filepath.Dir(stamp.Path()), mask); err != nil {
 		return fmt.Errorf("inotify watch %s: %w", filepath.Dir(stamp.Path()), err)
+	}
+	// Replaced between the stamp and the watch: no event will tell.
+	if stamp.Changed() {
+		return nil
 	}
 	name := filepath.Base(stamp.Path())
 	buf := make([]byte, 64<<10)

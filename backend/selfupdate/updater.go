@@ -1,4 +1,27 @@
-package backend
+// Package selfupdate is the running app's self-update: an Updater that
+// holds its own state and sees the launcher only through Host (hand off,
+// busy?, publish status, add a notice, crash counts, start afresh). The
+// mechanism (feed, download, verify, stage, swap) is backend/update.
+//
+// A goroutine the Updater owns checks the feed 30 to 60 s after start (or
+// after another feed was saved in the settings: settings.go)
+// and then every few hours; a newer version for a self-managed install is
+// downloaded and verified in the background ("Update ready"). Applying it
+// waits for the user's click ("Restart to update", `update apply`) unless
+// UpdateAutomatically is on, then the backends must be idle: the new binary
+// is staged next to the installed one and must answer `version --json`,
+// the installed one is kept as .old and the new one renamed in its place,
+// and an adopt handoff to it keeps the backends running. This (old)
+// process then watches the new version's health window and rolls back if
+// it fails (rollback.go, healthwindow.go). A package-managed copy is never
+// replaced: the user is told the command that updates it. A package
+// upgrade that replaced our executable is offered as "Restart to apply"
+// (exewatch.go).
+//
+// It imports the layers below the launcher (update, settings, model,
+// handoffwire, control, instance, internal/proc) and never package
+// backend: the launcher holds the Updater, not the other way round.
+package selfupdate
 
 import (
 	"context"
@@ -11,30 +34,20 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/healthwindow"
-	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 )
-
-// Self-update, the launcher's side (the mechanism is backend/update). A
-// goroutine the launcher owns checks the feed 30 to 60 s after start (or
-// after another feed was saved in the settings: launcher_update_settings.go)
-// and then every few hours; a newer version for a self-managed install is
-// downloaded and verified in the background ("Update ready"). Applying it
-// waits for the user's click ("Restart to update", `update apply`) unless
-// UpdateAutomatically is on, then the backends must be idle: the new binary
-// is staged next to the installed one and must answer `version --json`,
-// the installed one is kept as .old and the new one renamed in its place,
-// and an adopt handoff to it keeps the backends running. This (old)
-// process then watches the new version's health window and rolls back if
-// it fails (launcher_update_watch.go, backend/healthwindow). A package-managed copy is never
-// replaced: the user is told the command that updates it.
 
 // First automatic check: this long after start, plus up to as much again.
 const updateFirstCheck = 30 * time.Second
 
-// updater is the launcher's self-update state.
-type updater struct {
+// Updater is the running app's self-update: its schedule, the offered
+// release and its download, the apply, the health window it watches after
+// a handoff, and the watch on our own executable.
+type Updater struct {
+	cfg  Config
+	host Host
+	exe  *exeWatch // the watch on our own executable; nil when none runs (set in New)
+
 	// client asks the feed in use. It is replaced (useFeed) only with sem
 	// held, so a check, download or apply talks to one feed throughout.
 	client atomic.Pointer[update.Client]
@@ -47,8 +60,6 @@ type updater struct {
 	feedChanged chan struct{}
 	// firstCheck is updateFirstCheck (tests shorten it).
 	firstCheck time.Duration
-	// publish announces a status change.
-	publish func()
 
 	mu       sync.Mutex // guards info, feed, nextFeed, release, artifact and probationUntil
 	info     update.Info
@@ -66,47 +77,49 @@ type updater struct {
 	// so the watch on it does not announce a package upgrade.
 	swapping atomic.Bool
 
-	ctx    context.Context // ends with the launcher (stop)
+	ctx    context.Context // ends with Stop
 	cancel context.CancelFunc
-	bg     sync.WaitGroup // the scheduler and background downloads
+	bg     sync.WaitGroup // the scheduler, background downloads and the exe watch
 }
 
-// newUpdater builds the update state from the configuration.
-func (l *Launcher) newUpdater() *updater {
-	dir := filepath.Join(l.cfg.StateDir, "updates")
+// New builds the Updater from the configuration. Nothing runs until
+// Start.
+func New(cfg Config, host Host) *Updater {
+	dir := filepath.Join(cfg.StateDir, "updates")
 	ctx, cancel := context.WithCancel(context.Background())
-	u := &updater{
-		base: update.Config{Keys: l.cfg.UpdateKeys, Current: l.cfg.Version, Dir: dir},
+	u := &Updater{
+		cfg: cfg, host: host, exe: newExeWatch(cfg.Exe),
+		base: update.Config{Keys: cfg.Keys, Current: cfg.Version, Dir: dir},
 		dir:  dir, sem: make(chan struct{}, 1), feedChanged: make(chan struct{}, 1), firstCheck: updateFirstCheck, ctx: ctx, cancel: cancel,
-		publish: func() { l.events.Publish(model.Event{Kind: model.EventStatus}) },
 	}
-	u.automatic.Store(l.cfg.UpdateAutomatically)
-	u.info = update.Info{Current: l.cfg.Version, Automatic: l.cfg.UpdateAutomatically, Skipped: update.Skipped(dir),
-		FeedFrom: l.cfg.UpdateFeedFrom, AutomaticFrom: l.cfg.UpdateAutomaticallyFrom}
-	u.useFeed(l.cfg.UpdateFeed) // not shared yet: no lock needed
+	u.automatic.Store(cfg.Automatic)
+	u.info = update.Info{Current: cfg.Version, Automatic: cfg.Automatic, Skipped: update.Skipped(dir),
+		FeedFrom: cfg.FeedFrom, AutomaticFrom: cfg.AutomaticFrom}
+	u.useFeed(cfg.Feed) // not shared yet: no lock needed
 	return u
 }
 
-// startUpdates reads what an earlier update left (a rollback to report, a
-// health window this instance is in, one that was interrupted) and starts
-// the scheduler. Called from Start.
-func (l *Launcher) startUpdates() {
-	u := l.upd
+// Start watches our executable, reads what an earlier update left (a
+// rollback to report, a health window this instance is in, one that was
+// interrupted) and starts the scheduler. The goroutines it starts are the
+// Updater's, ended by Stop.
+func (u *Updater) Start() {
+	u.watchExecutable()
 	if r := update.TakeRollback(u.dir); r != nil {
-		l.AddNotice(rollbackNotice(r))
+		u.host.AddNotice(rollbackNotice(r))
 	}
 	if p := update.ReadProbation(u.dir); p != nil {
-		l.noteProbation(p)
+		u.noteProbation(p)
 	}
-	update.PruneOlder(u.dir, l.cfg.Version)
+	update.PruneOlder(u.dir, u.cfg.Version)
 	// Also without a usable feed: one may be saved in the settings later.
-	if l.cfg.UpdateCheckInterval < 0 {
+	if u.cfg.CheckInterval < 0 {
 		return
 	}
 	u.bg.Add(1)
 	go func() {
 		defer u.bg.Done()
-		l.runUpdateScheduler(u.ctx)
+		u.runScheduler(u.ctx)
 	}()
 }
 
@@ -114,34 +127,34 @@ func (l *Launcher) startUpdates() {
 // version being watched, status says so (and updates wait); if its watcher
 // is gone, the window was interrupted (a logout, say): nothing can tell
 // whether the new version failed, so it stays, and the user is told.
-func (l *Launcher) noteProbation(p *update.Probation) {
-	if healthwindow.WatcherAlive(p) {
-		if p.Version == l.cfg.Version && time.Now().Before(p.Until()) {
-			l.upd.mu.Lock()
-			l.upd.probationUntil = p.Until()
-			l.upd.mu.Unlock()
+func (u *Updater) noteProbation(p *update.Probation) {
+	if WatcherAlive(p) {
+		if p.Version == u.cfg.Version && time.Now().Before(p.Until()) {
+			u.mu.Lock()
+			u.probationUntil = p.Until()
+			u.mu.Unlock()
 		}
 		return // still being watched: the watcher removes the record
 	}
-	_ = update.ClearProbation(l.upd.dir)
-	if p.Version == l.cfg.Version {
-		l.AddNotice(fmt.Sprintf("The health check of Hermes Desktop %s after its update was interrupted; %s stays installed (%s keeps %s).",
+	_ = update.ClearProbation(u.dir)
+	if p.Version == u.cfg.Version {
+		u.host.AddNotice(fmt.Sprintf("The health check of Hermes Desktop %s after its update was interrupted; %s stays installed (%s keeps %s).",
 			p.Version, p.Version, filepath.Base(update.OldPath(p.Target)), p.Previous))
 	}
 }
 
-// stopUpdates ends the scheduler and background downloads. From Shutdown.
-func (l *Launcher) stopUpdates() {
-	l.upd.cancel()
-	l.upd.bg.Wait()
+// Stop ends the exe watch, the scheduler and background downloads, and
+// waits for them. The launcher calls it from Shutdown.
+func (u *Updater) Stop() {
+	u.cancel()
+	u.bg.Wait()
 }
 
-// runUpdateScheduler checks a little after start, or after another feed
+// runScheduler checks a little after start, or after another feed
 // was put in use (with jitter, so a fleet started together does not ask at
 // once), and then every interval. It waits on a timer, or with updates off
 // only for a feed change: nothing runs between checks.
-func (l *Launcher) runUpdateScheduler(ctx context.Context) {
-	u := l.upd
+func (u *Updater) runScheduler(ctx context.Context) {
 	t := time.NewTimer(u.firstCheck)
 	defer t.Stop()
 	firstCheck := func() {
@@ -158,7 +171,7 @@ func (l *Launcher) runUpdateScheduler(ctx context.Context) {
 		case <-u.feedChanged:
 			firstCheck()
 		case <-t.C:
-			next := l.scheduledCheck(ctx)
+			next := u.scheduledCheck(ctx)
 			if u.client.Load().Disabled() == nil { // turned off meanwhile: wait for a feed
 				t.Reset(next)
 			}
@@ -168,40 +181,39 @@ func (l *Launcher) runUpdateScheduler(ctx context.Context) {
 
 // scheduledCheck checks, downloads what it finds, applies it when that is
 // wanted and the backends are idle, and returns when to check next.
-func (l *Launcher) scheduledCheck(ctx context.Context) time.Duration {
-	interval := l.cfg.UpdateCheckInterval + rand.N(l.cfg.UpdateCheckInterval/8+1)
-	chk, err := l.CheckForUpdate(ctx, false)
+func (u *Updater) scheduledCheck(ctx context.Context) time.Duration {
+	interval := u.cfg.CheckInterval + rand.N(u.cfg.CheckInterval/8+1)
+	chk, err := u.Check(ctx, false)
 	if err != nil || !chk.Available || chk.Reason != "" {
 		return interval // nothing to do, or busy, or it failed (status says why)
 	}
-	if err := l.prepareUpdate(ctx); err != nil || !l.upd.automatic.Load() {
+	if err := u.prepare(ctx); err != nil || !u.automatic.Load() {
 		return interval
 	}
-	if err := l.updateAllowed(); err != nil {
-		l.cfg.Logger.Info("update: applying later", "why", err)
+	if err := u.allowed(); err != nil {
+		u.cfg.Logger.Info("update: applying later", "why", err)
 		return time.Minute // busy now: look again soon
 	}
-	if _, err := l.ApplyUpdate(ctx); err != nil {
-		l.cfg.Logger.Warn("update: automatic update failed", "err", err)
+	if _, err := u.Apply(ctx); err != nil {
+		u.cfg.Logger.Warn("update: automatic update failed", "err", err)
 	}
 	return interval
 }
 
-// CheckForUpdate asks the feed now and says what it offers. With
+// Check asks the feed now and says what it offers. With
 // download, a newer version for a self-managed install starts downloading
 // in the background (the window's "Check now"); without, it only looks
 // (`update check`). Every answer is in the result, failures included
 // (Reason offline, signature, ...: see update.Check.Failed); the error is
 // only for ctx. While a download or an apply runs, it answers what is
 // known without asking the feed again.
-func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (update.Check, error) {
-	u := l.upd
+func (u *Updater) Check(ctx context.Context, download bool) (update.Check, error) {
 	if !u.tryAcquire() {
 		return u.busyCheck(), nil
 	}
-	rel, err := l.checkRelease(ctx)
+	rel, err := u.checkRelease(ctx)
 	u.releaseSem()
-	chk := update.Check{Current: l.cfg.Version}
+	chk := update.Check{Current: u.cfg.Version}
 	if rel != nil {
 		chk.Latest, chk.Notes = rel.Version, rel.Notes
 	}
@@ -214,7 +226,7 @@ func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (update.Ch
 		chk.Available, chk.Reason, chk.Message = false, "skipped", fmt.Sprintf("%s is skipped (Skip this version)", skipped)
 		return chk, nil
 	}
-	in, err := update.Inspect(l.cfg.Self)
+	in, err := update.Inspect(u.cfg.Exe)
 	if err == nil && !in.SelfManaged() {
 		chk.Reason, chk.Message, chk.Command = update.Reason(update.ErrManaged), in.Why(), in.UpdateCommand(rel.Version)
 		u.set(func(i *update.Info) { i.Command = chk.Command })
@@ -222,16 +234,16 @@ func (l *Launcher) CheckForUpdate(ctx context.Context, download bool) (update.Ch
 	}
 	if download {
 		u.bg.Add(1)
-		go func() { // owned by the launcher: ends with u.ctx (Shutdown)
+		go func() { // owned by the Updater: ends with u.ctx (Stop)
 			defer u.bg.Done()
-			_ = l.prepareUpdate(u.ctx)
+			_ = u.prepare(u.ctx)
 		}()
 	}
 	return chk, nil
 }
 
 // busyCheck answers a check while a download or an apply runs.
-func (u *updater) busyCheck() update.Check {
+func (u *Updater) busyCheck() update.Check {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	i := u.info
@@ -243,8 +255,7 @@ func (u *updater) busyCheck() update.Check {
 // checkRelease asks the feed and records the answer in the status. A
 // version marked bad is answered as "up to date" (it is never offered
 // again; a newer one is). Call with the semaphore held.
-func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
-	u := l.upd
+func (u *Updater) checkRelease(ctx context.Context) (*update.Release, error) {
 	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateChecking, "", "" })
 	rel, err := u.client.Load().Check(ctx)
 	if err == nil {
@@ -255,7 +266,7 @@ func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 	now := time.Now()
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	defer l.events.Publish(model.Event{Kind: model.EventStatus})
+	defer u.host.PublishStatus()
 	i := &u.info
 	i.CheckedAt, i.Skipped = &now, update.Skipped(u.dir)
 	if rel != nil {
@@ -266,7 +277,7 @@ func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 		i.State, i.Error, i.Reason = update.StateOff, err.Error(), update.Reason(err)
 	case errors.Is(err, update.ErrUpToDate):
 		i.State, i.Error, i.Reason = update.StateIdle, "", update.Reason(err)
-		if rel != nil && update.Newer(rel.Version, l.cfg.Version) {
+		if rel != nil && update.Newer(rel.Version, u.cfg.Version) {
 			i.Error = err.Error() // newer, but not offered: say why
 		}
 	case err != nil:
@@ -286,21 +297,19 @@ func (l *Launcher) checkRelease(ctx context.Context) (*update.Release, error) {
 	return rel, nil
 }
 
-// prepareUpdate downloads and verifies the offered release: "Update ready".
-func (l *Launcher) prepareUpdate(ctx context.Context) error {
-	u := l.upd
+// prepare downloads and verifies the offered release: "Update ready".
+func (u *Updater) prepare(ctx context.Context) error {
 	if err := u.acquire(ctx); err != nil {
 		return err
 	}
 	defer u.releaseSem()
-	_, err := l.download(ctx)
+	_, err := u.download(ctx)
 	return err
 }
 
 // download fetches the offered release (or finds it on disk), publishing
 // progress. Call with the semaphore held.
-func (l *Launcher) download(ctx context.Context) (string, error) {
-	u := l.upd
+func (u *Updater) download(ctx context.Context) (string, error) {
 	u.mu.Lock()
 	rel, artifact := u.release, u.artifact
 	u.mu.Unlock()
@@ -316,61 +325,52 @@ func (l *Launcher) download(ctx context.Context) (string, error) {
 	update.PruneDownloads(u.dir, rel.Version)
 	path, err := u.client.Load().Download(ctx, rel, func(p update.Progress) {
 		u.set(func(i *update.Info) { i.Bytes, i.Total, i.Speed = p.Bytes, p.Total, p.Speed })
-		l.events.Publish(model.Event{Kind: model.EventStatus})
+		u.host.PublishStatus()
 	})
 	if err != nil {
 		u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
-		l.events.Publish(model.Event{Kind: model.EventStatus})
+		u.host.PublishStatus()
 		return "", controlKind(err)
 	}
 	u.mu.Lock()
 	u.artifact = path
 	u.info.State = update.StateReady
 	u.mu.Unlock()
-	l.events.Publish(model.Event{Kind: model.EventStatus})
-	l.cfg.Logger.Info("update: downloaded and verified", "version", rel.Version, "path", path)
+	u.host.PublishStatus()
+	u.cfg.Logger.Info("update: downloaded and verified", "version", rel.Version, "path", path)
 	return path, nil
 }
 
-// SkipVersion stops offering version ("" offers everything again).
-func (l *Launcher) SkipVersion(version string) error {
-	if err := update.Skip(l.upd.dir, version); err != nil {
+// Skip stops offering version ("" offers everything again).
+func (u *Updater) Skip(version string) error {
+	if err := update.Skip(u.dir, version); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
-	l.upd.set(func(i *update.Info) {
+	u.set(func(i *update.Info) {
 		i.Skipped = version
 		if version != "" && version == i.Latest && (i.State == update.StateAvailable || i.State == update.StateReady) {
 			i.State = update.StateIdle
 		}
 	})
-	l.events.Publish(model.Event{Kind: model.EventStatus})
+	u.host.PublishStatus()
 	return nil
 }
 
-// updateAllowed refuses an update while one is being watched, while a
-// handoff runs or while a backend is (re)starting: never during a handoff
-// or a restart.
-func (l *Launcher) updateAllowed() error {
-	l.upd.mu.Lock()
-	until := l.upd.probationUntil
-	l.upd.mu.Unlock()
+// allowed refuses an update while one is being watched, while a handoff
+// runs or while a backend is (re)starting (Host.Busy): never during a
+// handoff or a restart.
+func (u *Updater) allowed() error {
+	u.mu.Lock()
+	until := u.probationUntil
+	u.mu.Unlock()
 	if time.Now().Before(until) {
 		return fmt.Errorf("%w: this version is in its health window after an update until %s", control.ErrBusy, until.Format(time.TimeOnly))
 	}
-	if l.successor.Load() != nil {
-		return fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
-	}
-	for _, s := range l.supervisors() {
-		if st := s.Status(); st.State == model.StateStarting || st.State == model.StateRestarting {
-			return fmt.Errorf("%w: backend %s is %s", control.ErrBusy, st.Name, st.State)
-		}
-	}
-	return nil
+	return u.host.Busy()
 }
 
-// UpdateStatus is the self-update's state for status.
-func (l *Launcher) UpdateStatus() *update.Info {
-	u := l.upd
+// Status is the self-update's state for status (instance.update).
+func (u *Updater) Status() *update.Info {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	info := u.info
@@ -381,14 +381,14 @@ func (l *Launcher) UpdateStatus() *update.Info {
 }
 
 // set changes the status under the lock.
-func (u *updater) set(fn func(*update.Info)) {
+func (u *Updater) set(fn func(*update.Info)) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	fn(&u.info)
 }
 
 // acquire takes the semaphore: one check, download or apply at a time.
-func (u *updater) acquire(ctx context.Context) error {
+func (u *Updater) acquire(ctx context.Context) error {
 	select {
 	case u.sem <- struct{}{}:
 		return nil
@@ -398,7 +398,7 @@ func (u *updater) acquire(ctx context.Context) error {
 }
 
 // tryAcquire takes the semaphore if it is free.
-func (u *updater) tryAcquire() bool {
+func (u *Updater) tryAcquire() bool {
 	select {
 	case u.sem <- struct{}{}:
 		return true
@@ -410,7 +410,7 @@ func (u *updater) tryAcquire() bool {
 // releaseSem frees the semaphore. A feed saved while it was held is put in
 // use first (switchFeed), so a check, download or apply never mixes the
 // answers of two feeds.
-func (u *updater) releaseSem() {
+func (u *Updater) releaseSem() {
 	for {
 		<-u.sem
 		u.mu.Lock()
@@ -422,36 +422,6 @@ func (u *updater) releaseSem() {
 		}
 		u.switchFeed()
 	}
-}
-
-// kindError gives an update error the control kind it travels as over the
-// socket, keeping its own words (and its update sentinel).
-type kindError struct{ kind, err error }
-
-func (e kindError) Error() string   { return e.err.Error() }
-func (e kindError) Unwrap() []error { return []error{e.kind, e.err} }
-
-// controlKind maps an update error to a control kind.
-func controlKind(err error) error {
-	var kind error
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, update.ErrUpToDate):
-		kind = control.ErrUpToDate
-	case errors.Is(err, update.ErrDisabled), errors.Is(err, update.ErrManaged):
-		kind = control.ErrRefused
-	case errors.Is(err, update.ErrDiskFull):
-		kind = control.ErrNoSpace
-	case errors.Is(err, update.ErrSignature), errors.Is(err, update.ErrChecksum), errors.Is(err, update.ErrSmoke),
-		errors.Is(err, update.ErrFeed), errors.Is(err, update.ErrInsecure):
-		kind = control.ErrUnverified
-	case errors.Is(err, update.ErrOffline):
-		kind = control.ErrOffline
-	default:
-		return err
-	}
-	return kindError{kind: kind, err: err}
 }
 
 // rollbackNotice tells the user about a rollback, once.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package backend
+package selfupdate
 
 import (
 	"context"

@@ -1,0 +1,93 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/selfupdate"
+	"hermes-desktop/internal/proc"
+)
+
+// The self-update is its own object (backend/selfupdate); the launcher
+// holds it and answers what it asks through updateHost, and nothing else.
+
+// Updates returns the self-update: checks, apply, skip, the update
+// settings, Restart to apply, and the health window after a handoff.
+func (l *Launcher) Updates() *selfupdate.Updater { return l.upd }
+
+// selfUpdate is the part of the configuration the Updater is built from.
+func (c *Config) selfUpdate(self proc.Identity) selfupdate.Config {
+	names := make([]string, 0, len(c.Backends))
+	for _, spec := range c.Backends {
+		names = append(names, spec.Name)
+	}
+	return selfupdate.Config{
+		StateDir: c.StateDir, Exe: c.Self, Self: self, Version: c.Version, Keys: c.UpdateKeys,
+		Feed: c.UpdateFeed, FeedFrom: c.UpdateFeedFrom, Automatic: c.UpdateAutomatically, AutomaticFrom: c.UpdateAutomaticallyFrom,
+		HealthWindow: c.UpdateHealthWindow, CheckInterval: c.UpdateCheckInterval, Backends: names,
+		Logger: c.Logger, Announce: c.Announce,
+	}
+}
+
+// updateHost is the launcher as the Updater sees it (selfupdate.Host).
+type updateHost struct{ l *Launcher }
+
+// HandOff hands the instance over; a successor is returned only once it
+// owns the backends (a typed nil would look like one).
+func (h updateHost) HandOff(ctx context.Context, args handoffwire.Args) (selfupdate.Successor, error) {
+	succ, _, err := h.l.handoff(ctx, args)
+	if succ == nil {
+		return nil, err
+	}
+	return succ, err
+}
+
+// HandedOver marks the launcher as handed over: main exits without
+// teardown.
+func (h updateHost) HandedOver() { h.l.finishHandoff() }
+
+// Busy refuses while a handoff runs or a backend is (re)starting.
+func (h updateHost) Busy() error {
+	if h.l.successor.Load() != nil {
+		return fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
+	}
+	for _, s := range h.l.supervisors() {
+		if st := s.Status(); st.State == model.StateStarting || st.State == model.StateRestarting {
+			return fmt.Errorf("%w: backend %s is %s", control.ErrBusy, st.Name, st.State)
+		}
+	}
+	return nil
+}
+
+// CrashCounts is each backend's crash count.
+func (h updateHost) CrashCounts() map[string]int {
+	out := map[string]int{}
+	for _, s := range h.l.supervisors() {
+		st := s.Status()
+		out[st.Name] = st.Crashes
+	}
+	return out
+}
+
+// StartFresh starts exe as a restart-mode successor (it waits for the
+// state dir, then boots normally) and waits until it serves.
+func (h updateHost) StartFresh(ctx context.Context, exe string) (selfupdate.Successor, error) {
+	succ, err := h.l.startSuccessor(exe, nil, nil, []string{fmt.Sprintf("%s=%s", handoffwire.EnvWait, 30*time.Second)})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.l.waitRunning(ctx, succ); err != nil {
+		return nil, fmt.Errorf("the old version did not come up: %w", err)
+	}
+	return succ, nil
+}
+
+// PublishStatus announces a status change to the subscribers.
+func (h updateHost) PublishStatus() { h.l.events.Publish(model.Event{Kind: model.EventStatus}) }
+
+// AddNotice records a notice for status.
+func (h updateHost) AddNotice(msg string) { h.l.AddNotice(msg) }
