@@ -188,10 +188,12 @@ if wanted 1; then
 	start_app custom
 	wait_field default "b['state']" ready
 	core_link
-	# SWITCH (issue 23, item 2): once the Add form has Ready pattern and
-	# Health check path fields, run a server that does not speak Hermes'
-	# ready line, as issue 23 found: python3 -m http.server 0 --bind
-	# 127.0.0.1, ready pattern 'port (\d+)', health path /.
+	# SWITCH HERE (issue 23, item 2): once the Add form has Ready pattern
+	# and Health check path fields, run a server that does not speak
+	# Hermes' ready line, as the issue found, and fill both fields:
+	#   custom_cmd="python3 -u -m http.server 0 --bind 127.0.0.1"
+	#   custom_ready='port (\d+)'   health path: /
+	# (add_backend fills a Ready pattern field already when there is one).
 	custom_cmd="hermes-journey serve --host 127.0.0.1 --port 0"
 	custom_ready='HERMES_BACKEND_READY port=(\d+)'
 	add_backend mine Custom "$custom_cmd" "$custom_ready"
@@ -233,6 +235,7 @@ if wanted 2; then
 	[ "$(names)" = second ] || fail "after a relaunch, status lists '$(names)', want 'second'"
 	a11y wait 'article=Backend second' || fail "after a relaunch, no card for second"
 	a11y has 'article=Backend default' && fail "after a relaunch, default is back"
+	shot settings-backends
 	click 'page tab=Settings'
 	[ "$(a11y value 'entry=/Stop grace period.*/')" = 4s ] || fail "after a relaunch, Settings shows grace '$(a11y value 'entry=/Stop grace period.*/')'"
 	shot settings
