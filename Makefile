@@ -46,7 +46,7 @@ TSGEN      := $(GO) run ./internal/tsgen
 TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test gui-deps core-payload gui-smoke bench bench-idle chaos clean \
+	gen gen-check frontend frontend-test gui-deps core-payload gui-smoke gui-journeys bench bench-idle chaos clean \
 	gui-windows package-deps package package-test test-windows
 
 all: build
@@ -117,6 +117,10 @@ core-payload:
 gui-smoke: gui
 	scripts/gui-smoke.sh $(GUI_BIN) $(ARTIFACTS)
 
+# Issue 23's user journeys, clicked and typed in the real window.
+gui-journeys: gui
+	scripts/gui-journeys.sh $(GUI_BIN) $(ARTIFACTS)
+
 # The desktop build for Windows, cross-built here: Wails' Windows code needs
 # no cgo, and it embeds build/windows' icon, manifest and version info.
 gui-windows: $(WAILS) frontend
@@ -147,7 +151,7 @@ package-test: package
 
 # --- checks -----------------------------------------------------------------
 
-test: fmt-check gen-check vet staticcheck unit test-windows fuzz-short cross frontend-test gui-smoke package-test staticcheck-gui
+test: fmt-check gen-check vet staticcheck unit test-windows fuzz-short cross frontend-test gui-smoke gui-journeys package-test staticcheck-gui
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*' -not -path './frontend/*')); \

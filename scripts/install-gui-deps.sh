@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that the Wails GUI build (cgo + GTK3 +
-# WebKitGTK 4.0) and the headless GUI smoke test (Xvfb + D-Bus + screenshot)
+# WebKitGTK 4.0) and the headless GUI smoke test and journeys (Xvfb + D-Bus +
+# screenshot + AT-SPI)
 # need, skipping those already installed. Debian 12; safe to run repeatedly.
 set -euo pipefail
 
@@ -17,6 +18,8 @@ pkgs=(
 	xdotool                      # the smoke test finds and closes the window by name
 	x11-utils                    # xprop: the smoke test reads the window's icon
 	libglib2.0-bin               # gdbus: the smoke test drives the tray menu over D-Bus
+	at-spi2-core                 # the accessibility bus the journeys find buttons on
+	python3-gi gir1.2-atspi-2.0  # scripts/gui-a11y.py reads that bus (system python)
 )
 
 exec "$(dirname "$0")/apt-install.sh" "gui deps" "${pkgs[@]}"

@@ -41,6 +41,10 @@ type runOptions struct {
 	containment  string
 	noBootReap   bool
 	logLevel     string
+
+	// restartWindow is how far back the crash-loop breaker counts a
+	// backend's unexpected exits.
+	restartWindow time.Duration
 	// Leak guard.
 	sampleInterval time.Duration
 	maxDuplicates  int
@@ -91,6 +95,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default /api/health)")
 	fs.DurationVar(&o.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time a backend has to exit once asked to stop (SIGTERM; CTRL_BREAK on Windows) before it is killed (env HERMES_DESKTOP_GRACE)")
 	fs.DurationVar(&o.startTimeout, "start-timeout", envflag.Duration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
+	fs.DurationVar(&o.restartWindow, "restart-window", envflag.Duration("HERMES_DESKTOP_RESTART_WINDOW", backend.DefaultRestartWindow), "a backend that exits unexpectedly 4 times within this window is failed, not restarted (env HERMES_DESKTOP_RESTART_WINDOW)")
 	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it; 0s: no minimum (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
 	fs.BoolVar(&o.noShim, "no-shim", envflag.Bool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
 	fs.StringVar(&o.containment, "containment", envflag.String("HERMES_DESKTOP_CONTAINMENT", "auto"), "what holds each backend's tree: auto (the strongest available), cgroup, systemd-scope, job or process-tree (env HERMES_DESKTOP_CONTAINMENT)")
@@ -205,6 +210,9 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	if err != nil {
 		return backend.Config{}, fmt.Errorf("find own executable: %w", err)
 	}
+	if o.restartWindow <= 0 {
+		return backend.Config{}, fmt.Errorf("--restart-window: %v is not a positive duration", o.restartWindow)
+	}
 	containment, err := instance.ParseContainment(o.containment)
 	if err != nil {
 		return backend.Config{}, fmt.Errorf("--containment: %w", err)
@@ -223,6 +231,9 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Announce:    stdout,
 		Notices:     nonEmpty(notice),
 		UpdateKeys:  updateKeys,
+		// A flag, not a setting: a test shortens it, so that a crash loop
+		// and start timeouts spaced wider than it are told apart in seconds.
+		RestartWindow: o.restartWindow,
 	}
 	cfg.Core = locateCore(stateDir, cfg.Logger)
 	// One merge path: the saved settings (already validated), then what

@@ -80,6 +80,12 @@ func TestSettingsMerge(t *testing.T) {
 					t.Errorf("added backend: got %+v, want its own values and the default start timeout", added)
 				}
 			}},
+		{"restart window by environment", `{}`, map[string]string{"HERMES_DESKTOP_RESTART_WINDOW": "6s"}, nil,
+			func(t *testing.T, cfg backend.Config, spec runspec.Spec) {
+				if cfg.RestartWindow != 6*time.Second {
+					t.Errorf("got restart window %v, want 6s", cfg.RestartWindow)
+				}
+			}},
 		// An explicit 0 is no minimum, not "unset": it must survive the merge
 		// (the saved setting itself cannot go below 1 s).
 		{"min orphan age 0 by flag", `{"min_orphan_age":"10m"}`, nil, []string{"--min-orphan-age", "0s"},
