@@ -165,7 +165,7 @@ core_link() {
 	ln -sf "$core" "$work/bin/hermes-journey"
 }
 
-# add_backend NAME KIND_RADIO [COMMAND [READY_PATTERN]]: fill the Add
+# add_backend NAME KIND_RADIO [COMMAND [READY_PATTERN [HEALTH_PATH]]]: fill the Add
 # backend form and press Add and start.
 add_backend() {
 	click 'push button=Add backend'
@@ -174,9 +174,12 @@ add_backend() {
 	if [ -n "${3:-}" ]; then
 		a11y type "$3" 'form=Add a backend' 'entry=Command' || fail "could not type the command"
 	fi
-	# The form's own ready pattern, once it has one (issue 23, item 2).
-	if [ -n "${4:-}" ] && a11y has 'form=Add a backend' 'entry=Ready pattern'; then
-		a11y type "$4" 'form=Add a backend' 'entry=Ready pattern' || fail "could not type the ready pattern"
+	# A custom backend's own ready pattern and health path (issue 23, item 2).
+	if [ -n "${4:-}" ]; then
+		a11y type "$4" 'form=Add a backend' 'entry=/Ready pattern.*/' || fail "could not type the ready pattern"
+	fi
+	if [ -n "${5:-}" ]; then
+		a11y type "$5" 'form=Add a backend' 'entry=/Health check path.*/' || fail "could not type the health path"
 	fi
 	click --retry 'form=Add a backend' 'push button=Add and start'
 	A11Y_TIMEOUT=30 a11y gone 'form=Add a backend' || fail "the Add form stayed open: $(a11y texts 'form=Add a backend' | tr '\n' '|')"
@@ -187,21 +190,18 @@ if wanted 1; then
 	begin custom
 	start_app custom
 	wait_field default "b['state']" ready
-	core_link
-	# SWITCH HERE (issue 23, item 2): once the Add form has Ready pattern
-	# and Health check path fields, run a server that does not speak
-	# Hermes' ready line, as the issue found, and fill both fields:
-	#   custom_cmd="python3 -u -m http.server 0 --bind 127.0.0.1"
-	#   custom_ready='port (\d+)'   health path: /
-	# (add_backend fills a Ready pattern field already when there is one).
-	custom_cmd="hermes-journey serve --host 127.0.0.1 --port 0"
-	custom_ready='HERMES_BACKEND_READY port=(\d+)'
-	add_backend mine Custom "$custom_cmd" "$custom_ready"
+	# A server that does not speak Hermes' ready line, as the issue found
+	# (item 2): it stayed Starting forever. Python buffers its "Serving HTTP
+	# on ... port N" line in a pipe unless the app unbuffers it.
+	custom_cmd="python3 -m http.server 0 --bind 127.0.0.1"
+	add_backend mine Custom "$custom_cmd" 'port (\d+)' /
 	wait_field mine "b['state']" ready 60
 	card_says mine Ready
 	[ "$(field mine "b['kind']")" = custom ] || fail "mine is not custom in status"
 	[ "$(saved "[b['command'] for b in d['backends'] if b['name']=='mine']")" = "['$custom_cmd']" ] ||
 		fail "config.json does not hold mine's command: $(cat "$HERMES_DESKTOP_STATE_DIR/config.json")"
+	[ "$(saved "[b.get('health_path') for b in d['backends'] if b['name']=='mine']")" = "['/']" ] ||
+		fail "config.json does not hold mine's health path: $(cat "$HERMES_DESKTOP_STATE_DIR/config.json")"
 	shot custom
 	stop_app
 	passed
