@@ -34,7 +34,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/builtin"
+	"hermes-desktop/backend/hermes"
 )
 
 const payloadDir = "internal/corebin/payload"
@@ -134,7 +134,7 @@ func serveMemory(bin string) (rss, private int64, err error) {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), builtin.ReadyPrefix) {
+		if strings.HasPrefix(sc.Text(), hermes.ServeReadyPrefix) {
 			break
 		}
 	}
