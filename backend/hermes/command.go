@@ -37,11 +37,13 @@ const (
 	FlagSSHOwnerNonce = "--ssh-owner-nonce"
 )
 
-// LoopbackIP is the host a launcher gives FlagHost, and PortAny the port,
-// so that a backend listens on loopback only, on a port of the OS's choice.
+// The address a launcher gives a local backend: loopback only, on a port
+// of the OS's choice.
 const (
+	// LoopbackIP is the value a launcher gives FlagHost.
 	LoopbackIP = "127.0.0.1"
-	PortAny    = "0"
+	// PortAny is the value of FlagPort that lets the OS choose the port.
+	PortAny = "0"
 )
 
 // LocalArgs is the command line after the hermes executable that runs verb

@@ -3,11 +3,11 @@ package hermes
 // Ready lines: a backend prints one on stdout once it listens, N being the
 // port it bound.
 const (
-	// ServeReadyPrefix, followed by the port, is the line `hermes serve`
-	// prints.
+	// ServeReadyPrefix is the start of the line `hermes serve` prints, the
+	// port following it.
 	ServeReadyPrefix = "HERMES_BACKEND_READY port="
-	// DashboardReadyPrefix, followed by the port, is the line `hermes
-	// dashboard` prints.
+	// DashboardReadyPrefix is the start of the line `hermes dashboard`
+	// prints, the port following it.
 	DashboardReadyPrefix = "HERMES_DASHBOARD_READY port="
 	// ReadyRegex matches either ready line; its first group is the port.
 	ReadyRegex = `HERMES_(?:BACKEND|DASHBOARD)_READY port=(\d+)`
