@@ -113,11 +113,11 @@ func (s Shape) Loopback() bool { return hermes.IsLoopbackHost(s.Host) }
 func IsLoopbackHost(host string) bool { return hermes.IsLoopbackHost(host) }
 
 // ProbeHost is the address to reach a backend that was told to bind host:
-// its loopback address, defaulting to 127.0.0.1.
+// its loopback address, defaulting to hermes.LoopbackIP.
 func ProbeHost(host string) string {
 	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if ip, err := netip.ParseAddr(h); err == nil && ip.IsLoopback() {
 		return ip.String()
 	}
-	return "127.0.0.1"
+	return hermes.LoopbackIP
 }
