@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/reap"
@@ -20,7 +21,6 @@ const (
 	DefaultName         = runspec.DefaultName
 	DefaultReadyRegex   = runspec.DefaultReadyRegex
 	DefaultHealthPath   = runspec.DefaultHealthPath
-	fallbackHealthPath  = runspec.FallbackHealthPath
 	DefaultGrace        = runspec.DefaultGrace
 	DefaultStartTimeout = runspec.DefaultStartTimeout
 	DefaultMinOrphanAge = reap.DefaultMinOrphanAge
@@ -127,14 +127,14 @@ type Config struct {
 
 // HermesHome returns $HERMES_HOME, else ~/.hermes.
 func HermesHome() (string, error) {
-	if h := os.Getenv("HERMES_HOME"); h != "" {
+	if h := os.Getenv(hermes.EnvHome); h != "" {
 		return h, nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("backend: find home directory for HERMES_HOME: %w", err)
+		return "", fmt.Errorf("backend: find home directory for %s: %w", hermes.EnvHome, err)
 	}
-	return filepath.Join(home, ".hermes"), nil
+	return filepath.Join(home, hermes.HomeDirName), nil
 }
 
 // DefaultStateDir returns $HERMES_DESKTOP_STATE_DIR, else $HERMES_HOME/desktop.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
@@ -172,7 +173,7 @@ func (l *Launcher) ConnectionDetails(name string) (string, error) {
 		return b.String(), nil
 	}
 	ws, _ := url.Parse(st.URL)
-	ws.Scheme, ws.Path, ws.RawQuery = "ws", "/api/ws", "token="+url.QueryEscape(token)
-	fmt.Fprintf(&b, "Token: %s\nREST header: X-Hermes-Session-Token: %s\nWebSocket: %s\n", token, token, ws)
+	ws.Scheme, ws.Path, ws.RawQuery = "ws", hermes.WebSocketPath, url.Values{hermes.QueryToken: {token}}.Encode()
+	fmt.Fprintf(&b, "Token: %s\nREST header: %s: %s\nWebSocket: %s\n", token, hermes.SessionTokenHeader, token, ws)
 	return b.String(), nil
 }

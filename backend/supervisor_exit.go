@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 )
@@ -24,7 +25,7 @@ func (s *Supervisor) onExit(ctx context.Context) {
 	}
 	exe, replaced := inst.ExecutableReplaced()
 	switch {
-	case inst.ExitStatus().Code == instance.ExitRefusedAttach:
+	case inst.ExitStatus().Code == hermes.ExitRefused:
 		s.finish(inst)
 		s.cur = nil
 		s.fail(fmt.Sprintf("Hermes refused to start another backend (%s): stop the other one or change the profile", inst.ExitStatus()))

@@ -19,13 +19,14 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/model"
 )
 
 func TestSupervisorBecomesReady(t *testing.T) {
 	legacy := func(w http.ResponseWriter, r *http.Request) { // Hermes before /api/health
-		if r.URL.Path != fallbackHealthPath {
+		if r.URL.Path != hermes.StatusPath {
 			http.NotFound(w, r)
 			return
 		}

@@ -1,7 +1,6 @@
 package lockfile
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,114 +9,17 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
+
+	"hermes-desktop/backend/hermes"
 )
 
-// Ownership files other Hermes components write. The boot reaper must never
-// signal what they name; a file it cannot read with certainty makes it fail
+// Ownership files other Hermes components write, read from disk: their
+// schemas are Hermes' (backend/hermes). The boot reaper must never signal
+// what they name; a file it cannot read with certainty makes it fail
 // closed.
 
-// ErrMalformed means a foreign ownership file does not match its schema.
-var ErrMalformed = errors.New("lockfile: malformed ownership file")
-
-// ErrNoRecord means a foreign ownership file holds nothing (it is empty or
-// only whitespace): to Hermes that is no record at all, so it names nobody.
-var ErrNoRecord = errors.New("lockfile: empty ownership file (no record)")
-
-const (
-	maxForeignSize = 64 << 10
-	maxForeignStr  = 1024
-	sshDirName     = "desktop-ssh"
-	hermesDirName  = ".hermes" // under the user's home
-	sshLockName    = "backend.lock.json"
-)
-
-// SSHLock is a remote SSH backend's lock, desktop-ssh/<id>/backend.lock.json
-// (Hermes schema version 2).
-type SSHLock struct {
-	SchemaVersion    int    `json:"schemaVersion"`
-	ProtocolVersion  int    `json:"protocolVersion"`
-	OwnershipID      string `json:"ownershipId"`
-	SpawnNonce       string `json:"spawnNonce"`
-	TokenFingerprint string `json:"tokenFingerprint"`
-	PID              int    `json:"pid"`
-	Port             int    `json:"port"`
-	Profile          string `json:"profile"`
-	HermesPath       string `json:"hermesPath"`
-	HermesHome       string `json:"hermesHome"`
-	LogPath          string `json:"logPath"`
-	StartedAt        string `json:"startedAt"`
-	CreationTime     string `json:"creationTime,omitempty"`
-}
-
-// creationTimeRE is compiled on first use, not at init: every process of
-// this binary (the watchdog shim first, whose start is timed) would pay for
-// it otherwise.
-var creationTimeRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(linux:[0-9]+|darwin:[^\x00-\x1f]+)$`)
-})
-
-// ParseSSHLock decodes and validates an SSH lock found in directory dirID.
-// Every field the schema names is required, with the types and bounds
-// Hermes writes; anything else is ErrMalformed.
-func ParseSSHLock(data []byte, dirID string) (*SSHLock, error) {
-	if len(data) > maxForeignSize {
-		return nil, fmt.Errorf("%w: over %d bytes", ErrMalformed, maxForeignSize)
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	for _, k := range []string{"schemaVersion", "protocolVersion", "ownershipId", "spawnNonce", "tokenFingerprint",
-		"pid", "port", "profile", "hermesPath", "hermesHome", "logPath", "startedAt"} {
-		if _, ok := raw[k]; !ok {
-			return nil, fmt.Errorf("%w: no %s", ErrMalformed, k)
-		}
-	}
-	var l SSHLock
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&l); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	if err := l.validate(dirID); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	return &l, nil
-}
-
-func (l *SSHLock) validate(dirID string) error {
-	switch {
-	case l.SchemaVersion != 2:
-		return fmt.Errorf("schemaVersion %d, want 2", l.SchemaVersion)
-	case l.ProtocolVersion != 1:
-		return fmt.Errorf("protocolVersion %d, want 1", l.ProtocolVersion)
-	case !isLowerHex(dirID, 32):
-		return fmt.Errorf("directory %q is not 32 lowercase hex digits", dirID)
-	case l.OwnershipID != dirID:
-		return fmt.Errorf("ownershipId %q is not the directory name", l.OwnershipID)
-	case !isLowerHex(l.SpawnNonce, 16):
-		return fmt.Errorf("spawnNonce %q", l.SpawnNonce)
-	case !isLowerHex(l.TokenFingerprint, 32):
-		return fmt.Errorf("tokenFingerprint %q", l.TokenFingerprint)
-	case l.PID < 1 || l.PID > 4194304:
-		return fmt.Errorf("pid %d", l.PID)
-	case l.Port < 0 || l.Port > 65535:
-		return fmt.Errorf("port %d", l.Port)
-	case l.CreationTime != "" && !creationTimeRE().MatchString(l.CreationTime):
-		return fmt.Errorf("creationTime %q", l.CreationTime)
-	}
-	for name, v := range map[string]string{"profile": l.Profile, "hermesPath": l.HermesPath, "hermesHome": l.HermesHome,
-		"logPath": l.LogPath, "startedAt": l.StartedAt, "creationTime": l.CreationTime} {
-		if len(v) > maxForeignStr {
-			return fmt.Errorf("%s is over %d bytes", name, maxForeignStr)
-		}
-	}
-	if !strings.HasSuffix(l.LogPath, "/"+dirID+"/"+l.SpawnNonce+".log") {
-		return fmt.Errorf("logPath %q does not end in /%s/%s.log", l.LogPath, dirID, l.SpawnNonce)
-	}
-	return nil
-}
+// maxForeignSize bounds the foreign files read: a larger one is malformed.
+const maxForeignSize = hermes.MaxOwnershipFileSize
 
 // ForeignClaim is one ownership file found on disk: the PID it names, or
 // why it could not be trusted.
@@ -132,19 +34,8 @@ type ForeignClaim struct {
 	Err          error // nil when the file is valid
 }
 
-// SSHLockDirs returns the directories SSH locks may be in: $HERMES_HOME/
-// desktop-ssh, and ~/.hermes/desktop-ssh, where Hermes Desktop writes them
-// whatever HERMES_HOME is. userHome "" leaves the second out.
-func SSHLockDirs(hermesHome, userHome string) []string {
-	dirs := []string{filepath.Join(hermesHome, sshDirName)}
-	if userHome != "" {
-		dirs = append(dirs, filepath.Join(userHome, hermesDirName, sshDirName))
-	}
-	return dirs
-}
-
 // SSHLockClaims reads every <dir>/*/backend.lock.json in dirs (see
-// SSHLockDirs), each directory once even when two paths name it. A missing
+// hermes.SSHLockDirs), each directory once even when two paths name it. A missing
 // directory claims nothing; one that is not a directory, or sits under a
 // file, is not missing (see absent). One that cannot be listed makes the
 // error non-nil (the caller must fail closed), but the claims of the others
@@ -184,15 +75,15 @@ func sshLockClaimsIn(dir string) ([]ForeignClaim, error) {
 	}
 	var claims []ForeignClaim
 	for _, e := range entries {
-		path := filepath.Join(dir, e.Name(), sshLockName)
+		path := filepath.Join(dir, e.Name(), hermes.SSHLockName)
 		data, err := ReadForeign(path, maxForeignSize)
 		if absent(path, err) {
 			continue // a directory without a lock claims nothing
 		}
 		c := ForeignClaim{Path: path}
 		if err == nil {
-			var l *SSHLock
-			if l, err = ParseSSHLock(data, e.Name()); err == nil {
+			var l *hermes.SSHLock
+			if l, err = hermes.ParseSSHLock(data, e.Name()); err == nil {
 				c.PID, c.CreationTime = l.PID, l.CreationTime
 			}
 		}
@@ -204,49 +95,12 @@ func sshLockClaimsIn(dir string) ([]ForeignClaim, error) {
 	return claims, nil
 }
 
-// GatewayPID is the gateway's PID file, $HERMES_HOME/gateway.pid (or
-// gateway.lock): a JSON object, or a bare integer in legacy files.
-type GatewayPID struct {
-	PID        int      `json:"pid"`
-	Kind       string   `json:"kind"`
-	Argv       []string `json:"argv"`
-	StartTime  *uint64  `json:"start_time"`
-	HermesHome string   `json:"hermes_home"`
-}
-
-// ParseGatewayPID decodes a gateway PID file. An empty or whitespace-only
-// file is ErrNoRecord (Hermes reads it as "no gateway"); anything else that
-// is not a valid record is ErrMalformed.
-func ParseGatewayPID(data []byte) (*GatewayPID, error) {
-	trimmed := strings.TrimSpace(string(data))
-	if trimmed == "" {
-		return nil, ErrNoRecord
-	}
-	if n, err := strconv.Atoi(trimmed); err == nil {
-		if n < 1 || n > 4194304 {
-			return nil, fmt.Errorf("%w: pid %d", ErrMalformed, n)
-		}
-		return &GatewayPID{PID: n}, nil
-	}
-	var g GatewayPID
-	if err := json.Unmarshal(data, &g); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	if g.PID < 1 || g.PID > 4194304 {
-		return nil, fmt.Errorf("%w: pid %d", ErrMalformed, g.PID)
-	}
-	if g.Kind != "" && g.Kind != "hermes-gateway" {
-		return nil, fmt.Errorf("%w: kind %q", ErrMalformed, g.Kind)
-	}
-	return &g, nil
-}
-
 // GatewayClaims reads $HERMES_HOME/gateway.pid and gateway.lock. A missing
 // or empty file claims nothing; an unreadable or malformed one is returned
 // with its error, so the caller can fail closed.
 func GatewayClaims(hermesHome string) []ForeignClaim {
 	var claims []ForeignClaim
-	for _, name := range []string{"gateway.pid", "gateway.lock"} {
+	for _, name := range hermes.GatewayFileNames {
 		path := filepath.Join(hermesHome, name)
 		data, err := ReadForeign(path, maxForeignSize)
 		if absent(path, err) {
@@ -254,9 +108,9 @@ func GatewayClaims(hermesHome string) []ForeignClaim {
 		}
 		c := ForeignClaim{Path: path}
 		if err == nil {
-			var g *GatewayPID
-			g, err = ParseGatewayPID(data)
-			if errors.Is(err, ErrNoRecord) {
+			var g *hermes.GatewayPID
+			g, err = hermes.ParseGatewayPID(data)
+			if errors.Is(err, hermes.ErrNoRecord) {
 				continue // Hermes' own reading: an empty file is no record
 			}
 			if err == nil {

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 )
 
+// sshID and sshLockJSON make a valid lock (backend/hermes checks the schema).
 const sshID = "0123456789abcdef0123456789abcdef"
 
 func sshLockJSON(mutate func(string) string) []byte {
@@ -22,48 +24,6 @@ func sshLockJSON(mutate func(string) string) []byte {
 		s = mutate(s)
 	}
 	return []byte(s)
-}
-
-func TestParseSSHLock(t *testing.T) {
-	repl := func(old, new string) func(string) string {
-		return func(s string) string { return strings.Replace(s, old, new, 1) }
-	}
-	cases := []struct {
-		name   string
-		mutate func(string) string
-		dir    string
-		ok     bool
-	}{
-		{"valid", nil, sshID, true},
-		{"no creationTime", repl(`,"creationTime":"linux:123"`, ""), sshID, true},
-		{"darwin creationTime", repl(`"linux:123"`, `"darwin:Sun Nov 29 10:00:00 2026"`), sshID, true},
-		{"extra field", repl(`"pid":4242`, `"pid":4242,"future":1`), sshID, true},
-		{"schema 3", repl(`"schemaVersion":2`, `"schemaVersion":3`), sshID, false},
-		{"protocol 2", repl(`"protocolVersion":1`, `"protocolVersion":2`), sshID, false},
-		{"ownership is not the dir", nil, "fedcba9876543210fedcba9876543210", false},
-		{"dir not hex", nil, "not-a-hex-id", false},
-		{"pid 0", repl(`"pid":4242`, `"pid":0`), sshID, false},
-		{"pid too big", repl(`"pid":4242`, `"pid":4194305`), sshID, false},
-		{"pid as string", repl(`"pid":4242`, `"pid":"4242"`), sshID, false},
-		{"no pid", repl(`"pid":4242,`, ""), sshID, false},
-		{"port too big", repl(`"port":41000`, `"port":65536`), sshID, false},
-		{"nonce uppercase", repl(`0011223344556677",`, `00112233445566AA",`), sshID, false},
-		{"fingerprint short", repl(`"00112233445566778899aabbccddeeff"`, `"0011"`), sshID, false},
-		{"log path elsewhere", repl(`/0011223344556677.log`, `/other.log`), sshID, false},
-		{"long profile", repl(`"profile":"default"`, `"profile":"`+strings.Repeat("p", 1025)+`"`), sshID, false},
-		{"bad creationTime", repl(`"linux:123"`, `"win:1"`), sshID, false},
-		{"not json", func(string) string { return "{" }, sshID, false},
-		{"array", func(string) string { return "[]" }, sshID, false},
-	}
-	for _, tc := range cases {
-		l, err := ParseSSHLock(sshLockJSON(tc.mutate), tc.dir)
-		if (err == nil) != tc.ok {
-			t.Errorf("%s: got %+v, %v; want ok=%v", tc.name, l, err, tc.ok)
-		}
-		if err != nil && !errors.Is(err, ErrMalformed) {
-			t.Errorf("%s: error %v is not ErrMalformed", tc.name, err)
-		}
-	}
 }
 
 func TestSSHLockClaims(t *testing.T) {
@@ -83,7 +43,7 @@ func TestSSHLockClaims(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "desktop-ssh", "empty"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	claims, err := SSHLockClaims(SSHLockDirs(home, "")...)
+	claims, err := SSHLockClaims(hermes.SSHLockDirs(home, "")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +128,7 @@ func TestSSHLockClaimsBothDirs(t *testing.T) {
 				// them; Wine reports one made and makes nothing.
 				t.Skip("no symbolic links here: Windows wants a privilege for them, Wine makes none")
 			}
-			claims, err := SSHLockClaims(SSHLockDirs(tc.hermesHome, tc.home)...)
+			claims, err := SSHLockClaims(hermes.SSHLockDirs(tc.hermesHome, tc.home)...)
 			if (err != nil) != tc.wantErr {
 				t.Errorf("error: got %v, want error %v", err, tc.wantErr)
 			}
@@ -183,40 +143,6 @@ func TestSSHLockClaimsBothDirs(t *testing.T) {
 				t.Errorf("claimed pids: got %v, want %v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestParseGatewayPID(t *testing.T) {
-	cases := []struct {
-		in   string
-		pid  int
-		tick bool
-		want error // nil: valid
-	}{
-		{`{"pid":1234,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":987,"hermes_home":"/h"}`, 1234, true, nil},
-		{`{"pid":1234}`, 1234, false, nil},
-		{"1234\n", 1234, false, nil},
-		{`{"pid":1234,"kind":"something-else"}`, 0, false, ErrMalformed},
-		{`{"pid":0}`, 0, false, ErrMalformed},
-		{"-5", 0, false, ErrMalformed},
-		{`{"pid":"1234"}`, 0, false, ErrMalformed},
-		{"null", 0, false, ErrMalformed},
-		{"x", 0, false, ErrMalformed},
-		// Hermes reads an empty file as "no gateway", not as damage.
-		{"", 0, false, ErrNoRecord},
-		{" \n\t\r\n", 0, false, ErrNoRecord},
-	}
-	for _, tc := range cases {
-		g, err := ParseGatewayPID([]byte(tc.in))
-		if tc.want != nil {
-			if !errors.Is(err, tc.want) {
-				t.Errorf("%q: got %+v, %v; want %v", tc.in, g, err, tc.want)
-			}
-			continue
-		}
-		if err != nil || g.PID != tc.pid || (g.StartTime != nil) != tc.tick {
-			t.Errorf("%q: got %+v, %v; want pid %d", tc.in, g, err, tc.pid)
-		}
 	}
 }
 
@@ -255,8 +181,8 @@ func TestGatewayClaims(t *testing.T) {
 				pids = append(pids, c.PID)
 				if c.Err != nil {
 					errs++
-					if !errors.Is(c.Err, ErrMalformed) {
-						t.Errorf("%s: error %v is not ErrMalformed", c.Path, c.Err)
+					if !errors.Is(c.Err, hermes.ErrMalformed) {
+						t.Errorf("%s: error %v is not hermes.ErrMalformed", c.Path, c.Err)
 					}
 				}
 			}
@@ -286,38 +212,4 @@ func TestGatewayClaimsUnderAFile(t *testing.T) {
 	if len(claims) != 2 || errs != 2 {
 		t.Errorf("got %+v, want 2 claims, both with an error", claims)
 	}
-}
-
-func FuzzParseSSHLock(f *testing.F) {
-	f.Add(sshLockJSON(nil), sshID)
-	f.Add([]byte(`{"schemaVersion":2}`), sshID)
-	f.Fuzz(func(t *testing.T, data []byte, dir string) {
-		l, err := ParseSSHLock(data, dir)
-		if err != nil {
-			if !errors.Is(err, ErrMalformed) {
-				t.Fatalf("unwrapped error %v", err)
-			}
-			return
-		}
-		if l.PID < 1 || l.OwnershipID != dir || !strings.HasSuffix(l.LogPath, l.SpawnNonce+".log") {
-			t.Fatalf("accepted an invalid lock: %+v", l)
-		}
-	})
-}
-
-func FuzzParseGatewayPID(f *testing.F) {
-	f.Add([]byte(`{"pid":1234,"start_time":5}`))
-	f.Add([]byte("42"))
-	f.Add([]byte(" \n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := ParseGatewayPID(data)
-		switch {
-		case err == nil && (g.PID < 1 || g.PID > 4194304):
-			t.Fatalf("accepted pid %d", g.PID)
-		case err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNoRecord):
-			t.Fatalf("unwrapped error %v", err)
-		case errors.Is(err, ErrNoRecord) && strings.TrimSpace(string(data)) != "":
-			t.Fatalf("%q is not empty, yet no record", data)
-		}
-	})
 }

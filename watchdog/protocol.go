@@ -49,9 +49,10 @@ package watchdog
 //     start marker and the cgroup it was started in (or why it has none),
 //     or the error. EOF without a line means the shim died first.
 //
-// Environment. CMD gets EnvParentPID and EnvParentMarker naming the shim and
-// EnvParentNonce set to --nonce (random when absent), replacing whatever the
-// shim inherited: Hermes' own parent watchdog then follows the shim.
+// Environment. CMD gets hermes.EnvParentPID and hermes.EnvParentMarker
+// naming the shim and hermes.EnvParentNonce set to --nonce (random when
+// absent), replacing whatever the shim inherited: Hermes' own parent
+// watchdog then follows the shim. EnvGrace is the default of --grace.
 
 import (
 	"bufio"
@@ -66,6 +67,7 @@ import (
 	"strings"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/internal/proc"
 )
@@ -111,13 +113,11 @@ const (
 	StopMessage = "stop"
 )
 
-// Environment variables of the Hermes parent-death contract, set by the
-// shim for the backend (and by the launcher when it runs without a shim).
-const (
-	EnvParentPID    = "HERMES_PARENT_PID"
-	EnvParentMarker = "HERMES_PARENT_START_MARKER"
-	EnvParentNonce  = "HERMES_PARENT_NONCE"
-)
+// EnvGrace is the time between SIGTERM and SIGKILL, for every command of
+// this app that takes --grace: the default of the shim's --grace (for a
+// shim run by hand: the launcher always passes it), and of run's and reap's.
+// It is ours, not Hermes'.
+const EnvGrace = "HERMES_DESKTOP_GRACE"
 
 // ShimOptions are the shim's flags.
 type ShimOptions struct {
@@ -168,7 +168,7 @@ func (o ShimOptions) Args() []string {
 	if o.Parent.Nonce != "" {
 		args = append(args, flagArg(FlagNonce, o.Parent.Nonce))
 	}
-	// Always given, so the shim's HERMES_DESKTOP_GRACE default never applies.
+	// Always given, so the shim's EnvGrace default never applies.
 	args = append(args, flagArg(FlagGrace, o.Grace.String()))
 	if o.Cgroup != "" {
 		args = append(args, flagArg(FlagCgroup, o.Cgroup))
@@ -266,25 +266,25 @@ func parseShimFlags(args []string, stderr io.Writer) (ShimOptions, error) {
 	fs := flag.NewFlagSet(Subcommand, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: hermes-desktop watchdog [flags] -- CMD ARGS...
+		fmt.Fprintf(stderr, `usage: hermes-desktop watchdog [flags] -- CMD ARGS...
 
 Runs CMD as a child in this process's group and tears CMD's whole tree down
 (SIGTERM, grace period, SIGKILL; descendants that called setsid included)
 when the parent dies, when this shim gets SIGTERM/SIGINT/SIGHUP, or when CMD
 exits. Parent death is seen through EOF on the lifeline fd, the OS exit
 notification (pidfd / kqueue / process handle), or getppid() changing.
-CMD gets HERMES_PARENT_PID, HERMES_PARENT_START_MARKER and HERMES_PARENT_NONCE
+CMD gets %s, %s and %s
 naming this shim. Exits with CMD's status (128+N if killed by signal N).
 
-`)
+`, hermes.EnvParentPID, hermes.EnvParentMarker, hermes.EnvParentNonce)
 		fs.PrintDefaults()
 	}
 	fs.IntVar(&o.Lifeline, FlagLifeline, -1, "fd of the lifeline pipe's read end; EOF means the parent is gone (-1: none)")
 	fs.IntVar(&o.Report, FlagReport, -1, "fd to write the backend's pid and start marker to, as one JSON line (-1: none)")
 	fs.IntVar(&o.Parent.PID, FlagParentPID, 0, "PID of the parent to watch (default: the actual parent)")
 	fs.StringVar(&o.Parent.Start, FlagParentMarker, "", "start marker of the parent, so a reused PID is not mistaken for it")
-	fs.StringVar(&o.Parent.Nonce, FlagNonce, "", "nonce passed to the backend as "+EnvParentNonce+" (default: random)")
-	fs.DurationVar(&o.Grace, FlagGrace, envflag.Duration(envGrace, 5*time.Second), "time between SIGTERM and SIGKILL (env "+envGrace+")")
+	fs.StringVar(&o.Parent.Nonce, FlagNonce, "", "nonce passed to the backend as "+hermes.EnvParentNonce+" (default: random)")
+	fs.DurationVar(&o.Grace, FlagGrace, envflag.Duration(EnvGrace, 5*time.Second), "time between SIGTERM and SIGKILL (env "+EnvGrace+")")
 	fs.StringVar(&o.Cgroup, FlagCgroup, "", "Linux: create this cgroup v2 under the shim's own and start CMD inside it (default: none)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -79,7 +79,7 @@ var shimOptionCases = []struct {
 
 func TestShimArgsRoundTrip(t *testing.T) {
 	// A default the parser would fall back to if Args left --grace out.
-	t.Setenv(envGrace, "17s")
+	t.Setenv(EnvGrace, "17s")
 	for _, tc := range shimOptionCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseShimFlags(tc.o.Args(), io.Discard)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -22,10 +23,6 @@ const (
 	exitNotExecutable = 126
 	exitNotFound      = 127
 )
-
-// envGrace sets the default of --grace, for a shim run by hand; the
-// launcher always passes --grace.
-const envGrace = "HERMES_DESKTOP_GRACE"
 
 // envDuration reads a non-negative duration from the environment, or def.
 
@@ -239,15 +236,15 @@ func childEnv(self proc.Identity, nonce string) ([]string, error) {
 	env := make([]string, 0, len(os.Environ())+3)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == EnvParentPID || k == EnvParentMarker || k == EnvParentNonce {
+		if k == hermes.EnvParentPID || k == hermes.EnvParentMarker || k == hermes.EnvParentNonce {
 			continue
 		}
 		env = append(env, kv)
 	}
 	return append(env,
-		EnvParentPID+"="+strconv.Itoa(self.PID),
-		EnvParentMarker+"="+proc.HermesMarker(self),
-		EnvParentNonce+"="+nonce,
+		hermes.EnvParentPID+"="+strconv.Itoa(self.PID),
+		hermes.EnvParentMarker+"="+proc.HermesMarker(self),
+		hermes.EnvParentNonce+"="+nonce,
 	), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/watchdog"
@@ -145,14 +146,14 @@ func TestShimReportsTheBackendAndNamesItselfAsParent(t *testing.T) {
 		t.Fatalf("reported identity %+v: %v", r, err)
 	}
 	env := map[string]string{}
-	for _, k := range []string{watchdog.EnvParentPID, watchdog.EnvParentMarker, watchdog.EnvParentNonce} {
+	for _, k := range []string{hermes.EnvParentPID, hermes.EnvParentMarker, hermes.EnvParentNonce} {
 		v, ok, err := proc.Getenv(r.PID, k)
 		if err != nil || !ok {
 			t.Fatalf("%s missing from the backend's environment: %v", k, err)
 		}
 		env[k] = v
 	}
-	if env[watchdog.EnvParentPID] != strconv.Itoa(shimID.PID) || env[watchdog.EnvParentMarker] != shimID.Start || len(env[watchdog.EnvParentNonce]) != 32 {
+	if env[hermes.EnvParentPID] != strconv.Itoa(shimID.PID) || env[hermes.EnvParentMarker] != shimID.Start || len(env[hermes.EnvParentNonce]) != 32 {
 		t.Errorf("backend's parent contract: got %v, want the shim %+v", env, shimID)
 	}
 	st, err := proc.Stat(r.PID)

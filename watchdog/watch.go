@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 )
 
@@ -45,21 +46,21 @@ func (p Parent) identity() proc.Identity { return proc.Identity{PID: p.PID, Star
 // without a nonce, or the reverse, is an error: the contract sets both or
 // neither.
 func ParentFromEnv() (p Parent, ok bool, err error) {
-	raw := os.Getenv(EnvParentPID)
+	raw := os.Getenv(hermes.EnvParentPID)
 	if raw == "" {
 		return Parent{}, false, nil
 	}
 	pid, err := strconv.Atoi(raw)
 	if err != nil || pid <= 1 {
-		return Parent{}, false, fmt.Errorf("watchdog: %s=%q is not a parent PID", EnvParentPID, raw)
+		return Parent{}, false, fmt.Errorf("watchdog: %s=%q is not a parent PID", hermes.EnvParentPID, raw)
 	}
-	p = Parent{PID: pid, Start: os.Getenv(EnvParentMarker), Nonce: os.Getenv(EnvParentNonce)}
+	p = Parent{PID: pid, Start: os.Getenv(hermes.EnvParentMarker), Nonce: os.Getenv(hermes.EnvParentNonce)}
 	if (p.Start == "") != (p.Nonce == "") {
-		return Parent{}, false, fmt.Errorf("watchdog: %s and %s must be set together", EnvParentMarker, EnvParentNonce)
+		return Parent{}, false, fmt.Errorf("watchdog: %s and %s must be set together", hermes.EnvParentMarker, hermes.EnvParentNonce)
 	}
 	if p.Start != "" {
 		if _, _, err := proc.ParseMarker(p.Start); err != nil {
-			return Parent{}, false, fmt.Errorf("watchdog: %s: %w", EnvParentMarker, err)
+			return Parent{}, false, fmt.Errorf("watchdog: %s: %w", hermes.EnvParentMarker, err)
 		}
 	}
 	return p, true, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 )
 
@@ -135,9 +136,9 @@ func TestParentFromEnv(t *testing.T) {
 		{"1234", "bogus", "n", false, true},
 	}
 	for _, tc := range cases {
-		t.Setenv(EnvParentPID, tc.pid)
-		t.Setenv(EnvParentMarker, tc.marker)
-		t.Setenv(EnvParentNonce, tc.nonce)
+		t.Setenv(hermes.EnvParentPID, tc.pid)
+		t.Setenv(hermes.EnvParentMarker, tc.marker)
+		t.Setenv(hermes.EnvParentNonce, tc.nonce)
 		p, ok, err := ParentFromEnv()
 		if ok != tc.ok || (err != nil) != tc.wantErr {
 			t.Errorf("%+v: got %+v ok=%v err=%v", tc, p, ok, err)

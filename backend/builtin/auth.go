@@ -1,53 +1,33 @@
 package builtin
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
+
+	"hermes-desktop/backend/hermes"
 )
 
-// TokenEnv names the session token a launcher hands its backend; when it
-// is unset or empty the backend makes its own (DESIGN "Hermes interop
-// contract").
-const TokenEnv = "HERMES_DASHBOARD_SESSION_TOKEN"
-
-// TokenHeader is the request header that carries the session token; the
-// legacy form is "Authorization: Bearer <token>".
-const TokenHeader = "X-Hermes-Session-Token"
-
-// publicPaths are the /api paths Hermes answers without the session token
-// (its web server's public list); every other /api/* path needs it.
-// /api/health is not among them: Electron's readiness probe sends the token.
-var publicPaths = map[string]bool{
-	"/api/status":           true,
-	"/api/config/defaults":  true,
-	"/api/config/schema":    true,
-	"/api/model/info":       true,
-	"/api/dashboard/themes": true,
-	"/api/cron/fire":        true,
-}
-
-// sessionToken returns $HERMES_DASHBOARD_SESSION_TOKEN, or else 32 random
-// bytes in unpadded base64url, as Hermes' secrets.token_urlsafe(32) makes
-// them: one per process.
+// sessionToken returns $HERMES_DASHBOARD_SESSION_TOKEN (hermes.EnvSessionToken),
+// or else a new one (hermes.NewSessionToken): one per process, as Hermes.
 func sessionToken() (string, error) {
-	if v := os.Getenv(TokenEnv); v != "" {
+	if v := os.Getenv(hermes.EnvSessionToken); v != "" {
 		return v, nil
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("builtin: session token: %w", err)
+	token, err := hermes.NewSessionToken()
+	if err != nil {
+		return "", fmt.Errorf("builtin: %w", err)
 	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+	return token, nil
 }
 
 // gate answers 401 JSON to every /api/* request outside the public list
-// that does not carry the session token, and passes the rest to next.
+// (hermes.PublicPaths; not /api/health, for which Electron's readiness
+// probe sends the token) that does not carry the session token, and passes
+// the rest to next.
 type gate struct {
 	digest [sha256.Size]byte // of the token: every comparison is of equal length
 	public map[string]bool
@@ -56,11 +36,11 @@ type gate struct {
 
 func newGate(token string, publicHealth bool, next http.Handler) *gate {
 	g := &gate{digest: sha256.Sum256([]byte(token)), public: make(map[string]bool), next: next}
-	for p := range publicPaths {
+	for _, p := range hermes.PublicPaths() {
 		g.public[p] = true
 	}
 	if publicHealth {
-		g.public["/api/health"] = true
+		g.public[hermes.HealthPath] = true
 	}
 	return g
 }
@@ -70,7 +50,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// clean (/x/../api/health) gets a redirect from the mux to its clean
 	// form, which comes back through here.
 	p := r.URL.Path
-	if !strings.HasPrefix(p, "/api/") || g.public[p] || g.authorized(r) {
+	if !strings.HasPrefix(p, hermes.APIPrefix) || g.public[p] || g.authorized(r) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
@@ -81,13 +61,13 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Bearer credential or, for a WebSocket upgrade or a file download only, in
 // ?token= (browsers can set no header there).
 func (g *gate) authorized(r *http.Request) bool {
-	if g.matches(r.Header.Get(TokenHeader)) {
+	if g.matches(r.Header.Get(hermes.SessionTokenHeader)) {
 		return true
 	}
 	if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && g.matches(v) {
 		return true
 	}
-	return queryTokenAllowed(r) && g.matches(r.URL.Query().Get("token"))
+	return queryTokenAllowed(r) && g.matches(r.URL.Query().Get(hermes.QueryToken))
 }
 
 // matches compares in constant time: hashing first makes both sides the
@@ -106,9 +86,9 @@ func (g *gate) matches(candidate string) bool {
 // and history, so it is refused.
 func queryTokenAllowed(r *http.Request) bool {
 	switch {
-	case r.URL.Path == "/api/ws":
+	case r.URL.Path == hermes.WebSocketPath:
 		return r.Method == http.MethodGet && isWebSocketUpgrade(r)
-	case strings.HasPrefix(r.URL.Path, "/api/files/"):
+	case strings.HasPrefix(r.URL.Path, hermes.FilesPrefix):
 		return r.Method == http.MethodGet || r.Method == http.MethodHead
 	}
 	return false

@@ -8,8 +8,8 @@
 // the Hermes desktop met.
 //
 // It is a child process of its own and sits beside the engine: it imports
-// internal/proc, lockfile and watchdog (the parent-death watch), never
-// backend.
+// backend/hermes (the contract it speaks), internal/proc, lockfile and
+// watchdog (the parent-death watch), never backend.
 package builtin
 
 import (
@@ -29,20 +29,13 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
 )
 
 // Version is reported by /api/health; main sets it at start-up.
 var Version = "dev"
-
-// ReadyPrefix is the stdout line that announces the port in serve mode, as
-// `hermes serve` prints it.
-const ReadyPrefix = "HERMES_BACKEND_READY port="
-
-// DashboardReadyPrefix is the stdout line that announces the port in
-// dashboard mode, as `hermes dashboard` prints it.
-const DashboardReadyPrefix = "HERMES_DASHBOARD_READY port="
 
 // Main runs the built-in backend in serve mode (`hermes-desktop serve`)
 // and returns its exit code.
@@ -112,7 +105,7 @@ func (s *server) run() int {
 	if err != nil {
 		s.log.Error("listen", "err", err)
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return 75 // Hermes: port in use
+			return hermes.ExitPortInUse
 		}
 		return 1
 	}
@@ -144,8 +137,8 @@ func (s *server) run() int {
 // announce writes the ready file (when asked) before printing the READY
 // line, so a launcher that trusts either sees a listening server.
 func (s *server) announce(port int) error {
-	if path := os.Getenv("HERMES_DESKTOP_READY_FILE"); path != "" {
-		data, _ := json.Marshal(map[string]int{"port": port})
+	if path := os.Getenv(hermes.EnvReadyFile); path != "" {
+		data, _ := json.Marshal(hermes.ReadyFile{Port: port})
 		if err := lockfile.WriteFileAtomic(path, data); err != nil {
 			return fmt.Errorf("write ready file: %w", err)
 		}

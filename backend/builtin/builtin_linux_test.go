@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hermes-desktop/backend/builtin"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
@@ -45,9 +46,9 @@ func startServe(t *testing.T, env []string, args ...string) (*exec.Cmd, int) {
 // test's cleanup kills it.
 func startBuiltin(t *testing.T, verb string, env []string, args ...string) builtinProc {
 	t.Helper()
-	prefix := builtin.ReadyPrefix
+	prefix := hermes.ServeReadyPrefix
 	if verb == "dashboard" {
-		prefix = builtin.DashboardReadyPrefix
+		prefix = hermes.DashboardReadyPrefix
 	}
 	tag := testbin.Tag(t)
 	cmd := exec.Command(testbin.Path(t), append([]string{verb, "--host", "127.0.0.1", "--port", "0"}, args...)...)
@@ -77,14 +78,14 @@ func startBuiltin(t *testing.T, verb string, env []string, args ...string) built
 
 func TestServeContract(t *testing.T) {
 	readyFile := filepath.Join(t.TempDir(), "ready.json")
-	cmd, port := startServe(t, []string{"HERMES_DESKTOP_READY_FILE=" + readyFile, builtin.TokenEnv + "=" + testToken})
+	cmd, port := startServe(t, []string{hermes.EnvReadyFile + "=" + readyFile, hermes.EnvSessionToken + "=" + testToken})
 	data, err := os.ReadFile(readyFile)
 	if err != nil || strings.TrimSpace(string(data)) != fmt.Sprintf(`{"port":%d}`, port) {
 		t.Errorf("ready file: got %q (%v)", data, err)
 	}
 	for _, path := range []string{"/api/health", "/api/status"} {
 		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
-		req.Header.Set(builtin.TokenHeader, testToken)
+		req.Header.Set(hermes.SessionTokenHeader, testToken)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestServeExitCodeBeforeReady(t *testing.T) {
 	cmd := exec.Command(testbin.Path(t), "serve", "--exit-code", "75")
 	cmd.Env = testbin.NewEnv(testbin.Tag(t), t.TempDir())
 	out, _ := cmd.Output()
-	if cmd.ProcessState.ExitCode() != 75 || strings.Contains(string(out), builtin.ReadyPrefix) {
+	if cmd.ProcessState.ExitCode() != 75 || strings.Contains(string(out), hermes.ServeReadyPrefix) {
 		t.Errorf("got exit %d, output %q; want 75 without READY", cmd.ProcessState.ExitCode(), out)
 	}
 }

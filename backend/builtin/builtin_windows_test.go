@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/builtin"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
@@ -82,8 +83,8 @@ func startServe(t *testing.T, env []string, args ...string) *served {
 	t.Cleanup(s.killTree) // before the tree's check, which then finds nothing
 	select {
 	case line := <-first:
-		if _, err := fmt.Sscanf(strings.TrimSpace(line), builtin.ReadyPrefix+"%d", &s.port); err != nil {
-			t.Fatalf("first line: got %q, want %s<port>", line, builtin.ReadyPrefix)
+		if _, err := fmt.Sscanf(strings.TrimSpace(line), hermes.ServeReadyPrefix+"%d", &s.port); err != nil {
+			t.Fatalf("first line: got %q, want %s<port>", line, hermes.ServeReadyPrefix)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no READY line")
@@ -104,7 +105,7 @@ func (s *served) get(t *testing.T, path, token string) int {
 	t.Helper()
 	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", s.port, path), nil)
 	if token != "" {
-		req.Header.Set(builtin.TokenHeader, token)
+		req.Header.Set(hermes.SessionTokenHeader, token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -116,7 +117,7 @@ func (s *served) get(t *testing.T, path, token string) int {
 
 func TestServeContractWindows(t *testing.T) {
 	readyFile := filepath.Join(t.TempDir(), "ready.json")
-	s := startServe(t, []string{"HERMES_DESKTOP_READY_FILE=" + readyFile, builtin.TokenEnv + "=" + testToken})
+	s := startServe(t, []string{hermes.EnvReadyFile + "=" + readyFile, hermes.EnvSessionToken + "=" + testToken})
 	data, err := os.ReadFile(readyFile)
 	if want := fmt.Sprintf(`{"port":%d}`, s.port); err != nil || strings.TrimSpace(string(data)) != want {
 		t.Errorf("ready file: got %q (%v), want %s", data, err, want)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/builtin"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/testbin"
 )
 
@@ -53,8 +53,8 @@ func detailOf(t *testing.T, body string) string {
 // list needs the session token, as a header or a Bearer credential; ?token=
 // counts only for a WebSocket upgrade and a file download.
 func TestGate(t *testing.T) {
-	_, port := startServe(t, []string{builtin.TokenEnv + "=" + testToken})
-	tok := http.Header{builtin.TokenHeader: {testToken}}
+	_, port := startServe(t, []string{hermes.EnvSessionToken + "=" + testToken})
+	tok := http.Header{hermes.SessionTokenHeader: {testToken}}
 	bearer := http.Header{"Authorization": {"Bearer " + testToken}}
 	upgrade := http.Header{"Connection": {"Upgrade"}, "Upgrade": {"websocket"}, "Sec-Websocket-Version": {"13"}}
 	q := "?token=" + testToken
@@ -66,7 +66,7 @@ func TestGate(t *testing.T) {
 		{"health without token", "GET", "/api/health", nil, 401},
 		{"health with the header", "GET", "/api/health", tok, 200},
 		{"health with Bearer", "GET", "/api/health", bearer, 200},
-		{"health with a wrong header", "GET", "/api/health", http.Header{builtin.TokenHeader: {testToken + "x"}}, 401},
+		{"health with a wrong header", "GET", "/api/health", http.Header{hermes.SessionTokenHeader: {testToken + "x"}}, 401},
 		{"health with a wrong Bearer", "GET", "/api/health", http.Header{"Authorization": {"Bearer " + testToken[1:]}}, 401},
 		{"health with the token but no Bearer scheme", "GET", "/api/health", http.Header{"Authorization": {testToken}}, 401},
 		{"?token= refused on a normal API path", "GET", "/api/health" + q, nil, 401},
@@ -102,7 +102,7 @@ func TestGate(t *testing.T) {
 // With --public-health, /api/health answers without the token; the rest of
 // the API stays gated.
 func TestPublicHealth(t *testing.T) {
-	_, port := startServe(t, []string{builtin.TokenEnv + "=" + testToken}, "--public-health")
+	_, port := startServe(t, []string{hermes.EnvSessionToken + "=" + testToken}, "--public-health")
 	if code, body, _ := get(t, port, "GET", "/api/health", nil); code != 200 {
 		t.Errorf("/api/health without token: got %d %q, want 200", code, body)
 	}
@@ -138,7 +138,7 @@ func TestDashboardPage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var env []string
 			if tc.envToken != "" {
-				env = []string{builtin.TokenEnv + "=" + tc.envToken}
+				env = []string{hermes.EnvSessionToken + "=" + tc.envToken}
 			}
 			port := startBuiltin(t, "dashboard", env, "--no-open").port
 			code, page, h := get(t, port, "GET", "/", nil)
@@ -158,7 +158,7 @@ func TestDashboardPage(t *testing.T) {
 			if strings.Contains(page, "</script><x>") {
 				t.Errorf("the token reached the page unescaped")
 			}
-			if code, _, _ := get(t, port, "GET", "/api/health", http.Header{builtin.TokenHeader: {token}}); code != 200 {
+			if code, _, _ := get(t, port, "GET", "/api/health", http.Header{hermes.SessionTokenHeader: {token}}); code != 200 {
 				t.Errorf("/api/health with the page's token: got %d, want 200", code)
 			}
 			if code, _, _ := get(t, port, "GET", "/api/health", nil); code != 401 {

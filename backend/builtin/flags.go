@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"hermes-desktop/backend/hermes"
 )
 
 // Mode is what the server serves besides the API, as Hermes' two verbs
@@ -24,18 +26,22 @@ const (
 // String returns the verb that runs the mode.
 func (m Mode) String() string {
 	if m == ModeDashboard {
-		return "dashboard"
+		return hermes.VerbDashboard
 	}
-	return "serve"
+	return hermes.VerbServe
 }
 
 // readyPrefix is the stdout line that announces the port in this mode.
 func (m Mode) readyPrefix() string {
 	if m == ModeDashboard {
-		return DashboardReadyPrefix
+		return hermes.DashboardReadyPrefix
 	}
-	return ReadyPrefix
+	return hermes.ServeReadyPrefix
 }
+
+// flagName is a Hermes flag (hermes.FlagHost, say) as the flag package
+// names it, without its dashes.
+func flagName(flag string) string { return strings.TrimPrefix(flag, "--") }
 
 // Options are the flags of `hermes-desktop serve` and `hermes-desktop
 // dashboard`.
@@ -86,9 +92,9 @@ func parseFlags(mode Mode, args []string, stderr io.Writer) (Options, error) {
 	fs := flag.NewFlagSet(mode.String(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { printUsage(fs, mode, stderr) }
-	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to bind")
-	fs.IntVar(&o.Port, "port", 0, "port to bind (0: ephemeral)")
-	fs.BoolVar(&o.PublicHealth, "public-health", false, "answer /api/health without the session token (Hermes gates it)")
+	fs.StringVar(&o.Host, flagName(hermes.FlagHost), hermes.LoopbackIP, "address to bind")
+	fs.IntVar(&o.Port, flagName(hermes.FlagPort), 0, "port to bind (0: ephemeral)")
+	fs.BoolVar(&o.PublicHealth, "public-health", false, "answer "+hermes.HealthPath+" without the session token (Hermes gates it)")
 	addFaultFlags(fs, &o)
 	// Hermes' serve takes a profile; accepted and ignored so a Hermes command
 	// line works with the built-in backend too.
@@ -96,7 +102,7 @@ func parseFlags(mode Mode, args []string, stderr io.Writer) (Options, error) {
 	if mode == ModeDashboard {
 		// This server never opens a browser; the flag exists so that a
 		// `hermes dashboard --no-open` command line works unchanged.
-		fs.Bool("no-open", false, "accepted for Hermes compatibility; a browser is never opened")
+		fs.Bool(flagName(hermes.FlagNoOpen), false, "accepted for Hermes compatibility; a browser is never opened")
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -131,20 +137,20 @@ func addFaultFlags(fs *flag.FlagSet, o *Options) {
 		return nil
 	})
 	fs.DurationVar(&o.ParentPoll, "parent-poll", 0, "baseline: notice parent death only by polling getppid() this often, like Hermes (default: exit notification + lifeline)")
-	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore HERMES_PARENT_PID entirely")
+	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore "+hermes.EnvParentPID+" entirely")
 }
 
 func printUsage(fs *flag.FlagSet, mode Mode, w io.Writer) {
 	if mode == ModeDashboard {
 		fmt.Fprintln(w, "usage: hermes-desktop dashboard [--no-open] [--host H] [--port N] [--public-health] [fault flags]")
-		fmt.Fprintln(w, "\nThe built-in backend with its page, standing in for `hermes dashboard`: prints "+DashboardReadyPrefix+"N")
+		fmt.Fprintln(w, "\nThe built-in backend with its page, standing in for `hermes dashboard`: prints "+hermes.DashboardReadyPrefix+"N")
 		fmt.Fprintln(w, "when listening, serves the API and, at /, a page carrying the session token. It never opens a browser.")
 	} else {
 		fmt.Fprintln(w, "usage: hermes-desktop serve [--host H] [--port N] [--public-health] [fault flags]")
-		fmt.Fprintln(w, "\nThe built-in backend, headless like `hermes serve`: prints "+ReadyPrefix+"N when listening and serves the API.")
+		fmt.Fprintln(w, "\nThe built-in backend, headless like `hermes serve`: prints "+hermes.ServeReadyPrefix+"N when listening and serves the API.")
 	}
-	fmt.Fprintln(w, "Every /api/* path outside Hermes' public list needs the session token ($"+TokenEnv+", else random):")
-	fmt.Fprintln(w, "header "+TokenHeader+" or Authorization: Bearer.")
-	fmt.Fprintln(w, "Follows HERMES_PARENT_PID (+ marker and nonce) and exits when that process dies.")
+	fmt.Fprintln(w, "Every "+hermes.APIPrefix+"* path outside Hermes' public list needs the session token ($"+hermes.EnvSessionToken+", else random):")
+	fmt.Fprintln(w, "header "+hermes.SessionTokenHeader+" or Authorization: Bearer.")
+	fmt.Fprintln(w, "Follows "+hermes.EnvParentPID+" (+ marker and nonce) and exits when that process dies.")
 	fs.PrintDefaults()
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"hermes-desktop/backend/hermes"
 )
 
 // headlessDetail is what `hermes serve` answers on every non-API path.
@@ -22,8 +24,8 @@ func (d detail) MarshalJSON() ([]byte, error) {
 // serves outside /api/.
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/health", s.handleHealth)
-	mux.HandleFunc("GET /api/status", s.handleStatus)
+	mux.HandleFunc("GET "+hermes.HealthPath, s.handleHealth)
+	mux.HandleFunc("GET "+hermes.StatusPath, s.handleStatus)
 	s.routeStubs(mux)
 	if s.opts.Mode == ModeDashboard {
 		mux.HandleFunc("GET /{$}", s.handlePage)
@@ -36,7 +38,7 @@ func (s *server) routes() http.Handler {
 // past the gate) gets FastAPI's 404, any other path the mode's: serve is
 // headless, as Hermes says on every non-API path.
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/api/") || s.opts.Mode == ModeDashboard {
+	if strings.HasPrefix(r.URL.Path, hermes.APIPrefix) || s.opts.Mode == ModeDashboard {
 		writeJSONStatus(w, http.StatusNotFound, detail("Not Found"))
 		return
 	}
@@ -70,14 +72,14 @@ func (s *server) routeStubs(mux *http.ServeMux) {
 	static := func(v any) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) { writeJSON(w, v) }
 	}
-	mux.HandleFunc("GET /api/config/defaults", static(map[string]any{}))
-	mux.HandleFunc("GET /api/config/schema", static(map[string]any{"fields": map[string]any{}, "category_order": []string{}}))
-	mux.HandleFunc("GET /api/model/info", static(map[string]any{"model": "", "provider": "hermes-desktop built-in backend"}))
-	mux.HandleFunc("GET /api/dashboard/themes", static(map[string]any{"themes": []map[string]string{{"name": "default"}}, "active": "default"}))
-	mux.HandleFunc("POST /api/cron/fire", static(map[string]any{"ok": true, "fired": []string{}}))
+	mux.HandleFunc("GET "+hermes.ConfigDefaultsPath, static(map[string]any{}))
+	mux.HandleFunc("GET "+hermes.ConfigSchemaPath, static(map[string]any{"fields": map[string]any{}, "category_order": []string{}}))
+	mux.HandleFunc("GET "+hermes.ModelInfoPath, static(map[string]any{"model": "", "provider": "hermes-desktop built-in backend"}))
+	mux.HandleFunc("GET "+hermes.DashboardThemesPath, static(map[string]any{"themes": []map[string]string{{"name": "default"}}, "active": "default"}))
+	mux.HandleFunc("POST "+hermes.CronFirePath, static(map[string]any{"ok": true, "fired": []string{}}))
 	// Past the gate, the WebSocket answers that it is not there: the
 	// built-in backend has no agent to chat with.
-	mux.HandleFunc("GET /api/ws", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+hermes.WebSocketPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSONStatus(w, http.StatusNotImplemented, detail("the built-in backend has no chat WebSocket"))
 	})
 }

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"html/template"
 	"net/http"
+
+	"hermes-desktop/backend/hermes"
 )
 
 // pageTemplate is the dashboard page: Hermes' dashboard injects its session
 // token into the page it serves, and so does this one. html/template
 // escapes the token for the script context it lands in (a quoted JS
-// string), whatever $HERMES_DASHBOARD_SESSION_TOKEN holds.
+// string), whatever $HERMES_DASHBOARD_SESSION_TOKEN holds; the global's name
+// is a template.JS, written as is, since Hermes' clients find the token by
+// it in the page's text.
 //
 // The page is self-contained (no external script, style or font) and
 // idle at rest: it asks the backend once on load and again only when the
@@ -20,7 +24,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Hermes</title>
-<script>window.__HERMES_SESSION_TOKEN__ = {{.Token}};</script>
+<script>window.{{.Global}} = {{.Token}};</script>
 <style>
   :root { color-scheme: light dark; --fg: #1d1d1f; --muted: #6e6e73; --bg: #f5f5f7; --card: #fff; --line: #d2d2d7; --accent: #0a66c2; --ok: #1a7f37; --bad: #c62828; }
   @media (prefers-color-scheme: dark) { :root { --fg: #f5f5f7; --muted: #a1a1a6; --bg: #1c1c1e; --card: #2c2c2e; --line: #3a3a3c; --accent: #4ea1ff; --ok: #3fb950; --bad: #ff6b6b; } }
@@ -52,8 +56,8 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
   <section class="log" aria-live="polite">
     <div class="msg">
       <h2>Backend</h2>
-      <div class="check"><code>/api/status</code><strong id="status-code">…</strong><pre id="status-body"></pre></div>
-      <div class="check"><code>/api/health</code><strong id="health-code">…</strong><pre id="health-body"></pre></div>
+      <div class="check"><code>{{.StatusPath}}</code><strong id="status-code">…</strong><pre id="status-body"></pre></div>
+      <div class="check"><code>{{.HealthPath}}</code><strong id="health-code">…</strong><pre id="health-body"></pre></div>
     </div>
   </section>
   <form id="composer">
@@ -64,7 +68,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <script>
 (function () {
   "use strict";
-  var token = window.__HERMES_SESSION_TOKEN__;
+  var token = window.{{.Global}};
   function show(name, code, ok, body) {
     var c = document.getElementById(name + "-code");
     c.textContent = code;
@@ -80,8 +84,8 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
     var button = document.getElementById("check");
     button.disabled = true;
     Promise.all([
-      check("status", "/api/status", {}),
-      check("health", "/api/health", { "X-Hermes-Session-Token": token })
+      check("status", {{.StatusPath}}, {}),
+      check("health", {{.HealthPath}}, { [{{.Header}}]: token })
     ]).then(function () { button.disabled = false; });
   }
   document.getElementById("composer").addEventListener("submit", function (e) { e.preventDefault(); checkAll(); });
@@ -97,10 +101,19 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 const pageCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
+// pageData fills pageTemplate: the contract's names, and the token.
+type pageData struct {
+	Global                                template.JS
+	Token, StatusPath, HealthPath, Header string
+}
+
 // handlePage serves the dashboard page with the session token injected.
 func (s *server) handlePage(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, struct{ Token string }{s.token}); err != nil {
+	if err := pageTemplate.Execute(&buf, pageData{
+		Global: template.JS(hermes.PageTokenGlobal), Token: s.token,
+		StatusPath: hermes.StatusPath, HealthPath: hermes.HealthPath, Header: hermes.SessionTokenHeader,
+	}); err != nil {
 		s.log.Error("render page", "err", err)
 		writeJSONStatus(w, http.StatusInternalServerError, detail("Internal Server Error"))
 		return

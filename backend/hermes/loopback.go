@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // IsLoopbackHost reports whether host names this machine's loopback
@@ -50,13 +51,17 @@ func isLocalhost(host string) bool {
 }
 
 // urlInText matches what may be an http(s) URL with a port in free text:
-// the host is checked by IsLoopbackHost, not by the pattern.
-var urlInText = regexp.MustCompile(`https?://(\[[0-9A-Za-z:.%]+\]|[0-9A-Za-z.-]+):[0-9]{1,5}(?:/[^\s"'<>]*)?`)
+// the host is checked by IsLoopbackHost, not by the pattern. It is compiled
+// on first use, not at init: the watchdog shim, whose start is timed,
+// imports this package and never needs it.
+var urlInText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`https?://(\[[0-9A-Za-z:.%]+\]|[0-9A-Za-z.-]+):[0-9]{1,5}(?:/[^\s"'<>]*)?`)
+})
 
 // FindLoopbackURL returns the first http(s) URL with an explicit port on a
 // loopback host (IsLoopbackHost) in a line of output, or "".
 func FindLoopbackURL(line string) string {
-	for _, m := range urlInText.FindAllStringSubmatch(line, -1) {
+	for _, m := range urlInText().FindAllStringSubmatch(line, -1) {
 		if IsLoopbackHost(m[1]) {
 			return m[0]
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"hermes-desktop/backend/hermes"
 )
 
 // ExitStatus is how a backend process ended.
@@ -27,10 +29,9 @@ func exitStatusOf(ps *os.ProcessState) ExitStatus {
 	return ExitStatus{Code: ps.ExitCode()}
 }
 
-// Exit codes with a meaning in the Hermes contract and the shell.
+// Exit codes with a meaning in the shell; those of the Hermes contract are
+// hermes.ExitPortInUse and hermes.ExitRefused.
 const (
-	exitPortInUse     = 75
-	ExitRefusedAttach = 78
 	exitNotExecutable = 126
 	exitNotFound      = 127
 )
@@ -46,10 +47,10 @@ func (e ExitStatus) String() string {
 	switch e.Code {
 	case 0:
 		return "exited normally (code 0)"
-	case exitPortInUse:
-		return "exited with code 75: its port is in use"
-	case ExitRefusedAttach:
-		return "exited with code 78: it refused to attach to an existing backend"
+	case hermes.ExitPortInUse:
+		return fmt.Sprintf("exited with code %d: its port is in use", e.Code)
+	case hermes.ExitRefused:
+		return fmt.Sprintf("exited with code %d: it refused to attach to an existing backend", e.Code)
 	case exitNotExecutable:
 		return "exited with code 126: the command is not executable"
 	case exitNotFound:

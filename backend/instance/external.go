@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/runspec"
 )
 
 // A Hermes asked for a dashboard while a host backend already runs starts
@@ -47,7 +46,7 @@ func NewExternal(page string) (*External, bool) {
 		return nil, false
 	}
 	base := u.Scheme + "://" + net.JoinHostPort(u.Hostname(), u.Port())
-	return &External{Page: page, health: base + runspec.FallbackHealthPath, Port: port, Ticker: time.NewTicker(ExternalCheckEvery)}, true
+	return &External{Page: page, health: base + hermes.StatusPath, Port: port, Ticker: time.NewTicker(ExternalCheckEvery)}, true
 }
 
 // Alive asks the attached backend's public status once.

@@ -13,8 +13,6 @@ package instance
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -199,18 +197,18 @@ func backendEnv(p Params, nonce, readyFile string) (env []string, token string, 
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "HERMES_DESKTOP", watchdog.EnvParentPID, watchdog.EnvParentMarker, watchdog.EnvParentNonce,
-			"HERMES_DASHBOARD_SESSION_TOKEN", "HERMES_HOME", "HERMES_DESKTOP_READY_FILE":
+		case hermes.EnvDesktop, hermes.EnvParentPID, hermes.EnvParentMarker, hermes.EnvParentNonce,
+			hermes.EnvSessionToken, hermes.EnvHome, hermes.EnvReadyFile:
 			continue
 		}
 		env = append(env, kv)
 	}
 	env = append(env,
-		watchdog.EnvParentPID+"="+strconv.Itoa(p.Owner.PID),
-		watchdog.EnvParentMarker+"="+proc.HermesMarker(p.Owner),
-		watchdog.EnvParentNonce+"="+nonce,
-		"HERMES_HOME="+p.HermesHome,
-		"HERMES_DESKTOP_READY_FILE="+readyFile,
+		hermes.EnvParentPID+"="+strconv.Itoa(p.Owner.PID),
+		hermes.EnvParentMarker+"="+proc.HermesMarker(p.Owner),
+		hermes.EnvParentNonce+"="+nonce,
+		hermes.EnvHome+"="+p.HermesHome,
+		hermes.EnvReadyFile+"="+readyFile,
 	)
 	if p.Spec.Kind == settings.KindCustom && os.Getenv("PYTHONUNBUFFERED") == "" {
 		// Python block-buffers stdout into a pipe: `python3 -m http.server`
@@ -221,12 +219,10 @@ func backendEnv(p Params, nonce, readyFile string) (env []string, token string, 
 	if !p.Spec.DesktopOwned() {
 		return env, "", nil
 	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return nil, "", fmt.Errorf("%w: session token: %w", errSpawn, err)
+	if token, err = hermes.NewSessionToken(); err != nil {
+		return nil, "", fmt.Errorf("%w: %w", errSpawn, err)
 	}
-	token = base64.RawURLEncoding.EncodeToString(raw[:])
-	return append(env, "HERMES_DESKTOP=1", "HERMES_DASHBOARD_SESSION_TOKEN="+token), token, nil
+	return append(env, hermes.EnvDesktop+"="+hermes.DesktopOn, hermes.EnvSessionToken+"="+token), token, nil
 }
 
 // command is argv as it will be started: in a group of its own, and

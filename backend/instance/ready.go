@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/backend/runspec"
 	"hermes-desktop/lockfile"
 )
 
@@ -76,9 +76,7 @@ func readReadyFile(path string) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	var v struct {
-		Port int `json:"port"`
-	}
+	var v hermes.ReadyFile
 	if json.Unmarshal(data, &v) != nil || v.Port <= 0 || v.Port > 65535 {
 		return 0, false
 	}
@@ -122,8 +120,8 @@ func (i *Instance) awaitHealth(ctx context.Context, host string, port int) error
 // dashboard's own).
 func probeHealth(ctx context.Context, client *http.Client, base, path, token string) error {
 	status, body, err := Get(ctx, client, base+path, token)
-	if err == nil && path == runspec.DefaultHealthPath && fallsBack(status) {
-		status, body, err = Get(ctx, client, base+runspec.FallbackHealthPath, token)
+	if err == nil && path == hermes.HealthPath && fallsBack(status) {
+		status, body, err = Get(ctx, client, base+hermes.StatusPath, token)
 	}
 	if err != nil {
 		return err
@@ -147,9 +145,6 @@ func fallsBack(status int) bool {
 	return status == http.StatusNotFound || status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
-// tokenHeader is how Hermes reads the session token on REST calls.
-const tokenHeader = "X-Hermes-Session-Token"
-
 // Get asks url once, with the session token when there is one, and returns
 // the status and up to 64 KiB of the body.
 func Get(ctx context.Context, client *http.Client, url, token string) (int, []byte, error) {
@@ -158,7 +153,7 @@ func Get(ctx context.Context, client *http.Client, url, token string) (int, []by
 		return 0, nil, err
 	}
 	if token != "" {
-		req.Header.Set(tokenHeader, token)
+		req.Header.Set(hermes.SessionTokenHeader, token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {

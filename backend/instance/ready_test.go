@@ -2,6 +2,7 @@ package instance
 
 import (
 	"fmt"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/runspec"
 	"net/http"
 	"net/http/httptest"
@@ -23,9 +24,9 @@ func TestProbeHealth(t *testing.T) {
 	// token, /api/status is public.
 	gated := func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.URL.Path == runspec.FallbackHealthPath:
+		case r.URL.Path == hermes.StatusPath:
 			fmt.Fprint(w, `{"version":"x"}`)
-		case r.Header.Get(tokenHeader) != "secret":
+		case r.Header.Get(hermes.SessionTokenHeader) != "secret":
 			w.WriteHeader(http.StatusUnauthorized)
 		default:
 			fmt.Fprint(w, `{"ok":true}`)
@@ -41,7 +42,7 @@ func TestProbeHealth(t *testing.T) {
 		{"gated, with the token", runspec.DefaultHealthPath, "secret", gated, ""},
 		{"gated, without it: the public status", runspec.DefaultHealthPath, "", gated, ""},
 		{"gated, 403 falls back too", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != runspec.FallbackHealthPath {
+			if r.URL.Path != hermes.StatusPath {
 				w.WriteHeader(http.StatusForbidden)
 			}
 		}, ""},
@@ -51,7 +52,7 @@ func TestProbeHealth(t *testing.T) {
 		{"503", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }, "HTTP 503"},
 		{"ok false", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"ok":false}`) }, `"ok": false`},
 		{"default path falls back to /api/status", runspec.DefaultHealthPath, "", func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != runspec.FallbackHealthPath {
+			if r.URL.Path != hermes.StatusPath {
 				http.NotFound(w, r)
 			}
 		}, ""},
@@ -59,7 +60,7 @@ func TestProbeHealth(t *testing.T) {
 		// says what to change, not only the code (issue 23, item 2).
 		{"not Hermes: 404 at both", runspec.DefaultHealthPath, "", http.NotFound, "HTTP 404 Not Found: the server has no page at /api/health"},
 		{"a custom path has no fallback", "/custom", "", func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != runspec.FallbackHealthPath {
+			if r.URL.Path != hermes.StatusPath {
 				http.NotFound(w, r)
 			}
 		}, "HTTP 404"},

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
@@ -162,7 +163,7 @@ func (r *reaper) inheritedRecord(pid int, records map[string]*lockfile.Record) *
 	if len(records) == 0 {
 		return nil
 	}
-	nonce, ok, err := r.v.Getenv(pid, watchdog.EnvParentNonce)
+	nonce, ok, err := r.v.Getenv(pid, hermes.EnvParentNonce)
 	if err != nil || !ok {
 		return nil
 	}
@@ -170,7 +171,7 @@ func (r *reaper) inheritedRecord(pid int, records map[string]*lockfile.Record) *
 }
 
 func isCandidateShape(s Shape) bool {
-	return serveSubcommands[s.Subcommand] || s.Subcommand == "watchdog"
+	return serveSubcommands[s.Subcommand] || s.Subcommand == watchdog.Subcommand
 }
 
 func (r *reaper) spare(c candidate, reason, format string, a ...any) *Decision {
@@ -224,7 +225,7 @@ func (r *reaper) neverSignalled(c candidate) *Decision {
 // whether or not a lock names it. It also guards a doomed tree's members.
 func (r *reaper) sshSessionRule(c candidate) *Decision {
 	if carriesSSHSessionToken(c.argv) {
-		return r.spare(c, ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", sshSessionTokenFlag)
+		return r.spare(c, ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", hermes.FlagSSHSessionTokenFile)
 	}
 	return nil
 }
@@ -302,7 +303,7 @@ func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*Decision, s
 	if !recorded.Same(now) {
 		return nil, fmt.Sprintf("record %s names PID %d with start %s, but PID %d is now %s (reused)", rec.Nonce, c.pid, recorded.Start, c.pid, now.Start)
 	}
-	if nonce, ok, err := r.v.Getenv(c.pid, watchdog.EnvParentNonce); err == nil && ok && nonce != rec.Nonce {
+	if nonce, ok, err := r.v.Getenv(c.pid, hermes.EnvParentNonce); err == nil && ok && nonce != rec.Nonce {
 		return r.spare(c, ReasonIdentityMismatch, "PID and start time match record %s, but its nonce is %s: contradictory, left alone", rec.Nonce, nonce), ""
 	}
 	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -280,11 +281,11 @@ func sshClaims(o Options) ([]lockfile.ForeignClaim, error) {
 	home, homeErr := o.UserHome, error(nil)
 	if home == "" {
 		if home, homeErr = os.UserHomeDir(); homeErr != nil {
-			homeErr = fmt.Errorf("reap: find the home directory for ~/.hermes/desktop-ssh: %w", homeErr)
+			homeErr = fmt.Errorf("reap: find the home directory for ~/%s/%s: %w", hermes.HomeDirName, hermes.SSHDirName, homeErr)
 			home = ""
 		}
 	}
-	claims, err := lockfile.SSHLockClaims(lockfile.SSHLockDirs(o.HermesHome, home)...)
+	claims, err := lockfile.SSHLockClaims(hermes.SSHLockDirs(o.HermesHome, home)...)
 	return claims, errors.Join(homeErr, err)
 }
 

@@ -26,7 +26,7 @@ type Shape struct {
 	Wrapped *Shape
 }
 
-var serveSubcommands = map[string]bool{"serve": true, "dashboard": true, "webapp": true}
+var serveSubcommands = map[string]bool{hermes.VerbServe: true, hermes.VerbDashboard: true, hermes.VerbWebapp: true}
 
 // ParseShape reads a command line the way Hermes' argparse would: the first
 // serve-like word is the subcommand, and the last --host/--port (in either
@@ -58,7 +58,7 @@ func ParseShape(argv []string) Shape {
 	}
 	for i := sub + 1; i < len(argv); i++ {
 		name, value, inline := strings.Cut(argv[i], "=")
-		if name != "--host" && name != "--port" {
+		if name != hermes.FlagHost && name != hermes.FlagPort {
 			continue
 		}
 		if !inline {
@@ -68,7 +68,7 @@ func ParseShape(argv []string) Shape {
 			i++
 			value = argv[i]
 		}
-		if name == "--host" {
+		if name == hermes.FlagHost {
 			s.Host = value
 			continue
 		}
@@ -81,19 +81,14 @@ func ParseShape(argv []string) Shape {
 	return s
 }
 
-// sshSessionTokenFlag is the flag Hermes Desktop gives every process it
-// runs for an SSH session: the file holding that session's token. Only the
-// desktop that owns the session knows the token, so the flag on a command
-// line is Hermes' own proof of ownership, lock file or not.
-const sshSessionTokenFlag = "--ssh-session-token-file"
-
 // carriesSSHSessionToken reports whether argv (past argv[0]) has
-// --ssh-session-token-file, as "--ssh-session-token-file PATH" or
+// hermes.FlagSSHSessionTokenFile, Hermes' own proof that an SSH session
+// owns the process, lock file or not, as "--ssh-session-token-file PATH" or
 // "--ssh-session-token-file=PATH", anywhere: also after a watchdog shim's
 // "--", so the shim of such a process is spared with it.
 func carriesSSHSessionToken(argv []string) bool {
 	for i := 1; i < len(argv); i++ {
-		if argv[i] == sshSessionTokenFlag || strings.HasPrefix(argv[i], sshSessionTokenFlag+"=") {
+		if argv[i] == hermes.FlagSSHSessionTokenFile || strings.HasPrefix(argv[i], hermes.FlagSSHSessionTokenFile+"=") {
 			return true
 		}
 	}
@@ -118,11 +113,11 @@ func (s Shape) Loopback() bool { return hermes.IsLoopbackHost(s.Host) }
 func IsLoopbackHost(host string) bool { return hermes.IsLoopbackHost(host) }
 
 // ProbeHost is the address to reach a backend that was told to bind host:
-// its loopback address, defaulting to 127.0.0.1.
+// its loopback address, defaulting to hermes.LoopbackIP.
 func ProbeHost(host string) string {
 	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if ip, err := netip.ParseAddr(h); err == nil && ip.IsLoopback() {
 		return ip.String()
 	}
-	return "127.0.0.1"
+	return hermes.LoopbackIP
 }

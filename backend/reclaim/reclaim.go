@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
-	"hermes-desktop/watchdog"
 )
 
 // Reclaimer looks after processes reparented to the launcher. On Linux the
@@ -174,7 +174,7 @@ func (a *Reclaimer) isLeader(pid int) bool {
 // isOurs is the positive evidence: the process inherited the nonce of one of
 // our backends.
 func (a *Reclaimer) isOurs(pid int) bool {
-	v, ok, err := proc.Getenv(pid, watchdog.EnvParentNonce)
+	v, ok, err := proc.Getenv(pid, hermes.EnvParentNonce)
 	if err != nil || !ok {
 		return false
 	}

@@ -3,26 +3,29 @@
 // defaults and the command Hermes' kinds resolve to. It is what settings
 // and flags become, and what an instance is started from.
 //
-// It sits below backend: it imports backend/settings, lockfile and
-// internal/cmdline, never backend.
+// It sits below backend: it imports backend/hermes, backend/settings,
+// lockfile and internal/cmdline, never backend.
 package runspec
 
 import (
 	"cmp"
 	"fmt"
+	"os/exec"
+	"time"
+
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/lockfile"
-	"os/exec"
-	"time"
 )
 
-// Defaults of a spec, in one place.
+// Defaults of a spec, in one place. The ready pattern and the health path
+// are Hermes' (the health check falls back to hermes.StatusPath when
+// hermes.HealthPath answers 404, 401 or 403).
 const (
 	DefaultName         = "default"
-	DefaultReadyRegex   = `HERMES_(?:BACKEND|DASHBOARD)_READY port=(\d+)`
-	DefaultHealthPath   = "/api/health"
-	FallbackHealthPath  = "/api/status"
+	DefaultReadyRegex   = hermes.ReadyRegex
+	DefaultHealthPath   = hermes.HealthPath
 	DefaultGrace        = 5 * time.Second
 	DefaultStartTimeout = 60 * time.Second
 )
@@ -108,21 +111,28 @@ func (s *Spec) ApplyDefaults(self string) error {
 	return nil
 }
 
-// ResolveCommand is the command of a Hermes kind: `hermes dashboard
-// --no-open --host 127.0.0.1 --port 0` or `hermes serve --host 127.0.0.1
-// --port 0`, plus args, with hermes from PATH; without it, the built-in
+// ResolveCommand is the command of a Hermes kind (hermes.LocalArgs):
+// `hermes dashboard --no-open --host 127.0.0.1 --port 0` or `hermes serve
+// --host 127.0.0.1 --port 0`, plus args, with hermes from PATH; without it, the built-in
 // backend's same verb. It says which it chose.
 func ResolveCommand(self string, kind settings.Kind, args []string) (argv []string, why string) {
 	exe, why := self, "hermes not on PATH: using the built-in backend"
 	if path, err := exec.LookPath("hermes"); err == nil {
 		exe, why = path, "hermes found on PATH at "+path
 	}
-	argv = []string{exe, string(kind)}
-	if kind == settings.KindDashboard {
-		argv = append(argv, "--no-open")
-	}
-	argv = append(argv, "--host", "127.0.0.1", "--port", "0")
+	argv = append([]string{exe}, hermes.LocalArgs(verb(kind))...)
 	return append(argv, args...), why
+}
+
+// verb is the hermes verb that runs a Hermes kind.
+func verb(kind settings.Kind) string {
+	switch kind {
+	case settings.KindDashboard:
+		return hermes.VerbDashboard
+	case settings.KindServe:
+		return hermes.VerbServe
+	}
+	return string(kind)
 }
 
 // DesktopOwned says whether the backend gets the desktop's marks

@@ -34,7 +34,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/builtin"
+	"hermes-desktop/backend/hermes"
 )
 
 const payloadDir = "internal/corebin/payload"
@@ -122,7 +122,7 @@ func timeVersion(bin string) (cpu, wall time.Duration, err error) {
 // serveMemory starts `bin serve` on an ephemeral loopback port, waits for
 // its ready line, and reads its memory.
 func serveMemory(bin string) (rss, private int64, err error) {
-	cmd := exec.Command(bin, "serve", "--host", "127.0.0.1", "--port", "0")
+	cmd := exec.Command(bin, hermes.LocalArgs(hermes.VerbServe)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return 0, 0, err
@@ -134,7 +134,7 @@ func serveMemory(bin string) (rss, private int64, err error) {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), builtin.ReadyPrefix) {
+		if strings.HasPrefix(sc.Text(), hermes.ServeReadyPrefix) {
 			break
 		}
 	}

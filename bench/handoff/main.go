@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
@@ -85,7 +86,7 @@ func run(bin, other, dir, mode string, n int) result {
 			out, err := cli("status", "--json")
 			var st model.Status
 			if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
-				return st.Backends[0].URL + "/api/status", st.Backends[0].PID // public: no token needed
+				return st.Backends[0].URL + hermes.StatusPath, st.Backends[0].PID // public: no token needed
 			}
 		}
 		check(fmt.Errorf("%s: no ready backend", mode))

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 )
@@ -73,13 +74,13 @@ func viaApp(bin, dir string) time.Duration {
 	}
 }
 
-var readyLine = regexp.MustCompile(`HERMES_DASHBOARD_READY port=(\d+)`)
+var readyLine = regexp.MustCompile(regexp.QuoteMeta(hermes.DashboardReadyPrefix) + `(\d+)`)
 
 // directly starts the built-in dashboard alone and waits for its page.
 func directly(bin, dir string) time.Duration {
 	tag := testbin.NewTag()
 	t0 := time.Now()
-	cmd := exec.Command(bin, "dashboard", "--no-open", "--host", "127.0.0.1", "--port", "0")
+	cmd := exec.Command(bin, hermes.LocalArgs(hermes.VerbDashboard)...)
 	cmd.Env = testbin.NewEnv(tag, filepath.Join(dir, "home"))
 	out, err := cmd.StdoutPipe()
 	check(err)

@@ -18,6 +18,7 @@ import (
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/watchdog"
 )
 
 type reapFlags struct {
@@ -58,7 +59,7 @@ the single-instance lock.`)
 		}
 		return nil
 	})
-	fs.DurationVar(&f.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", reap.DefaultGrace), "time a process has to exit once asked to stop before it is killed; on Windows, where nothing can ask it, it is killed at once (env HERMES_DESKTOP_GRACE)")
+	fs.DurationVar(&f.grace, "grace", envflag.Duration(watchdog.EnvGrace, reap.DefaultGrace), "time a process has to exit once asked to stop before it is killed; on Windows, where nothing can ask it, it is killed at once (env "+watchdog.EnvGrace+")")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}

@@ -17,6 +17,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/runspec"
@@ -25,6 +26,7 @@ import (
 	"hermes-desktop/internal/corebin"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/watchdog"
 )
 
 // runOptions are the flags of `run`; each has an environment variable.
@@ -59,7 +61,7 @@ type runOptions struct {
 	// successor (hidden: only a handoff sets it).
 	adoptFD int
 	// explicit maps the options given by flag or environment variable to
-	// how they were given ("--grace" or "HERMES_DESKTOP_GRACE"): those win
+	// how they were given ("--grace" or watchdog.EnvGrace): those win
 	// over the saved settings (config.json).
 	explicit map[string]string
 }
@@ -70,7 +72,7 @@ var settingsEnv = map[string]string{
 	"backend-cmd":            "HERMES_DESKTOP_BACKEND_CMD",
 	"ready-regex":            "HERMES_DESKTOP_READY_REGEX",
 	"health-path":            "HERMES_DESKTOP_HEALTH_PATH",
-	"grace":                  "HERMES_DESKTOP_GRACE",
+	"grace":                  watchdog.EnvGrace,
 	"min-orphan-age":         "HERMES_DESKTOP_MIN_ORPHAN_AGE",
 	"sample-interval":        "HERMES_DESKTOP_SAMPLE_INTERVAL",
 	"max-duplicate-children": "HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN",
@@ -89,11 +91,11 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.headless, "headless", envflag.Bool("HERMES_DESKTOP_HEADLESS"), "run without a window (env HERMES_DESKTOP_HEADLESS)")
-	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR; default $HERMES_HOME/desktop)")
+	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR; default $"+hermes.EnvHome+"/desktop)")
 	fs.StringVar(&o.backendCmd, "backend-cmd", os.Getenv("HERMES_DESKTOP_BACKEND_CMD"), "backend command line, quoted as in the system's shell (env HERMES_DESKTOP_BACKEND_CMD; default hermes serve, else the built-in backend)")
 	fs.StringVar(&o.readyRegex, "ready-regex", os.Getenv("HERMES_DESKTOP_READY_REGEX"), "regex whose first group is the port, matched on the backend's output (env HERMES_DESKTOP_READY_REGEX)")
-	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default /api/health)")
-	fs.DurationVar(&o.grace, "grace", envflag.Duration("HERMES_DESKTOP_GRACE", backend.DefaultGrace), "time a backend has to exit once asked to stop (SIGTERM; CTRL_BREAK on Windows) before it is killed (env HERMES_DESKTOP_GRACE)")
+	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default "+runspec.DefaultHealthPath+")")
+	fs.DurationVar(&o.grace, "grace", envflag.Duration(watchdog.EnvGrace, backend.DefaultGrace), "time a backend has to exit once asked to stop (SIGTERM; CTRL_BREAK on Windows) before it is killed (env "+watchdog.EnvGrace+")")
 	fs.DurationVar(&o.startTimeout, "start-timeout", envflag.Duration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
 	fs.DurationVar(&o.restartWindow, "restart-window", envflag.Duration("HERMES_DESKTOP_RESTART_WINDOW", backend.DefaultRestartWindow), "a backend that exits unexpectedly 4 times within this window is failed, not restarted (env HERMES_DESKTOP_RESTART_WINDOW)")
 	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it; 0s: no minimum (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hermes-desktop/backend/hermes"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
@@ -116,13 +118,13 @@ func TestFakeHermes(t *testing.T) {
 		{
 			name:      "serve starts the built-in serve",
 			args:      []string{"serve", "--host", "127.0.0.1", "--port", "0"},
-			setup:     func(t *testing.T) ([]string, int) { return []string{LockDirEnv + "=" + t.TempDir()}, 0 },
+			setup:     func(t *testing.T) ([]string, int) { return []string{hermes.EnvGatewayLockDir + "=" + t.TempDir()}, 0 },
 			wantReady: "HERMES_BACKEND_READY",
 		},
 		{
 			name:      "dashboard without a host record starts a dashboard",
 			args:      dashboard,
-			setup:     func(t *testing.T) ([]string, int) { return []string{LockDirEnv + "=" + t.TempDir()}, 0 },
+			setup:     func(t *testing.T) ([]string, int) { return []string{hermes.EnvGatewayLockDir + "=" + t.TempDir()}, 0 },
 			wantReady: "HERMES_DASHBOARD_READY",
 		},
 		{
@@ -133,7 +135,7 @@ func TestFakeHermes(t *testing.T) {
 				if err := WriteHostRecord(dir, HostRecord{PID: deadPID(t), Port: 1}); err != nil {
 					t.Fatal(err)
 				}
-				return []string{LockDirEnv + "=" + dir}, 0
+				return []string{hermes.EnvGatewayLockDir + "=" + dir}, 0
 			},
 			wantReady: "HERMES_DASHBOARD_READY",
 		},
@@ -142,7 +144,7 @@ func TestFakeHermes(t *testing.T) {
 			args: dashboard,
 			setup: func(t *testing.T) ([]string, int) {
 				dir := t.TempDir()
-				return []string{LockDirEnv + "=" + dir}, StartHostDashboard(t, dir)
+				return []string{hermes.EnvGatewayLockDir + "=" + dir}, StartHostDashboard(t, dir)
 			},
 		},
 		{
@@ -157,9 +159,9 @@ func TestFakeHermes(t *testing.T) {
 			name: "HERMES_FAKE_REFUSE=1 refuses with 78",
 			args: dashboard,
 			setup: func(t *testing.T) ([]string, int) {
-				return []string{LockDirEnv + "=" + t.TempDir(), FakeRefuseEnv + "=1"}, 0
+				return []string{hermes.EnvGatewayLockDir + "=" + t.TempDir(), FakeRefuseEnv + "=1"}, 0
 			},
-			wantCode: ExitRefused,
+			wantCode: hermes.ExitRefused,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,11 +11,12 @@ import (
 	"testing"
 )
 
-// The fake hermes' contract, for the tests that drive it.
+// The fake hermes' contract, for the tests that drive it, beside Hermes'
+// own (backend/hermes): the fake reads hermes.EnvGatewayLockDir (unset,
+// ${XDG_STATE_HOME:-$HOME/.local/state}/hermes/gateway-locks) and exits
+// with hermes.ExitRefused when it refuses. The script below is a stand-in
+// for Hermes, so it spells those as Hermes does.
 const (
-	// LockDirEnv names the directory of Hermes' host records; unset, the
-	// fake falls back to ${XDG_STATE_HOME:-$HOME/.local/state}/hermes/gateway-locks.
-	LockDirEnv = "HERMES_GATEWAY_LOCK_DIR"
 	// HostRecordName is the host record of the dashboard role in that
 	// directory: {"pid":N,"port":P}.
 	HostRecordName = "host-dashboard.json"
@@ -24,11 +25,8 @@ const (
 	// http://127.0.0.1:PORT/ follows.
 	AlreadyRunningPrefix = "Hermes dashboard is already running at "
 	// FakeRefuseEnv, set to 1, makes the fake's `hermes dashboard` refuse to
-	// start and exit with ExitRefused.
+	// start and exit with hermes.ExitRefused.
 	FakeRefuseEnv = "HERMES_FAKE_REFUSE"
-	// ExitRefused is Hermes' exit code when `hermes dashboard` refuses to
-	// start (sysexits EX_CONFIG).
-	ExitRefused = 78
 )
 
 // fakeHermesScript is the fake `hermes`, POSIX sh; @BIN@ becomes the
@@ -83,7 +81,7 @@ esac
 // {"pid":N,"port":P} and process N is alive, it prints
 // "Hermes dashboard is already running at http://127.0.0.1:P/" and exits 0
 // without starting a server. With HERMES_FAKE_REFUSE=1 it refuses instead
-// and exits 78 (ExitRefused).
+// and exits 78 (hermes.ExitRefused).
 //
 // Unlike Hermes, it attaches even when HERMES_DESKTOP=1 and a session token
 // mark the caller as a desktop (Hermes would then start its own backend):

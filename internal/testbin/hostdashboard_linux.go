@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"hermes-desktop/backend/hermes"
 )
 
-var dashboardReady = regexp.MustCompile(`^HERMES_DASHBOARD_READY port=(\d+)$`)
+var dashboardReady = regexp.MustCompile(`^` + regexp.QuoteMeta(hermes.DashboardReadyPrefix) + `(\d+)$`)
 
 // StartHostDashboard starts the "host backend" of an attach test: the built
 // binary's `dashboard --host 127.0.0.1 --port 0`, under a tag of the test's
@@ -21,7 +23,7 @@ var dashboardReady = regexp.MustCompile(`^HERMES_DASHBOARD_READY port=(\d+)$`)
 // host and removes the record.
 func StartHostDashboard(t testing.TB, lockDir string) (port int) {
 	t.Helper()
-	cmd := exec.Command(Path(t), "dashboard", "--host", "127.0.0.1", "--port", "0")
+	cmd := exec.Command(Path(t), hermes.VerbDashboard, hermes.FlagHost, hermes.LoopbackIP, hermes.FlagPort, hermes.PortAny)
 	cmd.Env = NewEnv(Tag(t), t.TempDir())
 	outR, err := cmd.StdoutPipe()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/proc"
 )
 
@@ -50,7 +51,7 @@ func NewEnv(tag, hermesHome string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, Env(tag), "HERMES_HOME="+hermesHome)
+	return append(env, Env(tag), hermes.EnvHome+"="+hermesHome)
 }
 
 // StartLauncher starts `hermes-desktop run --headless --state-dir DIR` plus
