@@ -1,6 +1,7 @@
 // The Add backend form: its draft, the checks Go makes (so a mistake shows
 // before the round trip) and the BackendSetting it becomes.
 
+import { commandError } from "./settings";
 import type { BackendKind, BackendSetting } from "./types";
 
 export interface AddDraft {
@@ -49,6 +50,10 @@ export function validateAdd(d: AddDraft, taken: readonly string[]): AddErrors {
   } else if (taken.includes(d.name)) e.name = `A backend is already named ${d.name}`;
   if (d.kind === "custom") {
     if (d.command === "") e.command = "Enter the command that starts the server";
+    else {
+      const bad = commandError(d.command); // as Go's cmdline.Split would refuse it
+      if (bad) e.command = bad;
+    }
   } else if (d.profile !== "") {
     // Passed as `--profile P`: a P that looks like a flag or holds spaces
     // would not be read as one profile name.

@@ -33,3 +33,11 @@ describe("toBackendSetting", () => {
     expect(toBackendSetting(draft({ kind: "custom", profile: "p", command: "srv --port 0" }))).toEqual({ name: "work", kind: "custom", command: "srv --port 0" });
   });
 });
+
+describe("validateAdd: the command's quoting (issue 23)", () => {
+  it("says an unclosed quote in words, on the command field", () => {
+    const d = { name: "web", kind: "custom" as const, profile: "", command: "python3 -c 'print(1)" };
+    expect(validateAdd(d, [])).toEqual({ command: "A ' quote is not closed" });
+    expect(validateAdd({ ...d, command: "python3 -c 'print(1)'" }, [])).toEqual({});
+  });
+});

@@ -116,7 +116,7 @@ describe("running times", () => {
   it("update in place each second in the first minute, and nothing else moves", async () => {
     const f = fakeApi(status([backend({ ready_at: ago(30_000) })], { instance: { ...status().instance, started_at: ago(40_000) } }));
     const { root, render } = await mountTimed(f.api);
-    expect(uptime(root).textContent).toBe("up 30s");
+    expect(uptime(root).textContent).toBe("up 30 s");
     expect(started(root).textContent).toBe(clockOf(ago(40_000)));
     expect(root.querySelectorAll(".clock[data-since]")).toHaveLength(1);
     const card = root.querySelector(".backend");
@@ -126,7 +126,7 @@ describe("running times", () => {
 
     vi.advanceTimersByTime(1_000);
 
-    expect(uptime(root).textContent).toBe("up 31s");
+    expect(uptime(root).textContent).toBe("up 31 s");
     expect(render).not.toHaveBeenCalled();
     const changes = mo.takeRecords();
     expect(changes.map((r) => [r.type, (r.target.parentElement as HTMLElement).className])).toEqual([["characterData", "uptime clock"]]);
@@ -141,7 +141,7 @@ describe("running times", () => {
     // as a clock time that does not change (until midnight).
     const f = fakeApi();
     const { root, render } = await mountTimed(f.api);
-    expect(uptime(root).textContent).toBe("up 3m");
+    expect(uptime(root).textContent).toBe("up 3 min");
     const start = started(root).textContent;
     expect(start).toBe(clockOf(status().instance.started_at));
     expect(vi.getTimerCount()).toBe(1); // one timeout, no interval
@@ -153,13 +153,13 @@ describe("running times", () => {
     expect(mo.takeRecords()).toEqual([]);
 
     vi.advanceTimersByTime(1); // the uptime reaches 4m, and only it changes
-    expect(uptime(root).textContent).toBe("up 4m");
+    expect(uptime(root).textContent).toBe("up 4 min");
     expect(mo.takeRecords().map((r) => (r.target.parentElement as HTMLElement).className)).toEqual(["uptime clock"]);
     expect(armed).toHaveBeenCalledTimes(1);
     expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 60_000);
 
     vi.advanceTimersByTime(10 * 60_000);
-    expect(uptime(root).textContent).toBe("up 14m");
+    expect(uptime(root).textContent).toBe("up 14 min");
     expect(started(root).textContent).toBe(start);
     expect(armed).toHaveBeenCalledTimes(11); // once a minute: the sidebar added no wakeup
     expect(render).not.toHaveBeenCalled();
@@ -198,10 +198,10 @@ describe("running times", () => {
     const f = fakeApi();
     const { root } = await mountTimed(f.api);
     f.emitStatus(status([backend({ state: "restarting", started_at: ago(5_000), ready_at: undefined })]));
-    expect(uptime(root).textContent).toBe("starting for 5s");
+    expect(uptime(root).textContent).toBe("starting for 5 s");
     expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(1_000);
-    expect(uptime(root).textContent).toBe("starting for 6s");
+    expect(uptime(root).textContent).toBe("starting for 6 s");
   });
 });
 
@@ -235,7 +235,7 @@ describe("a hidden window", () => {
     setVisibility("visible");
     expect(f.api.SetWindowVisible).toHaveBeenLastCalledWith(true);
     expect(f.api.SetWindowVisible).toHaveBeenCalledTimes(2);
-    expect(uptime(root).textContent).toBe("up 13m"); // 3m 12s + 10 minutes away, at once
+    expect(uptime(root).textContent).toBe("up 13 min"); // 3m 12s + 10 minutes away, at once
     await settle();
     expect(f.api.Status).toHaveBeenCalledTimes(2);
     expect(f.api.Logs).toHaveBeenLastCalledWith("hermes", 3, 2000);

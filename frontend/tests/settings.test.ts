@@ -49,9 +49,9 @@ describe("commandError", () => {
     expect(commandError("")).toBeNull();
   });
   it("finds unterminated quotes and trailing backslashes", () => {
-    expect(commandError("hermes 'oops")).toBe("Unterminated ' quote");
-    expect(commandError('hermes "oops \\"')).toBe('Unterminated " quote');
-    expect(commandError("hermes \\")).toBe("The command ends with a backslash");
+    expect(commandError("hermes 'oops")).toBe("A ' quote is not closed");
+    expect(commandError('hermes "oops \\"')).toBe('A " quote is not closed');
+    expect(commandError("hermes \\")).toBe("It ends with a backslash");
   });
   it("reads Windows' quoting when the engine runs on Windows", () => {
     setQuoting("windows");
@@ -59,8 +59,8 @@ describe("commandError", () => {
       expect(commandError(`C:\\Users\\O'Brien\\hermes.exe serve`)).toBeNull();
       expect(commandError(`"C:\\Program Files\\Hermes\\hermes.exe" dashboard C:\\dir\\`)).toBeNull();
       expect(commandError(`say \\"hi`)).toBeNull(); // \" is a literal quote
-      expect(commandError(`"C:\\Program Files\\oops`)).toBe('Unterminated " quote');
-      expect(commandError(`a\\\\"b c`)).toBe('Unterminated " quote'); // \\" is a backslash, then a quote
+      expect(commandError(`"C:\\Program Files\\oops`)).toBe('A " quote is not closed');
+      expect(commandError(`a\\\\"b c`)).toBe('A " quote is not closed'); // \\" is a backslash, then a quote
     } finally {
       setQuoting("posix");
     }
