@@ -8,6 +8,7 @@ import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
 import {
   diffSettings,
+  fieldErrorsFrom,
   hasErrors,
   isBoolKey,
   normalizeDraft,
@@ -386,9 +387,14 @@ export class App {
       // Only the edit: Go lays it over what is saved now, so a backend
       // added or removed since this page loaded stays as it is.
       this.setSettingsView(await this.api.SaveSettings(settingsEdit(draft, changed)));
-      st.result = { ok: true, text: savedText(changed, heldBy) };
+      st.result = { ok: true, text: savedText(changed, heldBy, !!u?.build_off) };
     } catch (e) {
-      st.result = { ok: false, text: errorMessage(e) };
+      // Go names the field of each error: it goes under that field, once.
+      const { errors, rest } = fieldErrorsFrom(errorMessage(e));
+      st.errors = errors;
+      const marked = Object.keys(errors).length;
+      const fix = marked === 1 ? "Fix the highlighted field, then save again." : "Fix the highlighted fields, then save again.";
+      st.result = { ok: false, text: rest.length ? rest.join(" ") : fix };
     } finally {
       st.saving = false;
       this.update();

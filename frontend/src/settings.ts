@@ -44,6 +44,43 @@ export const SETTINGS_KEYS: SettingsKey[] = [
   "update_automatically",
 ];
 
+/**
+ * The label of each text field, as the page shows it. Go starts a field's
+ * error with the same label (settings.Labels, checked by a Go test), which
+ * is how a refusal from Go lands under its field (fieldErrorsFrom).
+ */
+export const FIELD_LABELS: Record<TextKey, string> = {
+  backend_command: "Backend command",
+  ready_regex: "Ready pattern",
+  health_path: "Health check path",
+  grace: "Stop grace period",
+  min_orphan_age: "Minimum orphan age",
+  sample_interval: "Sample interval",
+  max_duplicate_children: "Duplicate helper limit",
+  nofile_soft_limit: "Open-file floor",
+  update_feed: "Update feed",
+};
+
+/**
+ * Go's refusal of a save split by field: each line "Ready pattern: not a
+ * valid regular expression (...)" goes under its field, said as a
+ * sentence; what names no field is left in rest, for the form's footer.
+ */
+export function fieldErrorsFrom(message: string): { errors: SettingsErrors; rest: string[] } {
+  const byLabel = new Map(Object.entries(FIELD_LABELS).map(([k, l]) => [l, k as TextKey]));
+  const errors: SettingsErrors = {};
+  const rest: string[] = [];
+  for (const line of message.split("\n").map((l) => l.trim()).filter((l) => l)) {
+    const colon = line.indexOf(": ");
+    const key = colon > 0 ? byLabel.get(line.slice(0, colon)) : undefined;
+    if (key && !errors[key]) {
+      const text = line.slice(colon + 2);
+      errors[key] = text.charAt(0).toUpperCase() + text.slice(1);
+    } else rest.push(line);
+  }
+  return { errors, rest };
+}
+
 export function isBoolKey(k: string): k is BoolKey {
   return k === "start_at_login" || k === "restart_on_fd_pressure" || k === "update_automatically";
 }
@@ -135,6 +172,13 @@ export function parseGoDuration(input: string): number | null {
   return sign * total;
 }
 
+/** Go's cmdline errors (ErrOpenSingleQuote...), as a sentence. */
+const COMMAND_ERRORS = {
+  single: "A ' quote is not closed",
+  double: 'A " quote is not closed',
+  backslash: "It ends with a backslash",
+};
+
 /** Mirrors Go's cmdline.Split on the engine's platform; returns an error or null. */
 export function commandError(line: string): string | null {
   if (currentQuoting() === "windows") return windowsCommandError(line);
@@ -142,17 +186,17 @@ export function commandError(line: string): string | null {
     const c = line[i];
     if (c === "'") {
       const end = line.indexOf("'", i + 1);
-      if (end < 0) return "Unterminated ' quote";
+      if (end < 0) return COMMAND_ERRORS.single;
       i = end;
     } else if (c === '"') {
       let j = i + 1;
       for (; j < line.length && line[j] !== '"'; j++) {
         if (line[j] === "\\" && j + 1 < line.length && (line[j + 1] === '"' || line[j + 1] === "\\")) j++;
       }
-      if (j >= line.length) return 'Unterminated " quote';
+      if (j >= line.length) return COMMAND_ERRORS.double;
       i = j;
     } else if (c === "\\") {
-      if (i + 1 >= line.length) return "The command ends with a backslash";
+      if (i + 1 >= line.length) return COMMAND_ERRORS.backslash;
       i++;
     }
   }
@@ -171,7 +215,7 @@ function windowsCommandError(line: string): string | null {
     if (c === '"' && slashes % 2 === 0) quoted = !quoted;
     slashes = c === "\\" ? slashes + 1 : 0;
   }
-  return quoted ? 'Unterminated " quote' : null;
+  return quoted ? COMMAND_ERRORS.double : null;
 }
 
 /**
@@ -370,15 +414,21 @@ export function backendCommandInUse(saved: Settings): boolean {
 /**
  * What the page says once a save changed these keys. heldBy names, per
  * key, the flag or environment variable that wins over the saved value
- * (Go: instance.update.feed_from / automatic_from).
+ * (Go: instance.update.feed_from / automatic_from); buildOff says updates
+ * are off in this build whatever is saved (Go: instance.update.build_off),
+ * so a saved feed is kept but not used.
  */
-export function savedText(changed: SettingsKey[], heldBy: Partial<Record<SettingsKey, string>> = {}): string {
+export function savedText(changed: SettingsKey[], heldBy: Partial<Record<SettingsKey, string>> = {}, buildOff = false): string {
   const held = [...new Set(changed.flatMap((k) => (heldBy[k] ? [heldBy[k]] : [])))];
   const free = changed.filter((k) => !heldBy[k]);
-  const now = free.filter((k) => APPLIED_AT_ONCE.includes(k));
-  const later = free.length - now.length;
+  const unused: SettingsKey[] = buildOff ? free.filter((k) => k === "update_feed" || k === "update_automatically") : [];
+  const now = free.filter((k) => APPLIED_AT_ONCE.includes(k) && !unused.includes(k));
+  const later = free.length - now.length - unused.length;
   const parts: string[] = [];
   if (later > 0) parts.push(now.length > 0 ? "some changes apply now, the rest when you restart Hermes Desktop" : "restart Hermes Desktop to apply");
+  if (unused.length > 0) {
+    parts.push(`updates are off in this build of Hermes Desktop, so ${unused.includes("update_feed") ? "the feed is not used" : "this changes nothing"}`);
+  }
   if (held.length > 0) parts.push(`${held.join(" and ")} still ${held.length > 1 ? "win" : "wins"} over the saved value`);
   // A running backend keeps the command it started with (Go: the
   // supervisor's spec): say so, or Try again looks broken.

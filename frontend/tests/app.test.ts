@@ -30,7 +30,7 @@ describe("start-up", () => {
     await flush();
     expect(root.querySelector(".backend h2")!.textContent).toBe("hermes");
     expect(root.querySelector(".glance")!.textContent).toContain("1 backend ready");
-    expect(root.querySelector(".uptime")!.textContent).toBe("up 3m");
+    expect(root.querySelector(".uptime")!.textContent).toBe("up 3 min");
   });
 
   it("loads the first 500 log lines of each backend once, then relies on events", async () => {
@@ -228,7 +228,7 @@ describe("process tree", () => {
     expect(rows[1].classList.contains("is-dup")).toBe(true);
     expect(rows[3].classList.contains("is-orphan")).toBe(true);
     expect((rows[1].querySelector(".tree-cell") as HTMLElement).style.getPropertyValue("--depth")).toBe("1");
-    expect(rows[0].textContent).toContain("3m"); // age at sample time
+    expect(rows[0].textContent).toContain("3 min"); // age at sample time
     expect(root.querySelector(".totals")!.textContent).toContain("212 / 4096");
     expect(root.querySelector(".totals")!.textContent).toContain("40.0 MB");
     expect(root.querySelector(".dups")!.textContent).toContain("2× mimir --db x");
@@ -465,6 +465,31 @@ describe("settings", () => {
     expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — restart Hermes Desktop to apply");
   });
 
+  it("puts Go's refusal under its field, once, in plain words (issue 23)", async () => {
+    const f = fakeApi();
+    // JavaScript cannot tell "(((" from a pattern only Go reads: Go decides.
+    f.api.SaveSettings.mockRejectedValueOnce("Ready pattern: not a valid regular expression (missing closing ))");
+    const { root } = await mount(f.api, "settings");
+    type(root, "ready_regex", "(((");
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings).toHaveBeenCalled();
+    expect(root.querySelector("#set-ready_regex-err")!.textContent).toBe("Not a valid regular expression (missing closing ))");
+    expect(root.querySelector('[data-field="ready_regex"]')!.getAttribute("aria-invalid")).toBe("true");
+    expect(root.querySelector(".save-result.bad")!.textContent).toBe("Fix the highlighted field, then save again.");
+    expect(root.textContent!.split("missing closing").length - 1).toBe(1);
+    expect(root.textContent).not.toContain("regexp");
+  });
+
+  it("shows duration defaults as a person says them, not Go's 3m0s", async () => {
+    const f = fakeApi();
+    const v = settingsView({});
+    f.api.GetSettings.mockResolvedValueOnce({ ...v, defaults: { ...v.defaults, min_orphan_age: "3m0s", grace: "1m30s" } });
+    const { root } = await mount(f.api, "settings");
+    expect(root.querySelector<HTMLInputElement>('[data-field="min_orphan_age"]')!.placeholder).toBe("3 min (default)");
+    expect(root.querySelector<HTMLInputElement>('[data-field="grace"]')!.placeholder).toBe("1 min 30 s (default)");
+  });
+
   describe("and the backend list (issue 23)", () => {
     const addCustom = async (root: HTMLElement, name: string, command: string) => {
       click(byText(root, ".page-head button", "Add backend"));
@@ -586,7 +611,7 @@ describe("settings", () => {
     const section = byText(root, ".form-section", "Leak guard")!;
     expect(section.querySelector(".form-section-title")!.textContent).toBe("Leak guard");
     const input = (k: string) => section.querySelector<HTMLInputElement>(`[data-field="${k}"]`)!;
-    expect(input("sample_interval").placeholder).toBe("5s");
+    expect(input("sample_interval").placeholder).toBe("5 s (default)");
     expect(input("sample_interval").value).toBe("");
     expect(input("max_duplicate_children").placeholder).toBe("Off");
     expect(input("nofile_soft_limit").placeholder).toBe("4096");
@@ -737,6 +762,15 @@ describe("settings", () => {
       f.api.GetSettings.mockResolvedValueOnce(settingsView({ update_feed: FEED }));
       const { root } = await mount(f.api, "settings");
       expect(root.querySelector("#set-update_feed-note")!.textContent).toBe("Updates are off: this build has no update key");
+    });
+
+    it("says a feed saved in a build without updates is kept but not used, not applied", async () => {
+      const f = fakeApi(withUpdate({ state: "off", reason: "disabled", build_off: true, error: "updates are off: this build of Hermes Desktop does not update itself" }));
+      const { root } = await mount(f.api, "settings");
+      type(root, "update_feed", FEED);
+      submit(root);
+      await flush();
+      expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — updates are off in this build of Hermes Desktop, so the feed is not used");
     });
 
     it("follows the status: the note goes once the flag no longer wins", async () => {
