@@ -19,7 +19,7 @@ import {
   validateSettings,
   type SettingsKey,
 } from "./settings";
-import { initialState, type AppState, type Tab } from "./state";
+import { currentReport, initialState, reportKey, type AppState, type Tab } from "./state";
 import type { HermesAPI, LogLine, SettingsView, Status, Unsubscribe } from "./types";
 import { backendsView } from "./views/backends";
 import { logChrome, logCountText, logsView, syncLogRows, visibleLogLines } from "./views/logs";
@@ -31,6 +31,9 @@ import { UpdateActions } from "./update";
 import { updateBanner } from "./views/update";
 
 export const INITIAL_LOG_LINES = 500;
+
+/** How long a confirmation such as "Opened in your browser" stays. */
+export const FLASH_MS = 4000;
 
 export interface AppOptions {
   now?: () => number;
@@ -92,6 +95,7 @@ export class App {
         this.focusAfterRender = selector;
       },
       focusNow: (selector) => this.focusNow(selector),
+      flash: (key, text) => this.flash(key, text),
     });
     this.updates = new UpdateActions({ state: this.state, api, run: (b, e, fn) => this.run(b, e, fn), refresh: () => this.refresh() });
     root.addEventListener("click", this.onClick);
@@ -310,6 +314,19 @@ export class App {
     }
   }
 
+  /** A confirmation under key ("Opened in your browser"), gone after a few
+   *  seconds or at the next click, whichever comes first. One timer, that
+   *  ends. */
+  private flash(key: string, text: string): void {
+    this.state.notes.set(key, text);
+    this.update();
+    setTimeout(() => {
+      if (this.destroyed || this.state.notes.get(key) !== text) return;
+      this.state.notes.delete(key);
+      this.update();
+    }, FLASH_MS);
+  }
+
   setTab(tab: Tab): void {
     if (this.state.tab === tab) return;
     this.state.tab = tab;
@@ -438,7 +455,7 @@ export class App {
         this.setTab("logs");
         break;
       case "open-log-folder":
-        void this.run("open-log-folder", "logs", () => this.api.OpenLogFolder());
+        void this.run("open-log-folder", "logs", () => this.api.OpenLogFolder()).then((ok) => ok && this.flash("logs", "Opened in your file manager"));
         break;
       case "jump-latest":
         this.state.logFollow = true;
@@ -605,6 +622,9 @@ export class App {
   render(): void {
     const s = this.state;
     const now = this.now();
+    // The Boot reap page on screen shows the current report: its sidebar
+    // count is seen (and comes back with the next report).
+    if (s.tab === "reap" && s.load.kind === "ready") s.reapSeen = reportKey(currentReport(s));
     let content: HTMLElement;
     let visible: LogLine[] = [];
     if (s.load.kind === "loading") content = loadingView();

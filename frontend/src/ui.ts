@@ -182,6 +182,19 @@ export function inlineError(message: string | undefined): HTMLElement | null {
   return h("div.inline-error", { role: "alert" }, icon("warning", 14), h("span", null, message));
 }
 
+/**
+ * What a page-head button did: its error, or a short confirmation. It sits
+ * in the head's row, left of the buttons, so neither moves anything when
+ * it appears; always present, so a screen reader hears it.
+ */
+export function actionStatus(error: string | undefined, note: string | undefined): HTMLElement {
+  return h(
+    "div.action-status",
+    { role: "status" },
+    error ? h("span.action-error", null, icon("warning", 14), h("span", null, error)) : note ? h("span.action-note", null, icon("check", 14), h("span", null, note)) : null,
+  );
+}
+
 export function pageHeader(title: string, subtitle: string | null, ...actions: (Node | null)[]): HTMLElement {
   return h(
     "div.page-head",

@@ -334,7 +334,21 @@ describe("logs", () => {
     click(byText(root, "button", "Open log folder"));
     await flush();
     expect(f.api.OpenLogFolder).toHaveBeenCalledTimes(1);
-    expect(root.querySelector(".inline-error")!.textContent).toBe("no file manager");
+    expect(root.querySelector(".page-head .action-error")!.textContent).toBe("no file manager");
+  });
+
+  it("says Opening…, then that the folder opened (issue 23: no feedback before)", async () => {
+    const f = fakeApi();
+    let opened!: () => void;
+    f.api.OpenLogFolder.mockReturnValueOnce(new Promise<void>((r) => (opened = r)));
+    const { root } = await mount(f.api, "logs");
+    click(byText(root, "button", "Open log folder"));
+    await flush();
+    expect(root.querySelector('[data-action="open-log-folder"]')!.textContent).toBe("Opening…");
+    opened();
+    await flush();
+    expect(root.querySelector(".page-head .action-note")!.textContent).toBe("Opened in your file manager");
+    expect(root.querySelector('[data-action="open-log-folder"]')!.textContent).toBe("Open log folder");
   });
 
   it("shows a backend selector only with more than one backend", async () => {
@@ -348,6 +362,23 @@ describe("logs", () => {
 });
 
 describe("boot reap", () => {
+  it("counts the reaped in the sidebar until the Boot reap page is seen; a new report counts again (issue 23)", async () => {
+    const f = fakeApi(status([backend()], { boot_reap: report() }));
+    const { root, app } = await mount(f.api);
+    const count = () => root.querySelector('[data-tab="reap"] .nav-count')?.textContent ?? null;
+    expect(count()).toBe("2");
+    app.setTab("reap");
+    await flush();
+    expect(count()).toBeNull();
+    app.setTab("backends");
+    app.applyStatus(status([backend()], { boot_reap: report() })); // the same report again
+    await flush();
+    expect(count()).toBeNull();
+    f.emitReap(report({ started_at: "2024-05-01T10:30:00Z", decisions: [{ pid: 31, action: "reaped", reason: "owner-dead", detail: "", cmdline: ["x"] }] }));
+    await flush();
+    expect(count()).toBe("1");
+  });
+
   it("shows the boot report with plain-word reasons", async () => {
     const { root } = await mount(fakeApi(status([backend()], { boot_reap: report() })).api, "reap");
     expect(root.querySelector(".summary")!.textContent).toBe("Reaped 2, spared 3 — scanned 412 processes in 21 ms");

@@ -173,7 +173,7 @@ describe("Open Hermes in the page header and the top bar", () => {
     click(top);
     await flush();
     expect(f.api.OpenHermes).toHaveBeenLastCalledWith("");
-    expect(root.querySelector(".topbar .inline-error")!.textContent).toBe("no backend with a page is ready");
+    expect(root.querySelector(".topbar .action-error")!.textContent).toBe("no backend with a page is ready");
   });
 
   it("is not offered when no backend has a page", async () => {
@@ -309,16 +309,16 @@ describe("Add backend", () => {
 
   it("shows Go's refusal in the form and keeps what was typed", async () => {
     const { root, f } = await openForm();
-    f.api.AddBackend.mockRejectedValueOnce("backend x: command: unterminated quote");
+    f.api.AddBackend.mockRejectedValueOnce("backend x: something Go alone knows");
     pickKind(root, "custom");
     type(root, "name", "x");
-    type(root, "command", "serve 'oops");
+    type(root, "command", "serve oops");
     submit(root);
     await flush();
     const err = root.querySelector(".add-form .inline-error")!;
-    expect(err.textContent).toBe("backend x: command: unterminated quote");
+    expect(err.textContent).toBe("backend x: something Go alone knows");
     expect(err.getAttribute("role")).toBe("alert");
-    expect(root.querySelector<HTMLInputElement>("#add-command")!.value).toBe("serve 'oops");
+    expect(root.querySelector<HTMLInputElement>("#add-command")!.value).toBe("serve oops");
     expect(root.querySelector<HTMLButtonElement>('.add-form button[type="submit"]')!.disabled).toBe(false);
   });
 
@@ -343,7 +343,7 @@ describe("Remove", () => {
     expect(remove.getAttribute("aria-label")).toBe("Remove backend api");
     click(remove);
     const confirm = card(root, "api").querySelector(".remove-confirm")!;
-    expect(confirm.textContent).toContain("Remove backend api? Its processes are stopped.");
+    expect(confirm.textContent).toContain("Remove backend api? Its processes will be stopped and it will be taken off the list.");
     expect(card(root, "hermes").querySelector(".remove-confirm")).toBeNull();
     expect(f.api.RemoveBackend).not.toHaveBeenCalled();
     expect(document.activeElement).toBe(confirm.querySelector('[data-action="remove-cancel"]'));
@@ -383,7 +383,66 @@ describe("Remove", () => {
     const { root } = await mount(fakeApi(status([attached()])).api);
     click(root.querySelector('[data-action="remove-ask"]'));
     expect(root.querySelector(".remove-confirm")!.textContent).toContain(
-      "Remove backend hermes? This app detaches from it; the Hermes already running keeps running.",
+      "Remove backend hermes? This app will detach from it; the Hermes already running keeps running.",
     );
+  });
+});
+
+describe("nothing moves under the pointer (issue 23, item 10)", () => {
+  // Every element that is a card's box, in order, with its classes: what
+  // decides where the buttons below sit.
+  const boxes = (c: HTMLElement) => Array.from(c.children).map((e) => e.className);
+
+  it("an error, a note or a Last restart line adds no box to a card", async () => {
+    const f = fakeApi(status([dashboard()]));
+    const { root, app } = await mount(f.api);
+    const before = boxes(card(root, "hermes"));
+    f.api.Restart.mockRejectedValueOnce("could not restart");
+    click(card(root, "hermes").querySelector('[data-action="restart"]'));
+    await flush();
+    expect(card(root, "hermes").querySelector(".card-note-slot .inline-error")!.textContent).toBe("could not restart");
+    expect(boxes(card(root, "hermes"))).toEqual(before);
+    app.applyStatus(status([dashboard({ restarts: 1, last_restart: "it exited with status 1" })]));
+    await flush();
+    const c = card(root, "hermes");
+    expect(c.querySelector(".command-label .last-restart")!.textContent).toContain("it exited with status 1");
+    expect(boxes(c)).toEqual(before);
+  });
+
+  it("the Remove button has no tooltip to cover the question's Remove", async () => {
+    const { root } = await mount(fakeApi(status([dashboard()])).api);
+    const ask = card(root, "hermes").querySelector('[data-action="remove-ask"]')!;
+    expect(ask.getAttribute("title")).toBeNull();
+    expect(ask.getAttribute("aria-label")).toBe("Remove backend hermes");
+  });
+
+  it("Open Hermes says Opening…, then that it opened", async () => {
+    const f = fakeApi(status([dashboard()]));
+    const d = deferred<string>();
+    f.api.OpenHermes.mockReturnValueOnce(d.promise);
+    const { root } = await mount(f.api);
+    click(card(root, "hermes").querySelector('[data-action="open-hermes"]'));
+    await flush();
+    expect(card(root, "hermes").querySelector('[data-action="open-hermes"]')!.textContent).toBe("Opening…");
+    d.resolve("http://127.0.0.1:43817/");
+    await flush();
+    expect(card(root, "hermes").querySelector(".card-note")!.textContent).toBe("Opened in your browser");
+  });
+});
+
+describe("the command a card shows (issue 23, items 9 and 10)", () => {
+  it("names the built-in backend, its real command on hover", async () => {
+    const argv = ["/home/a/.local/state/hermes-desktop/core/hermes-desktop-core-0b5af5e34da134fe", "dashboard", "--no-open", "--host", "127.0.0.1", "--port", "0"];
+    const { root } = await mount(fakeApi(status([dashboard({ command: argv, builtin: true })])).api);
+    const cmd = card(root, "hermes").querySelector(".command-text")!;
+    expect(cmd.textContent).toBe("Built-in backend (dashboard)");
+    expect(cmd.getAttribute("title")).toBe(argv.join(" "));
+  });
+
+  it("wraps between arguments, never inside one", async () => {
+    const { root } = await mount(fakeApi(status([dashboard()])).api);
+    const cmd = card(root, "hermes").querySelector(".command-text")!;
+    expect(cmd.textContent).toBe("hermes dashboard --no-open --host 127.0.0.1 --port 0");
+    expect(Array.from(cmd.querySelectorAll(".arg")).map((a) => a.textContent)).toEqual(["hermes", "dashboard", "--no-open", "--host", "127.0.0.1", "--port", "0"]);
   });
 });
