@@ -31,7 +31,7 @@ func (l *Launcher) OpenExternal(target string) error {
 	cmd.SysProcAttr = openerAttr()
 	waited, err := proc.StartChild(cmd)
 	if errors.Is(err, exec.ErrNotFound) {
-		return fmt.Errorf("nothing here opens files and links: %s is not installed (%w)", argv[0], err)
+		return &openError{fmt.Sprintf("could not open it: %s, which opens files and links, is not installed", argv[0]), err}
 	}
 	if err != nil {
 		return fmt.Errorf("could not open %s: %w", target, err)
@@ -47,7 +47,7 @@ func (l *Launcher) OpenExternal(target string) error {
 	case err := <-exited:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return fmt.Errorf("could not open %s: %s found no program for it (exit status %d): %w", target, argv[0], ee.ExitCode(), err)
+			return &openError{fmt.Sprintf("could not open %s: %s found no program for it (exit status %d)", target, argv[0], ee.ExitCode()), err}
 		}
 		if err != nil {
 			return fmt.Errorf("could not open %s: %w", target, err)
@@ -56,3 +56,14 @@ func (l *Launcher) OpenExternal(target string) error {
 	}
 	return nil
 }
+
+// openError says why nothing opened in a person's words; the exec error
+// it wraps ("exec: \"xdg-open\": executable file not found in $PATH")
+// stays reachable with errors.Is and As, but is not shown.
+type openError struct {
+	msg string
+	err error
+}
+
+func (e *openError) Error() string { return e.msg }
+func (e *openError) Unwrap() error { return e.err }

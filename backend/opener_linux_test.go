@@ -1,7 +1,9 @@
 package backend
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,8 +16,11 @@ func TestOpenExternalSaysWhyNothingOpened(t *testing.T) {
 	l := &Launcher{}
 	t.Setenv("PATH", t.TempDir()) // no xdg-open
 	err := l.OpenExternal(t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "xdg-open is not installed") {
-		t.Errorf("no opener: got %v, want xdg-open is not installed", err)
+	if err == nil || !strings.Contains(err.Error(), "xdg-open, which opens files and links, is not installed") || strings.Contains(err.Error(), "$PATH") {
+		t.Errorf("no opener: got %v, want xdg-open is not installed, in words", err)
+	}
+	if !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("no opener: got %v, want it to wrap exec.ErrNotFound", err)
 	}
 
 	bin := t.TempDir()
@@ -25,7 +30,7 @@ func TestOpenExternalSaysWhyNothingOpened(t *testing.T) {
 	}
 	t.Setenv("PATH", bin)
 	err = l.OpenExternal(t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "found no program for it (exit status 3)") {
+	if err == nil || !strings.HasSuffix(err.Error(), "found no program for it (exit status 3)") {
 		t.Errorf("opener exits 3: got %v, want found no program for it (exit status 3)", err)
 	}
 

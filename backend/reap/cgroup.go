@@ -143,7 +143,7 @@ func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
 	}
 	rec := c.record
 	if rec == nil {
-		return spare(ReasonFailClosed, "no record in this state dir names backend %s: it may be another launcher's (%d processes in it)", c.nonce, len(members))
+		return spare(ReasonFailClosed, "no backend this Hermes Desktop saved ran in it: it may be another one's (%s in it)", processes(len(members)))
 	}
 	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil {
@@ -156,7 +156,7 @@ func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
 		return spare(ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID)
 	}
 	d.Action, d.Reason = ActionWouldReap, ReasonOwnerDead
-	d.Detail = fmt.Sprintf("it was a backend of Hermes Desktop (PID %d), which has exited; %d processes in it", rec.Owner.PID, len(members))
+	d.Detail = fmt.Sprintf("it was a backend of Hermes Desktop (PID %d), which has exited; %s in it", rec.Owner.PID, processes(len(members)))
 	return d
 }
 
@@ -200,4 +200,12 @@ func cgroupLive(rec *lockfile.Record) bool {
 	}
 	populated, err := cg.Populated()
 	return err != nil || populated
+}
+
+// processes says a count of processes: "1 process", "3 processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return fmt.Sprintf("%d processes", n)
 }

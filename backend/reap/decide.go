@@ -350,7 +350,7 @@ func (r *reaper) decideOrphan(c candidate, note string) *Decision {
 	}
 	parent := r.parentOf(c.proc)
 	if !isOrphan(c.proc, parent, r.uid) {
-		return r.spare(c, ReasonNotOrphan, "%sits parent (pid %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
+		return r.spare(c, ReasonNotOrphan, "%sits parent (PID %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
 	}
 	if r.failClosed != "" {
 		return r.spare(c, ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)

@@ -124,7 +124,7 @@ var Labels = map[string]string{
 }
 
 // fieldError says what is wrong with one field: "Ready pattern: not a
-// valid regular expression (missing closing ))".
+// valid regular expression: missing closing )".
 func fieldError(key string, err error) error {
 	return fmt.Errorf("%s: %w", Labels[key], err)
 }
@@ -275,7 +275,7 @@ func CompileReadyRegex(expr string) (*regexp.Regexp, error) {
 }
 
 // PatternError is a ready pattern Go cannot compile, said in words a person
-// reads: "not a valid regular expression (missing closing ))", not
+// reads: "not a valid regular expression: missing closing )", not
 // regexp's "error parsing regexp: ..." with the pattern repeated. Unwrap
 // gives regexp's own error.
 type PatternError struct{ Err error }
@@ -283,7 +283,7 @@ type PatternError struct{ Err error }
 func (e *PatternError) Error() string {
 	var se *syntax.Error
 	if errors.As(e.Err, &se) {
-		return "not a valid regular expression (" + string(se.Code) + ")"
+		return "not a valid regular expression: " + string(se.Code)
 	}
 	return "not a valid regular expression"
 }

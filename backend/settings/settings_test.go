@@ -21,7 +21,7 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{BackendCommand: "hermes serve --port 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "2s", MinOrphanAge: "10m"}, ""},
 		{Settings{BackendCommand: `"unterminated`}, `Backend command: a " quote is not closed`}, // a quote every system's quoting reads
 		{Settings{ReadyRegex: "port [0-9]+"}, "Ready pattern: needs a group for the port"},
-		{Settings{ReadyRegex: "(("}, "Ready pattern: not a valid regular expression (missing closing ))"},
+		{Settings{ReadyRegex: "(("}, "Ready pattern: not a valid regular expression: missing closing )"},
 		{Settings{HealthPath: "api/health"}, "must start with /"},
 		{Settings{Grace: "soon"}, "not a duration"},
 		{Settings{Grace: "0s"}, "Stop grace period: must be between 1 ms and 10 min, not 0 ms"},
@@ -148,7 +148,7 @@ func FuzzParse(f *testing.F) {
 func TestValidateSaysTheFieldOnce(t *testing.T) {
 	err := Settings{ReadyRegex: "((("}.Validate()
 	got := err.Error()
-	if want := "Ready pattern: not a valid regular expression (missing closing ))"; got != want {
+	if want := "Ready pattern: not a valid regular expression: missing closing )"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -191,8 +191,13 @@ export function actionStatus(error: string | undefined, note: string | undefined
   return h(
     "div.action-status",
     { role: "status" },
-    error ? h("span.action-error", null, icon("warning", 14), h("span", null, error)) : note ? h("span.action-note", null, icon("check", 14), h("span", null, note)) : null,
+    error ? h("span.action-error", null, icon("warning", 14), h("span", null, sentence(error))) : note ? h("span.action-note", null, icon("check", 14), h("span", null, note)) : null,
   );
+}
+
+/** Go's errors start in lower case; on their own they read as a sentence. */
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 export function pageHeader(title: string, subtitle: string | null, ...actions: (Node | null)[]): HTMLElement {

@@ -334,7 +334,7 @@ describe("logs", () => {
     click(byText(root, "button", "Open log folder"));
     await flush();
     expect(f.api.OpenLogFolder).toHaveBeenCalledTimes(1);
-    expect(root.querySelector(".page-head .action-error")!.textContent).toBe("no file manager");
+    expect(root.querySelector(".page-head .action-error")!.textContent).toBe("No file manager");
   });
 
   it("says Opening…, then that the folder opened (issue 23: no feedback before)", async () => {
@@ -499,13 +499,13 @@ describe("settings", () => {
   it("puts Go's refusal under its field, once, in plain words (issue 23)", async () => {
     const f = fakeApi();
     // JavaScript cannot tell "(((" from a pattern only Go reads: Go decides.
-    f.api.SaveSettings.mockRejectedValueOnce("Ready pattern: not a valid regular expression (missing closing ))");
+    f.api.SaveSettings.mockRejectedValueOnce("Ready pattern: not a valid regular expression: missing closing )");
     const { root } = await mount(f.api, "settings");
     type(root, "ready_regex", "(((");
     submit(root);
     await flush();
     expect(f.api.SaveSettings).toHaveBeenCalled();
-    expect(root.querySelector("#set-ready_regex-err")!.textContent).toBe("Not a valid regular expression (missing closing ))");
+    expect(root.querySelector("#set-ready_regex-err")!.textContent).toBe("Not a valid regular expression: missing closing )");
     expect(root.querySelector('[data-field="ready_regex"]')!.getAttribute("aria-invalid")).toBe("true");
     expect(root.querySelector(".save-result.bad")!.textContent).toBe("Fix the highlighted field, then save again.");
     expect(root.textContent!.split("missing closing").length - 1).toBe(1);

@@ -173,7 +173,7 @@ describe("Open Hermes in the page header and the top bar", () => {
     click(top);
     await flush();
     expect(f.api.OpenHermes).toHaveBeenLastCalledWith("");
-    expect(root.querySelector(".topbar .action-error")!.textContent).toBe("no backend with a page is ready");
+    expect(root.querySelector(".topbar .action-error")!.textContent).toBe("No backend with a page is ready");
   });
 
   it("is not offered when no backend has a page", async () => {
