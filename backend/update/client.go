@@ -84,7 +84,7 @@ func (c *Client) configure() error {
 		c.keys = append(c.keys, pk)
 	}
 	if len(c.keys) == 0 {
-		return fmt.Errorf("%w (it has no update key): install new versions the way you installed this one", ErrBuildOff)
+		return fmt.Errorf("%w (it has no update key); install new versions the way you installed this one", ErrBuildOff)
 	}
 	if c.cfg.FeedURL == "" {
 		return fmt.Errorf("%w: no update feed is set (--update-feed, HERMES_DESKTOP_UPDATE_FEED or update_feed in the settings; there is no default feed)", ErrDisabled)
