@@ -146,7 +146,11 @@ export class App {
 
   async loadStatus(): Promise<void> {
     this.state.busy.add("retry-status");
-    this.update();
+    // Only the error page has a Retry to show busy. While "Connecting…" is
+    // drawn, a render here is a frame the WebKit main thread paints
+    // before it hands over Status()'s answer: "Connecting…" stayed that much
+    // longer (issue 23).
+    if (this.state.load.kind === "error") this.update();
     try {
       const st = await this.api.Status();
       this.applyStatus(st);

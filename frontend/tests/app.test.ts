@@ -33,6 +33,23 @@ describe("start-up", () => {
     expect(root.querySelector(".uptime")!.textContent).toBe("up 3 min");
   });
 
+  it("draws Connecting… once, and nothing more until Status answers (issue 23)", async () => {
+    const f = fakeApi();
+    const d = deferred<Status>();
+    f.api.Status.mockReturnValueOnce(d.promise);
+    const root = document.createElement("div");
+    let frames = 0;
+    const app = new App(f.api, root, { now: () => NOW, schedule: (fn) => (frames++, fn()), timers: false });
+    track(app, root);
+    const started = app.start();
+    await flush();
+    expect(root.textContent).toContain("Connecting to Hermes");
+    expect(frames).toBe(0); // the first draw is synchronous; no other frame is asked for
+    d.resolve(status());
+    await started;
+    expect(root.querySelector(".backend h2")!.textContent).toBe("hermes");
+  });
+
   it("loads the first 500 log lines of each backend once, then relies on events", async () => {
     const f = fakeApi(status([backend(), backend({ name: "research" })]));
     const { app } = await mount(f.api);
