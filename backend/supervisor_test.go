@@ -182,6 +182,10 @@ func TestSupervisorCrashLoopFails(t *testing.T) {
 	if st.Restarts != 2 || st.PID != 0 || !strings.Contains(st.LastError, "giving up") || !strings.Contains(st.LastError, "code 1") {
 		t.Errorf("failed status: got restarts %d pid %d error %q, want 2 restarts, no pid, giving up after code 1", st.Restarts, st.PID, st.LastError)
 	}
+	// The card shows it: a duration as a person says it, not Go's "1m0s".
+	if !strings.Contains(st.LastError, "within 1 min, giving up") {
+		t.Errorf("failed status: got error %q, want within 1 min, giving up", st.LastError)
+	}
 	if !slices.Contains(st.LogTail, "boom") {
 		t.Errorf("log tail: got %q, want the backend's stderr line %q", st.LogTail, "boom")
 	}
@@ -321,7 +325,7 @@ func TestSupervisorStartTimeoutsInARowFail(t *testing.T) {
 	}
 	h.rec.waitEntered(t, model.StateFailed, 1)
 	st := h.sup.Status()
-	if st.Restarts != 2 || !strings.Contains(st.LastError, "did not become ready in 3 starts in a row") {
+	if st.Restarts != 2 || !strings.Contains(st.LastError, "did not become ready in 3 starts in a row") || !strings.Contains(st.LastError, "within 300 ms") {
 		t.Errorf("failed status: got restarts %d, error %q; want 2 restarts and three timeouts in a row", st.Restarts, st.LastError)
 	}
 	for _, pid := range h.rec.allPIDs() {
