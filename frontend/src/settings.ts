@@ -1,7 +1,7 @@
 // Settings form logic: the form's draft, validation that mirrors the Go
 // side, diffs, and the object Save sends.
 
-import { currentQuoting } from "./format";
+import { currentQuoting, formatSpan } from "./format";
 import { FEED_MAX_BYTES, feedProblem, type FeedProblem } from "./feedurl";
 import type { Settings, SettingsEdit } from "./types";
 
@@ -95,10 +95,12 @@ type DurationKey = "grace" | "min_orphan_age" | "sample_interval";
 type IntKey = "max_duplicate_children" | "nofile_soft_limit";
 
 /** Go's accepted ranges (backend.Settings.Validate), inclusive, in ms. */
-const DURATIONS: Record<DurationKey, { lo: number; hi: number; loText: string; hiText: string; example: string }> = {
-  grace: { lo: 1, hi: 600_000, loText: "1ms", hiText: "10m", example: "5s, 1m or 1m30s" },
-  min_orphan_age: { lo: 1000, hi: 7 * 24 * 3_600_000, loText: "1s", hiText: "168h (7 days)", example: "3m, 90s or 1h" },
-  sample_interval: { lo: 100, hi: 3_600_000, loText: "100ms", hiText: "1h", example: "5s, 500ms or 1m" },
+/** The limits are said as a person reads them (formatSpan: "10 min"); the
+ *  examples are what to type (Go's spelling). */
+const DURATIONS: Record<DurationKey, { lo: number; hi: number; example: string }> = {
+  grace: { lo: 1, hi: 600_000, example: "5s, 1m or 1m30s" },
+  min_orphan_age: { lo: 1000, hi: 7 * 24 * 3_600_000, example: "3m, 90s or 1h" },
+  sample_interval: { lo: 100, hi: 3_600_000, example: "5s, 500ms or 1m" },
 };
 
 const INTS: Record<IntKey, { max: number }> = {
@@ -249,8 +251,8 @@ function durationError(key: DurationKey, text: string): string | null {
   const ms = parseGoDuration(text);
   if (ms === null) return `Use a duration like ${r.example}`;
   if (ms < 0) return "Must not be negative";
-  if (ms < r.lo) return `Must be at least ${r.loText}`;
-  if (ms > r.hi) return `Must be at most ${r.hiText}`;
+  if (ms < r.lo) return `Must be at least ${formatSpan(r.lo)}`;
+  if (ms > r.hi) return `Must be at most ${formatSpan(r.hi)}`;
   return null;
 }
 

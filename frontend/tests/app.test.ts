@@ -713,7 +713,7 @@ describe("settings", () => {
     await flush();
     expect(f.api.SaveSettings).not.toHaveBeenCalled();
     const err = (k: string) => root.querySelector(`#set-${k}-err`)?.textContent;
-    expect(err("sample_interval")).toBe("Must be at least 100ms");
+    expect(err("sample_interval")).toBe("Must be at least 100 ms");
     expect(err("max_duplicate_children")).toBe("Must be at most 1,000");
     expect(err("nofile_soft_limit")).toBe("Enter a whole number from 0 to 1,048,576");
     type(root, "max_duplicate_children", "10");

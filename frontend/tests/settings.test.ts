@@ -119,20 +119,20 @@ describe("validateSettings", () => {
   });
   it("mirrors Go's ranges for the durations", () => {
     const err = (over: Partial<SettingsDraft>) => validateSettings({ ...defaults, ...over });
-    expect(err({ grace: "0" }).grace).toBe("Must be at least 1ms");
-    expect(err({ grace: "11m" }).grace).toBe("Must be at most 10m");
+    expect(err({ grace: "0" }).grace).toBe("Must be at least 1 ms");
+    expect(err({ grace: "11m" }).grace).toBe("Must be at most 10 min");
     expect(err({ grace: "10m", min_orphan_age: "1s" })).toEqual({});
-    expect(err({ min_orphan_age: "500ms" }).min_orphan_age).toBe("Must be at least 1s");
-    expect(err({ min_orphan_age: "169h" }).min_orphan_age).toBe("Must be at most 168h (7 days)");
+    expect(err({ min_orphan_age: "500ms" }).min_orphan_age).toBe("Must be at least 1 s");
+    expect(err({ min_orphan_age: "169h" }).min_orphan_age).toBe("Must be at most 7 d");
   });
   it("checks the leak guard's sample interval: 100ms..1h", () => {
     const si = (v: string) => validateSettings({ ...defaults, sample_interval: v }).sample_interval;
     expect(si("100ms")).toBeUndefined();
     expect(si("1h")).toBeUndefined();
     expect(si("2.5s")).toBeUndefined();
-    expect(si("99ms")).toBe("Must be at least 100ms");
-    expect(si("0")).toBe("Must be at least 100ms");
-    expect(si("61m")).toBe("Must be at most 1h");
+    expect(si("99ms")).toBe("Must be at least 100 ms");
+    expect(si("0")).toBe("Must be at least 100 ms");
+    expect(si("61m")).toBe("Must be at most 1 h");
     expect(si("-5s")).toBe("Must not be negative");
     expect(si("5")).toBe("Use a duration like 5s, 500ms or 1m");
   });

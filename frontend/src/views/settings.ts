@@ -72,7 +72,7 @@ export const LEAK_FIELDS: FieldSpec[] = [
   {
     key: "sample_interval",
     label: FIELD_LABELS.sample_interval,
-    help: "How often each backend's processes are measured for these checks and the Process tree. From 100ms to 1h.",
+    help: "How often each backend's processes are measured for these checks and the Process tree, from 100 ms to 1 h. For example 5s.",
     mono: false,
     short: true,
     duration: true,
