@@ -179,7 +179,7 @@ export function emptyState(iconName: string, title: string, body?: string, actio
 
 export function inlineError(message: string | undefined): HTMLElement | null {
   if (!message) return null;
-  return h("div.inline-error", { role: "alert" }, icon("warning", 14), h("span", null, message));
+  return h("div.inline-error", { role: "alert" }, icon("warning", 14), h("span", null, sentence(message)));
 }
 
 /**

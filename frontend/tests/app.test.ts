@@ -148,7 +148,7 @@ describe("backend cards", () => {
     await flush();
     const stop = root.querySelector<HTMLButtonElement>('.backend [data-action="stop"]')!;
     expect(stop.disabled).toBe(false);
-    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("backend is busy restarting");
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("Backend is busy restarting");
   });
 
   it("updates from status events", async () => {
@@ -853,7 +853,7 @@ describe("header", () => {
     click(root.querySelector('[data-action="quit"]'));
     await flush();
     expect(f.api.Quit).toHaveBeenCalledTimes(1);
-    expect(root.querySelector(".topbar .inline-error")!.textContent).toBe("backends did not stop in time");
+    expect(root.querySelector(".topbar .inline-error")!.textContent).toBe("Backends did not stop in time");
   });
 
   it("switches tabs from the sidebar", async () => {
@@ -930,7 +930,7 @@ describe("restart to apply", () => {
     const { root } = await mount(f.api);
     click(root.querySelector('[data-action="restart-to-apply"]'));
     await flush();
-    expect(restartBanner(root)!.querySelector(".inline-error")!.textContent).toBe("the new version did not take over within 2m0s");
+    expect(restartBanner(root)!.querySelector(".inline-error")!.textContent).toBe("The new version did not take over within 2m0s");
     const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
     expect(btn.disabled).toBe(false);
     click(btn);

@@ -64,7 +64,7 @@ describe("a dashboard card", () => {
     const { root } = await mount(f.api);
     click(card(root, "hermes").querySelector('[data-action="open-hermes"]'));
     await flush();
-    expect(card(root, "hermes").querySelector(".inline-error")!.textContent).toBe("no browser could be started");
+    expect(card(root, "hermes").querySelector(".inline-error")!.textContent).toBe("No browser could be started");
   });
 });
 
@@ -119,7 +119,7 @@ describe("an API server card", () => {
     click(root.querySelector('[data-action="copy-connection"]'));
     await flush();
     expect(f.api.ClipboardSetText).not.toHaveBeenCalled();
-    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("not ready: backend api is starting");
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("Not ready: backend api is starting");
   });
 
   it("offers no copy before it has an address", async () => {
@@ -316,7 +316,7 @@ describe("Add backend", () => {
     submit(root);
     await flush();
     const err = root.querySelector(".add-form .inline-error")!;
-    expect(err.textContent).toBe("backend x: something Go alone knows");
+    expect(err.textContent).toBe("Backend x: something Go alone knows");
     expect(err.getAttribute("role")).toBe("alert");
     expect(root.querySelector<HTMLInputElement>("#add-command")!.value).toBe("serve oops");
     expect(root.querySelector<HTMLButtonElement>('.add-form button[type="submit"]')!.disabled).toBe(false);
@@ -375,7 +375,7 @@ describe("Remove", () => {
     click(root.querySelector('[data-action="remove-ask"]'));
     click(root.querySelector('[data-action="remove-confirm"]'));
     await flush();
-    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("backend api did not stop in time");
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("Backend api did not stop in time");
     expect(root.querySelector(".remove-confirm")).not.toBeNull();
   });
 
@@ -400,7 +400,7 @@ describe("nothing moves under the pointer (issue 23, item 10)", () => {
     f.api.Restart.mockRejectedValueOnce("could not restart");
     click(card(root, "hermes").querySelector('[data-action="restart"]'));
     await flush();
-    expect(card(root, "hermes").querySelector(".card-note-slot .inline-error")!.textContent).toBe("could not restart");
+    expect(card(root, "hermes").querySelector(".card-note-slot .inline-error")!.textContent).toBe("Could not restart");
     expect(boxes(card(root, "hermes"))).toEqual(before);
     app.applyStatus(status([dashboard({ restarts: 1, last_restart: "it exited with status 1" })]));
     await flush();

@@ -123,7 +123,7 @@ describe("update banner", () => {
     const { root } = await mount(f.api);
     click(root, '[data-action="update-apply"]');
     await flush();
-    expect(root.querySelector('[data-key="update:ready"]')!.textContent).toContain("a backend is restarting");
+    expect(root.querySelector('[data-key="update:ready"]')!.textContent).toContain("A backend is restarting");
   });
 });
 
