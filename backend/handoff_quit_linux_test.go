@@ -4,6 +4,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
@@ -92,11 +94,71 @@ func TestQuitDuringFailedRestartHandoff(t *testing.T) {
 	if !errors.Is(err, errShuttingDown) {
 		t.Errorf("handoff error: got %v, want one that says the state dir was not taken back (%v)", err, errShuttingDown)
 	}
+	checkLetGo(t, l)
+}
+
+// TestQuitDuringRestartHandoffOverSocket is the same Quit while the
+// handoff runs in a control handler's goroutine (`hermes-desktop handoff
+// --mode restart`): Shutdown ends the request, which gives the handoff up;
+// the handoff must not take the state dir back after Shutdown let go.
+func TestQuitDuringRestartHandoffOverSocket(t *testing.T) {
+	dir := t.TempDir()
+	exe, started, _ := failingSuccessor(t, dir)
+	l := startLauncher(t, dir, exe)
+
+	args, _ := json.Marshal(handoff.Args{To: exe, Mode: handoff.ModeRestart})
+	callErr := make(chan error, 1)
+	go func() { // the CLI's handoff
+		_, err := control.Call(context.Background(), l.StateDir(), control.Request{Op: control.OpHandoff, Args: args})
+		callErr <- err
+	}()
+	waitFile(t, started)
+
+	l.RequestStop() // Quit
+	if err := l.Shutdown(); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+	select {
+	case err := <-callErr:
+		if err == nil {
+			t.Error("handoff given up by a shutdown: got no error")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the handoff request did not return")
+	}
+	checkLetGo(t, l)
+}
+
+// startLauncher opens and starts a launcher whose own executable is exe,
+// with one /bin/sh backend, and waits until the backend is ready.
+func startLauncher(t *testing.T, dir, exe string) *Launcher {
+	t.Helper()
+	port := healthServer(t, healthy)
+	l, err := Open(Config{
+		StateDir: filepath.Join(dir, "state"), HermesHome: dir, Self: exe, Core: "/bin/false", NoShim: true, NoBootReap: true,
+		Backends:    []runspec.Spec{{Name: "unit", Command: []string{"/bin/sh", "-c", fmt.Sprintf(scriptReadyLine, port)}, Grace: 2 * time.Second}},
+		Containment: instance.ContainmentProcessTree, Logger: slog.New(slog.DiscardHandler), Announce: io.Discard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Shutdown() })
+	l.Start()
+	waitState(t, l, model.StateReady)
+	return l
+}
+
+// checkLetGo checks that a launcher that shut down during a failed handoff
+// holds nothing: not handed over, the state dir free, nobody on the
+// socket.
+func checkLetGo(t *testing.T, l *Launcher) {
+	t.Helper()
 	select {
 	case <-l.HandedOff():
 		t.Error("the launcher says it was handed over, but no successor came up")
 	default:
 	}
+	stateDir := l.StateDir()
 	lock, err := lockfile.AcquireInstance(stateDir)
 	if err != nil {
 		t.Errorf("after shutdown and the failed handoff, the state dir is still held: %v", err)

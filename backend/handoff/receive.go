@@ -48,14 +48,20 @@ type Receiving struct {
 // Received is what new's side took over: both locks, and each backend it
 // could adopt, by name.
 type Received struct {
+	// InstLock and OwnerLock are the single-instance lock and this
+	// instance's owner lock, now the launcher's to hold and release.
 	InstLock, OwnerLock *lockfile.Lock
-	Backends            map[string]*Adopted
+	// Backends are the backends adopted, by name; one that could not be
+	// adopted is missing (its shim tears it down).
+	Backends map[string]*Adopted
 }
 
 // Adopted is a backend a predecessor handed over: its instance and the
 // status it had there.
 type Adopted struct {
+	// Inst is the running instance, its supervisor's from Start on.
 	Inst *instance.Instance
+	// Prev is the status it had in the predecessor (crash counts, times).
 	Prev model.BackendStatus
 }
 
