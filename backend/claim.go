@@ -118,10 +118,13 @@ func (c *stateClaim) serveLocked() {
 }
 
 // letGo releases what a successor needs: the socket (requests in flight
-// run on) and both locks.
+// run on) and both locks. Once closed there is nothing left to release.
 func (c *stateClaim) letGo() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
 	if c.ctl != nil {
 		_ = c.ctl.StopListening()
 		c.retired = append(c.retired, c.ctl)

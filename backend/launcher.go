@@ -47,7 +47,7 @@ type Launcher struct {
 	focus     atomic.Pointer[func()] // set by the GUI
 
 	// adopted are the backends a predecessor handed over (adopt mode):
-	// written in Open, read in Start, by the same goroutine.
+	// written in Open, read in Start, which the caller runs after Open.
 	adopted map[string]*handoff.Adopted
 }
 
