@@ -171,18 +171,8 @@ func (c *Config) applyDefaults() error {
 	if c.Core == "" {
 		c.Core = c.Self
 	}
-	if len(c.Backends) == 0 {
-		c.Backends = []runspec.Spec{{}}
-	}
-	seen := map[string]bool{}
-	for i := range c.Backends {
-		if err := c.Backends[i].ApplyDefaults(c.Core); err != nil {
-			return err
-		}
-		if seen[c.Backends[i].Name] {
-			return fmt.Errorf("backend: two backends are named %q", c.Backends[i].Name)
-		}
-		seen[c.Backends[i].Name] = true
+	if err := c.applyBackendDefaults(); err != nil {
+		return err
 	}
 	if c.MinOrphanAge == nil {
 		c.MinOrphanAge = new(DefaultMinOrphanAge)
@@ -214,6 +204,25 @@ func (c *Config) applyDefaults() error {
 	}
 	if c.Announce == nil {
 		c.Announce = io.Discard
+	}
+	return nil
+}
+
+// applyBackendDefaults fills in each backend's defaults (one backend, the
+// default, when none is given) and refuses two of the same name.
+func (c *Config) applyBackendDefaults() error {
+	if len(c.Backends) == 0 {
+		c.Backends = []runspec.Spec{{}}
+	}
+	seen := map[string]bool{}
+	for i := range c.Backends {
+		if err := c.Backends[i].ApplyDefaults(c.Core); err != nil {
+			return err
+		}
+		if seen[c.Backends[i].Name] {
+			return fmt.Errorf("backend: two backends are named %q", c.Backends[i].Name)
+		}
+		seen[c.Backends[i].Name] = true
 	}
 	return nil
 }

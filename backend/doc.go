@@ -1,16 +1,17 @@
-// Package backend is the engine: the Launcher (one running app: its locks,
-// control socket, boot reap, backends), a Supervisor per backend (an actor
-// whose one goroutine owns the running instance.Instance and moves it
-// through model's state table: stopped, starting, ready, restarting,
-// failed, external), attaching to a Hermes already running, status, and
-// the update handoff (handoff.go, handoff_send.go, handoff_receive.go; its
-// protocol in handoffwire). The self-update built on it is its own object
-// (selfupdate.Updater: checks, download, apply, the health window the old
-// process watches, Restart to apply); the launcher holds one and answers
-// it through updates.go.
+// Package backend is the engine: the Launcher (one running app: its claim
+// on the state dir, that is its locks and control socket (claim.go), the
+// list of supervisors, the boot reap, notices, status), a Supervisor per
+// backend (an actor whose one goroutine owns the running instance.Instance
+// and moves it through model's state table: stopped, starting, ready,
+// restarting, failed, external), attaching to a Hermes already running.
+// The handoff (handoff.Sender and handoff.Receive, with its wire) and the
+// self-update built on it (selfupdate.Updater: checks, download, apply,
+// the health window the old process watches, Restart to apply) are objects
+// of their own; the launcher holds one of each and answers them through
+// handoffs.go and updates.go.
 //
 // It builds on the layers below it (internal/proc, lockfile, watchdog and
-// its own subpackages model, handoffwire, instance, runspec, settings,
+// its own subpackages model, handoff, instance, runspec, settings,
 // reap, leakguard, reclaim, logs, control, update, selfupdate) and must
 // not import internal/cli, internal/desktop, main or Wails: the window
 // reaches it only through the facade in app.go.

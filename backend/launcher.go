@@ -1,22 +1,16 @@
 package backend
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/selfupdate"
 	"hermes-desktop/internal/proc"
@@ -27,66 +21,34 @@ import (
 // single-instance lock.
 var ErrAlreadyRunning = errors.New("backend: another hermes-desktop instance is running")
 
-// Launcher is one running instance: it holds the single-instance lock, its
-// owner lock and the control socket, and supervises the backends.
+// Launcher is one running instance: it holds the state dir (its locks and
+// control socket), supervises the backends, keeps the notices and answers
+// status. The handoff and the self-update are objects of their own that
+// see it through an interface each (handoffs.go, updates.go).
 type Launcher struct {
+	// Set in Open and never changed: read from any goroutine.
 	cfg     Config
 	self    proc.Identity
 	nonce   string
 	started time.Time
+	records *lockfile.Records
+	contain *instance.Plan // how backends' trees are held
+	upd     *selfupdate.Updater
+	handoff *handoff.Sender
 
-	instLock  *lockfile.Lock
-	ownerLock *lockfile.Lock
-	records   *lockfile.Records
-	ctl       *control.Server
-	events    model.Broker
-	logsMu    sync.Mutex // guards logs
-	logs      map[string]*logs.Log
-	supsMu    sync.Mutex    // guards sups, supCtx and supCancel
-	sups      []*Supervisor // in the order the user sees them
-	supCtx    context.Context
+	claim     *stateClaim            // the locks and the socket; guarded inside
+	sups      supervisorList         // the backends' supervisors; guarded inside
+	logs      backendLogs            // the backends' logs; guarded inside
+	events    model.Broker           // safe for concurrent use
+	subreaper *subreaper             // the loops that take in orphans; guarded inside
+	reaps     reapHistory            // the reaps run, one at a time; guarded inside
+	stop      stopping               // stop asked, backends gone, shutdown once
+	notices   noticeList             // guarded inside
+	focus     atomic.Pointer[func()] // set by the GUI
 
-	// adopted are the backends a predecessor handed over (adopt mode).
-	adopted map[string]*adoptedBackend
-	// handoffMu is held through a handoff: one at a time.
-	handoffMu sync.Mutex
-	// successor is the instance a handoff in adopt mode is waiting for.
-	successor atomic.Pointer[successor]
-	handedOff chan struct{} // closed once a successor owns everything
-	handOnce  sync.Once
-
-	focus atomic.Pointer[func()] // set by the GUI
-
-	upd *selfupdate.Updater // the self-update and the watch on our executable
-
-	noticeMu sync.Mutex // guards notices
-	notices  []string
-
-	// contain is how backends' trees are held, decided in Open.
-	contain *instance.Plan
-
-	reclaimer       *reclaim.Reclaimer
-	reclaimerCancel context.CancelFunc
-	reclaimerDone   chan struct{}
-	// orphansCancel ends proc.ReapOrphans, the one loop that reaps what
-	// is handed to us and nobody here waits for; orphansDone closes after.
-	orphansCancel context.CancelFunc
-	orphansDone   chan struct{}
-
-	reapRun  sync.Mutex // held through a reap: one at a time
-	reapMu   sync.Mutex // guards bootReap and lastReap
-	bootReap *reap.Report
-	lastReap *reap.Report
-
-	supCancel    context.CancelFunc
-	ctlCtx       context.Context
-	ctlCancel    context.CancelFunc
-	ctlWG        sync.WaitGroup // the control server's goroutines
-	stopOnce     sync.Once
-	stopReq      chan struct{} // closed when someone asks the instance to stop
-	backendsGone chan struct{} // closed when every backend is torn down
-	shutdownOnce sync.Once
-	shutdownErr  error
+	// adopted are the backends a predecessor handed over (adopt mode):
+	// written in Open, read in Start, which the caller runs after Open.
+	adopted map[string]*handoff.Adopted
 }
 
 // Open claims the state dir: checks it, takes the single-instance lock
@@ -104,7 +66,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if err := closeOnExecInherited(); err != nil {
 		cfg.Logger.Warn("could not mark inherited fds close-on-exec", "err", err)
 	}
-	l := &Launcher{cfg: cfg, started: time.Now(), stopReq: make(chan struct{}), backendsGone: make(chan struct{}), handedOff: make(chan struct{})}
+	l := &Launcher{cfg: cfg, started: time.Now(), stop: newStopping()}
 	defer func() {
 		if err != nil {
 			l.release()
@@ -119,62 +81,41 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if l.records, err = lockfile.OpenRecords(cfg.StateDir); err != nil {
 		return nil, err
 	}
-	l.reclaimer = reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)
+	l.claim = &stateClaim{dir: cfg.StateDir, nonce: l.nonce, logger: cfg.Logger}
+	l.logs = newBackendLogs(cfg.StateDir, &l.events)
+	l.subreaper = &subreaper{reclaimer: reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)}
 	l.upd = selfupdate.New(cfg.selfUpdate(l.self), updateHost{l})
+	l.handoff = handoff.NewSender(cfg.handoff(l.self, l.nonce), handoffHost{l})
 	l.contain = instance.PlanContainment(cfg.Containment)
 	cfg.Logger.Info("containment", "kind", l.contain.Kind(), "reason", l.contain.Reason())
 	if cfg.AdoptFrom != nil {
-		err = l.takeOver(cfg.AdoptFrom)
+		err = l.receive()
 	} else {
-		err = l.claim()
+		err = l.claim.acquire(cfg.HandoffWait)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if l.ctl, err = control.Listen(cfg.StateDir, cfg.Logger); err != nil {
+	if err = l.claim.listen(); err != nil {
 		return nil, err
 	}
-	l.notices = append(l.notices, cfg.Notices...)
+	l.notices.add(cfg.Notices...)
 	return l, nil
 }
 
-// claim takes the single-instance lock (waiting for a predecessor that is
-// handing over, when told to) and this instance's owner lock.
-func (l *Launcher) claim() (err error) {
-	if l.cfg.HandoffWait > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.HandoffWait)
-		defer cancel()
-		l.instLock, err = lockfile.AcquireWait(ctx, filepath.Join(l.cfg.StateDir, lockfile.InstanceLockName))
-	} else {
-		l.instLock, err = lockfile.AcquireInstance(l.cfg.StateDir)
-	}
-	if errors.Is(err, lockfile.ErrHeld) {
-		return fmt.Errorf("%w (state dir %s)", ErrAlreadyRunning, l.cfg.StateDir)
-	}
+// receive is Open for an adopt-mode successor: the predecessor hands over
+// its backends and the state dir.
+func (l *Launcher) receive() error {
+	got, err := handoff.Receive(l.cfg.AdoptFrom, handoff.Receiving{
+		StateDir: l.cfg.StateDir, Self: l.self, Nonce: l.nonce, Records: l.records, Specs: l.cfg.Backends,
+		Log: l.logs.of, Reclaimer: l.subreaper.reclaimer, Logger: l.cfg.Logger,
+	})
 	if err != nil {
 		return err
 	}
-	l.ownerLock, err = lockfile.AcquireOwner(l.cfg.StateDir, l.nonce)
-	return err
-}
-
-// backendLog returns (creating it on first use) the log of a backend.
-func (l *Launcher) backendLog(name string) *logs.Log {
-	l.logsMu.Lock()
-	defer l.logsMu.Unlock()
-	if l.logs == nil {
-		l.logs = map[string]*logs.Log{}
-	}
-	if lg := l.logs[name]; lg != nil {
-		return lg
-	}
-	logDir := filepath.Join(l.cfg.StateDir, "logs")
-	_ = os.MkdirAll(logDir, 0o700)
-	lg := logs.New(name, filepath.Join(logDir, name+".log"), func(line logs.Line) {
-		l.events.Publish(model.Event{Kind: model.EventLog, Log: &line})
-	})
-	l.logs[name] = lg
-	return lg
+	l.claim.hold(got.InstLock, got.OwnerLock)
+	l.adopted = got.Backends
+	return nil
 }
 
 // Start serves the control socket, runs the boot reap (before any spawn, so
@@ -183,30 +124,12 @@ func (l *Launcher) backendLog(name string) *logs.Log {
 func (l *Launcher) Start() {
 	// The supervisors exist before the socket answers, so every request
 	// sees the full, fixed list; they start running after the boot reap.
-	l.supsMu.Lock()
 	for _, spec := range l.cfg.Backends {
-		l.sups = append(l.sups, l.newSupervisor(spec))
+		l.sups.add(l.newSupervisor(spec))
 	}
-	l.supsMu.Unlock()
-	ctlCtx, ctlCancel := context.WithCancel(context.Background())
-	l.ctlCtx, l.ctlCancel = ctlCtx, ctlCancel
-	l.serveControl()
+	l.claim.serve(controlHandler{l})
 	l.upd.Start()
-	if err := proc.SetChildSubreaper(true); err != nil {
-		l.cfg.Logger.Debug("launcher is not a subreaper", "err", err)
-	}
-	orphansCtx, orphansCancel := context.WithCancel(context.Background())
-	l.orphansCancel, l.orphansDone = orphansCancel, make(chan struct{})
-	go func() {
-		defer close(l.orphansDone)
-		proc.ReapOrphans(orphansCtx, l.cfg.Logger)
-	}()
-	reclaimCtx, reclaimCancel := context.WithCancel(context.Background())
-	l.reclaimerCancel, l.reclaimerDone = reclaimCancel, make(chan struct{})
-	go func() {
-		defer close(l.reclaimerDone)
-		l.reclaimer.Run(reclaimCtx)
-	}()
+	l.subreaper.start(l.cfg.Logger)
 	if !l.cfg.NoBootReap {
 		l.runBootReap()
 	}
@@ -215,14 +138,10 @@ func (l *Launcher) Start() {
 	} else if msg != "" {
 		l.cfg.Logger.Info(msg)
 	}
-	supCtx, supCancel := context.WithCancel(context.Background())
-	l.supsMu.Lock()
-	l.supCtx, l.supCancel = supCtx, supCancel
-	for _, sup := range l.sups {
+	l.sups.runAll(func(sup *Supervisor) (*instance.Instance, model.BackendStatus) {
 		a := l.adopted[sup.spec.Name]
-		l.runSupervisor(sup, a.instance(), a.status())
-	}
-	l.supsMu.Unlock()
+		return a.Instance(), a.Status()
+	})
 }
 
 // onStatus publishes a status change and announces entering readiness and
@@ -241,79 +160,40 @@ func (l *Launcher) onStatus(st model.BackendStatus, entered bool) {
 }
 
 // StopRequested is closed when a stop was asked for (control socket, Quit).
-func (l *Launcher) StopRequested() <-chan struct{} { return l.stopReq }
+func (l *Launcher) StopRequested() <-chan struct{} { return l.stop.asked }
 
 // RequestStop asks the owner of the launcher (main) to shut it down.
-func (l *Launcher) RequestStop() { l.stopOnce.Do(func() { close(l.stopReq) }) }
+func (l *Launcher) RequestStop() { l.stop.ask() }
 
 // Shutdown tears every backend down, waits until their trees are gone and
 // records removed, then closes the control socket and releases the locks.
 // It is idempotent; only the first call does the work.
 func (l *Launcher) Shutdown() error {
-	l.shutdownOnce.Do(func() {
+	l.stop.shutdownOnce.Do(func() {
 		l.RequestStop()
-		l.supsMu.Lock()
-		if l.supCancel != nil {
-			l.supCancel()
-		}
-		l.supsMu.Unlock()
-		for _, s := range l.supervisors() {
-			<-s.Done()
-		}
-		if l.reclaimerCancel != nil {
-			l.reclaimerCancel() // it finishes off the orphans it holds
-			<-l.reclaimerDone
-			_ = proc.SetChildSubreaper(false)
-		}
-		if l.orphansCancel != nil {
-			l.orphansCancel() // after the reclaimer: it reaps what that one stopped
-			<-l.orphansDone
-		}
-		close(l.backendsGone)
+		l.sups.stopAll()
+		l.subreaper.stop()
+		close(l.stop.backendsGone)
 		l.upd.Stop()
-		if l.ctlCancel != nil {
-			l.ctlCancel()
-		}
-		l.ctlWG.Wait()
-		l.shutdownErr = l.release()
-		l.logsMu.Lock()
-		for _, lg := range l.logs {
-			lg.Close()
-		}
-		l.logsMu.Unlock()
+		l.stop.err = l.release()
+		l.logs.closeAll()
 	})
-	return l.shutdownErr
+	return l.stop.err
 }
 
 // release closes the socket and drops the locks (the lock files stay).
 func (l *Launcher) release() error {
-	var errs []error
-	if l.ctl != nil {
-		errs = append(errs, l.ctl.Close())
+	var err error
+	if l.claim != nil {
+		err = l.claim.close()
 	}
-	errs = append(errs, l.ownerLock.Release(), l.instLock.Release())
 	l.contain.Close()
-	return errors.Join(errs...)
-}
-
-// serveControl answers the control socket in a goroutine the launcher
-// owns (ended by ctlCancel, awaited in Shutdown).
-func (l *Launcher) serveControl() {
-	srv := l.ctl
-	l.ctlWG.Add(1)
-	go func() {
-		defer l.ctlWG.Done()
-		srv.Serve(l.ctlCtx, control.HandlerFunc(l.handleControl))
-	}()
+	return err
 }
 
 // AddNotice records something the user should see (a settings file set
 // aside, say); status carries it.
-func (l *Launcher) AddNotice(msg string) {
-	l.noticeMu.Lock()
-	defer l.noticeMu.Unlock()
-	l.notices = append(l.notices, msg)
-}
+func (l *Launcher) AddNotice(msg string) { l.notices.add(msg) }
 
 // SetFocus registers what a second launch should do (bring the window up).
 func (l *Launcher) SetFocus(fn func()) { l.focus.Store(&fn) }
@@ -324,69 +204,41 @@ func (l *Launcher) Subscribe() *model.Subscription { return l.events.Subscribe(2
 // StateDir returns the instance's state directory.
 func (l *Launcher) StateDir() string { return l.cfg.StateDir }
 
-// supervisor finds a backend by name; "" means the first.
-func (l *Launcher) supervisor(name string) (*Supervisor, error) {
-	sups := l.supervisors()
-	if name == "" && len(sups) > 0 {
-		return sups[0], nil
-	}
-	var names []string
-	for _, s := range sups {
-		if s.spec.Name == name {
-			return s, nil
-		}
-		names = append(names, s.spec.Name)
-	}
-	return nil, fmt.Errorf("%w named %q (backends: %s)", control.ErrNoSuchBackend, name, strings.Join(names, ", "))
+// stopping is how the launcher ends: someone asks it to stop, its owner
+// (main) shuts it down once, and the control socket's stop answers once the
+// backends are gone. Its channels and Onces are safe from any goroutine.
+type stopping struct {
+	askOnce      sync.Once
+	asked        chan struct{} // closed when someone asks the instance to stop
+	backendsGone chan struct{} // closed when every backend is torn down
+	shutdownOnce sync.Once
+	err          error // Shutdown's result: written inside shutdownOnce
 }
 
-// Restart restarts the named backend, or all backends when name is "".
-func (l *Launcher) Restart(ctx context.Context, name string) error {
-	if name != "" {
-		s, err := l.supervisor(name)
-		if err != nil {
-			return err
-		}
-		return s.Restart(ctx)
-	}
-	var errs []error
-	for _, s := range l.supervisors() {
-		errs = append(errs, s.Restart(ctx))
-	}
-	return errors.Join(errs...)
+func newStopping() stopping {
+	return stopping{asked: make(chan struct{}), backendsGone: make(chan struct{})}
 }
 
-// StartBackend starts a stopped or failed backend, or every one when name
-// is "".
-func (l *Launcher) StartBackend(ctx context.Context, name string) error {
-	if name == "" {
-		var errs []error
-		for _, s := range l.supervisors() {
-			errs = append(errs, s.Start(ctx))
-		}
-		return errors.Join(errs...)
-	}
-	s, err := l.supervisor(name)
-	if err != nil {
-		return err
-	}
-	return s.Start(ctx)
+// ask closes asked, once.
+func (s *stopping) ask() { s.askOnce.Do(func() { close(s.asked) }) }
+
+// noticeList is what the user should see once in status (a settings file
+// set aside, say).
+type noticeList struct {
+	mu   sync.Mutex // guards list
+	list []string
 }
 
-// StopBackend stops one backend and leaves it stopped.
-func (l *Launcher) StopBackend(ctx context.Context, name string) error {
-	s, err := l.supervisor(name)
-	if err != nil {
-		return err
-	}
-	return s.Stop(ctx)
+// add appends notices.
+func (n *noticeList) add(msgs ...string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.list = append(n.list, msgs...)
 }
 
-// Logs returns up to max lines of a backend's output after seq.
-func (l *Launcher) Logs(name string, after uint64, max int) ([]logs.Line, error) {
-	s, err := l.supervisor(name)
-	if err != nil {
-		return nil, err
-	}
-	return l.backendLog(s.spec.Name).Since(after, max), nil
+// all is a copy of the notices.
+func (n *noticeList) all() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.list...)
 }

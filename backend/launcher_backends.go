@@ -2,14 +2,15 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
@@ -21,25 +22,10 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 	params := instance.Params{
 		Owner: l.self, OwnerNonce: l.nonce, StateDir: l.cfg.StateDir,
 		HermesHome: l.cfg.HermesHome, Self: l.cfg.Core, ViaShim: !l.cfg.NoShim,
-		Log: l.backendLog(spec.Name), Reclaimer: l.reclaimer, Contain: l.contain,
+		Log: l.logs.of(spec.Name), Reclaimer: l.subreaper.reclaimer, Contain: l.contain,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
 	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
-}
-
-// runSupervisor starts sup's goroutine under the launcher's context, with a
-// cancel of its own for RemoveBackend. Call with supsMu held.
-func (l *Launcher) runSupervisor(sup *Supervisor, inst *instance.Instance, prev model.BackendStatus) {
-	ctx, cancel := context.WithCancel(l.supCtx)
-	sup.cancel = cancel
-	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
-}
-
-// supervisors is a copy of the list, safe to range over unlocked.
-func (l *Launcher) supervisors() []*Supervisor {
-	l.supsMu.Lock()
-	defer l.supsMu.Unlock()
-	return slices.Clone(l.sups)
 }
 
 // AddBackend adds a backend while the launcher runs and starts it unless
@@ -51,36 +37,25 @@ func (l *Launcher) AddBackend(spec runspec.Spec) error {
 	if err := spec.ApplyDefaults(l.cfg.Core); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
-	l.supsMu.Lock()
-	defer l.supsMu.Unlock()
-	if l.supCtx == nil {
-		return fmt.Errorf("%w: the launcher is not running yet", control.ErrRefused)
-	}
-	for _, s := range l.sups {
-		if s.spec.Name == spec.Name {
-			return fmt.Errorf("%w: a backend is already named %q", control.ErrBadRequest, spec.Name)
-		}
-	}
 	sup := l.newSupervisor(spec)
-	l.sups = append(l.sups, sup)
-	l.runSupervisor(sup, nil, model.BackendStatus{})
-	l.events.Publish(model.Event{Kind: model.EventStatus, Backend: &sup.st})
+	if err := l.sups.addRunning(sup); err != nil {
+		return err
+	}
+	st := sup.Status()
+	l.events.Publish(model.Event{Kind: model.EventStatus, Backend: &st})
 	return nil
 }
 
 // RemoveBackend stops a backend (its whole tree) and forgets it.
 func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
-	s, err := l.supervisor(name)
+	s, err := l.sups.find(name)
 	if err != nil {
 		return err
 	}
 	if err := s.Stop(ctx); err != nil {
 		return err
 	}
-	l.supsMu.Lock()
-	l.sups = slices.DeleteFunc(l.sups, func(x *Supervisor) bool { return x == s })
-	l.supsMu.Unlock()
-	s.cancel()
+	l.sups.remove(s)
 	select {
 	case <-s.Done():
 	case <-ctx.Done():
@@ -90,13 +65,64 @@ func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
 	return nil
 }
 
+// Restart restarts the named backend, or all backends when name is "".
+func (l *Launcher) Restart(ctx context.Context, name string) error {
+	if name != "" {
+		s, err := l.sups.find(name)
+		if err != nil {
+			return err
+		}
+		return s.Restart(ctx)
+	}
+	var errs []error
+	for _, s := range l.sups.all() {
+		errs = append(errs, s.Restart(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// StartBackend starts a stopped or failed backend, or every one when name
+// is "".
+func (l *Launcher) StartBackend(ctx context.Context, name string) error {
+	if name == "" {
+		var errs []error
+		for _, s := range l.sups.all() {
+			errs = append(errs, s.Start(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	s, err := l.sups.find(name)
+	if err != nil {
+		return err
+	}
+	return s.Start(ctx)
+}
+
+// StopBackend stops one backend and leaves it stopped.
+func (l *Launcher) StopBackend(ctx context.Context, name string) error {
+	s, err := l.sups.find(name)
+	if err != nil {
+		return err
+	}
+	return s.Stop(ctx)
+}
+
+// Logs returns up to max lines of a backend's output after seq.
+func (l *Launcher) Logs(name string, after uint64, max int) ([]logs.Line, error) {
+	s, err := l.sups.find(name)
+	if err != nil {
+		return nil, err
+	}
+	return l.logs.of(s.spec.Name).Since(after, max), nil
+}
+
 // BackendSettings describes the running list as settings, for saving it
 // after a change in the window: each backend as it was configured, with
 // its own ready pattern, health path and grace (not the shared ones it
 // took); one made from flags as it runs.
 func (l *Launcher) BackendSettings() []settings.Backend {
 	var out []settings.Backend
-	for _, s := range l.supervisors() {
+	for _, s := range l.sups.all() {
 		if s.spec.Setting.Name != "" {
 			out = append(out, s.spec.Setting)
 			continue
@@ -121,7 +147,7 @@ var ErrNoPage = fmt.Errorf("%w: no backend with a page is ready", control.ErrNot
 // page-serving backend's that is ready (or attached) when name is "".
 func (l *Launcher) PageURL(name string) (string, error) {
 	if name != "" {
-		s, err := l.supervisor(name)
+		s, err := l.sups.find(name)
 		if err != nil {
 			return "", err
 		}
@@ -133,7 +159,7 @@ func (l *Launcher) PageURL(name string) (string, error) {
 		}
 		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", control.ErrRefused, name)
 	}
-	for _, s := range l.supervisors() {
+	for _, s := range l.sups.all() {
 		if st := s.Status(); st.PageURL != "" {
 			return st.PageURL, nil
 		}
@@ -154,7 +180,7 @@ func (l *Launcher) OpenPage(name string) (string, error) {
 // URL and, for a desktop-owned backend, the session token and how to send
 // it. It is the one place the token is shown, on the user's request.
 func (l *Launcher) ConnectionDetails(name string) (string, error) {
-	s, err := l.supervisor(name)
+	s, err := l.sups.find(name)
 	if err != nil {
 		return "", err
 	}

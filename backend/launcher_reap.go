@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"hermes-desktop/backend/model"
@@ -10,18 +11,53 @@ import (
 	"hermes-desktop/lockfile"
 )
 
+// reapHistory runs the reaper for the launcher, one run at a time, and
+// keeps the boot reap's report and the latest one for status.
+type reapHistory struct {
+	running sync.Mutex // held through a run: one at a time
+	mu      sync.Mutex // guards boot and last
+	boot    *reap.Report
+	last    *reap.Report
+}
+
+// run runs the reaper and keeps its report as the latest.
+func (h *reapHistory) run(ctx context.Context, opts reap.Options) (*reap.Report, error) {
+	h.running.Lock()
+	defer h.running.Unlock()
+	report, err := reap.Run(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.last = report
+	h.mu.Unlock()
+	return report, nil
+}
+
+// setBoot keeps the boot reap's report.
+func (h *reapHistory) setBoot(report *reap.Report) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.boot = report
+}
+
+// reports returns the boot reap's report and the latest one.
+func (h *reapHistory) reports() (boot, last *reap.Report) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.boot, h.last
+}
+
 // runBootReap reaps what earlier runs left behind, keeps the report for
 // status and the UI, and clears owner directories nobody holds any more.
 func (l *Launcher) runBootReap() {
-	report, err := l.reap(context.Background(), false, nil, nil)
+	report, err := l.Reap(context.Background(), false, nil, nil)
 	if err != nil {
 		l.cfg.Logger.Error("boot reap", "err", err)
 		fmt.Fprintf(l.cfg.Announce, "boot reap failed, nothing was signalled: %v\n", err)
 		return
 	}
-	l.reapMu.Lock()
-	l.bootReap = report
-	l.reapMu.Unlock()
+	l.reaps.setBoot(report)
 	fmt.Fprintf(l.cfg.Announce, "boot reap: %s\n", report.Summary())
 	keep := map[string]bool{l.nonce: true}
 	if records, _, err := l.records.Peek(); err == nil {
@@ -42,32 +78,16 @@ func (l *Launcher) runBootReap() {
 // pointer to 0: no minimum); only, when non-nil, limits the reap to those
 // PIDs.
 func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge *time.Duration, only []int) (*reap.Report, error) {
-	return l.reap(ctx, dryRun, minAge, only)
-}
-
-func (l *Launcher) reap(ctx context.Context, dryRun bool, minAge *time.Duration, only []int) (*reap.Report, error) {
-	l.reapRun.Lock()
-	defer l.reapRun.Unlock()
 	if minAge == nil {
 		minAge = l.cfg.MinOrphanAge // never nil once Open applied the defaults
 	}
-	report, err := reap.Run(ctx, reap.Options{
+	report, err := l.reaps.run(ctx, reap.Options{
 		StateDir: l.cfg.StateDir, HermesHome: l.cfg.HermesHome, MinAge: minAge,
 		DryRun: dryRun, Only: only, Logger: l.cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	l.reapMu.Lock()
-	l.lastReap = report
-	l.reapMu.Unlock()
 	l.events.Publish(model.Event{Kind: model.EventReap, Reap: report})
 	return report, nil
-}
-
-// ReapReports returns the boot reap's report and the latest one.
-func (l *Launcher) ReapReports() (boot, last *reap.Report) {
-	l.reapMu.Lock()
-	defer l.reapMu.Unlock()
-	return l.bootReap, l.lastReap
 }

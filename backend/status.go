@@ -2,11 +2,9 @@ package backend
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoffwire"
 	"hermes-desktop/backend/model"
 )
 
@@ -18,16 +16,14 @@ func (l *Launcher) Status() model.Status {
 		Update: l.upd.Status(),
 	}}
 	_, st.Instance.RestartToApply = l.upd.NewExecutable()
-	l.noticeMu.Lock()
-	st.Notices = append([]string(nil), l.notices...)
-	l.noticeMu.Unlock()
-	boot, last := l.ReapReports()
+	st.Notices = l.notices.all()
+	boot, last := l.reaps.reports()
 	st.BootReap = boot
 	if last != boot {
 		st.LastReap = last
 	}
 	st.Backends = make([]model.BackendStatus, 0, 4)
-	for _, s := range l.supervisors() {
+	for _, s := range l.sups.all() {
 		b := s.Status()
 		// The built-in backend's path (a hashed file in the state dir) means
 		// nothing to a person: the page names it instead.
@@ -37,8 +33,14 @@ func (l *Launcher) Status() model.Status {
 	return st
 }
 
-// handleControl answers the control socket.
-func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any, error) {
+// controlHandler answers the control socket for the launcher l: its own
+// operations here, a handoff's through the Sender, an update's through the
+// Updater.
+type controlHandler struct{ l *Launcher }
+
+// HandleControl answers one request.
+func (h controlHandler) HandleControl(ctx context.Context, req control.Request) (any, error) {
+	l := h.l
 	switch req.Op {
 	case control.OpStatus:
 		return l.Status(), nil
@@ -57,7 +59,7 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 	case control.OpStop:
 		l.RequestStop()
 		select {
-		case <-l.backendsGone: // answer only once the trees are gone
+		case <-l.stop.backendsGone: // answer only once the trees are gone
 			return map[string]bool{"stopped": true}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -68,51 +70,30 @@ func (l *Launcher) handleControl(ctx context.Context, req control.Request) (any,
 			(*fn)()
 		}
 		return map[string]any{"focused": fn != nil, "mode": l.cfg.Mode}, nil
+	}
+	return h.handleArgs(ctx, req)
+}
+
+// handleArgs answers the operations that take arguments, and hands the
+// handoff's and the update's to their objects.
+func (h controlHandler) handleArgs(ctx context.Context, req control.Request) (any, error) {
+	switch req.Op {
 	case control.OpReap:
 		var args model.ReapArgs
 		if err := req.DecodeArgs(&args); err != nil {
 			return nil, err
 		}
-		return l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only)
+		return h.l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only)
 	case control.OpLogs:
 		var args model.LogsArgs
 		if err := req.DecodeArgs(&args); err != nil {
 			return nil, err
 		}
-		return l.Logs(req.Backend, args.After, args.Max)
-	}
-	return l.handleHandoffControl(ctx, req)
-}
-
-// handleHandoffControl answers the operations that hand the instance over:
-// handoffs, and updates (the Updater answers those).
-func (l *Launcher) handleHandoffControl(ctx context.Context, req control.Request) (any, error) {
-	switch req.Op {
-	case control.OpHandoff:
-		var args handoffwire.Args
-		if err := req.DecodeArgs(&args); err != nil {
-			return nil, err
-		}
-		return l.deferFinish(l.Handoff(ctx, args))
-	case control.OpHandoffCommit:
-		var args handoffwire.CommitArgs
-		if err := req.DecodeArgs(&args); err != nil {
-			return nil, err
-		}
-		return map[string]bool{"committed": true}, l.commit(ctx, args)
+		return h.l.Logs(req.Backend, args.After, args.Max)
+	case control.OpHandoff, control.OpHandoffCommit:
+		return h.l.handoff.HandleControl(ctx, req)
 	case control.OpUpdateCheck, control.OpUpdateApply, control.OpUpdateSkip:
-		return l.upd.HandleControl(ctx, req)
+		return h.l.upd.HandleControl(ctx, req)
 	}
 	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
-}
-
-// deferFinish answers a handoff's outcome: once the successor owns the
-// backends (success, or an error after the commit), the instance finishes
-// after the answer is written.
-func (l *Launcher) deferFinish(res any, err error) (any, error) {
-	var committed errCommitted
-	if err == nil || errors.As(err, &committed) {
-		return control.Deferred{Result: res, Err: err, Then: l.finishHandoff}, nil
-	}
-	return nil, err
 }

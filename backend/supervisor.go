@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
@@ -107,8 +107,8 @@ type command struct {
 
 type commandResult struct {
 	err   error
-	view  handoffwire.View // cmdHandoffView only
-	token string           // cmdToken only
+	view  handoff.View // cmdHandoffView only
+	token string       // cmdToken only
 }
 
 func newSupervisor(spec runspec.Spec, params instance.Params, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st model.BackendStatus, entered bool)) *Supervisor {
@@ -180,9 +180,9 @@ func (s *Supervisor) token(ctx context.Context) (string, error) {
 	return r.token, err
 }
 
-// handoffwire.View asks the run goroutine for a copy of what a handoff needs of
+// handoffView asks the run goroutine for a copy of what a handoff needs of
 // the running, ready backend.
-func (s *Supervisor) handoffView(ctx context.Context) (handoffwire.View, error) {
+func (s *Supervisor) handoffView(ctx context.Context) (handoff.View, error) {
 	r, err := s.call(ctx, cmdHandoffView)
 	return r.view, err
 }
@@ -302,14 +302,14 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 	case cmdHandoffView:
 		st := s.Status()
 		if s.ext != nil {
-			return commandResult{view: handoffwire.View{Status: st, External: true}} // nothing of ours to hand over
+			return commandResult{view: handoff.View{Status: st, External: true}} // nothing of ours to hand over
 		}
 		if s.cur == nil || st.State != model.StateReady || !s.curReported {
 			return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, st.State)}
 		}
 		i := s.cur
 		lifeline, stdout, stderr := i.HandoffFiles()
-		return commandResult{view: handoffwire.View{Status: st, ViaShim: i.ViaShim(), Nonce: i.Nonce(), Argv: i.Argv(),
+		return commandResult{view: handoff.View{Status: st, ViaShim: i.ViaShim(), Nonce: i.Nonce(), Argv: i.Argv(),
 			Shim: i.Leader(), Backend: i.BackendID(), Token: i.Token(), Cgroup: i.TreeCgroup(), Lifeline: lifeline, Stdout: stdout, Stderr: stderr}}
 	case cmdToken:
 		if s.cur != nil {

@@ -3,10 +3,9 @@ package backend
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/selfupdate"
 	"hermes-desktop/internal/proc"
@@ -38,8 +37,8 @@ type updateHost struct{ l *Launcher }
 
 // HandOff hands the instance over; a successor is returned only once it
 // owns the backends (a typed nil would look like one).
-func (h updateHost) HandOff(ctx context.Context, args handoffwire.Args) (selfupdate.Successor, error) {
-	succ, _, err := h.l.handoff(ctx, args)
+func (h updateHost) HandOff(ctx context.Context, args handoff.Args) (selfupdate.Successor, error) {
+	succ, _, err := h.l.handoff.Handoff(ctx, args)
 	if succ == nil {
 		return nil, err
 	}
@@ -48,14 +47,14 @@ func (h updateHost) HandOff(ctx context.Context, args handoffwire.Args) (selfupd
 
 // HandedOver marks the launcher as handed over: main exits without
 // teardown.
-func (h updateHost) HandedOver() { h.l.finishHandoff() }
+func (h updateHost) HandedOver() { h.l.handoff.Finish() }
 
 // Busy refuses while a handoff runs or a backend is (re)starting.
 func (h updateHost) Busy() error {
-	if h.l.successor.Load() != nil {
+	if h.l.handoff.Busy() {
 		return fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
 	}
-	for _, s := range h.l.supervisors() {
+	for _, s := range h.l.sups.all() {
 		if st := s.Status(); st.State == model.StateStarting || st.State == model.StateRestarting {
 			return fmt.Errorf("%w: backend %s is %s", control.ErrBusy, st.Name, st.State)
 		}
@@ -66,7 +65,7 @@ func (h updateHost) Busy() error {
 // CrashCounts is each backend's crash count.
 func (h updateHost) CrashCounts() map[string]int {
 	out := map[string]int{}
-	for _, s := range h.l.supervisors() {
+	for _, s := range h.l.sups.all() {
 		st := s.Status()
 		out[st.Name] = st.Crashes
 	}
@@ -76,14 +75,11 @@ func (h updateHost) CrashCounts() map[string]int {
 // StartFresh starts exe as a restart-mode successor (it waits for the
 // state dir, then boots normally) and waits until it serves.
 func (h updateHost) StartFresh(ctx context.Context, exe string) (selfupdate.Successor, error) {
-	succ, err := h.l.startSuccessor(exe, nil, nil, []string{fmt.Sprintf("%s=%s", handoffwire.EnvWait, 30*time.Second)})
-	if err != nil {
+	succ, err := h.l.handoff.StartFresh(ctx, exe)
+	if succ == nil { // a typed nil would look like a successor
 		return nil, err
 	}
-	if err := h.l.waitRunning(ctx, succ); err != nil {
-		return nil, fmt.Errorf("the old version did not come up: %w", err)
-	}
-	return succ, nil
+	return succ, err
 }
 
 // PublishStatus announces a status change to the subscribers.

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/update"
 )
 
@@ -86,7 +86,7 @@ func (u *Updater) install(ctx context.Context, rel *update.Release, in update.In
 		return nil, u.failed(err)
 	}
 	u.cfg.Logger.Info("update: swapped in; handing over", "version", rel.Version, "path", in.Target.Path)
-	succ, err := u.host.HandOff(ctx, handoffwire.Args{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
+	succ, err := u.host.HandOff(ctx, handoff.Args{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
 	if succ == nil {
 		if rerr := update.Restore(in.Target); rerr != nil {
 			err = fmt.Errorf("%w; and putting the old version back failed: %v", err, rerr)

@@ -2,7 +2,7 @@
 
 package selfupdate
 
-import "hermes-desktop/backend/handoffwire"
+import "hermes-desktop/backend/handoff"
 
 // handoffMode: an update keeps the backends running (adopt).
-func handoffMode() handoffwire.Mode { return handoffwire.ModeAdopt }
+func handoffMode() handoff.Mode { return handoff.ModeAdopt }

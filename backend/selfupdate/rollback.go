@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/proc"
 )
@@ -98,7 +98,7 @@ func (u *Updater) handBack(ctx context.Context, w *updateWatch, rb update.Rollba
 	defer cancel()
 	err := w.WaitSettled(cctx)
 	if err == nil {
-		args, _ := json.Marshal(handoffwire.Args{To: w.Probation.Exe, Mode: handoffMode(), TimeoutNS: int64(time.Minute)})
+		args, _ := json.Marshal(handoff.Args{To: w.Probation.Exe, Mode: handoffMode(), TimeoutNS: int64(time.Minute)})
 		_, err = control.Call(cctx, u.cfg.StateDir, control.Request{Op: control.OpHandoff, Args: args})
 	}
 	if err == nil {

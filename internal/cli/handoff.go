@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/handoff"
 )
 
 func cmdHandoff(args []string, stdout, stderr io.Writer) int {
@@ -47,9 +47,9 @@ charge (with its backends), and the reason is printed.`)
 		return ExitUsage
 	}
 	if *mode == "" {
-		*mode = string(handoffwire.ModeRestart)
+		*mode = string(handoff.ModeRestart)
 		if *to == "" {
-			*mode = string(handoffwire.ModeAdopt)
+			*mode = string(handoff.ModeAdopt)
 		}
 	}
 	dir, err := resolveStateDir(*stateDir)
@@ -57,7 +57,7 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitError
 	}
-	req, _ := json.Marshal(handoffwire.Args{To: *to, Mode: handoffwire.Mode(*mode), TimeoutNS: int64(*timeout)})
+	req, _ := json.Marshal(handoff.Args{To: *to, Mode: handoff.Mode(*mode), TimeoutNS: int64(*timeout)})
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
 	defer cancel()
 	res, err := control.Call(ctx, dir, control.Request{Op: control.OpHandoff, Args: req})
@@ -69,7 +69,7 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop: handoff failed:", err)
 		return ExitError
 	}
-	var r handoffwire.Result
+	var r handoff.Result
 	if err := json.Unmarshal(res, &r); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer:", err)
 		return ExitError

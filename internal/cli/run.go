@@ -16,7 +16,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoffwire"
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
@@ -110,7 +110,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.BoolVar(&o.updateAuto, "update-automatically", envflag.Bool("HERMES_DESKTOP_UPDATE_AUTOMATICALLY"), "apply a downloaded update when the backends are idle, without asking (env HERMES_DESKTOP_UPDATE_AUTOMATICALLY)")
 	fs.DurationVar(&o.healthWindow, "update-health-window", envflag.Duration("HERMES_DESKTOP_UPDATE_HEALTH_WINDOW", backend.DefaultUpdateHealthWindow), "how long a new version must stay healthy after an update before it is kept; a failure inside it rolls back (env HERMES_DESKTOP_UPDATE_HEALTH_WINDOW)")
 	fs.DurationVar(&o.updateInterval, "update-check-interval", envflag.Duration("HERMES_DESKTOP_UPDATE_CHECK_INTERVAL", backend.DefaultUpdateCheckInterval), "time between automatic update checks; 0 turns them off (env HERMES_DESKTOP_UPDATE_CHECK_INTERVAL)")
-	fs.IntVar(&o.adoptFD, handoffwire.AdoptFDFlag, -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
+	fs.IntVar(&o.adoptFD, handoff.AdoptFDFlag, -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
 	fs.StringVar(&o.logLevel, "log-level", envflag.String("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -227,7 +227,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Containment: containment,
 		NoBootReap:  o.noBootReap,
 		Args:        successorArgs(),
-		HandoffWait: envflag.Duration(handoffwire.EnvWait, 0),
+		HandoffWait: envflag.Duration(handoff.EnvWait, 0),
 		Version:     version,
 		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:    stdout,
@@ -301,9 +301,9 @@ func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	if opts.adoptFD >= 0 {
-		cfg.AdoptFrom = backend.InheritFile(opts.adoptFD, "handoff-state")
+		cfg.AdoptFrom = handoff.InheritFile(opts.adoptFD, "handoff-state")
 	}
-	os.Unsetenv(handoffwire.EnvWait) // for us only, not for the backends
+	os.Unsetenv(handoff.EnvWait) // for us only, not for the backends
 	if err := instance.EnterLauncherJob(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
@@ -378,11 +378,11 @@ func successorArgs() []string {
 	var out []string
 	a := args()
 	for i := 0; i < len(a); i++ {
-		if a[i] == "--"+handoffwire.AdoptFDFlag || a[i] == "-"+handoffwire.AdoptFDFlag {
+		if a[i] == "--"+handoff.AdoptFDFlag || a[i] == "-"+handoff.AdoptFDFlag {
 			i++
 			continue
 		}
-		if strings.HasPrefix(a[i], "--"+handoffwire.AdoptFDFlag+"=") || strings.HasPrefix(a[i], "-"+handoffwire.AdoptFDFlag+"=") {
+		if strings.HasPrefix(a[i], "--"+handoff.AdoptFDFlag+"=") || strings.HasPrefix(a[i], "-"+handoff.AdoptFDFlag+"=") {
 			continue
 		}
 		out = append(out, a[i])

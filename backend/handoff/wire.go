@@ -1,8 +1,4 @@
-// Package handoffwire is the adopt-mode handoff's wire protocol, defined
-// once for both sides (the running instance and the successor it starts),
-// as watchdog/protocol.go is the shim's. It imports only the status model
-// and the process primitives, never backend.
-package handoffwire
+package handoff
 
 import (
 	"encoding/json"
@@ -30,7 +26,7 @@ import (
 //     are new's. New then tells each shim its new owner down the lifeline
 //     (watchdog.FormatOwner).
 //
-// A restart-mode successor inherits nothing; EnvHandoffWait tells it how
+// A restart-mode successor inherits nothing; EnvWait tells it how
 // long to wait for old's locks.
 
 // AdoptFDFlag is the successor's (hidden) flag naming the state pipe.
@@ -58,6 +54,8 @@ type State struct {
 	Backends  []Backend     `json:"backends"`
 }
 
+// Backend is one backend on the wire: its status, identities and session
+// token, and the fds its files have in the successor.
 type Backend struct {
 	Status  model.BackendStatus `json:"status"`
 	Nonce   string              `json:"nonce"`

@@ -1,4 +1,4 @@
-package handoffwire
+package handoff
 
 import (
 	"bytes"

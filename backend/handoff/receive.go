@@ -1,0 +1,175 @@
+package handoff
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/reclaim"
+	"hermes-desktop/backend/runspec"
+	"hermes-desktop/internal/proc"
+	"hermes-desktop/lockfile"
+	"hermes-desktop/watchdog"
+)
+
+// New's side of an adopt-mode handoff: read the state, verify and take
+// over each backend.
+
+// Receiving is what new's side needs of the launcher being opened.
+type Receiving struct {
+	// StateDir is the state directory old and new share.
+	StateDir string
+	// Self and Nonce are the new instance, which the records and shims
+	// will name.
+	Self  proc.Identity
+	Nonce string
+	// Records are the state dir's backend records.
+	Records *lockfile.Records
+	// Specs are the backends of the new configuration; a handed-over
+	// backend it does not name is let go (its shim tears it down).
+	Specs []runspec.Spec
+	// Log returns a backend's log, where its output goes.
+	Log func(name string) *logs.Log
+	// Reclaimer finishes off what an adopted backend leaves behind.
+	Reclaimer *reclaim.Reclaimer
+	// Logger receives the handoff's log; it must not be nil.
+	Logger *slog.Logger
+}
+
+// Received is what new's side took over: both locks, and each backend it
+// could adopt, by name.
+type Received struct {
+	// InstLock and OwnerLock are the single-instance lock and this
+	// instance's owner lock, now the launcher's to hold and release.
+	InstLock, OwnerLock *lockfile.Lock
+	// Backends are the backends adopted, by name; one that could not be
+	// adopted is missing (its shim tears it down).
+	Backends map[string]*Adopted
+}
+
+// Adopted is a backend a predecessor handed over: its instance and the
+// status it had there.
+type Adopted struct {
+	// Inst is the running instance, its supervisor's from Start on.
+	Inst *instance.Instance
+	// Prev is the status it had in the predecessor (crash counts, times).
+	Prev model.BackendStatus
+}
+
+// Instance is the adopted instance; nil for none.
+func (a *Adopted) Instance() *instance.Instance {
+	if a == nil {
+		return nil
+	}
+	return a.Inst
+}
+
+// Status is the status the backend had before; zero for none.
+func (a *Adopted) Status() model.BackendStatus {
+	if a == nil {
+		return model.BackendStatus{}
+	}
+	return a.Prev
+}
+
+// Receive is new's side in adopt mode: read the state, verify every
+// backend, commit with old, take the locks, make the records and the shims
+// name us. On an error it holds nothing.
+func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
+	_ = statePipe.SetReadDeadline(time.Now().Add(10 * time.Second))
+	st, err := Read(statePipe)
+	statePipe.Close()
+	if err != nil {
+		return Received{}, err
+	}
+	for _, b := range st.Backends {
+		for _, id := range []proc.Identity{b.Shim, b.Backend} {
+			if err := proc.Check(id); err != nil {
+				return Received{}, fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
+			}
+		}
+	}
+	var got Received
+	defer func() {
+		if err != nil {
+			_ = got.OwnerLock.Release()
+		}
+	}()
+	if got.OwnerLock, err = lockfile.AcquireOwner(r.StateDir, r.Nonce); err != nil {
+		return Received{}, err
+	}
+	args, _ := json.Marshal(CommitArgs{PID: r.Self.PID, Start: r.Self.Start})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := control.Call(ctx, r.StateDir, control.Request{Op: control.OpHandoffCommit, Args: args}); err != nil {
+		return Received{}, fmt.Errorf("handoff: commit: %w", err)
+	}
+	// From here on the backends are ours: the predecessor exits.
+	if got.InstLock, err = lockfile.AcquireWait(ctx, filepath.Join(r.StateDir, lockfile.InstanceLockName)); err != nil {
+		return Received{}, fmt.Errorf("handoff: take the instance lock: %w", err)
+	}
+	got.Backends = map[string]*Adopted{}
+	for _, b := range st.Backends {
+		inst, err := r.adopt(b)
+		if err != nil {
+			r.Logger.Error("handoff: could not adopt a backend; its shim will tear it down", "backend", b.Status.Name, "err", err)
+			continue
+		}
+		got.Backends[b.Status.Name] = &Adopted{Inst: inst, Prev: b.Status}
+	}
+	return got, nil
+}
+
+// adopt rewrites a backend's record to name us, takes its inherited pipes,
+// and tells its shim who its owner is now.
+func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
+	var spec *runspec.Spec
+	for i := range r.Specs {
+		if r.Specs[i].Name == b.Status.Name {
+			spec = &r.Specs[i]
+		}
+	}
+	lifeline := InheritFile(b.Lifeline, "lifeline")
+	outR := InheritFile(b.Stdout, "stdout")
+	errR := InheritFile(b.Stderr, "stderr")
+	closeAll := func() {
+		lifeline.Close()
+		outR.Close()
+		errR.Close()
+	}
+	if spec == nil {
+		// The new configuration has no such backend: closing its lifeline,
+		// our only copy, makes its shim tear it down.
+		closeAll()
+		return nil, fmt.Errorf("no backend named %q in this configuration", b.Status.Name)
+	}
+	rec, err := r.Records.Load(b.Nonce)
+	if err == nil {
+		rec.Owner = lockfile.Owner{Nonce: r.Nonce, PID: r.Self.PID, Start: r.Self.Start}
+		err = r.Records.Write(rec)
+	}
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token,
+		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
+	if err != nil {
+		return nil, err // instance.Adopt closed the files
+	}
+	if _, err := io.WriteString(lifeline, watchdog.FormatOwner(r.Self)); err != nil {
+		// Still ours to supervise: when the old owner exits the shim tears
+		// down, and the supervisor sees it go and starts a new backend.
+		r.Logger.Error("handoff: could not tell the shim its new owner", "backend", spec.Name, "err", err)
+	}
+	return inst, nil
+}

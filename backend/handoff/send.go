@@ -1,0 +1,239 @@
+package handoff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/internal/proc"
+)
+
+// Old's side of a handoff: check and start the successor, hand it the
+// backends (adopt) or let it boot anew (restart), and commit.
+
+// Handoff hands this instance over to the binary args.To. It returns once
+// the successor answers on the control socket; on an error before the
+// commit, this instance is still in charge with its backends. A non-nil
+// Successor means it owns the backends, with or without an error (one met
+// after its commit).
+func (s *Sender) Handoff(ctx context.Context, args Args) (*Successor, *Result, error) {
+	if !s.running.TryLock() {
+		return nil, nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
+	}
+	defer s.running.Unlock()
+	timeout := time.Duration(args.TimeoutNS)
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	if args.To == "" { // apply the update a package upgrade put on disk
+		exe, ok := s.host.NewExecutable()
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
+		}
+		args.To = exe
+	}
+	to, err := checkSuccessor(ctx, args.To)
+	if err != nil {
+		return nil, nil, err
+	}
+	var succ *Successor
+	switch args.Mode {
+	case ModeAdopt:
+		succ, err = s.adopt(ctx, to)
+	case ModeRestart, "":
+		args.Mode = ModeRestart
+		succ, err = s.restart(ctx, to)
+	default:
+		return nil, nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
+	}
+	if succ == nil {
+		return nil, nil, err
+	}
+	return succ, &Result{Mode: args.Mode, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
+}
+
+// RestartSelf hands this instance over to a new run of its own executable,
+// which reads the settings saved since this one started. With keepBackends
+// the backends keep running (an adopt handoff, where the platform has one);
+// without, they are stopped first and the new instance starts them anew, as
+// a setting given to a backend as it starts (its grace period, its command)
+// needs. Once the new instance serves, this one is handed over (HandedOff
+// closes).
+func (s *Sender) RestartSelf(ctx context.Context, keepBackends bool) (*Result, error) {
+	mode := ModeRestart
+	if keepBackends && adoptSupported() == nil {
+		mode = ModeAdopt
+	}
+	succ, res, err := s.Handoff(ctx, Args{To: s.cfg.Exe, Mode: mode, TimeoutNS: int64(2 * time.Minute)})
+	if succ != nil { // the new instance owns the backends, error or not
+		s.Finish()
+	}
+	return res, err
+}
+
+// restart: tear down, let go, start the successor, wait for it. On
+// failure, take everything back and start the backends again.
+func (s *Sender) restart(ctx context.Context, to string) (*Successor, error) {
+	if err := s.host.StopBackends(ctx); err != nil {
+		return nil, s.resume(fmt.Errorf("handoff: %w", err))
+	}
+	s.host.LetGo()
+	succ, err := s.start(to, nil, nil, []string{fmt.Sprintf("%s=%s", EnvWait, 30*time.Second)})
+	if err == nil {
+		if err = s.waitRunning(ctx, succ); err == nil {
+			return succ, nil
+		}
+		succ.Stop()
+	}
+	return nil, s.resume(err)
+}
+
+// resume takes the state dir back after a failed restart-mode handoff and
+// starts the backends again. It returns the handoff's error, with what the
+// resume itself met.
+func (s *Sender) resume(cause error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.host.TakeBack(ctx); err != nil {
+		return fmt.Errorf("%w; and %w", cause, err)
+	}
+	s.host.StartBackends(ctx)
+	return fmt.Errorf("%w; this instance is still in charge and restarted its backends", cause)
+}
+
+// adopt: hand the running backends to a successor without stopping them.
+// Nothing changes here until the successor commits. After the commit the
+// successor is returned even with an error (errCommitted).
+func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
+	if err := adoptSupported(); err != nil {
+		return nil, err
+	}
+	state, files, err := s.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stateR, stateW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("handoff: state pipe: %w", err)
+	}
+	defer stateW.Close()
+	succ, err := s.start(to, []string{AdoptFDArg()}, append([]*os.File{stateR}, files...), nil)
+	stateR.Close()
+	if err != nil {
+		return nil, err
+	}
+	s.awaiting.Store(succ)
+	defer s.awaiting.Store(nil)
+	if err := Write(stateW, state); err != nil {
+		succ.abort()
+		return nil, err
+	}
+	stateW.Close()
+	if err := s.awaitCommit(ctx, succ); err != nil {
+		return nil, err
+	}
+	// Committed: the backends are the successor's. Whatever happens now,
+	// this instance exits once it has answered.
+	if err := s.waitRunning(ctx, succ); err != nil {
+		return succ, errCommitted{fmt.Errorf("%w (after it had taken the backends over)", err)}
+	}
+	return succ, nil
+}
+
+// awaitCommit waits for the successor's commit. An error means it did not
+// commit and never will: the backends are still ours.
+func (s *Sender) awaitCommit(ctx context.Context, succ *Successor) error {
+	select {
+	case <-succ.committed:
+	case <-succ.exited:
+		if succ.phase.CompareAndSwap(phasePending, phaseAborted) {
+			return fmt.Errorf("handoff: the new instance exited before taking over (%v); see %s; nothing was changed",
+				succ.cmd.ProcessState, s.launcherLog())
+		}
+		<-succ.committed // it committed before it died: the commit runs to its end
+	case <-ctx.Done():
+		if succ.phase.CompareAndSwap(phasePending, phaseAborted) {
+			succ.abort()
+			return errors.New("handoff: the new instance did not take over in time; nothing was changed")
+		}
+		<-succ.committed // committing at this very moment: too late to take back
+	}
+	return nil
+}
+
+// state describes every backend to the successor, with the files it will
+// inherit (see wire.go for the layout).
+func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
+	all, err := s.host.Views(ctx)
+	if err != nil {
+		return State{}, nil, fmt.Errorf("handoff: %w", err)
+	}
+	var views []View
+	for _, v := range all {
+		if v.External {
+			continue
+		}
+		if !v.ViaShim {
+			return State{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", control.ErrRefused)
+		}
+		views = append(views, v)
+	}
+	st, files := NewState(s.cfg.Self, s.cfg.Nonce, views)
+	return st, files, nil
+}
+
+// Commit is old's side of the switch: the successor that was started (and
+// only it) asks; old stops supervising without teardown and lets go of the
+// socket and the locks. From the answer on, the backends are the
+// successor's.
+func (s *Sender) Commit(args CommitArgs) error {
+	succ := s.awaiting.Load()
+	if succ == nil || succ.PID() != args.PID {
+		return fmt.Errorf("%w: no handoff to this process is under way", control.ErrRefused)
+	}
+	if err := proc.Check(proc.Identity{PID: args.PID, Start: args.Start}); err != nil {
+		return fmt.Errorf("handoff commit: %w", err)
+	}
+	if !succ.phase.CompareAndSwap(phasePending, phaseCommitting) {
+		return fmt.Errorf("handoff commit: %w: the handoff was given up; this instance stays in charge", control.ErrRefused)
+	}
+	// Past this point there is no way back: every supervisor lets go, even
+	// if one of them fails to answer.
+	s.host.Detach()
+	s.host.LetGo()
+	close(succ.committed)
+	return nil
+}
+
+// HandleControl answers the control operations of a handoff: the handoff
+// itself and the successor's commit. Once the successor owns the backends
+// (success, or an error after the commit), the instance is handed over
+// after the answer is written.
+func (s *Sender) HandleControl(ctx context.Context, req control.Request) (any, error) {
+	switch req.Op {
+	case control.OpHandoff:
+		var args Args
+		if err := req.DecodeArgs(&args); err != nil {
+			return nil, err
+		}
+		_, res, err := s.Handoff(ctx, args)
+		var committed errCommitted
+		if err == nil || errors.As(err, &committed) {
+			return control.Deferred{Result: res, Err: err, Then: s.Finish}, nil
+		}
+		return nil, err
+	case control.OpHandoffCommit:
+		var args CommitArgs
+		if err := req.DecodeArgs(&args); err != nil {
+			return nil, err
+		}
+		return map[string]bool{"committed": true}, s.Commit(args)
+	}
+	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+}

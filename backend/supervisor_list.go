@@ -1,0 +1,110 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
+)
+
+// supervisorList is the launcher's backends, one supervisor each, in the
+// order the user sees them, and the context they run under.
+type supervisorList struct {
+	mu     sync.Mutex // guards every field below
+	list   []*Supervisor
+	ctx    context.Context // the supervisors' parent; nil until runAll
+	cancel context.CancelFunc
+}
+
+// add appends a supervisor, not yet running.
+func (sl *supervisorList) add(sup *Supervisor) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	sl.list = append(sl.list, sup)
+}
+
+// runAll starts every supervisor, each with the instance a predecessor
+// handed over (from adopted; nil for none).
+func (sl *supervisorList) runAll(adopted func(*Supervisor) (*instance.Instance, model.BackendStatus)) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	sl.ctx, sl.cancel = context.WithCancel(context.Background())
+	for _, sup := range sl.list {
+		inst, prev := adopted(sup)
+		sl.runLocked(sup, inst, prev)
+	}
+}
+
+// runLocked starts sup's goroutine under the list's context, with a cancel
+// of its own for remove. Call with mu held, after runAll.
+func (sl *supervisorList) runLocked(sup *Supervisor, inst *instance.Instance, prev model.BackendStatus) {
+	ctx, cancel := context.WithCancel(sl.ctx)
+	sup.cancel = cancel
+	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
+}
+
+// addRunning adds a backend while the launcher runs, and starts it.
+func (sl *supervisorList) addRunning(sup *Supervisor) error {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.ctx == nil {
+		return fmt.Errorf("%w: the launcher is not running yet", control.ErrRefused)
+	}
+	for _, s := range sl.list {
+		if s.spec.Name == sup.spec.Name {
+			return fmt.Errorf("%w: a backend is already named %q", control.ErrBadRequest, sup.spec.Name)
+		}
+	}
+	sl.list = append(sl.list, sup)
+	sl.runLocked(sup, nil, model.BackendStatus{})
+	return nil
+}
+
+// remove takes s off the list and ends its goroutine.
+func (sl *supervisorList) remove(s *Supervisor) {
+	sl.mu.Lock()
+	sl.list = slices.DeleteFunc(sl.list, func(x *Supervisor) bool { return x == s })
+	sl.mu.Unlock()
+	s.cancel()
+}
+
+// stopAll ends every supervisor (each tears its backend down) and waits
+// for them.
+func (sl *supervisorList) stopAll() {
+	sl.mu.Lock()
+	if sl.cancel != nil {
+		sl.cancel()
+	}
+	sl.mu.Unlock()
+	for _, s := range sl.all() {
+		<-s.Done()
+	}
+}
+
+// all is a copy of the list, safe to range over unlocked.
+func (sl *supervisorList) all() []*Supervisor {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	return slices.Clone(sl.list)
+}
+
+// find finds a backend by name; "" means the first.
+func (sl *supervisorList) find(name string) (*Supervisor, error) {
+	sups := sl.all()
+	if name == "" && len(sups) > 0 {
+		return sups[0], nil
+	}
+	var names []string
+	for _, s := range sups {
+		if s.spec.Name == name {
+			return s, nil
+		}
+		names = append(names, s.spec.Name)
+	}
+	return nil, fmt.Errorf("%w named %q (backends: %s)", control.ErrNoSuchBackend, name, strings.Join(names, ", "))
+}
