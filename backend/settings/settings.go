@@ -5,7 +5,8 @@
 // engine, backend.Config.ApplySettings says.
 //
 // It sits below backend: it imports lockfile (reading and atomic writes),
-// internal/cmdline and the standard library, never backend.
+// backend/hermes (the loopback rule), internal/cmdline and the standard
+// library, never backend.
 package settings
 
 import (
