@@ -526,7 +526,7 @@ func TestAppAddBackendWithItsOwnReadiness(t *testing.T) {
 		t.Errorf("shared settings: got %q %q %q, want them as saved", saved.ReadyRegex, saved.HealthPath, saved.Grace)
 	}
 	bad := settings.Backend{Name: "bad", Kind: settings.KindCustom, Command: pythonServer(t), ReadyRegex: "port [0-9]+"}
-	if err := app.AddBackend(bad); err == nil || !strings.Contains(err.Error(), "capture group") {
+	if err := app.AddBackend(bad); err == nil || !strings.Contains(err.Error(), "group for the port") {
 		t.Errorf("a ready pattern without a group: got %v, want the capture group refused", err)
 	}
 }

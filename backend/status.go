@@ -28,7 +28,11 @@ func (l *Launcher) Status() model.Status {
 	}
 	st.Backends = make([]model.BackendStatus, 0, 4)
 	for _, s := range l.supervisors() {
-		st.Backends = append(st.Backends, s.Status())
+		b := s.Status()
+		// The built-in backend's path (a hashed file in the state dir) means
+		// nothing to a person: the page names it instead.
+		b.Builtin = len(b.Command) > 0 && b.Command[0] == l.cfg.Core
+		st.Backends = append(st.Backends, b)
 	}
 	return st
 }

@@ -19,6 +19,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/internal/human"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -569,7 +570,7 @@ func (s *Supervisor) onCrash(reason string) {
 	}
 	s.crashes = kept
 	if len(s.crashes) >= s.policy.max {
-		s.fail(fmt.Sprintf("%s; restarted %d times within %v, giving up", reason, len(s.crashes), s.policy.window))
+		s.fail(fmt.Sprintf("%s; restarted %d times within %s, giving up", reason, len(s.crashes), human.Duration(s.policy.window)))
 		return
 	}
 	s.crashes = append(s.crashes, now)

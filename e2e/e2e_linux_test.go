@@ -287,6 +287,10 @@ func must(t *testing.T, err error) {
 func TestRunUsesSavedSettings(t *testing.T) {
 	l := testbin.StartLauncher(t, "--no-boot-reap") // creates the state dir
 	l.WaitReady(1, readyWait)
+	// The page names the built-in backend rather than show its path.
+	if b := status(t, l).Backends[0]; !b.Builtin {
+		t.Errorf("default backend %v: got builtin false, want true", b.Command)
+	}
 	stopAndCheck(t, l)
 	must(t, settings.Save(l.StateDir, settings.Settings{
 		BackendCommand: "python3 -u -m http.server --bind 127.0.0.1 0", ReadyRegex: `port (\d+)`, HealthPath: "/",
@@ -295,6 +299,9 @@ func TestRunUsesSavedSettings(t *testing.T) {
 	l2.WaitReady(1, readyWait)
 	if cmd := status(t, l2).Backends[0].Command; len(cmd) == 0 || cmd[0] != "python3" {
 		t.Errorf("saved backend command not used: %v", cmd)
+	}
+	if status(t, l2).Backends[0].Builtin {
+		t.Error("python3 backend: got builtin true, want false")
 	}
 	stopAndCheck(t, l2)
 	l3 := l.StartAnother("--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0", "--ready-regex", backend.DefaultReadyRegex, "--health-path", "/api/health")

@@ -12,6 +12,7 @@ var layer = map[string]int{
 	"internal/proc":       0,
 	"internal/envflag":    0,
 	"internal/cmdline":    0,
+	"internal/human":      0,
 	"backend/logs":        0,
 	"backend/control":     0,
 	"backend/hermes":      0,

@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/internal/human"
 	"hermes-desktop/lockfile"
 )
 
@@ -65,7 +66,7 @@ func (i *Instance) awaitPort(ctx context.Context) (int, error) {
 
 func (i *Instance) timeoutErr(ctx context.Context, what string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("did not %s within %v", what, i.spec.StartTimeout)
+		return fmt.Errorf("did not %s within %s", what, human.Duration(i.spec.StartTimeout))
 	}
 	return ctx.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"hermes-desktop/internal/human"
 	"hermes-desktop/internal/proc"
 )
 
@@ -127,7 +128,7 @@ func (g *Guard) rssGrowth(s *TreeSample, now time.Time) []TreeWarning {
 	}
 	if grown := s.RSSBytes - low; grown > g.cfg.RSSGrowthWarn {
 		return []TreeWarning{{Kind: WarnRSSGrowth, key: "rss",
-			Message: fmt.Sprintf("the tree's memory grew by %d MiB within %v (now %d MiB)", grown>>20, g.cfg.RSSWindow, s.RSSBytes>>20)}}
+			Message: fmt.Sprintf("the tree's memory grew by %d MiB within %s (now %d MiB)", grown>>20, human.Duration(g.cfg.RSSWindow), s.RSSBytes>>20)}}
 	}
 	return nil
 }

@@ -75,8 +75,11 @@ type BackendStatus struct {
 	// Crashes counts the restarts after an unexpected exit (Restarts also
 	// counts those on request, by a leak guard policy, after a Hermes
 	// update); an update's health window watches it for a crash loop.
-	Crashes int        `json:"crashes,omitempty"`
-	Command []string   `json:"command"`
+	Crashes int      `json:"crashes,omitempty"`
+	Command []string `json:"command"`
+	// Builtin: Command runs Hermes Desktop's own built-in backend (its
+	// first word is the core executable, not a program the user chose).
+	Builtin bool       `json:"builtin,omitempty"`
 	Nonce   string     `json:"nonce,omitempty"`
 	Started *time.Time `json:"started_at,omitempty"`
 	ReadyAt *time.Time `json:"ready_at,omitempty"`

@@ -143,20 +143,20 @@ func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
 	}
 	rec := c.record
 	if rec == nil {
-		return spare(ReasonFailClosed, "no record in this state dir names backend %s: it may be another launcher's (%d processes in it)", c.nonce, len(members))
+		return spare(ReasonFailClosed, "no backend this Hermes Desktop saved ran in it: it may be another one's (%s in it)", processes(len(members)))
 	}
 	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil {
-		return spare(ReasonFailClosed, "the owner lock of record %s could not be checked (%v)", rec.Nonce, err)
+		return spare(ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err)
 	}
 	if held {
-		return spare(ReasonOwned, "owned by the running launcher %d (record %s, owner lock held)", rec.Owner.PID, rec.Nonce)
+		return spare(ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID)
 	}
 	if alive, err := r.v.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
-		return spare(ReasonOwned, "its owner lock is free but the owner process %d still runs (or cannot be checked): left alone", rec.Owner.PID)
+		return spare(ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID)
 	}
 	d.Action, d.Reason = ActionWouldReap, ReasonOwnerDead
-	d.Detail = fmt.Sprintf("record %s names this cgroup's backend, and its launcher (pid %d) is dead; %d processes in it", rec.Nonce, rec.Owner.PID, len(members))
+	d.Detail = fmt.Sprintf("it was a backend of Hermes Desktop (PID %d), which has exited; %s in it", rec.Owner.PID, processes(len(members)))
 	return d
 }
 
@@ -200,4 +200,12 @@ func cgroupLive(rec *lockfile.Record) bool {
 	}
 	populated, err := cg.Populated()
 	return err != nil || populated
+}
+
+// processes says a count of processes: "1 process", "3 processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return fmt.Sprintf("%d processes", n)
 }

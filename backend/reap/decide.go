@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
+	"hermes-desktop/internal/human"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
@@ -190,7 +191,7 @@ func (r *reaper) decide(c candidate) *Decision {
 		return d
 	}
 	if c.heir != nil && r.byPID[c.pid] == nil {
-		return r.reap(c, nil, ReasonOwnerDead, "record %s shows it descends from that backend (by its nonce or the recorded tree), and its launcher (pid %d) is dead", c.heir.Nonce, c.heir.Owner.PID)
+		return r.reap(c, nil, ReasonOwnerDead, "it was started by a backend of Hermes Desktop (PID %d), which has exited", c.heir.Owner.PID)
 	}
 	noRecordNote := ""
 	if rec := r.byPID[c.pid]; rec != nil {
@@ -308,15 +309,15 @@ func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*Decision, s
 	}
 	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil {
-		return r.spare(c, ReasonFailClosed, "the owner lock of record %s could not be checked (%v)", rec.Nonce, err), ""
+		return r.spare(c, ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err), ""
 	}
 	if held {
-		return r.spare(c, ReasonOwned, "owned by the running launcher %d (record %s, owner lock held)", rec.Owner.PID, rec.Nonce), ""
+		return r.spare(c, ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID), ""
 	}
 	if alive, err := r.v.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
-		return r.spare(c, ReasonOwned, "its owner lock is free but the owner process %d still runs (or cannot be checked): left alone", rec.Owner.PID), ""
+		return r.spare(c, ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID), ""
 	}
-	return r.reap(c, rec, ReasonOwnerDead, "record %s proves it ours, and its launcher (pid %d) is dead", rec.Nonce, rec.Owner.PID), ""
+	return r.reap(c, rec, ReasonOwnerDead, "it was a backend of Hermes Desktop (PID %d), which has exited", rec.Owner.PID), ""
 }
 
 func recordedIdentity(rec *lockfile.Record, pid int) *proc.Identity {
@@ -350,14 +351,17 @@ func (r *reaper) decideOrphan(c candidate, note string) *Decision {
 	}
 	parent := r.parentOf(c.proc)
 	if !isOrphan(c.proc, parent, r.uid) {
-		return r.spare(c, ReasonNotOrphan, "%sits parent (pid %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
+		return r.spare(c, ReasonNotOrphan, "%sits parent (PID %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
 	}
 	if r.failClosed != "" {
 		return r.spare(c, ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)
 	}
 	age, minAge := time.Since(c.proc.Started).Truncate(time.Second), r.o.minAge()
-	if c.proc.Started.IsZero() || age < minAge {
-		return r.spare(c, ReasonTooYoung, "%sorphaned but only %v old (minimum %v): it may be starting up", prefix, age, minAge)
+	if c.proc.Started.IsZero() {
+		return r.spare(c, ReasonTooYoung, "%sorphaned, but its age is not known (minimum %s)", prefix, human.Duration(minAge))
 	}
-	return r.reap(c, nil, ReasonOrphanNoRecord, "%sorphaned (parent pid %d) for %v with no owner", prefix, c.proc.PPID, age)
+	if age < minAge {
+		return r.spare(c, ReasonTooYoung, "%sorphaned but only %s old (minimum %s): it may be starting up", prefix, human.Duration(age), human.Duration(minAge))
+	}
+	return r.reap(c, nil, ReasonOrphanNoRecord, "%sorphaned (parent PID %d) for %s with no owner", prefix, c.proc.PPID, human.Duration(age))
 }

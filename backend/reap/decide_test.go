@@ -248,7 +248,7 @@ var recordCases = []decideCase{
 	{"record, owner lock held", func(w *world) {
 		w.v.procs[target].p.PPID = bashPID // so only the record decides
 		w.v.locks[w.record("n1", target).Owner.Nonce] = true
-	}, ActionSpared, ReasonOwned, "owner lock held"},
+	}, ActionSpared, ReasonOwned, "belongs to the Hermes Desktop running now"},
 	{"record, owner lock free but owner running", func(w *world) {
 		w.v.procs[target].p.PPID = bashPID
 		w.record("n1", target)
@@ -261,7 +261,7 @@ var recordCases = []decideCase{
 		w.v.procs[target].p.PPID = bashPID // not an orphan, and young: only the record can doom it
 		w.v.procs[target].p.Started = time.Now().Add(-time.Second)
 		w.record("n1", target)
-	}, ActionWouldReap, ReasonOwnerDead, "proves it ours"},
+	}, ActionWouldReap, ReasonOwnerDead, "which has exited"},
 	{"record of a reused PID: judged as unrecorded", func(w *world) {
 		w.record("n1", target).Backend.Start = "linux:1"
 	}, ActionWouldReap, ReasonOrphanNoRecord, "reused"},
@@ -278,12 +278,12 @@ var recordCases = []decideCase{
 		w.v.procs[target].argv = []string{"node", "mcp-server.js"}
 		w.v.procs[target].p.Started = time.Now().Add(-time.Second) // too young to go as an orphan
 		w.v.procs[target].env["HERMES_PARENT_NONCE"] = "n1"
-	}, ActionWouldReap, ReasonOwnerDead, "descends"},
+	}, ActionWouldReap, ReasonOwnerDead, "started by a backend"},
 	{"heir by the recorded tree", func(w *world) {
 		w.record("n1", 450).Descendants = []proc.Identity{{PID: target, Start: startOf(target)}}
 		w.v.procs[target].argv = []string{"python3", "mcp.py"} // its environment was scrubbed
 		w.v.procs[target].p.Started = time.Now().Add(-time.Second)
-	}, ActionWouldReap, ReasonOwnerDead, "descends"},
+	}, ActionWouldReap, ReasonOwnerDead, "started by a backend"},
 	{"recorded descendant whose PID was reused", func(w *world) {
 		w.record("n1", 450).Descendants = []proc.Identity{{PID: target, Start: "linux:1"}}
 		w.v.procs[target].argv = []string{"python3", "mcp.py"}
@@ -312,11 +312,11 @@ var orphanCases = []decideCase{
 	{"orphan of 179 s, minimum age unset: 180 s", func(w *world) {
 		w.v.procs[target].p.Started = time.Now().Add(-179 * time.Second)
 		w.opts.MinAge = nil
-	}, ActionSpared, ReasonTooYoung, "minimum 3m0s"},
+	}, ActionSpared, ReasonTooYoung, "minimum 3 min"},
 	{"orphan without a start time, minimum age 0", func(w *world) {
 		w.v.procs[target].p.Started = time.Time{}
 		w.opts.MinAge = new(time.Duration(0))
-	}, ActionSpared, ReasonTooYoung, "minimum 0s"},
+	}, ActionSpared, ReasonTooYoung, "age is not known"},
 	{"old orphaned watchdog shim", func(w *world) {
 		w.v.procs[target].argv = append([]string{"/opt/hermes-desktop", "watchdog", "--"}, serveArgv("127.0.0.1", "0")...)
 	}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},

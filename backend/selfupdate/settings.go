@@ -1,6 +1,7 @@
 package selfupdate
 
 import (
+	"errors"
 	"net/url"
 
 	"hermes-desktop/backend/settings"
@@ -86,9 +87,9 @@ func (u *Updater) useFeed(feed string) {
 	i.Feed = redactFeed(feed)
 	i.Latest, i.Notes, i.Command, i.CheckedAt = "", "", "", nil
 	i.Bytes, i.Total, i.Speed = 0, 0, 0
-	i.State, i.Error, i.Reason = update.StateIdle, "", ""
+	i.State, i.Error, i.Reason, i.BuildOff = update.StateIdle, "", "", false
 	if err := c.Disabled(); err != nil {
-		i.State, i.Error, i.Reason = update.StateOff, err.Error(), update.Reason(err)
+		i.State, i.Error, i.Reason, i.BuildOff = update.StateOff, err.Error(), update.Reason(err), errors.Is(err, update.ErrBuildOff)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -209,5 +210,26 @@ func TestSchedulerChecksASavedFeed(t *testing.T) {
 			t.Fatal("the scheduler never asked the saved feed")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A build without an update key says so in its status, in words, whatever
+// feed is saved: the Settings page then says the feed is saved but unused,
+// not "applied" (issue 23).
+func TestKeylessBuildSaysUpdatesAreOffInTheBuild(t *testing.T) {
+	pub, priv := testUpdateKey(t)
+	feed := newTestFeed(t, priv, "1.1.0")
+	keyless := newTestUpdater(t, Config{})
+	keyless.SettingsSaved(settings.Settings{UpdateFeed: feed.url})
+	st := keyless.Status()
+	if st.State != update.StateOff || !st.BuildOff {
+		t.Errorf("keyless, feed saved: got state %s, build_off %v; want off, true", st.State, st.BuildOff)
+	}
+	if strings.Contains(st.Error, "make ") || strings.Contains(st.Error, "UPDATE_PUBKEY") {
+		t.Errorf("keyless: got %q, want no build instruction in what a person reads", st.Error)
+	}
+	keyed := newTestUpdater(t, Config{Keys: []string{pub.String()}})
+	if st := keyed.Status(); st.State != update.StateOff || st.BuildOff {
+		t.Errorf("with a key, no feed: got state %s, build_off %v; want off, false", st.State, st.BuildOff)
 	}
 }

@@ -274,7 +274,7 @@ func (u *Updater) checkRelease(ctx context.Context) (*update.Release, error) {
 	}
 	switch {
 	case errors.Is(err, update.ErrDisabled):
-		i.State, i.Error, i.Reason = update.StateOff, err.Error(), update.Reason(err)
+		i.State, i.Error, i.Reason, i.BuildOff = update.StateOff, err.Error(), update.Reason(err), errors.Is(err, update.ErrBuildOff)
 	case errors.Is(err, update.ErrUpToDate):
 		i.State, i.Error, i.Reason = update.StateIdle, "", update.Reason(err)
 		if rel != nil && update.Newer(rel.Version, u.cfg.Version) {

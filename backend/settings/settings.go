@@ -16,11 +16,13 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"time"
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/cmdline"
+	"hermes-desktop/internal/human"
 	"hermes-desktop/lockfile"
 )
 
@@ -121,31 +123,54 @@ type View struct {
 	PendingRestartsBackends bool `json:"pending_restarts_backends"`
 }
 
-// Validate checks every field and says which one is wrong.
+// Labels names each field the Settings page edits as the page labels it
+// (frontend/src/settings.ts FIELD_LABELS, checked by a test): Validate
+// starts a field's error with its label, so the person reads the name they
+// see, and the page puts the error under that field.
+var Labels = map[string]string{
+	"backend_command":        "Backend command",
+	"ready_regex":            "Ready pattern",
+	"health_path":            "Health check path",
+	"grace":                  "Stop grace period",
+	"min_orphan_age":         "Minimum orphan age",
+	"sample_interval":        "Sample interval",
+	"max_duplicate_children": "Duplicate helper limit",
+	"nofile_soft_limit":      "Open-file floor",
+	"update_feed":            "Update feed",
+}
+
+// fieldError says what is wrong with one field: "Ready pattern: not a
+// valid regular expression: missing closing )".
+func fieldError(key string, err error) error {
+	return fmt.Errorf("%s: %w", Labels[key], err)
+}
+
+// Validate checks every field and says which one is wrong, one line per
+// field (see Labels).
 func (s Settings) Validate() error {
 	errs := []error{validateBackends(s.Backends)}
 	if s.BackendCommand != "" {
 		if _, err := cmdline.Split(s.BackendCommand); err != nil {
-			errs = append(errs, fmt.Errorf("backend command: %w", err))
+			errs = append(errs, fieldError("backend_command", err))
 		}
 	}
 	errs = append(errs, validateReadiness(s.ReadyRegex, s.HealthPath, s.Grace)...)
 	for _, d := range []struct {
-		name, value string
-		lo, hi      time.Duration
+		key, value string
+		lo, hi     time.Duration
 	}{
-		{"minimum orphan age", s.MinOrphanAge, time.Second, 7 * 24 * time.Hour},
-		{"sample interval", s.SampleInterval, 100 * time.Millisecond, time.Hour},
+		{"min_orphan_age", s.MinOrphanAge, time.Second, 7 * 24 * time.Hour},
+		{"sample_interval", s.SampleInterval, 100 * time.Millisecond, time.Hour},
 	} {
-		if _, err := Duration(d.name, d.value, d.lo, d.hi); err != nil {
+		if _, err := Duration(Labels[d.key], d.value, d.lo, d.hi); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if s.MaxDuplicateChildren < 0 || s.MaxDuplicateChildren > 1000 {
-		errs = append(errs, fmt.Errorf("max duplicate children: %d is outside 0..1000", s.MaxDuplicateChildren))
+		errs = append(errs, fieldError("max_duplicate_children", fmt.Errorf("must be between 0 and 1,000, not %d", s.MaxDuplicateChildren)))
 	}
 	if n := s.NofileSoftLimit; n != nil && (*n < 0 || *n > 1<<20) {
-		errs = append(errs, fmt.Errorf("open-file floor: %d is outside 0..%d", *n, 1<<20))
+		errs = append(errs, fieldError("nofile_soft_limit", fmt.Errorf("must be between 0 and %d, not %d", 1<<20, *n)))
 	}
 	if s.UpdateFeed != "" {
 		if err := ValidateFeedURL(s.UpdateFeed); err != nil {
@@ -168,13 +193,13 @@ func validateReadiness(readyRegex, healthPath, grace string) []error {
 	var errs []error
 	if readyRegex != "" {
 		if _, err := CompileReadyRegex(readyRegex); err != nil {
-			errs = append(errs, err) // it names the ready regex
+			errs = append(errs, fieldError("ready_regex", err))
 		}
 	}
 	if healthPath != "" && healthPath[0] != '/' {
-		errs = append(errs, fmt.Errorf("health path %q must start with /", healthPath))
+		errs = append(errs, fieldError("health_path", errors.New("must start with /")))
 	}
-	if _, err := Duration("grace period", grace, minGrace, maxGrace); err != nil {
+	if _, err := Duration(Labels["grace"], grace, minGrace, maxGrace); err != nil {
 		errs = append(errs, err)
 	}
 	return errs
@@ -187,15 +212,15 @@ func ValidateFeedURL(raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case len(raw) > 2048:
-		return fmt.Errorf("update feed: longer than 2048 bytes")
+		return fieldError("update_feed", errors.New("longer than 2048 bytes"))
 	case err != nil || u.Host == "" || u.Opaque != "":
-		return fmt.Errorf("update feed: %q is not an absolute URL like https://example.com/hermes-desktop/stable.json", raw)
+		return fieldError("update_feed", fmt.Errorf("%q is not an absolute URL like https://example.com/hermes-desktop/stable.json", raw))
 	case u.Scheme == "https":
 		return nil
 	case u.Scheme == "http" && hermes.IsLoopbackHost(u.Hostname()):
 		return nil
 	}
-	return fmt.Errorf("update feed: %q must be https (http only on this machine)", raw)
+	return fieldError("update_feed", fmt.Errorf("%q must be https (http only on this machine)", raw))
 }
 
 // maxBackends bounds the list: each is a process tree.
@@ -261,23 +286,40 @@ func Duration(name, v string, lo, hi time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("%s: %q is not a duration like 5s or 3m", name, v)
 	}
 	if d < lo || d > hi {
-		return 0, fmt.Errorf("%s: %v is outside %v..%v", name, d, lo, hi)
+		return 0, fmt.Errorf("%s: must be between %s and %s, not %s", name, human.Duration(lo), human.Duration(hi), human.Duration(d))
 	}
 	return d, nil
 }
 
 // CompileReadyRegex compiles a ready pattern and checks it has a group for
-// the port.
+// the port. Its errors are said for a person (see PatternError); the
+// caller names the field.
 func CompileReadyRegex(expr string) (*regexp.Regexp, error) {
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, fmt.Errorf("ready regex %q: %w", expr, err)
+		return nil, &PatternError{Err: err}
 	}
 	if re.NumSubexp() < 1 {
-		return nil, fmt.Errorf("ready regex %q needs one capture group for the port, like 'port (\\d+)'", expr)
+		return nil, errors.New(`needs a group for the port, like port=(\d+)`)
 	}
 	return re, nil
 }
+
+// PatternError is a ready pattern Go cannot compile, said in words a person
+// reads: "not a valid regular expression: missing closing )", not
+// regexp's "error parsing regexp: ..." with the pattern repeated. Unwrap
+// gives regexp's own error.
+type PatternError struct{ Err error }
+
+func (e *PatternError) Error() string {
+	var se *syntax.Error
+	if errors.As(e.Err, &se) {
+		return "not a valid regular expression: " + string(se.Code)
+	}
+	return "not a valid regular expression"
+}
+
+func (e *PatternError) Unwrap() error { return e.Err }
 
 // NofileFloor maps the user's open-file floor, where 0 turns it off, to
 // leakguard.Config's, where 0 means the default and negative turns it off.

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,17 +19,17 @@ func TestSettingsValidate(t *testing.T) {
 	}{
 		{Settings{}, ""},
 		{Settings{BackendCommand: "hermes serve --port 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "2s", MinOrphanAge: "10m"}, ""},
-		{Settings{BackendCommand: `"unterminated`}, "backend command"}, // a quote every system's quoting reads
-		{Settings{ReadyRegex: "port [0-9]+"}, "capture group"},
-		{Settings{ReadyRegex: "(("}, "ready regex"},
+		{Settings{BackendCommand: `"unterminated`}, `Backend command: a " quote is not closed`}, // a quote every system's quoting reads
+		{Settings{ReadyRegex: "port [0-9]+"}, "Ready pattern: needs a group for the port"},
+		{Settings{ReadyRegex: "(("}, "Ready pattern: not a valid regular expression: missing closing )"},
 		{Settings{HealthPath: "api/health"}, "must start with /"},
 		{Settings{Grace: "soon"}, "not a duration"},
-		{Settings{Grace: "0s"}, "outside"},
-		{Settings{MinOrphanAge: "-3m"}, "outside"},
-		{Settings{MinOrphanAge: "0s"}, "outside"}, // only a flag may ask for no minimum
-		{Settings{SampleInterval: "1ms"}, "outside"},
-		{Settings{MaxDuplicateChildren: -1}, "outside"},
-		{Settings{NofileSoftLimit: ptr(-5)}, "outside"},
+		{Settings{Grace: "0s"}, "Stop grace period: must be between 1 ms and 10 min, not 0 ms"},
+		{Settings{MinOrphanAge: "-3m"}, "must be between 1 s and 7 d, not -3 min"},
+		{Settings{MinOrphanAge: "0s"}, "must be between"}, // only a flag may ask for no minimum
+		{Settings{SampleInterval: "1ms"}, "must be between"},
+		{Settings{MaxDuplicateChildren: -1}, "must be between"},
+		{Settings{NofileSoftLimit: ptr(-5)}, "must be between"},
 		{Settings{NofileSoftLimit: ptr(0), MaxDuplicateChildren: 2, SampleInterval: "1s", RestartOnFDPressure: true}, ""},
 		{Settings{Backends: []Backend{{Name: "work", Kind: KindDashboard, Args: []string{"--profile", "work"}}, {Name: "api", Kind: KindServe}, {Name: "web", Kind: KindCustom, Command: "python3 -m http.server"}}}, ""},
 		{Settings{Backends: []Backend{{Name: "a", Kind: KindServe}, {Name: "a", Kind: KindDashboard}}}, "taken twice"},
@@ -40,12 +41,12 @@ func TestSettingsValidate(t *testing.T) {
 		// A backend's own ready pattern, health path and grace: the shared
 		// settings' rules and words.
 		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "python3 -m http.server 0", ReadyRegex: `port (\d+)`, HealthPath: "/", Grace: "3s"}}}, ""},
-		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", ReadyRegex: "port [0-9]+"}}}, "backend web: ready regex \"port [0-9]+\" needs one capture group"},
-		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", ReadyRegex: "(("}}}, "backend web: ready regex"},
-		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", HealthPath: "health"}}}, `backend web: health path "health" must start with /`},
-		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", Grace: "soon"}}}, "backend web: grace period: \"soon\" is not a duration"},
-		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", Grace: "11m"}}}, "backend web: grace period: 11m0s is outside"},
-		{Settings{Backends: []Backend{{Name: "api", Kind: KindServe, Grace: "0s"}}}, "backend api: grace period"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", ReadyRegex: "port [0-9]+"}}}, "backend web: Ready pattern: needs a group for the port"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", ReadyRegex: "(("}}}, "backend web: Ready pattern: not a valid regular expression: missing closing )"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", HealthPath: "health"}}}, "backend web: Health check path: must start with /"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", Grace: "soon"}}}, "backend web: Stop grace period: \"soon\" is not a duration"},
+		{Settings{Backends: []Backend{{Name: "web", Kind: KindCustom, Command: "a", Grace: "11m"}}}, "backend web: Stop grace period: must be between 1 ms and 10 min, not 11 min"},
+		{Settings{Backends: []Backend{{Name: "api", Kind: KindServe, Grace: "0s"}}}, "backend api: Stop grace period"},
 		{Settings{UpdateFeed: "https://example.com/hermes-desktop/stable.json", UpdateAutomatically: true}, ""},
 		{Settings{UpdateFeed: "http://127.0.0.1:8080/stable.json"}, ""},
 		{Settings{UpdateFeed: "http://[::1]/feed/"}, ""},
@@ -149,4 +150,28 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %+v -> %+v (%v)", s, s2, err)
 		}
 	})
+}
+
+// A field's error reads as the person sees the field, once: its label
+// and plain words, not regexp's text with the pattern twice (issue 23).
+func TestValidateSaysTheFieldOnce(t *testing.T) {
+	err := Settings{ReadyRegex: "((("}.Validate()
+	got := err.Error()
+	if want := "Ready pattern: not a valid regular expression: missing closing )"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// The page puts each error under the field Labels names, by its label:
+// the labels must be the page's (frontend/src/settings.ts FIELD_LABELS).
+func TestLabelsAreThePages(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "frontend", "src", "settings.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, label := range Labels {
+		if want := fmt.Sprintf("%s: %q,", key, label); !strings.Contains(string(src), want) {
+			t.Errorf("frontend/src/settings.ts: got no %s, want the label Go uses", want)
+		}
+	}
 }

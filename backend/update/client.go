@@ -86,7 +86,7 @@ func (c *Client) configure() error {
 		c.keys = append(c.keys, pk)
 	}
 	if len(c.keys) == 0 {
-		return fmt.Errorf("%w: this build has no update key (build with make build UPDATE_PUBKEY=...)", ErrDisabled)
+		return fmt.Errorf("%w (it has no update key); install new versions the way you installed this one", ErrBuildOff)
 	}
 	if c.cfg.FeedURL == "" {
 		return fmt.Errorf("%w: no update feed is set (--update-feed, HERMES_DESKTOP_UPDATE_FEED or update_feed in the settings; there is no default feed)", ErrDisabled)
@@ -97,7 +97,7 @@ func (c *Client) configure() error {
 	}
 	c.manifest, c.channel = u, ChannelOf(u.Path)
 	if _, err := ParseVersion(c.cfg.Current); err != nil {
-		return fmt.Errorf("%w: this build's version %q is not a release version", ErrDisabled, c.cfg.Current)
+		return fmt.Errorf("%w (%q is not a release version)", ErrBuildOff, c.cfg.Current)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package update
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"syscall"
@@ -15,6 +16,10 @@ var (
 	// ErrDisabled: this build has no update key, no feed is configured,
 	// or the running version is not a release version.
 	ErrDisabled = errors.New("updates are off")
+	// ErrBuildOff: updates are off in this build whatever the settings
+	// say (no update key, or not a release version); it wraps
+	// ErrDisabled. Said for a person: the page shows it next to the feed.
+	ErrBuildOff = fmt.Errorf("%w: this build of Hermes Desktop does not update itself", ErrDisabled)
 	// ErrOffline: the feed or the artifact could not be reached.
 	ErrOffline = errors.New("offline")
 	// ErrFeed: the feed answered, but not with a usable manifest.

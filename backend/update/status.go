@@ -35,6 +35,10 @@ type Info struct {
 	// names it in one word (disabled, offline, signature, checksum, ...).
 	Error  string `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// BuildOff: updates are off in this build (ErrBuildOff), so a feed in
+	// the settings changes nothing; false when they are on, or off only
+	// for want of a feed.
+	BuildOff bool `json:"build_off,omitempty"`
 	// Command updates a package-managed copy, which is never replaced.
 	Command string `json:"command,omitempty"`
 	// Skipped is the version the user chose to skip.

@@ -1,7 +1,7 @@
 // The Add backend form: its draft, the checks Go makes (so a mistake shows
 // before the round trip) and the BackendSetting it becomes.
 
-import { graceError, healthPathError, readyRegexError } from "./settings";
+import { commandError, FIELD_LABELS, graceError, healthPathError, readyRegexError } from "./settings";
 import type { BackendKind, BackendSetting } from "./types";
 
 export interface AddDraft {
@@ -77,6 +77,10 @@ export function validateAdd(d: AddDraft, taken: readonly string[]): AddErrors {
   } else if (taken.includes(d.name)) e.name = `A backend is already named ${d.name}`;
   if (d.kind === "custom") {
     if (d.command === "") e.command = "Enter the command that starts the server";
+    else {
+      const bad = commandError(d.command); // as Go's cmdline.Split would refuse it
+      if (bad) e.command = bad;
+    }
     // The Settings page's rules (Go checks both the same way).
     const checks: Record<ReadinessField, (v: string) => string | null> = { ready_regex: readyRegexError, health_path: healthPathError, grace: graceError };
     for (const f of READINESS_FIELDS) {
@@ -116,22 +120,26 @@ export function refusalByField(message: string): { errors: AddErrors; rest: stri
   const errors: AddErrors = {};
   const rest: string[] = [];
   for (const raw of message.split("\n")) {
-    const line = raw.replace(/^bad request: /, "").replace(/^backend ("[^"]*"|\S+): /, "");
+    const line = raw.replace(/^bad request: /i, "").replace(/^backend ("[^"]*"|\S+): /i, "");
     const field = REFUSAL_FIELDS.find(([, re]) => re.test(line))?.[0];
     if (!field || errors[field]) {
       rest.push(raw);
       continue;
     }
-    const text = line.replace(/^(command|grace period): /, "");
+    const text = line.replace(LABEL_PREFIX, "");
     errors[field] = text.charAt(0).toUpperCase() + text.slice(1);
   }
   return { errors, rest: rest.join("\n") };
 }
 
+/** Go starts a readiness field's error with the label the page shows
+ *  (settings.Labels), a command's with "command". */
+const startsWith = (label: string) => new RegExp(`^${label}: `);
 const REFUSAL_FIELDS: [AddField, RegExp][] = [
   ["name", /^a name is |already named |name is taken/],
   ["command", /^command: |needs a command/],
-  ["ready_regex", /^ready regex /],
-  ["health_path", /^health path /],
-  ["grace", /^grace period: /],
+  ["ready_regex", startsWith(FIELD_LABELS.ready_regex)],
+  ["health_path", startsWith(FIELD_LABELS.health_path)],
+  ["grace", startsWith(FIELD_LABELS.grace)],
 ];
+const LABEL_PREFIX = new RegExp(`^(command|${FIELD_LABELS.ready_regex}|${FIELD_LABELS.health_path}|${FIELD_LABELS.grace}): `);

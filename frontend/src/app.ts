@@ -8,6 +8,7 @@ import { errorMessage } from "./format";
 import { reapFlow, wouldReap, type ReapEvent } from "./reap";
 import {
   diffSettings,
+  fieldErrorsFrom,
   hasErrors,
   isBoolKey,
   normalizeDraft,
@@ -18,7 +19,7 @@ import {
   validateSettings,
   type SettingsKey,
 } from "./settings";
-import { initialState, type AppState, type Tab } from "./state";
+import { currentReport, initialState, reportKey, type AppState, type Tab } from "./state";
 import type { HermesAPI, LogLine, SettingsView, Status, Unsubscribe } from "./types";
 import { backendsView } from "./views/backends";
 import { logChrome, logCountText, logsView, syncLogRows, visibleLogLines } from "./views/logs";
@@ -30,6 +31,9 @@ import { UpdateActions } from "./update";
 import { updateBanner } from "./views/update";
 
 export const INITIAL_LOG_LINES = 500;
+
+/** How long a confirmation such as "Opened in your browser" stays. */
+export const FLASH_MS = 4000;
 
 export interface AppOptions {
   now?: () => number;
@@ -91,6 +95,7 @@ export class App {
         this.focusAfterRender = selector;
       },
       focusNow: (selector) => this.focusNow(selector),
+      flash: (key, text) => this.flash(key, text),
     });
     this.updates = new UpdateActions({ state: this.state, api, run: (b, e, fn) => this.run(b, e, fn), refresh: () => this.refresh() });
     root.addEventListener("click", this.onClick);
@@ -141,7 +146,11 @@ export class App {
 
   async loadStatus(): Promise<void> {
     this.state.busy.add("retry-status");
-    this.update();
+    // Only the error page has a Retry to show busy. While "Connecting…" is
+    // drawn, a render here is a frame the WebKit main thread paints
+    // before it hands over Status()'s answer: "Connecting…" stayed that much
+    // longer (issue 23).
+    if (this.state.load.kind === "error") this.update();
     try {
       const st = await this.api.Status();
       this.applyStatus(st);
@@ -309,6 +318,19 @@ export class App {
     }
   }
 
+  /** A confirmation under key ("Opened in your browser"), gone after a few
+   *  seconds or at the next click, whichever comes first. One timer, that
+   *  ends. */
+  private flash(key: string, text: string): void {
+    this.state.notes.set(key, text);
+    this.update();
+    setTimeout(() => {
+      if (this.destroyed || this.state.notes.get(key) !== text) return;
+      this.state.notes.delete(key);
+      this.update();
+    }, FLASH_MS);
+  }
+
   setTab(tab: Tab): void {
     if (this.state.tab === tab) return;
     this.state.tab = tab;
@@ -398,9 +420,14 @@ export class App {
       // Only the edit: Go lays it over what is saved now, so a backend
       // added or removed since this page loaded stays as it is.
       this.setSettingsView(await this.api.SaveSettings(settingsEdit(draft, changed)));
-      st.result = { ok: true, text: savedText(changed, heldBy) };
+      st.result = { ok: true, text: savedText(changed, heldBy, !!u?.build_off) };
     } catch (e) {
-      st.result = { ok: false, text: errorMessage(e) };
+      // Go names the field of each error: it goes under that field, once.
+      const { errors, rest } = fieldErrorsFrom(errorMessage(e));
+      st.errors = errors;
+      const marked = Object.keys(errors).length;
+      const fix = marked === 1 ? "Fix the highlighted field, then save again." : "Fix the highlighted fields, then save again.";
+      st.result = { ok: false, text: rest.length ? rest.join(" ") : fix };
     } finally {
       st.saving = false;
       this.update();
@@ -447,7 +474,7 @@ export class App {
         this.setTab("logs");
         break;
       case "open-log-folder":
-        void this.run("open-log-folder", "logs", () => this.api.OpenLogFolder());
+        void this.run("open-log-folder", "logs", () => this.api.OpenLogFolder()).then((ok) => ok && this.flash("logs", "Opened in your file manager"));
         break;
       case "jump-latest":
         this.state.logFollow = true;
@@ -614,6 +641,9 @@ export class App {
   render(): void {
     const s = this.state;
     const now = this.now();
+    // The Boot reap page on screen shows the current report: its sidebar
+    // count is seen (and comes back with the next report).
+    if (s.tab === "reap" && s.load.kind === "ready") s.reapSeen = reportKey(currentReport(s));
     let content: HTMLElement;
     let visible: LogLine[] = [];
     if (s.load.kind === "loading") content = loadingView();

@@ -19,6 +19,8 @@ export interface ActionHost {
   update(): void;
   /** Reads the status once more (after a change the next event would bring). */
   refresh(): Promise<void>;
+  /** Shows a short confirmation under key for a few seconds. */
+  flash(key: string, text: string): void;
   /** Focuses what the selector names after the next render. */
   focusAfterRender(selector: string): void;
   focusNow(selector: string): void;
@@ -56,9 +58,12 @@ export class BackendActions {
       case "stop":
         void h.run(`stop:${name}`, `backend:${name}`, () => h.api.StopBackend(name));
         break;
-      case "open-hermes":
-        void h.run(`open-hermes:${name}`, target.dataset.errKey ?? `backend:${name}`, () => h.api.OpenHermes(name));
+      case "open-hermes": {
+        // "Opening…" while Go waits to hear from the opener, then what came of it.
+        const key = target.dataset.errKey ?? `backend:${name}`;
+        void h.run(`open-hermes:${name}`, key, () => h.api.OpenHermes(name)).then((ok) => ok && h.flash(key, "Opened in your browser"));
         break;
+      }
       case "copy-connection":
         this.copyConnection(name);
         break;

@@ -15,21 +15,44 @@ const DAY = 24 * HOUR;
 
 /**
  * A span as the page shows a running time: seconds in the first minute,
- * then whole minutes, then hours and minutes, then days and hours: "12s",
- * "3m", "2h 5m", "3d 4h". Coarse on purpose: after the first minute the
- * text changes at most once a minute, so the page need not wake every
- * second (see durationChangesIn). Negative spans (clock skew) read as 0s.
+ * then whole minutes, then hours and minutes, then days and hours: "12 s",
+ * "3 min", "2 h 5 min", "3 d 4 h". Coarse on purpose: after the first
+ * minute the text changes at most once a minute, so the page need not wake
+ * every second (see durationChangesIn). Negative spans (clock skew) read
+ * as 0 s.
  */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
   const s = Math.floor(ms / SECOND);
-  if (s < 60) return `${s}s`;
+  if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
+  if (m < 60) return `${m} min`;
   const h = Math.floor(m / 60);
-  if (h < 24) return `${h}h ${m % 60}m`;
+  if (h < 24) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
   const d = Math.floor(h / 24);
-  return `${d}d ${h % 24}h`;
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
+}
+
+/**
+ * A span in at most its two largest units, as Go's human.Duration says it:
+ * "5 s", "3 min", "1 min 30 s", "2 h 5 min", "250 ms". For settings and
+ * limits, where the exact value matters.
+ */
+export function formatSpan(ms: number): string {
+  if (!Number.isFinite(ms)) return "";
+  if (ms < 0) return "-" + formatSpan(-ms);
+  const units: [number, string][] = [[DAY, "d"], [HOUR, "h"], [MINUTE, "min"], [SECOND, "s"], [1, "ms"]];
+  const parts: string[] = [];
+  let rest = Math.floor(ms);
+  for (const [size, name] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0) {
+      parts.push(`${n} ${name}`);
+      rest -= n * size;
+    } else if (parts.length > 0) break; // "1 h 0 min 5 s" reads as "1 h"
+    if (parts.length === 2) break;
+  }
+  return parts.length ? parts.join(" ") : "0 ms";
 }
 
 /**
@@ -76,16 +99,16 @@ function sameLocalDay(a: number, b: number): boolean {
   return x.getFullYear() === y.getFullYear() && x.getMonth() === y.getMonth() && x.getDate() === y.getDate();
 }
 
-/** A span as its largest unit only: "45s", "2m", "3h", "2d". */
+/** A span as its largest unit only: "45 s", "2 min", "3 h", "2 d". */
 export function formatAge(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
   const s = Math.floor(ms / 1000);
-  if (s < 60) return `${s}s`;
+  if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
+  if (m < 60) return `${m} min`;
   const h = Math.floor(m / 60);
-  if (h < 24) return `${h}h`;
-  return `${Math.floor(h / 24)}d`;
+  if (h < 24) return `${h} h`;
+  return `${Math.floor(h / 24)} d`;
 }
 
 /**
@@ -122,7 +145,7 @@ export function uptimeOf(b: { state: string; ready_at?: string; started_at?: str
   return null;
 }
 
-/** "up 3m" for a running backend (see uptimeOf); "" when there is nothing to measure. */
+/** "up 3 min" for a running backend (see uptimeOf); "" when there is nothing to measure. */
 export function formatUptime(b: { state: string; ready_at?: string; started_at?: string }, now: number): string {
   const u = uptimeOf(b);
   return u ? u.prefix + formatDuration(now - u.since) : "";

@@ -45,14 +45,16 @@ export function reapSummary(r: ReapReport): string {
 /** Decisions in display order: acted-on first, then by pid. */
 /**
  * The processes of the report's backend cgroups as rows of the decisions
- * table: each member under its cgroup's verdict, the cgroup named in the
- * detail (a reaped cgroup's members are what the reap killed).
+ * table: each member under its cgroup's verdict and detail
+ * (a reaped cgroup's members are what the reap killed).
  */
 export function cgroupRows(r: ReapReport | null | undefined): ReapDecision[] {
   const rows: ReapDecision[] = [];
   for (const c of r?.cgroups ?? []) {
     for (const m of c.processes) {
-      rows.push({ pid: m.pid, action: c.action, reason: c.reason, detail: `in backend cgroup ${c.cgroup}: ${c.detail}`, cmdline: m.cmdline });
+      // The table's heading says they are in backend cgroups; the cgroup's
+      // path (a 32-digit name) tells a person nothing more.
+      rows.push({ pid: m.pid, action: c.action, reason: c.reason, detail: c.detail, cmdline: m.cmdline });
     }
   }
   return rows.sort((a, b) => a.pid - b.pid);

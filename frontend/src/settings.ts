@@ -1,7 +1,7 @@
 // Settings form logic: the form's draft, validation that mirrors the Go
 // side, diffs, and the object Save sends.
 
-import { currentQuoting } from "./format";
+import { currentQuoting, formatSpan } from "./format";
 import { FEED_MAX_BYTES, feedProblem, type FeedProblem } from "./feedurl";
 import type { Settings, SettingsEdit } from "./types";
 
@@ -44,6 +44,43 @@ export const SETTINGS_KEYS: SettingsKey[] = [
   "update_automatically",
 ];
 
+/**
+ * The label of each text field, as the page shows it. Go starts a field's
+ * error with the same label (settings.Labels, checked by a Go test), which
+ * is how a refusal from Go lands under its field (fieldErrorsFrom).
+ */
+export const FIELD_LABELS: Record<TextKey, string> = {
+  backend_command: "Backend command",
+  ready_regex: "Ready pattern",
+  health_path: "Health check path",
+  grace: "Stop grace period",
+  min_orphan_age: "Minimum orphan age",
+  sample_interval: "Sample interval",
+  max_duplicate_children: "Duplicate helper limit",
+  nofile_soft_limit: "Open-file floor",
+  update_feed: "Update feed",
+};
+
+/**
+ * Go's refusal of a save split by field: each line "Ready pattern: not a
+ * valid regular expression (...)" goes under its field, said as a
+ * sentence; what names no field is left in rest, for the form's footer.
+ */
+export function fieldErrorsFrom(message: string): { errors: SettingsErrors; rest: string[] } {
+  const byLabel = new Map(Object.entries(FIELD_LABELS).map(([k, l]) => [l, k as TextKey]));
+  const errors: SettingsErrors = {};
+  const rest: string[] = [];
+  for (const line of message.split("\n").map((l) => l.trim()).filter((l) => l)) {
+    const colon = line.indexOf(": ");
+    const key = colon > 0 ? byLabel.get(line.slice(0, colon)) : undefined;
+    if (key && !errors[key]) {
+      const text = line.slice(colon + 2);
+      errors[key] = text.charAt(0).toUpperCase() + text.slice(1);
+    } else rest.push(line);
+  }
+  return { errors, rest };
+}
+
 export function isBoolKey(k: string): k is BoolKey {
   return k === "start_at_login" || k === "restart_on_fd_pressure" || k === "update_automatically";
 }
@@ -61,10 +98,12 @@ type DurationKey = "grace" | "min_orphan_age" | "sample_interval";
 type IntKey = "max_duplicate_children" | "nofile_soft_limit";
 
 /** Go's accepted ranges (backend.Settings.Validate), inclusive, in ms. */
-const DURATIONS: Record<DurationKey, { lo: number; hi: number; loText: string; hiText: string; example: string }> = {
-  grace: { lo: 1, hi: 600_000, loText: "1ms", hiText: "10m", example: "5s, 1m or 1m30s" },
-  min_orphan_age: { lo: 1000, hi: 7 * 24 * 3_600_000, loText: "1s", hiText: "168h (7 days)", example: "3m, 90s or 1h" },
-  sample_interval: { lo: 100, hi: 3_600_000, loText: "100ms", hiText: "1h", example: "5s, 500ms or 1m" },
+/** The limits are said as a person reads them (formatSpan: "10 min"); the
+ *  examples are what to type (Go's spelling). */
+const DURATIONS: Record<DurationKey, { lo: number; hi: number; example: string }> = {
+  grace: { lo: 1, hi: 600_000, example: "5s, 1m or 1m30s" },
+  min_orphan_age: { lo: 1000, hi: 7 * 24 * 3_600_000, example: "3m, 90s or 1h" },
+  sample_interval: { lo: 100, hi: 3_600_000, example: "5s, 500ms or 1m" },
 };
 
 const INTS: Record<IntKey, { max: number }> = {
@@ -138,6 +177,13 @@ export function parseGoDuration(input: string): number | null {
   return sign * total;
 }
 
+/** Go's cmdline errors (ErrOpenSingleQuote...), as a sentence. */
+const COMMAND_ERRORS = {
+  single: "A ' quote is not closed",
+  double: 'A " quote is not closed',
+  backslash: "It ends with a backslash",
+};
+
 /** Mirrors Go's cmdline.Split on the engine's platform; returns an error or null. */
 export function commandError(line: string): string | null {
   if (currentQuoting() === "windows") return windowsCommandError(line);
@@ -145,17 +191,17 @@ export function commandError(line: string): string | null {
     const c = line[i];
     if (c === "'") {
       const end = line.indexOf("'", i + 1);
-      if (end < 0) return "Unterminated ' quote";
+      if (end < 0) return COMMAND_ERRORS.single;
       i = end;
     } else if (c === '"') {
       let j = i + 1;
       for (; j < line.length && line[j] !== '"'; j++) {
         if (line[j] === "\\" && j + 1 < line.length && (line[j + 1] === '"' || line[j + 1] === "\\")) j++;
       }
-      if (j >= line.length) return 'Unterminated " quote';
+      if (j >= line.length) return COMMAND_ERRORS.double;
       i = j;
     } else if (c === "\\") {
-      if (i + 1 >= line.length) return "The command ends with a backslash";
+      if (i + 1 >= line.length) return COMMAND_ERRORS.backslash;
       i++;
     }
   }
@@ -174,7 +220,7 @@ function windowsCommandError(line: string): string | null {
     if (c === '"' && slashes % 2 === 0) quoted = !quoted;
     slashes = c === "\\" ? slashes + 1 : 0;
   }
-  return quoted ? 'Unterminated " quote' : null;
+  return quoted ? COMMAND_ERRORS.double : null;
 }
 
 /**
@@ -208,8 +254,8 @@ function durationError(key: DurationKey, text: string): string | null {
   const ms = parseGoDuration(text);
   if (ms === null) return `Use a duration like ${r.example}`;
   if (ms < 0) return "Must not be negative";
-  if (ms < r.lo) return `Must be at least ${r.loText}`;
-  if (ms > r.hi) return `Must be at most ${r.hiText}`;
+  if (ms < r.lo) return `Must be at least ${formatSpan(r.lo)}`;
+  if (ms > r.hi) return `Must be at most ${formatSpan(r.hi)}`;
   return null;
 }
 
@@ -390,15 +436,21 @@ export function backendCommandInUse(saved: Settings): boolean {
 /**
  * What the page says once a save changed these keys. heldBy names, per
  * key, the flag or environment variable that wins over the saved value
- * (Go: instance.update.feed_from / automatic_from).
+ * (Go: instance.update.feed_from / automatic_from); buildOff says updates
+ * are off in this build whatever is saved (Go: instance.update.build_off),
+ * so a saved feed is kept but not used.
  */
-export function savedText(changed: SettingsKey[], heldBy: Partial<Record<SettingsKey, string>> = {}): string {
+export function savedText(changed: SettingsKey[], heldBy: Partial<Record<SettingsKey, string>> = {}, buildOff = false): string {
   const held = [...new Set(changed.flatMap((k) => (heldBy[k] ? [heldBy[k]] : [])))];
   const free = changed.filter((k) => !heldBy[k]);
-  const now = free.filter((k) => APPLIED_AT_ONCE.includes(k));
-  const later = free.length - now.length;
+  const unused: SettingsKey[] = buildOff ? free.filter((k) => k === "update_feed" || k === "update_automatically") : [];
+  const now = free.filter((k) => APPLIED_AT_ONCE.includes(k) && !unused.includes(k));
+  const later = free.length - now.length - unused.length;
   const parts: string[] = [];
   if (later > 0) parts.push(now.length > 0 ? "some changes apply now, the rest when you restart Hermes Desktop" : "restart Hermes Desktop to apply");
+  if (unused.length > 0) {
+    parts.push(`updates are off in this build of Hermes Desktop, so ${unused.includes("update_feed") ? "the feed is not used" : "this changes nothing"}`);
+  }
   if (held.length > 0) parts.push(`${held.join(" and ")} still ${held.length > 1 ? "win" : "wins"} over the saved value`);
   // App.AddBackend reads them as saved now: a backend added next uses them.
   if (free.some((k) => (READINESS_KEYS as readonly string[]).includes(k))) parts.push("backends you add from now on use it at once");

@@ -62,6 +62,9 @@ export interface AppState {
   reapFlow: ReapFlow;
   /** The latest report from a "reap" event; newer than status.boot_reap. */
   lastReap: ReapReport | null;
+  /** reportKey of the last report the Boot reap page showed: the sidebar's
+   *  count is for news, and goes once the page has been seen. */
+  reapSeen: string;
   settings: SettingsForm;
   dismissedNotices: Set<string>;
   /** True when the data comes from the built-in simulator (no Wails). */
@@ -86,6 +89,7 @@ export function initialState(tab: Tab = "backends"): AppState {
     logUnseen: 0,
     reapFlow: initialReapFlow,
     lastReap: null,
+    reapSeen: "",
     settings: { load: "idle", loadError: "", view: null, draft: null, errors: {}, saving: false, result: null },
     dismissedNotices: new Set(),
     preview: false,
@@ -126,6 +130,23 @@ export function instanceSummary(status: Status | null): { text: string; tone: To
 export function shownNotices(status: Status | null): string[] {
   const ns = (status?.notices ?? []).filter((n) => n);
   return status?.instance.restart_to_apply ? ns.filter((n) => !/restart to apply/i.test(n)) : ns;
+}
+
+/** What tells one report from the next: when it started, and its kind. */
+export function reportKey(r: ReapReport | null): string {
+  return r ? `${r.started_at}:${r.dry_run ? "scan" : "reap"}` : "";
+}
+
+/**
+ * The Boot reap count in the sidebar: what the current report reaped (or a
+ * scan would reap), until the Boot reap page has shown it. A newer report
+ * (a reap at the next start, a scan from the command line) brings it back.
+ */
+export function unseenReapCount(s: Pick<AppState, "lastReap" | "status" | "reapSeen">): number {
+  const r = currentReport(s);
+  if (!r || reportKey(r) === s.reapSeen) return 0;
+  const n = (r.decisions ?? []).filter((d) => d.action === (r.dry_run ? "would-reap" : "reaped")).length;
+  return n;
 }
 
 /** The report the Boot reap tab shows: the latest event, else the boot one. */

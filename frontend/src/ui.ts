@@ -179,7 +179,25 @@ export function emptyState(iconName: string, title: string, body?: string, actio
 
 export function inlineError(message: string | undefined): HTMLElement | null {
   if (!message) return null;
-  return h("div.inline-error", { role: "alert" }, icon("warning", 14), h("span", null, message));
+  return h("div.inline-error", { role: "alert" }, icon("warning", 14), h("span", null, sentence(message)));
+}
+
+/**
+ * What a page-head button did: its error, or a short confirmation. It sits
+ * in the head's row, left of the buttons, so neither moves anything when
+ * it appears; always present, so a screen reader hears it.
+ */
+export function actionStatus(error: string | undefined, note: string | undefined): HTMLElement {
+  return h(
+    "div.action-status",
+    { role: "status" },
+    error ? h("span.action-error", null, icon("warning", 14), h("span", null, sentence(error))) : note ? h("span.action-note", null, icon("check", 14), h("span", null, note)) : null,
+  );
+}
+
+/** Go's errors start in lower case; on their own they read as a sentence. */
+function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 export function pageHeader(title: string, subtitle: string | null, ...actions: (Node | null)[]): HTMLElement {

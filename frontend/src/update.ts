@@ -95,7 +95,8 @@ export function feedNote(u: UpdateInfo | undefined | null): string | null {
       ? `In use: ${u.feed}, set by ${u.feed_from}, which wins over this setting.`
       : `Updates are off: ${u.feed_from} is set empty, which wins over this setting.`;
   }
-  if (u.state === "off" && u.feed) return `Updates are off: ${(u.error ?? "").replace(/^updates are off:\s*/, "")}`;
+  // Off in this build: said before a feed is typed, not only after.
+  if (u.state === "off" && (u.feed || u.build_off)) return `Updates are off: ${(u.error ?? "").replace(/^updates are off:\s*/, "")}`;
   return null;
 }
 

@@ -27,8 +27,8 @@ describe("validateAdd", () => {
     [draft({ kind: "custom", command: "srv", health_path: "health" }), { health_path: "Must start with /" }],
     [draft({ kind: "custom", command: "srv", health_path: "/a b" }), { health_path: "Must not contain spaces" }],
     [draft({ kind: "custom", command: "srv", grace: "soon" }), { grace: "Use a duration like 5s, 1m or 1m30s" }],
-    [draft({ kind: "custom", command: "srv", grace: "11m" }), { grace: "Must be at most 10m" }],
-    [draft({ kind: "custom", command: "srv", grace: "0s" }), { grace: "Must be at least 1ms" }],
+    [draft({ kind: "custom", command: "srv", grace: "11m" }), { grace: "Must be at most 10 min" }],
+    [draft({ kind: "custom", command: "srv", grace: "0s" }), { grace: "Must be at least 1 ms" }],
     // Only a custom backend has them: a Hermes kind ignores what was typed before a switch.
     [draft({ kind: "dashboard", ready_regex: "no group", grace: "soon" }), {}],
   ])("%o -> %o", (d, want) => {
@@ -52,16 +52,24 @@ describe("toBackendSetting", () => {
 
 describe("refusalByField", () => {
   it("lays Go's words on the field they name", () => {
-    expect(refusalByField('backend web: ready regex "port (?=1)(\\d+)": error parsing regexp: invalid or unsupported Perl syntax: `(?=`')).toEqual({
-      errors: { ready_regex: 'Ready regex "port (?=1)(\\d+)": error parsing regexp: invalid or unsupported Perl syntax: `(?=`' },
+    expect(refusalByField("backend web: Ready pattern: not a valid regular expression: invalid or unsupported Perl syntax: `(?=`")).toEqual({
+      errors: { ready_regex: "Not a valid regular expression: invalid or unsupported Perl syntax: `(?=`" },
       rest: "",
     });
-    expect(refusalByField('backend web: health path "x" must start with /\ngrace period: "soon" is not a duration like 5s or 3m')).toEqual({
-      errors: { health_path: 'Health path "x" must start with /', grace: '"soon" is not a duration like 5s or 3m' },
+    expect(refusalByField('backend web: Health check path: must start with /\nStop grace period: "soon" is not a duration like 5s or 3m')).toEqual({
+      errors: { health_path: "Must start with /", grace: '"soon" is not a duration like 5s or 3m' },
       rest: "",
     });
     expect(refusalByField("backend x: command: unterminated ' in command")).toEqual({ errors: { command: "Unterminated ' in command" }, rest: "" });
     expect(refusalByField('bad request: a backend is already named "x"')).toEqual({ errors: { name: 'A backend is already named "x"' }, rest: "" });
     expect(refusalByField("refused: the launcher is not running yet")).toEqual({ errors: {}, rest: "refused: the launcher is not running yet" });
+  });
+});
+
+describe("validateAdd: the command's quoting (issue 23)", () => {
+  it("says an unclosed quote in words, on the command field", () => {
+    const d = { name: "web", kind: "custom" as const, profile: "", command: "python3 -c 'print(1)", ready_regex: "", health_path: "", grace: "" };
+    expect(validateAdd(d, [])).toEqual({ command: "A ' quote is not closed" });
+    expect(validateAdd({ ...d, command: "python3 -c 'print(1)'" }, [])).toEqual({});
   });
 });

@@ -31,7 +31,24 @@ describe("start-up", () => {
     await flush();
     expect(root.querySelector(".backend h2")!.textContent).toBe("hermes");
     expect(root.querySelector(".glance")!.textContent).toContain("1 backend ready");
-    expect(root.querySelector(".uptime")!.textContent).toBe("up 3m");
+    expect(root.querySelector(".uptime")!.textContent).toBe("up 3 min");
+  });
+
+  it("draws Connecting… once, and nothing more until Status answers (issue 23)", async () => {
+    const f = fakeApi();
+    const d = deferred<Status>();
+    f.api.Status.mockReturnValueOnce(d.promise);
+    const root = document.createElement("div");
+    let frames = 0;
+    const app = new App(f.api, root, { now: () => NOW, schedule: (fn) => (frames++, fn()), timers: false });
+    track(app, root);
+    const started = app.start();
+    await flush();
+    expect(root.textContent).toContain("Connecting to Hermes");
+    expect(frames).toBe(0); // the first draw is synchronous; no other frame is asked for
+    d.resolve(status());
+    await started;
+    expect(root.querySelector(".backend h2")!.textContent).toBe("hermes");
   });
 
   it("loads the first 500 log lines of each backend once, then relies on events", async () => {
@@ -132,7 +149,7 @@ describe("backend cards", () => {
     await flush();
     const stop = root.querySelector<HTMLButtonElement>('.backend [data-action="stop"]')!;
     expect(stop.disabled).toBe(false);
-    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("backend is busy restarting");
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("Backend is busy restarting");
   });
 
   it("updates from status events", async () => {
@@ -231,7 +248,7 @@ describe("process tree", () => {
     expect(rows[1].classList.contains("is-dup")).toBe(true);
     expect(rows[3].classList.contains("is-orphan")).toBe(true);
     expect((rows[1].querySelector(".tree-cell") as HTMLElement).style.getPropertyValue("--depth")).toBe("1");
-    expect(rows[0].textContent).toContain("3m"); // started 10:00:00, now 10:03:14
+    expect(rows[0].textContent).toContain("3 min"); // started 10:00:00, now 10:03:14
     expect(root.querySelector(".totals")!.textContent).toContain("212 / 4096");
     expect(root.querySelector(".totals")!.textContent).toContain("40.0 MB");
     expect(root.querySelector(".dups")!.textContent).toContain("2× mimir --db x");
@@ -368,7 +385,21 @@ describe("logs", () => {
     click(byText(root, "button", "Open log folder"));
     await flush();
     expect(f.api.OpenLogFolder).toHaveBeenCalledTimes(1);
-    expect(root.querySelector(".inline-error")!.textContent).toBe("no file manager");
+    expect(root.querySelector(".page-head .action-error")!.textContent).toBe("No file manager");
+  });
+
+  it("says Opening…, then that the folder opened (issue 23: no feedback before)", async () => {
+    const f = fakeApi();
+    let opened!: () => void;
+    f.api.OpenLogFolder.mockReturnValueOnce(new Promise<void>((r) => (opened = r)));
+    const { root } = await mount(f.api, "logs");
+    click(byText(root, "button", "Open log folder"));
+    await flush();
+    expect(root.querySelector('[data-action="open-log-folder"]')!.textContent).toBe("Opening…");
+    opened();
+    await flush();
+    expect(root.querySelector(".page-head .action-note")!.textContent).toBe("Opened in your file manager");
+    expect(root.querySelector('[data-action="open-log-folder"]')!.textContent).toBe("Open log folder");
   });
 
   it("shows a backend selector only with more than one backend", async () => {
@@ -382,6 +413,23 @@ describe("logs", () => {
 });
 
 describe("boot reap", () => {
+  it("counts the reaped in the sidebar until the Boot reap page is seen; a new report counts again (issue 23)", async () => {
+    const f = fakeApi(status([backend()], { boot_reap: report() }));
+    const { root, app } = await mount(f.api);
+    const count = () => root.querySelector('[data-tab="reap"] .nav-count')?.textContent ?? null;
+    expect(count()).toBe("2");
+    app.setTab("reap");
+    await flush();
+    expect(count()).toBeNull();
+    app.setTab("backends");
+    app.applyStatus(status([backend()], { boot_reap: report() })); // the same report again
+    await flush();
+    expect(count()).toBeNull();
+    f.emitReap(report({ started_at: "2024-05-01T10:30:00Z", decisions: [{ pid: 31, action: "reaped", reason: "owner-dead", detail: "", cmdline: ["x"] }] }));
+    await flush();
+    expect(count()).toBe("1");
+  });
+
   it("shows the boot report with plain-word reasons", async () => {
     const { root } = await mount(fakeApi(status([backend()], { boot_reap: report() })).api, "reap");
     expect(root.querySelector(".summary")!.textContent).toBe("Reaped 2, spared 3 — scanned 412 processes in 21 ms");
@@ -552,6 +600,31 @@ describe("settings", () => {
     expect(root.querySelector(".form-actions .form-status")!.textContent).toContain("the new instance did not answer");
   });
 
+  it("puts Go's refusal under its field, once, in plain words (issue 23)", async () => {
+    const f = fakeApi();
+    // JavaScript cannot tell "(((" from a pattern only Go reads: Go decides.
+    f.api.SaveSettings.mockRejectedValueOnce("Ready pattern: not a valid regular expression: missing closing )");
+    const { root } = await mount(f.api, "settings");
+    type(root, "ready_regex", "(((");
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings).toHaveBeenCalled();
+    expect(root.querySelector("#set-ready_regex-err")!.textContent).toBe("Not a valid regular expression: missing closing )");
+    expect(root.querySelector('[data-field="ready_regex"]')!.getAttribute("aria-invalid")).toBe("true");
+    expect(root.querySelector(".save-result.bad")!.textContent).toBe("Fix the highlighted field, then save again.");
+    expect(root.textContent!.split("missing closing").length - 1).toBe(1);
+    expect(root.textContent).not.toContain("regexp");
+  });
+
+  it("shows duration defaults as a person says them, not Go's 3m0s", async () => {
+    const f = fakeApi();
+    const v = settingsView({});
+    f.api.GetSettings.mockResolvedValueOnce({ ...v, defaults: { ...v.defaults, min_orphan_age: "3m0s", grace: "1m30s" } });
+    const { root } = await mount(f.api, "settings");
+    expect(root.querySelector<HTMLInputElement>('[data-field="min_orphan_age"]')!.placeholder).toBe("3 min (default)");
+    expect(root.querySelector<HTMLInputElement>('[data-field="grace"]')!.placeholder).toBe("1 min 30 s (default)");
+  });
+
   describe("and the backend list (issue 23)", () => {
     const addCustom = async (root: HTMLElement, name: string, command: string) => {
       click(byText(root, ".page-head button", "Add backend"));
@@ -673,7 +746,7 @@ describe("settings", () => {
     const section = byText(root, ".form-section", "Leak guard")!;
     expect(section.querySelector(".form-section-title")!.textContent).toBe("Leak guard");
     const input = (k: string) => section.querySelector<HTMLInputElement>(`[data-field="${k}"]`)!;
-    expect(input("sample_interval").placeholder).toBe("5s");
+    expect(input("sample_interval").placeholder).toBe("5 s (default)");
     expect(input("sample_interval").value).toBe("");
     expect(input("max_duplicate_children").placeholder).toBe("Off");
     expect(input("nofile_soft_limit").placeholder).toBe("4096");
@@ -727,7 +800,7 @@ describe("settings", () => {
     await flush();
     expect(f.api.SaveSettings).not.toHaveBeenCalled();
     const err = (k: string) => root.querySelector(`#set-${k}-err`)?.textContent;
-    expect(err("sample_interval")).toBe("Must be at least 100ms");
+    expect(err("sample_interval")).toBe("Must be at least 100 ms");
     expect(err("max_duplicate_children")).toBe("Must be at most 1,000");
     expect(err("nofile_soft_limit")).toBe("Enter a whole number from 0 to 1,048,576");
     type(root, "max_duplicate_children", "10");
@@ -826,6 +899,15 @@ describe("settings", () => {
       expect(root.querySelector("#set-update_feed-note")!.textContent).toBe("Updates are off: this build has no update key");
     });
 
+    it("says a feed saved in a build without updates is kept but not used, not applied", async () => {
+      const f = fakeApi(withUpdate({ state: "off", reason: "disabled", build_off: true, error: "updates are off: this build of Hermes Desktop does not update itself" }));
+      const { root } = await mount(f.api, "settings");
+      type(root, "update_feed", FEED);
+      submit(root);
+      await flush();
+      expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — updates are off in this build of Hermes Desktop, so the feed is not used");
+    });
+
     it("follows the status: the note goes once the flag no longer wins", async () => {
       const f = fakeApi(withUpdate({ feed: "", feed_from: "HERMES_DESKTOP_UPDATE_FEED", state: "off" }));
       const { root } = await mount(f.api, "settings");
@@ -858,7 +940,7 @@ describe("header", () => {
     click(root.querySelector('[data-action="quit"]'));
     await flush();
     expect(f.api.Quit).toHaveBeenCalledTimes(1);
-    expect(root.querySelector(".topbar .inline-error")!.textContent).toBe("backends did not stop in time");
+    expect(root.querySelector(".topbar .inline-error")!.textContent).toBe("Backends did not stop in time");
   });
 
   it("switches tabs from the sidebar", async () => {
@@ -936,7 +1018,7 @@ describe("restart to apply", () => {
     const { root } = await mount(f.api);
     click(root.querySelector('[data-action="restart-to-apply"]'));
     await flush();
-    expect(restartBanner(root)!.querySelector(".inline-error")!.textContent).toBe("the new version did not take over within 2m0s");
+    expect(restartBanner(root)!.querySelector(".inline-error")!.textContent).toBe("The new version did not take over within 2m0s");
     const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
     expect(btn.disabled).toBe(false);
     click(btn);

@@ -64,7 +64,7 @@ describe("a dashboard card", () => {
     const { root } = await mount(f.api);
     click(card(root, "hermes").querySelector('[data-action="open-hermes"]'));
     await flush();
-    expect(card(root, "hermes").querySelector(".inline-error")!.textContent).toBe("no browser could be started");
+    expect(card(root, "hermes").querySelector(".inline-error")!.textContent).toBe("No browser could be started");
   });
 });
 
@@ -119,7 +119,7 @@ describe("an API server card", () => {
     click(root.querySelector('[data-action="copy-connection"]'));
     await flush();
     expect(f.api.ClipboardSetText).not.toHaveBeenCalled();
-    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("not ready: backend api is starting");
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("Not ready: backend api is starting");
   });
 
   it("offers no copy before it has an address", async () => {
@@ -173,7 +173,7 @@ describe("Open Hermes in the page header and the top bar", () => {
     click(top);
     await flush();
     expect(f.api.OpenHermes).toHaveBeenLastCalledWith("");
-    expect(root.querySelector(".topbar .inline-error")!.textContent).toBe("no backend with a page is ready");
+    expect(root.querySelector(".topbar .action-error")!.textContent).toBe("No backend with a page is ready");
   });
 
   it("is not offered when no backend has a page", async () => {
@@ -309,20 +309,20 @@ describe("Add backend", () => {
 
   it("shows Go's refusal on the field it names and keeps what was typed", async () => {
     const { root, f } = await openForm();
-    f.api.AddBackend.mockRejectedValueOnce("backend x: command: unterminated quote");
+    f.api.AddBackend.mockRejectedValueOnce("backend x: command: something Go alone knows");
     pickKind(root, "custom");
     type(root, "name", "x");
-    type(root, "command", "serve 'oops");
+    type(root, "command", "serve oops");
     submit(root);
     await flush();
-    expect(fieldError(root, "command")).toBe("Unterminated quote");
+    expect(fieldError(root, "command")).toBe("Something Go alone knows");
     expect(root.querySelector(".add-form .inline-error")).toBeNull(); // not in a footer
     expect(document.activeElement).toBe(root.querySelector("#add-command"));
-    expect(root.querySelector<HTMLInputElement>("#add-command")!.value).toBe("serve 'oops");
+    expect(root.querySelector<HTMLInputElement>("#add-command")!.value).toBe("serve oops");
     expect(root.querySelector<HTMLButtonElement>('.add-form button[type="submit"]')!.disabled).toBe(false);
     // It stays while another field changes, and clears once its own does.
     type(root, "name", "xy");
-    expect(fieldError(root, "command")).toBe("Unterminated quote");
+    expect(fieldError(root, "command")).toBe("Something Go alone knows");
     type(root, "command", "serve ok");
     expect(fieldError(root, "command")).toBeUndefined();
   });
@@ -334,7 +334,7 @@ describe("Add backend", () => {
     submit(root);
     await flush();
     const err = root.querySelector(".add-form .inline-error")!;
-    expect(err.textContent).toBe("refused: the launcher is not running yet");
+    expect(err.textContent).toBe("Refused: the launcher is not running yet");
     expect(err.getAttribute("role")).toBe("alert");
   });
 
@@ -372,7 +372,7 @@ describe("Add backend", () => {
 
   it("shows a pattern only Go refuses on the Ready pattern field", async () => {
     const { root, f } = await openForm();
-    f.api.AddBackend.mockRejectedValueOnce('backend web: ready regex "(?=x)(\\d+)": error parsing regexp: invalid or unsupported Perl syntax: `(?=`');
+    f.api.AddBackend.mockRejectedValueOnce("backend web: Ready pattern: not a valid regular expression: invalid or unsupported Perl syntax: `(?=`");
     pickKind(root, "custom");
     type(root, "name", "web");
     type(root, "command", "srv");
@@ -405,7 +405,7 @@ describe("Remove", () => {
     expect(remove.getAttribute("aria-label")).toBe("Remove backend api");
     click(remove);
     const confirm = card(root, "api").querySelector(".remove-confirm")!;
-    expect(confirm.textContent).toContain("Remove backend api? Its processes are stopped.");
+    expect(confirm.textContent).toContain("Remove backend api? Its processes will be stopped and it will be taken off the list.");
     expect(card(root, "hermes").querySelector(".remove-confirm")).toBeNull();
     expect(f.api.RemoveBackend).not.toHaveBeenCalled();
     expect(document.activeElement).toBe(confirm.querySelector('[data-action="remove-cancel"]'));
@@ -437,7 +437,7 @@ describe("Remove", () => {
     click(root.querySelector('[data-action="remove-ask"]'));
     click(root.querySelector('[data-action="remove-confirm"]'));
     await flush();
-    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("backend api did not stop in time");
+    expect(root.querySelector(".backend .inline-error")!.textContent).toBe("Backend api did not stop in time");
     expect(root.querySelector(".remove-confirm")).not.toBeNull();
   });
 
@@ -445,7 +445,66 @@ describe("Remove", () => {
     const { root } = await mount(fakeApi(status([attached()])).api);
     click(root.querySelector('[data-action="remove-ask"]'));
     expect(root.querySelector(".remove-confirm")!.textContent).toContain(
-      "Remove backend hermes? This app detaches from it; the Hermes already running keeps running.",
+      "Remove backend hermes? This app will detach from it; the Hermes already running keeps running.",
     );
+  });
+});
+
+describe("nothing moves under the pointer (issue 23, item 10)", () => {
+  // Every element that is a card's box, in order, with its classes: what
+  // decides where the buttons below sit.
+  const boxes = (c: HTMLElement) => Array.from(c.children).map((e) => e.className);
+
+  it("an error, a note or a Last restart line adds no box to a card", async () => {
+    const f = fakeApi(status([dashboard()]));
+    const { root, app } = await mount(f.api);
+    const before = boxes(card(root, "hermes"));
+    f.api.Restart.mockRejectedValueOnce("could not restart");
+    click(card(root, "hermes").querySelector('[data-action="restart"]'));
+    await flush();
+    expect(card(root, "hermes").querySelector(".card-note-slot .inline-error")!.textContent).toBe("Could not restart");
+    expect(boxes(card(root, "hermes"))).toEqual(before);
+    app.applyStatus(status([dashboard({ restarts: 1, last_restart: "it exited with status 1" })]));
+    await flush();
+    const c = card(root, "hermes");
+    expect(c.querySelector(".command-label .last-restart")!.textContent).toContain("it exited with status 1");
+    expect(boxes(c)).toEqual(before);
+  });
+
+  it("the Remove button has no tooltip to cover the question's Remove", async () => {
+    const { root } = await mount(fakeApi(status([dashboard()])).api);
+    const ask = card(root, "hermes").querySelector('[data-action="remove-ask"]')!;
+    expect(ask.getAttribute("title")).toBeNull();
+    expect(ask.getAttribute("aria-label")).toBe("Remove backend hermes");
+  });
+
+  it("Open Hermes says Opening…, then that it opened", async () => {
+    const f = fakeApi(status([dashboard()]));
+    const d = deferred<string>();
+    f.api.OpenHermes.mockReturnValueOnce(d.promise);
+    const { root } = await mount(f.api);
+    click(card(root, "hermes").querySelector('[data-action="open-hermes"]'));
+    await flush();
+    expect(card(root, "hermes").querySelector('[data-action="open-hermes"]')!.textContent).toBe("Opening…");
+    d.resolve("http://127.0.0.1:43817/");
+    await flush();
+    expect(card(root, "hermes").querySelector(".card-note")!.textContent).toBe("Opened in your browser");
+  });
+});
+
+describe("the command a card shows (issue 23, items 9 and 10)", () => {
+  it("names the built-in backend, its real command on hover", async () => {
+    const argv = ["/home/a/.local/state/hermes-desktop/core/hermes-desktop-core-0b5af5e34da134fe", "dashboard", "--no-open", "--host", "127.0.0.1", "--port", "0"];
+    const { root } = await mount(fakeApi(status([dashboard({ command: argv, builtin: true })])).api);
+    const cmd = card(root, "hermes").querySelector(".command-text")!;
+    expect(cmd.textContent).toBe("Built-in backend (dashboard)");
+    expect(cmd.getAttribute("title")).toBe(argv.join(" "));
+  });
+
+  it("wraps between arguments, never inside one", async () => {
+    const { root } = await mount(fakeApi(status([dashboard()])).api);
+    const cmd = card(root, "hermes").querySelector(".command-text")!;
+    expect(cmd.textContent).toBe("hermes dashboard --no-open --host 127.0.0.1 --port 0");
+    expect(Array.from(cmd.querySelectorAll(".arg")).map((a) => a.textContent)).toEqual(["hermes", "dashboard", "--no-open", "--host", "127.0.0.1", "--port", "0"]);
   });
 });

@@ -9,6 +9,7 @@ import {
   durationChangesIn,
   formatClockTime,
   formatDuration,
+  formatSpan,
   formatUptime,
   parseTime,
   plural,
@@ -57,24 +58,24 @@ function split(s: string): string[] {
 
 describe("formatDuration", () => {
   it.each([
-    [0, "0s"],
-    [999, "0s"],
-    [12_000, "12s"],
-    [59_999, "59s"],
-    [60_000, "1m"],
-    [192_000, "3m"],
-    [3_599_999, "59m"],
-    [3_600_000, "1h 0m"],
-    [2 * 3_600_000 + 5 * 60_000 + 59_000, "2h 5m"],
-    [86_400_000, "1d 0h"],
-    [3 * 86_400_000 + 4 * 3_600_000, "3d 4h"],
+    [0, "0 s"],
+    [999, "0 s"],
+    [12_000, "12 s"],
+    [59_999, "59 s"],
+    [60_000, "1 min"],
+    [192_000, "3 min"],
+    [3_599_999, "59 min"],
+    [3_600_000, "1 h"],
+    [2 * 3_600_000 + 5 * 60_000 + 59_000, "2 h 5 min"],
+    [86_400_000, "1 d"],
+    [3 * 86_400_000 + 4 * 3_600_000, "3 d 4 h"],
   ])("%i ms -> %s", (ms, want) => {
     expect(formatDuration(ms)).toBe(want);
   });
 
-  it("reads negative and invalid spans as 0s", () => {
-    expect(formatDuration(-5000)).toBe("0s");
-    expect(formatDuration(NaN)).toBe("0s");
+  it("reads negative and invalid spans as 0 s", () => {
+    expect(formatDuration(-5000)).toBe("0 s");
+    expect(formatDuration(NaN)).toBe("0 s");
   });
 });
 
@@ -117,28 +118,43 @@ describe("durationChangesIn", () => {
 
   it("waits for a skewed clock to reach 1s, and has nothing to wait for without a time", () => {
     expect(durationChangesIn(-5_000)).toBe(6_000);
-    expect(formatDuration(-5_000 + 6_000)).toBe("1s");
+    expect(formatDuration(-5_000 + 6_000)).toBe("1 s");
     expect(durationChangesIn(NaN)).toBeNaN();
   });
 });
 
+describe("formatSpan", () => {
+  // Go's human.Duration says the same (internal/human): never "3m0s".
+  it.each([
+    [0, "0 ms"],
+    [100, "100 ms"],
+    [5_000, "5 s"],
+    [180_000, "3 min"],
+    [90_000, "1 min 30 s"],
+    [3_605_000, "1 h"],
+    [2 * 3_600_000 + 5 * 60_000 + 7_000, "2 h 5 min"],
+    [7 * 86_400_000, "7 d"],
+    [-2_000, "-2 s"],
+  ])("%i ms -> %s", (ms, want) => expect(formatSpan(ms)).toBe(want));
+});
+
 describe("formatAge", () => {
   it.each([
-    [45_000, "45s"],
-    [120_000, "2m"],
-    [179_000, "2m"],
-    [3 * 3_600_000, "3h"],
-    [50 * 3_600_000, "2d"],
+    [45_000, "45 s"],
+    [120_000, "2 min"],
+    [179_000, "2 min"],
+    [3 * 3_600_000, "3 h"],
+    [50 * 3_600_000, "2 d"],
   ])("%i ms -> %s", (ms, want) => expect(formatAge(ms)).toBe(want));
 });
 
 describe("formatUptime", () => {
   const now = Date.parse("2024-05-01T10:03:14Z");
   it("counts from ready_at when ready", () => {
-    expect(formatUptime({ state: "ready", started_at: "2024-05-01T10:00:00Z", ready_at: "2024-05-01T10:00:02Z" }, now)).toBe("up 3m");
+    expect(formatUptime({ state: "ready", started_at: "2024-05-01T10:00:00Z", ready_at: "2024-05-01T10:00:02Z" }, now)).toBe("up 3 min");
   });
   it("counts from started_at while starting", () => {
-    expect(formatUptime({ state: "starting", started_at: "2024-05-01T10:03:00Z" }, now)).toBe("starting for 14s");
+    expect(formatUptime({ state: "starting", started_at: "2024-05-01T10:03:00Z" }, now)).toBe("starting for 14 s");
   });
   it("is empty for stopped and failed backends and missing times", () => {
     expect(formatUptime({ state: "stopped", started_at: "2024-05-01T10:00:00Z" }, now)).toBe("");

@@ -130,13 +130,13 @@ describe("process ages", () => {
     const f = fakeApi(status([backend({ pid: 4100, tree })]));
     const { root, render } = await mountTimed(f.api, "tree");
     const age = () => root.querySelector(".proc-table .age")!;
-    expect(age().textContent).toBe("1m");
+    expect(age().textContent).toBe("1 min");
     const calls = f.api.Status.mock.calls.length;
     const mo = watch(root);
 
     vi.advanceTimersByTime(60_000);
 
-    expect(age().textContent).toBe("2m");
+    expect(age().textContent).toBe("2 min");
     expect(render).not.toHaveBeenCalled();
     expect(f.api.Status.mock.calls.length).toBe(calls);
     expect(mo.takeRecords().map((r) => (r.target.parentElement as HTMLElement).className)).toEqual(["age clock"]);
@@ -147,7 +147,7 @@ describe("running times", () => {
   it("update in place each second in the first minute, and nothing else moves", async () => {
     const f = fakeApi(status([backend({ ready_at: ago(30_000) })], { instance: { ...status().instance, started_at: ago(40_000) } }));
     const { root, render } = await mountTimed(f.api);
-    expect(uptime(root).textContent).toBe("up 30s");
+    expect(uptime(root).textContent).toBe("up 30 s");
     expect(started(root).textContent).toBe(clockOf(ago(40_000)));
     expect(root.querySelectorAll(".clock[data-since]")).toHaveLength(1);
     const card = root.querySelector(".backend");
@@ -157,7 +157,7 @@ describe("running times", () => {
 
     vi.advanceTimersByTime(1_000);
 
-    expect(uptime(root).textContent).toBe("up 31s");
+    expect(uptime(root).textContent).toBe("up 31 s");
     expect(render).not.toHaveBeenCalled();
     const changes = mo.takeRecords();
     expect(changes.map((r) => [r.type, (r.target.parentElement as HTMLElement).className])).toEqual([["characterData", "uptime clock"]]);
@@ -172,7 +172,7 @@ describe("running times", () => {
     // as a clock time that does not change (until midnight).
     const f = fakeApi();
     const { root, render } = await mountTimed(f.api);
-    expect(uptime(root).textContent).toBe("up 3m");
+    expect(uptime(root).textContent).toBe("up 3 min");
     const start = started(root).textContent;
     expect(start).toBe(clockOf(status().instance.started_at));
     expect(vi.getTimerCount()).toBe(1); // one timeout, no interval
@@ -184,13 +184,13 @@ describe("running times", () => {
     expect(mo.takeRecords()).toEqual([]);
 
     vi.advanceTimersByTime(1); // the uptime reaches 4m, and only it changes
-    expect(uptime(root).textContent).toBe("up 4m");
+    expect(uptime(root).textContent).toBe("up 4 min");
     expect(mo.takeRecords().map((r) => (r.target.parentElement as HTMLElement).className)).toEqual(["uptime clock"]);
     expect(armed).toHaveBeenCalledTimes(1);
     expect(armed).toHaveBeenLastCalledWith(expect.any(Function), 60_000);
 
     vi.advanceTimersByTime(10 * 60_000);
-    expect(uptime(root).textContent).toBe("up 14m");
+    expect(uptime(root).textContent).toBe("up 14 min");
     expect(started(root).textContent).toBe(start);
     expect(armed).toHaveBeenCalledTimes(11); // once a minute: the sidebar added no wakeup
     expect(render).not.toHaveBeenCalled();
@@ -229,10 +229,10 @@ describe("running times", () => {
     const f = fakeApi();
     const { root } = await mountTimed(f.api);
     f.emitStatus(status([backend({ state: "restarting", started_at: ago(5_000), ready_at: undefined })]));
-    expect(uptime(root).textContent).toBe("starting for 5s");
+    expect(uptime(root).textContent).toBe("starting for 5 s");
     expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(1_000);
-    expect(uptime(root).textContent).toBe("starting for 6s");
+    expect(uptime(root).textContent).toBe("starting for 6 s");
   });
 });
 
@@ -266,7 +266,7 @@ describe("a hidden window", () => {
     setVisibility("visible");
     expect(f.api.SetWindowVisible).toHaveBeenLastCalledWith(true);
     expect(f.api.SetWindowVisible).toHaveBeenCalledTimes(2);
-    expect(uptime(root).textContent).toBe("up 13m"); // 3m 12s + 10 minutes away, at once
+    expect(uptime(root).textContent).toBe("up 13 min"); // 3m 12s + 10 minutes away, at once
     await settle();
     expect(f.api.Status).toHaveBeenCalledTimes(2);
     expect(f.api.Logs).toHaveBeenLastCalledWith("hermes", 3, 2000);

@@ -142,8 +142,8 @@ describe("cgroupRows", () => {
       ],
     });
     expect(cgroupRows(r)).toEqual([
-      { pid: 30, action: "reaped", reason: "owner-dead", detail: "in backend cgroup /user.slice/hermes-backend-ab: launcher dead", cmdline: [] },
-      { pid: 31, action: "reaped", reason: "owner-dead", detail: "in backend cgroup /user.slice/hermes-backend-ab: launcher dead", cmdline: ["node", "mcp.js"] },
+      { pid: 30, action: "reaped", reason: "owner-dead", detail: "launcher dead", cmdline: [] },
+      { pid: 31, action: "reaped", reason: "owner-dead", detail: "launcher dead", cmdline: ["node", "mcp.js"] },
     ]);
     expect(cgroupRows(report())).toEqual([]);
   });

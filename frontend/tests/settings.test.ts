@@ -49,9 +49,9 @@ describe("commandError", () => {
     expect(commandError("")).toBeNull();
   });
   it("finds unterminated quotes and trailing backslashes", () => {
-    expect(commandError("hermes 'oops")).toBe("Unterminated ' quote");
-    expect(commandError('hermes "oops \\"')).toBe('Unterminated " quote');
-    expect(commandError("hermes \\")).toBe("The command ends with a backslash");
+    expect(commandError("hermes 'oops")).toBe("A ' quote is not closed");
+    expect(commandError('hermes "oops \\"')).toBe('A " quote is not closed');
+    expect(commandError("hermes \\")).toBe("It ends with a backslash");
   });
   it("reads Windows' quoting when the engine runs on Windows", () => {
     setQuoting("windows");
@@ -59,8 +59,8 @@ describe("commandError", () => {
       expect(commandError(`C:\\Users\\O'Brien\\hermes.exe serve`)).toBeNull();
       expect(commandError(`"C:\\Program Files\\Hermes\\hermes.exe" dashboard C:\\dir\\`)).toBeNull();
       expect(commandError(`say \\"hi`)).toBeNull(); // \" is a literal quote
-      expect(commandError(`"C:\\Program Files\\oops`)).toBe('Unterminated " quote');
-      expect(commandError(`a\\\\"b c`)).toBe('Unterminated " quote'); // \\" is a backslash, then a quote
+      expect(commandError(`"C:\\Program Files\\oops`)).toBe('A " quote is not closed');
+      expect(commandError(`a\\\\"b c`)).toBe('A " quote is not closed'); // \\" is a backslash, then a quote
     } finally {
       setQuoting("posix");
     }
@@ -119,20 +119,20 @@ describe("validateSettings", () => {
   });
   it("mirrors Go's ranges for the durations", () => {
     const err = (over: Partial<SettingsDraft>) => validateSettings({ ...defaults, ...over });
-    expect(err({ grace: "0" }).grace).toBe("Must be at least 1ms");
-    expect(err({ grace: "11m" }).grace).toBe("Must be at most 10m");
+    expect(err({ grace: "0" }).grace).toBe("Must be at least 1 ms");
+    expect(err({ grace: "11m" }).grace).toBe("Must be at most 10 min");
     expect(err({ grace: "10m", min_orphan_age: "1s" })).toEqual({});
-    expect(err({ min_orphan_age: "500ms" }).min_orphan_age).toBe("Must be at least 1s");
-    expect(err({ min_orphan_age: "169h" }).min_orphan_age).toBe("Must be at most 168h (7 days)");
+    expect(err({ min_orphan_age: "500ms" }).min_orphan_age).toBe("Must be at least 1 s");
+    expect(err({ min_orphan_age: "169h" }).min_orphan_age).toBe("Must be at most 7 d");
   });
   it("checks the leak guard's sample interval: 100ms..1h", () => {
     const si = (v: string) => validateSettings({ ...defaults, sample_interval: v }).sample_interval;
     expect(si("100ms")).toBeUndefined();
     expect(si("1h")).toBeUndefined();
     expect(si("2.5s")).toBeUndefined();
-    expect(si("99ms")).toBe("Must be at least 100ms");
-    expect(si("0")).toBe("Must be at least 100ms");
-    expect(si("61m")).toBe("Must be at most 1h");
+    expect(si("99ms")).toBe("Must be at least 100 ms");
+    expect(si("0")).toBe("Must be at least 100 ms");
+    expect(si("61m")).toBe("Must be at most 1 h");
     expect(si("-5s")).toBe("Must not be negative");
     expect(si("5")).toBe("Use a duration like 5s, 500ms or 1m");
   });

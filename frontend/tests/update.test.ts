@@ -123,7 +123,7 @@ describe("update banner", () => {
     const { root } = await mount(f.api);
     click(root, '[data-action="update-apply"]');
     await flush();
-    expect(root.querySelector('[data-key="update:ready"]')!.textContent).toContain("a backend is restarting");
+    expect(root.querySelector('[data-key="update:ready"]')!.textContent).toContain("A backend is restarting");
   });
 });
 
@@ -148,7 +148,10 @@ describe("the Settings page's notes on the update settings", () => {
     );
   });
   it("say why updates stay off although a feed is set", () => {
-    const u: UpdateInfo = { ...base, state: "off", feed: "https://example.com/stable.json", error: "updates are off: this build has no update key (build with make build UPDATE_PUBKEY=...)" };
-    expect(feedNote(u)).toBe("Updates are off: this build has no update key (build with make build UPDATE_PUBKEY=...)");
+    const u: UpdateInfo = { ...base, state: "off", feed: "https://example.com/stable.json", error: "updates are off: this build of Hermes Desktop does not update itself" };
+    expect(feedNote(u)).toBe("Updates are off: this build of Hermes Desktop does not update itself");
+    // Said before any feed is typed, when the build is why.
+    expect(feedNote({ ...u, feed: undefined, build_off: true })).toBe("Updates are off: this build of Hermes Desktop does not update itself");
+    expect(feedNote({ ...u, feed: undefined, error: "updates are off: no update feed is set" })).toBeNull();
   });
 });

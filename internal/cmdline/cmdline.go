@@ -17,6 +17,17 @@ import (
 	"strings"
 )
 
+// The reasons Split refuses a line. They reach people as the reason a
+// command they typed is wrong (the caller names the field: "Backend
+// command: a ' quote is not closed"), so they are plain words, without
+// the package's prefix.
+var (
+	ErrOpenSingleQuote   = errors.New("a ' quote is not closed")
+	ErrOpenDoubleQuote   = errors.New(`a " quote is not closed`)
+	ErrTrailingBackslash = errors.New("it ends with a backslash")
+	ErrEmpty             = errors.New("it is empty")
+)
+
 // Split splits a command line typed by a user (a flag, a settings
 // field) into argv, with the system's quoting (see the package doc). No
 // expansion of any kind happens: no variables, globs or tildes.
@@ -26,11 +37,11 @@ func Split(s string) ([]string, error) {
 		return nil, err
 	}
 	if len(argv) == 0 {
-		return nil, errors.New("cmdline: empty command")
+		return nil, ErrEmpty
 	}
 	for _, a := range argv {
 		if strings.IndexByte(a, 0) >= 0 {
-			return nil, fmt.Errorf("cmdline: NUL byte in argument %q", a)
+			return nil, fmt.Errorf("argument %q holds a NUL byte", a)
 		}
 	}
 	return argv, nil

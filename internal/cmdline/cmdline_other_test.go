@@ -2,6 +2,11 @@
 
 package cmdline
 
+import (
+	"errors"
+	"testing"
+)
+
 var splitCases = []splitCase{
 	{`'/Applications/My App/hermes' serve`, []string{"/Applications/My App/hermes", "serve"}, true},
 	{`a\ b c`, []string{"a b", "c"}, true},
@@ -18,4 +23,12 @@ var joinCases = []struct {
 	{[]string{"hermes", "serve"}, `hermes serve`},
 	{[]string{"/opt/My App/hermes", "it's"}, `'/opt/My App/hermes' 'it'\''s'`},
 	{[]string{"x", ""}, `x ''`},
+}
+
+func TestSplitErrorsOther(t *testing.T) {
+	for in, want := range map[string]error{`it's`: ErrOpenSingleQuote, `trailing\`: ErrTrailingBackslash} {
+		if _, err := Split(in); !errors.Is(err, want) {
+			t.Errorf("Split(%q): got %v, want %v", in, err, want)
+		}
+	}
 }

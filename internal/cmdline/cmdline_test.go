@@ -1,8 +1,10 @@
 package cmdline
 
 import (
+	"errors"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -97,6 +99,27 @@ func TestJoinSplitRoundTripTricky(t *testing.T) {
 		joined := Join(argv)
 		if got, err := Split(joined); err != nil || !reflect.DeepEqual(got, argv) {
 			t.Fatalf("Split(Join(%q)) = Split(%s): got %q, %v", argv, joined, got, err)
+		}
+	}
+}
+
+// A refused line says why in words a person reads: the settings page and
+// the Add backend form show the reason under the field (issue 23).
+func TestSplitErrorsReadAsWords(t *testing.T) {
+	cases := []struct {
+		in   string
+		want error
+	}{
+		{`"unterminated`, ErrOpenDoubleQuote},
+		{"   ", ErrEmpty},
+	}
+	for _, tc := range cases {
+		_, err := Split(tc.in)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("Split(%q): got %v, want %v", tc.in, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "cmdline") {
+			t.Errorf("Split(%q): got %q, want no package name in what a person reads", tc.in, err)
 		}
 	}
 }

@@ -2,10 +2,7 @@
 
 package cmdline
 
-import (
-	"errors"
-	"strings"
-)
+import "strings"
 
 // needsQuotes are the characters after which a shell user would quote an
 // argument: Split itself needs only the blanks, quotes and backslash.
@@ -35,7 +32,7 @@ func splitWords(s string) ([]string, error) {
 		case c == '\'':
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
-				return nil, errors.New("cmdline: unterminated ' in command")
+				return nil, ErrOpenSingleQuote
 			}
 			cur.WriteString(s[i+1 : i+1+end])
 			i += end + 1
@@ -49,13 +46,13 @@ func splitWords(s string) ([]string, error) {
 				cur.WriteByte(s[j])
 			}
 			if j >= len(s) {
-				return nil, errors.New(`cmdline: unterminated " in command`)
+				return nil, ErrOpenDoubleQuote
 			}
 			i = j
 			inWord = true
 		case c == '\\':
 			if i+1 >= len(s) {
-				return nil, errors.New("cmdline: command ends with a backslash")
+				return nil, ErrTrailingBackslash
 			}
 			i++
 			cur.WriteByte(s[i])

@@ -1,7 +1,6 @@
 package cmdline
 
 import (
-	"errors"
 	"strings"
 	"syscall"
 )
@@ -59,7 +58,7 @@ func splitWords(s string) ([]string, error) {
 		}
 	}
 	if inQuotes {
-		return nil, errors.New(`cmdline: unterminated " in command`)
+		return nil, ErrOpenDoubleQuote
 	}
 	if inWord {
 		argv = append(argv, cur.String())

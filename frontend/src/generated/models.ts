@@ -99,6 +99,7 @@ export interface UpdateInfo {
   speed?: number;
   error?: string;
   reason?: string;
+  build_off?: boolean;
   command?: string;
   skipped?: string;
   automatic?: boolean;
@@ -144,6 +145,7 @@ export interface BackendStatus {
   restarts: number;
   crashes?: number;
   command: string[] | null;
+  builtin?: boolean;
   nonce?: string;
   /** RFC3339 (time.Time) */
   started_at?: string;

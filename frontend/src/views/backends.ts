@@ -1,11 +1,11 @@
 import { h } from "../dom";
 import { runningTime } from "../clock";
-import { formatBytes, plural, shellJoin, uptimeOf } from "../format";
+import { formatBytes, plural, shellJoin, shellQuote, uptimeOf } from "../format";
 import { kindHelp, kindLabel, stateLabel, stateTone } from "../reasons";
 import type { AppState } from "../state";
 import type { BackendStatus } from "../types";
 import { addBackendForm } from "./addbackend";
-import { badge, button, emptyState, icon, inlineError, pageHeader } from "../ui";
+import { actionStatus, badge, button, emptyState, icon, inlineError, pageHeader } from "../ui";
 
 function busy(s: AppState, action: string, name: string): boolean {
   return s.busy.has(`${action}:${name}`);
@@ -94,7 +94,8 @@ function cardActions(b: BackendStatus, s: AppState): HTMLElement[] {
       size: "sm",
       variant: "ghost",
       disabled: anyBusy || s.removeConfirm === name,
-      title: `Remove backend ${name}`,
+      // No title: its tooltip stayed up over the question's Remove button,
+      // which opens right under the pointer. The label says it all.
       attrs: { ...attrs, "aria-label": `Remove backend ${name}`, "aria-expanded": s.removeConfirm === name ? "true" : "false" },
     }),
   );
@@ -104,10 +105,13 @@ function cardActions(b: BackendStatus, s: AppState): HTMLElement[] {
 /** The confirmation a Remove waits for. */
 function removeConfirm(b: BackendStatus, s: AppState): HTMLElement | null {
   if (s.removeConfirm !== b.name) return null;
+  // A question: say what Remove will do, not what is done.
   const consequence =
     b.state === "external"
-      ? "This app detaches from it; the Hermes already running keeps running."
-      : "Its processes are stopped.";
+      ? "This app will detach from it; the Hermes already running keeps running."
+      : b.state === "stopped" || b.state === "failed"
+        ? "It will be taken off the list."
+        : "Its processes will be stopped and it will be taken off the list.";
   return h(
     "div.remove-confirm",
     { role: "group", "aria-label": `Confirm removing ${b.name}` },
@@ -175,10 +179,12 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
   // Why it was last restarted. A crash while restarting is already shown as
   // "Last exit" above; the same words need not appear twice.
   const why = (b.last_restart ?? "").trim();
+  // It sits in the Command block's label row, which is always there: a
+  // line of its own pushed every button below it down as it appeared.
   const restartNote =
     (b.restarts ?? 0) > 0 && why && !(failure && why === (b.last_error ?? "").trim())
       ? h(
-          "p.last-restart",
+          "span.last-restart",
           { title: why },
           icon("restart", 13),
           h("span.last-restart-label", null, "Last restart:"),
@@ -219,9 +225,13 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
       ),
       h("div.card-actions", null, ...cardActions(b, s)),
     ),
-    inlineError(s.errors.get(`backend:${b.name}`)),
-    // Always present, so a screen reader hears the note when it appears.
-    h("div.card-note-slot", { role: "status" }, note ? h("p.card-note", null, icon("check", 14), h("span", null, note)) : null),
+    // Always present and a line tall, so a note or an error appearing does
+    // not move the buttons below it (a screen reader hears it too).
+    h(
+      "div.card-note-slot",
+      { role: "status" },
+      inlineError(s.errors.get(`backend:${b.name}`)) ?? (note ? h("p.card-note", null, icon("check", 14), h("span", null, note)) : null),
+    ),
     removeConfirm(b, s),
     b.state === "external"
       ? h("p.attached-note", null, icon("info", 14), h("span", null, "Hermes was already running; this app uses it and never stops it."))
@@ -237,9 +247,29 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
       stat("Processes", b.tree && running ? String(b.tree.count) : "—"),
       stat("Memory", b.tree && running ? formatBytes(b.tree.rss_bytes) : "—"),
     ),
-    restartNote,
-    h("div.command", null, h("div.command-label", null, "Command"), h("code.command-text", null, shellJoin(b.command) || "—")),
+    h("div.command", null, h("div.command-label", null, h("span", null, "Command"), restartNote), commandText(b)),
   );
+}
+
+/**
+ * The command a card shows. The built-in backend's path (a hashed file in
+ * the state dir) means nothing to a person: it is named instead, the real
+ * command on hover. Any other command wraps between arguments, never
+ * inside one ("--no-" on one line, "open" on the next).
+ */
+export function commandText(b: BackendStatus): HTMLElement {
+  const argv = b.command ?? [];
+  const line = shellJoin(argv);
+  if (argv.length === 0) return h("code.command-text", null, "—");
+  if (b.builtin) {
+    return h("code.command-text.command-builtin", { title: line }, `Built-in backend (${b.kind})`);
+  }
+  const words: (HTMLElement | string)[] = [];
+  argv.forEach((a, i) => {
+    if (i > 0) words.push(" ");
+    words.push(h("span.arg", null, shellQuote(a)));
+  });
+  return h("code.command-text", { title: line }, ...words);
 }
 
 /** Whether any backend has a page to open, so Open Hermes can work. */
@@ -267,6 +297,7 @@ export function backendsView(s: AppState, now: number): HTMLElement {
   const head = pageHeader(
     "Backends",
     bs.length ? `${plural(bs.length, "backend")} supervised by this app` : null,
+    actionStatus(s.errors.get("backend:"), s.notes.get("backend:")),
     multi
       ? button("Restart all", { action: "restart-all", icon: "restart", busy: s.busy.has("restart:"), busyLabel: "Restarting…" })
       : null,
@@ -283,7 +314,6 @@ export function backendsView(s: AppState, now: number): HTMLElement {
       "section.page",
       null,
       head,
-      inlineError(s.errors.get("backend:")),
       adding ??
         emptyState("backends", "No backend running", "Hermes Desktop has no backend configured. Add one with Add backend: a Dashboard gives you Hermes' web UI."),
     );
@@ -292,7 +322,6 @@ export function backendsView(s: AppState, now: number): HTMLElement {
     "section.page",
     null,
     head,
-    inlineError(s.errors.get("backend:")),
     h("div.cards", null, adding, ...bs.map((b) => backendCard(b, s, now))),
   );
 }

@@ -3,7 +3,7 @@ import { formatClock, formatCount } from "../format";
 import { filterLines, lineKey } from "../logbuffer";
 import type { AppState } from "../state";
 import type { LogLine } from "../types";
-import { button, emptyState, icon, inlineError, pageHeader } from "../ui";
+import { actionStatus, button, emptyState, icon, pageHeader } from "../ui";
 
 /** The text with each case-insensitive match of needle wrapped in <mark>. */
 export function highlight(text: string, needle: string): (string | HTMLElement)[] {
@@ -123,9 +123,9 @@ export function logsView(s: AppState, visible: LogLine[]): HTMLElement {
     pageHeader(
       "Logs",
       null,
-      button("Open log folder", { action: "open-log-folder", icon: "folder", busy: s.busy.has("open-log-folder") }),
+      actionStatus(s.errors.get("logs"), s.notes.get("logs")),
+      button("Open log folder", { action: "open-log-folder", icon: "folder", busy: s.busy.has("open-log-folder"), busyLabel: "Opening…" }),
     ),
-    inlineError(s.errors.get("logs")),
     h("div.toolbar", null, filter, select, count),
     body,
   );

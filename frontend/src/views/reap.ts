@@ -116,7 +116,7 @@ export function reapView(s: AppState): HTMLElement {
       busy: scanning,
       busyLabel: "Scanning…",
       disabled: f.kind === "reaping" || f.kind === "confirm",
-      title: "Look for leftover processes without stopping anything",
+      // No title: its tooltip stayed up over what the scan opens below it.
     }),
   );
   const r = currentReport(s);

@@ -1,5 +1,6 @@
 import { h } from "../dom";
-import { backendCommandInUse, customizedKeys, diffSettings, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
+import { formatSpan } from "../format";
+import { backendCommandInUse, customizedKeys, diffSettings, FIELD_LABELS, parseGoDuration, toDraft, type BoolKey, type SettingsDraft, type TextKey } from "../settings";
 import { shownNotices, type AppState } from "../state";
 import { banner, button, emptyState, icon, inlineError, pageHeader } from "../ui";
 import { automaticNote, feedNote, type UpdateInfo } from "../update";
@@ -11,6 +12,8 @@ interface FieldSpec {
   mono: boolean;
   /** A short value (a duration or a count): a narrower box. */
   short?: boolean;
+  /** A Go duration: its default is shown as a person says it ("3 min"). */
+  duration?: boolean;
   /** Shown when the default is empty, e.g. "Off". */
   emptyDefault?: string;
   inputmode?: "numeric";
@@ -25,35 +28,37 @@ interface CheckSpec {
 export const FIELDS: FieldSpec[] = [
   {
     key: "backend_command",
-    label: "Backend command",
+    label: FIELD_LABELS.backend_command,
     help: "The command of the one backend Hermes Desktop runs while no backends are listed on the Backends page, quoted as in a terminal (on Windows: double quotes around paths with spaces). Leave empty for the built-in default. A change applies when Hermes Desktop restarts.",
     mono: true,
   },
   {
     key: "ready_regex",
-    label: "Ready pattern",
+    label: FIELD_LABELS.ready_regex,
     help: "A regular expression matched against the backend's output; its first group is the port it listens on. A Custom backend may set its own when you add it.",
     mono: true,
   },
   {
     key: "health_path",
-    label: "Health check path",
+    label: FIELD_LABELS.health_path,
     help: "Requested once the port is known; the backend counts as ready when it answers. A Custom backend may set its own when you add it.",
     mono: true,
   },
   {
     key: "grace",
-    label: "Stop grace period",
+    label: FIELD_LABELS.grace,
     help: "How long a backend may take to exit after being asked to stop, before it is killed. For example 5s.",
     mono: false,
     short: true,
+    duration: true,
   },
   {
     key: "min_orphan_age",
-    label: "Minimum orphan age",
+    label: FIELD_LABELS.min_orphan_age,
     help: "Leftover processes younger than this are never reaped at startup. For example 3m.",
     mono: false,
     short: true,
+    duration: true,
   },
 ];
 
@@ -66,14 +71,15 @@ const START_AT_LOGIN: CheckSpec = {
 export const LEAK_FIELDS: FieldSpec[] = [
   {
     key: "sample_interval",
-    label: "Sample interval",
-    help: "How often each backend's processes are measured for these checks and the Process tree. From 100ms to 1h.",
+    label: FIELD_LABELS.sample_interval,
+    help: "How often each backend's processes are measured for these checks and the Process tree, from 100 ms to 1 h. For example 5s.",
     mono: false,
     short: true,
+    duration: true,
   },
   {
     key: "max_duplicate_children",
-    label: "Duplicate helper limit",
+    label: FIELD_LABELS.max_duplicate_children,
     help: "When more than this many helper processes of a backend share one command line, the oldest are stopped and the newest kept. Empty or 0 turns this off; at most 1,000.",
     mono: false,
     short: true,
@@ -82,7 +88,7 @@ export const LEAK_FIELDS: FieldSpec[] = [
   },
   {
     key: "nofile_soft_limit",
-    label: "Open-file floor",
+    label: FIELD_LABELS.nofile_soft_limit,
     help: "Before a backend starts, its open-file limit is raised to at least this many files (never lowered, and capped by the system). 0 turns this off.",
     mono: false,
     short: true,
@@ -93,7 +99,7 @@ export const LEAK_FIELDS: FieldSpec[] = [
 
 export const UPDATE_FEED: FieldSpec = {
   key: "update_feed",
-  label: "Update feed",
+  label: FIELD_LABELS.update_feed,
   help: "The URL of the update manifest, like https://example.com/hermes-desktop/stable.json: https, or http only on this machine. Empty turns updates off; there is no default feed yet. A change applies at once: the next check asks the new feed.",
   mono: true,
   emptyDefault: "None: updates off",
@@ -120,6 +126,14 @@ function fieldNote(id: string, text: string | null): HTMLElement | null {
   return text ? h("p.field-note", { id }, icon("info", 13), h("span", null, text)) : null;
 }
 
+/** What an empty box shows: the default, a duration as a person says it
+ *  ("3 min (default)", not Go's "3m0s"). */
+function placeholder(f: FieldSpec, def: string): string {
+  if (!def) return f.emptyDefault || "Built-in default";
+  const ms = f.duration ? parseGoDuration(def) : null;
+  return ms === null ? def : `${formatSpan(ms)} (default)`;
+}
+
 function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, error: string | undefined, custom: boolean, noteText: string | null = null, readOnly = false): HTMLElement {
   const id = `set-${f.key}`;
   const helpId = `${id}-help`;
@@ -135,7 +149,7 @@ function field(f: FieldSpec, draft: SettingsDraft, defaults: SettingsDraft, erro
       type: "text",
       class: ["input", f.mono ? "mono" : "", f.short ? "input-short" : ""].join(" ").replace(/\s+/g, " ").trim(),
       value: draft[f.key],
-      placeholder: defaults[f.key] || f.emptyDefault || "Built-in default",
+      placeholder: placeholder(f, defaults[f.key]),
       inputmode: f.inputmode ?? null,
       "data-input": "setting",
       "data-field": f.key,

@@ -1,9 +1,8 @@
 import { h } from "../dom";
 import { clockTime } from "../clock";
 import { parseTime } from "../format";
-import { countDecisions } from "../reap";
-import { currentReport, instanceSummary, shownNotices, TABS, type AppState, type Tab } from "../state";
-import { banner, button, emptyState, icon, inlineError, logo } from "../ui";
+import { currentReport, instanceSummary, shownNotices, TABS, unseenReapCount, type AppState, type Tab } from "../state";
+import { actionStatus, banner, button, emptyState, icon, inlineError, logo } from "../ui";
 import { hasPage, openHermesButton } from "./backends";
 import { updateRow } from "./update";
 
@@ -19,11 +18,8 @@ function navCount(s: AppState, tab: Tab): HTMLElement | null {
       return warns ? h("span.nav-count.tone-busy", { title: `${warns} warnings` }, String(warns)) : null;
     }
     case "reap": {
-      const r = currentReport(s);
-      if (!r) return null;
-      const c = countDecisions(r);
-      const n = r.dry_run ? c.wouldReap : c.reaped;
-      return n ? h("span.nav-count", { title: r.dry_run ? `${n} would be reaped` : `${n} reaped` }, String(n)) : null;
+      const n = unseenReapCount(s);
+      return n ? h("span.nav-count", { title: currentReport(s)?.dry_run ? `${n} would be reaped` : `${n} reaped` }, String(n)) : null;
     }
     default:
       return null;
@@ -48,7 +44,7 @@ export function header(s: AppState): HTMLElement {
       "div.topbar-actions",
       null,
       inlineError(s.errors.get("quit")),
-      inlineError(s.errors.get("topbar")),
+      actionStatus(s.errors.get("topbar"), s.notes.get("topbar")),
       // The Backends page has its own in its header; one is enough in view.
       s.load.kind === "ready" && s.tab !== "backends" && hasPage(s) ? openHermesButton(s, "topbar") : null,
       button("Quit", { action: "quit", icon: "power", variant: "ghost", busy: s.busy.has("quit"), busyLabel: "Quitting…", title: "Stop all backends and quit" }),
