@@ -94,8 +94,8 @@ func TestApplyDefaultsRefuses(t *testing.T) {
 	}{
 		{"bad name", Spec{Name: "a b"}, "invalid backend name"},
 		{"custom without command", Spec{Kind: settings.KindCustom}, "needs a command"},
-		{"ready pattern without group", Spec{ReadyRegex: `READY`}, "capture group"},
-		{"ready pattern that does not compile", Spec{ReadyRegex: `(`}, "ready regex"},
+		{"ready pattern without group", Spec{ReadyRegex: `READY`}, "needs a group for the port"},
+		{"ready pattern that does not compile", Spec{ReadyRegex: `(`}, "not a valid regular expression"},
 		{"relative health path", Spec{HealthPath: "health"}, "must start with /"},
 		{"negative grace", Spec{Grace: -time.Second}, "negative grace"},
 		{"negative start timeout", Spec{StartTimeout: -time.Second}, "negative grace or start timeout"},
