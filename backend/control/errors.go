@@ -80,6 +80,7 @@ type RemoteError struct {
 	Message string
 }
 
+// Error returns the message the instance sent.
 func (e *RemoteError) Error() string { return e.Message }
 
 // Unwrap returns the sentinel of the error's code (nil for CodeInternal and

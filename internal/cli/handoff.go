@@ -13,11 +13,8 @@ import (
 	"hermes-desktop/backend/handoff"
 )
 
-func cmdHandoff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: hermes-desktop handoff [--to PATH] [--mode restart|adopt] [--timeout D] [--state-dir DIR]
+// handoffUsage is the help of hermes-desktop handoff, before its flags.
+const handoffUsage = `usage: hermes-desktop handoff [--to PATH] [--mode restart|adopt] [--timeout D] [--state-dir DIR]
 
 Hands the running instance over to the binary at PATH (an update), with no
 orphan and no duplicate backend:
@@ -29,7 +26,13 @@ Without --to, applies an update a package upgrade put on disk: the running
 instance's own executable, replaced (adopt mode unless --mode says
 otherwise; refused when it has not changed).
 Exits 0 once the new instance answers; otherwise the old one is still in
-charge (with its backends), and the reason is printed.`)
+charge (with its backends), and the reason is printed.`
+
+func cmdHandoff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, handoffUsage)
 		fs.PrintDefaults()
 	}
 	to := fs.String("to", "", "path of the new hermes-desktop binary (default: the running one's executable, replaced on disk)")
