@@ -30,6 +30,6 @@ func main() {
 		Version:      version,
 		UpdateKeys:   []string{updatePubKey, updatePubKey2},
 		GUIAvailable: guiAvailable,
-		GUI:          runGUI,
+		Window:       newWindow,
 	}))
 }
