@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/testbin"
 )
@@ -164,16 +166,17 @@ func (r *aRun) wait(t *testing.T) error {
 }
 
 // waitServing waits until the instance answers on its control socket
-// with its backend ready.
-func waitServing(t *testing.T, stateDir string) {
+// with its backend ready, and returns its status.
+func waitServing(t *testing.T, stateDir string) model.Status {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpStatus})
 		cancel()
-		if err == nil && strings.Contains(string(res), `"state":"ready"`) {
-			return
+		var st model.Status
+		if err == nil && json.Unmarshal(res, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
+			return st
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no ready instance on %s: %v %s", stateDir, err, res)
@@ -347,4 +350,34 @@ func TestRunReclaimsSignalsFromTheToolkit(t *testing.T) {
 		t.Error("got no Close after SIGTERM, want the window closed")
 	}
 	checkTornDown(t, r)
+}
+
+// TestRunHandsOverWithoutTeardown: a handoff to a successor (`hermes-desktop
+// handoff`, adopt mode) closes the window and ends the run without
+// touching the backends, which the successor now serves.
+func TestRunHandsOverWithoutTeardown(t *testing.T) {
+	cfg := config(t)
+	bin := testbin.Path(t)
+	// The successor's command line, as `run` would pass on its own.
+	cfg.Args = []string{"run", "--headless", "--state-dir", cfg.StateDir, "--no-boot-reap", "--containment", string(instance.ContainmentProcessTree)}
+	t.Setenv("HERMES_HOME", cfg.HermesHome)
+	r := start(t, cfg, false, nil)
+	w := <-r.window
+	<-w.ran
+	before := waitServing(t, cfg.StateDir)
+	if out, err := exec.Command(bin, "handoff", "--to", bin, "--mode", "adopt", "--state-dir", cfg.StateDir).CombinedOutput(); err != nil {
+		t.Fatalf("hermes-desktop handoff: %v: %s", err, out)
+	}
+	if err := r.wait(t); err != nil {
+		t.Fatalf("Run: got %v, want nil", err)
+	}
+	out := r.stdout.String()
+	if w.closes.Load() == 0 || !strings.Contains(out, "handed over to the new instance") || strings.Contains(out, "stopping") {
+		t.Errorf("got %d closes, stdout %q; want the window closed and a handover without teardown", w.closes.Load(), out)
+	}
+	after := waitServing(t, cfg.StateDir)
+	if after.Instance.PID == os.Getpid() || after.Backends[0].PID != before.Backends[0].PID {
+		t.Errorf("got instance %d with backend %d, want the successor serving backend %d", after.Instance.PID, after.Backends[0].PID, before.Backends[0].PID)
+	}
+	stopCLI(t, cfg.StateDir) // the successor tears down
 }
