@@ -32,14 +32,15 @@ var layer = map[string]int{
 	"backend/selfupdate": 7,
 	"backend/builtin":    3,
 	"backend":            8,
-	"internal/cli":       9,
+	"internal/lifecycle": 9,
 	"internal/desktop":   9,
-	"":                   10, // main
-	"internal/tsgen":     10,
+	"internal/cli":       10,
+	"":                   11, // main
+	"internal/tsgen":     11,
 }
 
 // topLayer holds what nothing imports: benchmarks, tests, tools.
-const topLayer = 11
+const topLayer = 12
 
 func rank(pkg string) int {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "hermes-desktop"), "/")
