@@ -101,7 +101,10 @@ outer() {
 		PARTS="$parts" STARTS="$starts" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" BEFORE_BIN="$before" ARTIFACTS="$artifacts" \
 		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$self" </dev/null >&2 &
 	local inner=$!
-	wait "$inner" || die "the measuring run failed (exit $?)"
+	if ! wait "$inner"; then
+		print_tables
+		die "the measuring run failed; the figures above are what it measured"
+	fi
 	print_tables
 }
 
@@ -290,6 +293,9 @@ start_probed() {
 	echo "$label $times" >>"$work/starts"
 	if [ "$ready" = ready ]; then "$1" stop >/dev/null 2>&1 || true; fi
 	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
+	# The probe reaps the window's process and then exits: wait for that,
+	# so that the next start finds nothing of this one.
+	for _ in $(seq 1 80); do kill -0 "$probe" 2>/dev/null || break; sleep 0.25; done
 	stop_pid "$probe"
 	probe=''
 	[[ $times != *-* ]] || say "$label: a step was not seen within 30 s: $times; $(tail -3 "$work/probe.err" 2>/dev/null)"

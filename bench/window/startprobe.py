@@ -83,7 +83,9 @@ def find(d, w, title):
         match = name.value.decode(errors="replace") == title
         X.XFree(name)
         attrs = XWindowAttributes()
-        if match and X.XGetWindowAttributes(d, w, ctypes.byref(attrs)) and attrs.map_state == IS_VIEWABLE:
+        # A window too small to hold the page is a helper window of GTK's.
+        if match and X.XGetWindowAttributes(d, w, ctypes.byref(attrs)) and attrs.map_state == IS_VIEWABLE \
+                and attrs.width >= 200 and attrs.height >= 200:
             # x, y are relative to the parent, which need not be the root.
             x, y, child = ctypes.c_int(), ctypes.c_int(), Window()
             X.XTranslateCoordinates(d, w, attrs.root, 0, 0, ctypes.byref(x), ctypes.byref(y), ctypes.byref(child))

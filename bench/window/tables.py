@@ -43,7 +43,7 @@ def keys(work):
         print(f"{label:<8} {field:<9} {n:>4} {secs:>6.2f} {app:>7.2f} {webkit:>7.2f} {app + webkit:>7.2f} {ticks:>7.1f} {landed.get((label, field), '?'):>6}  {goal}")
     print("ms per key. app ms, WebKit: exact (schedstat of every thread alive at both ends); ticks: app + WebKit")
     print(f"utime+stime ({tick_ms:.0f} ms ticks), which also counts threads that ended meanwhile; the goal takes the larger.")
-    print("secs: first key to quiet (50 keys typed 100 ms apart take 5 s at best).")
+    print("secs: first key (xdotool type --delay 100) until quiet.")
     print("landed: Enter saved the form and config.json held exactly the typed text.")
 
 
