@@ -615,10 +615,11 @@ export class App {
 
   /**
    * Re-renders soon (coalesced) only the form that el is in, for a keystroke:
-   * building and comparing the whole page on every key cost 37 ms of WebKit
-   * CPU per key in Settings and 29 ms in the Add form (bench/window), and
-   * keys typed meanwhile queued up. A full render, queued or later, draws
-   * the same form from the same state, so the value and caret survive it.
+   * nothing outside it depends on what is typed, so building and comparing
+   * the whole page on every key was work for nothing (STYLE.md rule 20; the
+   * bulk of a key's cost was WebKit repainting the window, which style.css's
+   * input.input containment ends). A full render, queued or later, draws the
+   * same form from the same state, so the value and caret survive it.
    */
   private updateForm(el: Element): void {
     const name = el.closest<HTMLElement>("form[data-form]")?.dataset.form ?? "";
