@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 )
 
 func cmdHandoff(args []string, stdout, stderr io.Writer) int {
@@ -47,9 +46,9 @@ charge (with its backends), and the reason is printed.`)
 		return ExitUsage
 	}
 	if *mode == "" {
-		*mode = string(handoff.ModeRestart)
+		*mode = string(protocol.HandoffRestart)
 		if *to == "" {
-			*mode = string(handoff.ModeAdopt)
+			*mode = string(protocol.HandoffAdopt)
 		}
 	}
 	dir, err := resolveStateDir(*stateDir)
@@ -57,10 +56,9 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitError
 	}
-	req, _ := json.Marshal(handoff.Args{To: *to, Mode: handoff.Mode(*mode), TimeoutNS: int64(*timeout)})
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
 	defer cancel()
-	res, err := control.Call(ctx, dir, control.Request{Op: control.OpHandoff, Args: req})
+	r, err := protocol.OpHandoff.Call(ctx, dir, "", protocol.HandoffArgs{To: *to, Mode: protocol.HandoffMode(*mode), TimeoutNS: int64(*timeout)})
 	if errors.Is(err, control.ErrNotRunning) {
 		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", dir)
 		return ExitNotRunning
@@ -69,9 +67,8 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop: handoff failed:", err)
 		return ExitError
 	}
-	var r handoff.Result
-	if err := json.Unmarshal(res, &r); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer:", err)
+	if r == nil {
+		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer: no result")
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "handed over (%s) to pid %d in %.0f ms\n", r.Mode, r.NewPID, r.ElapsedMS)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
@@ -365,7 +365,7 @@ func RunHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
 func SecondInstance(stateDir string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := control.Call(ctx, stateDir, control.Request{Op: control.OpFocus}); err != nil {
+	if _, err := protocol.OpFocus.Call(ctx, stateDir, "", protocol.None{}); err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: another instance holds %s but did not answer: %v\n", stateDir, err)
 	}
 	fmt.Fprintf(stdout, "hermes-desktop is already running (state dir %s); not starting another\n", stateDir)
