@@ -54,9 +54,9 @@ var (
 	OpReap = Op[ReapArgs, *reap.Report]{"reap"}
 	// OpLogs answers a backend's log lines after a sequence number.
 	OpLogs = Op[LogsArgs, []logs.Line]{"logs"}
-	// OpPage answers the page Open Hermes opens; OpOpen also opens it in
-	// the default browser.
+	// OpPage answers the page Open Hermes opens.
 	OpPage = Op[None, PageResult]{"page"}
+	// OpOpen answers the same page and opens it in the default browser.
 	OpOpen = Op[None, PageResult]{"open"}
 	// OpHandoff hands the instance over to another binary (handoff.Sender).
 	OpHandoff = Op[HandoffArgs, *HandoffResult]{"handoff"}
