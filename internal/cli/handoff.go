@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 )
 
 // handoffUsage is the help of hermes-desktop handoff, before its flags.
@@ -50,9 +49,9 @@ func cmdHandoff(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if *mode == "" {
-		*mode = string(handoff.ModeRestart)
+		*mode = string(protocol.HandoffRestart)
 		if *to == "" {
-			*mode = string(handoff.ModeAdopt)
+			*mode = string(protocol.HandoffAdopt)
 		}
 	}
 	dir, err := resolveStateDir(*stateDir)
@@ -60,10 +59,9 @@ func cmdHandoff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitError
 	}
-	req, _ := json.Marshal(handoff.Args{To: *to, Mode: handoff.Mode(*mode), TimeoutNS: int64(*timeout)})
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
 	defer cancel()
-	res, err := control.Call(ctx, dir, control.Request{Op: control.OpHandoff, Args: req})
+	r, err := protocol.OpHandoff.Call(ctx, dir, "", protocol.HandoffArgs{To: *to, Mode: protocol.HandoffMode(*mode), TimeoutNS: int64(*timeout)})
 	if errors.Is(err, control.ErrNotRunning) {
 		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", dir)
 		return ExitNotRunning
@@ -72,9 +70,8 @@ func cmdHandoff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hermes-desktop: handoff failed:", err)
 		return ExitError
 	}
-	var r handoff.Result
-	if err := json.Unmarshal(res, &r); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer:", err)
+	if r == nil {
+		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer: no result")
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "handed over (%s) to pid %d in %.0f ms\n", r.Mode, r.NewPID, r.ElapsedMS)

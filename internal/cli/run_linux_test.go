@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/internal/lifecycle"
@@ -133,14 +132,13 @@ func waitReady(t *testing.T, stateDir string) model.Status {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpStatus})
+		st, err := protocol.OpStatus.Call(ctx, stateDir, "", protocol.None{})
 		cancel()
-		var st model.Status
-		if err == nil && json.Unmarshal(res, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
+		if err == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
 			return st
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no ready instance on %s: %v %s", stateDir, err, res)
+			t.Fatalf("no ready instance on %s: %v", stateDir, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 )
 
 // Window is what a run shows while its launcher serves: the desktop
@@ -140,7 +140,7 @@ func waitForStop(l *backend.Launcher, sig *Signals, cancel <-chan struct{}) bool
 func focusRunning(stateDir string, stdout, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := control.Call(ctx, stateDir, control.Request{Op: control.OpFocus}); err != nil {
+	if _, err := protocol.OpFocus.Call(ctx, stateDir, "", protocol.None{}); err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: another instance holds %s but did not answer: %v\n", stateDir, err)
 	}
 	fmt.Fprintf(stdout, "hermes-desktop is already running (state dir %s); not starting another\n", stateDir)
