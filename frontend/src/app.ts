@@ -32,6 +32,11 @@ import { updateBanner } from "./views/update";
 
 export const INITIAL_LOG_LINES = 500;
 
+/** How often the Process tree page reads the status while it is shown: Go
+ *  sends a tree only when it changes, so without this "checked" would stand
+ *  still while the sampler goes on (leakguard's default interval). */
+export const TREE_RECHECK_MS = 5000;
+
 /** How long a confirmation such as "Opened in your browser" stays. */
 export const FLASH_MS = 4000;
 
@@ -71,6 +76,8 @@ export class App {
   /** The one timer: due when a running time on the page next reads
    *  differently. Never armed while hidden. */
   private clockTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Reads the status again while the Process tree page is shown. */
+  private treeTimer: ReturnType<typeof setInterval> | null = null;
   /** The window cannot be seen: no timer runs and Go sends no events. */
   private hidden = false;
   private destroyed = false;
@@ -138,6 +145,7 @@ export class App {
       this.reportVisible(false);
     }
     this.render();
+    this.armTreeRecheck();
     await this.loadStatus();
     if (this.state.tab === "settings") await this.loadSettings();
   }
@@ -146,6 +154,7 @@ export class App {
     this.destroyed = true;
     for (const u of this.subs.splice(0)) u();
     this.stopClock();
+    this.stopTreeRecheck();
     this.doc.removeEventListener("visibilitychange", this.onVisibility);
     this.root.removeEventListener("click", this.onClick);
     this.root.removeEventListener("input", this.onInput);
@@ -356,6 +365,7 @@ export class App {
     // The window is sent a tree only when it changed: opening the page
     // reads when it was last checked.
     if (tab === "tree") void this.refresh();
+    this.armTreeRecheck();
     if (tab === "settings" && (this.state.settings.load === "idle" || this.state.settings.load === "error")) {
       void this.loadSettings();
     } else if (tab === "settings") {
@@ -602,7 +612,21 @@ export class App {
       this.armClock(); // at once: running times still read as when hidden
       void this.catchUp();
     }
+    this.armTreeRecheck();
   };
+
+  /** Runs the tree page's re-read while that page is shown in a visible
+   *  window, and only then. */
+  private armTreeRecheck(): void {
+    const want = this.state.tab === "tree" && !this.hidden && !this.destroyed && this.opts.timers !== false;
+    if (!want) this.stopTreeRecheck();
+    else if (this.treeTimer === null) this.treeTimer = setInterval(() => void this.refresh(), TREE_RECHECK_MS);
+  }
+
+  private stopTreeRecheck(): void {
+    if (this.treeTimer !== null) clearInterval(this.treeTimer);
+    this.treeTimer = null;
+  }
 
   /** Tells Go whether to send events. A failure is not shown: Go then goes
    *  on sending events, which costs a little and breaks nothing. */
