@@ -143,12 +143,13 @@ func TestResolveCommandFallsBackToBuiltin(t *testing.T) {
 }
 
 func TestFromSettingCustomCommandIsSplit(t *testing.T) {
-	b := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: `sh -c 'echo "port 1"'`}
+	// Double quotes read the same under POSIX and Windows quoting.
+	b := settings.Backend{Name: "web", Kind: settings.KindCustom, Command: `sh -c "echo port 1"`}
 	s, err := FromSetting(b, settings.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"sh", "-c", `echo "port 1"`}
+	want := []string{"sh", "-c", "echo port 1"}
 	if !reflect.DeepEqual(s.Command, want) || s.Kind != settings.KindCustom || s.Disabled {
 		t.Errorf("got %+v, want command %q, custom, enabled", s, want)
 	}
