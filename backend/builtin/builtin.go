@@ -34,7 +34,6 @@ import (
 	"hermes-desktop/watchdog"
 )
 
-
 // Main runs the built-in backend in serve mode (`hermes-desktop serve`)
 // and returns its exit code; /api/health reports version.
 func Main(version string, args []string, stdout, stderr io.Writer) int {
