@@ -138,9 +138,12 @@ func (l *Launcher) Start() {
 	} else if msg != "" {
 		l.cfg.Logger.Info(msg)
 	}
-	l.sups.runAll(func(sup *Supervisor) (*instance.Instance, model.BackendStatus) {
+	l.sups.runAll(func(sup *Supervisor) (instance.Process, model.BackendStatus) {
 		a := l.adopted[sup.spec.Name]
-		return a.Instance(), a.Status()
+		if inst := a.Instance(); inst != nil {
+			return inst, a.Status()
+		}
+		return nil, a.Status() // no nil *Instance in a non-nil Process
 	})
 }
 

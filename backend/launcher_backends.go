@@ -25,7 +25,7 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 		Log: l.logs.of(spec.Name), Reclaimer: l.subreaper.reclaimer, Contain: l.contain,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
-	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
+	return newSupervisor(spec, instance.Local{Params: params}, params.Log, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
 }
 
 // AddBackend adds a backend while the launcher runs and starts it unless

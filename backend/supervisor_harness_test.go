@@ -202,7 +202,7 @@ func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 		lg.SampleInterval = o.sample
 	}
 	h := &supHarness{rec: newRecorder(), records: records, dir: dir, owner: ownerNonce}
-	h.sup = newSupervisor(spec, params, records, o.policy, lg, slog.New(slog.DiscardHandler), h.rec.notify)
+	h.sup = newSupervisor(spec, instance.Local{Params: params}, out, records, o.policy, lg, slog.New(slog.DiscardHandler), h.rec.notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	go h.sup.run(ctx, o.autostart, nil, model.BackendStatus{})

@@ -152,16 +152,17 @@ func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
 		closeAll()
 		return nil, fmt.Errorf("no backend named %q in this configuration", b.Status.Name)
 	}
+	owner := lockfile.Owner{Nonce: r.Nonce, PID: r.Self.PID, Start: r.Self.Start}
 	rec, err := r.Records.Load(b.Nonce)
 	if err == nil {
-		rec.Owner = lockfile.Owner{Nonce: r.Nonce, PID: r.Self.PID, Start: r.Self.Start}
+		rec.Owner = owner
 		err = r.Records.Write(rec)
 	}
 	if err != nil {
 		closeAll()
 		return nil, err
 	}
-	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token,
+	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token, Owner: owner,
 		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
 	if err != nil {
 		return nil, err // instance.Adopt closed the files
