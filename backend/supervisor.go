@@ -29,7 +29,6 @@ type Supervisor struct {
 	log     *slog.Logger
 	out     *logs.Log
 	policy  restartPolicy
-	guard   *leakguard.Guard
 	// notify is told about every state change (publish + announce).
 	notify func(st model.BackendStatus, entered bool)
 
@@ -104,7 +103,9 @@ type commandResult struct {
 	token string       // cmdToken only
 }
 
-func newSupervisor(spec runspec.Spec, runner instance.Runner, out *logs.Log, records *lockfile.Records, policy restartPolicy, lg leakguard.Config, log *slog.Logger, notify func(st model.BackendStatus, entered bool)) *Supervisor {
+// newSupervisor makes the supervisor of spec's backend, run by runner,
+// its lines in out; sampleEvery paces its tree samples (leakguard.Clock).
+func newSupervisor(spec runspec.Spec, runner instance.Runner, out *logs.Log, records *lockfile.Records, policy restartPolicy, sampleEvery time.Duration, log *slog.Logger, notify func(st model.BackendStatus, entered bool)) *Supervisor {
 	log = log.With("backend", spec.Name)
 	if policy.backoff <= 0 {
 		policy.backoff = defaultBackoff
@@ -116,8 +117,7 @@ func newSupervisor(spec runspec.Spec, runner instance.Runner, out *logs.Log, rec
 		log:     log,
 		out:     out,
 		policy:  policy,
-		guard:   leakguard.New(lg, log, func(line string) { out.Add("launcher", line) }),
-		clock:   leakguard.NewClock(lg.SampleInterval),
+		clock:   leakguard.NewClock(sampleEvery),
 		notify:  notify,
 		cmds:    make(chan command),
 		done:    make(chan struct{}),

@@ -76,7 +76,6 @@ func (s *Supervisor) spawn() bool {
 		return false
 	}
 	s.cur, s.curPort, s.curReported = p, 0, p.Info().PID != 0
-	s.guard.Reset()
 	if err := p.Release(); err != nil {
 		s.out.Add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
 	}
@@ -142,21 +141,20 @@ func (s *Supervisor) sample(ctx context.Context) {
 	if s.clock.Off() || s.cur == nil {
 		return
 	}
-	ts, recordChanged, err := s.cur.Sample()
+	sm, err := s.cur.Sample()
 	if err != nil {
 		return // not known yet, or exiting: the exit is handled where it is seen
 	}
-	if recordChanged {
+	if sm.RecordChanged {
 		if err := s.writeRecord(); err != nil {
 			s.log.Warn("update record with descendants", "err", err)
 		}
 	}
-	restart := s.guard.Check(ts, s.spec.Grace)
-	s.publishTree(ts)
-	if restart != "" {
-		s.log.Warn("leak guard restarts the backend", "reason", restart)
-		s.out.Add("launcher", restart)
-		_ = s.relaunch(ctx, restart)
+	s.publishTree(sm.Tree)
+	if sm.Restart != "" {
+		s.log.Warn("leak guard restarts the backend", "reason", sm.Restart)
+		s.out.Add("launcher", sm.Restart)
+		_ = s.relaunch(ctx, sm.Restart)
 	}
 }
 
@@ -212,7 +210,6 @@ func (s *Supervisor) adopt(p instance.Process, prev model.BackendStatus) {
 	info := p.Info()
 	_ = s.move(model.StateStarting, func() bool {
 		s.cur, s.curPort, s.curReported = p, prev.Port, true
-		s.guard.Reset()
 		return true
 	}, nil)
 	_ = s.move(model.StateReady, nil, func(st *model.BackendStatus) {

@@ -14,7 +14,6 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
@@ -52,7 +51,7 @@ func newIdleSupervisor(t *testing.T) *idleSupervisor {
 	params := instance.Params{Owner: self, OwnerNonce: "owner", StateDir: dir, HermesHome: dir, Self: "/bin/false", Log: out}
 	is := &idleSupervisor{rec: newRecorder(), records: records, dir: dir}
 	is.sup = newSupervisor(spec, instance.Local{Params: params}, out, records, restartPolicy{max: 3, window: time.Minute},
-		leakguard.Config{SampleInterval: -1}, slog.New(slog.DiscardHandler), is.rec.notify)
+		-1, slog.New(slog.DiscardHandler), is.rec.notify)
 	t.Cleanup(func() {
 		is.sup.halt() // should a refused step have spawned after all
 		is.sup.clock.Stop()

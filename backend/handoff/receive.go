@@ -12,6 +12,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
@@ -41,6 +42,8 @@ type Receiving struct {
 	Log func(name string) *logs.Log
 	// Reclaimer finishes off what an adopted backend leaves behind.
 	Reclaimer *reclaim.Reclaimer
+	// LeakGuard configures the adopted backends' leak guards.
+	LeakGuard leakguard.Config
 	// Logger receives the handoff's log; it must not be nil.
 	Logger *slog.Logger
 }
@@ -162,7 +165,7 @@ func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
 		closeAll()
 		return nil, err
 	}
-	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token, Owner: owner,
+	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token, Owner: owner, LeakGuard: r.LeakGuard, Logger: r.Logger,
 		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
 	if err != nil {
 		return nil, err // instance.Adopt closed the files

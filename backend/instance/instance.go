@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,10 +100,10 @@ type Instance struct {
 	exe ExeStamp
 
 	// Owned by the instance's owner (its Supervisor's goroutine): what its
-	// record says beyond the identities, the sampler's memory, and whether
-	// the backend was let start (Release).
+	// record says beyond the identities, the leak guard that samples its
+	// tree, and whether the backend was let start (Release).
 	rec      recordState
-	sampler  leakguard.Sampler
+	guard    *leakguard.Guard
 	released bool
 
 	mu     sync.Mutex // guards reaped and tree; held through a teardown
@@ -142,6 +143,10 @@ type Params struct {
 	// Contain is the launcher's containment plan; nil means the process
 	// tree only (tests).
 	Contain *Plan
+	// LeakGuard configures each run's leak guard (Sample); Logger, which
+	// may be nil, receives its warnings.
+	LeakGuard leakguard.Config
+	Logger    *slog.Logger
 }
 
 // errSpawn wraps errors that happen before the process exists.
@@ -166,6 +171,7 @@ func Spawn(p Params) (*Instance, error) {
 		portFound:    make(chan int, 1),
 		exited:       make(chan struct{}),
 		rec:          recordState{owner: lockfile.Owner{Nonce: p.OwnerNonce, PID: p.Owner.PID, Start: p.Owner.Start}},
+		guard:        newGuard(p.LeakGuard, p.Logger, p.Spec.Name, p.Log),
 	}
 	i.exe = StampExecutable(p.Spec.Command[0])
 	env, token, err := backendEnv(p, nonce, i.readyFile)
@@ -533,6 +539,9 @@ type Adopted struct {
 	Token   string
 	// Owner is the launcher adopting it, which its record now names.
 	Owner lockfile.Owner
+	// LeakGuard and Logger are as in Params.
+	LeakGuard leakguard.Config
+	Logger    *slog.Logger
 	// What held its tree, why nothing stronger, and its cgroup ("" when
 	// none).
 	Containment       Containment
@@ -568,6 +577,7 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
 		contain: b.Containment, containWhy: b.ContainmentReason, cgroup: b.Cgroup,
 		rec: recordState{owner: b.Owner, created: time.Now()}, released: true,
+		guard: newGuard(b.LeakGuard, b.Logger, spec.Name, log),
 	}
 	i.takeReport(b.Cgroup, "")
 	close(i.backendKnown)

@@ -3,10 +3,12 @@ package instance
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
 )
@@ -67,20 +69,39 @@ func (i *Instance) Info() Info {
 	return in
 }
 
-// Sample samples the backend's tree with what this instance's earlier
-// samples read, adds its members to the tree the teardown ends, and keeps
-// the first lockfile.MaxDescendants descendants for the record (and the
-// reclaimer). recordChanged says whether they changed since the last one.
-func (i *Instance) Sample() (ts *leakguard.TreeSample, recordChanged bool, err error) {
+// newGuard is a run's leak guard: its warnings go to log, with the
+// backend's name, and the lines meant for the backend's own log to out.
+func newGuard(cfg leakguard.Config, log *slog.Logger, name string, out *logs.Log) *leakguard.Guard {
+	if log != nil {
+		log = log.With("backend", name)
+	}
+	return leakguard.New(cfg, log, func(line string) { out.Add("launcher", line) })
+}
+
+// Sample samples the backend's tree with what this run's earlier samples
+// read, adds its members to the tree the teardown ends, keeps the first
+// lockfile.MaxDescendants descendants for the record (and the reclaimer),
+// and applies the leak guard, which may stop duplicate children here.
+func (i *Instance) Sample() (Sampled, error) {
 	select {
 	case <-i.backendKnown:
 	default:
-		return nil, false, fmt.Errorf("%w: the shim has not reported the backend yet", leakguard.ErrGone)
+		return Sampled{}, fmt.Errorf("%w: the shim has not reported the backend yet", leakguard.ErrGone)
 	}
-	if ts, err = i.sampler.Sample(i.backendID, i.TreeCgroup()); err != nil {
-		return nil, false, err
+	ts, err := i.guard.Sample(i.backendID, i.TreeCgroup())
+	if err != nil {
+		return Sampled{}, err
 	}
 	i.track(ts.Processes)
+	changed := i.keepDescendants(ts)
+	restart := i.guard.Check(ts, i.spec.Grace)
+	return Sampled{Tree: ts, Restart: restart, RecordChanged: changed}, nil
+}
+
+// keepDescendants keeps the sample's first lockfile.MaxDescendants
+// descendants for the record and tells the reclaimer; it reports whether
+// they changed.
+func (i *Instance) keepDescendants(ts *leakguard.TreeSample) bool {
 	var ids []proc.Identity
 	for _, p := range ts.Processes[1:] {
 		if len(ids) == lockfile.MaxDescendants {
@@ -94,10 +115,10 @@ func (i *Instance) Sample() (ts *leakguard.TreeSample, recordChanged bool, err e
 		i.reclaimer.Know(i.nonce, ids)
 	}
 	if slices.Equal(ids, i.rec.desc) {
-		return ts, false, nil
+		return false
 	}
 	i.rec.desc = ids
-	return ts, true, nil
+	return true
 }
 
 // Exit says how the run ended; valid once Exited is closed.

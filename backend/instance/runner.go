@@ -45,7 +45,8 @@ type Runner interface {
 //     goes to the backend's logs.Log as here), then the health check
 //     through the local forward; the port returned is the local end.
 //   - Sample: the tree as the remote watchdog samples it (leakguard's
-//     TreeSample, its PIDs the remote's); or leakguard.ErrGone.
+//     TreeSample, its PIDs the remote's), the leak guard applied there
+//     (it stops duplicate children by their PIDs); or leakguard.ErrGone.
 //   - Exited, Exit, Stop, TreeGone: Exited closes when the remote tree is
 //     gone and Stop returns once it is. A dropped connection is not an
 //     exit: within the disconnect grace the runner reconnects and
@@ -60,10 +61,9 @@ type Runner interface {
 //     variant of the view) so that such a handoff falls back to restart
 //     mode. Not built: nothing remote calls it yet.
 //
-// Not behind the seam yet: the leak guard's duplicate stopping
-// (leakguard.Guard signals the local PIDs a sample names) and an attached
-// backend's health check (External probes the loopback URL a run printed);
-// a remote runner needs both to go through the Process.
+// Not behind the seam yet: an attached backend's health check (External
+// probes the loopback URL a run printed, from this machine); a remote
+// runner needs it to go through the Process, or a forward.
 type Process interface {
 	// Record is the ownership record of this run, written by the owner
 	// before Release and again when port (0 until ready) or the
@@ -85,8 +85,9 @@ type Process interface {
 	// exited first.
 	AwaitReady(ctx context.Context) (port int, err error)
 	// Sample samples the backend's tree once, keeps its members for the
-	// teardown and the record, and reports whether the record changed.
-	Sample() (ts *leakguard.TreeSample, recordChanged bool, err error)
+	// teardown and the record, and applies the leak guard's warnings and
+	// policies; it returns leakguard.ErrGone while there is no backend.
+	Sample() (Sampled, error)
 	// Exited is closed once the backend's tree is gone.
 	Exited() <-chan struct{}
 	// Exit says how the run ended; valid once Exited is closed.
@@ -117,6 +118,18 @@ type Info struct {
 	Containment Containment
 	Reason      string
 	Cgroup      string
+}
+
+// Sampled is one look at a run's tree.
+type Sampled struct {
+	// Tree is the sample, its warnings set and the duplicates the leak
+	// guard stopped left out.
+	Tree *leakguard.TreeSample
+	// Restart says why a leak guard policy restarts the backend ("" for
+	// no restart).
+	Restart string
+	// RecordChanged: the descendants the Record lists changed.
+	RecordChanged bool
 }
 
 // Exit is how a run ended, with what the Supervisor decides on.

@@ -10,17 +10,18 @@ import (
 	"hermes-desktop/internal/proc"
 )
 
-// Guard is one backend's leak state: the warnings of the current episodes,
-// the recent memory totals and the duplicates being stopped (the sampler's
-// memory is its instance's). It is not safe for concurrent use; the
+// Guard is one backend's leak state: what its sampler remembers, the
+// warnings of the current episodes, the recent memory totals and the
+// duplicates being stopped. It is not safe for concurrent use; the
 // backend's supervisor goroutine owns it.
 type Guard struct {
-	cfg    Config
-	log    *slog.Logger
-	notify func(line string) // a line for the backend's own log
-	rss    []rssPoint
-	active map[string]bool       // warnings of the current episodes
-	ending map[int]*proc.Stopper // duplicates being stopped: asked to stop, killed after the grace
+	cfg     Config
+	log     *slog.Logger
+	notify  func(line string) // a line for the backend's own log
+	sampler Sampler
+	rss     []rssPoint
+	active  map[string]bool       // warnings of the current episodes
+	ending  map[int]*proc.Stopper // duplicates being stopped: asked to stop, killed after the grace
 }
 
 type rssPoint struct {
@@ -44,9 +45,16 @@ func New(cfg Config, log *slog.Logger, notify func(line string)) *Guard {
 
 // Reset forgets everything about the previous instance.
 func (g *Guard) Reset() {
+	g.sampler = Sampler{}
 	g.rss = nil
 	clear(g.active)
 	clear(g.ending)
+}
+
+// Sample samples the backend's tree (Sampler.Sample) with what earlier
+// samples of this instance read.
+func (g *Guard) Sample(backend proc.Identity, cgroup string) (*TreeSample, error) {
+	return g.sampler.Sample(backend, cgroup)
 }
 
 // Check applies the warnings and policies to a sample and returns why the
