@@ -18,10 +18,11 @@ import (
 // without counting against the crash-loop breaker.
 func (s *Supervisor) onExit(ctx context.Context) error {
 	e := s.cur.Exit()
-	if e.AttachURL != "" && s.curPort == 0 {
-		if ext, ok := instance.NewExternal(e.AttachURL); ok {
-			return s.enterExternal(ext)
+	if e.Attach != nil {
+		if s.curPort == 0 {
+			return s.enterExternal(e.Attach)
 		}
+		e.Attach.Stop() // it was ready: its URL is its own, not another's
 	}
 	switch {
 	case e.Status.Code == hermes.ExitRefused:

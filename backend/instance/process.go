@@ -125,7 +125,7 @@ func (i *Instance) keepDescendants(ts *leakguard.TreeSample) bool {
 func (i *Instance) Exit() Exit {
 	e := Exit{Status: i.status}
 	if u := i.seenURL.Load(); u != nil && i.status.Code == 0 && !i.status.Unknown {
-		e.AttachURL = *u
+		e.Attach, _ = NewExternal(*u)
 	}
 	if i.exe.Changed() {
 		e.Replaced = i.exe.path

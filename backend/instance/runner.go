@@ -30,6 +30,7 @@ type Runner interface {
 // are called by the Supervisor's goroutine only, except where said.
 //
 // A remote runner (issue 25) would implement it so:
+//
 //   - Record: the ownership record in this machine's state dir. It must
 //     not name remote PIDs as local ones (the local boot reap would check
 //     and signal them here): lockfile.Record needs a host field, skipped
@@ -54,16 +55,15 @@ type Runner interface {
 //     failed reattach closes Exited. Nothing here says "reconnecting";
 //     showing that state needs a method the Supervisor would poll or be
 //     told through, not built until the runner exists.
+//   - Exit's Attach: the attached backend reached through a forward of
+//     the URL it printed on the remote's loopback (External's Page and
+//     health URL are then the local end).
 //   - Handover, Detach: an update's adopt handoff passes local fds
 //     (lifeline, output pipes) to the successor. A remote backend's
 //     successor would instead reattach over its own connection, which
 //     Handover cannot express: it needs an error return (or a remote
 //     variant of the view) so that such a handoff falls back to restart
 //     mode. Not built: nothing remote calls it yet.
-//
-// Not behind the seam yet: an attached backend's health check (External
-// probes the loopback URL a run printed, from this machine); a remote
-// runner needs it to go through the Process, or a forward.
 type Process interface {
 	// Record is the ownership record of this run, written by the owner
 	// before Release and again when port (0 until ready) or the
@@ -135,9 +135,11 @@ type Sampled struct {
 // Exit is how a run ended, with what the Supervisor decides on.
 type Exit struct {
 	Status ExitStatus
-	// AttachURL is where a Hermes that exited 0 before it was ready, having
-	// printed a loopback URL, said a running backend is ("" otherwise).
-	AttachURL string
+	// Attach is the backend someone else runs that a Hermes which exited
+	// 0, having printed a loopback URL, said is already running: reached
+	// from here, its health checks paced by its own ticker. nil otherwise;
+	// whoever does not take it stops it.
+	Attach *External
 	// Replaced is the backend's executable when it was replaced on disk
 	// since the start, as `hermes update` does ("" otherwise).
 	Replaced string
