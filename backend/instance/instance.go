@@ -604,7 +604,7 @@ func (i *Instance) Detach() {
 
 // backendPID returns the backend's PID, or 0 while the shim has not
 // reported it.
-func (i *Instance) BackendPID() int {
+func (i *Instance) backendPID() int {
 	select {
 	case <-i.backendKnown:
 		return i.backendID.PID

@@ -51,7 +51,7 @@ func (i *Instance) Record(port int) *lockfile.Record {
 		return r
 	}
 	r.Shim = &leader
-	if i.BackendPID() != 0 {
+	if i.backendPID() != 0 {
 		b := i.backendID
 		b.BootID = boot
 		r.Backend = &b
@@ -61,7 +61,7 @@ func (i *Instance) Record(port int) *lockfile.Record {
 
 // Info is what the status shows of the run.
 func (i *Instance) Info() Info {
-	in := Info{PID: i.BackendPID(), Nonce: i.nonce, Argv: i.argv, Cgroup: i.TreeCgroup()}
+	in := Info{PID: i.backendPID(), Nonce: i.nonce, Argv: i.argv, Cgroup: i.TreeCgroup()}
 	if i.viaShim {
 		in.ShimPID = i.leader.PID
 	}

@@ -15,7 +15,8 @@ import (
 // shim; a remote runner (issue 25: over SSH, behind our watchdog on the
 // other host) would start them there. The Supervisor only ever holds a
 // Runner and the Processes it returns: it knows no local PID, /proc or
-// cgroup of its own.
+// cgroup of its own. The launcher gives each Supervisor its Runner (a
+// backend with a host would get the remote one).
 //
 // Start starts spec's command; behind a shim, the backend waits at the
 // shim's start barrier until the owner has written the Process's Record
