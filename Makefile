@@ -46,7 +46,7 @@ TSGEN      := $(GO) run ./internal/tsgen
 TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test gui-deps core-payload gui-smoke gui-journeys bench bench-idle chaos clean \
+	gen gen-check frontend frontend-test frontend-dist-check gui-deps core-payload gui-smoke gui-journeys bench bench-idle bench-window chaos clean \
 	gui-windows package-deps package package-test test-windows
 
 all: build
@@ -102,6 +102,10 @@ frontend: frontend/dist/index.html
 frontend-test: frontend/node_modules/.package-lock.json
 	cd frontend && npm test
 
+# The built page, embedded in the binary, holds no simulated engine.
+frontend-dist-check: frontend
+	scripts/check-dist.sh frontend/dist
+
 # -s: the frontend is built above; -skipbindings: the page calls the bound
 # methods through window.go, no generated JS; -m/-nosyncgomod: leave go.mod.
 gui: gui-deps $(WAILS) frontend core-payload
@@ -151,7 +155,7 @@ package-test: package
 
 # --- checks -----------------------------------------------------------------
 
-test: fmt-check gen-check vet staticcheck unit test-windows fuzz-short cross frontend-test gui-smoke gui-journeys package-test staticcheck-gui
+test: fmt-check gen-check vet staticcheck unit test-windows fuzz-short cross frontend-test frontend-dist-check gui-smoke gui-journeys package-test staticcheck-gui
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*' -not -path './frontend/*')); \
@@ -229,6 +233,12 @@ bench:
 DURATION ?= 60
 bench-idle: gui
 	bench/idle/run.sh --duration $(DURATION) --bin $(GUI_BIN) --artifacts $(ARTIFACTS)
+
+# What a person waits for in the window: CPU per keystroke, start -> first
+# paint -> state shown (cold and warm), memory at rest, next to a blank Wails
+# window; BEFORE=path measures another build (e.g. main's) in the same run.
+bench-window: gui
+	bench/window/run.sh --bin $(GUI_BIN) --artifacts $(ARTIFACTS) $(if $(BEFORE),--before $(BEFORE))
 
 # The chaos suite alone, for as many rounds as you like.
 ROUNDS ?= 100

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,7 +17,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
@@ -628,9 +627,8 @@ func instanceStatus(t *testing.T, dir string) (model.Status, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // also at cleanup, where t.Context() has ended
 	defer cancel()
-	res, err := control.Call(ctx, dir, control.Request{Op: control.OpStatus})
-	var st model.Status
-	if err != nil || json.Unmarshal(res, &st) != nil {
+	st, err := protocol.OpStatus.Call(ctx, dir, "", protocol.None{})
+	if err != nil {
 		return model.Status{}, false
 	}
 	return st, true
@@ -646,7 +644,7 @@ func stopInstance(t *testing.T, dir string) {
 	if !ok || st.Instance.PID == os.Getpid() {
 		return
 	}
-	if _, err := control.Call(ctx, dir, control.Request{Op: control.OpStop}); err != nil {
+	if _, err := protocol.OpStop.Call(ctx, dir, "", protocol.None{}); err != nil {
 		t.Errorf("stop the new instance: %v", err)
 	}
 	for syscall.Kill(st.Instance.PID, 0) == nil {

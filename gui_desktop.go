@@ -5,13 +5,9 @@ package main
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -20,8 +16,8 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/internal/cli"
 	"hermes-desktop/internal/desktop"
+	"hermes-desktop/internal/lifecycle"
 )
 
 //go:embed all:frontend/dist
@@ -51,62 +47,43 @@ func guiAvailable() (bool, string) {
 	return true, ""
 }
 
-// runGUI runs the same engine as the headless run behind a Wails window and
-// a tray. The single-instance lock and the control socket are ours, taken in
-// backend.Open before wails.Run (Wails' own lock runs OnStartup before it
-// checks). However the window ends, the launcher is shut down after it.
-func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
-	l, err := backend.Open(cfg)
-	if err != nil {
-		if errors.Is(err, backend.ErrAlreadyRunning) {
-			return cli.SecondInstance(cfg.StateDir, stdout, stderr)
-		}
-		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return cli.ExitError
-	}
-	app := newApp(l, cfg.Self)
+// desktopWindow is the window and the tray the launcher runs behind
+// (lifecycle.Window). The single-instance lock and the control socket are
+// the lifecycle's, taken in backend.Open before wails.Run (Wails' own lock
+// runs OnStartup before it checks).
+type desktopWindow struct {
+	app  *App
+	tray *desktop.Tray
+}
+
+// newWindow makes the App for an opened launcher and starts the tray; the
+// window itself opens in Run.
+func newWindow(l *backend.Launcher, self string) lifecycle.Window {
+	app := newApp(l, self)
 	app.trayAvailable = desktop.TrayAvailable
 	app.notify = desktop.Notify
-	l.Start()
-	// A stop over the control socket (or from a second process) closes the
-	// window like Quit does. This goroutine ends with the launcher: one of
-	// the two channels closes before Shutdown returns.
-	go func() {
-		select {
-		case <-l.StopRequested():
-		case <-l.HandedOff(): // a successor owns the backends: close the window, tear nothing down
-		}
-		_ = app.Quit()
-	}()
-	tray := desktop.StartTray(menuActions{app}, desktop.Icons{PNG: trayIconPNG, ICO: trayIconICO})
-	app.setOnStatus(tray.SetStatus)
-	if err := runWindow(app); err != nil {
-		fmt.Fprintf(stderr, "hermes-desktop: the window could not run (%v); running headless until stopped\n", err)
-		waitForStop(l)
-	}
-	tray.Stop()
-	app.endBackground()
-	select {
-	case <-l.HandedOff():
-		// After an update, this process watches the new version's health
-		// window (and rolls back if it fails) before it exits.
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-		defer stop()
-		l.Updates().WatchUpdate(ctx)
-		return cli.ExitOK
-	default:
-	}
-	if err := l.Shutdown(); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: shutdown:", err)
-		return cli.ExitError
-	}
-	return cli.ExitOK
+	w := &desktopWindow{app: app}
+	w.tray = desktop.StartTray(menuActions{app}, desktop.Icons{PNG: trayIconPNG, ICO: trayIconICO})
+	app.setOnStatus(w.tray.SetStatus)
+	return w
+}
+
+// Run runs the Wails main loop until the window quits.
+func (w *desktopWindow) Run(sig *lifecycle.Signals) error { return runWindow(w.app, sig) }
+
+// Close quits the window, as Quit in the tray does.
+func (w *desktopWindow) Close() { _ = w.app.Quit() }
+
+// End stops the tray and the restarts still running in the background.
+func (w *desktopWindow) End() {
+	w.tray.Stop()
+	w.app.endBackground()
 }
 
 // runWindow runs the Wails main loop until the window quits. GTK that
 // cannot start (no usable display) panics inside Wails; that becomes an
 // error here so the launcher still tears down properly.
-func runWindow(app *App) (err error) {
+func runWindow(app *App, sig *lifecycle.Signals) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
@@ -122,12 +99,15 @@ func runWindow(app *App) (err error) {
 		MinHeight:        600,
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
-		OnStartup:        func(ctx context.Context) { onStartup(ctx, app) },
-		OnDomReady:       func(context.Context) { restoreEnv() },
-		OnBeforeClose:    func(context.Context) bool { return app.beforeClose() },
-		OnShutdown:       func(context.Context) { app.detach() },
-		Bind:             []interface{}{app},
-		Menu:             desktop.AppMenu(menuActions{app}),
+		OnStartup: func(ctx context.Context) {
+			app.attach(&wailsUI{ctx: ctx})
+			sig.Reclaim()
+		},
+		OnDomReady:    func(context.Context) { restoreEnv() },
+		OnBeforeClose: func(context.Context) bool { return app.beforeClose() },
+		OnShutdown:    func(context.Context) { app.detach() },
+		Bind:          []interface{}{app},
+		Menu:          desktop.AppMenu(menuActions{app}),
 		Linux: &linux.Options{
 			ProgramName: "hermes-desktop",
 			Icon:        windowIcon,
@@ -136,42 +116,6 @@ func runWindow(app *App) (err error) {
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	})
-}
-
-// onStartup wires the window to the App and takes SIGTERM and SIGINT back
-// from Wails: its handler routes them through OnBeforeClose, where hiding
-// to the tray would swallow them. Ours always quits, with full teardown.
-func onStartup(ctx context.Context, app *App) {
-	app.attach(&wailsUI{ctx: ctx})
-	signal.Reset(syscall.SIGTERM, syscall.SIGINT)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	// Owned by the App's background group: it ends at the first signal
-	// (one is enough: Quit is idempotent and the loop ends) or when the
-	// window is gone (endBackground).
-	app.background.Add(1)
-	go func() {
-		defer app.background.Done()
-		defer signal.Stop(sigs)
-		select {
-		case <-sigs:
-			_ = app.Quit()
-		case <-app.backgroundCtx.Done():
-		}
-	}()
-}
-
-// waitForStop keeps a launcher whose window failed alive until a signal or
-// a stop request, as the headless run does.
-func waitForStop(l *backend.Launcher) {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer stop()
-	select {
-	case <-ctx.Done():
-	case <-l.StopRequested():
-	case <-l.HandedOff():
-	}
 }
 
 // wailsUI adapts the Wails runtime to windowUI. Its calls are queued onto

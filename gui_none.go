@@ -3,10 +3,8 @@
 package main
 
 import (
-	"io"
-
 	"hermes-desktop/backend"
-	"hermes-desktop/internal/cli"
+	"hermes-desktop/internal/lifecycle"
 )
 
 // guiAvailable is false in builds without the desktop tag: this binary has
@@ -15,8 +13,6 @@ func guiAvailable() (bool, string) {
 	return false, "this build has no GUI (build with 'make gui' for the window)"
 }
 
-// runGUI is never called when guiAvailable is false; it runs headless in
-// case a caller skips the check.
-func runGUI(cfg backend.Config, stdout, stderr io.Writer) int {
-	return cli.RunHeadless(cfg, stdout, stderr)
-}
+// newWindow is nil in builds without the desktop tag: the launcher runs
+// headless.
+var newWindow func(l *backend.Launcher, self string) lifecycle.Window

@@ -3,11 +3,12 @@
 // with the same contract). With no arguments it opens the desktop window;
 // subcommands run it headless and talk to a running instance.
 //
-// The main package only wires: the verbs live in internal/cli, the engine in
-// backend, watchdog and lockfile, the tray and login items in
-// internal/desktop. What must stay here is what Wails needs in package main:
-// the window (gui_desktop.go), the facade the page calls (app.go) and the
-// //go:embed of the built page.
+// The main package only wires: the verbs live in internal/cli, the run's
+// lifecycle in internal/lifecycle, the engine in backend, watchdog and
+// lockfile, the tray and login items in internal/desktop. What must stay
+// here is what Wails needs in package main: the window (gui_desktop.go, a
+// lifecycle.Window), the facade the page calls (app.go, app_pump.go) and
+// the //go:embed of the built page.
 package main
 
 import (
@@ -30,6 +31,6 @@ func main() {
 		Version:      version,
 		UpdateKeys:   []string{updatePubKey, updatePubKey2},
 		GUIAvailable: guiAvailable,
-		GUI:          runGUI,
+		Window:       newWindow,
 	}))
 }

@@ -4,7 +4,6 @@ package backend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
@@ -106,10 +104,9 @@ func TestQuitDuringRestartHandoffOverSocket(t *testing.T) {
 	exe, started, _ := failingSuccessor(t, dir)
 	l := startLauncher(t, dir, exe)
 
-	args, _ := json.Marshal(handoff.Args{To: exe, Mode: handoff.ModeRestart})
 	callErr := make(chan error, 1)
 	go func() { // the CLI's handoff
-		_, err := control.Call(context.Background(), l.StateDir(), control.Request{Op: control.OpHandoff, Args: args})
+		_, err := protocol.OpHandoff.Call(context.Background(), l.StateDir(), "", protocol.HandoffArgs{To: exe, Mode: protocol.HandoffRestart})
 		callErr <- err
 	}()
 	waitFile(t, started)
@@ -167,7 +164,7 @@ func checkLetGo(t *testing.T, l *Launcher) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := control.Call(ctx, stateDir, control.Request{Op: control.OpStatus}); err == nil {
+	if _, err := protocol.StatusOf(ctx, stateDir); err == nil {
 		t.Error("after shutdown and the failed handoff, something still answers on the control socket")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/internal/proc"
 )
@@ -19,7 +20,7 @@ func (l *Launcher) HandedOff() <-chan struct{} { return l.handoff.HandedOff() }
 // (handoff.Sender.RestartSelf): with keepBackends the backends keep
 // running where the platform can hand them over; without, the new instance
 // starts them anew.
-func (l *Launcher) RestartSelf(ctx context.Context, keepBackends bool) (*handoff.Result, error) {
+func (l *Launcher) RestartSelf(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
 	return l.handoff.RestartSelf(ctx, keepBackends)
 }
 

@@ -2,7 +2,7 @@ package backend
 
 import (
 	"encoding/json"
-	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/control/protocol"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +48,7 @@ func TestReapArgsMinAge(t *testing.T) {
 		{`{"min_age_ns":5000000000}`, "5s"},
 	}
 	for _, tc := range cases {
-		var a model.ReapArgs
+		var a protocol.ReapArgs
 		if err := json.Unmarshal([]byte(tc.wire), &a); err != nil {
 			t.Fatal(err)
 		}
@@ -61,11 +61,11 @@ func TestReapArgsMinAge(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		args model.ReapArgs
+		args protocol.ReapArgs
 		want string
 	}{
-		{model.ReapArgs{}, `{"dry_run":false}`},
-		{model.ReapArgs{MinAge: new(int64(0))}, `"min_age_ns":0`},
+		{protocol.ReapArgs{}, `{"dry_run":false}`},
+		{protocol.ReapArgs{MinAge: new(int64(0))}, `"min_age_ns":0`},
 	} {
 		data, err := json.Marshal(tc.args)
 		if err != nil || !strings.Contains(string(data), tc.want) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 )
 
@@ -42,34 +43,34 @@ type controlHandler struct{ l *Launcher }
 func (h controlHandler) HandleControl(ctx context.Context, req control.Request) (any, error) {
 	l := h.l
 	switch req.Op {
-	case control.OpStatus:
-		return l.Status(), nil
-	case control.OpRestart:
-		return nil, l.Restart(ctx, req.Backend)
-	case control.OpPage, control.OpOpen:
+	case protocol.OpStatus.Name:
+		return protocol.OpStatus.Answer(l.Status(), nil)
+	case protocol.OpRestart.Name:
+		return protocol.OpRestart.Answer(protocol.None{}, l.Restart(ctx, req.Backend))
+	case protocol.OpPage.Name, protocol.OpOpen.Name:
 		u, err := l.PageURL(req.Backend)
-		if err == nil && req.Op == control.OpOpen {
+		if err == nil && req.Op == protocol.OpOpen.Name {
 			err = l.OpenExternal(u)
 		}
-		return map[string]string{"url": u}, err
-	case control.OpStartBackend:
-		return nil, l.StartBackend(ctx, req.Backend)
-	case control.OpStopBackend:
-		return nil, l.StopBackend(ctx, req.Backend)
-	case control.OpStop:
+		return protocol.OpPage.Answer(protocol.PageResult{URL: u}, err)
+	case protocol.OpStartBackend.Name:
+		return protocol.OpStartBackend.Answer(protocol.None{}, l.StartBackend(ctx, req.Backend))
+	case protocol.OpStopBackend.Name:
+		return protocol.OpStopBackend.Answer(protocol.None{}, l.StopBackend(ctx, req.Backend))
+	case protocol.OpStop.Name:
 		l.RequestStop()
 		select {
 		case <-l.stop.backendsGone: // answer only once the trees are gone
-			return map[string]bool{"stopped": true}, nil
+			return protocol.OpStop.Answer(protocol.StopResult{Stopped: true}, nil)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	case control.OpFocus:
+	case protocol.OpFocus.Name:
 		fn := l.focus.Load()
 		if fn != nil {
 			(*fn)()
 		}
-		return map[string]any{"focused": fn != nil, "mode": l.cfg.Mode}, nil
+		return protocol.OpFocus.Answer(protocol.FocusResult{Focused: fn != nil, Mode: l.cfg.Mode}, nil)
 	}
 	return h.handleArgs(ctx, req)
 }
@@ -78,21 +79,21 @@ func (h controlHandler) HandleControl(ctx context.Context, req control.Request) 
 // handoff's and the update's to their objects.
 func (h controlHandler) handleArgs(ctx context.Context, req control.Request) (any, error) {
 	switch req.Op {
-	case control.OpReap:
-		var args model.ReapArgs
-		if err := req.DecodeArgs(&args); err != nil {
+	case protocol.OpReap.Name:
+		args, err := protocol.OpReap.Args(req)
+		if err != nil {
 			return nil, err
 		}
-		return h.l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only)
-	case control.OpLogs:
-		var args model.LogsArgs
-		if err := req.DecodeArgs(&args); err != nil {
+		return protocol.OpReap.Answer(h.l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only))
+	case protocol.OpLogs.Name:
+		args, err := protocol.OpLogs.Args(req)
+		if err != nil {
 			return nil, err
 		}
-		return h.l.Logs(req.Backend, args.After, args.Max)
-	case control.OpHandoff, control.OpHandoffCommit:
+		return protocol.OpLogs.Answer(h.l.Logs(req.Backend, args.After, args.Max))
+	case protocol.OpHandoff.Name, protocol.OpHandoffCommit.Name:
 		return h.l.handoff.HandleControl(ctx, req)
-	case control.OpUpdateCheck, control.OpUpdateApply, control.OpUpdateSkip:
+	case protocol.OpUpdateCheck.Name, protocol.OpUpdateApply.Name, protocol.OpUpdateSkip.Name:
 		return h.l.upd.HandleControl(ctx, req)
 	}
 	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)

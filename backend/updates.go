@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/selfupdate"
 	"hermes-desktop/internal/proc"
@@ -37,7 +37,7 @@ type updateHost struct{ l *Launcher }
 
 // HandOff hands the instance over; a successor is returned only once it
 // owns the backends (a typed nil would look like one).
-func (h updateHost) HandOff(ctx context.Context, args handoff.Args) (selfupdate.Successor, error) {
+func (h updateHost) HandOff(ctx context.Context, args protocol.HandoffArgs) (selfupdate.Successor, error) {
 	succ, _, err := h.l.handoff.Handoff(ctx, args)
 	if succ == nil {
 		return nil, err

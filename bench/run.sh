@@ -18,6 +18,7 @@ benches=(
 	"go run ./bench/sampler -children 100 -ticks 200"
 	"go run ./bench/openhermes -n 20"
 	"bench/idle/run.sh --duration 60"
+	"bench/window/run.sh"
 	"go run ./bench/corebin -n 50"
 	"go run ./bench/update -n 10 -size 256"
 	"bench/wine/run.sh -n 20"

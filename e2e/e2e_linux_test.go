@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -92,8 +93,14 @@ func stopAndCheck(t *testing.T, l *testbin.Launcher) {
 func TestRunHeadlessBuiltinBackend(t *testing.T) {
 	l := testbin.StartLauncher(t)
 	r := l.WaitReady(1, readyWait)
-	if got := getJSON(t, r.URL+"/api/status"); got["version"] == nil {
-		t.Fatalf("status: got %v, want a version", got)
+	// The backend reports the app's version, as main hands it to the CLI.
+	out, err := exec.Command(testbin.Path(t), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimPrefix(strings.TrimSpace(string(out)), "hermes-desktop ")
+	if got := getJSON(t, r.URL+"/api/status"); got["version"] != want {
+		t.Fatalf("status: got %v, want version %q", got, want)
 	}
 	if resp, err := http.Get(r.URL + "/api/health"); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("health without the token: got %v %v, want 401 (the gate)", resp, err)

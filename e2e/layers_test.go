@@ -9,37 +9,42 @@ import (
 // layer ranks the module's packages, lowest first: a package may import
 // only packages of a lower rank (README "Layout"; DESIGN "Layout").
 var layer = map[string]int{
-	"internal/proc":      0,
-	"internal/envflag":   0,
-	"internal/cmdline":   0,
-	"internal/human":     0,
-	"backend/logs":       0,
-	"backend/control":    0,
-	"backend/hermes":     0,
-	"lockfile":           1,
-	"internal/testbin":   1,
-	"watchdog":           2,
-	"backend/reap":       3,
-	"internal/corebin":   2,
-	"backend/leakguard":  3,
-	"backend/reclaim":    3,
-	"backend/settings":   2,
-	"backend/update":     2,
-	"backend/runspec":    3,
-	"backend/instance":   4,
-	"backend/model":      5,
-	"backend/handoff":    6,
-	"backend/selfupdate": 7,
-	"backend/builtin":    3,
-	"backend":            8,
-	"internal/cli":       9,
-	"internal/desktop":   9,
-	"":                   10, // main
-	"internal/tsgen":     10,
+	"internal/proc":     0,
+	"internal/envflag":  0,
+	"internal/cmdline":  0,
+	"internal/human":    0,
+	"backend/logs":      0,
+	"backend/control":   0,
+	"backend/hermes":    0,
+	"lockfile":          1,
+	"internal/testbin":  1,
+	"watchdog":          2,
+	"backend/reap":      3,
+	"internal/corebin":  2,
+	"backend/leakguard": 3,
+	"backend/reclaim":   3,
+	"backend/settings":  2,
+	"backend/update":    2,
+	"backend/runspec":   3,
+	"backend/instance":  4,
+	"backend/model":     5,
+	// The control protocol's operations carry model's, reap's, logs' and
+	// update's types; the channel and its error kinds (backend/control)
+	// stay at the bottom, where update's errors wrap them.
+	"backend/control/protocol": 6,
+	"backend/handoff":          7,
+	"backend/selfupdate":       8,
+	"backend/builtin":          3,
+	"backend":                  9,
+	"internal/lifecycle":       10,
+	"internal/desktop":         10,
+	"internal/cli":             11,
+	"":                         12, // main
+	"internal/tsgen":           12,
 }
 
 // topLayer holds what nothing imports: benchmarks, tests, tools.
-const topLayer = 11
+const topLayer = 12
 
 func rank(pkg string) int {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "hermes-desktop"), "/")

@@ -102,6 +102,19 @@ func (r *Record) Leader() proc.Identity {
 func (r *Record) Validate() error {
 	var errs []string
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	r.validateOwnership(bad)
+	r.validateLeaders(bad)
+	r.validateTree(bad)
+	r.validateEndpoint(bad)
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// validateOwnership checks what says whose record this is: the schema, the
+// backend's name and nonce, and the launcher that owns it.
+func (r *Record) validateOwnership(bad func(string, ...any)) {
 	if r.Schema != RecordSchema {
 		bad("schema %d, want %d", r.Schema, RecordSchema)
 	}
@@ -117,20 +130,36 @@ func (r *Record) Validate() error {
 	if err := r.Owner.Identity("").Validate(); err != nil {
 		bad("owner: %v", err)
 	}
+	if r.Created.IsZero() {
+		bad("no creation time")
+	}
+}
+
+// validateLeaders checks the shim's and the backend's identities: at least
+// one, each valid and from the record's boot.
+func (r *Record) validateLeaders(bad func(string, ...any)) {
 	if r.Shim == nil && r.Backend == nil {
 		bad("neither shim nor backend")
 	}
-	for what, id := range map[string]*proc.Identity{"shim": r.Shim, "backend": r.Backend} {
-		if id == nil {
+	for _, l := range []struct {
+		what string
+		id   *proc.Identity
+	}{{"shim", r.Shim}, {"backend", r.Backend}} {
+		if l.id == nil {
 			continue
 		}
-		if err := id.Validate(); err != nil {
-			bad("%s: %v", what, err)
+		if err := l.id.Validate(); err != nil {
+			bad("%s: %v", l.what, err)
 		}
-		if id.BootID != "" && id.BootID != r.BootID {
-			bad("%s boot id differs from the record's", what)
+		if l.id.BootID != "" && l.id.BootID != r.BootID {
+			bad("%s boot id differs from the record's", l.what)
 		}
 	}
+}
+
+// validateTree checks what a reaper acts on below the leader: the
+// descendants, the process group, the command line and the cgroup.
+func (r *Record) validateTree(bad func(string, ...any)) {
 	if len(r.Descendants) > MaxDescendants {
 		bad("%d descendants", len(r.Descendants))
 	}
@@ -152,22 +181,19 @@ func (r *Record) Validate() error {
 			break
 		}
 	}
+	if r.Cgroup != "" && !validCgroup(r.Cgroup, r.Nonce) {
+		bad("cgroup %q is not a clean absolute path ending in %s", r.Cgroup, CgroupName(r.Nonce))
+	}
+}
+
+// validateEndpoint checks the port, profile and boot id the record gives.
+func (r *Record) validateEndpoint(bad func(string, ...any)) {
 	if r.Port < 0 || r.Port > 65535 {
 		bad("port %d", r.Port)
 	}
 	if len(r.Profile) > 1024 || len(r.BootID) > 128 {
 		bad("oversized profile or boot id")
 	}
-	if r.Created.IsZero() {
-		bad("no creation time")
-	}
-	if r.Cgroup != "" && !validCgroup(r.Cgroup, r.Nonce) {
-		bad("cgroup %q is not a clean absolute path ending in %s", r.Cgroup, CgroupName(r.Nonce))
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(errs, "; "))
-	}
-	return nil
 }
 
 // maxCgroupPath bounds a recorded cgroup path (the kernel's PATH_MAX).

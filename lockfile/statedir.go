@@ -49,8 +49,6 @@ func CheckDir(dir string) error {
 	return checkPrivate(dir, fi)
 }
 
-// checkFile verifies that an existing state file is a regular file that only
-// the current user controls.
 // CheckFile verifies that path is a private regular file: not a symlink,
 // owned by the current user and not writable by group or others.
 func CheckFile(path string) error {

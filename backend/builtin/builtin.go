@@ -34,22 +34,21 @@ import (
 	"hermes-desktop/watchdog"
 )
 
-// Version is reported by /api/health; main sets it at start-up.
-var Version = "dev"
 
 // Main runs the built-in backend in serve mode (`hermes-desktop serve`)
-// and returns its exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	return mainMode(ModeServe, args, stdout, stderr)
+// and returns its exit code; /api/health reports version.
+func Main(version string, args []string, stdout, stderr io.Writer) int {
+	return mainMode(ModeServe, version, args, stdout, stderr)
 }
 
 // DashboardMain runs the built-in backend in dashboard mode
-// (`hermes-desktop dashboard`) and returns its exit code.
-func DashboardMain(args []string, stdout, stderr io.Writer) int {
-	return mainMode(ModeDashboard, args, stdout, stderr)
+// (`hermes-desktop dashboard`) and returns its exit code; /api/health
+// reports version.
+func DashboardMain(version string, args []string, stdout, stderr io.Writer) int {
+	return mainMode(ModeDashboard, version, args, stdout, stderr)
 }
 
-func mainMode(mode Mode, args []string, stdout, stderr io.Writer) int {
+func mainMode(mode Mode, version string, args []string, stdout, stderr io.Writer) int {
 	opts, err := parseFlags(mode, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -67,12 +66,13 @@ func mainMode(mode Mode, args []string, stdout, stderr io.Writer) int {
 	if err := keepInheritedNofile(); err != nil {
 		log.Warn("could not keep the inherited open-file limit", "err", err)
 	}
-	s := &server{opts: opts, log: log, stdout: stdout, started: time.Now(), token: token}
+	s := &server{opts: opts, version: version, log: log, stdout: stdout, started: time.Now(), token: token}
 	return s.run()
 }
 
 type server struct {
 	opts    Options
+	version string // reported by /api/health and /api/status
 	log     *slog.Logger
 	stdout  io.Writer
 	started time.Time

@@ -46,7 +46,7 @@ func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, map[string]any{"ok": true, "version": Version, "pid": os.Getpid()})
+	writeJSON(w, map[string]any{"ok": true, "version": s.version, "pid": os.Getpid()})
 }
 
 func (s *server) handleStatus(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +56,7 @@ func (s *server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	writeJSON(w, map[string]any{
 		"ok":         true,
-		"version":    Version,
+		"version":    s.version,
 		"mode":       s.opts.Mode.String(),
 		"pid":        os.Getpid(),
 		"uptime_s":   time.Since(s.started).Seconds(),

@@ -7,8 +7,11 @@
 // running instance. The flow (server.go, client.go) is shared; listen_*,
 // dial_* and peer_* hold what differs.
 //
-// It imports nothing of this module: both the launcher (backend) and the
-// CLI speak it, and errors keep their kind across it (errors.go).
+// It imports nothing of this module: it is the channel and the one
+// vocabulary of error kinds (errors.go), which the update package's errors
+// wrap too. The operations, with the types of their arguments and results,
+// are in one file one layer up, control/protocol/protocol.go, which both
+// the launcher and the CLI import.
 package control
 
 import (
@@ -21,35 +24,9 @@ import (
 // Windows names a pipe instead, see SocketPath).
 const SocketName = "control.sock"
 
-// Operations understood by the launcher.
-const (
-	OpStatus       = "status"
-	OpRestart      = "restart"
-	OpStop         = "stop"
-	OpFocus        = "focus"
-	OpStartBackend = "start-backend"
-	OpStopBackend  = "stop-backend"
-	OpReap         = "reap"
-	OpLogs         = "logs"
-	OpHandoff      = "handoff"
-	// OpPage answers the page Open Hermes opens ({"url": ...}); OpOpen also
-	// opens it in the default browser.
-	OpPage = "page"
-	OpOpen = "open"
-	// OpHandoffCommit is sent by a successor to the instance handing over:
-	// from its answer on, the successor owns the backends.
-	OpHandoffCommit = "handoff-commit"
-	// OpUpdateCheck checks the update feed and answers what it offers;
-	// OpUpdateApply downloads, verifies and installs the newer version and
-	// hands over to it, answering once it serves; OpUpdateSkip stops
-	// offering one version.
-	OpUpdateCheck = "update-check"
-	OpUpdateApply = "update-apply"
-	OpUpdateSkip  = "update-skip"
-)
-
 // Request is one call on the control channel.
 type Request struct {
+	// Op names the operation (protocol.Op's Name).
 	Op string `json:"op"`
 	// Backend names the backend for per-backend operations; "" means all
 	// (restart) or the default backend.

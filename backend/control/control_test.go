@@ -36,12 +36,12 @@ func TestRoundTrip(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	res, err := Call(ctx, dir, Request{Op: OpStatus, Backend: "b"})
+	res, err := Call(ctx, dir, Request{Op: "status", Backend: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]string
-	if err := json.Unmarshal(res, &got); err != nil || got["op"] != OpStatus || got["backend"] != "b" {
+	if err := json.Unmarshal(res, &got); err != nil || got["op"] != "status" || got["backend"] != "b" {
 		t.Errorf("got %s (%v)", res, err)
 	}
 	if _, err := Call(ctx, dir, Request{Op: "fail"}); err == nil || err.Error() != "no such thing" {
@@ -116,7 +116,7 @@ func TestCloseWithoutCancel(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, err := Call(ctx, dir, Request{Op: OpStop})
+		_, err := Call(ctx, dir, Request{Op: "stop"})
 		callDone <- err
 	}()
 	<-entered
@@ -139,7 +139,7 @@ func TestCloseWithoutCancel(t *testing.T) {
 func TestCallWithoutInstance(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := Call(ctx, t.TempDir(), Request{Op: OpStatus}); !errors.Is(err, ErrNotRunning) {
+	if _, err := Call(ctx, t.TempDir(), Request{Op: "status"}); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("got %v, want ErrNotRunning", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestListenAgainAfterClose(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := Call(ctx, dir, Request{Op: OpStatus}); !errors.Is(err, ErrNotRunning) {
+	if _, err := Call(ctx, dir, Request{Op: "status"}); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("after Close: got %v, want ErrNotRunning", err)
 	}
 	s2, err := Listen(dir, nil)
@@ -186,7 +186,7 @@ func TestListenWhileAPredecessorAnswers(t *testing.T) {
 	defer cancel()
 	inFlight := make(chan string, 1)
 	go func() {
-		res, err := Call(ctx, dir, Request{Op: OpHandoff})
+		res, err := Call(ctx, dir, Request{Op: "handoff"})
 		if err != nil {
 			inFlight <- err.Error()
 			return
@@ -198,11 +198,45 @@ func TestListenWhileAPredecessorAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	serve(t, dir, func(ctx context.Context, req Request) (any, error) { return "new", nil })
-	if res, err := Call(ctx, dir, Request{Op: OpStatus}); err != nil || string(res) != `"new"` {
+	if res, err := Call(ctx, dir, Request{Op: "status"}); err != nil || string(res) != `"new"` {
 		t.Errorf("a new caller: got %s (%v), want the successor's \"new\"", res, err)
 	}
 	letGo()
 	if got := <-inFlight; got != `"old"` {
 		t.Errorf("the request in flight: got %s, want the predecessor's \"old\"", got)
+	}
+}
+
+// An error that wraps two kinds gets the same code every time: the first
+// of the codes list, whichever order it wraps them in (CodeOf once ranged
+// over a map, and such an error got either code at random).
+func TestCodeOfTwoKinds(t *testing.T) {
+	cases := []struct {
+		err  error
+		want Code
+	}{
+		{errors.Join(ErrOffline, ErrBusy), CodeBusy},
+		{errors.Join(ErrBusy, ErrOffline), CodeBusy},
+		{fmt.Errorf("%w: %w", ErrUnverified, ErrNoSpace), CodeNoSpace},
+		{fmt.Errorf("%w: %w", ErrRefused, ErrUpToDate), CodeUpToDate},
+		{fmt.Errorf("%w: %w", ErrRefused, ErrBadRequest), CodeBadRequest},
+		{fmt.Errorf("%w: %w", ErrUpToDate, context.Canceled), CodeCanceled},
+		{Kind(ErrUnverified, "bad signature"), CodeUnverified},
+		{errors.Join(Kind(ErrNoSpace, "disk full"), Kind(ErrOffline, "offline")), CodeNoSpace},
+	}
+	for _, tc := range cases {
+		for i := range 50 { // a map's order would differ between some of these
+			if got := CodeOf(tc.err); got != tc.want {
+				t.Fatalf("%v (try %d): got %q, want %q", tc.err, i, got, tc.want)
+			}
+		}
+	}
+}
+
+// Kind's error reads as its own words and matches its kind.
+func TestKind(t *testing.T) {
+	err := fmt.Errorf("update: %w: details", Kind(ErrNoSpace, "disk full"))
+	if err.Error() != "update: disk full: details" || !errors.Is(err, ErrNoSpace) || CodeOf(err) != CodeNoSpace {
+		t.Errorf("got %q (is ErrNoSpace %v, code %q)", err, errors.Is(err, ErrNoSpace), CodeOf(err))
 	}
 }

@@ -26,8 +26,10 @@ const (
 	CodeInternal      Code = "internal"
 )
 
-// Sentinel errors, one per code. Handlers wrap them (fmt.Errorf("%w: ...",
-// control.ErrNoSuchBackend)); Call returns a *RemoteError that matches the
+// Sentinel errors, one per code: the one vocabulary of error kinds, which
+// the launcher's handlers and the update package's own errors wrap
+// (fmt.Errorf("%w: ...", control.ErrNoSuchBackend), or Kind for an error
+// with words of its own). Call returns a *RemoteError that matches the
 // same sentinel.
 var (
 	ErrBadRequest    = errors.New("bad request")
@@ -42,36 +44,76 @@ var (
 	ErrNoSpace       = errors.New("no space left")
 )
 
-// sentinels maps codes to their errors; CodeCanceled maps to context's.
-var sentinels = map[Code]error{
-	CodeBadRequest:    ErrBadRequest,
-	CodeUnknownOp:     ErrUnknownOp,
-	CodeNoSuchBackend: ErrNoSuchBackend,
-	CodeBusy:          ErrBusy,
-	CodeRefused:       ErrRefused,
-	CodeNotReady:      ErrNotReady,
-	CodeUpToDate:      ErrUpToDate,
-	CodeOffline:       ErrOffline,
-	CodeUnverified:    ErrUnverified,
-	CodeNoSpace:       ErrNoSpace,
-	CodeCanceled:      context.Canceled,
+// codes pairs each code with its sentinel, in the order CodeOf tries them:
+// an error that wraps two kinds (an update refused while a handoff is
+// under way, a download that failed its check for want of disk) travels as
+// the first it matches. The request's own end comes first (nothing else
+// matters once the caller is gone), then the caller's mistakes (they fix
+// their words), then the instance's state and the update's outcomes, most
+// specific first: busy (try again soon) before up to date (nothing to do)
+// before refused (not in this state); no space (the cause) before
+// unverified (its symptom); offline, which a retry may cure, last.
+var codes = []struct {
+	code     Code
+	sentinel error
+}{
+	{CodeCanceled, context.Canceled},
+	{CodeCanceled, context.DeadlineExceeded},
+	{CodeBadRequest, ErrBadRequest},
+	{CodeUnknownOp, ErrUnknownOp},
+	{CodeNoSuchBackend, ErrNoSuchBackend},
+	{CodeBusy, ErrBusy},
+	{CodeUpToDate, ErrUpToDate},
+	{CodeRefused, ErrRefused},
+	{CodeNotReady, ErrNotReady},
+	{CodeNoSpace, ErrNoSpace},
+	{CodeUnverified, ErrUnverified},
+	{CodeOffline, ErrOffline},
 }
 
-// CodeOf classifies a handler's error for the response.
+// CodeOf classifies a handler's error for the response: the code of the
+// first sentinel in the codes list that err matches, CodeInternal when
+// none does, "" for nil. The same error always gets the same code.
 func CodeOf(err error) Code {
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return CodeCanceled
 	}
-	for code, sentinel := range sentinels {
-		if errors.Is(err, sentinel) {
-			return code
+	for _, c := range codes {
+		if errors.Is(err, c.sentinel) {
+			return c.code
 		}
 	}
 	return CodeInternal
 }
+
+// sentinelOf returns the sentinel of code: the first listed for it (nil
+// for CodeInternal and unknown codes).
+func sentinelOf(code Code) error {
+	for _, c := range codes {
+		if c.code == code {
+			return c.sentinel
+		}
+	}
+	return nil
+}
+
+// Kind returns an error of the given kind (one of the sentinels above)
+// that reads as msg alone: a package's own sentinel (update.ErrDiskFull,
+// "disk full") that travels as a control code (CodeNoSpace) without the
+// kind's words in its message.
+func Kind(kind error, msg string) error { return &kindError{kind: kind, msg: msg} }
+
+// kindError is an error of Kind.
+type kindError struct {
+	kind error
+	msg  string
+}
+
+// Error is the error's own words.
+func (e *kindError) Error() string { return e.msg }
+
+// Unwrap returns the kind, for errors.Is.
+func (e *kindError) Unwrap() error { return e.kind }
 
 // RemoteError is an error the instance answered with. It matches the
 // sentinel of its code under errors.Is.
@@ -80,8 +122,9 @@ type RemoteError struct {
 	Message string
 }
 
+// Error is the message the instance answered with.
 func (e *RemoteError) Error() string { return e.Message }
 
 // Unwrap returns the sentinel of the error's code (nil for CodeInternal and
 // unknown codes).
-func (e *RemoteError) Unwrap() error { return sentinels[e.Code] }
+func (e *RemoteError) Unwrap() error { return sentinelOf(e.Code) }

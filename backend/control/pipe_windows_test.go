@@ -182,7 +182,7 @@ func TestSecondListenRefused(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if res, err := Call(ctx, dir, Request{Op: OpStatus}); err != nil || string(res) != `"first"` {
+	if res, err := Call(ctx, dir, Request{Op: "status"}); err != nil || string(res) != `"first"` {
 		t.Errorf("after the refused Listen: got %s (%v), want the first instance's answer", res, err)
 	}
 	other := serve(t, t.TempDir(), func(context.Context, Request) (any, error) { return nil, nil })
@@ -205,7 +205,7 @@ func TestSquattedPipeRefused(t *testing.T) {
 		}
 		t.Errorf("Listen on a squatted, listening pipe: got %v, want errPipeTaken", err)
 	}
-	if _, err := Call(ctx, listening, Request{Op: OpStatus}); !errors.Is(err, errForeignPipe) {
+	if _, err := Call(ctx, listening, Request{Op: "status"}); !errors.Is(err, errForeignPipe) {
 		t.Errorf("Call to a squatted pipe: got %v, want errForeignPipe", err)
 	}
 

@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
@@ -110,10 +109,9 @@ func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
 	if got.OwnerLock, err = lockfile.AcquireOwner(r.StateDir, r.Nonce); err != nil {
 		return Received{}, err
 	}
-	args, _ := json.Marshal(CommitArgs{PID: r.Self.PID, Start: r.Self.Start})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := control.Call(ctx, r.StateDir, control.Request{Op: control.OpHandoffCommit, Args: args}); err != nil {
+	if _, err := protocol.OpHandoffCommit.Call(ctx, r.StateDir, "", protocol.CommitArgs{PID: r.Self.PID, Start: r.Self.Start}); err != nil {
 		return Received{}, fmt.Errorf("handoff: commit: %w", err)
 	}
 	// From here on the backends are ours: the predecessor exits.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/internal/proc"
 )
 
@@ -19,7 +20,7 @@ import (
 // commit, this instance is still in charge with its backends. A non-nil
 // Successor means it owns the backends, with or without an error (one met
 // after its commit).
-func (s *Sender) Handoff(ctx context.Context, args Args) (*Successor, *Result, error) {
+func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (*Successor, *protocol.HandoffResult, error) {
 	if !s.running.TryLock() {
 		return nil, nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
 	}
@@ -44,10 +45,10 @@ func (s *Sender) Handoff(ctx context.Context, args Args) (*Successor, *Result, e
 	}
 	var succ *Successor
 	switch args.Mode {
-	case ModeAdopt:
+	case protocol.HandoffAdopt:
 		succ, err = s.adopt(ctx, to)
-	case ModeRestart, "":
-		args.Mode = ModeRestart
+	case protocol.HandoffRestart, "":
+		args.Mode = protocol.HandoffRestart
 		succ, err = s.restart(ctx, to)
 	default:
 		return nil, nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
@@ -55,7 +56,7 @@ func (s *Sender) Handoff(ctx context.Context, args Args) (*Successor, *Result, e
 	if succ == nil {
 		return nil, nil, err
 	}
-	return succ, &Result{Mode: args.Mode, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
+	return succ, &protocol.HandoffResult{Mode: args.Mode, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
 }
 
 // RestartSelf hands this instance over to a new run of its own executable,
@@ -65,12 +66,12 @@ func (s *Sender) Handoff(ctx context.Context, args Args) (*Successor, *Result, e
 // a setting given to a backend as it starts (its grace period, its command)
 // needs. Once the new instance serves, this one is handed over (HandedOff
 // closes).
-func (s *Sender) RestartSelf(ctx context.Context, keepBackends bool) (*Result, error) {
-	mode := ModeRestart
+func (s *Sender) RestartSelf(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
+	mode := protocol.HandoffRestart
 	if keepBackends && adoptSupported() == nil {
-		mode = ModeAdopt
+		mode = protocol.HandoffAdopt
 	}
-	succ, res, err := s.Handoff(ctx, Args{To: s.cfg.Exe, Mode: mode, TimeoutNS: int64(2 * time.Minute)})
+	succ, res, err := s.Handoff(ctx, protocol.HandoffArgs{To: s.cfg.Exe, Mode: mode, TimeoutNS: int64(2 * time.Minute)})
 	if succ != nil { // the new instance owns the backends, error or not
 		s.Finish()
 	}
@@ -192,7 +193,7 @@ func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
 // only it) asks; old stops supervising without teardown and lets go of the
 // socket and the locks. From the answer on, the backends are the
 // successor's.
-func (s *Sender) Commit(args CommitArgs) error {
+func (s *Sender) Commit(args protocol.CommitArgs) error {
 	succ := s.awaiting.Load()
 	if succ == nil || succ.PID() != args.PID {
 		return fmt.Errorf("%w: no handoff to this process is under way", control.ErrRefused)
@@ -217,23 +218,23 @@ func (s *Sender) Commit(args CommitArgs) error {
 // after the answer is written.
 func (s *Sender) HandleControl(ctx context.Context, req control.Request) (any, error) {
 	switch req.Op {
-	case control.OpHandoff:
-		var args Args
-		if err := req.DecodeArgs(&args); err != nil {
+	case protocol.OpHandoff.Name:
+		args, err := protocol.OpHandoff.Args(req)
+		if err != nil {
 			return nil, err
 		}
 		_, res, err := s.Handoff(ctx, args)
 		var committed errCommitted
 		if err == nil || errors.As(err, &committed) {
-			return control.Deferred{Result: res, Err: err, Then: s.Finish}, nil
+			return protocol.OpHandoff.AnswerThen(res, err, s.Finish)
 		}
 		return nil, err
-	case control.OpHandoffCommit:
-		var args CommitArgs
-		if err := req.DecodeArgs(&args); err != nil {
+	case protocol.OpHandoffCommit.Name:
+		args, err := protocol.OpHandoffCommit.Args(req)
+		if err != nil {
 			return nil, err
 		}
-		return map[string]bool{"committed": true}, s.Commit(args)
+		return protocol.OpHandoffCommit.Answer(protocol.CommitResult{Committed: true}, s.Commit(args))
 	}
 	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
 }

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/proc"
 )
@@ -129,7 +129,7 @@ func (s *Sender) waitRunning(ctx context.Context, succ *Successor) error {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		st, err := model.StatusOf(ctx, s.cfg.StateDir)
+		st, err := protocol.StatusOf(ctx, s.cfg.StateDir)
 		if err == nil && st.Instance.PID == succ.PID() && len(st.Backends) == s.cfg.Backends {
 			return nil
 		}

@@ -22,8 +22,8 @@ import (
 //     (in order) its lifeline's write end at 4+3i and its stdout and stderr
 //     read ends at 5+3i and 6+3i (see BackendFDs).
 //  2. Old writes one JSON State on the state pipe and closes it.
-//  3. New verifies each backend, then calls control.OpHandoffCommit with
-//     CommitArgs on old's socket; from old's answer on, the backends
+//  3. New verifies each backend, then calls protocol.OpHandoffCommit with
+//     its identity on old's socket; from old's answer on, the backends
 //     are new's. New then tells each shim its new owner down the lifeline
 //     (watchdog.FormatOwner).
 //
@@ -72,12 +72,6 @@ type Backend struct {
 	Lifeline int `json:"lifeline_fd"`
 	Stdout   int `json:"stdout_fd"`
 	Stderr   int `json:"stderr_fd"`
-}
-
-// CommitArgs identify the successor committing.
-type CommitArgs struct {
-	PID   int    `json:"pid"`
-	Start string `json:"start"`
 }
 
 // View is what a handoff needs of one running backend, copied by its
@@ -140,33 +134,6 @@ func Read(r io.Reader) (State, error) {
 	return st, nil
 }
 
-// The handoff control operation (control.OpHandoff): what the CLI asks,
-// what it is told.
-
-// Mode selects how the successor takes over.
-type Mode string
-
-// Handoff modes: how the successor takes over.
-const (
-	ModeRestart Mode = "restart"
-	ModeAdopt   Mode = "adopt"
-)
-
 // EnvWait tells a restart-mode successor how long to wait for the
 // single-instance lock its predecessor is releasing.
 const EnvWait = "HERMES_DESKTOP_HANDOFF_WAIT"
-
-// Args are the arguments of the handoff operation.
-type Args struct {
-	To   string `json:"to"`
-	Mode Mode   `json:"mode"`
-	// TimeoutNS bounds the whole handoff; 0 means one minute.
-	TimeoutNS int64 `json:"timeout_ns,omitempty"`
-}
-
-// Result is what a successful handoff reports.
-type Result struct {
-	Mode      Mode    `json:"mode"`
-	NewPID    int     `json:"new_pid"`
-	ElapsedMS float64 `json:"elapsed_ms"`
-}

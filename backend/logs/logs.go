@@ -49,6 +49,9 @@ type Log struct {
 	onLine func(Line)
 }
 
+// New returns the log of backend name: it keeps the recent lines in memory,
+// appends each to the file at path (rotated as it grows) and calls onLine,
+// if not nil, for each.
 func New(name, path string, onLine func(Line)) *Log {
 	return &Log{name: name, file: &rotatingFile{path: path, max: logMaxBytes, keep: logKeep}, onLine: onLine}
 }
@@ -103,6 +106,7 @@ func (l *Log) Tail(n int) []string {
 	return out
 }
 
+// Close closes the log file; a later Add opens it again.
 func (l *Log) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -41,6 +41,8 @@ type Subscription struct {
 	lagged bool
 }
 
+// Subscribe returns a subscription whose channel holds up to buffer events
+// before Publish drops them for it and marks it lagged.
 func (b *Broker) Subscribe(buffer int) *Subscription {
 	s := &Subscription{C: make(chan Event, buffer), b: b}
 	b.mu.Lock()
@@ -52,6 +54,8 @@ func (b *Broker) Subscribe(buffer int) *Subscription {
 	return s
 }
 
+// Publish sends ev to every subscription without blocking: one whose
+// channel is full misses it and is marked lagged.
 func (b *Broker) Publish(ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -1,14 +1,15 @@
 // Package model is the status the launcher reports and the window, the CLI
 // and the control socket read: each backend's state (State, BackendStatus;
-// the Supervisor owns the transition table), the instance's (InstanceInfo, Status),
-// the events pushed to the window (Event, Broker, Subscription) and the
-// arguments of the control requests that carry them. The page's
-// TypeScript types are generated from these structs (internal/tsgen).
+// the Supervisor owns the transition table), the instance's (InstanceInfo,
+// Status), and the events pushed to the window (Event, Broker,
+// Subscription). The page's TypeScript types are generated from these
+// structs (internal/tsgen).
 //
 // It is data: it imports the leaf packages whose values it carries
 // (instance's containment, reap's report, logs' lines, runspec's kinds,
-// update's state, leakguard's samples), never backend; and StatusOf, the
-// one way any of them asks a running instance for its Status.
+// update's state, leakguard's samples), never backend, and does no I/O: a
+// running instance is asked for its Status over the control protocol
+// (control/protocol).
 package model
 
 import (

@@ -1,12 +1,10 @@
 package model
 
 import (
-	"context"
-	"encoding/json"
-	"hermes-desktop/backend/control"
+	"time"
+
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/update"
-	"time"
 )
 
 // InstanceInfo describes the running launcher.
@@ -35,45 +33,4 @@ type Status struct {
 	LastReap *reap.Report `json:"last_reap,omitempty"`
 	// Notices are things the user should know, in words.
 	Notices []string `json:"notices,omitempty"`
-}
-
-// ReapArgs are the arguments of the reap operation.
-type ReapArgs struct {
-	DryRun bool `json:"dry_run"`
-	// MinAge overrides the minimum orphan age, in nanoseconds: absent
-	// (nil) means the configured age, 0 means no minimum.
-	MinAge *int64 `json:"min_age_ns,omitempty"`
-	// Only, when non-nil, limits the reap to these PIDs (see reap.Options).
-	Only []int `json:"only,omitempty"`
-}
-
-// MinAgeDuration is MinAge as a duration; nil when absent.
-func (a ReapArgs) MinAgeDuration() *time.Duration {
-	if a.MinAge == nil {
-		return nil
-	}
-	return new(time.Duration(*a.MinAge))
-}
-
-// LogsArgs are the arguments of the logs operation.
-type LogsArgs struct {
-	After uint64 `json:"after"`
-	Max   int    `json:"max"`
-}
-
-// statusTimeout bounds one status request: the instance answers from
-// memory, on this machine.
-const statusTimeout = time.Second
-
-// StatusOf asks the instance running on stateDir for its status over the
-// control socket (control.ErrNotRunning when none listens there).
-func StatusOf(ctx context.Context, stateDir string) (Status, error) {
-	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
-	defer cancel()
-	var st Status
-	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpStatus})
-	if err == nil {
-		err = json.Unmarshal(res, &st)
-	}
-	return st, err
 }

@@ -3,8 +3,9 @@
 // child subreaper). It stops those with positive evidence of descent (the
 // backend's nonce, or a sample of the backend's tree); everything else is
 // left alone. It never reaps: proc.ReapOrphans, the one loop that owns
-// // wait for what the launcher did not start, collects whatever exits. It
-// imports only internal/proc and watchdog's protocol names, never backend.
+// wait for what the launcher did not start, collects whatever exits. It
+// imports only internal/proc and the Hermes contract (backend/hermes: the
+// nonce's name), never backend.
 package reclaim
 
 import (
@@ -22,8 +23,8 @@ import (
 // by a user, the OOM killer), the descendants its backend leaves behind come
 // to the launcher instead of init. Those that carry the nonce of one of our
 // backends in their environment are torn down (SIGTERM, grace, SIGKILL);
-// everything else is left alone. proc.ReapOrphans reaps them all. ("Adopt" is the handoff mode;
-// taking back our own orphans is "reclaim".)
+// everything else is left alone. proc.ReapOrphans reaps them all. ("Adopt"
+// is the handoff mode; taking back our own orphans is "reclaim".)
 type Reclaimer struct {
 	self  int
 	grace time.Duration
@@ -72,35 +73,35 @@ func New(self int, grace time.Duration, helper string, log *slog.Logger) *Reclai
 
 // Spawning registers a child start: call the returned function with the new
 // child's PID (0 if the start failed) once it is known.
-func (a *Reclaimer) Spawning(nonce string) func(pid int) {
-	a.spawnMu.Lock()
-	a.mu.Lock()
-	a.nonces[nonce] = true
-	a.mu.Unlock()
+func (r *Reclaimer) Spawning(nonce string) func(pid int) {
+	r.spawnMu.Lock()
+	r.mu.Lock()
+	r.nonces[nonce] = true
+	r.mu.Unlock()
 	return func(pid int) {
 		if pid > 0 {
-			a.mu.Lock()
-			a.leaders[pid] = true
-			a.mu.Unlock()
+			r.mu.Lock()
+			r.leaders[pid] = true
+			r.mu.Unlock()
 		}
-		a.spawnMu.Unlock()
+		r.spawnMu.Unlock()
 	}
 }
 
 // Reaped unregisters a child the launcher has reaped itself, and wakes the
 // Reclaimer: a shim that died may have left orphans.
-func (a *Reclaimer) Reaped(pid int) {
-	a.mu.Lock()
-	delete(a.leaders, pid)
-	a.watchUntil = time.Now().Add(watchAfterExit)
-	a.mu.Unlock()
-	a.poke()
+func (r *Reclaimer) Reaped(pid int) {
+	r.mu.Lock()
+	delete(r.leaders, pid)
+	r.watchUntil = time.Now().Add(watchAfterExit)
+	r.mu.Unlock()
+	r.poke()
 	proc.WakeReaper()
 }
 
-func (a *Reclaimer) poke() {
+func (r *Reclaimer) poke() {
 	select {
-	case a.wake <- struct{}{}:
+	case r.wake <- struct{}{}:
 	default:
 	}
 }
@@ -108,79 +109,79 @@ func (a *Reclaimer) poke() {
 // pass looks at every child of the launcher once. It returns whether
 // orphans that need signalling are still pending, so the caller can come
 // back soon.
-func (a *Reclaimer) pass() bool {
-	a.spawnMu.RLock()
-	defer a.spawnMu.RUnlock()
-	table, err := a.table()
+func (r *Reclaimer) pass() bool {
+	r.spawnMu.RLock()
+	defer r.spawnMu.RUnlock()
+	table, err := r.table()
 	if err != nil {
-		a.log.Warn("Reclaimer: list processes", "err", err)
+		r.log.Warn("Reclaimer: list processes", "err", err)
 		return true
 	}
 	now := time.Now()
 	for _, p := range table {
-		if p.PPID != a.self || a.isLeader(p.PID) {
+		if p.PPID != r.self || r.isLeader(p.PID) {
 			continue
 		}
-		a.handleChild(p, now)
+		r.handleChild(p, now)
 	}
 	pending := false
-	for pid, ad := range a.orphans {
+	for pid, o := range r.orphans {
 		if _, ok := table.Find(pid); !ok {
-			delete(a.orphans, pid) // reaped (by proc.ReapOrphans) or never ours any more
+			delete(r.orphans, pid) // reaped (by proc.ReapOrphans) or never ours any more
 			continue
 		}
 		pending = true
-		ad.stop.Escalate(now)
+		o.stop.Escalate(now)
 	}
 	return pending
 }
 
-func (a *Reclaimer) handleChild(p proc.Process, now time.Time) {
-	ad := a.orphans[p.PID]
+func (r *Reclaimer) handleChild(p proc.Process, now time.Time) {
+	o := r.orphans[p.PID]
 	if p.Zombie {
 		// Dead: nothing left to stop. Reaping it is proc.ReapOrphans'
 		// job, the one loop that owns wait for what nobody here started.
-		if ad != nil && ad.id.Start == p.Start {
-			delete(a.orphans, p.PID)
+		if o != nil && o.id.Start == p.Start {
+			delete(r.orphans, p.PID)
 		}
 		proc.WakeReaper() // SIGCHLD may not have reached it
 		return
 	}
-	if ad != nil {
+	if o != nil {
 		return
 	}
 	id := p.Identity()
-	if a.isHelper(p.PID) {
+	if r.isHelper(p.PID) {
 		return // never signalled; reaped by proc.ReapOrphans once it exits
 	}
-	if !a.isOurs(p.PID) && !a.wasSampled(id) {
+	if !r.isOurs(p.PID) && !r.wasSampled(id) {
 		return
 	}
-	a.log.Info("reclaimed an orphaned backend descendant; stopping it", "pid", p.PID, "comm", p.Comm)
-	stop, err := proc.Terminate(id, a.grace, now)
+	r.log.Info("reclaimed an orphaned backend descendant; stopping it", "pid", p.PID, "comm", p.Comm)
+	stop, err := proc.Terminate(id, r.grace, now)
 	if err != nil {
-		a.log.Warn("reclaim: stop orphan", "pid", p.PID, "err", err)
+		r.log.Warn("reclaim: stop orphan", "pid", p.PID, "err", err)
 		return // looked at again on the next pass
 	}
-	a.orphans[p.PID] = &orphan{id: id, stop: stop}
+	r.orphans[p.PID] = &orphan{id: id, stop: stop}
 }
 
-func (a *Reclaimer) isLeader(pid int) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.leaders[pid]
+func (r *Reclaimer) isLeader(pid int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.leaders[pid]
 }
 
 // isOurs is the positive evidence: the process inherited the nonce of one of
 // our backends.
-func (a *Reclaimer) isOurs(pid int) bool {
+func (r *Reclaimer) isOurs(pid int) bool {
 	v, ok, err := proc.Getenv(pid, hermes.EnvParentNonce)
 	if err != nil || !ok {
 		return false
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.nonces[v]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nonces[v]
 }
 
 // maxKnownTrees bounds how many backends' last samples the Reclaimer keeps:
@@ -190,25 +191,25 @@ const maxKnownTrees = 64
 // Know records the descendants a sample saw in the tree of the backend with
 // nonce: if that tree's shim dies, they are positively ours when they are
 // reparented to us, whatever their environment says.
-func (a *Reclaimer) Know(nonce string, ids []proc.Identity) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, ok := a.known[nonce]; !ok && len(a.known) >= maxKnownTrees {
-		for n := range a.known { // forget one other tree; any will do
+func (r *Reclaimer) Know(nonce string, ids []proc.Identity) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.known[nonce]; !ok && len(r.known) >= maxKnownTrees {
+		for n := range r.known { // forget one other tree; any will do
 			if n != nonce {
-				delete(a.known, n)
+				delete(r.known, n)
 				break
 			}
 		}
 	}
-	a.known[nonce] = ids
+	r.known[nonce] = ids
 }
 
 // wasSampled reports whether id was seen in one of our backends' trees.
-func (a *Reclaimer) wasSampled(id proc.Identity) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, ids := range a.known {
+func (r *Reclaimer) wasSampled(id proc.Identity) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ids := range r.known {
 		for _, k := range ids {
 			if k.Same(id) {
 				return true
@@ -220,17 +221,17 @@ func (a *Reclaimer) wasSampled(id proc.Identity) bool {
 
 // isHelper: the process descends from a helper we started (a URL opener)
 // and may only be reaped.
-func (a *Reclaimer) isHelper(pid int) bool {
-	if a.helper == "" {
+func (r *Reclaimer) isHelper(pid int) bool {
+	if r.helper == "" {
 		return false
 	}
 	v, ok, err := proc.Getenv(pid, HelperEnv)
-	return err == nil && ok && v == a.helper
+	return err == nil && ok && v == r.helper
 }
 
 // Run serves SIGCHLD (and pokes) until ctx ends, then tears down whatever it
 // still holds, bounded by the grace period.
-func (a *Reclaimer) Run(ctx context.Context) {
+func (r *Reclaimer) Run(ctx context.Context) {
 	sigchld, stop := notifyChildExit()
 	defer stop()
 	t := time.NewTimer(0) // a first pass at start
@@ -238,14 +239,14 @@ func (a *Reclaimer) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			a.finish()
+			r.finish()
 			return
 		case <-sigchld:
-		case <-a.wake:
+		case <-r.wake:
 		case <-t.C:
 		}
 		t.Stop()
-		if next := a.nextPass(a.pass()); next > 0 {
+		if next := r.nextPass(r.pass()); next > 0 {
 			t.Reset(next)
 		}
 	}
@@ -262,13 +263,13 @@ const (
 )
 
 // nextPass is when to look again; 0 means only when woken.
-func (a *Reclaimer) nextPass(pending bool) time.Duration {
+func (r *Reclaimer) nextPass(pending bool) time.Duration {
 	if pending {
 		return busyPass
 	}
-	a.mu.Lock()
-	watching := time.Now().Before(a.watchUntil)
-	a.mu.Unlock()
+	r.mu.Lock()
+	watching := time.Now().Before(r.watchUntil)
+	r.mu.Unlock()
 	if watching {
 		return watchPass
 	}
@@ -277,9 +278,9 @@ func (a *Reclaimer) nextPass(pending bool) time.Duration {
 
 // finish kills the orphans it still holds, at launcher shutdown, and waits
 // until they are dead (proc.ReapOrphans reaps them).
-func (a *Reclaimer) finish() {
-	deadline := time.Now().Add(a.grace + proc.KillWait)
-	for a.pass() && time.Now().Before(deadline) {
+func (r *Reclaimer) finish() {
+	deadline := time.Now().Add(r.grace + proc.KillWait)
+	for r.pass() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond) // bounded: shutdown only
 	}
 }

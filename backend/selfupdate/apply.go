@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/update"
 )
 
@@ -32,7 +32,7 @@ func (u *Updater) Apply(ctx context.Context) (*update.Result, error) {
 // its commit.
 func (u *Updater) apply(ctx context.Context) (*update.Result, error) {
 	if err := u.client.Load().Disabled(); err != nil {
-		return nil, controlKind(err)
+		return nil, err
 	}
 	if err := u.acquire(ctx); err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (u *Updater) apply(ctx context.Context) (*update.Result, error) {
 	}
 	rel, err := u.checkRelease(ctx)
 	if err != nil {
-		return nil, controlKind(err)
+		return nil, err
 	}
 	in, err := update.Inspect(u.cfg.Exe)
 	if err != nil {
@@ -52,7 +52,7 @@ func (u *Updater) apply(ctx context.Context) (*update.Result, error) {
 	if !in.SelfManaged() {
 		cmd := in.UpdateCommand(rel.Version)
 		u.set(func(i *update.Info) { i.Command = cmd })
-		return nil, controlKind(fmt.Errorf("%w: %s %s is available, but %s; update it with: %s", update.ErrManaged, "Hermes Desktop", rel.Version, in.Why(), cmd))
+		return nil, fmt.Errorf("%w: %s %s is available, but %s; update it with: %s", update.ErrManaged, "Hermes Desktop", rel.Version, in.Why(), cmd)
 	}
 	artifact, err := u.download(ctx)
 	if err != nil {
@@ -86,7 +86,7 @@ func (u *Updater) install(ctx context.Context, rel *update.Release, in update.In
 		return nil, u.failed(err)
 	}
 	u.cfg.Logger.Info("update: swapped in; handing over", "version", rel.Version, "path", in.Target.Path)
-	succ, err := u.host.HandOff(ctx, handoff.Args{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
+	succ, err := u.host.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
 	if succ == nil {
 		if rerr := update.Restore(in.Target); rerr != nil {
 			err = fmt.Errorf("%w; and putting the old version back failed: %v", err, rerr)
@@ -105,11 +105,11 @@ func (u *Updater) install(ctx context.Context, rel *update.Release, in update.In
 	return out, err
 }
 
-// failed records a failed apply in the status and returns the error with
-// its control kind.
+// failed records a failed apply in the status and returns the error (an
+// update error carries its control kind, see update.ErrDisabled).
 func (u *Updater) failed(err error) error {
 	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
 	u.host.PublishStatus()
 	u.cfg.Logger.Warn("update failed", "err", err)
-	return controlKind(err)
+	return err
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
 )
 
@@ -81,7 +81,7 @@ func (u *Updater) RestartToApply(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("%w: this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
 	}
-	succ, err := u.host.HandOff(ctx, handoff.Args{To: exe, Mode: handoff.ModeAdopt, TimeoutNS: int64(2 * time.Minute)})
+	succ, err := u.host.HandOff(ctx, protocol.HandoffArgs{To: exe, Mode: protocol.HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
 	if succ != nil { // the new instance owns the backends, error or not
 		u.host.HandedOver()
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/proc"
@@ -118,7 +119,7 @@ func (w *Watch) Wait(ctx context.Context) (Verdict, string) {
 // probe asks the new instance for its status. It returns why the new
 // version failed ("" if it did not), and whether it answered at all.
 func (w *Watch) probe(ctx context.Context) (string, bool) {
-	st, err := model.StatusOf(ctx, w.StateDir)
+	st, err := protocol.StatusOf(ctx, w.StateDir)
 	if err != nil || st.Instance.PID != w.PID {
 		return "", false
 	}
@@ -140,7 +141,7 @@ func (w *Watch) WaitSettled(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	for {
-		st, err := model.StatusOf(ctx, w.StateDir)
+		st, err := protocol.StatusOf(ctx, w.StateDir)
 		settled := err == nil && st.Instance.PID == w.PID
 		for _, b := range st.Backends {
 			if b.State == model.StateFailed {

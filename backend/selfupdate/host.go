@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/internal/proc"
 )
 
@@ -19,7 +19,7 @@ type Host interface {
 	// Successor means the successor owns the backends, with or without an
 	// error (one met after its commit); nil means this instance is still
 	// in charge with its backends.
-	HandOff(ctx context.Context, args handoff.Args) (Successor, error)
+	HandOff(ctx context.Context, args protocol.HandoffArgs) (Successor, error)
 	// HandedOver tells the launcher a successor owns everything: it exits
 	// without teardown. For callers with no answer to write first.
 	HandedOver()

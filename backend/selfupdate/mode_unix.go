@@ -2,7 +2,9 @@
 
 package selfupdate
 
-import "hermes-desktop/backend/handoff"
+import (
+	"hermes-desktop/backend/control/protocol"
+)
 
 // handoffMode: an update keeps the backends running (adopt).
-func handoffMode() handoff.Mode { return handoff.ModeAdopt }
+func handoffMode() protocol.HandoffMode { return protocol.HandoffAdopt }

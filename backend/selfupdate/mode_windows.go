@@ -1,8 +1,10 @@
 package selfupdate
 
-import "hermes-desktop/backend/handoff"
+import (
+	"hermes-desktop/backend/control/protocol"
+)
 
 // handoffMode: no adopt mode on Windows (the launcher refuses it: its
 // backends live in a kill-on-close job), so an update restarts the
 // backends (restart mode).
-func handoffMode() handoff.Mode { return handoff.ModeRestart }
+func handoffMode() protocol.HandoffMode { return protocol.HandoffRestart }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 )
 
 // childSuccessor is a real child standing in for the new instance.
@@ -32,11 +32,11 @@ type handOffHost struct {
 	t      *testing.T
 	mu     sync.Mutex
 	refuse bool
-	args   []handoff.Args
+	args   []protocol.HandoffArgs
 	over   int
 }
 
-func (h *handOffHost) HandOff(_ context.Context, args handoff.Args) (Successor, error) {
+func (h *handOffHost) HandOff(_ context.Context, args protocol.HandoffArgs) (Successor, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.args = append(h.args, args)
@@ -111,7 +111,7 @@ func TestRestartToApplyHandsOverToTheReplacedExecutable(t *testing.T) {
 		t.Fatalf("handoff: got %v, handed over %d times; want nil, once", err, h.over)
 	}
 	for _, a := range h.args {
-		if a.To != exe || a.Mode != handoff.ModeAdopt {
+		if a.To != exe || a.Mode != protocol.HandoffAdopt {
 			t.Errorf("handoff asked for %s in mode %q, want %s in adopt mode", a.To, a.Mode, exe)
 		}
 	}

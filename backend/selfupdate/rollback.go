@@ -2,13 +2,11 @@ package selfupdate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/proc"
 )
@@ -98,8 +96,7 @@ func (u *Updater) handBack(ctx context.Context, w *updateWatch, rb update.Rollba
 	defer cancel()
 	err := w.WaitSettled(cctx)
 	if err == nil {
-		args, _ := json.Marshal(handoff.Args{To: w.Probation.Exe, Mode: handoffMode(), TimeoutNS: int64(time.Minute)})
-		_, err = control.Call(cctx, u.cfg.StateDir, control.Request{Op: control.OpHandoff, Args: args})
+		_, err = protocol.OpHandoff.Call(cctx, u.cfg.StateDir, "", protocol.HandoffArgs{To: w.Probation.Exe, Mode: handoffMode(), TimeoutNS: int64(time.Minute)})
 	}
 	if err == nil {
 		select { // it exits once it has answered

@@ -20,7 +20,7 @@ import (
 	"aead.dev/minisign"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 )
@@ -59,7 +59,7 @@ func newTestFeed(t *testing.T, priv minisign.PrivateKey, version string) *testFe
 // for checks against a loopback feed. It counts the status changes.
 type idleHost struct{ published atomic.Int32 }
 
-func (h *idleHost) HandOff(context.Context, handoff.Args) (Successor, error) {
+func (h *idleHost) HandOff(context.Context, protocol.HandoffArgs) (Successor, error) {
 	return nil, fmt.Errorf("%w: no handoff in this test", control.ErrRefused)
 }
 func (h *idleHost) HandedOver()                 {}

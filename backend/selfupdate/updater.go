@@ -330,7 +330,7 @@ func (u *Updater) download(ctx context.Context) (string, error) {
 	if err != nil {
 		u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
 		u.host.PublishStatus()
-		return "", controlKind(err)
+		return "", err
 	}
 	u.mu.Lock()
 	u.artifact = path

@@ -5,7 +5,8 @@
 // engine, backend.Config.ApplySettings says.
 //
 // It sits below backend: it imports lockfile (reading and atomic writes),
-// internal/cmdline and the standard library, never backend.
+// backend/hermes (the loopback rule), internal/cmdline and the standard
+// library, never backend.
 package settings
 
 import (
@@ -310,6 +311,7 @@ func CompileReadyRegex(expr string) (*regexp.Regexp, error) {
 // gives regexp's own error.
 type PatternError struct{ Err error }
 
+// Error names what is wrong by regexp/syntax's code alone.
 func (e *PatternError) Error() string {
 	var se *syntax.Error
 	if errors.As(e.Err, &se) {
@@ -318,6 +320,7 @@ func (e *PatternError) Error() string {
 	return "not a valid regular expression"
 }
 
+// Unwrap returns regexp's own error.
 func (e *PatternError) Unwrap() error { return e.Err }
 
 // NofileFloor maps the user's open-file floor, where 0 turns it off, to

@@ -7,42 +7,46 @@ import (
 	"net"
 	"net/url"
 	"syscall"
+
+	"hermes-desktop/backend/control"
 )
 
 // Sentinels for the reasons an update is not offered or not applied.
 // Errors wrap one of them (check with errors.Is); Reason names it in one
-// word for scripts.
+// word for scripts. Each is of one of the control channel's kinds
+// (control.Kind), the code it travels as over the socket, and keeps its
+// own words.
 var (
 	// ErrDisabled: this build has no update key, no feed is configured,
 	// or the running version is not a release version.
-	ErrDisabled = errors.New("updates are off")
+	ErrDisabled = control.Kind(control.ErrRefused, "updates are off")
 	// ErrBuildOff: updates are off in this build whatever the settings
 	// say (no update key, or not a release version); it wraps
 	// ErrDisabled. Said for a person: the page shows it next to the feed.
 	ErrBuildOff = fmt.Errorf("%w: this build of Hermes Desktop does not update itself", ErrDisabled)
 	// ErrOffline: the feed or the artifact could not be reached.
-	ErrOffline = errors.New("offline")
+	ErrOffline = control.Kind(control.ErrOffline, "offline")
 	// ErrFeed: the feed answered, but not with a usable manifest.
-	ErrFeed = errors.New("bad feed")
+	ErrFeed = control.Kind(control.ErrUnverified, "bad feed")
 	// ErrSignature: the manifest's signature does not verify with a
 	// trusted key, or its trusted comment does not name this channel and
 	// the manifest's version (a replayed or foreign manifest).
-	ErrSignature = errors.New("bad signature")
+	ErrSignature = control.Kind(control.ErrUnverified, "bad signature")
 	// ErrChecksum: the artifact's size or sha256 differ from the manifest's.
-	ErrChecksum = errors.New("checksum mismatch")
+	ErrChecksum = control.Kind(control.ErrUnverified, "checksum mismatch")
 	// ErrDiskFull: no space left to download or stage the new binary.
-	ErrDiskFull = errors.New("disk full")
+	ErrDiskFull = control.Kind(control.ErrNoSpace, "disk full")
 	// ErrInsecure: a feed or artifact URL that is neither https nor loopback.
-	ErrInsecure = errors.New("insecure URL")
+	ErrInsecure = control.Kind(control.ErrUnverified, "insecure URL")
 	// ErrUpToDate: no version newer than the running one is offered.
-	ErrUpToDate = errors.New("no newer version")
+	ErrUpToDate = control.Kind(control.ErrUpToDate, "no newer version")
 	// ErrManaged: a package manager owns this copy; it is never replaced.
-	ErrManaged = errors.New("package-managed install")
+	ErrManaged = control.Kind(control.ErrRefused, "package-managed install")
 	// ErrSmoke: the new binary did not answer `version --json` with the
 	// manifest's version.
-	ErrSmoke = errors.New("smoke test failed")
+	ErrSmoke = control.Kind(control.ErrUnverified, "smoke test failed")
 	// ErrSwap: the new binary could not be put in place (the old one was
-	// restored).
+	// restored). It is of no kind: it travels as control.CodeInternal.
 	ErrSwap = errors.New("swap failed")
 )
 

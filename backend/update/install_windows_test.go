@@ -16,15 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/hermes"
 	"hermes-desktop/internal/testbin"
 )
 
 // exeName is what the installer names the binary.
 const exeName = "hermes-desktop.exe"
 
-// readyPrefix is the line `hermes-desktop serve` announces its port with
-// (the Hermes contract; builtin.ReadyPrefix).
-const readyPrefix = "HERMES_BACKEND_READY port="
+// readyPrefix is the line `hermes-desktop serve` announces its port with.
+const readyPrefix = hermes.ServeReadyPrefix
 
 // TestMain removes the binary testbin builds when no prebuilt one is given.
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }

@@ -84,11 +84,6 @@ type Result struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 }
 
-// SkipArgs are the arguments of control.OpUpdateSkip.
-type SkipArgs struct {
-	Version string `json:"version"`
-}
-
 // Failed reports whether the check itself failed (offline, a bad
 // signature or feed), as opposed to an answer (off, up to date, skipped,
 // package-managed, busy).

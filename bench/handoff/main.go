@@ -63,72 +63,91 @@ type result struct {
 	backend             string
 }
 
+// instance is the headless launcher one run started, on a state dir of its
+// own.
+type instance struct {
+	bin, state, mode string
+	env              []string
+}
+
+// cli runs a hermes-desktop subcommand against the instance.
+func (in *instance) cli(args ...string) ([]byte, error) {
+	c := exec.Command(in.bin, append(args, "--state-dir", in.state)...)
+	c.Env = in.env
+	return c.Output()
+}
+
+// readyURL waits until the instance's one backend is ready and returns its
+// health URL and PID.
+func (in *instance) readyURL() (string, int) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		out, err := in.cli("status", "--json")
+		var st model.Status
+		if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
+			return st.Backends[0].URL + hermes.StatusPath, st.Backends[0].PID // public: no token needed
+		}
+	}
+	check(fmt.Errorf("%s: no ready backend", in.mode))
+	return "", 0
+}
+
 func run(bin, other, dir, mode string, n int) result {
 	tag := testbin.NewTag()
-	state := filepath.Join(dir, mode)
-	env := testbin.NewEnv(tag, filepath.Join(state, "home"))
-	cmd := exec.Command(bin, "run", "--headless", "--state-dir", state, "--grace", "2s")
-	cmd.Env = env
+	in := &instance{bin: bin, state: filepath.Join(dir, mode), mode: mode}
+	in.env = testbin.NewEnv(tag, filepath.Join(in.state, "home"))
+	cmd := exec.Command(bin, "run", "--headless", "--state-dir", in.state, "--grace", "2s")
+	cmd.Env = in.env
 	check(cmd.Start())
 	defer func() {
-		c := exec.Command(bin, "stop", "--state-dir", state)
-		c.Env = env
-		_ = c.Run()
+		_, _ = in.cli("stop")
 		sweep(tag)
 	}()
-	cli := func(args ...string) ([]byte, error) {
-		c := exec.Command(bin, append(args, "--state-dir", state)...)
-		c.Env = env
-		return c.Output()
-	}
-	url := func() (string, int) {
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			out, err := cli("status", "--json")
-			var st model.Status
-			if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
-				return st.Backends[0].URL + hermes.StatusPath, st.Backends[0].PID // public: no token needed
-			}
-		}
-		check(fmt.Errorf("%s: no ready backend", mode))
-		return "", 0
-	}
 	var res result
-	current, firstPID := url()
+	current, firstPID := in.readyURL()
 	samePID := true
 	var cur atomic.Pointer[string]
 	cur.Store(&current)
 	client := &http.Client{Timeout: 500 * time.Millisecond}
 	bins := []string{bin, other}
 	for i := 1; i <= n; i++ {
-		pr := &prober{client: client, cur: &cur, res: &res}
-		pr.lastOK.Store(time.Now().UnixNano())
-		ctx, stop := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); pr.run(ctx) }()
-		t0 := time.Now()
-		if out, err := cli("handoff", "--to", bins[i%2], "--mode", mode, "--timeout", "30s"); err != nil {
-			check(fmt.Errorf("%s handoff %d: %v %s", mode, i, err, out))
-		}
-		res.handoffs = append(res.handoffs, time.Since(t0))
-		next, pid := url()
-		if os.Getenv("BENCH_DEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "%s %d: pid %d url %s failed so far %d\n", mode, i, pid, next, atomic.LoadInt64(&res.failed))
-		}
+		pid := in.handoffProbed(i, bins[i%2], client, &cur, &res)
 		samePID = samePID && pid == firstPID
-		cur.Store(&next)
-		pr.handedOff.Store(true)
-		for deadline := time.Now().Add(10 * time.Second); pr.firstOKAfter.Load() == 0 && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
-		}
-		stop()
-		<-done
-		res.downtimes = append(res.downtimes, time.Duration(pr.firstOKAfter.Load()-pr.lastOK.Load()))
 	}
 	res.backend = "new"
 	if samePID {
 		res.backend = "kept"
 	}
 	return res
+}
+
+// handoffProbed hands the instance over to the binary to while a prober
+// probes the health URL in cur, which it then points at the new one; it
+// adds the handoff's time and the downtime the prober saw to res, and
+// returns the backend's PID after the handoff.
+func (in *instance) handoffProbed(i int, to string, client *http.Client, cur *atomic.Pointer[string], res *result) int {
+	pr := &prober{client: client, cur: cur, res: res}
+	pr.lastOK.Store(time.Now().UnixNano())
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); pr.run(ctx) }()
+	t0 := time.Now()
+	if out, err := in.cli("handoff", "--to", to, "--mode", in.mode, "--timeout", "30s"); err != nil {
+		check(fmt.Errorf("%s handoff %d: %v %s", in.mode, i, err, out))
+	}
+	res.handoffs = append(res.handoffs, time.Since(t0))
+	next, pid := in.readyURL()
+	if os.Getenv("BENCH_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "%s %d: pid %d url %s failed so far %d\n", in.mode, i, pid, next, atomic.LoadInt64(&res.failed))
+	}
+	cur.Store(&next)
+	pr.handedOff.Store(true)
+	for deadline := time.Now().Add(10 * time.Second); pr.firstOKAfter.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	<-done
+	res.downtimes = append(res.downtimes, time.Duration(pr.firstOKAfter.Load()-pr.lastOK.Load()))
+	return pid
 }
 
 // prober probes the current health URL every 2 ms until its context ends,

@@ -115,35 +115,15 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
-	args := append([]string{"run", "--headless", "--state-dir", state, "--grace", "2s",
-		"--backend-cmd", bin + " serve --host 127.0.0.1 --port 0" + children + m.backendArg}, m.launcherArg...)
-	cmd := exec.Command(bin, args...)
 	tracePath := filepath.Join(state, "trace")
-	cmd.Env = append(testbin.NewEnv(tag, filepath.Join(state, "home")), watchdog.EnvTrace+"="+tracePath)
-	out, err := cmd.StdoutPipe()
+	cmd, err := startLauncher(bin, state, tracePath, tag, m)
 	if err != nil {
-		return sample{}, err
-	}
-	if err := cmd.Start(); err != nil {
-		return sample{}, err
-	}
-	if err := testbin.WaitReadyLine(out); err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
 		return sample{}, err
 	}
 	pids := testbin.WaitTree(tag, m.treeSize, cmd.Process.Pid, 10*time.Second)
 	backendPID := findBackend(pids)
 	time.Sleep(settle) // measure a steady tree, not the start-up bustle
-	fds := map[int]int{}
-	names = map[int]string{}
-	for _, pid := range pids {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		names[pid] = strings.Join(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")[1:], " ")
-		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-			fds[pid] = fd
-		}
-	}
+	fds := pinTree(pids)
 	launcherFD, _ := unix.PidfdOpen(cmd.Process.Pid, 0)
 	names[-1] = "(launcher)"
 	start := time.Now()
@@ -162,6 +142,51 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 	delete(fds, -1)
 	delete(gone, -1)
 	unix.Close(launcherFD)
+	tallyExits(&s, start, fds, gone)
+	testbin.SweepTagged(tag)
+	return s, nil
+}
+
+// startLauncher starts a headless launcher in mode m on state dir state,
+// with the shim tracing to tracePath, and waits for its ready line.
+func startLauncher(bin, state, tracePath, tag string, m mode) (*exec.Cmd, error) {
+	args := append([]string{"run", "--headless", "--state-dir", state, "--grace", "2s",
+		"--backend-cmd", bin + " serve --host 127.0.0.1 --port 0" + children + m.backendArg}, m.launcherArg...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(testbin.NewEnv(tag, filepath.Join(state, "home")), watchdog.EnvTrace+"="+tracePath)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	if err := testbin.WaitReadyLine(out); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// pinTree opens a pidfd on each process of the tree, so its exit is seen
+// even once its PID is reused, and notes its command line in names.
+func pinTree(pids []int) map[int]int {
+	fds := map[int]int{}
+	names = map[int]string{}
+	for _, pid := range pids {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		names[pid] = strings.Join(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")[1:], " ")
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			fds[pid] = fd
+		}
+	}
+	return fds
+}
+
+// tallyExits notes in s when the last process of the tree went (if all
+// did) and how many survived, which it kills; it closes the pidfds.
+func tallyExits(s *sample, start time.Time, fds map[int]int, gone map[int]time.Time) {
 	s.watched = len(fds)
 	if len(gone) == len(fds) {
 		var last time.Time
@@ -179,8 +204,6 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 		}
 		unix.Close(fd)
 	}
-	testbin.SweepTagged(tag)
-	return s, nil
 }
 
 func findBackend(pids []int) int {

@@ -62,10 +62,18 @@ func main() {
 	pids, _ := proc.PIDs()
 	state := filepath.Join(dir, "state")
 	check(lockfile.EnsureDir(state))
+	fmt.Printf("reap scan with %d processes in the table (%d added: %d unrelated, %d serve-shaped), %d runs each\n",
+		len(pids), *extra+*candidates, *extra, *candidates, *runs)
+	fmt.Printf("%s\n\n", testbin.Machine())
+	timeMethods(scanMethods(bin, dir, state, env), *runs)
+}
 
-	methods := []method{
+// scanMethods are the ways of scanning the table, ours first: the reaper
+// in-process and through its CLI, ps, and gopsutil reading every process.
+func scanMethods(bin, home, state string, env []string) []method {
+	return []method{
 		{"hermes-desktop reap (in-process dry run)", func() int {
-			r, err := reap.Run(context.Background(), reap.Options{StateDir: state, HermesHome: dir, DryRun: true})
+			r, err := reap.Run(context.Background(), reap.Options{StateDir: state, HermesHome: home, DryRun: true})
 			check(err)
 			return len(r.Decisions)
 		}},
@@ -91,10 +99,6 @@ func main() {
 			return len(ps)
 		}},
 	}
-	fmt.Printf("reap scan with %d processes in the table (%d added: %d unrelated, %d serve-shaped), %d runs each\n",
-		len(pids), *extra+*candidates, *extra, *candidates, *runs)
-	fmt.Printf("%s\n\n", testbin.Machine())
-	timeMethods(methods, *runs)
 }
 
 // method is one way of scanning the table.

@@ -38,92 +38,128 @@ import (
 	"hermes-desktop/internal/proc"
 )
 
+// options are the command line's flags.
+type options struct {
+	children, ticks    int
+	interval           time.Duration
+	inCgroup, distinct bool
+}
+
 func main() {
-	children := flag.Int("children", 100, "children under the backend")
-	ticks := flag.Int("ticks", 200, "samples to time")
-	interval := flag.Duration("interval", leakguard.DefaultSampleInterval, "sampling interval to express the cost against")
-	inCgroup := flag.Bool("cgroup", false, "start the tree in a cgroup of its own and sample its members")
-	distinct := flag.Bool("distinct", false, "give each child a command line of its own (sleep 600.<i>, 601.<i>)")
+	var o options
+	flag.IntVar(&o.children, "children", 100, "children under the backend")
+	flag.IntVar(&o.ticks, "ticks", 200, "samples to time")
+	flag.DurationVar(&o.interval, "interval", leakguard.DefaultSampleInterval, "sampling interval to express the cost against")
+	flag.BoolVar(&o.inCgroup, "cgroup", false, "start the tree in a cgroup of its own and sample its members")
+	flag.BoolVar(&o.distinct, "distinct", false, "give each child a command line of its own (sleep 600.<i>, 601.<i>)")
 	flag.Parse()
+	t := startTree(o)
+	cleanup = t.stop
+	defer cleanup()
+	s := t.awaitExec(o)
+	fresh, remembering := t.timeSamplers(o.ticks)
+	report(o, t, s, fresh, remembering)
+}
+
+// tree is the backend stand-in this program started: a shell with its
+// sleep children, in cgroup cg (at cgPath) when -cgroup is given.
+type tree struct {
+	cmd    *exec.Cmd
+	root   proc.Identity
+	cg     *proc.Cgroup
+	cgPath string
+}
+
+// startTree starts the shell that starts the children.
+func startTree(o options) *tree {
 	plain, setsid := "600", "600"
-	if *distinct {
+	if o.distinct {
 		plain, setsid = "600.$i", "601.$i"
 	}
-	script := "for i in $(seq 1 " + strconv.Itoa(*children/2) + "); do sleep " + plain + " & setsid sleep " + setsid + " & done; wait"
-	cmd := exec.Command("sh", "-c", script)
-	cg, cgPath := (*proc.Cgroup)(nil), ""
-	if *inCgroup {
+	script := "for i in $(seq 1 " + strconv.Itoa(o.children/2) + "); do sleep " + plain + " & setsid sleep " + setsid + " & done; wait"
+	t := &tree{cmd: exec.Command("sh", "-c", script)}
+	if o.inCgroup {
 		var err error
-		if cg, err = newCgroup(cmd); err != nil {
+		if t.cg, err = newCgroup(t.cmd); err != nil {
 			fail(err)
 		}
-		cgPath = cg.Path()
+		t.cgPath = t.cg.Path()
 	}
-	err := cmd.Start()
-	if cg != nil {
-		_ = unix.Close(cmd.SysProcAttr.CgroupFD)
+	err := t.cmd.Start()
+	if t.cg != nil {
+		_ = unix.Close(t.cmd.SysProcAttr.CgroupFD)
 	}
 	if err != nil {
-		removeCgroup(cg)
+		removeCgroup(t.cg)
 		fail(err)
 	}
-	root, err := proc.Lookup(cmd.Process.Pid)
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		removeCgroup(cg)
+	if t.root, err = proc.Lookup(t.cmd.Process.Pid); err != nil {
+		_ = t.cmd.Process.Kill()
+		_ = t.cmd.Wait()
+		removeCgroup(t.cg)
 		fail(err)
 	}
-	cleanup = func() { stop(cmd, root, cg) }
-	defer cleanup()
-	// Ready once every child runs sleep: until it execs, a child is a copy
-	// of the shell.
+	return t
+}
+
+// awaitExec returns the first sample in which every child runs sleep:
+// until it execs, a child is a copy of the shell.
+func (t *tree) awaitExec(o options) *leakguard.TreeSample {
 	execd := func(s *leakguard.TreeSample) bool {
-		if s.Count < *children+1 {
+		if s.Count < o.children+1 {
 			return false
 		}
-		if *distinct {
+		if o.distinct {
 			return len(s.Duplicates) == 0
 		}
-		return len(s.Duplicates) == 1 && s.Duplicates[0].Count == *children
+		return len(s.Duplicates) == 1 && s.Duplicates[0].Count == o.children
 	}
-	var s *leakguard.TreeSample
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if s, err = leakguard.Sample(root, cgPath); err == nil && execd(s) {
-			break
+		if s, err := leakguard.Sample(t.root, t.cgPath); err == nil && execd(s) {
+			return s
 		}
 		if time.Now().After(deadline) {
-			fail(fmt.Errorf("the tree never reached %d processes running sleep", *children+1))
+			fail(fmt.Errorf("the tree never reached %d processes running sleep", o.children+1))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// timeSamplers times ticks fresh Samples and ticks of one Sampler,
+// interleaved.
+func (t *tree) timeSamplers(ticks int) (fresh, remembering *timings) {
 	// Per-thread CPU, so the goroutine stays on one thread.
 	runtime.LockOSThread()
-	fresh, remembering := &timings{name: "Sample (reads everything)"}, &timings{name: "Sampler (remembers)"}
+	fresh, remembering = &timings{name: "Sample (reads everything)"}, &timings{name: "Sampler (remembers)"}
 	sm := new(leakguard.Sampler)
-	if _, err := sm.Sample(root, cgPath); err != nil { // its first sample reads everything
+	if _, err := sm.Sample(t.root, t.cgPath); err != nil { // its first sample reads everything
 		fail(err)
 	}
-	for i := 0; i < *ticks; i++ {
-		fresh.time(func() (*leakguard.TreeSample, error) { return leakguard.Sample(root, cgPath) })
-		remembering.time(func() (*leakguard.TreeSample, error) { return sm.Sample(root, cgPath) })
+	for i := 0; i < ticks; i++ {
+		fresh.time(func() (*leakguard.TreeSample, error) { return leakguard.Sample(t.root, t.cgPath) })
+		remembering.time(func() (*leakguard.TreeSample, error) { return sm.Sample(t.root, t.cgPath) })
 	}
+	return fresh, remembering
+}
+
+// report prints the two ways' wall and CPU times, and their ratio.
+func report(o options, t *tree, s *leakguard.TreeSample, fresh, remembering *timings) {
 	from := "the process tree"
-	if cg != nil {
-		from = "cgroup " + cgPath
+	if t.cg != nil {
+		from = "cgroup " + t.cgPath
 	}
 	kind := "identical"
-	if *distinct {
+	if o.distinct {
 		kind = "distinct"
 	}
 	fmt.Printf("tree sampler: 1 backend + %d children with %s command lines (%d processes sampled, from %s), %d ticks each, interleaved\n\n",
-		*children, kind, s.Count, from, *ticks)
-	fmt.Printf("%-28s %12s %12s %12s %16s\n", "", "wall p50 µs", "wall p90 µs", "CPU/tick µs", "% core at "+interval.String())
-	for _, t := range []*timings{fresh, remembering} {
-		slices.Sort(t.wall)
-		cpu := t.cpu / time.Duration(*ticks)
-		fmt.Printf("%-28s %12d %12d %12d %15.3f%%\n", t.name, t.wall[len(t.wall)/2].Microseconds(), t.wall[len(t.wall)*9/10].Microseconds(),
-			cpu.Microseconds(), 100*float64(cpu)/float64(*interval))
+		o.children, kind, s.Count, from, o.ticks)
+	fmt.Printf("%-28s %12s %12s %12s %16s\n", "", "wall p50 µs", "wall p90 µs", "CPU/tick µs", "% core at "+o.interval.String())
+	for _, tm := range []*timings{fresh, remembering} {
+		slices.Sort(tm.wall)
+		cpu := tm.cpu / time.Duration(o.ticks)
+		fmt.Printf("%-28s %12d %12d %12d %15.3f%%\n", tm.name, tm.wall[len(tm.wall)/2].Microseconds(), tm.wall[len(tm.wall)*9/10].Microseconds(),
+			cpu.Microseconds(), 100*float64(cpu)/float64(o.interval))
 	}
 	fmt.Printf("\nSampler / Sample, CPU per tick: %.2fx\n", float64(remembering.cpu)/float64(fresh.cpu))
 }
@@ -156,17 +192,17 @@ func threadCPU() time.Duration {
 // stop kills the tree this program started: the shell and its children,
 // each by the identity the walk read; with a cgroup, the whole cgroup,
 // which it then removes.
-func stop(cmd *exec.Cmd, root proc.Identity, cg *proc.Cgroup) {
-	if cg != nil {
-		_ = cg.Kill()
-	} else if kids, err := proc.DescendantsOf(root.PID); err == nil {
+func (t *tree) stop() {
+	if t.cg != nil {
+		_ = t.cg.Kill()
+	} else if kids, err := proc.DescendantsOf(t.root.PID); err == nil {
 		for _, k := range kids {
 			_ = proc.Signal(k.Identity(), syscall.SIGKILL)
 		}
 	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	removeCgroup(cg)
+	_ = t.cmd.Process.Kill()
+	_ = t.cmd.Wait()
+	removeCgroup(t.cg)
 }
 
 // newCgroup creates a cgroup for the tree under this program's own and

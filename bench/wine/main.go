@@ -79,6 +79,29 @@ func main() {
 	check(err)
 	win := winPath(*exe)
 
+	modes := killModes(bin, win)
+	fmt.Printf("launcher killed -> tree gone: %d kills per mode, tree = launcher, shim, backend, 2 children out of its group\n", *n)
+	fmt.Println("(under Wine also a conhost.exe for each windowless console, the shim's and the backend's)")
+	fmt.Printf("%s, %s\n\n", testbin.Machine(), wineVersion())
+	fmt.Printf("%-44s %9s %9s %9s %10s\n", "mode", "p50", "p99", "max", "survivors")
+	for _, m := range modes {
+		var samples []sample
+		for i := 0; i < *n; i++ {
+			s, err := measure(dir, m, *wait)
+			check(err)
+			samples = append(samples, s)
+		}
+		p50, p99, max, surv, watched := summarize(samples)
+		fmt.Printf("%-44s %9s %9s %9s %10s\n", m.name, testbin.FormatDuration(p50), testbin.FormatDuration(p99), testbin.FormatDuration(max), fmt.Sprintf("%d/%d", surv, watched))
+	}
+	fmt.Println("\np50/p99/max: the launcher killed (for TerminateProcess: its process gone) -> last process of its tree gone")
+	fmt.Println("('-': some never went within", wait.String()+"); survivors: tree processes still alive then")
+}
+
+// killModes are the ways a launcher dies that the benchmark compares: the
+// Linux build SIGKILLed, the Windows build under Wine SIGKILLed, and the
+// Windows build ended by TerminateProcess.
+func killModes(bin, win string) []mode {
 	linux := func(state string) *exec.Cmd {
 		return exec.Command(bin, "run", "--headless", "--state-dir", state, "--grace", "2s",
 			"--backend-cmd", bin+" serve --host 127.0.0.1 --port 0"+children)
@@ -103,27 +126,11 @@ func main() {
 		return gone[0]
 	}
 	linuxPath := func(p string) string { return p }
-	modes := []mode{
+	return []mode{
 		{"Linux: shim lifeline, SIGKILL", 5, linuxPath, linux, sigkill},
 		{"Wine: job, SIGKILL of the Wine process", 7, winPath, wine, sigkill},
 		{"Wine: job, TerminateProcess (taskkill /F)", 7, winPath, wine, terminate},
 	}
-	fmt.Printf("launcher killed -> tree gone: %d kills per mode, tree = launcher, shim, backend, 2 children out of its group\n", *n)
-	fmt.Println("(under Wine also a conhost.exe for each windowless console, the shim's and the backend's)")
-	fmt.Printf("%s, %s\n\n", testbin.Machine(), wineVersion())
-	fmt.Printf("%-44s %9s %9s %9s %10s\n", "mode", "p50", "p99", "max", "survivors")
-	for _, m := range modes {
-		var samples []sample
-		for i := 0; i < *n; i++ {
-			s, err := measure(dir, m, *wait)
-			check(err)
-			samples = append(samples, s)
-		}
-		p50, p99, max, surv, watched := summarize(samples)
-		fmt.Printf("%-44s %9s %9s %9s %10s\n", m.name, testbin.FormatDuration(p50), testbin.FormatDuration(p99), testbin.FormatDuration(max), fmt.Sprintf("%d/%d", surv, watched))
-	}
-	fmt.Println("\np50/p99/max: the launcher killed (for TerminateProcess: its process gone) -> last process of its tree gone")
-	fmt.Println("('-': some never went within", wait.String()+"); survivors: tree processes still alive then")
 }
 
 // measure runs one launcher, kills it and times the tree's exits.

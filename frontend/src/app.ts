@@ -21,10 +21,10 @@ import {
 } from "./settings";
 import { currentReport, initialState, reportKey, type AppState, type Tab } from "./state";
 import type { HermesAPI, LogLine, SettingsView, Status, Unsubscribe } from "./types";
-import { backendsView } from "./views/backends";
+import { addFormView, backendsView } from "./views/backends";
 import { logChrome, logCountText, logsView, syncLogRows, visibleLogLines } from "./views/logs";
 import { reapView } from "./views/reap";
-import { settingsView } from "./views/settings";
+import { settingsForm, settingsView } from "./views/settings";
 import { errorView, globalBanners, header, loadingView, sidebar } from "./views/shell";
 import { treeView } from "./views/tree";
 import { UpdateActions } from "./update";
@@ -32,8 +32,24 @@ import { updateBanner } from "./views/update";
 
 export const INITIAL_LOG_LINES = 500;
 
+/** How often the Process tree page reads the status while it is shown: Go
+ *  sends a tree only when it changes, so without this "checked" would stand
+ *  still while the sampler goes on (leakguard's default interval). */
+export const TREE_RECHECK_MS = 5000;
+
 /** How long a confirmation such as "Opened in your browser" stays. */
 export const FLASH_MS = 4000;
+
+/**
+ * The forms a keystroke re-renders alone, by their data-form: each view
+ * returns the whole form (null when it is not shown), which holds all that a
+ * field's input can change (the field, its error, the Save state). A field
+ * added to one of these forms needs nothing here.
+ */
+const FORM_VIEWS: Record<string, (s: AppState) => HTMLElement | null> = {
+  settings: settingsForm,
+  "add-backend": addFormView,
+};
 
 export interface AppOptions {
   now?: () => number;
@@ -60,11 +76,15 @@ export class App {
   /** The one timer: due when a running time on the page next reads
    *  differently. Never armed while hidden. */
   private clockTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Reads the status again while the Process tree page is shown. */
+  private treeTimer: ReturnType<typeof setInterval> | null = null;
   /** The window cannot be seen: no timer runs and Go sends no events. */
   private hidden = false;
   private destroyed = false;
   private renderQueued = false;
   private logsQueued = false;
+  /** The data-form of the form a keystroke changed, to be re-rendered alone. */
+  private formQueued: string | null = null;
   /** logChrome of the Logs tab as last rendered in full. */
   private logChromeDrawn = "";
   private logSig = "";
@@ -125,6 +145,7 @@ export class App {
       this.reportVisible(false);
     }
     this.render();
+    this.armTreeRecheck();
     await this.loadStatus();
     if (this.state.tab === "settings") await this.loadSettings();
   }
@@ -133,6 +154,7 @@ export class App {
     this.destroyed = true;
     for (const u of this.subs.splice(0)) u();
     this.stopClock();
+    this.stopTreeRecheck();
     this.doc.removeEventListener("visibilitychange", this.onVisibility);
     this.root.removeEventListener("click", this.onClick);
     this.root.removeEventListener("input", this.onInput);
@@ -343,6 +365,7 @@ export class App {
     // The window is sent a tree only when it changed: opening the page
     // reads when it was last checked.
     if (tab === "tree") void this.refresh();
+    this.armTreeRecheck();
     if (tab === "settings" && (this.state.settings.load === "idle" || this.state.settings.load === "error")) {
       void this.loadSettings();
     } else if (tab === "settings") {
@@ -545,32 +568,37 @@ export class App {
       this.state.logUnseen = 0;
       this.update();
     } else if (kind === "add") {
-      this.backends.addInput(el, ev.type);
+      if (this.backends.addInput(el, ev.type)) this.updateForm(el);
     } else if (kind === "setting") {
-      const st = this.state.settings;
-      if (!st.draft) return;
-      const key = el.dataset.field as SettingsKey;
-      if (isBoolKey(key)) {
-        if (ev.type !== "change") return;
-        st.draft = { ...st.draft, [key]: (el as HTMLInputElement).checked };
-      } else {
-        if (ev.type !== "input") return;
-        st.draft = { ...st.draft, [key]: el.value };
-        // Re-check a field that was flagged, so the error clears as it is fixed.
-        if (st.errors[key]) {
-          const e = validateSettings(st.draft)[key];
-          if (e) st.errors = { ...st.errors, [key]: e };
-          else {
-            const rest = { ...st.errors };
-            delete rest[key];
-            st.errors = rest;
-          }
-        }
-      }
-      st.result = null;
-      this.update();
+      if (this.settingInput(el, ev.type)) this.updateForm(el);
     }
   };
+
+  /** A Settings field changed: the draft follows; false when nothing did. */
+  private settingInput(el: HTMLInputElement | HTMLSelectElement, type: string): boolean {
+    const st = this.state.settings;
+    if (!st.draft) return false;
+    const key = el.dataset.field as SettingsKey;
+    if (isBoolKey(key)) {
+      if (type !== "change") return false;
+      st.draft = { ...st.draft, [key]: (el as HTMLInputElement).checked };
+    } else {
+      if (type !== "input") return false;
+      st.draft = { ...st.draft, [key]: el.value };
+      // Re-check a field that was flagged, so the error clears as it is fixed.
+      if (st.errors[key]) {
+        const e = validateSettings(st.draft)[key];
+        if (e) st.errors = { ...st.errors, [key]: e };
+        else {
+          const rest = { ...st.errors };
+          delete rest[key];
+          st.errors = rest;
+        }
+      }
+    }
+    st.result = null;
+    return true;
+  }
 
   /** visibilitychange: minimized, hidden to the tray, shown again. */
   private onVisibility = (): void => {
@@ -584,7 +612,21 @@ export class App {
       this.armClock(); // at once: running times still read as when hidden
       void this.catchUp();
     }
+    this.armTreeRecheck();
   };
+
+  /** Runs the tree page's re-read while that page is shown in a visible
+   *  window, and only then. */
+  private armTreeRecheck(): void {
+    const want = this.state.tab === "tree" && !this.hidden && !this.destroyed && this.opts.timers !== false;
+    if (!want) this.stopTreeRecheck();
+    else if (this.treeTimer === null) this.treeTimer = setInterval(() => void this.refresh(), TREE_RECHECK_MS);
+  }
+
+  private stopTreeRecheck(): void {
+    if (this.treeTimer !== null) clearInterval(this.treeTimer);
+    this.treeTimer = null;
+  }
 
   /** Tells Go whether to send events. A failure is not shown: Go then goes
    *  on sending events, which costs a little and breaks nothing. */
@@ -635,6 +677,37 @@ export class App {
       this.renderQueued = false;
       this.render();
     });
+  }
+
+  /**
+   * Re-renders soon (coalesced) only the form that el is in, for a keystroke:
+   * nothing outside it depends on what is typed, so building and comparing
+   * the whole page on every key was work for nothing (STYLE.md rule 20; the
+   * bulk of a key's cost was WebKit repainting the window, which style.css's
+   * input.input containment ends). A full render, queued or later, draws the
+   * same form from the same state, so the value and caret survive it.
+   */
+  private updateForm(el: Element): void {
+    const name = el.closest<HTMLElement>("form[data-form]")?.dataset.form ?? "";
+    if (!(name in FORM_VIEWS) || (this.formQueued !== null && this.formQueued !== name)) {
+      this.update();
+      return;
+    }
+    if (this.renderQueued || this.formQueued !== null) return;
+    this.formQueued = name;
+    this.schedule(() => {
+      this.formQueued = null;
+      if (!this.renderQueued && !this.syncForm(name)) this.render();
+    });
+  }
+
+  /** The form named name brought up to date alone; false when it is not on the page. */
+  private syncForm(name: string): boolean {
+    const live = this.root.querySelector(`form[data-form="${name}"]`);
+    const fresh = FORM_VIEWS[name](this.state);
+    if (!live || !fresh) return false;
+    morph(live, fresh);
+    return true;
   }
 
   /** Renders now. */

@@ -174,15 +174,16 @@ export class BackendActions {
     if (first) this.host.focusAfterRender(`#add-${first}`);
   }
 
-  /** A field of the Add backend form changed. */
-  addInput(el: HTMLInputElement | HTMLSelectElement, type: string): void {
+  /** A field of the Add backend form changed: the draft follows; false when
+   *  nothing did. The App re-renders the form (only it: see updateForm). */
+  addInput(el: HTMLInputElement | HTMLSelectElement, type: string): boolean {
     const f = this.host.state.addForm;
     const field = el.dataset.field as AddField;
     if (field === "kind") {
-      if (type !== "change" || !(el as HTMLInputElement).checked) return;
+      if (type !== "change" || !(el as HTMLInputElement).checked) return false;
       f.draft = { ...f.draft, kind: el.value as typeof f.draft.kind };
     } else {
-      if (type !== "input") return;
+      if (type !== "input") return false;
       f.draft = { ...f.draft, [field]: el.value };
     }
     // Re-check the flagged fields, so an error clears as it is fixed; one
@@ -190,7 +191,7 @@ export class BackendActions {
     if (field !== "kind") delete f.refused[field];
     if (hasAddErrors(f.errors)) f.errors = { ...f.refused, ...validateAdd(normalizeAddDraft(f.draft), this.backendNames()) };
     f.error = "";
-    this.host.update();
+    return true;
   }
 
   /** Escape closes the Add backend form or a Remove question it is in. */

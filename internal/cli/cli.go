@@ -5,20 +5,20 @@
 // turns flags, environment variables and saved settings into a
 // backend.Config and talks to a running instance over the control socket.
 //
-// It sits above backend, watchdog and lockfile and below main: it never
-// imports Wails or the desktop package; the window is reached only through
-// Program.GUI, which main provides.
+// It sits above backend, watchdog, lockfile and the lifecycle, and below
+// main: it never imports Wails or the desktop package; the window is
+// reached only through Program.Window, which main provides.
 package cli
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/internal/lifecycle"
 	"hermes-desktop/watchdog"
 )
 
@@ -33,7 +33,8 @@ const (
 // Program is what main hands the CLI: its version and, in desktop builds,
 // the window.
 type Program struct {
-	// Version is reported by `version` and in status.
+	// Version is reported by `version`, in status and by the built-in
+	// backend's /api/health; "" is "dev".
 	Version string
 	// UpdateKeys are the update feed's trusted public keys, compiled in;
 	// empty entries are ignored, and none turns updates off.
@@ -41,36 +42,26 @@ type Program struct {
 	// GUIAvailable says whether a window can be shown here, and why not;
 	// nil means never (a headless build).
 	GUIAvailable func() (bool, string)
-	// GUI runs the launcher behind the window until it quits and returns
-	// the exit code; nil means headless only.
-	GUI func(cfg backend.Config, stdout, stderr io.Writer) int
+	// Window makes the window and tray the launcher runs behind
+	// (lifecycle.Options.Window), self being the app's executable; nil
+	// means headless only.
+	Window func(l *backend.Launcher, self string) lifecycle.Window
 }
 
-// version is Program.Version, set once by Main before any verb runs.
-var version = "dev"
-
-// updateKeys is Program.UpdateKeys, set once by Main.
-var updateKeys []string
-
-// args is the command line the launcher was started with, for a handoff's
-// successor; tests replace it.
-var args = func() []string { return append([]string(nil), os.Args[1:]...) }
-
-// Main runs one verb and returns the process's exit code. With no
-// arguments it runs the launcher (the window where there is one).
+// Main runs one verb, argv being the command line without the program's
+// name, and returns the process's exit code. With no arguments it runs
+// the launcher (the window where there is one).
 func Main(argv []string, stdout, stderr io.Writer, p Program) int {
-	if p.Version != "" {
-		version = p.Version
+	if p.Version == "" {
+		p.Version = "dev"
 	}
-	updateKeys = p.UpdateKeys
-	builtin.Version = version
 	if len(argv) == 0 {
-		return cmdRun(nil, p, stdout, stderr)
+		return cmdRun(nil, argv, p, stdout, stderr)
 	}
 	cmd, rest := argv[0], argv[1:]
 	switch cmd {
 	case "run":
-		return cmdRun(rest, p, stdout, stderr)
+		return cmdRun(rest, argv, p, stdout, stderr)
 	case "status":
 		return cmdStatus(rest, stdout, stderr)
 	case "restart":
@@ -88,15 +79,15 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 	case "update":
 		return cmdUpdate(rest, stdout, stderr)
 	case "serve":
-		return builtin.Main(rest, stdout, stderr)
+		return builtin.Main(p.Version, rest, stdout, stderr)
 	case "dashboard":
-		return builtin.DashboardMain(rest, stdout, stderr)
+		return builtin.DashboardMain(p.Version, rest, stdout, stderr)
 	case watchdog.Subcommand:
 		return watchdog.ShimMain(rest, stderr)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":
-		return cmdVersion(rest, stdout)
+		return cmdVersion(rest, p.Version, stdout)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return ExitOK
@@ -134,7 +125,7 @@ Run 'hermes-desktop COMMAND --help' for a command's flags.
 
 // cmdVersion prints the version; with --json as the self-update's smoke
 // test reads it (update.VersionInfo).
-func cmdVersion(args []string, stdout io.Writer) int {
+func cmdVersion(args []string, version string, stdout io.Writer) int {
 	if len(args) > 0 && (args[0] == "--json" || args[0] == "-json") {
 		data, _ := json.Marshal(update.VersionInfo{Version: version})
 		fmt.Fprintln(stdout, string(data))

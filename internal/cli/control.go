@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 )
 
@@ -44,57 +45,61 @@ func parseControlFlags(name string, args []string, stderr io.Writer, withBackend
 	return f, nil
 }
 
-// callInstance sends one request and maps the outcome to an exit code.
-func callInstance(name string, args []string, req control.Request, stderr io.Writer, withBackend, withJSON bool) (json.RawMessage, controlFlags, int) {
+// reply is the answer callInstance got.
+type reply[Res any] struct {
+	res   Res
+	raw   json.RawMessage // as the instance wrote it, for --json
+	flags controlFlags
+}
+
+// callInstance sends op with its arguments and maps the outcome to an exit
+// code (-1: the call succeeded, go on with its reply).
+func callInstance[Req, Res any](name string, args []string, op protocol.Op[Req, Res], opArgs Req, stderr io.Writer, withBackend, withJSON bool) (reply[Res], int) {
+	var r reply[Res]
 	f, err := parseControlFlags(name, args, stderr, withBackend, withJSON)
+	r.flags = f
 	if errors.Is(err, flag.ErrHelp) {
-		return nil, f, ExitOK
+		return r, ExitOK
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return nil, f, ExitUsage
+		return r, ExitUsage
 	}
 	stateDir, err := resolveStateDir(f.stateDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
-		return nil, f, ExitError
+		return r, ExitError
 	}
-	req.Backend = f.backend
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
-	res, err := control.Call(ctx, stateDir, req)
+	r.res, r.raw, err = op.CallRaw(ctx, stateDir, f.backend, opArgs)
 	if errors.Is(err, control.ErrNotRunning) {
 		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", stateDir)
-		return nil, f, ExitNotRunning
+		return r, ExitNotRunning
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: %s: %v\n", name, err)
 		if errors.Is(err, control.ErrNoSuchBackend) || errors.Is(err, control.ErrBadRequest) {
-			return nil, f, ExitUsage // the caller's words were wrong, not the instance
+			return r, ExitUsage // the caller's words were wrong, not the instance
 		}
 		if errors.Is(err, control.ErrNotReady) {
-			return nil, f, ExitNotRunning // nothing runs that could do it
+			return r, ExitNotRunning // nothing runs that could do it
 		}
-		return nil, f, ExitError
+		return r, ExitError
 	}
-	return res, f, -1
+	return r, -1
 }
 
 func cmdStatus(args []string, stdout, stderr io.Writer) int {
-	res, f, code := callInstance("status", args, control.Request{Op: control.OpStatus}, stderr, false, true)
+	r, code := callInstance("status", args, protocol.OpStatus, protocol.None{}, stderr, false, true)
 	if code >= 0 {
 		return code
 	}
-	if f.json {
-		fmt.Fprintln(stdout, string(res))
+	if r.flags.json {
+		fmt.Fprintln(stdout, string(r.raw))
 		return ExitOK
 	}
-	var st model.Status
-	if err := json.Unmarshal(res, &st); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: status: unreadable answer:", err)
-		return ExitError
-	}
-	printStatus(stdout, st)
+	printStatus(stdout, r.res)
 	return ExitOK
 }
 
@@ -124,19 +129,19 @@ func printStatus(w io.Writer, st model.Status) {
 }
 
 func cmdRestart(args []string, stdout, stderr io.Writer) int {
-	return backendVerb("restart", "restarted", "all backends", control.OpRestart, args, stdout, stderr)
+	return backendVerb("restart", "restarted", "all backends", protocol.OpRestart, args, stdout, stderr)
 }
 
 // backendVerb runs a verb on one backend (--backend NAME) or on all, and
 // says what it did.
-func backendVerb(name, done, all, op string, args []string, stdout, stderr io.Writer) int {
-	_, f, code := callInstance(name, args, control.Request{Op: op}, stderr, true, false)
+func backendVerb(name, done, all string, op protocol.Op[protocol.None, protocol.None], args []string, stdout, stderr io.Writer) int {
+	r, code := callInstance(name, args, op, protocol.None{}, stderr, true, false)
 	if code >= 0 {
 		return code
 	}
 	what := all
-	if f.backend != "" {
-		what = "backend " + f.backend
+	if r.flags.backend != "" {
+		what = "backend " + r.flags.backend
 	}
 	fmt.Fprintf(stdout, "%s %s\n", done, what)
 	return ExitOK
@@ -146,14 +151,14 @@ func backendVerb(name, done, all, op string, args []string, stdout, stderr io.Wr
 // running, or stops the whole instance.
 func cmdStop(args []string, stdout, stderr io.Writer) int {
 	if hasBackendFlag(args) {
-		_, f, code := callInstance("stop", args, control.Request{Op: control.OpStopBackend}, stderr, true, false)
+		r, code := callInstance("stop", args, protocol.OpStopBackend, protocol.None{}, stderr, true, false)
 		if code >= 0 {
 			return code
 		}
-		fmt.Fprintf(stdout, "stopped backend %s\n", f.backend)
+		fmt.Fprintf(stdout, "stopped backend %s\n", r.flags.backend)
 		return ExitOK
 	}
-	_, _, code := callInstance("stop", args, control.Request{Op: control.OpStop}, stderr, true, false)
+	_, code := callInstance("stop", args, protocol.OpStop, protocol.None{}, stderr, true, false)
 	if code >= 0 {
 		return code
 	}
@@ -163,7 +168,7 @@ func cmdStop(args []string, stdout, stderr io.Writer) int {
 
 // cmdStart starts a stopped or failed backend, or every one.
 func cmdStart(args []string, stdout, stderr io.Writer) int {
-	return backendVerb("start", "started", "every backend", control.OpStartBackend, args, stdout, stderr)
+	return backendVerb("start", "started", "every backend", protocol.OpStartBackend, args, stdout, stderr)
 }
 
 // hasBackendFlag reports whether args name a backend (any flag form).
@@ -190,18 +195,16 @@ func cmdOpen(args []string, stdout, stderr io.Writer) int {
 		}
 		rest = append(rest, a)
 	}
-	op := control.OpOpen
+	op := protocol.OpOpen
 	if printOnly {
-		op = control.OpPage
+		op = protocol.OpPage
 	}
-	res, _, code := callInstance("open", rest, control.Request{Op: op}, stderr, true, false)
+	r, code := callInstance("open", rest, op, protocol.None{}, stderr, true, false)
 	if code >= 0 {
 		return code
 	}
-	var page struct {
-		URL string `json:"url"`
-	}
-	if err := json.Unmarshal(res, &page); err != nil || page.URL == "" {
+	page := r.res
+	if page.URL == "" {
 		fmt.Fprintln(stderr, "hermes-desktop: open: unreadable answer")
 		return ExitError
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,14 +9,11 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/control/protocol"
 )
 
-func cmdHandoff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: hermes-desktop handoff [--to PATH] [--mode restart|adopt] [--timeout D] [--state-dir DIR]
+// handoffUsage is the help of hermes-desktop handoff, before its flags.
+const handoffUsage = `usage: hermes-desktop handoff [--to PATH] [--mode restart|adopt] [--timeout D] [--state-dir DIR]
 
 Hands the running instance over to the binary at PATH (an update), with no
 orphan and no duplicate backend:
@@ -29,7 +25,13 @@ Without --to, applies an update a package upgrade put on disk: the running
 instance's own executable, replaced (adopt mode unless --mode says
 otherwise; refused when it has not changed).
 Exits 0 once the new instance answers; otherwise the old one is still in
-charge (with its backends), and the reason is printed.`)
+charge (with its backends), and the reason is printed.`
+
+func cmdHandoff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("handoff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, handoffUsage)
 		fs.PrintDefaults()
 	}
 	to := fs.String("to", "", "path of the new hermes-desktop binary (default: the running one's executable, replaced on disk)")
@@ -47,9 +49,9 @@ charge (with its backends), and the reason is printed.`)
 		return ExitUsage
 	}
 	if *mode == "" {
-		*mode = string(handoff.ModeRestart)
+		*mode = string(protocol.HandoffRestart)
 		if *to == "" {
-			*mode = string(handoff.ModeAdopt)
+			*mode = string(protocol.HandoffAdopt)
 		}
 	}
 	dir, err := resolveStateDir(*stateDir)
@@ -57,10 +59,9 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitError
 	}
-	req, _ := json.Marshal(handoff.Args{To: *to, Mode: handoff.Mode(*mode), TimeoutNS: int64(*timeout)})
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout+10*time.Second)
 	defer cancel()
-	res, err := control.Call(ctx, dir, control.Request{Op: control.OpHandoff, Args: req})
+	r, err := protocol.OpHandoff.Call(ctx, dir, "", protocol.HandoffArgs{To: *to, Mode: protocol.HandoffMode(*mode), TimeoutNS: int64(*timeout)})
 	if errors.Is(err, control.ErrNotRunning) {
 		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", dir)
 		return ExitNotRunning
@@ -69,9 +70,8 @@ charge (with its backends), and the reason is printed.`)
 		fmt.Fprintln(stderr, "hermes-desktop: handoff failed:", err)
 		return ExitError
 	}
-	var r handoff.Result
-	if err := json.Unmarshal(res, &r); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer:", err)
+	if r == nil {
+		fmt.Fprintln(stderr, "hermes-desktop: handoff: unreadable answer: no result")
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "handed over (%s) to pid %d in %.0f ms\n", r.Mode, r.NewPID, r.ElapsedMS)

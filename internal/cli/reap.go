@@ -14,7 +14,7 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/envflag"
 	"hermes-desktop/lockfile"
@@ -107,14 +107,12 @@ func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	defer cancel()
 	// --min-age always has a value (its default is 180 s, as for a reap
 	// here), and 0s travels as 0: no minimum, not "the instance's own".
-	args, _ := json.Marshal(model.ReapArgs{DryRun: f.dryRun, MinAge: new(int64(f.minAge)), Only: f.only})
-	res, err := control.Call(ctx, stateDir, control.Request{Op: control.OpReap, Args: args})
+	report, err := protocol.OpReap.Call(ctx, stateDir, "", protocol.ReapArgs{DryRun: f.dryRun, MinAge: new(int64(f.minAge)), Only: f.only})
 	if err == nil {
-		var report reap.Report
-		if err := json.Unmarshal(res, &report); err != nil {
-			return nil, fmt.Errorf("unreadable answer from the running instance: %w", err)
+		if report == nil { // an answer of null: nothing was reaped
+			report = &reap.Report{}
 		}
-		return &report, nil
+		return report, nil
 	}
 	if !errors.Is(err, control.ErrNotRunning) {
 		return nil, err

@@ -2,20 +2,16 @@ package cli
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
@@ -25,6 +21,7 @@ import (
 	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/internal/corebin"
 	"hermes-desktop/internal/envflag"
+	"hermes-desktop/internal/lifecycle"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
 )
@@ -64,6 +61,11 @@ type runOptions struct {
 	// how they were given ("--grace" or watchdog.EnvGrace): those win
 	// over the saved settings (config.json).
 	explicit map[string]string
+	// Not flags: what main compiled in (Program), and the whole command
+	// line, which a handoff's successor is started with.
+	version    string
+	updateKeys []string
+	argv       []string
 }
 
 // settingsEnv maps the options that have a saved setting to their
@@ -226,18 +228,18 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		NoShim:      o.noShim,
 		Containment: containment,
 		NoBootReap:  o.noBootReap,
-		Args:        successorArgs(),
+		Args:        successorArgs(o.argv),
 		HandoffWait: envflag.Duration(handoff.EnvWait, 0),
-		Version:     version,
+		Version:     o.version,
 		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		Announce:    stdout,
 		Notices:     nonEmpty(notice),
-		UpdateKeys:  updateKeys,
+		UpdateKeys:  o.updateKeys,
 		// A flag, not a setting: a test shortens it, so that a crash loop
 		// and start timeouts spaced wider than it are told apart in seconds.
 		RestartWindow: o.restartWindow,
 	}
-	cfg.Core = locateCore(stateDir, cfg.Logger)
+	cfg.Core = locateCore(stateDir, o.version, cfg.Logger)
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.
 	if err := cfg.ApplySettings(saved); err != nil {
@@ -256,7 +258,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 // and built-in backend from (internal/corebin); "" (the app's own
 // executable) for a plain build, or when the core cannot be used, which
 // is logged: it only makes each start slower.
-func locateCore(stateDir string, log *slog.Logger) string {
+func locateCore(stateDir, version string, log *slog.Logger) string {
 	core, err := corebin.Locate(stateDir, version)
 	if errors.Is(err, corebin.ErrNoPayload) {
 		return ""
@@ -286,7 +288,9 @@ func describeBackend(self string, spec runspec.Spec) string {
 	return fmt.Sprintf("%s: %s (%s)", name, cmdline.Join(argv), why)
 }
 
-func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {
+// cmdRun runs the launcher; argv is the whole command line, args its
+// flags.
+func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 	opts, err := parseRunFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
@@ -295,6 +299,7 @@ func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitUsage
 	}
+	opts.version, opts.updateKeys, opts.argv = p.Version, p.UpdateKeys, argv
 	cfg, err := opts.config(stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
@@ -307,76 +312,30 @@ func cmdRun(args []string, p Program, stdout, stderr io.Writer) int {
 	if err := instance.EnterLauncherJob(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
+	life := lifecycle.Options{Started: func() { injectFaults(cfg) }}
 	if !opts.headless {
 		ok, why := false, "this build has no GUI (build with 'make gui' for the window)"
-		if p.GUIAvailable != nil && p.GUI != nil {
+		if p.GUIAvailable != nil && p.Window != nil {
 			ok, why = p.GUIAvailable()
 		}
 		if ok {
 			cfg.Mode = "gui"
-			return p.GUI(cfg, stdout, stderr)
+			life.Window = func(l *backend.Launcher) lifecycle.Window { return p.Window(l, cfg.Self) }
+		} else {
+			fmt.Fprintf(stdout, "running headless: %s\n", why)
 		}
-		fmt.Fprintf(stdout, "running headless: %s\n", why)
 	}
-	return RunHeadless(cfg, stdout, stderr)
-}
-
-// RunHeadless runs the launcher until SIGTERM, SIGINT, SIGHUP or a stop
-// request, then tears everything down. Exit 0 means every backend tree is
-// gone and every record removed.
-func RunHeadless(cfg backend.Config, stdout, stderr io.Writer) int {
-	l, err := backend.Open(cfg)
-	if errors.Is(err, backend.ErrAlreadyRunning) {
-		return SecondInstance(cfg.StateDir, stdout, stderr)
-	}
-	if err != nil {
+	if err := lifecycle.Run(cfg, stdout, stderr, life); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitError
 	}
-	// Caught, not ignored: an ignored signal would stay ignored in every
-	// backend we start.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer stop()
-	// Without a reader on stdout (terminal closed, GUI started from a menu)
-	// a write must fail, not kill the launcher before it tears down.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	l.Start()
-	injectFaults(cfg)
-	fmt.Fprintf(stdout, "hermes-desktop running (pid %d, state dir %s); stop with Ctrl-C or 'hermes-desktop stop'\n", os.Getpid(), cfg.StateDir)
-	select {
-	case <-ctx.Done():
-	case <-l.StopRequested():
-	case <-l.HandedOff():
-		fmt.Fprintln(stdout, "handed over to the new instance; exiting without teardown")
-		l.Updates().WatchUpdate(ctx) // after an update: its health window, then exit
-		return ExitOK
-	}
-	fmt.Fprintln(stdout, "stopping: tearing down backends")
-	if err := l.Shutdown(); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: shutdown:", err)
-		return ExitError
-	}
-	fmt.Fprintln(stdout, "stopped")
-	return ExitOK
-}
-
-// SecondInstance tells the running instance to show itself and exits 0:
-// a second launch never starts backends of its own.
-func SecondInstance(stateDir string, stdout, stderr io.Writer) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := control.Call(ctx, stateDir, control.Request{Op: control.OpFocus}); err != nil {
-		fmt.Fprintf(stderr, "hermes-desktop: another instance holds %s but did not answer: %v\n", stateDir, err)
-	}
-	fmt.Fprintf(stdout, "hermes-desktop is already running (state dir %s); not starting another\n", stateDir)
 	return ExitOK
 }
 
 // successorArgs is our command line without the handoff-only flag, which
 // must not be passed on.
-func successorArgs() []string {
+func successorArgs(a []string) []string {
 	var out []string
-	a := args()
 	for i := 0; i < len(a); i++ {
 		if a[i] == "--"+handoff.AdoptFDFlag || a[i] == "-"+handoff.AdoptFDFlag {
 			i++

@@ -205,12 +205,8 @@ func minAge(cfg backend.Config) string {
 }
 
 func TestSuccessorArgsDropTheHandoffFlag(t *testing.T) {
-	old := args
-	t.Cleanup(func() { args = old })
-	args = func() []string {
-		return []string{"run", "--headless", "--adopt-fd", "3", "--grace=2s", "--adopt-fd=3", "-adopt-fd", "4"}
-	}
-	if got, want := successorArgs(), []string{"run", "--headless", "--grace=2s"}; !reflect.DeepEqual(got, want) {
+	argv := []string{"run", "--headless", "--adopt-fd", "3", "--grace=2s", "--adopt-fd=3", "-adopt-fd", "4"}
+	if got, want := successorArgs(argv), []string{"run", "--headless", "--grace=2s"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/update"
 )
 
@@ -48,17 +48,13 @@ in the settings; there is no default) and a build with an update key.
 `
 
 func cmdUpdateCheck(args []string, stdout, stderr io.Writer) int {
-	res, f, code := callInstance("update check", args, control.Request{Op: control.OpUpdateCheck}, stderr, false, true)
+	r, code := callInstance("update check", args, protocol.OpUpdateCheck, protocol.None{}, stderr, false, true)
 	if code >= 0 {
 		return code
 	}
-	var c update.Check
-	if err := json.Unmarshal(res, &c); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: update check: unreadable answer:", err)
-		return ExitError
-	}
-	if f.json {
-		fmt.Fprintln(stdout, string(res))
+	c := r.res
+	if r.flags.json {
+		fmt.Fprintln(stdout, string(r.raw))
 	} else {
 		printCheck(stdout, c)
 	}
@@ -93,8 +89,7 @@ func cmdUpdateSkip(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		version, args = args[0], args[1:]
 	}
-	req, _ := json.Marshal(update.SkipArgs{Version: version})
-	_, _, code := callInstance("update skip", args, control.Request{Op: control.OpUpdateSkip, Args: req}, stderr, false, false)
+	_, code := callInstance("update skip", args, protocol.OpUpdateSkip, protocol.SkipArgs{Version: version}, stderr, false, false)
 	if code >= 0 {
 		return code
 	}
@@ -130,16 +125,16 @@ func cmdUpdateApply(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	p := &progressPrinter{w: stdout, json: *asJSON}
 	stop := p.follow(ctx, dir)
-	res, err := control.Call(ctx, dir, control.Request{Op: control.OpUpdateApply})
+	res, err := protocol.OpUpdateApply.Call(ctx, dir, "", protocol.None{})
 	stop()
 	if err != nil {
 		return p.failed(err, dir, stderr)
 	}
-	var r update.Result
-	if err := json.Unmarshal(res, &r); err != nil {
-		fmt.Fprintln(stderr, "hermes-desktop: update apply: unreadable answer:", err)
+	if res == nil {
+		fmt.Fprintln(stderr, "hermes-desktop: update apply: unreadable answer: no result")
 		return ExitError
 	}
+	r := *res
 	if err := waitServing(ctx, dir, r); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: update apply:", err)
 		return ExitError
@@ -158,7 +153,7 @@ func waitServing(ctx context.Context, dir string, r update.Result) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		st, err := model.StatusOf(ctx, dir)
+		st, err := protocol.StatusOf(ctx, dir)
 		if err == nil && st.Instance.PID == r.NewPID && st.Instance.Version == r.To {
 			return nil
 		}
@@ -189,7 +184,7 @@ func (p *progressPrinter) follow(ctx context.Context, dir string) (stop func()) 
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if st, err := model.StatusOf(ctx, dir); err == nil && st.Instance.Update != nil {
+			if st, err := protocol.StatusOf(ctx, dir); err == nil && st.Instance.Update != nil {
 				p.print(*st.Instance.Update)
 			}
 			select {

@@ -10,11 +10,8 @@ import (
 )
 
 func TestVersionJSON(t *testing.T) {
-	old := version
-	t.Cleanup(func() { version = old })
-	version = "1.2.3"
 	var out strings.Builder
-	if code := cmdVersion([]string{"--json"}, &out); code != ExitOK {
+	if code := Main([]string{"version", "--json"}, &out, &out, Program{Version: "1.2.3"}); code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	var v update.VersionInfo
@@ -22,7 +19,7 @@ func TestVersionJSON(t *testing.T) {
 		t.Errorf("got %q (%v), want {\"version\": \"1.2.3\"}", out.String(), err)
 	}
 	out.Reset()
-	cmdVersion(nil, &out)
+	Main([]string{"version"}, &out, &out, Program{Version: "1.2.3"})
 	if out.String() != "hermes-desktop 1.2.3\n" {
 		t.Errorf("plain: got %q", out.String())
 	}

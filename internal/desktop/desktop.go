@@ -3,7 +3,7 @@
 // area), macOS's application menu that stands in for the tray, and start at
 // login (XDG autostart, a LaunchAgent, the Run key), each in per-OS files.
 //
-// It sits beside internal/cli, above backend: it reads backend.Status for
+// It sits beside internal/cli, above backend: it reads a model.Status for
 // the tray's status line and calls back into the app only through Actions.
 // It never imports Wails' runtime (only its menu types, on macOS) and is
 // never imported by the engine.

@@ -290,6 +290,12 @@ export function openHermesButton(s: AppState, errKey: string): HTMLElement {
   });
 }
 
+/** The Add backend form when it is open: all that a keystroke in it can
+ *  change, so the app re-renders it alone while the user types. */
+export function addFormView(s: AppState): HTMLElement | null {
+  return s.addForm.open ? addBackendForm(s.addForm) : null;
+}
+
 export function backendsView(s: AppState, now: number): HTMLElement {
   const bs = s.status?.backends ?? [];
   const multi = bs.length > 1;
@@ -308,7 +314,7 @@ export function backendsView(s: AppState, now: number): HTMLElement {
     }),
     hasPage(s) ? openHermesButton(s, "backend:") : null,
   );
-  const adding = form.open ? addBackendForm(form) : null;
+  const adding = addFormView(s);
   if (bs.length === 0) {
     return h(
       "section.page",

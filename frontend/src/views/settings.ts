@@ -207,7 +207,8 @@ export function settingsView(s: AppState): HTMLElement {
   if (st.load === "idle" || st.load === "loading" || (!st.view && st.load !== "error")) {
     return h("section.page", null, head, h("div.loading-inline", null, h("span.spinner"), "Loading settings…"));
   }
-  if (st.load === "error" || !st.view || !st.draft) {
+  const form = settingsForm(s);
+  if (st.load === "error" || !st.view || !form) {
     return h(
       "section.page",
       null,
@@ -218,6 +219,21 @@ export function settingsView(s: AppState): HTMLElement {
     );
   }
 
+  // The same notice may come from both places; show it once.
+  const warn = [...new Set([st.view.notice ?? "", ...notices])]
+    .filter((n) => n)
+    .map((n) => banner("warn", n, { key: `notice:${n}` }));
+
+  return h("section.page", null, head, ...warn, form);
+}
+
+/**
+ * The form alone, null until the settings are loaded: all that a keystroke
+ * in it can change, so the app re-renders it alone while the user types.
+ */
+export function settingsForm(s: AppState): HTMLElement | null {
+  const st = s.settings;
+  if (st.load !== "ready" || !st.view || !st.draft) return null;
   const draft = st.draft;
   const defaults = toDraft(st.view.defaults);
   const update = s.status?.instance.update as UpdateInfo | undefined;
@@ -228,11 +244,6 @@ export function settingsView(s: AppState): HTMLElement {
   // to say so (Go: Config.ApplySettings, settings.ErrBackendCommandUnused).
   const listed = !backendCommandInUse(st.view.settings);
 
-  // The same notice may come from both places; show it once.
-  const warn = [...new Set([st.view.notice ?? "", ...notices])]
-    .filter((n) => n)
-    .map((n) => banner("warn", n, { key: `notice:${n}` }));
-
   const restart = pendingRestart(s);
   const restartError = inlineError(s.errors.get("restart-app"));
   const result = st.result
@@ -240,52 +251,46 @@ export function settingsView(s: AppState): HTMLElement {
     : null;
 
   return h(
-    "section.page",
-    null,
-    head,
-    ...warn,
+    "form.card.settings-form",
+    { "data-form": "settings", novalidate: true },
+    section(
+      "set-general",
+      "General",
+      null,
+      ...FIELDS.map((f) =>
+        f.key === "backend_command"
+          ? field(f, draft, defaults, st.errors[f.key], custom.has(f.key), listed ? BACKEND_COMMAND_UNUSED : null, listed)
+          : field(f, draft, defaults, st.errors[f.key], custom.has(f.key)),
+      ),
+      check(START_AT_LOGIN, draft, defaults, custom.has(START_AT_LOGIN.key)),
+    ),
+    section(
+      "set-leak",
+      "Leak guard",
+      "Watches each backend's helper processes so leaks are caught before they break it.",
+      ...LEAK_FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
+      check(FD_RESTART, draft, defaults, custom.has(FD_RESTART.key)),
+    ),
+    section(
+      "set-updates",
+      "Updates",
+      "Where new versions of Hermes Desktop come from, and whether they install themselves. A flag or environment variable wins over these.",
+      field(UPDATE_FEED, draft, defaults, st.errors.update_feed, custom.has(UPDATE_FEED.key), feedNote(update)),
+      check(UPDATE_AUTOMATICALLY, draft, defaults, custom.has(UPDATE_AUTOMATICALLY.key), automaticNote(update)),
+    ),
     h(
-      "form.card.settings-form",
-      { "data-form": "settings", novalidate: true },
-      section(
-        "set-general",
-        "General",
-        null,
-        ...FIELDS.map((f) =>
-          f.key === "backend_command"
-            ? field(f, draft, defaults, st.errors[f.key], custom.has(f.key), listed ? BACKEND_COMMAND_UNUSED : null, listed)
-            : field(f, draft, defaults, st.errors[f.key], custom.has(f.key)),
-        ),
-        check(START_AT_LOGIN, draft, defaults, custom.has(START_AT_LOGIN.key)),
-      ),
-      section(
-        "set-leak",
-        "Leak guard",
-        "Watches each backend's helper processes so leaks are caught before they break it.",
-        ...LEAK_FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
-        check(FD_RESTART, draft, defaults, custom.has(FD_RESTART.key)),
-      ),
-      section(
-        "set-updates",
-        "Updates",
-        "Where new versions of Hermes Desktop come from, and whether they install themselves. A flag or environment variable wins over these.",
-        field(UPDATE_FEED, draft, defaults, st.errors.update_feed, custom.has(UPDATE_FEED.key), feedNote(update)),
-        check(UPDATE_AUTOMATICALLY, draft, defaults, custom.has(UPDATE_AUTOMATICALLY.key), automaticNote(update)),
-      ),
+      "div.form-actions",
+      null,
+      button("Save", { action: "settings-save", variant: "primary", busy: st.saving, busyLabel: "Saving…", disabled: !dirty, attrs: { type: "submit" } }),
+      button("Reset to defaults", { action: "settings-reset", variant: "ghost", disabled: st.saving || atDefaults }),
       h(
-        "div.form-actions",
+        "div.form-status",
         null,
-        button("Save", { action: "settings-save", variant: "primary", busy: st.saving, busyLabel: "Saving…", disabled: !dirty, attrs: { type: "submit" } }),
-        button("Reset to defaults", { action: "settings-reset", variant: "ghost", disabled: st.saving || atDefaults }),
-        h(
-          "div.form-status",
-          null,
-          restartError ?? result,
-          !result && dirty ? h("span.muted.small", null, "Unsaved changes") : null,
-          !dirty && restart ? restart.note : null,
-        ),
-        restart?.button ?? null,
+        restartError ?? result,
+        !result && dirty ? h("span.muted.small", null, "Unsaved changes") : null,
+        !dirty && restart ? restart.note : null,
       ),
+      restart?.button ?? null,
     ),
   );
 }

@@ -118,7 +118,7 @@ function backendTree(b: BackendStatus, now: number): HTMLElement {
 
 export function treeView(s: AppState, now: number): HTMLElement {
   const bs = s.status?.backends ?? [];
-  const head = pageHeader("Process tree", "What each backend is running. Checked every few seconds; the page changes when the processes do.");
+  const head = pageHeader("Process tree", "What each backend is running, checked every few seconds.");
   if (bs.length === 0) return h("section.page", null, head, emptyState("tree", "No backend running"));
   return h("section.page", null, head, h("div.cards", null, ...bs.map((b) => backendTree(b, now))));
 }
