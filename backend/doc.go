@@ -1,9 +1,10 @@
 // Package backend is the engine: the Launcher (one running app: its claim
 // on the state dir, that is its locks and control socket (claim.go), the
 // list of supervisors, the boot reap, notices, status), a Supervisor per
-// backend (an actor whose one goroutine owns the running instance.Instance
-// and moves it through model's state table: stopped, starting, ready,
-// restarting, failed, external), attaching to a Hermes already running.
+// backend (an actor whose one goroutine owns the running instance.Process,
+// started through the instance.Runner seam, and moves it through its own
+// state table: stopped, starting, ready, restarting, failed, external),
+// attaching to a Hermes already running.
 // The handoff (handoff.Sender and handoff.Receive, with its wire) and the
 // self-update built on it (selfupdate.Updater: checks, download, apply,
 // the health window the old process watches, Restart to apply) are objects

@@ -108,7 +108,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 func (l *Launcher) receive() error {
 	got, err := handoff.Receive(l.cfg.AdoptFrom, handoff.Receiving{
 		StateDir: l.cfg.StateDir, Self: l.self, Nonce: l.nonce, Records: l.records, Specs: l.cfg.Backends,
-		Log: l.logs.of, Reclaimer: l.subreaper.reclaimer, Logger: l.cfg.Logger,
+		Log: l.logs.of, Reclaimer: l.subreaper.reclaimer, LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger,
 	})
 	if err != nil {
 		return err
@@ -138,9 +138,12 @@ func (l *Launcher) Start() {
 	} else if msg != "" {
 		l.cfg.Logger.Info(msg)
 	}
-	l.sups.runAll(func(sup *Supervisor) (*instance.Instance, model.BackendStatus) {
+	l.sups.runAll(func(sup *Supervisor) (instance.Process, model.BackendStatus) {
 		a := l.adopted[sup.spec.Name]
-		return a.Instance(), a.Status()
+		if inst := a.Instance(); inst != nil {
+			return inst, a.Status()
+		}
+		return nil, a.Status() // no nil *Instance in a non-nil Process
 	})
 }
 

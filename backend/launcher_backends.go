@@ -23,9 +23,10 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
 		Owner: l.self, OwnerNonce: l.nonce, StateDir: l.cfg.StateDir,
 		HermesHome: l.cfg.HermesHome, Self: l.cfg.Core, ViaShim: !l.cfg.NoShim,
 		Log: l.logs.of(spec.Name), Reclaimer: l.subreaper.reclaimer, Contain: l.contain,
+		LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger,
 	}
 	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
-	return newSupervisor(spec, params, l.records, policy, l.cfg.LeakGuard, l.cfg.Logger, l.onStatus)
+	return newSupervisor(spec, instance.Local{Params: params}, params.Log, l.records, policy, l.cfg.LeakGuard.SampleInterval, l.cfg.Logger, l.onStatus)
 }
 
 // AddBackend adds a backend while the launcher runs and starts it unless

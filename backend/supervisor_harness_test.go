@@ -192,17 +192,17 @@ func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 	}
 	out := logs.New(spec.Name, filepath.Join(dir, spec.Name+".log"), nil)
 	t.Cleanup(out.Close) // runs last: after the supervisor is gone
-	params := instance.Params{
-		Owner: self, OwnerNonce: ownerNonce, StateDir: dir, HermesHome: dir,
-		Self: "/bin/false", ViaShim: false, Log: out,
-		// No orphan reclaimer: a direct child needs none (instance.Params allows nil).
-	}
 	lg := leakguard.Config{SampleInterval: -1}
 	if o.sample > 0 {
 		lg.SampleInterval = o.sample
 	}
+	params := instance.Params{
+		Owner: self, OwnerNonce: ownerNonce, StateDir: dir, HermesHome: dir,
+		Self: "/bin/false", ViaShim: false, Log: out, LeakGuard: lg,
+		// No orphan reclaimer: a direct child needs none (instance.Params allows nil).
+	}
 	h := &supHarness{rec: newRecorder(), records: records, dir: dir, owner: ownerNonce}
-	h.sup = newSupervisor(spec, params, records, o.policy, lg, slog.New(slog.DiscardHandler), h.rec.notify)
+	h.sup = newSupervisor(spec, instance.Local{Params: params}, out, records, o.policy, lg.SampleInterval, slog.New(slog.DiscardHandler), h.rec.notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	go h.sup.run(ctx, o.autostart, nil, model.BackendStatus{})

@@ -30,7 +30,7 @@ func (sl *supervisorList) add(sup *Supervisor) {
 
 // runAll starts every supervisor, each with the instance a predecessor
 // handed over (from adopted; nil for none).
-func (sl *supervisorList) runAll(adopted func(*Supervisor) (*instance.Instance, model.BackendStatus)) {
+func (sl *supervisorList) runAll(adopted func(*Supervisor) (instance.Process, model.BackendStatus)) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	sl.ctx, sl.cancel = context.WithCancel(context.Background())
@@ -42,7 +42,7 @@ func (sl *supervisorList) runAll(adopted func(*Supervisor) (*instance.Instance, 
 
 // runLocked starts sup's goroutine under the list's context, with a cancel
 // of its own for remove. Call with mu held, after runAll.
-func (sl *supervisorList) runLocked(sup *Supervisor, inst *instance.Instance, prev model.BackendStatus) {
+func (sl *supervisorList) runLocked(sup *Supervisor, inst instance.Process, prev model.BackendStatus) {
 	ctx, cancel := context.WithCancel(sl.ctx)
 	sup.cancel = cancel
 	go sup.run(ctx, !sup.spec.Disabled, inst, prev)

@@ -11,6 +11,7 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
@@ -40,6 +41,8 @@ type Receiving struct {
 	Log func(name string) *logs.Log
 	// Reclaimer finishes off what an adopted backend leaves behind.
 	Reclaimer *reclaim.Reclaimer
+	// LeakGuard configures the adopted backends' leak guards.
+	LeakGuard leakguard.Config
 	// Logger receives the handoff's log; it must not be nil.
 	Logger *slog.Logger
 }
@@ -150,16 +153,17 @@ func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
 		closeAll()
 		return nil, fmt.Errorf("no backend named %q in this configuration", b.Status.Name)
 	}
+	owner := lockfile.Owner{Nonce: r.Nonce, PID: r.Self.PID, Start: r.Self.Start}
 	rec, err := r.Records.Load(b.Nonce)
 	if err == nil {
-		rec.Owner = lockfile.Owner{Nonce: r.Nonce, PID: r.Self.PID, Start: r.Self.Start}
+		rec.Owner = owner
 		err = r.Records.Write(rec)
 	}
 	if err != nil {
 		closeAll()
 		return nil, err
 	}
-	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token,
+	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token, Owner: owner, LeakGuard: r.LeakGuard, Logger: r.Logger,
 		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
 	if err != nil {
 		return nil, err // instance.Adopt closed the files

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/proc"
 )
@@ -81,15 +82,9 @@ type View struct {
 	// External: the backend is someone else's, attached to; nothing is
 	// handed over and the successor attaches again.
 	External bool
-	ViaShim  bool
-	Nonce    string
-	Argv     []string
-	Shim     proc.Identity
-	Backend  proc.Identity
-	Token    string
-	Cgroup   string
-	// The lifeline's write end and the output pipes' read ends.
-	Lifeline, Stdout, Stderr *os.File
+	// Handover is the instance's own account of itself (zero when
+	// External).
+	instance.Handover
 }
 
 // NewState lays the backends out on the wire: their descriptions,

@@ -1,20 +1,10 @@
 package instance
 
-import (
-	"os"
-
-	"hermes-desktop/internal/proc"
-)
+import "hermes-desktop/internal/proc"
 
 // What the supervisor reads of an instance. Each value is fixed before
 // Spawn (or Adopt) returns, or, where said, before the channel named
 // closes: safe to read from the instance's owner without a lock.
-
-// Nonce is the backend's nonce (HERMES_PARENT_NONCE), fixed at the start.
-func (i *Instance) Nonce() string { return i.nonce }
-
-// Argv is what was executed: the shim's command line, or the backend's.
-func (i *Instance) Argv() []string { return i.argv }
 
 // ViaShim reports whether the backend runs behind the watchdog shim.
 func (i *Instance) ViaShim() bool { return i.viaShim }
@@ -37,15 +27,3 @@ func (i *Instance) Exited() <-chan struct{} { return i.exited }
 
 // ExitStatus is how the leader ended; valid once Exited is closed.
 func (i *Instance) ExitStatus() ExitStatus { return i.status }
-
-// ExecutableReplaced reports whether the backend's executable was replaced
-// on disk since the start (as `hermes update` does), and its path.
-func (i *Instance) ExecutableReplaced() (path string, replaced bool) {
-	return i.exe.path, i.exe.Changed()
-}
-
-// HandoffFiles are what a successor inherits in an adopt handoff: the
-// lifeline's write end and the output pipes' read ends.
-func (i *Instance) HandoffFiles() (lifeline, stdout, stderr *os.File) {
-	return i.shim.lifeline, i.outR, i.errR
-}

@@ -6,17 +6,6 @@ import (
 	"time"
 )
 
-// attachURL is where the exited instance said a running backend is: only an
-// instance that exited 0 before it was ready, having printed a loopback URL,
-// found one.
-func (i *Instance) AttachURL() (string, bool) {
-	u := i.seenURL.Load()
-	if u == nil || i.status.Code != 0 || i.status.Unknown {
-		return "", false
-	}
-	return *u, true
-}
-
 // ExeStamp identifies an executable file's content on disk cheaply: a
 // changed size, modification time or inode means it was replaced (as
 // `hermes update` does, killing the backends it replaced).

@@ -129,9 +129,9 @@ func (i *Instance) killCgroup(cg *proc.Cgroup) {
 	}
 }
 
-// CgroupPopulated reports whether the backend's cgroup still holds a live
+// cgroupPopulated reports whether the backend's cgroup still holds a live
 // process (or cannot be read): then its record must stay as evidence.
-func (i *Instance) CgroupPopulated() bool {
+func (i *Instance) cgroupPopulated() bool {
 	cg := i.openCgroup()
 	if cg == nil {
 		return false

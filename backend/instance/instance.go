@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +99,13 @@ type Instance struct {
 	// exe is the backend executable as it was on disk at the start.
 	exe ExeStamp
 
+	// Owned by the instance's owner (its Supervisor's goroutine): what its
+	// record says beyond the identities, the leak guard that samples its
+	// tree, and whether the backend was let start (Release).
+	rec      recordState
+	guard    *leakguard.Guard
+	released bool
+
 	mu     sync.Mutex // guards reaped and tree; held through a teardown
 	reaped bool
 	tree   *proc.Tree
@@ -135,6 +143,10 @@ type Params struct {
 	// Contain is the launcher's containment plan; nil means the process
 	// tree only (tests).
 	Contain *Plan
+	// LeakGuard configures each run's leak guard (Sample); Logger, which
+	// may be nil, receives its warnings.
+	LeakGuard leakguard.Config
+	Logger    *slog.Logger
 }
 
 // errSpawn wraps errors that happen before the process exists.
@@ -158,6 +170,8 @@ func Spawn(p Params) (*Instance, error) {
 		backendKnown: make(chan struct{}),
 		portFound:    make(chan int, 1),
 		exited:       make(chan struct{}),
+		rec:          recordState{owner: lockfile.Owner{Nonce: p.OwnerNonce, PID: p.Owner.PID, Start: p.Owner.Start}},
+		guard:        newGuard(p.LeakGuard, p.Logger, p.Spec.Name, p.Log),
 	}
 	i.exe = StampExecutable(p.Spec.Command[0])
 	env, token, err := backendEnv(p, nonce, i.readyFile)
@@ -182,9 +196,10 @@ func Spawn(p Params) (*Instance, error) {
 		pipes.CloseShimEnds()
 	}
 	if err != nil {
-		i.CloseShimPipes()
+		i.closeShimPipes()
 		return nil, err
 	}
+	i.rec.created = time.Now()
 	return i, nil
 }
 
@@ -256,14 +271,32 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 		return fmt.Errorf("%w: stderr pipe: %w", errSpawn, err)
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
+	err = i.startCommand(cmd)
+	outW.Close() // the child has its copies; ours would keep EOF from coming
+	errW.Close()
+	if err == nil {
+		i.cmd, i.outR, i.errR = cmd, outR, errR
+		err = i.identify(cmd.Process.Pid)
+	}
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return err
+	}
+	i.watch()
+	return nil
+}
+
+// startCommand starts cmd, registered as ours to wait for (wait, below),
+// not proc.ReapOrphans', before its zombie can be seen, however soon it
+// exits; and with the reclaimer, when there is one.
+func (i *Instance) startCommand(cmd *exec.Cmd) error {
 	var registered func(int)
 	if i.reclaimer != nil {
 		registered = i.reclaimer.Spawning(i.nonce)
 	}
-	// Ours to wait for (wait, below), not proc.ReapOrphans': registered
-	// before its zombie can be seen, however soon it exits.
 	started := proc.Spawning()
-	err = cmd.Start()
+	err := cmd.Start()
 	pid := 0
 	if err == nil {
 		pid = cmd.Process.Pid
@@ -272,31 +305,40 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 	if registered != nil {
 		registered(pid)
 	}
-	outW.Close() // the child has its copies; ours would keep EOF from coming
-	errW.Close()
 	if err != nil {
-		outR.Close()
-		errR.Close()
 		return fmt.Errorf("%w %q: %w", errSpawn, i.argv[0], err)
 	}
-	i.cmd, i.outR, i.errR = cmd, outR, errR
-	// Our unreaped child cannot vanish or be replaced, so these only fail
-	// if /proc is unreadable; then we cannot supervise and must not run.
+	return nil
+}
+
+// identify pins the started child's identity and a handle on it. Our
+// unreaped child cannot vanish or be replaced, so this only fails if /proc
+// is unreadable; then we cannot supervise and must not run: the child is
+// killed and reaped.
+func (i *Instance) identify(pid int) error {
+	var err error
 	if i.leader, err = proc.Lookup(pid); err == nil {
 		i.handle, err = proc.Open(i.leader)
 	}
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		i.waited()
-		if i.reclaimer != nil {
-			i.reclaimer.Reaped(pid)
-		}
-		outR.Close()
-		errR.Close()
-		return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
+	if err == nil {
+		return nil
 	}
+	_ = i.cmd.Process.Kill()
+	_ = i.cmd.Wait()
+	i.waited()
+	if i.reclaimer != nil {
+		i.reclaimer.Reaped(pid)
+	}
+	return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
+}
+
+// watch sets up what follows the started tree and starts the goroutines
+// the instance owns: the shim's report reader, the output readers and the
+// waiter.
+func (i *Instance) watch() {
+	pid := i.leader.PID
 	i.tree = proc.NewTree(i.leader, GroupOf(pid))
+	var err error
 	if i.jobKiller, err = newJobKiller(pid); err != nil {
 		i.log.Add("launcher", "warning: "+err.Error())
 	}
@@ -310,10 +352,9 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 		close(i.backendKnown)
 	}
 	i.readers.Add(2)
-	go i.readOutput(outR, "stdout")
-	go i.readOutput(errR, "stderr")
+	go i.readOutput(i.outR, "stdout")
+	go i.readOutput(i.errR, "stderr")
 	go i.wait()
-	return nil
 }
 
 // readOutput feeds each output line to the log and the ready matcher.
@@ -369,7 +410,7 @@ func (i *Instance) wait() {
 	i.mu.Unlock()
 	i.handle.Close()
 	i.removeCgroup()
-	i.CloseShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
+	i.closeShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
 	i.closeOutput()
 	if i.cmd != nil {
 		i.status = exitStatusOf(i.cmd.ProcessState)
@@ -454,9 +495,13 @@ const (
 	ExitWait = 10 * time.Second
 )
 
-// stop tears the instance down and waits until the leader is reaped. It is
-// idempotent.
+// Stop tears the instance down and waits until the leader is reaped. It is
+// idempotent. Before Release, the lifeline is closed first: a shim still at
+// its start barrier exits at once.
 func (i *Instance) Stop() error {
+	if !i.released {
+		i.closeShimPipes()
+	}
 	i.teardown(i.spec.Grace)
 	select {
 	case <-i.exited:
@@ -469,7 +514,7 @@ func (i *Instance) Stop() error {
 // track adds sampled processes to the tree the teardown ends, so a
 // descendant that a killed shim would orphan is still known. Skipped when a
 // teardown holds the tree: it refreshes the tree itself.
-func (i *Instance) Track(ps []leakguard.TreeProc) {
+func (i *Instance) track(ps []leakguard.TreeProc) {
 	if !i.mu.TryLock() {
 		return
 	}
@@ -492,6 +537,11 @@ type Adopted struct {
 	Shim    proc.Identity
 	Backend proc.Identity
 	Token   string
+	// Owner is the launcher adopting it, which its record now names.
+	Owner lockfile.Owner
+	// LeakGuard and Logger are as in Params.
+	LeakGuard leakguard.Config
+	Logger    *slog.Logger
 	// What held its tree, why nothing stronger, and its cgroup ("" when
 	// none).
 	Containment       Containment
@@ -526,6 +576,8 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
 		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
 		contain: b.Containment, containWhy: b.ContainmentReason, cgroup: b.Cgroup,
+		rec: recordState{owner: b.Owner, created: time.Now()}, released: true,
+		guard: newGuard(b.LeakGuard, b.Logger, spec.Name, log),
 	}
 	i.takeReport(b.Cgroup, "")
 	close(i.backendKnown)
@@ -545,14 +597,14 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 // and the waiter will only reap, never tear down.
 func (i *Instance) Detach() {
 	i.detached.Store(true)
-	i.CloseShimPipes()
+	i.closeShimPipes()
 	i.outR.Close()
 	i.errR.Close()
 }
 
 // backendPID returns the backend's PID, or 0 while the shim has not
 // reported it.
-func (i *Instance) BackendPID() int {
+func (i *Instance) backendPID() int {
 	select {
 	case <-i.backendKnown:
 		return i.backendID.PID

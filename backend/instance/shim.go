@@ -42,6 +42,7 @@ func (i *Instance) prepareShim(p Params) (*watchdog.ShimPipes, error) {
 // release lets the shim start the backend. The caller has recorded the shim
 // first, so no backend ever runs without an ownership record.
 func (i *Instance) Release() error {
+	i.released = true
 	if !i.viaShim {
 		return nil
 	}
@@ -77,7 +78,9 @@ func (i *Instance) readShimReport() {
 	close(i.backendKnown)
 }
 
-func (i *Instance) CloseShimPipes() {
+// closeShimPipes closes our ends of the shim's pipes: its lifeline closing
+// tells the shim to tear its tree down.
+func (i *Instance) closeShimPipes() {
 	if i.shim.lifeline != nil {
 		i.shim.lifeline.Close()
 	}

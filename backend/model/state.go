@@ -1,8 +1,9 @@
 // Package model is the status the launcher reports and the window, the CLI
-// and the control socket read: each backend's state machine (State, its
-// transition table, BackendStatus), the instance's (InstanceInfo, Status),
-// and the events pushed to the window (Event, Broker, Subscription). The page's
-// TypeScript types are generated from these structs (internal/tsgen).
+// and the control socket read: each backend's state (State, BackendStatus;
+// the Supervisor owns the transition table), the instance's (InstanceInfo,
+// Status), and the events pushed to the window (Event, Broker,
+// Subscription). The page's TypeScript types are generated from these
+// structs (internal/tsgen).
 //
 // It is data: it imports the leaf packages whose values it carries
 // (instance's containment, reap's report, logs' lines, runspec's kinds,
@@ -12,7 +13,6 @@
 package model
 
 import (
-	"fmt"
 	"time"
 
 	"hermes-desktop/backend/instance"
@@ -35,26 +35,6 @@ const (
 	// signalled, and our own is started when it goes away.
 	StateExternal State = "external"
 )
-
-// transitions lists the legal moves; anything else is a bug and is refused.
-var transitions = map[State][]State{
-	StateStopped:    {StateStarting, StateFailed, StateRestarting},
-	StateStarting:   {StateReady, StateRestarting, StateFailed, StateStopped, StateStarting, StateExternal},
-	StateReady:      {StateRestarting, StateFailed, StateStopped, StateStarting},
-	StateRestarting: {StateStarting, StateStopped, StateFailed},
-	StateFailed:     {StateStarting, StateStopped, StateRestarting},
-	StateExternal:   {StateStarting, StateStopped},
-}
-
-// CheckTransition says whether the state machine allows from -> to.
-func CheckTransition(from, to State) error {
-	for _, s := range transitions[from] {
-		if s == to {
-			return nil
-		}
-	}
-	return fmt.Errorf("backend: illegal state change %s -> %s", from, to)
-}
 
 // BackendStatus is the externally visible state of one backend.
 type BackendStatus struct {

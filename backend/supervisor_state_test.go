@@ -1,14 +1,16 @@
-package model
+package backend
 
 import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"hermes-desktop/backend/model"
 )
 
-// allStates is every State the package defines. A new state must be added
+// allStates is every State package model defines. A new state must be added
 // here and to the matrix below, or TestTransitionsKnowOnlyTheseStates fails.
-var allStates = []State{StateStopped, StateStarting, StateReady, StateRestarting, StateFailed, StateExternal}
+var allStates = []model.State{model.StateStopped, model.StateStarting, model.StateReady, model.StateRestarting, model.StateFailed, model.StateExternal}
 
 // TestCheckTransition checks all 36 (from, to) pairs against the moves the
 // supervisor is designed to make. The matrix is written out by hand, not
@@ -38,25 +40,25 @@ func TestCheckTransition(t *testing.T) {
 	//   external   -> stopped     Stop, or the launcher's context ends
 	// Never: ready from anything but starting (readiness is only ever
 	// observed on a started instance), and staying put outside starting
-	// (update never asks checkTransition about a state it is already in).
-	want := map[State]map[State]bool{
-		StateStopped: {
-			StateStopped: no, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok, StateExternal: no,
+	// (move never asks checkTransition about a state it is already in).
+	want := map[model.State]map[model.State]bool{
+		model.StateStopped: {
+			model.StateStopped: no, model.StateStarting: ok, model.StateReady: no, model.StateRestarting: ok, model.StateFailed: ok, model.StateExternal: no,
 		},
-		StateStarting: {
-			StateStopped: ok, StateStarting: ok, StateReady: ok, StateRestarting: ok, StateFailed: ok, StateExternal: ok,
+		model.StateStarting: {
+			model.StateStopped: ok, model.StateStarting: ok, model.StateReady: ok, model.StateRestarting: ok, model.StateFailed: ok, model.StateExternal: ok,
 		},
-		StateReady: {
-			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: ok, StateExternal: no,
+		model.StateReady: {
+			model.StateStopped: ok, model.StateStarting: ok, model.StateReady: no, model.StateRestarting: ok, model.StateFailed: ok, model.StateExternal: no,
 		},
-		StateRestarting: {
-			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: no, StateFailed: ok, StateExternal: no,
+		model.StateRestarting: {
+			model.StateStopped: ok, model.StateStarting: ok, model.StateReady: no, model.StateRestarting: no, model.StateFailed: ok, model.StateExternal: no,
 		},
-		StateFailed: {
-			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: ok, StateFailed: no, StateExternal: no,
+		model.StateFailed: {
+			model.StateStopped: ok, model.StateStarting: ok, model.StateReady: no, model.StateRestarting: ok, model.StateFailed: no, model.StateExternal: no,
 		},
-		StateExternal: {
-			StateStopped: ok, StateStarting: ok, StateReady: no, StateRestarting: no, StateFailed: no, StateExternal: no,
+		model.StateExternal: {
+			model.StateStopped: ok, model.StateStarting: ok, model.StateReady: no, model.StateRestarting: no, model.StateFailed: no, model.StateExternal: no,
 		},
 	}
 	for _, from := range allStates {
@@ -66,12 +68,12 @@ func TestCheckTransition(t *testing.T) {
 				if !listed {
 					t.Fatalf("the test's matrix has no entry for %s -> %s", from, to)
 				}
-				err := CheckTransition(from, to)
+				err := checkTransition(from, to)
 				if got := err == nil; got != legal {
-					t.Fatalf("CheckTransition(%s, %s) accepted: got %v, want %v (err: %v)", from, to, got, legal, err)
+					t.Fatalf("checkTransition(%s, %s) accepted: got %v, want %v (err: %v)", from, to, got, legal, err)
 				}
 				if err != nil && !namesInOrder(err.Error(), from, to) {
-					t.Errorf("CheckTransition(%s, %s) error: got %q, want it to name %s, then %s", from, to, err, from, to)
+					t.Errorf("checkTransition(%s, %s) error: got %q, want it to name %s, then %s", from, to, err, from, to)
 				}
 			})
 		}
@@ -82,25 +84,25 @@ func TestCheckTransition(t *testing.T) {
 // transitions map knows (as a source or a target) but the matrix does not
 // would go unchecked.
 func TestTransitionsKnowOnlyTheseStates(t *testing.T) {
-	known := map[State]bool{}
+	known := map[model.State]bool{}
 	for _, s := range allStates {
 		known[s] = true
 	}
 	for from, tos := range transitions {
-		for _, s := range append([]State{from}, tos...) {
+		for _, s := range append([]model.State{from}, tos...) {
 			if !known[s] {
 				t.Errorf("transitions mentions state %q: got it, want it in allStates and the matrix", s)
 			}
 		}
 	}
-	if got, want := CheckTransition("bogus", StateStarting) == nil, false; got != want {
+	if got, want := checkTransition("bogus", model.StateStarting) == nil, false; got != want {
 		t.Errorf("checkTransition from an unknown state accepted: got %v, want %v", got, want)
 	}
 }
 
 // namesInOrder reports whether msg has from as a whole word and to as a
 // later whole word ("restarting" does not count as naming "starting").
-func namesInOrder(msg string, from, to State) bool {
+func namesInOrder(msg string, from, to model.State) bool {
 	words := strings.FieldsFunc(msg, func(r rune) bool { return !unicode.IsLetter(r) })
 	for i, w := range words {
 		if w != string(from) {
