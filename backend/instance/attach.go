@@ -16,7 +16,7 @@ type ExeStamp struct {
 	ino     uint64
 }
 
-// stampExecutable stamps argv0 as the OS would find it; zero if it cannot.
+// StampExecutable stamps argv0 as the OS would find it; zero if it cannot.
 func StampExecutable(argv0 string) ExeStamp {
 	path, err := exec.LookPath(argv0)
 	if err != nil {
@@ -32,7 +32,7 @@ func StampExecutable(argv0 string) ExeStamp {
 // Path is the executable's path as stamped ("" when it could not be).
 func (e ExeStamp) Path() string { return e.path }
 
-// changed reports whether the executable was replaced since the stamp.
+// Changed reports whether the executable was replaced since the stamp.
 func (e ExeStamp) Changed() bool {
 	if e.path == "" {
 		return false

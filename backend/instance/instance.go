@@ -38,7 +38,7 @@ import (
 	"hermes-desktop/watchdog"
 )
 
-// instance is one run of a backend: the process we started (the watchdog
+// Instance is one run of a backend: the process we started (the watchdog
 // shim, or the backend itself when the shim is off), the tree under it, and
 // the goroutines that read its output and wait for it.
 //
@@ -152,6 +152,11 @@ type Params struct {
 // errSpawn wraps errors that happen before the process exists.
 var errSpawn = errors.New("instance: start")
 
+// Spawn starts one run of a backend as p describes it: the watchdog shim
+// (or the backend itself without one) in a group of its own, held by the
+// launcher's containment plan, its output read into the backend's log.
+// Behind the shim the backend starts only at Release, once the caller has
+// recorded the shim; without one (--no-shim, debugging) it runs at once.
 func Spawn(p Params) (*Instance, error) {
 	nonce, err := lockfile.NewNonce()
 	if err != nil {
@@ -592,7 +597,7 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 	return i, nil
 }
 
-// detach hands the instance over to a new launcher, which has its own
+// Detach hands the instance over to a new launcher, which has its own
 // copies of the lifeline and output pipes: ours are closed, our readers end,
 // and the waiter will only reap, never tear down.
 func (i *Instance) Detach() {

@@ -29,7 +29,7 @@ var errNoHealthPage = errors.New("HTTP 404 Not Found")
 // ErrExitedEarly means the backend exited before it became ready.
 var ErrExitedEarly = errors.New("exited before it was ready")
 
-// awaitReady waits until the instance has announced its port (READY line or
+// AwaitReady waits until the instance has announced its port (READY line or
 // ready file) and its health endpoint answers, within the start timeout.
 func (i *Instance) AwaitReady(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, i.spec.StartTimeout)

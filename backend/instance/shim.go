@@ -39,7 +39,7 @@ func (i *Instance) prepareShim(p Params) (*watchdog.ShimPipes, error) {
 	return pipes, nil
 }
 
-// release lets the shim start the backend. The caller has recorded the shim
+// Release lets the shim start the backend. The caller has recorded the shim
 // first, so no backend ever runs without an ownership record.
 func (i *Instance) Release() error {
 	i.released = true

@@ -23,7 +23,7 @@ func setupCommand(cmd *exec.Cmd) {
 	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW
 }
 
-// groupOf is 0 on Windows: console groups are not signalled as Unix groups
+// GroupOf is 0 on Windows: console groups are not signalled as Unix groups
 // are; the tree is followed by parent links and the job object instead.
 func GroupOf(int) int { return 0 }
 

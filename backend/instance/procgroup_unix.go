@@ -18,7 +18,7 @@ func setupCommand(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = true
 }
 
-// groupOf is the process group a child started by setupCommand leads.
+// GroupOf is the process group a child started by setupCommand leads.
 func GroupOf(pid int) int { return pid }
 
 // newJobKiller has nothing to offer on Unix: the process group and the
