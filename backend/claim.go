@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/backend/lockfile"
 )
 
 // errShuttingDown: the launcher closed its claim while a handoff was

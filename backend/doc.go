@@ -10,9 +10,9 @@
 // of their own; the launcher holds one of each and answers them through
 // handoffs.go and updates.go.
 //
-// It builds on the layers below it (internal/proc, lockfile, watchdog and
+// It builds on the layers below it (platform/proc, lockfile, watchdog and
 // its own subpackages model, handoff, instance, runspec, settings,
 // reap, leakguard, reclaim, logs, control, update, selfupdate) and must
-// not import internal/cli, internal/desktop, main or Wails: the window
+// not import app/cli, app/desktop, main or Wails: the window
 // reaches it only through the facade in app.go.
 package backend

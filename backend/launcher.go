@@ -10,11 +10,11 @@ import (
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/selfupdate"
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // ErrAlreadyRunning means another launcher holds the state dir's

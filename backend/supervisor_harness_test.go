@@ -27,11 +27,11 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // waitLimit bounds every wait for the supervisor to reach a state.

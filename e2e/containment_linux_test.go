@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // The kernel holds each backend's tree: a whole-app crash (launcher and

@@ -9,18 +9,18 @@ import (
 // layer ranks the module's packages, lowest first: a package may import
 // only packages of a lower rank (README "Layout"; DESIGN "Layout").
 var layer = map[string]int{
-	"internal/proc":     0,
-	"internal/envflag":  0,
-	"internal/cmdline":  0,
-	"internal/human":    0,
+	"platform/proc":     0,
+	"platform/envflag":  0,
+	"platform/cmdline":  0,
+	"platform/human":    0,
 	"backend/logs":      0,
 	"backend/control":   0,
 	"backend/hermes":    0,
-	"lockfile":          1,
+	"backend/lockfile":  1,
 	"internal/testbin":  1,
-	"watchdog":          2,
+	"backend/watchdog":  2,
 	"backend/reap":      3,
-	"internal/corebin":  2,
+	"backend/corebin":   2,
 	"backend/leakguard": 3,
 	"backend/reclaim":   3,
 	"backend/settings":  2,
@@ -36,11 +36,11 @@ var layer = map[string]int{
 	"backend/selfupdate":       8,
 	"backend/builtin":          3,
 	"backend":                  9,
-	"internal/lifecycle":       10,
-	"internal/desktop":         10,
-	"internal/cli":             11,
+	"app/lifecycle":            10,
+	"app/desktop":              10,
+	"app/cli":                  11,
 	"":                         12, // main
-	"internal/tsgen":           12,
+	"cmd/tsgen":                12,
 }
 
 // topLayer holds what nothing imports: benchmarks, tests, tools.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // The systemd path, against a real systemd user manager: where the

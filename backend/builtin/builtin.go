@@ -8,7 +8,7 @@
 // the Hermes desktop met.
 //
 // It is a child process of its own and sits beside the engine: it imports
-// backend/hermes (the contract it speaks), internal/proc, lockfile and
+// backend/hermes (the contract it speaks), platform/proc, lockfile and
 // watchdog (the parent-death watch), never backend.
 package builtin
 
@@ -30,10 +30,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/lockfile"
-	"hermes-desktop/watchdog"
+	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/backend/watchdog"
 )
-
 
 // Main runs the built-in backend in serve mode (`hermes-desktop serve`)
 // and returns its exit code; /api/health reports version.

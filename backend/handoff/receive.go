@@ -11,13 +11,13 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/runspec"
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/lockfile"
-	"hermes-desktop/watchdog"
+	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/platform/proc"
 )
 
 // New's side of an adopt-mode handoff: read the state, verify and take

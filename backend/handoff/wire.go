@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // The adopt-mode handoff's wire protocol, between old (the running

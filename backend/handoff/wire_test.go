@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 func TestHandoffStateRoundTrip(t *testing.T) {

@@ -3,7 +3,7 @@ package instance
 import (
 	"os"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // What the supervisor reads of an instance. Each value is fixed before

@@ -6,8 +6,8 @@ import (
 	"path"
 	"syscall"
 
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // PlanContainment fixes what will hold this instance's tree. Only a

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path"
 
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // Containment names what holds a backend's process tree, strongest first.

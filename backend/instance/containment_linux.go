@@ -3,7 +3,7 @@ package instance
 import (
 	"strings"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // PlanContainment picks the strongest containment Linux offers here, or

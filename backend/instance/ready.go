@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
+	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/internal/human"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/human"
 )
 
 // readyPollInterval paces the two things readiness cannot block on: the

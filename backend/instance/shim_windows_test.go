@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // Backends behind the watchdog shim on Windows, as the launcher starts

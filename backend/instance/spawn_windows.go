@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/watchdog"
+	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/platform/proc"
 )
 
 // setupCommand starts the child in a new console process group so it can be

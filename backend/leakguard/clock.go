@@ -3,7 +3,7 @@ package leakguard
 import (
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // How the first seconds after ready are sampled: Hermes starts its MCP

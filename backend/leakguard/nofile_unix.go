@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // ApplyNofileFloor makes the backends start with a soft RLIMIT_NOFILE of at

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // TreeProc is one process of a backend's tree, as the sampler saw it.

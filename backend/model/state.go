@@ -2,7 +2,7 @@
 // and the control socket read: each backend's state machine (State, its
 // transition table, BackendStatus), the instance's (InstanceInfo, Status),
 // and the events pushed to the window (Event, Broker, Subscription). The page's
-// TypeScript types are generated from these structs (internal/tsgen).
+// TypeScript types are generated from these structs (cmd/tsgen).
 //
 // It is data: it imports the leaf packages whose values it carries
 // (instance's containment, reap's report, logs' lines, runspec's kinds,

@@ -6,8 +6,8 @@ import (
 	"path"
 	"strings"
 
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // Leftover backend cgroups. Each backend (on Linux, where a cgroup could be

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/internal/testbin"
-	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // cgroupScene is a test's state dir and three backend cgroups in a cgroup

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/human"
-	"hermes-desktop/internal/proc"
-	"hermes-desktop/lockfile"
-	"hermes-desktop/watchdog"
+	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/platform/human"
+	"hermes-desktop/platform/proc"
 )
 
 // candidate is a process the reaper looks at: a serve-shaped command line,

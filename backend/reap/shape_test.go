@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/watchdog"
+	"hermes-desktop/backend/watchdog"
 )
 
 func TestParseShape(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/lockfile/lockfiletest"
+	"hermes-desktop/backend/lockfile/lockfiletest"
 )
 
 func TestSettingsValidate(t *testing.T) {

@@ -38,9 +38,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/backend/watchdog"
 	"hermes-desktop/internal/testbin"
-	"hermes-desktop/watchdog"
+	"hermes-desktop/platform/proc"
 )
 
 // env is what one benchmark run needs.

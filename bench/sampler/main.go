@@ -35,7 +35,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // options are the command line's flags.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Cgroup creates a cgroup v2 of the test's own, under this process's

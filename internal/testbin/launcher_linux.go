@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Launcher is a `hermes-desktop run --headless` started by a test, with its
