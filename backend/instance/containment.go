@@ -5,7 +5,7 @@ import (
 	"path"
 
 	"hermes-desktop/backend/lockfile"
-	"hermes-desktop/platform/proc"
+	"hermes-desktop/platform/cgroup"
 )
 
 // Containment names what holds a backend's process tree, strongest first.
@@ -57,7 +57,7 @@ type Plan struct {
 	// (ContainmentCgroup).
 	parent string
 	// scopes is the user's systemd manager (ContainmentSystemdScope).
-	scopes *proc.UserManager
+	scopes *cgroup.UserManager
 }
 
 // keepsCgroups reports whether backends started behind the shim get a

@@ -17,8 +17,8 @@ func childrenOf(pid int) (kids []int, ok bool) {
 	}
 	var buf [4096]byte
 	for _, task := range tasks {
-		data, err := readProcFile(dir+"/"+task.Name()+"/children", buf[:])
-		if notFound(err) {
+		data, err := ReadFile(dir+"/"+task.Name()+"/children", buf[:])
+		if Vanished(err) {
 			continue // the thread ended while we listed: it has no children now
 		}
 		if err != nil {
@@ -56,7 +56,7 @@ func walkChildren(root int, visit func(pid int, f statFields) bool) (ok bool) {
 	rf, err := readStat(root)
 	if err != nil {
 		_, listed := childrenOf(root)
-		return listed && notFound(err) // a vanished root has no descendants
+		return listed && Vanished(err) // a vanished root has no descendants
 	}
 	queue := []member{{root, rf.startTicks}}
 	seen := map[int]bool{root: true}

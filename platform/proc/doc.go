@@ -8,10 +8,11 @@
 // OS offers one, a handle opened before the check (pidfd on Linux, a process
 // handle on Windows) so the PID cannot be recycled between check and signal.
 //
-// It is the bottom layer: the OS primitives live here once (the subreaper,
-// the Windows kill-on-close Job, the Linux cgroup v2 a backend's tree is
-// kept in and the systemd user scope that can hold one, the TERM -> grace
-// -> KILL Stopper and the Teardown of a whole tree that the shim, the
-// reaper and the launcher's Tree share, tree pinning, the Ticker what runs
-// at rest ticks on) and it imports nothing of this module.
+// It is in the bottom layer, platform/: the OS primitives live there once.
+// This package holds the subreaper, the TERM -> grace -> KILL Stopper and
+// the Teardown of a whole tree that the shim, the reaper and the launcher's
+// Tree share, and tree pinning; the Linux cgroup v2 and the systemd user
+// scope are platform/cgroup's, the Windows kill-on-close job
+// platform/job's, the Ticker and a process's Usage platform/sampling's. It
+// imports nothing of this module.
 package proc

@@ -100,7 +100,7 @@ func parseStat(data []byte) (statFields, error) {
 
 func readStat(pid int) (statFields, error) {
 	var buf [1024]byte
-	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
+	data, err := ReadFile("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
 	if err != nil {
 		return statFields{}, wrapNotFound(pid, "stat", err)
 	}

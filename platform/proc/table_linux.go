@@ -76,7 +76,7 @@ func readProcess(pid int) (Process, error) {
 
 func readCmdline(pid int) ([]string, error) {
 	var buf [4096]byte
-	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/cmdline", buf[:])
+	data, err := ReadFile("/proc/"+strconv.Itoa(pid)+"/cmdline", buf[:])
 	if err != nil {
 		return nil, wrapNotFound(pid, "cmdline", err)
 	}

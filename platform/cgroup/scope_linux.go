@@ -1,4 +1,4 @@
-package proc
+package cgroup
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func ConnectUserManager() (*UserManager, error) {
 	}
 	conn, err := dbus.Connect(addr)
 	if err != nil {
-		return nil, fmt.Errorf("proc: session bus %s: %w", addr, err)
+		return nil, fmt.Errorf("cgroup: session bus %s: %w", addr, err)
 	}
 	m := &UserManager{conn: conn}
 	if err := m.subscribe(); err != nil {
@@ -64,7 +64,7 @@ func sessionBusAddress() (string, error) {
 			return "unix:path=" + dir + "/bus", nil
 		}
 	}
-	return "", errors.New("proc: no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus)")
+	return "", errors.New("cgroup: no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus)")
 }
 
 // subscribe checks the manager answers (its Version) and asks it for the
@@ -73,14 +73,14 @@ func sessionBusAddress() (string, error) {
 func (m *UserManager) subscribe() error {
 	obj := m.conn.Object(systemdName, systemdPath)
 	if _, err := obj.GetProperty(systemdManager + ".Version"); err != nil {
-		return fmt.Errorf("proc: no systemd user manager on the session bus: %w", err)
+		return fmt.Errorf("cgroup: no systemd user manager on the session bus: %w", err)
 	}
 	if err := m.conn.AddMatchSignal(dbus.WithMatchObjectPath(systemdPath),
 		dbus.WithMatchInterface(systemdManager), dbus.WithMatchMember("JobRemoved")); err != nil {
-		return fmt.Errorf("proc: systemd user manager: add match: %w", err)
+		return fmt.Errorf("cgroup: systemd user manager: add match: %w", err)
 	}
 	if call := obj.Call(systemdManager+".Subscribe", 0); call.Err != nil {
-		return fmt.Errorf("proc: systemd user manager: subscribe: %w", call.Err)
+		return fmt.Errorf("cgroup: systemd user manager: subscribe: %w", call.Err)
 	}
 	return nil
 }
@@ -115,17 +115,17 @@ func (m *UserManager) StartScope(unit string, pid int) (string, error) {
 	var job dbus.ObjectPath
 	obj := m.conn.Object(systemdName, systemdPath)
 	if err := obj.Call(systemdManager+".StartTransientUnit", 0, unit, "fail", props, aux).Store(&job); err != nil {
-		return "", fmt.Errorf("proc: start scope %s: %w", unit, err)
+		return "", fmt.Errorf("cgroup: start scope %s: %w", unit, err)
 	}
 	if err := waitJob(signals, job); err != nil {
-		return "", fmt.Errorf("proc: start scope %s: %w", unit, err)
+		return "", fmt.Errorf("cgroup: start scope %s: %w", unit, err)
 	}
-	cg, err := CgroupOf(pid)
+	cg, err := Of(pid)
 	if err != nil {
 		return "", err
 	}
 	if path.Base(cg) != unit {
-		return "", fmt.Errorf("proc: start scope %s: pid %d is in %s, not in the scope", unit, pid, cg)
+		return "", fmt.Errorf("cgroup: start scope %s: pid %d is in %s, not in the scope", unit, pid, cg)
 	}
 	return cg, nil
 }

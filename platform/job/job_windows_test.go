@@ -1,10 +1,12 @@
-package proc
+package job
 
 import (
 	"os"
 	"os/exec"
 	"testing"
 	"time"
+
+	"hermes-desktop/platform/proc"
 )
 
 // helperEnv makes the test binary, re-run as a child, a sleeping helper
@@ -64,7 +66,7 @@ func (h *helper) gone(d time.Duration) bool {
 // newTestJob is a kill-on-close job holding hs; cleanup closes it.
 func newTestJob(t *testing.T, hs ...*helper) *Job {
 	t.Helper()
-	job, err := NewKillOnCloseJob(false)
+	job, err := NewKillOnClose(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestJobKillMembers(t *testing.T) {
 	if outsider.gone(200 * time.Millisecond) {
 		t.Errorf("outsider %d: got gone, want alive (it is in no job of ours)", outsider.cmd.Process.Pid)
 	}
-	if alive, err := Alive(mustLookup(t, outsider.cmd.Process.Pid)); err != nil || !alive {
+	if alive, err := proc.Alive(mustLookup(t, outsider.cmd.Process.Pid)); err != nil || !alive {
 		t.Errorf("outsider %d: got alive %v (%v), want true", outsider.cmd.Process.Pid, alive, err)
 	}
 }
@@ -172,9 +174,9 @@ func TestJobTerminate(t *testing.T) {
 	}
 }
 
-func mustLookup(t *testing.T, pid int) Identity {
+func mustLookup(t *testing.T, pid int) proc.Identity {
 	t.Helper()
-	id, err := Lookup(pid)
+	id, err := proc.Lookup(pid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package proc
+package job
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ import (
 // and a cgroup. Processes started by a member are born inside it.
 type Job struct{ h windows.Handle }
 
-// NewKillOnCloseJob creates an empty kill-on-close job. allowBreakaway lets
+// NewKillOnClose creates an empty kill-on-close job. allowBreakaway lets
 // a member start one child outside it on request
 // (CREATE_BREAKAWAY_FROM_JOB): a handoff's successor must outlive us.
-func NewKillOnCloseJob(allowBreakaway bool) (*Job, error) {
+func NewKillOnClose(allowBreakaway bool) (*Job, error) {
 	h, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("proc: create job object: %w", err)
+		return nil, fmt.Errorf("job: create job object: %w", err)
 	}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
@@ -30,7 +30,7 @@ func NewKillOnCloseJob(allowBreakaway bool) (*Job, error) {
 	if _, err := windows.SetInformationJobObject(h, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		windows.CloseHandle(h)
-		return nil, fmt.Errorf("proc: configure job object: %w", err)
+		return nil, fmt.Errorf("job: configure job object: %w", err)
 	}
 	return &Job{h: h}, nil
 }
@@ -38,7 +38,7 @@ func NewKillOnCloseJob(allowBreakaway bool) (*Job, error) {
 // AssignSelf puts the calling process in the job.
 func (j *Job) AssignSelf() error {
 	if err := windows.AssignProcessToJobObject(j.h, windows.CurrentProcess()); err != nil {
-		return fmt.Errorf("proc: join job object: %w", err)
+		return fmt.Errorf("job: join job object: %w", err)
 	}
 	return nil
 }
@@ -47,11 +47,11 @@ func (j *Job) AssignSelf() error {
 func (j *Job) Assign(pid int) error {
 	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
 	if err != nil {
-		return fmt.Errorf("proc: open process %d: %w", pid, err)
+		return fmt.Errorf("job: open process %d: %w", pid, err)
 	}
 	defer windows.CloseHandle(h)
 	if err := windows.AssignProcessToJobObject(j.h, h); err != nil {
-		return fmt.Errorf("proc: assign %d to job: %w", pid, err)
+		return fmt.Errorf("job: assign %d to job: %w", pid, err)
 	}
 	return nil
 }
@@ -59,7 +59,7 @@ func (j *Job) Assign(pid int) error {
 // Terminate kills every member of the job at once.
 func (j *Job) Terminate() error {
 	if err := windows.TerminateJobObject(j.h, 1); err != nil {
-		return fmt.Errorf("proc: terminate job: %w", err)
+		return fmt.Errorf("job: terminate job: %w", err)
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (j *Job) memberPIDs() ([]uint32, error) {
 	}
 	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicProcessIdList,
 		uintptr(unsafe.Pointer(&list)), uint32(unsafe.Sizeof(list)), nil); err != nil {
-		return nil, fmt.Errorf("proc: list job members: %w", err)
+		return nil, fmt.Errorf("job: list job members: %w", err)
 	}
 	pids := make([]uint32, 0, list.listed)
 	for _, pid := range list.pids[:min(int(list.listed), len(list.pids))] {
@@ -113,18 +113,18 @@ func (j *Job) killMember(pid uint32) error {
 		return nil // exited since the listing
 	}
 	if err != nil {
-		return fmt.Errorf("proc: open job member %d: %w", pid, err)
+		return fmt.Errorf("job: open job member %d: %w", pid, err)
 	}
 	defer windows.CloseHandle(h)
 	in, err := isProcessInJob(h, j.h)
 	if err != nil {
-		return fmt.Errorf("proc: job member %d: %w", pid, err)
+		return fmt.Errorf("job: job member %d: %w", pid, err)
 	}
 	if !in {
 		return nil // the PID now names a stranger
 	}
 	if err := windows.TerminateProcess(h, 1); err != nil && !handleExited(h) {
-		return fmt.Errorf("proc: terminate job member %d: %w", pid, err)
+		return fmt.Errorf("job: terminate job member %d: %w", pid, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package proc
+package sampling
 
 // Usage is what a process holds right now.
 type Usage struct {

@@ -1,4 +1,4 @@
-package proc
+package sampling
 
 import "time"
 
@@ -21,7 +21,7 @@ type Ticker struct {
 // greater than zero. Stop releases what it holds.
 func NewTicker(d time.Duration) *Ticker {
 	if d <= 0 {
-		panic("proc: non-positive interval for NewTicker")
+		panic("sampling: non-positive interval for NewTicker")
 	}
 	c, t := startTicker(d)
 	return &Ticker{C: c, t: t}
@@ -30,7 +30,7 @@ func NewTicker(d time.Duration) *Ticker {
 // Reset changes the period to d (> 0); the next tick comes d from now.
 func (t *Ticker) Reset(d time.Duration) {
 	if d <= 0 {
-		panic("proc: non-positive interval for Ticker.Reset")
+		panic("sampling: non-positive interval for Ticker.Reset")
 	}
 	t.t.reset(d)
 }

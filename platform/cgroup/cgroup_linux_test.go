@@ -1,4 +1,4 @@
-package proc
+package cgroup
 
 import (
 	"context"
@@ -19,16 +19,16 @@ import (
 // writable.
 func testCgroup(t *testing.T) *Cgroup {
 	t.Helper()
-	own, err := OwnCgroup()
+	own, err := Own()
 	if err == nil {
-		err = CgroupWritable(own)
+		err = Writable(own)
 	}
 	if err != nil {
 		t.Skipf("cgroup v2 not writable here: %v", err)
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	cg, err := CreateCgroup(strings.TrimSuffix(own, "/") + "/hermes-test-" + hex.EncodeToString(b[:]))
+	cg, err := Create(strings.TrimSuffix(own, "/") + "/hermes-test-" + hex.EncodeToString(b[:]))
 	if err != nil {
 		t.Skipf("cannot create a test cgroup: %v", err)
 	}
@@ -85,7 +85,7 @@ func waitMembers(t *testing.T, cg *Cgroup, n int) []int {
 // once, WaitEmpty sees it, Remove removes the cgroup.
 func TestCgroupHoldsAndKillsEscapedDescendants(t *testing.T) {
 	parent := testCgroup(t)
-	cg, err := CreateCgroup(parent.Path() + "/hermes-backend-test")
+	cg, err := Create(parent.Path() + "/hermes-backend-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +127,8 @@ func TestCgroupHoldsAndKillsEscapedDescendants(t *testing.T) {
 	if err := cg.Remove(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenCgroup(cg.Path()); err == nil {
-		t.Error("OpenCgroup after Remove: got nil, want an error")
+	if _, err := Open(cg.Path()); err == nil {
+		t.Error("Open after Remove: got nil, want an error")
 	}
 }
 
@@ -189,23 +189,23 @@ func TestCgroupSignalAndWaitTimeout(t *testing.T) {
 }
 
 func TestCgroupOf(t *testing.T) {
-	if _, err := CgroupMount(); err != nil {
+	if _, err := Mount(); err != nil {
 		t.Skipf("no cgroup v2: %v", err)
 	}
-	own, err := OwnCgroup()
+	own, err := Own()
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPID, err := CgroupOf(os.Getpid())
+	byPID, err := Of(os.Getpid())
 	if err != nil || byPID != own {
-		t.Errorf("CgroupOf(self): got %q, %v, want %q", byPID, err, own)
+		t.Errorf("Of(self): got %q, %v, want %q", byPID, err, own)
 	}
-	if _, err := CgroupOf(maxPID + 1); err == nil {
-		t.Error("CgroupOf(no such pid): got nil error")
+	if _, err := Of(4194304 + 1); err == nil { // past PID_MAX_LIMIT
+		t.Error("Of(no such pid): got nil error")
 	}
 	for _, bad := range []string{"", "relative", "/a/../b", "/a/"} {
-		if _, err := OpenCgroup(bad); err == nil {
-			t.Errorf("OpenCgroup(%q): got nil error, want a refusal", bad)
+		if _, err := Open(bad); err == nil {
+			t.Errorf("Open(%q): got nil error, want a refusal", bad)
 		}
 	}
 }
@@ -228,7 +228,7 @@ func TestUnescapeMountinfo(t *testing.T) {
 // on its second look.
 func TestCgroupWaitEmptyWhenRemovedUnderIt(t *testing.T) {
 	parent := testCgroup(t)
-	cg, err := CreateCgroup(parent.Path() + "/removed")
+	cg, err := Create(parent.Path() + "/removed")
 	if err != nil {
 		t.Fatal(err)
 	}

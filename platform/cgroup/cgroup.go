@@ -1,6 +1,10 @@
-package proc
+package cgroup
 
-import "errors"
+import (
+	"errors"
+
+	"hermes-desktop/platform/proc"
+)
 
 // Cgroups, the kernel's container for a process tree (Linux cgroup v2).
 //
@@ -20,11 +24,11 @@ import "errors"
 // /proc/self/mountinfo (/sys/fs/cgroup on current desktops,
 // /sys/fs/cgroup/unified on hybrid hosts).
 
-// ErrNoCgroup means there is no usable cgroup v2 hierarchy here (another
+// ErrUnavailable means there is no usable cgroup v2 hierarchy here (another
 // OS, a v1-only host, or /proc unreadable).
-var ErrNoCgroup = errors.New("proc: no cgroup v2 hierarchy")
+var ErrUnavailable = errors.New("cgroup: no cgroup v2 hierarchy")
 
-// CgroupKillWait bounds the wait for a killed cgroup to report "populated
+// KillWait bounds the wait for a killed cgroup to report "populated
 // 0": SIGKILL cannot be caught, so only a process stuck in the kernel
 // outlasts it.
-const CgroupKillWait = KillWait
+const KillWait = proc.KillWait

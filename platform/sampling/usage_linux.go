@@ -1,4 +1,4 @@
-package proc
+package sampling
 
 import (
 	"encoding/binary"
@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"hermes-desktop/platform/proc"
 )
 
 var pageSize = int64(os.Getpagesize())
@@ -31,17 +33,17 @@ func readUsage(pid int) (Usage, error) {
 // leak guard reads this at every sample of every process in a tree.
 func readRSSPages(pid int) (int64, error) {
 	var buf [128]byte
-	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/statm", buf[:])
+	data, err := proc.ReadFile("/proc/"+strconv.Itoa(pid)+"/statm", buf[:])
 	if err != nil {
 		return 0, wrapNotFound(pid, "statm", err)
 	}
 	f := strings.Fields(string(data))
 	if len(f) < 2 {
-		return 0, fmt.Errorf("proc: statm of %d: %q has no resident field", pid, data)
+		return 0, fmt.Errorf("sampling: statm of %d: %q has no resident field", pid, data)
 	}
 	rss, err := strconv.ParseInt(f[1], 10, 64)
 	if err != nil || rss < 0 {
-		return 0, fmt.Errorf("proc: statm of %d: resident %q is not a page count", pid, f[1])
+		return 0, fmt.Errorf("sampling: statm of %d: resident %q is not a page count", pid, f[1])
 	}
 	return rss, nil
 }
@@ -84,7 +86,7 @@ func countFDs(pid int) (int, error) {
 
 func readNofileSoft(pid int) (uint64, error) {
 	var buf [4096]byte
-	data, err := readProcFile("/proc/"+strconv.Itoa(pid)+"/limits", buf[:])
+	data, err := proc.ReadFile("/proc/"+strconv.Itoa(pid)+"/limits", buf[:])
 	if err != nil {
 		return 0, wrapNotFound(pid, "limits", err)
 	}
@@ -100,4 +102,12 @@ func readNofileSoft(pid int) (uint64, error) {
 		return strconv.ParseUint(f[0], 10, 64)
 	}
 	return 0, nil
+}
+
+// wrapNotFound turns a vanished-process error into proc.ErrNotFound.
+func wrapNotFound(pid int, what string, err error) error {
+	if proc.Vanished(err) {
+		return fmt.Errorf("%w: pid %d", proc.ErrNotFound, pid)
+	}
+	return fmt.Errorf("sampling: read %s of %d: %w", what, pid, err)
 }

@@ -1,4 +1,4 @@
-package proc
+package cgroup
 
 import (
 	"bytes"
@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"hermes-desktop/platform/proc"
 )
 
 // Cgroup is one cgroup v2 directory. The zero value names none; get one
-// from OpenCgroup or CreateCgroup.
+// from Open or Create.
 type Cgroup struct {
 	path string // in the hierarchy: "/a/b"
 	dir  string // on the file system: "<mount>/a/b"
@@ -39,7 +41,7 @@ var findMount = sync.OnceValues(readCgroupMount)
 func readCgroupMount() (cgroupMount, error) {
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return cgroupMount{}, fmt.Errorf("%w: %w", ErrNoCgroup, err)
+		return cgroupMount{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		pre, post, ok := strings.Cut(line, " - ")
@@ -49,7 +51,7 @@ func readCgroupMount() (cgroupMount, error) {
 		}
 		return cgroupMount{dir: unescapeMountinfo(f[4]), root: unescapeMountinfo(f[3])}, nil
 	}
-	return cgroupMount{}, fmt.Errorf("%w: no cgroup2 mount in /proc/self/mountinfo", ErrNoCgroup)
+	return cgroupMount{}, fmt.Errorf("%w: no cgroup2 mount in /proc/self/mountinfo", ErrUnavailable)
 }
 
 // unescapeMountinfo undoes the kernel's octal escapes (\040 for a space).
@@ -71,20 +73,20 @@ func unescapeMountinfo(s string) string {
 	return b.String()
 }
 
-// CgroupMount returns the directory the cgroup v2 hierarchy is mounted on.
-func CgroupMount() (string, error) {
+// Mount returns the directory the cgroup v2 hierarchy is mounted on.
+func Mount() (string, error) {
 	m, err := findMount()
 	return m.dir, err
 }
 
-// OwnCgroup returns the calling process's cgroup v2 path.
-func OwnCgroup() (string, error) { return cgroupOfFile("/proc/self/cgroup") }
+// Own returns the calling process's cgroup v2 path.
+func Own() (string, error) { return cgroupOfFile("/proc/self/cgroup") }
 
-// CgroupOf returns pid's cgroup v2 path (ErrNotFound when it is gone).
-func CgroupOf(pid int) (string, error) {
+// Of returns pid's cgroup v2 path (proc.ErrNotFound when it is gone).
+func Of(pid int) (string, error) {
 	p, err := cgroupOfFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
-	if notFound(err) {
-		return "", fmt.Errorf("%w: pid %d", ErrNotFound, pid)
+	if proc.Vanished(err) {
+		return "", fmt.Errorf("%w: pid %d", proc.ErrNotFound, pid)
 	}
 	return p, err
 }
@@ -92,7 +94,7 @@ func CgroupOf(pid int) (string, error) {
 // cgroupOfFile reads the "0::<path>" line of a /proc/PID/cgroup file.
 func cgroupOfFile(file string) (string, error) {
 	var buf [4096]byte
-	data, err := readProcFile(file, buf[:])
+	data, err := proc.ReadFile(file, buf[:])
 	if err != nil {
 		return "", err
 	}
@@ -101,14 +103,14 @@ func cgroupOfFile(file string) (string, error) {
 			return strings.TrimSuffix(p, " (deleted)"), nil
 		}
 	}
-	return "", fmt.Errorf("%w: no cgroup v2 line in %s", ErrNoCgroup, file)
+	return "", fmt.Errorf("%w: no cgroup v2 line in %s", ErrUnavailable, file)
 }
 
 // cgroupDir maps a hierarchy path to its directory, refusing anything that
 // is not a clean absolute path or lies outside the mount.
 func cgroupDir(p string) (string, error) {
 	if !path.IsAbs(p) || path.Clean(p) != p {
-		return "", fmt.Errorf("proc: cgroup path %q is not clean and absolute", p)
+		return "", fmt.Errorf("cgroup: cgroup path %q is not clean and absolute", p)
 	}
 	m, err := findMount()
 	if err != nil {
@@ -118,51 +120,51 @@ func cgroupDir(p string) (string, error) {
 	if m.root != "/" {
 		var ok bool
 		if rel, ok = strings.CutPrefix(p, m.root); !ok || (rel != "" && rel[0] != '/') {
-			return "", fmt.Errorf("proc: cgroup %s is outside the mounted subtree %s", p, m.root)
+			return "", fmt.Errorf("cgroup: cgroup %s is outside the mounted subtree %s", p, m.root)
 		}
 	}
 	return m.dir + strings.TrimSuffix(rel, "/"), nil
 }
 
-// CgroupWritable reports (nil) whether this process may create cgroups
+// Writable reports (nil) whether this process may create cgroups
 // under p and move processes into them: write access to the directory and
 // to its cgroup.procs (the delegation rule for migrations: the common
 // ancestor's cgroup.procs must be writable). A read-only mount answers
 // EROFS.
-func CgroupWritable(p string) error {
+func Writable(p string) error {
 	dir, err := cgroupDir(p)
 	if err != nil {
 		return err
 	}
 	for _, f := range []string{dir, dir + "/cgroup.procs"} {
 		if err := unix.Access(f, unix.W_OK); err != nil {
-			return fmt.Errorf("proc: %s: %w", f, err)
+			return fmt.Errorf("cgroup: %s: %w", f, err)
 		}
 	}
 	return nil
 }
 
-// OpenCgroup returns the existing cgroup p.
-func OpenCgroup(p string) (*Cgroup, error) {
+// Open returns the existing cgroup p.
+func Open(p string) (*Cgroup, error) {
 	dir, err := cgroupDir(p)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(dir + "/cgroup.procs"); err != nil {
-		return nil, fmt.Errorf("proc: open cgroup %s: %w", p, err)
+		return nil, fmt.Errorf("cgroup: open cgroup %s: %w", p, err)
 	}
 	return &Cgroup{path: p, dir: dir}, nil
 }
 
-// CreateCgroup creates the cgroup p (its parent must exist), or opens it
+// Create creates the cgroup p (its parent must exist), or opens it
 // when it is already there.
-func CreateCgroup(p string) (*Cgroup, error) {
+func Create(p string) (*Cgroup, error) {
 	dir, err := cgroupDir(p)
 	if err != nil {
 		return nil, err
 	}
 	if err := unix.Mkdir(dir, 0o755); err != nil && err != unix.EEXIST {
-		return nil, fmt.Errorf("proc: create cgroup %s: %w", p, err)
+		return nil, fmt.Errorf("cgroup: create cgroup %s: %w", p, err)
 	}
 	return &Cgroup{path: p, dir: dir}, nil
 }
@@ -174,7 +176,7 @@ func (c *Cgroup) Path() string { return c.path }
 func (c *Cgroup) Children() ([]string, error) {
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
-		return nil, fmt.Errorf("proc: list cgroup %s: %w", c.path, err)
+		return nil, fmt.Errorf("cgroup: list cgroup %s: %w", c.path, err)
 	}
 	var names []string
 	for _, e := range entries {
@@ -194,12 +196,12 @@ func (c *Cgroup) Members() ([]int, error) {
 		// Raw reads: the leak guard lists members at every sample, and
 		// os.ReadFile registers the file with the poller, which wakes
 		// another thread of an otherwise idle launcher.
-		data, err := readProcFile(dir+"/cgroup.procs", buf[:])
+		data, err := proc.ReadFile(dir+"/cgroup.procs", buf[:])
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("proc: members of %s: %w", dir, err)
+			return fmt.Errorf("cgroup: members of %s: %w", dir, err)
 		}
 		for _, f := range strings.Fields(string(data)) {
 			if n, err := strconv.Atoi(f); err == nil {
@@ -235,7 +237,7 @@ func walkCgroup(dir string, fn func(dir string) error) error {
 
 // Holds reports whether pid is in c or in a cgroup below it.
 func (c *Cgroup) Holds(pid int) bool {
-	p, err := CgroupOf(pid)
+	p, err := Of(pid)
 	return err == nil && (p == c.path || strings.HasPrefix(p, c.path+"/"))
 }
 
@@ -254,9 +256,9 @@ func (c *Cgroup) Populated() (bool, error) {
 // both are fs.ErrNotExist.
 func (c *Cgroup) event(key string) (string, error) {
 	var buf [256]byte
-	data, err := readProcFile(c.dir+"/cgroup.events", buf[:])
+	data, err := proc.ReadFile(c.dir+"/cgroup.events", buf[:])
 	if errors.Is(err, unix.ENODEV) {
-		return "", fmt.Errorf("proc: %s: %w", c.path, fs.ErrNotExist)
+		return "", fmt.Errorf("cgroup: %s: %w", c.path, fs.ErrNotExist)
 	}
 	if err != nil {
 		return "", err
@@ -266,7 +268,7 @@ func (c *Cgroup) event(key string) (string, error) {
 			return string(v), nil
 		}
 	}
-	return "", fmt.Errorf("proc: %s/cgroup.events has no %q", c.path, key)
+	return "", fmt.Errorf("cgroup: %s/cgroup.events has no %q", c.path, key)
 }
 
 // WaitEmpty blocks until no live process is left in c or below it
@@ -299,7 +301,7 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 	}
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("proc: inotify: %w", err)
+		return fmt.Errorf("cgroup: inotify: %w", err)
 	}
 	// Non-blocking, so os.File reads go through the runtime poller and a
 	// read deadline can end the wait.
@@ -307,9 +309,9 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 	defer func() { go f.Close() }() // ends when the kernel's grace period does
 	if _, err := unix.InotifyAddWatch(fd, c.dir+"/cgroup.events", unix.IN_MODIFY); err != nil {
 		if err == unix.ENOENT {
-			return fmt.Errorf("proc: watch %s: %w", c.path, fs.ErrNotExist)
+			return fmt.Errorf("cgroup: watch %s: %w", c.path, fs.ErrNotExist)
 		}
-		return fmt.Errorf("proc: watch %s: %w", c.path, err)
+		return fmt.Errorf("cgroup: watch %s: %w", c.path, err)
 	}
 	var buf [4096]byte
 	for recheck := eventRecheck; ; recheck = min(2*recheck, maxEventRecheck) {
@@ -322,14 +324,14 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("proc: %s: %s never became %s: %w", c.path, key, want, ctx.Err())
+			return fmt.Errorf("cgroup: %s: %s never became %s: %w", c.path, key, want, ctx.Err())
 		}
 		_ = f.SetReadDeadline(time.Now().Add(recheck)) // see WaitEmpty: the one lost event
 		stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
 		_, err = f.Read(buf[:])
 		stop()
 		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-			return fmt.Errorf("proc: watch %s: %w", c.path, err)
+			return fmt.Errorf("cgroup: watch %s: %w", c.path, err)
 		}
 	}
 }
@@ -370,19 +372,19 @@ func (c *Cgroup) signalMember(pid int, sig syscall.Signal) error {
 	case err == unix.ENOSYS: // Linux < 5.3: check, then kill; the window is one syscall
 		if c.Holds(pid) {
 			if err := unix.Kill(pid, sig); err != nil && err != unix.ESRCH {
-				return fmt.Errorf("proc: signal %v to %d in %s: %w", sig, pid, c.path, err)
+				return fmt.Errorf("cgroup: signal %v to %d in %s: %w", sig, pid, c.path, err)
 			}
 		}
 		return nil
 	case err != nil:
-		return fmt.Errorf("proc: pidfd_open %d: %w", pid, err)
+		return fmt.Errorf("cgroup: pidfd_open %d: %w", pid, err)
 	}
 	defer unix.Close(fd)
 	if !c.Holds(pid) {
 		return nil
 	}
 	if err := unix.PidfdSendSignal(fd, sig, nil, 0); err != nil && err != unix.ESRCH {
-		return fmt.Errorf("proc: signal %v to %d in %s: %w", sig, pid, c.path, err)
+		return fmt.Errorf("cgroup: signal %v to %d in %s: %w", sig, pid, c.path, err)
 	}
 	return nil
 }
@@ -473,7 +475,7 @@ func (c *Cgroup) Join(pid int) error {
 func (c *Cgroup) SpawnAttr(attr *syscall.SysProcAttr) (release func(), err error) {
 	fd, err := unix.Open(c.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("proc: open cgroup %s: %w", c.path, err)
+		return nil, fmt.Errorf("cgroup: open cgroup %s: %w", c.path, err)
 	}
 	attr.UseCgroupFD, attr.CgroupFD = true, fd
 	return func() { unix.Close(fd) }, nil
@@ -490,7 +492,7 @@ func removeCgroupDir(dir string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("proc: remove cgroup %s: %w", dir, err)
+		return fmt.Errorf("cgroup: remove cgroup %s: %w", dir, err)
 	}
 	for _, e := range entries {
 		if e.IsDir() {
@@ -500,7 +502,7 @@ func removeCgroupDir(dir string) error {
 		}
 	}
 	if err := unix.Rmdir(dir); err != nil && err != unix.ENOENT {
-		return fmt.Errorf("proc: remove cgroup %s: %w", dir, err)
+		return fmt.Errorf("cgroup: remove cgroup %s: %w", dir, err)
 	}
 	return nil
 }
@@ -509,11 +511,11 @@ func removeCgroupDir(dir string) error {
 func (c *Cgroup) write(file, value string) error {
 	fd, err := unix.Open(c.dir+"/"+file, unix.O_WRONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("proc: %s/%s: %w", c.path, file, &fs.PathError{Op: "open", Path: c.dir + "/" + file, Err: err})
+		return fmt.Errorf("cgroup: %s/%s: %w", c.path, file, &fs.PathError{Op: "open", Path: c.dir + "/" + file, Err: err})
 	}
 	defer unix.Close(fd)
 	if _, err := unix.Write(fd, []byte(value)); err != nil {
-		return fmt.Errorf("proc: write %q to %s/%s: %w", value, c.path, file, err)
+		return fmt.Errorf("cgroup: write %q to %s/%s: %w", value, c.path, file, err)
 	}
 	return nil
 }
