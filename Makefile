@@ -189,12 +189,12 @@ test-windows:
 
 # Each fuzz target for 20000 inputs; `make fuzz` runs each for a minute (FUZZTIME=5m: longer).
 FUZZ_TARGETS := \
-	./backend/lockfile:FuzzParseRecord \
-	./backend/lockfile:FuzzParseSSHLock \
-	./backend/lockfile:FuzzParseGatewayPID \
+	./lockfile:FuzzParseRecord \
+	./lockfile:FuzzParseSSHLock \
+	./lockfile:FuzzParseGatewayPID \
 	./platform/proc:FuzzParseMarker \
 	./platform/proc:FuzzParseStat \
-	./backend/watchdog:FuzzShimArgs \
+	./watchdog:FuzzShimArgs \
 	./backend/reap:FuzzParseShape \
 	./platform/cmdline:FuzzSplitJoinCommand \
 	./backend/settings:FuzzParseSettings

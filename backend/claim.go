@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 )
 
 // errShuttingDown: the launcher closed its claim while a handoff was

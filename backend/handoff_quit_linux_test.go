@@ -15,9 +15,9 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/lockfile"
 )
 
 // failingSuccessor writes an executable that passes the handoff's check

@@ -10,10 +10,10 @@ import (
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/selfupdate"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/lockfile"
 )
 
 // reapHistory runs the reaper for the launcher, one run at a time, and

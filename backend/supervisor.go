@@ -15,11 +15,11 @@ import (
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/human"
 	"hermes-desktop/platform/proc"
 )

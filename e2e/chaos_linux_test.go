@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 )

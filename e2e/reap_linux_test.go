@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -44,7 +44,7 @@ var structurePending = []string{
 	"backend/hermes/*.go",
 	"backend/instance/*.go",
 	"backend/builtin/*.go",
-	"backend/watchdog/*.go",
+	"watchdog/*.go",
 	"backend/runspec/*.go",
 }
 

@@ -19,7 +19,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/update"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/watchdog"
 )
 
 // Exit codes of every verb, defined once.

@@ -15,10 +15,10 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/envflag"
+	"hermes-desktop/watchdog"
 )
 
 type reapFlags struct {

@@ -18,12 +18,12 @@ import (
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/envflag"
+	"hermes-desktop/watchdog"
 )
 
 // runOptions are the flags of `run`; each has an environment variable.

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 )
 
 const launchAgentLabel = "io.hermes.desktop"

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 )
 
 // autostartName names the XDG autostart entry.

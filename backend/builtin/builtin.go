@@ -30,8 +30,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/lockfile"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/lockfile"
+	"hermes-desktop/watchdog"
 )
 
 // Main runs the built-in backend in serve mode (`hermes-desktop serve`)

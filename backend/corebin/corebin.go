@@ -32,7 +32,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

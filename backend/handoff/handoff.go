@@ -1,7 +1,7 @@
 // Package handoff hands a running instance (old) over to a new binary
 // (new), so that no backend is orphaned or duplicated: old's side (the
 // Sender), new's side (Receive) and the wire between them (wire.go), which
-// both sides import, as backend/watchdog/protocol.go is the shim's.
+// both sides import, as watchdog/protocol.go is the shim's.
 //
 //   - restart: old tears its backends down (records removed), lets go of its
 //     locks and socket, starts new detached and exits once new answers on

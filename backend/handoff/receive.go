@@ -11,13 +11,13 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/runspec"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // New's side of an adopt-mode handoff: read the state, verify and take

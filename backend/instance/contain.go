@@ -6,7 +6,7 @@ import (
 	"path"
 	"syscall"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 )

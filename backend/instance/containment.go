@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 )
 

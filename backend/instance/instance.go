@@ -28,13 +28,13 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // instance is one run of a backend: the process we started (the watchdog

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/human"
 )
 

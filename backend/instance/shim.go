@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 
-	"hermes-desktop/backend/watchdog"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // shimPipes are the launcher's ends of its two pipes to a watchdog shim.
 // The protocol they carry, like the shim's command line, is defined in
-// backend/watchdog/protocol.go; this file only follows it.
+// watchdog/protocol.go; this file only follows it.
 type shimPipes struct {
 	lifeline *os.File // write end
 	report   *os.File // read end

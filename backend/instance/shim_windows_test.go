@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/backend/watchdog"
 	"hermes-desktop/platform/job"
+	"hermes-desktop/watchdog"
 )
 
 // setupCommand starts the child in a new console process group so it can be

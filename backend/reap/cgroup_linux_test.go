@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 )

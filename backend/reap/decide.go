@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/lockfile"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/human"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // candidate is a process the reaper looks at: a serve-shaped command line,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 )
 
 // writeLock writes a valid Hermes SSH lock naming pid under dir

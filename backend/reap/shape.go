@@ -8,7 +8,7 @@ import (
 
 	"hermes-desktop/backend/corebin"
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/watchdog"
 )
 
 // Shape is what a command line says about a backend: which subcommand it

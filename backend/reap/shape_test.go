@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/watchdog"
+	"hermes-desktop/watchdog"
 )
 
 func TestParseShape(t *testing.T) {

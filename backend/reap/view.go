@@ -1,7 +1,7 @@
 package reap
 
 import (
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

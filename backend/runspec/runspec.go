@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 )
 

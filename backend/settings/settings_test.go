@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/backend/lockfile/lockfiletest"
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
 func TestSettingsValidate(t *testing.T) {

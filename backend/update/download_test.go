@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/lockfile/lockfiletest"
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
 func download(t *testing.T, c *Client, progress func(Progress)) (string, error) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/lockfile/lockfiletest"
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
 // writeFile writes a file the tests need only as bytes, never as a program.

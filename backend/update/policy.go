@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

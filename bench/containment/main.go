@@ -38,10 +38,10 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/watchdog"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // env is what one benchmark run needs.

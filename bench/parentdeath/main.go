@@ -32,8 +32,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/backend/watchdog"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/watchdog"
 )
 
 type mode struct {

@@ -24,9 +24,9 @@ import (
 
 	"github.com/shirou/gopsutil/v4/process"
 
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -35,8 +35,8 @@ import (
 
 	"aead.dev/minisign"
 
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/lockfile"
 )
 
 // Key file names keygen writes.

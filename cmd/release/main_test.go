@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/backend/lockfile/lockfiletest"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/lockfile/lockfiletest"
 )
 
 // TestKeygenSignVerify runs the tool as a release does and checks the

@@ -28,12 +28,12 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/lockfile"
 	"hermes-desktop/backend/logs"
 	status "hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/lockfile"
 )
 
 // models lists every Go struct the page sees, in output order: its

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
 

@@ -11,7 +11,7 @@
 // be armed: at rest a watch wakes nobody).
 //
 // It sits on platform/ (proc, cgroup, job, envflag), backend/hermes and
-// backend/lockfile (nonces), and nothing else of the engine
+// lockfile (nonces), and nothing else of the engine
 // (e2e/layers_test.go): the shim starts for every backend, and the
 // launcher imports the shim's protocol (protocol.go) from here, never the
 // other way round.

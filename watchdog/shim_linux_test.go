@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/watchdog"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // shim is a `hermes-desktop watchdog` started by a test, with a lifeline and

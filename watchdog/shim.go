@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/lockfile"
+	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 )
