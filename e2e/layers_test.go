@@ -47,6 +47,10 @@ var narrow = []struct {
 		"the shim starts for every backend: it carries the OS primitives, the Hermes contract and the nonces, nothing of the engine"},
 	{"backend/hermes", nil,
 		"the Hermes contract is a leaf: every side imports it"},
+	{"backend/control", nil,
+		"the channel and its error kinds are a leaf: update's errors wrap them, the protocol is built on them"},
+	{"backend/logs", nil,
+		"a leaf under backend, as its doc says: the standard library only"},
 }
 
 // rel returns pkg's path relative to the module ("" for the root) and
