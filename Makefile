@@ -38,12 +38,12 @@ CROSS_OS  := darwin windows
 
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 
-# The page's types, generated from the engine's Go structs by internal/tsgen
+# The page's types, generated from the engine's Go structs by cmd/tsgen
 # (committed, so the page builds without Go); regenerated when a Go file the
 # generator can read changes.
 MODELS_TS  := frontend/src/generated/models.ts
-TSGEN      := $(GO) run ./internal/tsgen
-TSGEN_DEPS := $(shell find backend internal/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
+TSGEN      := $(GO) run ./cmd/tsgen
+TSGEN_DEPS := $(shell find backend cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
 	gen gen-check frontend frontend-test frontend-dist-check gui-deps core-payload gui-smoke gui-journeys bench bench-idle bench-window chaos clean \
@@ -114,7 +114,7 @@ gui: gui-deps $(WAILS) frontend core-payload
 	@echo "built $(GUI_BIN)"
 
 # The plain build the Linux desktop build embeds for its shims and built-in
-# backend (internal/corebin).
+# backend (backend/corebin).
 core-payload:
 	scripts/core-payload.sh '$(LDFLAGS)'
 
@@ -172,13 +172,13 @@ staticcheck: $(STATICCHECK)
 
 # The desktop files build only with the GUI's C libraries present.
 staticcheck-gui: $(STATICCHECK) gui-deps frontend
-	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production . ./internal/desktop
+	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production . ./app/desktop
 
 # -race needs cgo; the binary the tests build for themselves is CGO-free.
 # The tray's tests need the desktop tag (and no GUI libraries).
 unit:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
-	CGO_ENABLED=1 $(GO) test -race -count=1 -tags desktop ./internal/desktop
+	CGO_ENABLED=1 $(GO) test -race -count=1 -tags desktop ./app/desktop
 
 # The Windows tests under Wine (scripts/wine/test-windows.sh): every
 # package's Windows test binary, then the Windows end-to-end tests.
@@ -192,11 +192,11 @@ FUZZ_TARGETS := \
 	./lockfile:FuzzParseRecord \
 	./lockfile:FuzzParseSSHLock \
 	./lockfile:FuzzParseGatewayPID \
-	./internal/proc:FuzzParseMarker \
-	./internal/proc:FuzzParseStat \
+	./platform/proc:FuzzParseMarker \
+	./platform/proc:FuzzParseStat \
 	./watchdog:FuzzShimArgs \
 	./backend/reap:FuzzParseShape \
-	./internal/cmdline:FuzzSplitJoinCommand \
+	./platform/cmdline:FuzzSplitJoinCommand \
 	./backend/settings:FuzzParseSettings
 
 fuzz-short fuzz:
@@ -221,7 +221,7 @@ cross: $(STATICCHECK) frontend
 		GOOS=$$os CGO_ENABLED=0 $(GO) build -o /dev/null ./... ; \
 	done
 	@echo "GOOS=windows vet of the desktop build"
-	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags desktop,production . ./internal/desktop
+	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags desktop,production . ./app/desktop
 
 # Every benchmark, side by side; figures in bench/RESULTS.md.
 bench:
@@ -249,4 +249,4 @@ chaos:
 fuzz: FUZZTIME := 1m
 
 clean:
-	rm -rf bin build/bin $(ARTIFACTS) frontend/dist $(DIST) internal/corebin/payload/hermes-desktop-core.*
+	rm -rf bin build/bin $(ARTIFACTS) frontend/dist $(DIST) backend/corebin/payload/hermes-desktop-core.*

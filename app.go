@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"hermes-desktop/app/desktop"
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
@@ -19,7 +20,6 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
-	"hermes-desktop/internal/desktop"
 )
 
 // windowUI is what the App needs from the window toolkit. The Wails adapter
@@ -80,7 +80,7 @@ func newApp(l *backend.Launcher, self string) *App {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{l: l, self: self, stateDir: l.StateDir(), settings: settings.NewStore(l.StateDir()), trayAvailable: func() bool { return false },
 		backgroundCtx: ctx, backgroundCancel: cancel, shown: make(chan struct{}, 1)}
-	a.started, _ = a.settings.Load() // as the launcher read them (internal/cli)
+	a.started, _ = a.settings.Load() // as the launcher read them (app/cli)
 	a.visible.Store(true)
 	return a
 }

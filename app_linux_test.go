@@ -23,9 +23,9 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/cmdline"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/cmdline"
+	"hermes-desktop/platform/proc"
 )
 
 // fakeUI records what the App asks of the window.

@@ -15,9 +15,9 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"hermes-desktop/app/desktop"
+	"hermes-desktop/app/lifecycle"
 	"hermes-desktop/backend"
-	"hermes-desktop/internal/desktop"
-	"hermes-desktop/internal/lifecycle"
 )
 
 //go:embed all:frontend/dist

@@ -3,8 +3,8 @@
 package main
 
 import (
+	"hermes-desktop/app/lifecycle"
 	"hermes-desktop/backend"
-	"hermes-desktop/internal/lifecycle"
 )
 
 // guiAvailable is false in builds without the desktop tag: this binary has

@@ -3,9 +3,9 @@
 // with the same contract). With no arguments it opens the desktop window;
 // subcommands run it headless and talk to a running instance.
 //
-// The main package only wires: the verbs live in internal/cli, the run's
-// lifecycle in internal/lifecycle, the engine in backend, watchdog and
-// lockfile, the tray and login items in internal/desktop. What must stay
+// The main package only wires: the verbs live in app/cli, the run's
+// lifecycle in app/lifecycle, the engine in backend, watchdog and
+// lockfile, the tray and login items in app/desktop. What must stay
 // here is what Wails needs in package main: the window (gui_desktop.go, a
 // lifecycle.Window), the facade the page calls (app.go, app_pump.go) and
 // the //go:embed of the built page.
@@ -14,7 +14,7 @@ package main
 import (
 	"os"
 
-	"hermes-desktop/internal/cli"
+	"hermes-desktop/app/cli"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -45,7 +45,7 @@ type Config struct {
 	Self string
 	// Core is the executable for the processes the launcher starts from its
 	// own code, the watchdog shim and the built-in backend: a desktop build
-	// gives its small plain build here (internal/corebin); "" means Self.
+	// gives its small plain build here (backend/corebin); "" means Self.
 	Core string
 	// Backends to run; empty means one default backend.
 	Backends []runspec.Spec

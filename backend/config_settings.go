@@ -6,7 +6,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/cmdline"
+	"hermes-desktop/platform/cmdline"
 )
 
 // DefaultSettings are the values an empty settings field stands for.

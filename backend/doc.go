@@ -11,9 +11,11 @@
 // of their own; the launcher holds one of each and answers them through
 // handoffs.go and updates.go.
 //
-// It builds on the layers below it (internal/proc, lockfile, watchdog and
-// its own subpackages model, handoff, instance, runspec, settings,
-// reap, leakguard, reclaim, logs, control, update, selfupdate) and must
-// not import internal/cli, internal/desktop, main or Wails: the window
-// reaches it only through the facade in app.go.
+// It builds on platform/ (proc, cgroup, job, ...), on lockfile and
+// watchdog (the engine's folders the design card keeps at the top level)
+// and on its own subpackages (model, handoff, instance, runspec, settings,
+// reap, leakguard, reclaim, logs, control, update, selfupdate, corebin)
+// and must not import app/ (cli, desktop, lifecycle),
+// main or Wails: the window reaches it only through the facade in app.go
+// (e2e/layers_test.go: a floor imports only its own or lower).
 package backend

@@ -6,7 +6,7 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/handoff"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // The handoff is its own object (backend/handoff); the launcher holds its

@@ -13,8 +13,8 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/selfupdate"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // ErrAlreadyRunning means another launcher holds the state dir's

@@ -14,7 +14,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/cmdline"
+	"hermes-desktop/platform/cmdline"
 )
 
 // newSupervisor makes the supervisor of one backend of this launcher.

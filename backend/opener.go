@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/reclaim"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // openerVerdict is how long OpenExternal waits to hear that the opener

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"hermes-desktop/backend/reclaim"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // subreaper is the launcher taking in what is reparented to it (it is a

@@ -8,7 +8,7 @@ import (
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/human"
+	"hermes-desktop/platform/human"
 )
 
 // onExit handles an exit nobody asked for. Not every one is a crash: a

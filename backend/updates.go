@@ -8,7 +8,7 @@ import (
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/selfupdate"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // The self-update is its own object (backend/selfupdate); the launcher

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // The chaos suite: round after round, a launcher with random faults meets a

@@ -14,9 +14,10 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 )
 
 // The kernel holds each backend's tree: a whole-app crash (launcher and
@@ -37,7 +38,7 @@ func daemonizing(label string) string {
 // owner (this test, holding its owner lock), and a backend cgroup no
 // record names; each with a process in it.
 type cgroupDecoys struct {
-	cgroups map[string]*proc.Cgroup
+	cgroups map[string]*cgroup.Cgroup
 	procs   map[string]proc.Identity
 	records *lockfile.Records
 	nonce   string // of the live owner's record
@@ -47,9 +48,9 @@ type cgroupDecoys struct {
 // that no record is left.
 func (d *cgroupDecoys) dropRecord(t *testing.T) { must(t, d.records.Remove(d.nonce)) }
 
-func startCgroupDecoys(t *testing.T, parent *proc.Cgroup, stateDir string) *cgroupDecoys {
+func startCgroupDecoys(t *testing.T, parent *cgroup.Cgroup, stateDir string) *cgroupDecoys {
 	t.Helper()
-	d := &cgroupDecoys{cgroups: map[string]*proc.Cgroup{}, procs: map[string]proc.Identity{}}
+	d := &cgroupDecoys{cgroups: map[string]*cgroup.Cgroup{}, procs: map[string]proc.Identity{}}
 	liveNonce, _ := lockfile.NewNonce()
 	strayNonce, _ := lockfile.NewNonce()
 	names := map[string]string{
@@ -58,7 +59,7 @@ func startCgroupDecoys(t *testing.T, parent *proc.Cgroup, stateDir string) *cgro
 		"backend with no record":    lockfile.CgroupName(strayNonce),
 	}
 	for what, name := range names {
-		cg, err := proc.CreateCgroup(path.Join(parent.Path(), name))
+		cg, err := cgroup.Create(path.Join(parent.Path(), name))
 		must(t, err)
 		cmd := exec.Command("sleep", "100000")
 		must(t, testbin.StartIn(cmd, cg))
@@ -91,7 +92,7 @@ func (d *cgroupDecoys) intact(t *testing.T) bool {
 			t.Errorf("decoy %q (pid %d) was killed", what, id.PID)
 			ok = false
 		}
-		if _, err := proc.OpenCgroup(d.cgroups[what].Path()); err != nil {
+		if _, err := cgroup.Open(d.cgroups[what].Path()); err != nil {
 			t.Errorf("decoy cgroup %q was removed: %v", what, err)
 			ok = false
 		}
@@ -210,24 +211,24 @@ func cgroupDetail(r *reap.Report, cgroup string) string {
 
 // checkCgroupReaped: the boot reap decided on the crashed backend's cgroup,
 // reaped it for its dead owner, and it is gone.
-func checkCgroupReaped(t *testing.T, round int, r *reap.Report, cgroup string) {
+func checkCgroupReaped(t *testing.T, round int, r *reap.Report, group string) {
 	t.Helper()
 	if r == nil {
 		t.Fatalf("round %d: no boot reap in the status", round)
 	}
 	for _, d := range r.Cgroups {
-		if d.Cgroup != cgroup {
+		if d.Cgroup != group {
 			continue
 		}
 		if d.Action != reap.ActionReaped || d.Reason != reap.ReasonOwnerDead {
-			t.Errorf("round %d: cgroup %s: got %s/%s (%s), want reaped/owner-dead", round, cgroup, d.Action, d.Reason, d.Detail)
+			t.Errorf("round %d: cgroup %s: got %s/%s (%s), want reaped/owner-dead", round, group, d.Action, d.Reason, d.Detail)
 		}
-		if _, err := proc.OpenCgroup(cgroup); err == nil {
-			t.Errorf("round %d: cgroup %s still there after the reap", round, cgroup)
+		if _, err := cgroup.Open(group); err == nil {
+			t.Errorf("round %d: cgroup %s still there after the reap", round, group)
 		}
 		return
 	}
-	t.Errorf("round %d: no decision on cgroup %s in %+v", round, cgroup, r.Cgroups)
+	t.Errorf("round %d: no decision on cgroup %s in %+v", round, group, r.Cgroups)
 }
 
 // The boot reap's decisions on the decoys: spared, each with its reason.

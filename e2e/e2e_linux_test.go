@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/app/cli"
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/cli"
 	"hermes-desktop/internal/testbin"
 )
 

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/app/cli"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/cli"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // roles counts the live processes of a test by what they are.

@@ -16,8 +16,8 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // withFakeHermes puts a fake hermes (internal/testbin.FakeHermes) first on

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 const leakyChildren = "{bin} serve --host 127.0.0.1 --port 0 --leak-children-every 200ms"

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // scene is a real set of processes and files for the reaper to judge.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/cgroup"
 )
 
 // The systemd path, against a real systemd user manager: where the
@@ -36,7 +36,7 @@ exec "$SYSTEMD" --user --log-target=null
 
 // startUserManager starts the test's systemd user manager in cg and
 // returns its session bus address. It skips where that cannot be done.
-func startUserManager(t *testing.T, cg *proc.Cgroup) string {
+func startUserManager(t *testing.T, cg *cgroup.Cgroup) string {
 	t.Helper()
 	systemd := "/lib/systemd/systemd"
 	if _, err := os.Stat(systemd); err != nil || os.Geteuid() != 0 {
@@ -68,7 +68,7 @@ func startUserManager(t *testing.T, cg *proc.Cgroup) string {
 	}
 	addr := "unix:path=" + bus
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	m, err := proc.ConnectUserManager()
+	m, err := cgroup.ConnectUserManager()
 	if err != nil {
 		t.Skipf("the systemd user manager does not answer: %v", err)
 	}
@@ -78,12 +78,12 @@ func startUserManager(t *testing.T, cg *proc.Cgroup) string {
 
 func TestSystemdScopeHoldsTheTree(t *testing.T) {
 	parent := testbin.Cgroup(t)
-	mgr, err := proc.CreateCgroup(path.Join(parent.Path(), "manager"))
+	mgr, err := cgroup.Create(path.Join(parent.Path(), "manager"))
 	must(t, err)
 	startUserManager(t, mgr)
 	home := t.TempDir()
 	l := testbin.Base(t, filepath.Join(home, "state"), filepath.Join(home, "hermes"), testbin.Tag(t))
-	if l.Cgroup, err = proc.CreateCgroup(path.Join(parent.Path(), "launcher")); err != nil {
+	if l.Cgroup, err = cgroup.Create(path.Join(parent.Path(), "launcher")); err != nil {
 		t.Fatal(err)
 	}
 	label := "scope-" + testbin.NewTag()
@@ -92,15 +92,15 @@ func TestSystemdScopeHoldsTheTree(t *testing.T) {
 	l1 := l.StartAnother(args...)
 	l1.WaitReady(1, readyWait)
 	b := status(t, l1).Backends[0]
-	scopeOf := func(cgroup string) string { return path.Dir(cgroup) }
+	scopeOf := func(group string) string { return path.Dir(group) }
 	if b.Containment != instance.ContainmentSystemdScope || !strings.HasSuffix(scopeOf(b.Cgroup), ".scope") ||
 		!strings.HasPrefix(b.Cgroup, mgr.Path()+"/") {
 		t.Fatalf("containment %q in %q (%s), want a cgroup in a systemd scope under %s", b.Containment, b.Cgroup, b.ContainmentReason, mgr.Path())
 	}
-	if cg, _ := proc.CgroupOf(b.PID); cg != b.Cgroup {
+	if cg, _ := cgroup.Of(b.PID); cg != b.Cgroup {
 		t.Errorf("backend %d is in %s, want %s", b.PID, cg, b.Cgroup)
 	}
-	if cg, _ := proc.CgroupOf(b.ShimPID); cg != scopeOf(b.Cgroup) {
+	if cg, _ := cgroup.Of(b.ShimPID); cg != scopeOf(b.Cgroup) {
 		t.Errorf("shim %d is in %s, want the scope %s", b.ShimPID, cg, scopeOf(b.Cgroup))
 	}
 	waitLabelled(t, label, nil, 2)
@@ -130,14 +130,14 @@ func TestSystemdScopeHoldsTheTree(t *testing.T) {
 }
 
 // waitGone waits for a cgroup to disappear.
-func waitGone(t *testing.T, cgroup string) {
+func waitGone(t *testing.T, group string) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := proc.OpenCgroup(cgroup); err != nil {
+		if _, err := cgroup.Open(group); err != nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("cgroup %s still there", cgroup)
+			t.Errorf("cgroup %s still there", group)
 			return
 		}
 	}

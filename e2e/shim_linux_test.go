@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // treeFlags gives the built-in backend the tree the issue names: three plain

@@ -39,17 +39,13 @@ var structurePending = []string{
 	"gui_desktop.go",
 	"gui_none.go",
 	"main.go",
-	"internal/cli/run.go",
-	"internal/lifecycle/*.go",
+	"app/cli/run.go",
+	"app/lifecycle/*.go",
 	"backend/hermes/*.go",
 	"backend/instance/*.go",
 	"backend/builtin/*.go",
 	"watchdog/*.go",
 	"backend/runspec/*.go",
-	// 3,716 lines over four OSes, 2,804 in the Linux build: its cgroup
-	// (cgroup*.go, scope_linux.go: 788 lines) is the seam to cut, but
-	// backend/instance and watchdog, which use it, are being rewritten.
-	"internal/proc",
 }
 
 // generated is the line go generate's convention puts in generated files

@@ -69,8 +69,8 @@ func buildVersion(t *testing.T, version, extra string) string {
 }
 
 // badExit makes a version that exits 1, without teardown, half a second
-// after it adopted its backends (internal/cli/fault.go).
-const badExit = "-X hermes-desktop/internal/cli.faultExitAfterAdopt=500ms"
+// after it adopted its backends (app/cli/fault.go).
+const badExit = "-X hermes-desktop/app/cli.faultExitAfterAdopt=500ms"
 
 // feedServer serves one signed manifest and its artifact on loopback.
 type feedServer struct {

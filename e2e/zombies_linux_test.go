@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // zombieWait is the promise: no zombie under the launcher or a shim this

@@ -10,7 +10,7 @@
 // deleted. Lock files are never removed: the kernel drops a lock when its
 // holder dies, and that is the only proof of death we rely on.
 //
-// It sits on internal/proc (identities) and backend/hermes (the schemas of
+// It sits on platform/proc (identities) and backend/hermes (the schemas of
 // Hermes' own ownership files it reads), and imports nothing else of this
 // module.
 package lockfile

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // sshID and sshLockJSON make a valid lock (backend/hermes checks the schema).

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 func validRecord(t testing.TB) *Record {

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // hasModeBits is false: Windows keeps no POSIX mode bits (Go reports 0666

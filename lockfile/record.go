@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // RecordSchema is the version of the record format written by this build.

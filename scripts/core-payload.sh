@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the core that the Linux desktop build carries (internal/corebin):
+# Builds the core that the Linux desktop build carries (backend/corebin):
 # this module built without cgo, so that the watchdog shim and the built-in
 # backend do not load GTK and WebKitGTK at every start. Writes it gzip'd,
-# with its SHA-256, into internal/corebin/payload/, where the desktop
+# with its SHA-256, into backend/corebin/payload/, where the desktop
 # build's //go:embed picks it up. Rewrites them only when they change, so a
 # rebuild with nothing new relinks nothing.
 #
@@ -12,7 +12,7 @@ set -euo pipefail
 
 ldflags=${1-}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-out=$repo/internal/corebin/payload
+out=$repo/backend/corebin/payload
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -70,7 +70,7 @@ click() { a11y click "$@" || fail "no $* to click"; }
 
 # The built-in backend under a short name on the app's PATH, so a journey
 # types a command a person could: the core this build carries
-# (internal/corebin), found once the first app has unpacked it.
+# (backend/corebin), found once the first app has unpacked it.
 mkdir -p "$work/bin"
 # Stands in for xdg-open as a browser that hands off to a running
 # instance does: it forks a child and exits at once; the child exits soon

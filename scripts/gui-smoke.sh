@@ -26,7 +26,7 @@ if [ "${GUI_SMOKE_INNER:-}" != 1 ]; then
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT
 	# The fake tray host is built before Xvfb starts.
-	(cd "$repo" && go build -o "$work/fakewatcher" ./internal/fakewatcher)
+	(cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher)
 	export GUI_SMOKE_INNER=1 GUI_SMOKE_WORK=$work
 	unset HERMES_DESKTOP_HEADLESS DBUS_SESSION_BUS_ADDRESS
 	# Not exec: the EXIT trap above removes $work when the session ends.
@@ -88,7 +88,7 @@ expect_exit() { # $1: scenario; waits for the app and checks that nothing is lef
 	echo "gui-smoke: ok: $1"
 }
 
-# from_core PID: PID runs the core this build carries (internal/corebin),
+# from_core PID: PID runs the core this build carries (backend/corebin),
 # not this GTK-linked binary, whose every start costs some 80 ms of CPU.
 from_core() {
 	local exe

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"os"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
 )
 
 // openTreeCgroup has nothing to create: macOS has no kernel container for
@@ -13,12 +13,12 @@ import (
 // group of its own, the shim signals its group and walks its descendants,
 // and orphans (which go to launchd, not to us) are caught by the walk
 // before they are orphaned.
-func openTreeCgroup(string) (*proc.Cgroup, error) {
+func openTreeCgroup(string) (*cgroup.Cgroup, error) {
 	return nil, errors.New("watchdog: macOS has no cgroups; the shim's process group and tree walk hold the tree")
 }
 
 // startProcessIn is never reached without a cgroup; it starts the child
 // plainly.
-func startProcessIn(_ *proc.Cgroup, exe string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+func startProcessIn(_ *cgroup.Cgroup, exe string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
 	return os.StartProcess(exe, argv, attr)
 }

@@ -7,18 +7,18 @@ import (
 	"path"
 	"syscall"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
 )
 
 // openTreeCgroup creates the backend's cgroup, name, under the shim's own
 // cgroup as it is now, after the start barrier: where the launcher started
 // us, or the systemd scope it moved us into meanwhile.
-func openTreeCgroup(name string) (*proc.Cgroup, error) {
-	own, err := proc.OwnCgroup()
+func openTreeCgroup(name string) (*cgroup.Cgroup, error) {
+	own, err := cgroup.Own()
 	if err != nil {
 		return nil, fmt.Errorf("watchdog: own cgroup: %w", err)
 	}
-	cg, err := proc.CreateCgroup(path.Join(own, name))
+	cg, err := cgroup.Create(path.Join(own, name))
 	if err != nil {
 		return nil, fmt.Errorf("watchdog: %w", err)
 	}
@@ -29,7 +29,7 @@ func openTreeCgroup(name string) (*proc.Cgroup, error) {
 // CLONE_INTO_CGROUP, Linux 5.7): it never runs an instruction outside.
 // Where the kernel has no clone3, the shim joins cg for the moment of the
 // fork instead, so the child is still born inside, then goes back.
-func startProcessIn(cg *proc.Cgroup, exe string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+func startProcessIn(cg *cgroup.Cgroup, exe string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
 	sys := &syscall.SysProcAttr{}
 	release, err := cg.SpawnAttr(sys)
 	if err != nil {
@@ -48,12 +48,12 @@ func startProcessIn(cg *proc.Cgroup, exe string, argv []string, attr *os.ProcAtt
 // startJoined forks the backend from inside cg: the shim joins it, starts
 // the child, and moves back to the cgroup it came from, so that "populated
 // 0" still means the backend's tree is gone.
-func startJoined(cg *proc.Cgroup, exe string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
-	own, err := proc.OwnCgroup()
+func startJoined(cg *cgroup.Cgroup, exe string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	own, err := cgroup.Own()
 	if err != nil {
 		return nil, err
 	}
-	back, err := proc.OpenCgroup(own)
+	back, err := cgroup.Open(own)
 	if err != nil {
 		return nil, err
 	}

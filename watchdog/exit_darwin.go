@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // exitWatch is a kqueue with EVFILT_PROC/NOTE_EXIT registered for the

@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // exitWatch is a pidfd on the parent: it becomes readable when the parent

@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // exitWatch is a handle on the parent process, signalled when it exits; 0

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // helperEnv makes the test binary, re-run as a child, one of the helpers

@@ -68,8 +68,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/envflag"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/envflag"
+	"hermes-desktop/platform/proc"
 )
 
 // Subcommand is the word after the executable that runs the shim.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // shimOptionCases are option sets as a launcher would give them, and some
@@ -136,7 +136,7 @@ func TestReportRoundTrip(t *testing.T) {
 		{PID: 4242, Start: "linux:123456"},
 		{PID: 99, Start: "ps:Mon Jan  2 15:04:05 2006"},
 		{PID: 7, Start: "linux:1", Cgroup: "/user.slice/hermes-backend-00112233445566778899aabbccddeeff"},
-		{PID: 7, Start: "linux:1", CgroupError: "proc: create cgroup /x: permission denied"},
+		{PID: 7, Start: "linux:1", CgroupError: "cgroup: create cgroup /x: permission denied"},
 		{Error: `watchdog: start "hermes": exec: "hermes": executable file not found in $PATH` + "\n\"quoted\""},
 		{},
 	} {

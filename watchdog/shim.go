@@ -12,8 +12,9 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 )
 
 // Exit codes, following the shell and tini.
@@ -121,7 +122,7 @@ func requestStop(signals chan<- os.Signal) {
 // Without it the backend still runs: the process group and the tree walk
 // hold its tree, as they do where there are no cgroups, and the report
 // says why.
-func makeTreeCgroup(name string, log *slog.Logger) (*proc.Cgroup, error) {
+func makeTreeCgroup(name string, log *slog.Logger) (*cgroup.Cgroup, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -136,7 +137,7 @@ func makeTreeCgroup(name string, log *slog.Logger) (*proc.Cgroup, error) {
 // fails while a plain start works (a kernel or a delegation that refuses
 // the migration), the backend runs without the cgroup, which is removed,
 // and cgroupErr says why.
-func startBackend(argv, env []string, tree *proc.Cgroup, cgroupErr *error, log *slog.Logger) (proc.Identity, *proc.Cgroup, error) {
+func startBackend(argv, env []string, tree *cgroup.Cgroup, cgroupErr *error, log *slog.Logger) (proc.Identity, *cgroup.Cgroup, error) {
 	child, err := startChild(argv, env, tree)
 	if err == nil || tree == nil {
 		return child, tree, err
@@ -152,7 +153,7 @@ func startBackend(argv, env []string, tree *proc.Cgroup, cgroupErr *error, log *
 }
 
 // backendReport is the report of a started backend.
-func backendReport(child proc.Identity, tree *proc.Cgroup, cgroupErr error) Report {
+func backendReport(child proc.Identity, tree *cgroup.Cgroup, cgroupErr error) Report {
 	r := Report{PID: child.PID, Start: child.Start}
 	if tree != nil {
 		r.Cgroup = tree.Path()
@@ -167,14 +168,14 @@ func backendReport(child proc.Identity, tree *proc.Cgroup, cgroupErr error) Repo
 // Every child of ours has been reaped by now; a member that never was our
 // descendant (moved in from outside) is killed: membership makes it the
 // backend's. The wait is for "populated 0" (inotify), bounded.
-func releaseTreeCgroup(tree *proc.Cgroup, log *slog.Logger) {
+func releaseTreeCgroup(tree *cgroup.Cgroup, log *slog.Logger) {
 	if tree == nil {
 		return
 	}
 	if populated, _ := tree.Populated(); populated {
 		_ = tree.Kill()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), proc.CgroupKillWait)
+	ctx, cancel := context.WithTimeout(context.Background(), cgroup.KillWait)
 	defer cancel()
 	if err := tree.WaitEmpty(ctx); err != nil {
 		log.Warn("backend cgroup not empty", "cgroup", tree.Path(), "err", err)

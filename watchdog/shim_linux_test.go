@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
 
@@ -35,7 +36,7 @@ func startShim(t *testing.T, grace time.Duration, argv ...string) *shim {
 
 // startShimIn starts the shim inside the test's cgroup parent (nil: where
 // the test runs), asking it for the backend cgroup name ("": none).
-func startShimIn(t *testing.T, parent *proc.Cgroup, name string, grace time.Duration, argv ...string) *shim {
+func startShimIn(t *testing.T, parent *cgroup.Cgroup, name string, grace time.Duration, argv ...string) *shim {
 	t.Helper()
 	tag := testbin.Tag(t)
 	pipes, err := watchdog.NewShimPipes()
@@ -269,7 +270,7 @@ func TestShimKeepsTheTreeInACgroup(t *testing.T) {
 	if want := parent.Path() + "/" + name; r.Cgroup != want || r.CgroupError != "" {
 		t.Fatalf("report: got cgroup %q (error %q), want %q", r.Cgroup, r.CgroupError, want)
 	}
-	cg, err := proc.OpenCgroup(r.Cgroup)
+	cg, err := cgroup.Open(r.Cgroup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestShimKeepsTheTreeInACgroup(t *testing.T) {
 			t.Errorf("member %v survived the teardown", id)
 		}
 	}
-	if _, err := proc.OpenCgroup(r.Cgroup); err == nil {
+	if _, err := cgroup.Open(r.Cgroup); err == nil {
 		t.Errorf("cgroup %s still there after the shim exited", r.Cgroup)
 	}
 }

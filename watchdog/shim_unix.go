@@ -14,7 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 )
 
 // killRepeat is how often the kill phase re-scans for stragglers (children
@@ -61,7 +62,7 @@ func openReportFD(fd uintptr) (*os.File, error) {
 // leads it) with stdio inherited, and inside tree when there is one. The
 // shim reaps all children itself with wait4(-1), so the os.Process is
 // released at once.
-func startChild(argv, env []string, tree *proc.Cgroup) (proc.Identity, error) {
+func startChild(argv, env []string, tree *cgroup.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: %w", err)
@@ -89,7 +90,7 @@ func startChild(argv, env []string, tree *proc.Cgroup) (proc.Identity, error) {
 // touches it.
 type shimLoop struct {
 	child      proc.Identity
-	cgroup     *proc.Cgroup   // the backend's cgroup; nil when it has none
+	cgroup     *cgroup.Cgroup // the backend's cgroup; nil when it has none
 	tree       *proc.Teardown // our tree's teardown, from its start; nil before
 	log        *slog.Logger
 	grace      time.Duration
@@ -105,7 +106,7 @@ type shimLoop struct {
 // come to us), starts the teardown when the backend exits, a teardown signal
 // arrives, or the parent dies, and returns the backend's status once no
 // child is left.
-func runShimLoop(child proc.Identity, tree *proc.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	sigchld := make(chan os.Signal, 1)
 	signal.Notify(sigchld, syscall.SIGCHLD)
 	defer signal.Stop(sigchld)

@@ -11,14 +11,16 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/job"
+	"hermes-desktop/platform/proc"
 )
 
 // shimJob is the shim's kill-on-close job. The shim joins it before
 // starting the backend, so the backend and everything it starts are born
 // inside; when the shim exits, however it exits, Windows kills them all.
 // The handle is never closed: exiting closes it.
-var shimJob *proc.Job
+var shimJob *job.Job
 
 // notifyShimSignals catches console control events (delivered as SIGINT)
 // and SIGTERM from os.Process.Signal emulation.
@@ -42,7 +44,7 @@ func openReportFD(fd uintptr) (*os.File, error) {
 // containTree joins a kill-on-close job: the shim's descendants cannot
 // leave it (the Windows counterpart of the Linux subreaper).
 func containTree() error {
-	job, err := proc.NewKillOnCloseJob(false)
+	job, err := job.NewKillOnClose(false)
 	if err != nil {
 		return err
 	}
@@ -58,7 +60,7 @@ func containTree() error {
 // be sent CTRL_BREAK as its SIGTERM, on a console of its own without a
 // window: the desktop build has no console to lend it, and Windows would
 // otherwise open a console window for a console backend (hermes.exe).
-func startChild(argv, env []string, _ *proc.Cgroup) (proc.Identity, error) {
+func startChild(argv, env []string, _ *cgroup.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: %w", err)
@@ -86,7 +88,7 @@ var childProcess *os.Process
 // runShimLoop waits for the backend's exit, a teardown signal or the parent's
 // death. A teardown sends CTRL_BREAK, waits the grace period, then kills
 // every other process in the job.
-func runShimLoop(child proc.Identity, _ *proc.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(child proc.Identity, _ *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
 		st, _ := childProcess.Wait()

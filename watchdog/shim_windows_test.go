@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // The shim on Windows, black box: hermes-desktop.exe watchdog, started with

@@ -10,9 +10,11 @@
 // (checked once a second, and only where the exit notification could not
 // be armed: at rest a watch wakes nobody).
 //
-// It sits on internal/proc, internal/envflag and lockfile (nonces), and
-// must not import backend: the launcher imports the shim's protocol
-// (protocol.go) from here, never the other way round.
+// It sits on platform/ (proc, cgroup, job, envflag), backend/hermes and
+// lockfile (nonces), and nothing else of the engine
+// (e2e/layers_test.go): the shim starts for every backend, and the
+// launcher imports the shim's protocol (protocol.go) from here, never the
+// other way round.
 package watchdog
 
 import (
@@ -25,7 +27,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Parent names the process whose death is watched for.

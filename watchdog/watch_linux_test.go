@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 func startParent(t *testing.T) (*exec.Cmd, Parent) {

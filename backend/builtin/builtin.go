@@ -8,7 +8,7 @@
 // the Hermes desktop met.
 //
 // It is a child process of its own and sits beside the engine: it imports
-// backend/hermes (the contract it speaks), internal/proc, lockfile and
+// backend/hermes (the contract it speaks), platform/proc, lockfile and
 // watchdog (the parent-death watch), never backend.
 package builtin
 

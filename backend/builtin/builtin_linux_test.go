@@ -20,8 +20,8 @@ import (
 
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }

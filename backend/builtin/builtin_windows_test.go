@@ -14,8 +14,8 @@ import (
 
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // The built-in backend on Windows: the contract the launcher relies on

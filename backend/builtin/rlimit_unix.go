@@ -2,7 +2,7 @@
 
 package builtin
 
-import "hermes-desktop/internal/proc"
+import "hermes-desktop/platform/proc"
 
 // keepInheritedNofile puts back the open-file limit we were started with.
 // The Go runtime raises its soft limit to the hard one at start-up; Hermes

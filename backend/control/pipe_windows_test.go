@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // A state dir names one pipe however it is spelled, and different state

@@ -27,7 +27,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Host is what the Sender needs of the launcher it hands over, and all it

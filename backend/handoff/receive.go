@@ -16,8 +16,8 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/runspec"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
 

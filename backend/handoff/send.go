@@ -9,7 +9,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Old's side of a handoff: check and start the successor, hand it the

@@ -14,7 +14,7 @@ import (
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/runspec"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Successor is a new instance a handoff started. It is our child until we

@@ -10,7 +10,7 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // The adopt-mode handoff's wire protocol, between old (the running

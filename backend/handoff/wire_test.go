@@ -9,7 +9,7 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 func TestHandoffStateRoundTrip(t *testing.T) {

@@ -1,6 +1,6 @@
 package instance
 
-import "hermes-desktop/internal/proc"
+import "hermes-desktop/platform/proc"
 
 // What the supervisor reads of an instance. Each value is fixed before
 // Spawn (or Adopt) returns, or, where said, before the channel named

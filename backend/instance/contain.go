@@ -6,8 +6,9 @@ import (
 	"path"
 	"syscall"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 )
 
 // PlanContainment fixes what will hold this instance's tree. Only a
@@ -87,12 +88,12 @@ func (i *Instance) TreeCgroup() string {
 
 // openCgroup opens the backend's cgroup; nil when it has none or it is
 // gone.
-func (i *Instance) openCgroup() *proc.Cgroup {
+func (i *Instance) openCgroup() *cgroup.Cgroup {
 	p := i.TreeCgroup()
 	if p == "" {
 		return nil
 	}
-	cg, err := proc.OpenCgroup(p)
+	cg, err := cgroup.Open(p)
 	if err != nil {
 		return nil
 	}
@@ -102,7 +103,7 @@ func (i *Instance) openCgroup() *proc.Cgroup {
 // trackCgroup adds the cgroup's members to the tree, so the teardown's
 // SIGTERM reaches each once, including what left the process tree (a
 // double-forked daemon): membership makes it the backend's.
-func (i *Instance) trackCgroup(cg *proc.Cgroup) {
+func (i *Instance) trackCgroup(cg *cgroup.Cgroup) {
 	if cg == nil {
 		return
 	}
@@ -115,12 +116,12 @@ func (i *Instance) trackCgroup(cg *proc.Cgroup) {
 }
 
 // cgroupGone waits until the cgroup is empty, or ctx ends.
-func cgroupGone(ctx context.Context, cg *proc.Cgroup) bool {
+func cgroupGone(ctx context.Context, cg *cgroup.Cgroup) bool {
 	return cg == nil || cg.WaitEmpty(ctx) == nil
 }
 
 // killCgroup SIGKILLs every member of the cgroup at once.
-func (i *Instance) killCgroup(cg *proc.Cgroup) {
+func (i *Instance) killCgroup(cg *cgroup.Cgroup) {
 	if cg == nil {
 		return
 	}
@@ -147,7 +148,7 @@ func (i *Instance) removeCgroup() {
 	if cg == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), proc.CgroupKillWait)
+	ctx, cancel := context.WithTimeout(context.Background(), cgroup.KillWait)
 	defer cancel()
 	if err := cg.WaitEmpty(ctx); err != nil {
 		i.log.Add("launcher", fmt.Sprintf("warning: cgroup %s not empty: %v", cg.Path(), err))
@@ -160,7 +161,7 @@ func (i *Instance) removeCgroup() {
 
 // signalTreeTERM is the TERM half of a teardown through the cgroup: the
 // members join the tree and the tree is signalled, each process once.
-func (i *Instance) signalTreeTERM(cg *proc.Cgroup) {
+func (i *Instance) signalTreeTERM(cg *cgroup.Cgroup) {
 	i.trackCgroup(cg)
 	_ = i.tree.Signal(syscall.SIGTERM)
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cgroup"
 )
 
 // Containment names what holds a backend's process tree, strongest first.
@@ -57,7 +57,7 @@ type Plan struct {
 	// (ContainmentCgroup).
 	parent string
 	// scopes is the user's systemd manager (ContainmentSystemdScope).
-	scopes *proc.UserManager
+	scopes *cgroup.UserManager
 }
 
 // keepsCgroups reports whether backends started behind the shim get a

@@ -3,7 +3,7 @@ package instance
 import (
 	"strings"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
 )
 
 // PlanContainment picks the strongest containment Linux offers here, or
@@ -21,9 +21,9 @@ func PlanContainment(want Containment) *Plan {
 		want = ""
 	}
 	if want == "" || want == ContainmentCgroup {
-		own, err := proc.OwnCgroup()
+		own, err := cgroup.Own()
 		if err == nil {
-			err = proc.CgroupWritable(own)
+			err = cgroup.Writable(own)
 		}
 		if err == nil {
 			return &Plan{kind: ContainmentCgroup, parent: own, reason: strings.Join(why, "; ")}
@@ -31,7 +31,7 @@ func PlanContainment(want Containment) *Plan {
 		why = append(why, "cgroup v2 not writable here: "+err.Error())
 	}
 	if want == "" || want == ContainmentSystemdScope {
-		m, err := proc.ConnectUserManager()
+		m, err := cgroup.ConnectUserManager()
 		if err == nil {
 			return &Plan{kind: ContainmentSystemdScope, scopes: m, reason: strings.Join(why, "; ")}
 		}

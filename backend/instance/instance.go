@@ -33,8 +33,8 @@ import (
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // The Instance as a Process: what its Supervisor needs of it, each as one

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/job"
 	"hermes-desktop/watchdog"
 )
 
@@ -28,13 +28,13 @@ func setupCommand(cmd *exec.Cmd) {
 func GroupOf(int) int { return 0 }
 
 // treeJob is a kill-on-close job object holding one backend tree.
-type treeJob struct{ job *proc.Job }
+type treeJob struct{ job *job.Job }
 
 // newJobKiller puts the child in a job object of its own that kills its
 // members when closed. The launcher itself sits in a kill-on-close job (see
 // EnterLauncherJob), so this one only serves to stop a single backend tree.
 func newJobKiller(pid int) (jobKiller, error) {
-	job, err := proc.NewKillOnCloseJob(false)
+	job, err := job.NewKillOnClose(false)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (j *treeJob) release() { j.job.Close() }
 // Breakaway is allowed for one child only: a handoff's successor, which
 // must outlive us (it asks for it with CREATE_BREAKAWAY_FROM_JOB).
 func EnterLauncherJob() error {
-	job, err := proc.NewKillOnCloseJob(true)
+	job, err := job.NewKillOnClose(true)
 	if err != nil {
 		return err
 	}

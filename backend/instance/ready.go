@@ -13,8 +13,8 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/internal/human"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/human"
 )
 
 // readyPollInterval paces the two things readiness cannot block on: the

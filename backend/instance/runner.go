@@ -6,8 +6,8 @@ import (
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/runspec"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // Runner starts backends: the seam between a Supervisor and wherever its

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
 

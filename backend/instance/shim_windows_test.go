@@ -14,9 +14,9 @@ import (
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // Backends behind the watchdog shim on Windows, as the launcher starts

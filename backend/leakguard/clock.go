@@ -3,7 +3,7 @@ package leakguard
 import (
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/sampling"
 )
 
 // How the first seconds after ready are sampled: Hermes starts its MCP
@@ -19,12 +19,12 @@ const (
 // EarlyEvery for the first EarlyFor after the backend is ready. It ticks only while
 // the supervisor runs it (while there is an instance to sample), so a
 // stopped or failed backend costs no wakeups, and it ticks through
-// proc.Ticker, which at rest wakes one thread per tick. It is owned by one
+// sampling.Ticker, which at rest wakes one thread per tick. It is owned by one
 // goroutine; the zero interval (or a negative one) never ticks.
 type Clock struct {
 	every      time.Duration
-	t          *proc.Ticker // nil while not running
-	earlyUntil time.Time    // zero outside the first phase
+	t          *sampling.Ticker // nil while not running
+	earlyUntil time.Time        // zero outside the first phase
 }
 
 // NewClock returns a stopped clock for the sampling interval every.
@@ -48,7 +48,7 @@ func (c *Clock) Run(on bool) {
 	case !on:
 		c.Stop()
 	case c.t == nil && !c.Off():
-		c.t, c.earlyUntil = proc.NewTicker(c.every), time.Time{}
+		c.t, c.earlyUntil = sampling.NewTicker(c.every), time.Time{}
 	}
 }
 
@@ -61,7 +61,7 @@ func (c *Clock) Ready(now time.Time) {
 	}
 	early := min(EarlyEvery, c.every)
 	if c.t == nil {
-		c.t = proc.NewTicker(early)
+		c.t = sampling.NewTicker(early)
 	} else {
 		c.t.Reset(early)
 	}

@@ -9,6 +9,6 @@
 //
 // It sits below package backend, whose supervisors own one Guard each and
 // pass it a callback for the lines it writes to the backend's log. It must
-// not import backend, nor anything above it: only internal/proc and the
+// not import backend, nor anything above it: only platform/proc and the
 // standard library.
 package leakguard

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/internal/human"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/human"
+	"hermes-desktop/platform/proc"
 )
 
 // Guard is one backend's leak state: what its sampler remembers, the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // testGuard returns a guard and the lines it handed its callback.

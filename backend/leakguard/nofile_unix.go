@@ -8,7 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
+	"hermes-desktop/platform/sampling"
 )
 
 // ApplyNofileFloor makes the backends start with a soft RLIMIT_NOFILE of at
@@ -46,4 +47,4 @@ func ApplyNofileFloor(floor int) (string, error) {
 }
 
 // nofileSoft reads pid's soft RLIMIT_NOFILE.
-func nofileSoft(pid int) (uint64, error) { return proc.NofileSoft(pid) }
+func nofileSoft(pid int) (uint64, error) { return sampling.NofileSoft(pid) }

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
+	"hermes-desktop/platform/sampling"
 )
 
 // TreeProc is one process of a backend's tree, as the sampler saw it.
@@ -138,7 +140,7 @@ func (sm *Sampler) Sample(backend proc.Identity, cgroup string) (*TreeSample, er
 	for _, p := range append([]proc.Process{root}, desc...) {
 		tp := TreeProc{PID: p.PID, PPID: p.PPID, Started: p.Started, id: p.Identity()}
 		tp.Argv = sm.argvOf(p, now, seen)
-		if u, err := proc.ReadUsage(p.PID); err == nil {
+		if u, err := sampling.ReadUsage(p.PID); err == nil {
 			tp.RSSBytes, tp.FDs = u.RSS, u.FDs
 		}
 		s.Processes = append(s.Processes, tp)
@@ -235,9 +237,9 @@ func (sm *Sampler) nofileOf(backend proc.Identity, now time.Time, ps []TreeProc)
 // treeMembers lists the backend's tree without the backend: its cgroup's
 // members (from cgroup.procs) when it has a cgroup that can be read, else
 // its descendants.
-func treeMembers(backend int, cgroup string) ([]proc.Process, error) {
-	if cgroup != "" {
-		if cg, err := proc.OpenCgroup(cgroup); err == nil {
+func treeMembers(backend int, group string) ([]proc.Process, error) {
+	if group != "" {
+		if cg, err := cgroup.Open(group); err == nil {
 			if pids, err := cg.Members(); err == nil {
 				var out []proc.Process
 				for _, pid := range pids {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // countingReads returns readers for a Sampler that count their calls and

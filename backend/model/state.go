@@ -3,7 +3,7 @@
 // the Supervisor owns the transition table), the instance's (InstanceInfo,
 // Status), and the events pushed to the window (Event, Broker,
 // Subscription). The page's TypeScript types are generated from these
-// structs (internal/tsgen).
+// structs (cmd/tsgen).
 //
 // It is data: it imports the leaf packages whose values it carries
 // (instance's containment, reap's report, logs' lines, runspec's kinds,

@@ -6,8 +6,9 @@ import (
 	"path"
 	"strings"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 )
 
 // Leftover backend cgroups. Each backend (on Linux, where a cgroup could be
@@ -56,7 +57,7 @@ func membersOf(pids []int) []CgroupMember {
 
 // cgroupCandidate is a leftover backend cgroup and what names it.
 type cgroupCandidate struct {
-	cg     *proc.Cgroup
+	cg     *cgroup.Cgroup
 	nonce  string
 	record *lockfile.Record // nil when no record names the nonce
 }
@@ -91,7 +92,7 @@ func (r *reaper) findCgroups() []cgroupCandidate {
 		}
 	}
 	if parent := r.cgroupParent(); parent != "" {
-		if cg, err := proc.OpenCgroup(parent); err == nil {
+		if cg, err := cgroup.Open(parent); err == nil {
 			names, _ := cg.Children()
 			for _, name := range names {
 				if _, ok := lockfile.CgroupNonce(name); ok {
@@ -107,7 +108,7 @@ func (r *reaper) findCgroups() []cgroupCandidate {
 	}
 	var out []cgroupCandidate
 	for _, p := range paths {
-		cg, err := proc.OpenCgroup(p)
+		cg, err := cgroup.Open(p)
 		if err != nil {
 			continue // not there (any more): nothing to do
 		}
@@ -123,7 +124,7 @@ func (r *reaper) cgroupParent() string {
 	if r.o.CgroupParent != "" {
 		return r.o.CgroupParent
 	}
-	own, err := proc.OwnCgroup()
+	own, err := cgroup.Own()
 	if err != nil {
 		return ""
 	}
@@ -138,7 +139,7 @@ func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
 		d.Reason, d.Detail = reason, fmt.Sprintf(format, a...)
 		return d
 	}
-	if own, err := proc.OwnCgroup(); err == nil && (own == c.cg.Path() || strings.HasPrefix(own, c.cg.Path()+"/")) {
+	if own, err := cgroup.Own(); err == nil && (own == c.cg.Path() || strings.HasPrefix(own, c.cg.Path()+"/")) {
 		return spare(ReasonAncestor, "the reaper itself runs in this cgroup")
 	}
 	rec := c.record
@@ -175,7 +176,7 @@ func (r *reaper) killCgroup(ctx context.Context, c cgroupCandidate, d *CgroupDec
 		d.Action, d.Detail = ActionReaped, fmt.Sprintf("%s; the rest killed, but pids %v are never signalled (see the process decisions), so the cgroup stays", d.Detail, spared)
 		return
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, proc.CgroupKillWait)
+	waitCtx, cancel := context.WithTimeout(ctx, cgroup.KillWait)
 	defer cancel()
 	if err := c.cg.WaitEmpty(waitCtx); err != nil {
 		d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; still populated after cgroup.kill: %v", d.Detail, err)
@@ -194,7 +195,7 @@ func cgroupLive(rec *lockfile.Record) bool {
 	if rec.Cgroup == "" {
 		return false
 	}
-	cg, err := proc.OpenCgroup(rec.Cgroup)
+	cg, err := cgroup.Open(rec.Cgroup)
 	if err != nil {
 		return false
 	}

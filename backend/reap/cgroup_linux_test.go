@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 )
 
 // cgroupScene is a test's state dir and three backend cgroups in a cgroup
@@ -19,14 +20,14 @@ import (
 // one whose owner is alive (this test holds its lock), one no record names.
 type cgroupScene struct {
 	o     Options
-	cgs   map[string]*proc.Cgroup
+	cgs   map[string]*cgroup.Cgroup
 	procs map[string]proc.Identity
 }
 
 func newCgroupScene(t *testing.T) *cgroupScene {
 	parent := testbin.Cgroup(t)
 	base := t.TempDir()
-	s := &cgroupScene{cgs: map[string]*proc.Cgroup{}, procs: map[string]proc.Identity{}}
+	s := &cgroupScene{cgs: map[string]*cgroup.Cgroup{}, procs: map[string]proc.Identity{}}
 	s.o = Options{StateDir: filepath.Join(base, "state"), HermesHome: base, UserHome: base,
 		// No unrecorded orphan is ever old enough: only this test's own
 		// records can make anything reapable, whatever else runs here.
@@ -47,7 +48,7 @@ func newCgroupScene(t *testing.T) *cgroupScene {
 	self, _ := proc.Self()
 	for _, what := range []string{"dead owner", "live owner", "no record"} {
 		nonce, _ := lockfile.NewNonce()
-		cg, err := proc.CreateCgroup(path.Join(parent.Path(), lockfile.CgroupName(nonce)))
+		cg, err := cgroup.Create(path.Join(parent.Path(), lockfile.CgroupName(nonce)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +140,7 @@ func TestReapCgroups(t *testing.T) {
 			t.Errorf("%s: processes %+v, want pid %d running sleep 100000", what, d.Processes, s.procs[what].PID)
 		}
 		running, _ := proc.Running(s.procs[what])
-		_, openErr := proc.OpenCgroup(s.cgs[what].Path())
+		_, openErr := cgroup.Open(s.cgs[what].Path())
 		if reaped := w[0] == string(ActionReaped); running == reaped || (openErr != nil) != reaped {
 			t.Errorf("%s: process running %v, cgroup there %v; want both %v", what, running, openErr == nil, !reaped)
 		}

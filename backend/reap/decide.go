@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/human"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/human"
+	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
 

@@ -3,7 +3,7 @@ package reap
 import (
 	"fmt"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // serviceUnit: macOS has no cgroups; see serviceManaged.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // serviceUnit returns the systemd unit pid runs in when that unit is a

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // The decision rules, one case per rule, over a made-up process table. Each

@@ -3,7 +3,7 @@ package reap
 import (
 	"strings"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // serviceUnit: Windows has no systemd units; see serviceManaged.

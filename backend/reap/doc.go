@@ -9,5 +9,5 @@
 // shed, so an abandoned one is killed whole and removed.
 //
 // The Launcher in package backend runs it, so reap must never import
-// backend: it sits beside watchdog, above internal/proc and lockfile.
+// backend: it sits beside watchdog, above platform/proc and lockfile.
 package reap

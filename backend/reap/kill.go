@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // protectedReasons are the decisions no tree kill may override: a doomed

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"hermes-desktop/backend/corebin"
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/corebin"
 	"hermes-desktop/watchdog"
 )
 
@@ -96,7 +96,7 @@ func carriesSSHSessionToken(argv []string) bool {
 }
 
 // isSelf reports whether argv0 names this app's executable, or the core a
-// desktop build starts its shims from (internal/corebin).
+// desktop build starts its shims from (backend/corebin).
 func isSelf(argv0 string) bool {
 	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
 	return base == "hermes-desktop" || corebin.IsCoreFile(base)

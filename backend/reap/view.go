@@ -1,8 +1,8 @@
 package reap
 
 import (
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // view is everything the reaper reads about live processes and owner locks.

@@ -4,7 +4,7 @@
 // backend's nonce, or a sample of the backend's tree); everything else is
 // left alone. It never reaps: proc.ReapOrphans, the one loop that owns
 // wait for what the launcher did not start, collects whatever exits. It
-// imports only internal/proc and the Hermes contract (backend/hermes: the
+// imports only platform/proc and the Hermes contract (backend/hermes: the
 // nonce's name), never backend.
 package reclaim
 
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Reclaimer looks after processes reparented to the launcher. On Linux the

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // TestMain makes the test binary what the launcher is on Linux: a child

@@ -4,7 +4,7 @@
 // and flags become, and what an instance is started from.
 //
 // It sits below backend: it imports backend/hermes, backend/settings,
-// lockfile and internal/cmdline, never backend.
+// lockfile and platform/cmdline, never backend.
 package runspec
 
 import (
@@ -15,8 +15,8 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/internal/cmdline"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cmdline"
 )
 
 // Defaults of a spec, in one place. The ready pattern and the health path

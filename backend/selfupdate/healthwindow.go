@@ -9,7 +9,7 @@ import (
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // The health window after an update judges the new version: the old

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // Host is what the Updater needs of the launcher it updates, and all it

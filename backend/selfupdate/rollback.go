@@ -8,7 +8,7 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/update"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // The health window after an update (go judges it): this

@@ -12,7 +12,7 @@ import (
 // saves the feed and "update automatically"; a user who just typed a feed
 // expects "Check now" to ask it, and the sidebar to stop saying "Updates
 // off", without restarting the app. A value given by flag or environment
-// variable wins over the settings at start (internal/cli), and so it does
+// variable wins over the settings at start (app/cli), and so it does
 // here: it stays until the app is started without it.
 
 // SettingsSaved puts the saved settings that a running instance can take

@@ -19,7 +19,7 @@
 // (exewatch.go).
 //
 // It imports the layers below the launcher (update, settings, model,
-// handoff, control, instance, internal/proc) and never package
+// handoff, control, instance, platform/proc) and never package
 // backend: the launcher holds the Updater, not the other way round.
 package selfupdate
 

@@ -5,7 +5,7 @@
 // engine, backend.Config.ApplySettings says.
 //
 // It sits below backend: it imports lockfile (reading and atomic writes),
-// backend/hermes (the loopback rule), internal/cmdline and the standard
+// backend/hermes (the loopback rule), platform/cmdline and the standard
 // library, never backend.
 package settings
 
@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/cmdline"
-	"hermes-desktop/internal/human"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cmdline"
+	"hermes-desktop/platform/human"
 )
 
 // File is the settings file's name in the state dir.

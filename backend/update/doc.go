@@ -11,6 +11,6 @@
 // the launcher hand over to the new binary and watches its health window.
 //
 // It sits beside backend/control and backend/reap, above lockfile and
-// internal/proc: it imports those, aead.dev/minisign and the standard
+// platform/proc: it imports those, aead.dev/minisign and the standard
 // library, never backend, control or the CLI.
 package update

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // bundleOf: Linux has no application bundles.

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"time"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // Files in the updates directory (<state>/updates), each JSON, 0600,

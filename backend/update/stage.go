@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // stagedPattern names a staged update next to its target: a hidden

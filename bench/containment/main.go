@@ -38,15 +38,16 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
 
 // env is what one benchmark run needs.
 type env struct {
 	bin, dir string
-	cg       *proc.Cgroup // the benchmark's own
+	cg       *cgroup.Cgroup // the benchmark's own
 }
 
 func main() {
@@ -487,7 +488,7 @@ func sweep(e *env, tag string) {
 	}
 	names, _ := e.cg.Children()
 	for _, name := range names { // empty backend cgroups a crashed run left
-		if cg, err := proc.OpenCgroup(e.cg.Path() + "/" + name); err == nil {
+		if cg, err := cgroup.Open(e.cg.Path() + "/" + name); err == nil {
 			if populated, _ := cg.Populated(); !populated {
 				_ = cg.Remove()
 			}

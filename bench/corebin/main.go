@@ -3,7 +3,7 @@
 // Command corebin measures, side by side, what a process the launcher
 // starts from its own code (the watchdog shim, the built-in backend) costs
 // when it runs the desktop binary, which links GTK and WebKitGTK, and when
-// it runs the plain core that binary carries (internal/corebin):
+// it runs the plain core that binary carries (backend/corebin):
 //
 //   - exec: `version` run -n times from each, interleaved; CPU time (user +
 //     system, from the child's rusage) and wall time per run;
@@ -12,7 +12,7 @@
 //     Private_Dirty of /proc/PID/smaps_rollup).
 //
 // The core is the one `make gui` embedded in that binary
-// (internal/corebin/payload), unpacked here and checked against its digest.
+// (backend/corebin/payload), unpacked here and checked against its digest.
 //
 // Usage: go run ./bench/corebin [-gui build/bin/hermes-desktop] [-n 50]
 package main
@@ -37,7 +37,7 @@ import (
 	"hermes-desktop/backend/hermes"
 )
 
-const payloadDir = "internal/corebin/payload"
+const payloadDir = "backend/corebin/payload"
 
 func main() {
 	gui := flag.String("gui", "build/bin/hermes-desktop", "the desktop binary (make gui)")

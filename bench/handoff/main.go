@@ -27,8 +27,8 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 func main() {

@@ -5,7 +5,7 @@
 # could measure.
 #
 # Everything runs under Xvfb and a private D-Bus session, with a fake tray
-# host (internal/fakewatcher) so that closing the window hides it. Five
+# host (cmd/fakewatcher) so that closing the window hides it. Five
 # states, DURATION seconds each, after SETTLE seconds (by default past the
 # backend's first minute, in which the page counts its uptime in seconds):
 #   floor     bench/idle/floor: a Wails window with one static page
@@ -89,7 +89,7 @@ outer() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	say "building the fake tray host and the floor window"
-	(cd "$repo" && go build -o "$work/fakewatcher" ./internal/fakewatcher) >&2
+	(cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher) >&2
 	(cd "$repo" && CGO_ENABLED=1 go build -tags desktop,production -o "$work/floor" ./bench/idle/floor) >&2
 	# The tag goes only into what the run starts (not into this shell), so
 	# that the sweep in outer_cleanup finds all of it and nothing else. Its

@@ -27,8 +27,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 func main() {

@@ -25,9 +25,9 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 func main() {

@@ -35,7 +35,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
 )
 
 // options are the command line's flags.
@@ -66,7 +67,7 @@ func main() {
 type tree struct {
 	cmd    *exec.Cmd
 	root   proc.Identity
-	cg     *proc.Cgroup
+	cg     *cgroup.Cgroup
 	cgPath string
 }
 
@@ -207,12 +208,12 @@ func (t *tree) stop() {
 
 // newCgroup creates a cgroup for the tree under this program's own and
 // makes cmd start inside it.
-func newCgroup(cmd *exec.Cmd) (*proc.Cgroup, error) {
-	own, err := proc.OwnCgroup()
+func newCgroup(cmd *exec.Cmd) (*cgroup.Cgroup, error) {
+	own, err := cgroup.Own()
 	if err != nil {
 		return nil, err
 	}
-	cg, err := proc.CreateCgroup(path.Join(own, "hermes-bench-sampler-"+strconv.Itoa(os.Getpid())))
+	cg, err := cgroup.Create(path.Join(own, "hermes-bench-sampler-"+strconv.Itoa(os.Getpid())))
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +225,7 @@ func newCgroup(cmd *exec.Cmd) (*proc.Cgroup, error) {
 	return cg, nil
 }
 
-func removeCgroup(cg *proc.Cgroup) {
+func removeCgroup(cg *cgroup.Cgroup) {
 	if cg == nil {
 		return
 	}

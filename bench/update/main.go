@@ -36,8 +36,8 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 func main() {

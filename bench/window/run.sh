@@ -94,7 +94,7 @@ outer() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	say "building the fake tray host and the floor window"
-	(cd "$repo" && go build -o "$work/fakewatcher" ./internal/fakewatcher) >&2
+	(cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher) >&2
 	(cd "$repo" && CGO_ENABLED=1 go build -tags desktop,production -o "$work/floor" ./bench/idle/floor) >&2
 	env -u DBUS_SESSION_BUS_ADDRESS -u HERMES_DESKTOP_HEADLESS \
 		HERMES_DESKTOP_TEST_TAG="$tag" BENCH_WINDOW_INNER=1 BENCH_WINDOW_WORK="$work" \

@@ -186,7 +186,7 @@ const SAFE_ARG = /^[^ \t\n'"\\$`*?[\]{}()<>|&;#~]+$/;
 
 /**
  * Whose quoting command lines are shown and read with: the shell's, or
- * Windows' (CommandLineToArgvW, as Go's internal/cmdline on Windows). Set
+ * Windows' (CommandLineToArgvW, as Go's platform/cmdline on Windows). Set
  * once at start from the platform the engine runs on (main.ts).
  */
 export type Quoting = "posix" | "windows";

@@ -124,7 +124,7 @@ describe("durationChangesIn", () => {
 });
 
 describe("formatSpan", () => {
-  // Go's human.Duration says the same (internal/human): never "3m0s".
+  // Go's human.Duration says the same (platform/human): never "3m0s".
   it.each([
     [0, "0 ms"],
     [100, "100 ms"],

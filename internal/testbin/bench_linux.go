@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // The benchmarks' steps around one launcher run under a tag (bench/).

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
 )
 
 // Cgroup creates a cgroup v2 of the test's own, under this process's
@@ -19,7 +19,7 @@ import (
 // with Launcher.Cgroup set) is killed at the end (only the test's own
 // processes are ever in it: they are born inside), and the cgroup and
 // everything below it are removed.
-func Cgroup(t testing.TB) *proc.Cgroup {
+func Cgroup(t testing.TB) *cgroup.Cgroup {
 	t.Helper()
 	cg, err := NewCgroup()
 	if err != nil {
@@ -31,7 +31,7 @@ func Cgroup(t testing.TB) *proc.Cgroup {
 
 // tryCgroup is Cgroup for tests that run either way: nil (and no skip)
 // where cgroup v2 is not writable.
-func tryCgroup(t testing.TB) *proc.Cgroup {
+func tryCgroup(t testing.TB) *cgroup.Cgroup {
 	cg, err := NewCgroup()
 	if err != nil {
 		return nil
@@ -43,23 +43,23 @@ func tryCgroup(t testing.TB) *proc.Cgroup {
 // NewCgroup creates a cgroup v2 named hermes-test-<random> under this
 // process's own cgroup (benchmarks use it; tests use Cgroup). The caller
 // removes it.
-func NewCgroup() (*proc.Cgroup, error) {
-	own, err := proc.OwnCgroup()
+func NewCgroup() (*cgroup.Cgroup, error) {
+	own, err := cgroup.Own()
 	if err == nil {
-		err = proc.CgroupWritable(own)
+		err = cgroup.Writable(own)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return proc.CreateCgroup(path.Join(own, "hermes-test-"+hex.EncodeToString(b[:])))
+	return cgroup.Create(path.Join(own, "hermes-test-"+hex.EncodeToString(b[:])))
 }
 
 // RemoveCgroup kills what is left in a test's cgroup (a leak, reported
 // like a tagged process left behind), waits until it is empty and removes
 // it with everything below it.
-func RemoveCgroup(t testing.TB, cg *proc.Cgroup) {
+func RemoveCgroup(t testing.TB, cg *cgroup.Cgroup) {
 	// A tree that was just told to stop (or a handoff's successor, which is
 	// not the test's child) may take a moment to be gone; a leak does not
 	// go away by waiting.
@@ -72,7 +72,7 @@ func RemoveCgroup(t testing.TB, cg *proc.Cgroup) {
 		}
 		_ = cg.Kill()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), proc.CgroupKillWait)
+	ctx, cancel := context.WithTimeout(context.Background(), cgroup.KillWait)
 	defer cancel()
 	if err := cg.WaitEmpty(ctx); err != nil {
 		t.Errorf("test cgroup: %v", err)
@@ -83,7 +83,7 @@ func RemoveCgroup(t testing.TB, cg *proc.Cgroup) {
 }
 
 // StartIn starts cmd directly inside cg (it runs no instruction outside).
-func StartIn(cmd *exec.Cmd, cg *proc.Cgroup) error {
+func StartIn(cmd *exec.Cmd, cg *cgroup.Cgroup) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

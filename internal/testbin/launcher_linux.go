@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/cgroup"
 )
 
 // Launcher is a `hermes-desktop run --headless` started by a test, with its
@@ -37,7 +37,7 @@ type Launcher struct {
 	// Cgroup is the test's own cgroup the launcher is born in (so its own
 	// cgroup, under which it makes its backends', is the test's); nil where
 	// cgroup v2 is not writable. Launchers from StartAnother share it.
-	Cgroup *proc.Cgroup
+	Cgroup *cgroup.Cgroup
 }
 
 // NewEnv returns the base environment for processes a test starts: the

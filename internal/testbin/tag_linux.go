@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/internal/proc"
+	"hermes-desktop/platform/proc"
 )
 
 // TagEnv is the environment variable that marks processes a test created.

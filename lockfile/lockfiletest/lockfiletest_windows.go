@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"hermes-desktop/internal/proc"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
 )
 
 // HasModeBits is false: Windows keeps no POSIX mode bits (Go reports 0666,

@@ -38,7 +38,7 @@ RequestExecutionLevel user
 !define PRODUCT "Hermes Desktop"
 !define APP_EXE "hermes-desktop.exe"
 !define PUBLISHER "The hermes-desktop authors"
-; The app's per-user start-at-login value (internal/desktop/autostart_windows.go).
+; The app's per-user start-at-login value (app/desktop/autostart_windows.go).
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
 !define RUN_VALUE "hermes-desktop"
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\hermes-desktop"

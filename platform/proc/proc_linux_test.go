@@ -1,0 +1,168 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestParseStat(t *testing.T) {
+	fields := make([]string, 50)
+	for i := range fields {
+		fields[i] = strconv.Itoa(i + 3)
+	}
+	fields[0] = "S"
+	line := "123 (we(ird) )name) " + strings.Join(fields, " ")
+	got, err := parseStat([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.comm != "we(ird) )name" || got.ppid != 4 || got.pgrp != 5 || got.session != 6 || got.startTicks != 22 || got.rssPages != 24 {
+		t.Errorf("parseStat: got %+v", got)
+	}
+	for _, bad := range []string{"", "1 (x", "1 (x) S 1 2", "1 (x) S a b c " + strings.Repeat("0 ", 30), "1 (x) S -1 1 1 " + strings.Repeat("0 ", 30)} {
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q): no error", bad)
+		}
+	}
+}
+
+func TestLookupSelf(t *testing.T) {
+	id, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.PID != os.Getpid() || !strings.HasPrefix(id.Start, "linux:") || id.BootID == "" {
+		t.Errorf("Self: got %+v", id)
+	}
+	if err := Check(id); err != nil {
+		t.Errorf("Check(self): %v", err)
+	}
+	stale := id
+	stale.Start = "linux:1"
+	if err := Check(stale); !errors.Is(err, ErrMismatch) {
+		t.Errorf("Check with another marker: got %v, want ErrMismatch", err)
+	}
+	other := id
+	other.BootID = "another-boot"
+	if err := Check(other); !errors.Is(err, ErrMismatch) {
+		t.Errorf("Check from another boot: got %v, want ErrMismatch", err)
+	}
+}
+
+func startSleeper(t *testing.T, script string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+func TestHandleRefusesReusedPID(t *testing.T) {
+	cmd := startSleeper(t, "sleep 30")
+	id, err := Lookup(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := id
+	forged.Start = "linux:1" // what a record of an older process with this PID would hold
+	if err := Signal(forged, syscall.SIGKILL); !errors.Is(err, ErrMismatch) {
+		t.Fatalf("Signal through a mismatched identity: got %v, want ErrMismatch", err)
+	}
+	if err := Check(id); err != nil {
+		t.Fatalf("the process was signalled anyway: %v", err)
+	}
+	if err := Signal(id, syscall.SIGKILL); err != nil {
+		t.Fatalf("Signal through the right identity: %v", err)
+	}
+	_ = cmd.Wait()
+	if err := Signal(id, syscall.SIGKILL); !IsGone(err) {
+		t.Errorf("Signal after reap: got %v, want gone", err)
+	}
+}
+
+func TestTreeReachesSetsidDescendants(t *testing.T) {
+	// A child in the group, and one that escaped it with setsid.
+	cmd := startSleeper(t, "sleep 60 & setsid sleep 60 & wait")
+	pid := cmd.Process.Pid
+	leader, err := Lookup(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := NewTree(leader, pid)
+	defer tree.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for tree.Size() < 2 && time.Now().Before(deadline) {
+		if err := tree.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if tree.Size() != 2 {
+		t.Fatalf("tree members: got %d, want 2", tree.Size())
+	}
+	if err := tree.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if !tree.Wait(ctx) {
+		t.Fatalf("members alive after SIGKILL: %v", tree.Alive())
+	}
+}
+
+func TestHandleWaitSeesExitOfNonChild(t *testing.T) {
+	cmd := startSleeper(t, "sleep 0.2")
+	id, _ := Lookup(cmd.Process.Pid)
+	h, err := Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if !h.Wait(ctx) {
+		t.Fatal("Wait did not see the exit")
+	}
+	if !h.Exited() {
+		t.Error("Exited false after Wait returned")
+	}
+}
+
+// Prune forgets members that are gone, but takes the caller's word for
+// those it names as just seen alive: a sampler that has just read them
+// need not have them read again.
+func TestTreePruneSkipsWhatWasJustSeen(t *testing.T) {
+	cmd := startSleeper(t, "sleep 60")
+	leader, err := Lookup(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := NewTree(leader, 0)
+	defer tree.Close()
+	gone := Identity{PID: 4194000, Start: "linux:1"}     // no such process
+	reported := Identity{PID: 4194001, Start: "linux:2"} // none either, but named as seen
+	reused := Identity{PID: 4194002, Start: "linux:3"}   // named with another start: not the same
+	tree.Add(gone, reported, reused)
+	tree.Prune(reported, Identity{PID: reused.PID, Start: "linux:4"})
+	if got := tree.Size(); got != 1 {
+		t.Fatalf("got %d members after Prune, want 1 (the one named as seen)", got)
+	}
+	tree.Prune()
+	if got := tree.Size(); got != 0 {
+		t.Errorf("got %d members after a Prune naming none, want 0", got)
+	}
+}
