@@ -1,9 +1,7 @@
 // Package backend is the engine: the Launcher (one running app: its claim
 // on the state dir, that is its locks and control socket (claim.go), the
-// list of supervisors, the boot reap, notices, status), a Supervisor per
-// backend (an actor whose one goroutine owns the running instance.Process,
-// started through the instance.Runner seam, and moves it through its own
-// state table: stopped, starting, ready, restarting, failed, external),
+// supervisors, the boot reap, notices, status), with a supervisor.Supervisor
+// per backend (package supervisor: the actor and its state table) and
 // attaching to a Hermes already running.
 // The handoff (handoff.Sender and handoff.Receive, with its wire) and the
 // self-update built on it (selfupdate.Updater: checks, download, apply,
@@ -12,8 +10,8 @@
 // handoffs.go and updates.go.
 //
 // It builds on the layers below it (internal/proc, lockfile, watchdog and
-// its own subpackages model, handoff, instance, runspec, settings,
-// reap, leakguard, reclaim, logs, control, update, selfupdate) and must
-// not import internal/cli, internal/desktop, main or Wails: the window
-// reaches it only through the facade in app.go.
+// its own subpackages model, handoff, instance, runspec, settings, reap,
+// leakguard, reclaim, logs, control, update, selfupdate, supervisor) and
+// must not import internal/cli, internal/desktop, main or Wails: the
+// window reaches it only through the facade in app.go.
 package backend

@@ -36,6 +36,7 @@ var layer = map[string]int{
 	"backend/selfupdate":       8,
 	"backend/builtin":          3,
 	"backend":                  9,
+	"backend/supervisor":       8,
 	"internal/lifecycle":       10,
 	"internal/desktop":         10,
 	"internal/cli":             11,
