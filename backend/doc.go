@@ -1,9 +1,7 @@
 // Package backend is the engine: the Launcher (one running app: its claim
 // on the state dir, that is its locks and control socket (claim.go), the
-// list of supervisors, the boot reap, notices, status), a Supervisor per
-// backend (an actor whose one goroutine owns the running instance.Process,
-// started through the instance.Runner seam, and moves it through its own
-// state table: stopped, starting, ready, restarting, failed, external),
+// supervisors, the boot reap, notices, status), with a supervisor.Supervisor
+// per backend (package supervisor: the actor and its state table) and
 // attaching to a Hermes already running.
 // The handoff (handoff.Sender and handoff.Receive, with its wire) and the
 // self-update built on it (selfupdate.Updater: checks, download, apply,
@@ -14,7 +12,8 @@
 // It builds on platform/ (proc, cgroup, job, ...), on lockfile and
 // watchdog (the engine's folders the design card keeps at the top level)
 // and on its own subpackages (model, handoff, instance, runspec, settings,
-// reap, leakguard, reclaim, logs, control, update, selfupdate, corebin)
+// reap, leakguard, reclaim, logs, control, update, selfupdate, supervisor,
+// corebin)
 // and must not import app/ (cli, desktop, lifecycle),
 // main or Wails: the window reaches it only through the facade in app.go
 // (e2e/layers_test.go: a floor imports only its own or lower).

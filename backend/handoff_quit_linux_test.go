@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,6 +23,36 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/lockfile"
 )
+
+// waitLimit bounds every wait for the launcher to reach a state.
+const waitLimit = 10 * time.Second
+
+// scriptReadyLine is a backend that says it is ready on port %d, then
+// sleeps.
+const scriptReadyLine = `echo "HERMES_BACKEND_READY port=%d"; exec sleep 30`
+
+// healthServer serves handler on loopback until the test ends, and returns
+// its port.
+func healthServer(t *testing.T, handler http.HandlerFunc) int {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(port)
+	return n
+}
+
+// healthy answers the default health path as a current Hermes does.
+func healthy(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != DefaultHealthPath {
+		http.NotFound(w, r)
+		return
+	}
+	fmt.Fprint(w, `{"ok":true}`)
+}
 
 // failingSuccessor writes an executable that passes the handoff's check
 // (`version` answers as ours) but never comes up: run as a successor, it

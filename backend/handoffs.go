@@ -42,9 +42,9 @@ func (h handoffHost) NewExecutable() (string, bool) { return h.l.upd.NewExecutab
 
 // StopBackends stops every backend, the first failure ending it.
 func (h handoffHost) StopBackends(ctx context.Context) error {
-	for _, s := range h.l.sups.all() {
+	for _, s := range h.l.sups.All() {
 		if err := s.Stop(ctx); err != nil {
-			return fmt.Errorf("stop backend %s: %w", s.spec.Name, err)
+			return fmt.Errorf("stop backend %s: %w", s.Spec().Name, err)
 		}
 	}
 	return nil
@@ -53,7 +53,7 @@ func (h handoffHost) StopBackends(ctx context.Context) error {
 // StartBackends starts every backend again (errors are the backends' own
 // state to show).
 func (h handoffHost) StartBackends(ctx context.Context) {
-	for _, s := range h.l.sups.all() {
+	for _, s := range h.l.sups.All() {
 		_ = s.Start(ctx)
 	}
 }
@@ -62,8 +62,8 @@ func (h handoffHost) StartBackends(ctx context.Context) {
 // backend.
 func (h handoffHost) Views(ctx context.Context) ([]handoff.View, error) {
 	var views []handoff.View
-	for _, s := range h.l.sups.all() {
-		v, err := s.handoffView(ctx)
+	for _, s := range h.l.sups.All() {
+		v, err := s.HandoffView(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -76,9 +76,9 @@ func (h handoffHost) Views(ctx context.Context) ([]handoff.View, error) {
 // them fails to answer, and stops the reclaimer: the orphans are the
 // successor's to finish off now.
 func (h handoffHost) Detach() {
-	for _, s := range h.l.sups.all() {
-		if _, err := s.call(context.Background(), cmdDetach); err != nil {
-			h.l.cfg.Logger.Error("handoff commit: detach", "backend", s.spec.Name, "err", err)
+	for _, s := range h.l.sups.All() {
+		if err := s.Detach(context.Background()); err != nil {
+			h.l.cfg.Logger.Error("handoff commit: detach", "backend", s.Spec().Name, "err", err)
 		}
 	}
 	h.l.subreaper.stopReclaimer()

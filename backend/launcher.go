@@ -13,6 +13,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/selfupdate"
+	"hermes-desktop/backend/supervisor"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -37,7 +38,7 @@ type Launcher struct {
 	handoff *handoff.Sender
 
 	claim     *stateClaim            // the locks and the socket; guarded inside
-	sups      supervisorList         // the backends' supervisors; guarded inside
+	sups      supervisor.List        // the backends' supervisors; guarded inside
 	logs      backendLogs            // the backends' logs; guarded inside
 	events    model.Broker           // safe for concurrent use
 	subreaper *subreaper             // the loops that take in orphans; guarded inside
@@ -125,7 +126,7 @@ func (l *Launcher) Start() {
 	// The supervisors exist before the socket answers, so every request
 	// sees the full, fixed list; they start running after the boot reap.
 	for _, spec := range l.cfg.Backends {
-		l.sups.add(l.newSupervisor(spec))
+		l.sups.Add(l.newSupervisor(spec))
 	}
 	l.claim.serve(controlHandler{l})
 	l.upd.Start()
@@ -138,8 +139,8 @@ func (l *Launcher) Start() {
 	} else if msg != "" {
 		l.cfg.Logger.Info(msg)
 	}
-	l.sups.runAll(func(sup *Supervisor) (instance.Process, model.BackendStatus) {
-		a := l.adopted[sup.spec.Name]
+	l.sups.RunAll(func(sup *supervisor.Supervisor) (instance.Process, model.BackendStatus) {
+		a := l.adopted[sup.Spec().Name]
 		if inst := a.Instance(); inst != nil {
 			return inst, a.Status()
 		}
@@ -174,7 +175,7 @@ func (l *Launcher) RequestStop() { l.stop.ask() }
 func (l *Launcher) Shutdown() error {
 	l.stop.shutdownOnce.Do(func() {
 		l.RequestStop()
-		l.sups.stopAll()
+		l.sups.StopAll()
 		l.subreaper.stop()
 		close(l.stop.backendsGone)
 		l.upd.Stop()

@@ -14,19 +14,20 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/backend/supervisor"
 	"hermes-desktop/platform/cmdline"
 )
 
 // newSupervisor makes the supervisor of one backend of this launcher.
-func (l *Launcher) newSupervisor(spec runspec.Spec) *Supervisor {
+func (l *Launcher) newSupervisor(spec runspec.Spec) *supervisor.Supervisor {
 	params := instance.Params{
 		Owner: l.self, OwnerNonce: l.nonce, StateDir: l.cfg.StateDir,
 		HermesHome: l.cfg.HermesHome, Self: l.cfg.Core, ViaShim: !l.cfg.NoShim,
 		Log: l.logs.of(spec.Name), Reclaimer: l.subreaper.reclaimer, Contain: l.contain,
 		LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger,
 	}
-	policy := restartPolicy{max: l.cfg.MaxRestarts, window: l.cfg.RestartWindow}
-	return newSupervisor(spec, instance.Local{Params: params}, params.Log, l.records, policy, l.cfg.LeakGuard.SampleInterval, l.cfg.Logger, l.onStatus)
+	policy := supervisor.Policy{Max: l.cfg.MaxRestarts, Window: l.cfg.RestartWindow}
+	return supervisor.New(spec, instance.Local{Params: params}, params.Log, l.records, policy, l.cfg.LeakGuard.SampleInterval, l.cfg.Logger, l.onStatus)
 }
 
 // AddBackend adds a backend while the launcher runs and starts it unless
@@ -39,7 +40,7 @@ func (l *Launcher) AddBackend(spec runspec.Spec) error {
 		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
 	}
 	sup := l.newSupervisor(spec)
-	if err := l.sups.addRunning(sup); err != nil {
+	if err := l.sups.AddRunning(sup); err != nil {
 		return err
 	}
 	st := sup.Status()
@@ -49,14 +50,14 @@ func (l *Launcher) AddBackend(spec runspec.Spec) error {
 
 // RemoveBackend stops a backend (its whole tree) and forgets it.
 func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
-	s, err := l.sups.find(name)
+	s, err := l.sups.Find(name)
 	if err != nil {
 		return err
 	}
 	if err := s.Stop(ctx); err != nil {
 		return err
 	}
-	l.sups.remove(s)
+	l.sups.Remove(s)
 	select {
 	case <-s.Done():
 	case <-ctx.Done():
@@ -69,14 +70,14 @@ func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
 // Restart restarts the named backend, or all backends when name is "".
 func (l *Launcher) Restart(ctx context.Context, name string) error {
 	if name != "" {
-		s, err := l.sups.find(name)
+		s, err := l.sups.Find(name)
 		if err != nil {
 			return err
 		}
 		return s.Restart(ctx)
 	}
 	var errs []error
-	for _, s := range l.sups.all() {
+	for _, s := range l.sups.All() {
 		errs = append(errs, s.Restart(ctx))
 	}
 	return errors.Join(errs...)
@@ -87,12 +88,12 @@ func (l *Launcher) Restart(ctx context.Context, name string) error {
 func (l *Launcher) StartBackend(ctx context.Context, name string) error {
 	if name == "" {
 		var errs []error
-		for _, s := range l.sups.all() {
+		for _, s := range l.sups.All() {
 			errs = append(errs, s.Start(ctx))
 		}
 		return errors.Join(errs...)
 	}
-	s, err := l.sups.find(name)
+	s, err := l.sups.Find(name)
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (l *Launcher) StartBackend(ctx context.Context, name string) error {
 
 // StopBackend stops one backend and leaves it stopped.
 func (l *Launcher) StopBackend(ctx context.Context, name string) error {
-	s, err := l.sups.find(name)
+	s, err := l.sups.Find(name)
 	if err != nil {
 		return err
 	}
@@ -110,11 +111,11 @@ func (l *Launcher) StopBackend(ctx context.Context, name string) error {
 
 // Logs returns up to max lines of a backend's output after seq.
 func (l *Launcher) Logs(name string, after uint64, max int) ([]logs.Line, error) {
-	s, err := l.sups.find(name)
+	s, err := l.sups.Find(name)
 	if err != nil {
 		return nil, err
 	}
-	return l.logs.of(s.spec.Name).Since(after, max), nil
+	return l.logs.of(s.Spec().Name).Since(after, max), nil
 }
 
 // BackendSettings describes the running list as settings, for saving it
@@ -123,17 +124,18 @@ func (l *Launcher) Logs(name string, after uint64, max int) ([]logs.Line, error)
 // took); one made from flags as it runs.
 func (l *Launcher) BackendSettings() []settings.Backend {
 	var out []settings.Backend
-	for _, s := range l.sups.all() {
-		if s.spec.Setting.Name != "" {
-			out = append(out, s.spec.Setting)
+	for _, s := range l.sups.All() {
+		spec := s.Spec()
+		if spec.Setting.Name != "" {
+			out = append(out, spec.Setting)
 			continue
 		}
-		b := settings.Backend{Name: s.spec.Name, Kind: s.spec.Kind, Args: s.spec.Args}
-		if s.spec.Kind == settings.KindCustom {
-			b.Command = cmdline.Join(s.spec.Command)
+		b := settings.Backend{Name: spec.Name, Kind: spec.Kind, Args: spec.Args}
+		if spec.Kind == settings.KindCustom {
+			b.Command = cmdline.Join(spec.Command)
 			b.Args = nil
 		}
-		if s.spec.Disabled {
+		if spec.Disabled {
 			b.Enabled = new(bool)
 		}
 		out = append(out, b)
@@ -148,19 +150,19 @@ var ErrNoPage = fmt.Errorf("%w: no backend with a page is ready", control.ErrNot
 // page-serving backend's that is ready (or attached) when name is "".
 func (l *Launcher) PageURL(name string) (string, error) {
 	if name != "" {
-		s, err := l.sups.find(name)
+		s, err := l.sups.Find(name)
 		if err != nil {
 			return "", err
 		}
 		if st := s.Status(); st.PageURL != "" {
 			return st.PageURL, nil
 		}
-		if s.spec.ServesPage() {
+		if spec := s.Spec(); spec.ServesPage() {
 			return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, name, s.Status().State)
 		}
 		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", control.ErrRefused, name)
 	}
-	for _, s := range l.sups.all() {
+	for _, s := range l.sups.All() {
 		if st := s.Status(); st.PageURL != "" {
 			return st.PageURL, nil
 		}
@@ -181,7 +183,7 @@ func (l *Launcher) OpenPage(name string) (string, error) {
 // URL and, for a desktop-owned backend, the session token and how to send
 // it. It is the one place the token is shown, on the user's request.
 func (l *Launcher) ConnectionDetails(name string) (string, error) {
-	s, err := l.sups.find(name)
+	s, err := l.sups.Find(name)
 	if err != nil {
 		return "", err
 	}
@@ -189,7 +191,7 @@ func (l *Launcher) ConnectionDetails(name string) (string, error) {
 	if st.URL == "" {
 		return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, st.Name, st.State)
 	}
-	token, err := s.token(context.Background())
+	token, err := s.Token(context.Background())
 	if err != nil {
 		return "", err
 	}

@@ -24,7 +24,7 @@ func (l *Launcher) Status() model.Status {
 		st.LastReap = last
 	}
 	st.Backends = make([]model.BackendStatus, 0, 4)
-	for _, s := range l.sups.all() {
+	for _, s := range l.sups.All() {
 		b := s.Status()
 		// The built-in backend's path (a hashed file in the state dir) means
 		// nothing to a person: the page names it instead.

@@ -54,7 +54,7 @@ func (h updateHost) Busy() error {
 	if h.l.handoff.Busy() {
 		return fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
 	}
-	for _, s := range h.l.sups.all() {
+	for _, s := range h.l.sups.All() {
 		if st := s.Status(); st.State == model.StateStarting || st.State == model.StateRestarting {
 			return fmt.Errorf("%w: backend %s is %s", control.ErrBusy, st.Name, st.State)
 		}
@@ -65,7 +65,7 @@ func (h updateHost) Busy() error {
 // CrashCounts is each backend's crash count.
 func (h updateHost) CrashCounts() map[string]int {
 	out := map[string]int{}
-	for _, s := range h.l.sups.all() {
+	for _, s := range h.l.sups.All() {
 		st := s.Status()
 		out[st.Name] = st.Crashes
 	}

@@ -21,42 +21,14 @@ const (
 	maxFuncLines    = 60   // one top-level function or method, func to brace
 )
 
-// structurePending lists the files other branches of issue 24 are
-// rewriting: their violations are logged, not failed, until those branches
-// land. Patterns are path.Match globs on the slash path from the module
-// root; a package's size is matched as its folder. To be emptied (issue 24).
-var structurePending = []string{
-	"backend", // the package's size: the Launcher is being slimmed
-	"backend/handoff*.go",
-	"backend/handoff/*.go",
-	"backend/handoffwire/*.go",
-	"backend/launcher*.go",
-	"backend/status.go",
-	"backend/updates.go",
-	"backend/config.go",
-	"backend/supervisor*.go",
-	"app.go",
-	"gui_desktop.go",
-	"gui_none.go",
-	"main.go",
-	"app/cli/run.go",
-	"app/lifecycle/*.go",
-	"backend/hermes/*.go",
-	"backend/instance/*.go",
-	"backend/builtin/*.go",
-	"watchdog/*.go",
-	"backend/runspec/*.go",
-}
-
 // generated is the line go generate's convention puts in generated files
 // (go help generate).
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
 
 // violation is one breach of the structure rules, where a developer fixes it.
 type violation struct {
-	pos  string // file:line, or a package's folder
-	file string // the slash path matched against structurePending
-	msg  string
+	pos string // file:line, or a package's folder
+	msg string
 }
 
 // TestStructure checks the must-holds of issue 24 over every production Go
@@ -79,25 +51,9 @@ func TestStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := 0
 	for _, v := range vs {
-		if isPending(v.file) {
-			pending++
-			t.Logf("pending (issue 24): %s: %s", v.pos, v.msg)
-			continue
-		}
 		t.Errorf("%s: %s", v.pos, v.msg)
 	}
-	t.Logf("%d violations, %d of them in files other branches are rewriting", len(vs), pending)
-}
-
-func isPending(file string) bool {
-	for _, p := range structurePending {
-		if ok, _ := path.Match(p, file); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // checkStructure parses the production files under root and returns every
@@ -141,7 +97,7 @@ func checkStructure(root string) ([]violation, error) {
 	}
 	for dir, n := range pkgLines {
 		if n > maxPackageLines {
-			vs = append(vs, violation{pos: dir + "/", file: dir,
+			vs = append(vs, violation{pos: dir + "/",
 				msg: fmt.Sprintf("package has %d non-test lines, over %d", n, maxPackageLines)})
 		}
 	}
@@ -170,7 +126,7 @@ func checkFile(fset *token.FileSet, rel string, f *ast.File) []violation {
 	var vs []violation
 	add := func(n ast.Node, format string, args ...any) {
 		p := fset.Position(n.Pos())
-		vs = append(vs, violation{pos: fmt.Sprintf("%s:%d", rel, p.Line), file: rel, msg: fmt.Sprintf(format, args...)})
+		vs = append(vs, violation{pos: fmt.Sprintf("%s:%d", rel, p.Line), msg: fmt.Sprintf(format, args...)})
 	}
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {

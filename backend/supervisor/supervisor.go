@@ -1,4 +1,11 @@
-package backend
+// Package supervisor runs one backend each: the Supervisor, an actor whose
+// one goroutine owns the running instance.Process (started through the
+// instance.Runner seam) and moves it through its own state table (state.go:
+// stopped, starting, ready, restarting, failed, external), checked before
+// every move; and the List of a launcher's supervisors, which owns their
+// goroutines. It must not import package backend (the launcher above it),
+// internal/cli, internal/desktop, main or Wails.
+package supervisor
 
 import (
 	"context"
@@ -19,7 +26,7 @@ import (
 // Supervisor runs one backend: spawn, readiness, restart with backoff,
 // teardown. One goroutine (run) owns the running process and is the only
 // writer of the state, which changes only through move and its table
-// (supervisor_state.go); everything else talks to it through commands. It
+// (state.go); everything else talks to it through commands. It
 // reaches the process only through instance.Runner and instance.Process,
 // so it knows nothing of where or how the backend runs.
 type Supervisor struct {
@@ -28,13 +35,13 @@ type Supervisor struct {
 	records *lockfile.Records
 	log     *slog.Logger
 	out     *logs.Log
-	policy  restartPolicy
+	policy  Policy
 	// notify is told about every state change (publish + announce).
 	notify func(st model.BackendStatus, entered bool)
 
 	cmds chan command
 	done chan struct{}
-	// cancel ends run; set once by the launcher before run starts.
+	// cancel ends run; set once by the List before run starts.
 	cancel context.CancelFunc
 
 	mu sync.Mutex // guards st
@@ -64,12 +71,17 @@ type Supervisor struct {
 	shownTree *leakguard.TreeSample
 }
 
-type restartPolicy struct {
-	max    int
-	window time.Duration
-	// backoff is the wait before the first automatic restart, doubled for
-	// each further crash within window; 0 means defaultBackoff.
-	backoff time.Duration
+// Policy is when a crashed backend is restarted. The zero Policy restarts
+// nothing: the first crash fails the backend.
+type Policy struct {
+	// Max is how many crashes within Window are restarted before the
+	// backend is failed; it also bounds the start timeouts in a row.
+	Max int
+	// Window is how far back crashes are counted.
+	Window time.Duration
+	// Backoff is the wait before the first automatic restart, doubled for
+	// each further crash within Window; 0 means defaultBackoff.
+	Backoff time.Duration
 }
 
 // defaultBackoff is the first restart's delay when the policy sets none.
@@ -103,12 +115,14 @@ type commandResult struct {
 	token string       // cmdToken only
 }
 
-// newSupervisor makes the supervisor of spec's backend, run by runner,
-// its lines in out; sampleEvery paces its tree samples (leakguard.Clock).
-func newSupervisor(spec runspec.Spec, runner instance.Runner, out *logs.Log, records *lockfile.Records, policy restartPolicy, sampleEvery time.Duration, log *slog.Logger, notify func(st model.BackendStatus, entered bool)) *Supervisor {
+// New makes the supervisor of spec's backend, run by runner, its lines in
+// out, its ownership records in records; sampleEvery paces its tree samples
+// (leakguard.Clock) and notify is told of every status change. It does not
+// run until a List runs it.
+func New(spec runspec.Spec, runner instance.Runner, out *logs.Log, records *lockfile.Records, policy Policy, sampleEvery time.Duration, log *slog.Logger, notify func(st model.BackendStatus, entered bool)) *Supervisor {
 	log = log.With("backend", spec.Name)
-	if policy.backoff <= 0 {
-		policy.backoff = defaultBackoff
+	if policy.Backoff <= 0 {
+		policy.Backoff = defaultBackoff
 	}
 	s := &Supervisor{
 		spec:    spec,
@@ -142,16 +156,19 @@ func (s *Supervisor) do(ctx context.Context, kind commandKind) error {
 	return err
 }
 
-// token asks the run goroutine for the running instance's session token
+// Spec is the backend's run spec, as given to New; it never changes.
+func (s *Supervisor) Spec() runspec.Spec { return s.spec }
+
+// Token asks the run goroutine for the running instance's session token
 // ("" when it has none, or runs none).
-func (s *Supervisor) token(ctx context.Context) (string, error) {
+func (s *Supervisor) Token(ctx context.Context) (string, error) {
 	r, err := s.call(ctx, cmdToken)
 	return r.token, err
 }
 
-// handoffView asks the run goroutine for a copy of what a handoff needs of
+// HandoffView asks the run goroutine for a copy of what a handoff needs of
 // the running, ready backend.
-func (s *Supervisor) handoffView(ctx context.Context) (handoff.View, error) {
+func (s *Supervisor) HandoffView(ctx context.Context) (handoff.View, error) {
 	r, err := s.call(ctx, cmdHandoffView)
 	return r.view, err
 }
@@ -182,6 +199,11 @@ func (s *Supervisor) Stop(ctx context.Context) error { return s.do(ctx, cmdStop)
 // Restart tears the backend down and starts it again, forgetting earlier
 // crashes (this is also "Try again" after a failure).
 func (s *Supervisor) Restart(ctx context.Context) error { return s.do(ctx, cmdRestart) }
+
+// Detach hands the running instance over to the next launcher: the
+// supervisor stops supervising it, without teardown, and its goroutine
+// returns.
+func (s *Supervisor) Detach(ctx context.Context) error { return s.do(ctx, cmdDetach) }
 
 // Done is closed when the supervisor has stopped its backend and returned.
 func (s *Supervisor) Done() <-chan struct{} { return s.done }
@@ -268,7 +290,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 			return commandResult{token: s.cur.Token()}
 		}
 	case cmdDetach:
-		s.detach()
+		s.letGo()
 	default:
 		err = fmt.Errorf("backend: unknown command %d", kind)
 	}
@@ -302,9 +324,9 @@ func (s *Supervisor) handoffViewOf() commandResult {
 	return commandResult{view: handoff.View{Status: st, Handover: s.cur.Handover()}}
 }
 
-// detach stops supervising without touching the backend: a new launcher
+// letGo stops supervising without touching the backend: a new launcher
 // has taken it over. Its record now names the new owner.
-func (s *Supervisor) detach() {
+func (s *Supervisor) letGo() {
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil

@@ -4,7 +4,7 @@
 // records what it publishes. Linux only: grandchildren reparented to init
 // are recognised as gone by their zombie state in /proc/PID/stat.
 
-package backend
+package supervisor
 
 import (
 	"context"
@@ -146,7 +146,7 @@ func (r *recorder) waitEntered(t *testing.T, state model.State, n int) {
 type supOptions struct {
 	script       string        // run as /bin/sh -c script
 	command      []string      // overrides script when set
-	policy       restartPolicy // zero: max 0, every crash fails at once
+	policy       Policy        // zero: max 0, every crash fails at once
 	startTimeout time.Duration // 0: waitLimit
 	sample       time.Duration // leak guard sampling period; 0: off
 	autostart    bool
@@ -162,10 +162,10 @@ type supHarness struct {
 	once    sync.Once
 }
 
-// newSupervisorHarness runs a supervisor until the test ends. Its cleanup
+// newHarness runs a supervisor until the test ends. Its cleanup
 // cancels the run context, waits for run to return and checks that every
 // process the test started is gone and no record is left.
-func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
+func newHarness(t *testing.T, o supOptions) *supHarness {
 	t.Helper()
 	dir := t.TempDir()
 	spec := runspec.Spec{Name: "unit", Command: o.command, Grace: 2 * time.Second, StartTimeout: o.startTimeout}
@@ -202,7 +202,7 @@ func newSupervisorHarness(t *testing.T, o supOptions) *supHarness {
 		// No orphan reclaimer: a direct child needs none (instance.Params allows nil).
 	}
 	h := &supHarness{rec: newRecorder(), records: records, dir: dir, owner: ownerNonce}
-	h.sup = newSupervisor(spec, instance.Local{Params: params}, out, records, o.policy, lg.SampleInterval, slog.New(slog.DiscardHandler), h.rec.notify)
+	h.sup = New(spec, instance.Local{Params: params}, out, records, o.policy, lg.SampleInterval, slog.New(slog.DiscardHandler), h.rec.notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	go h.sup.run(ctx, o.autostart, nil, model.BackendStatus{})
@@ -328,7 +328,7 @@ func healthServer(t *testing.T, handler http.HandlerFunc) int {
 
 // healthy answers the default health path as a current Hermes does.
 func healthy(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != DefaultHealthPath {
+	if r.URL.Path != runspec.DefaultHealthPath {
 		http.NotFound(w, r)
 		return
 	}

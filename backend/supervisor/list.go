@@ -1,4 +1,4 @@
-package backend
+package supervisor
 
 import (
 	"context"
@@ -12,25 +12,26 @@ import (
 	"hermes-desktop/backend/model"
 )
 
-// supervisorList is the launcher's backends, one supervisor each, in the
-// order the user sees them, and the context they run under.
-type supervisorList struct {
+// List is the launcher's backends, one supervisor each, in the order the
+// user sees them, and the context they run under: it owns the supervisors'
+// goroutines. The zero List is empty and runs nothing until RunAll.
+type List struct {
 	mu     sync.Mutex // guards every field below
 	list   []*Supervisor
-	ctx    context.Context // the supervisors' parent; nil until runAll
+	ctx    context.Context // the supervisors' parent; nil until RunAll
 	cancel context.CancelFunc
 }
 
-// add appends a supervisor, not yet running.
-func (sl *supervisorList) add(sup *Supervisor) {
+// Add appends a supervisor, not yet running.
+func (sl *List) Add(sup *Supervisor) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	sl.list = append(sl.list, sup)
 }
 
-// runAll starts every supervisor, each with the instance a predecessor
+// RunAll starts every supervisor, each with the instance a predecessor
 // handed over (from adopted; nil for none).
-func (sl *supervisorList) runAll(adopted func(*Supervisor) (instance.Process, model.BackendStatus)) {
+func (sl *List) RunAll(adopted func(*Supervisor) (instance.Process, model.BackendStatus)) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	sl.ctx, sl.cancel = context.WithCancel(context.Background())
@@ -41,15 +42,15 @@ func (sl *supervisorList) runAll(adopted func(*Supervisor) (instance.Process, mo
 }
 
 // runLocked starts sup's goroutine under the list's context, with a cancel
-// of its own for remove. Call with mu held, after runAll.
-func (sl *supervisorList) runLocked(sup *Supervisor, inst instance.Process, prev model.BackendStatus) {
+// of its own for remove. Call with mu held, after RunAll.
+func (sl *List) runLocked(sup *Supervisor, inst instance.Process, prev model.BackendStatus) {
 	ctx, cancel := context.WithCancel(sl.ctx)
 	sup.cancel = cancel
 	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
 }
 
-// addRunning adds a backend while the launcher runs, and starts it.
-func (sl *supervisorList) addRunning(sup *Supervisor) error {
+// AddRunning adds a backend while the launcher runs, and starts it.
+func (sl *List) AddRunning(sup *Supervisor) error {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.ctx == nil {
@@ -65,37 +66,37 @@ func (sl *supervisorList) addRunning(sup *Supervisor) error {
 	return nil
 }
 
-// remove takes s off the list and ends its goroutine.
-func (sl *supervisorList) remove(s *Supervisor) {
+// Remove takes s off the list and ends its goroutine.
+func (sl *List) Remove(s *Supervisor) {
 	sl.mu.Lock()
 	sl.list = slices.DeleteFunc(sl.list, func(x *Supervisor) bool { return x == s })
 	sl.mu.Unlock()
 	s.cancel()
 }
 
-// stopAll ends every supervisor (each tears its backend down) and waits
+// StopAll ends every supervisor (each tears its backend down) and waits
 // for them.
-func (sl *supervisorList) stopAll() {
+func (sl *List) StopAll() {
 	sl.mu.Lock()
 	if sl.cancel != nil {
 		sl.cancel()
 	}
 	sl.mu.Unlock()
-	for _, s := range sl.all() {
+	for _, s := range sl.All() {
 		<-s.Done()
 	}
 }
 
-// all is a copy of the list, safe to range over unlocked.
-func (sl *supervisorList) all() []*Supervisor {
+// All is a copy of the list, safe to range over unlocked.
+func (sl *List) All() []*Supervisor {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	return slices.Clone(sl.list)
 }
 
-// find finds a backend by name; "" means the first.
-func (sl *supervisorList) find(name string) (*Supervisor, error) {
-	sups := sl.all()
+// Find finds a backend by name; "" means the first.
+func (sl *List) Find(name string) (*Supervisor, error) {
+	sups := sl.All()
 	if name == "" && len(sups) > 0 {
 		return sups[0], nil
 	}

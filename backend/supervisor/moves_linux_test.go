@@ -1,4 +1,4 @@
-package backend
+package supervisor
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func newIdleSupervisor(t *testing.T) *idleSupervisor {
 	t.Cleanup(out.Close)
 	params := instance.Params{Owner: self, OwnerNonce: "owner", StateDir: dir, HermesHome: dir, Self: "/bin/false", Log: out}
 	is := &idleSupervisor{rec: newRecorder(), records: records, dir: dir}
-	is.sup = newSupervisor(spec, instance.Local{Params: params}, out, records, restartPolicy{max: 3, window: time.Minute},
+	is.sup = New(spec, instance.Local{Params: params}, out, records, Policy{Max: 3, Window: time.Minute},
 		-1, slog.New(slog.DiscardHandler), is.rec.notify)
 	t.Cleanup(func() {
 		is.sup.halt() // should a refused step have spawned after all
@@ -154,7 +154,7 @@ func TestSupervisorRestartWhileExternalCannotStart(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := newSupervisorHarness(t, supOptions{command: []string{script}, autostart: true})
+	h := newHarness(t, supOptions{command: []string{script}, autostart: true})
 	h.rec.waitEntered(t, model.StateExternal, 1)
 	if err := os.Remove(script); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package backend
+package supervisor
 
 import (
 	"context"
@@ -129,7 +129,7 @@ func (s *Supervisor) notReady(err error) error {
 	}
 	s.out.Add("launcher", "not ready: "+err.Error())
 	s.startTimeouts++
-	if s.startTimeouts > s.policy.max {
+	if s.startTimeouts > s.policy.Max {
 		return s.fail(fmt.Sprintf("%s; it did not become ready in %d starts in a row, giving up", err, s.startTimeouts))
 	}
 	return s.onCrash(err.Error())

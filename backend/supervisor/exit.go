@@ -1,4 +1,4 @@
-package backend
+package supervisor
 
 import (
 	"context"
@@ -86,18 +86,18 @@ func (s *Supervisor) onCrash(reason string) error {
 	now := time.Now()
 	var recent []time.Time
 	for _, t := range s.crashes {
-		if now.Sub(t) < s.policy.window {
+		if now.Sub(t) < s.policy.Window {
 			recent = append(recent, t)
 		}
 	}
-	if len(recent) >= s.policy.max {
+	if len(recent) >= s.policy.Max {
 		s.crashes = recent
-		return s.fail(fmt.Sprintf("%s; restarted %d times within %s, giving up", reason, len(recent), human.Duration(s.policy.window)))
+		return s.fail(fmt.Sprintf("%s; restarted %d times within %s, giving up", reason, len(recent), human.Duration(s.policy.Window)))
 	}
 	return s.move(model.StateRestarting, func() bool {
 		s.halt()
 		s.crashes = append(recent, now)
-		s.timer = time.NewTimer(s.policy.backoff << (len(s.crashes) - 1))
+		s.timer = time.NewTimer(s.policy.Backoff << (len(s.crashes) - 1))
 		return true
 	}, func(st *model.BackendStatus) {
 		st.Restarts++

@@ -1,9 +1,9 @@
 //go:build linux
 
-// The supervisor tests run a real Supervisor (supervisor_harness_test.go)
+// The supervisor tests run a real Supervisor (harness_test.go)
 // against real /bin/sh children. Linux only, as the harness is.
 
-package backend
+package supervisor
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func TestSupervisorBecomesReady(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			port := healthServer(t, tc.handler)
-			h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(tc.script, port)})
+			h := newHarness(t, supOptions{script: fmt.Sprintf(tc.script, port)})
 			if got := h.sup.Status().State; got != model.StateStopped {
 				t.Fatalf("state before Start: got %v, want %v", got, model.StateStopped)
 			}
@@ -83,7 +83,7 @@ func TestSupervisorBecomesReady(t *testing.T) {
 
 func TestSupervisorCommandsWhenReady(t *testing.T) {
 	port := healthServer(t, healthy)
-	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyChild, port), autostart: true})
+	h := newHarness(t, supOptions{script: fmt.Sprintf(scriptReadyChild, port), autostart: true})
 	h.rec.waitEntered(t, model.StateReady, 1)
 	first := h.sup.Status()
 
@@ -118,12 +118,12 @@ func TestSupervisorCommandsWhenReady(t *testing.T) {
 
 func TestSupervisorCommandsWhenStopped(t *testing.T) {
 	port := healthServer(t, healthy)
-	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyLine, port)})
+	h := newHarness(t, supOptions{script: fmt.Sprintf(scriptReadyLine, port)})
 	if err := h.sup.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	h.wantEntered(t) // stopped -> stopped is no change
-	if _, err := h.sup.handoffView(t.Context()); err == nil || !strings.Contains(err.Error(), "not ready") {
+	if _, err := h.sup.HandoffView(t.Context()); err == nil || !strings.Contains(err.Error(), "not ready") {
 		t.Errorf("handoff view while stopped: got %v, want a not-ready error", err)
 	}
 	if err := h.sup.Restart(t.Context()); err != nil {
@@ -137,7 +137,7 @@ func TestSupervisorCommandsWhenStopped(t *testing.T) {
 }
 
 func TestSupervisorCommandsWhenStarting(t *testing.T) {
-	h := newSupervisorHarness(t, supOptions{script: scriptSilent})
+	h := newHarness(t, supOptions{script: scriptSilent})
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +169,9 @@ func TestSupervisorCommandsWhenStarting(t *testing.T) {
 }
 
 func TestSupervisorCrashLoopFails(t *testing.T) {
-	h := newSupervisorHarness(t, supOptions{
+	h := newHarness(t, supOptions{
 		script: scriptCrash,
-		policy: restartPolicy{max: 2, window: time.Minute, backoff: 10 * time.Millisecond},
+		policy: Policy{Max: 2, Window: time.Minute, Backoff: 10 * time.Millisecond},
 	})
 	loop := []model.State{model.StateStarting, model.StateRestarting, model.StateStarting, model.StateRestarting, model.StateStarting, model.StateFailed}
 	if err := h.sup.Start(t.Context()); err != nil {
@@ -220,9 +220,9 @@ func TestSupervisorCrashLoopFails(t *testing.T) {
 func TestSupervisorRestartWindowForgetsOldCrashes(t *testing.T) {
 	// Every crash is older than the window by the time the next one comes,
 	// so one allowed restart is never used up.
-	h := newSupervisorHarness(t, supOptions{
+	h := newHarness(t, supOptions{
 		script: scriptCrash,
-		policy: restartPolicy{max: 1, window: time.Nanosecond, backoff: 10 * time.Millisecond},
+		policy: Policy{Max: 1, Window: time.Nanosecond, Backoff: 10 * time.Millisecond},
 	})
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
@@ -239,9 +239,9 @@ func TestSupervisorRestartWindowForgetsOldCrashes(t *testing.T) {
 func TestSupervisorCommandsWhenRestarting(t *testing.T) {
 	// A backoff far longer than the test holds the supervisor in restarting
 	// until a command moves it.
-	h := newSupervisorHarness(t, supOptions{
+	h := newHarness(t, supOptions{
 		script: scriptCrash,
-		policy: restartPolicy{max: 5, window: time.Minute, backoff: time.Hour},
+		policy: Policy{Max: 5, Window: time.Minute, Backoff: time.Hour},
 	})
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
@@ -298,7 +298,7 @@ func TestSupervisorStartTimeout(t *testing.T) {
 			if strings.Contains(script, "%d") {
 				script = fmt.Sprintf(script, port)
 			}
-			h := newSupervisorHarness(t, supOptions{script: script, startTimeout: 500 * time.Millisecond})
+			h := newHarness(t, supOptions{script: script, startTimeout: 500 * time.Millisecond})
 			if err := h.sup.Start(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -319,10 +319,10 @@ func TestSupervisorStartTimeout(t *testing.T) {
 // than the start timeout here, as 2 min is against Hermes' 60 s) forgets
 // each timeout before the next. Before, it restarted forever.
 func TestSupervisorStartTimeoutsInARowFail(t *testing.T) {
-	h := newSupervisorHarness(t, supOptions{
+	h := newHarness(t, supOptions{
 		script:       scriptSilent,
 		startTimeout: 300 * time.Millisecond,
-		policy:       restartPolicy{max: 2, window: 10 * time.Millisecond, backoff: 10 * time.Millisecond},
+		policy:       Policy{Max: 2, Window: 10 * time.Millisecond, Backoff: 10 * time.Millisecond},
 	})
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
@@ -345,7 +345,7 @@ func TestSupervisorStartTimeoutsInARowFail(t *testing.T) {
 }
 
 func TestSupervisorCannotStart(t *testing.T) {
-	h := newSupervisorHarness(t, supOptions{command: []string{filepath.Join(t.TempDir(), "no-such-backend")}})
+	h := newHarness(t, supOptions{command: []string{filepath.Join(t.TempDir(), "no-such-backend")}})
 	if err := h.sup.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestSupervisorCannotStart(t *testing.T) {
 
 func TestSupervisorSamplesTree(t *testing.T) {
 	port := healthServer(t, healthy)
-	h := newSupervisorHarness(t, supOptions{
+	h := newHarness(t, supOptions{
 		script: fmt.Sprintf(scriptReadyChild, port), autostart: true, sample: leakguard.MinSampleInterval,
 	})
 	// The first sample is taken right after ready, and the record is
@@ -384,7 +384,7 @@ func TestSupervisorSamplesTree(t *testing.T) {
 // the window is not told again (it would wake for nothing).
 func TestSupervisorUnchangedTreeIsCheckedQuietly(t *testing.T) {
 	port := healthServer(t, healthy)
-	h := newSupervisorHarness(t, supOptions{
+	h := newHarness(t, supOptions{
 		script: fmt.Sprintf(scriptReadyLine, port), autostart: true, sample: leakguard.MinSampleInterval,
 	})
 	h.rec.waitFor(t, "a tree sample", func(ns []notice) bool {
@@ -428,7 +428,7 @@ func TestSupervisorUnchangedTreeIsCheckedQuietly(t *testing.T) {
 func TestSupervisorSamplesOnlyWhileRunning(t *testing.T) {
 	before := countTimerfds(t)
 	port := healthServer(t, healthy)
-	h := newSupervisorHarness(t, supOptions{
+	h := newHarness(t, supOptions{
 		script: fmt.Sprintf(scriptReadyLine, port), autostart: true, sample: leakguard.MinSampleInterval,
 	})
 	h.rec.waitEntered(t, model.StateReady, 1)
@@ -465,10 +465,10 @@ func countTimerfds(t *testing.T) int {
 
 func TestSupervisorHandoffViewAndDetach(t *testing.T) {
 	port := healthServer(t, healthy)
-	h := newSupervisorHarness(t, supOptions{script: fmt.Sprintf(scriptReadyLine, port), autostart: true})
+	h := newHarness(t, supOptions{script: fmt.Sprintf(scriptReadyLine, port), autostart: true})
 	h.rec.waitEntered(t, model.StateReady, 1)
 	st := h.sup.Status()
-	view, err := h.sup.handoffView(t.Context())
+	view, err := h.sup.HandoffView(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +479,7 @@ func TestSupervisorHandoffViewAndDetach(t *testing.T) {
 
 	// Detach hands the backend over: run returns, the backend keeps
 	// running and its record stays for the next launcher.
-	if err := h.sup.do(t.Context(), cmdDetach); err != nil {
+	if err := h.sup.Detach(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	select {
