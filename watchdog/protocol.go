@@ -11,15 +11,7 @@ package watchdog
 //	hermes-desktop watchdog --lifeline=3 --report=4 --parent-pid=P \
 //	    --parent-marker=M --nonce=N --grace=5s [--cgroup=NAME] -- CMD ARGS...
 //
-// (on Windows --lifeline and --report carry handle values, not 3 and 4).
-//
-// --cgroup (Linux) names the cgroup v2 the backend's tree is kept in: once
-// the start barrier is released, the shim creates NAME under its own
-// cgroup (where the launcher left it, or the systemd scope the launcher
-// moved it into while it waited at the barrier) and starts CMD directly
-// inside, so CMD and everything it ever forks are members. The shim itself
-// stays outside, so "populated 0" means the tree is gone.
-//
+// (on Windows --lifeline and --report carry handle values, not 3 and 4),
 // with two pipes (NewShimPipes). The shim inherits its ends of them and
 // finds them by the numbers --lifeline and --report carry (ShimPipes.Attach):
 // on Unix as extra files at fds 3 and 4 (LifelineFD, ReportFD, ShimFiles);
@@ -29,6 +21,13 @@ package watchdog
 // launcher's ends are never inherited, by the shim or any other child
 // (close-on-exec; not inheritable): EOF on the lifeline must mean that the
 // launcher is gone.
+//
+// --cgroup (Linux) names the cgroup v2 the backend's tree is kept in: once
+// the start barrier is released, the shim creates NAME under its own
+// cgroup (where the launcher left it, or the systemd scope the launcher
+// moved it into while it waited at the barrier) and starts CMD directly
+// inside, so CMD and everything it ever forks are members. The shim itself
+// stays outside, so "populated 0" means the tree is gone.
 //
 //   - --lifeline, launcher to shim. The shim holds the read end, the
 //     launcher the write end. Lines, in this order:

@@ -25,8 +25,6 @@ const (
 	exitNotFound      = 127
 )
 
-// envDuration reads a non-negative duration from the environment, or def.
-
 // ShimMain runs the shim and returns its exit code.
 func ShimMain(args []string, stderr io.Writer) int {
 	trace("shim-main", "")
