@@ -23,7 +23,7 @@ const openerVerdict = 2 * time.Second
 // openerVerdict, but owns its Wait until it exits, so nothing is left as a
 // zombie; whatever the handler leaves behind (a browser xdg-open started,
 // a child that hands off to a running browser) is reaped by
-// proc.ReapOrphans, woken when the handler exits.
+// proc.CollectOrphans, woken when the handler exits.
 func (l *Launcher) OpenExternal(target string) error {
 	argv := openerCommand(target)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -40,7 +40,7 @@ func (l *Launcher) OpenExternal(target string) error {
 	go func() {                   // ends when the opener exits
 		err := cmd.Wait()
 		waited()
-		proc.WakeReaper() // its children are ours now
+		proc.WakeCollector() // its children are ours now
 		exited <- err
 	}()
 	select {

@@ -11,7 +11,7 @@ import (
 
 // subreaper is the launcher taking in what is reparented to it (it is a
 // child subreaper where the OS has them): the reclaimer finishes off what
-// our backends leave behind, and proc.ReapOrphans waits for everything
+// our backends leave behind, and proc.CollectOrphans waits for everything
 // else nobody here waits for. start runs both loops; stop ends them, the
 // reclaimer first.
 type subreaper struct {
@@ -21,7 +21,7 @@ type subreaper struct {
 	reclaimCancel context.CancelFunc
 	reclaimDone   chan struct{} // closed once reclaimer.Run returned
 	orphansCancel context.CancelFunc
-	orphansDone   chan struct{} // closed once proc.ReapOrphans returned
+	orphansDone   chan struct{} // closed once proc.CollectOrphans returned
 }
 
 // start makes the launcher a subreaper and starts both loops, each in a
@@ -37,7 +37,7 @@ func (s *subreaper) start(logger *slog.Logger) {
 	s.orphansCancel, s.orphansDone = orphansCancel, orphansDone
 	go func() {
 		defer close(orphansDone)
-		proc.ReapOrphans(orphansCtx, logger)
+		proc.CollectOrphans(orphansCtx, logger)
 	}()
 	reclaimCtx, reclaimCancel := context.WithCancel(context.Background())
 	reclaimDone := make(chan struct{})

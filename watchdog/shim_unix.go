@@ -113,7 +113,7 @@ func runShimLoop(child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Sig
 	s := &shimLoop{child: child, cgroup: tree, log: log, grace: grace, self: os.Getpid()}
 	defer s.stop()
 	for {
-		if s.reap() {
+		if s.collect() {
 			return s.exitCode()
 		}
 		if s.childDone && !s.tearing {
@@ -147,7 +147,7 @@ func runShimLoop(child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Sig
 }
 
 // reap collects every exited child and reports whether none is left.
-func (s *shimLoop) reap() bool {
+func (s *shimLoop) collect() bool {
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)

@@ -50,7 +50,7 @@ type Instance struct {
 	nonce string
 	argv  []string  // what was executed
 	cmd   *exec.Cmd // nil for an instance adopted from a previous launcher
-	// waited drops cmd's registration with proc.ReapOrphans once cmd.Wait
+	// waited drops cmd's registration with proc.CollectOrphans once cmd.Wait
 	// has returned (proc.Spawning); set with cmd.
 	waited    func()
 	leader    proc.Identity
@@ -293,7 +293,7 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 }
 
 // startCommand starts cmd, registered as ours to wait for (wait, below),
-// not proc.ReapOrphans', before its zombie can be seen, however soon it
+// not proc.CollectOrphans', before its zombie can be seen, however soon it
 // exits; and with the reclaimer, when there is one.
 func (i *Instance) startCommand(cmd *exec.Cmd) error {
 	var registered func(int)
@@ -332,7 +332,7 @@ func (i *Instance) identify(pid int) error {
 	_ = i.cmd.Wait()
 	i.waited()
 	if i.reclaimer != nil {
-		i.reclaimer.Reaped(pid)
+		i.reclaimer.Collected(pid)
 	}
 	return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
 }
@@ -406,7 +406,7 @@ func (i *Instance) wait() {
 	}
 	i.reaped = true
 	if i.reclaimer != nil {
-		i.reclaimer.Reaped(i.leader.PID)
+		i.reclaimer.Collected(i.leader.PID)
 	}
 	i.tree.Close()
 	if i.jobKiller != nil {

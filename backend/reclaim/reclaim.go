@@ -2,7 +2,7 @@
 // backend whose watchdog shim died, reparented to the launcher (a Linux
 // child subreaper). It stops those with positive evidence of descent (the
 // backend's nonce, or a sample of the backend's tree); everything else is
-// left alone. It never reaps: proc.ReapOrphans, the one loop that owns
+// left alone. It never collects an exit: proc.CollectOrphans, the one loop that owns
 // wait for what the launcher did not start, collects whatever exits. It
 // imports only platform/proc and the Hermes contract (backend/hermes: the
 // nonce's name), never backend.
@@ -23,7 +23,7 @@ import (
 // by a user, the OOM killer), the descendants its backend leaves behind come
 // to the launcher instead of init. Those that carry the nonce of one of our
 // backends in their environment are torn down (SIGTERM, grace, SIGKILL);
-// everything else is left alone. proc.ReapOrphans reaps them all. ("Adopt"
+// everything else is left alone. proc.CollectOrphans collects them all. ("Adopt"
 // is the handoff mode; taking back our own orphans is "reclaim".)
 type Reclaimer struct {
 	self  int
@@ -90,13 +90,13 @@ func (r *Reclaimer) Spawning(nonce string) func(pid int) {
 
 // Reaped unregisters a child the launcher has reaped itself, and wakes the
 // Reclaimer: a shim that died may have left orphans.
-func (r *Reclaimer) Reaped(pid int) {
+func (r *Reclaimer) Collected(pid int) {
 	r.mu.Lock()
 	delete(r.leaders, pid)
 	r.watchUntil = time.Now().Add(watchAfterExit)
 	r.mu.Unlock()
 	r.poke()
-	proc.WakeReaper()
+	proc.WakeCollector()
 }
 
 func (r *Reclaimer) poke() {
@@ -127,7 +127,7 @@ func (r *Reclaimer) pass() bool {
 	pending := false
 	for pid, o := range r.orphans {
 		if _, ok := table.Find(pid); !ok {
-			delete(r.orphans, pid) // reaped (by proc.ReapOrphans) or never ours any more
+			delete(r.orphans, pid) // collected (by proc.CollectOrphans) or never ours any more
 			continue
 		}
 		pending = true
@@ -139,12 +139,12 @@ func (r *Reclaimer) pass() bool {
 func (r *Reclaimer) handleChild(p proc.Process, now time.Time) {
 	o := r.orphans[p.PID]
 	if p.Zombie {
-		// Dead: nothing left to stop. Reaping it is proc.ReapOrphans'
+		// Dead: nothing left to stop. Collecting its exit is proc.CollectOrphans'
 		// job, the one loop that owns wait for what nobody here started.
 		if o != nil && o.id.Start == p.Start {
 			delete(r.orphans, p.PID)
 		}
-		proc.WakeReaper() // SIGCHLD may not have reached it
+		proc.WakeCollector() // SIGCHLD may not have reached it
 		return
 	}
 	if o != nil {
@@ -152,7 +152,7 @@ func (r *Reclaimer) handleChild(p proc.Process, now time.Time) {
 	}
 	id := p.Identity()
 	if r.isHelper(p.PID) {
-		return // never signalled; reaped by proc.ReapOrphans once it exits
+		return // never signalled; collected by proc.CollectOrphans once it exits
 	}
 	if !r.isOurs(p.PID) && !r.wasSampled(id) {
 		return
@@ -277,7 +277,7 @@ func (r *Reclaimer) nextPass(pending bool) time.Duration {
 }
 
 // finish kills the orphans it still holds, at launcher shutdown, and waits
-// until they are dead (proc.ReapOrphans reaps them).
+// until they are dead (proc.CollectOrphans collects them).
 func (r *Reclaimer) finish() {
 	deadline := time.Now().Add(r.grace + proc.KillWait)
 	for r.pass() && time.Now().Before(deadline) {

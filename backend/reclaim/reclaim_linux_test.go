@@ -18,14 +18,14 @@ import (
 
 // TestMain makes the test binary what the launcher is on Linux: a child
 // subreaper, which the orphans of its children come to, with the one loop
-// that reaps them (proc.ReapOrphans).
+// that collects them (proc.CollectOrphans).
 func TestMain(m *testing.M) {
 	if err := proc.SetChildSubreaper(true); err != nil {
 		panic(err) // a test binary's setup; nothing would be tested without it
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); proc.ReapOrphans(ctx, slog.Default()) }()
+	go func() { defer close(done); proc.CollectOrphans(ctx, slog.Default()) }()
 	code := m.Run()
 	cancel()
 	<-done

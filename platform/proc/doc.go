@@ -15,4 +15,10 @@
 // scope are platform/cgroup's, the Windows kill-on-close job
 // platform/job's, the Ticker and a process's Usage platform/sampling's. It
 // imports nothing of this module.
+//
+// Words, one meaning each across the module: to collect a child is to wait
+// for its exit status (wait4; CollectOrphans is the one loop that collects
+// what nobody else waits for); to reap is what the boot reaper does
+// (backend/reap: find a dead session's leftover backends and stop them);
+// a subreaper is the kernel's term for a process that inherits orphans.
 package proc

@@ -9,11 +9,11 @@ import (
 
 // owned is the registry of the children this process started itself and
 // whose Wait someone here owns (an exec.Cmd's Wait, a Handle that notices
-// the exit first and reaps later). ReapOrphans reaps every other child that
+// the exit first and reaps later). CollectOrphans collects every other child that
 // exits and leaves these alone, so their owners keep their exit status.
 //
 // mu is held across a start and its registration (Spawning), and by each
-// ReapOrphans pass: a pass never sees a child of ours that has been started
+// CollectOrphans pass: a pass never sees a child of ours that has been started
 // but not registered yet, however soon it exits.
 var owned = struct {
 	mu   sync.Mutex
@@ -94,22 +94,22 @@ func CombinedOutputChild(cmd *exec.Cmd) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// reaperWake pokes ReapOrphans (WakeReaper).
-var reaperWake = make(chan struct{}, 1)
+// collectorWake pokes CollectOrphans (WakeCollector).
+var collectorWake = make(chan struct{}, 1)
 
-// WakeReaper asks ReapOrphans for a pass now and a pass every second for
-// the next ReaperWatch: for when orphans may be on their way (a child of
+// WakeCollector asks CollectOrphans for a pass now and a pass every second for
+// the next CollectorWatch: for when orphans may be on their way (a child of
 // ours died, an opener handed off to a browser). Passes do not rely on
 // SIGCHLD alone, which a GUI toolkit in this process may take for itself
 // (GLib installs its own handler for its child watches). It never blocks;
 // outside Linux nothing listens.
-func WakeReaper() {
+func WakeCollector() {
 	select {
-	case reaperWake <- struct{}{}:
+	case collectorWake <- struct{}{}:
 	default:
 	}
 }
 
-// ReaperWatch is how long ReapOrphans keeps looking every second after
-// WakeReaper.
-const ReaperWatch = time.Minute
+// CollectorWatch is how long CollectOrphans keeps looking every second after
+// WakeCollector.
+const CollectorWatch = time.Minute

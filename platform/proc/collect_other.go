@@ -11,8 +11,8 @@ import (
 // ForeignWait is Linux's: see reaper_linux.go.
 const ForeignWait = time.Second
 
-// ReapOrphans returns at once outside Linux: without a child subreaper no
+// CollectOrphans returns at once outside Linux: without a child subreaper no
 // orphan is ever handed to this process (macOS gives them to launchd,
 // Windows has no zombies, only handles, and every one we open we close), and
 // every child it starts has an owner that waits for it.
-func ReapOrphans(context.Context, *slog.Logger) {}
+func CollectOrphans(context.Context, *slog.Logger) {}

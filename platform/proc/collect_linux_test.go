@@ -14,7 +14,7 @@ import (
 // own, since it makes that process a subreaper and reaps its orphans.
 const reaperHelperEnv = "HERMES_PROC_TEST_REAPER"
 
-// TestReapOrphans: a subreaper running ReapOrphans is left no zombie by
+// TestReapOrphans: a subreaper running CollectOrphans is left no zombie by
 // orphans (an opener that forks a child and exits, five times), and the
 // children it starts itself keep their exit status for their owners, even
 // when the owner waits long after the exit and the child exits at once.
@@ -36,11 +36,11 @@ func TestReapOrphansHelper(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); ReapOrphans(ctx, nil) }()
+	go func() { defer close(done); CollectOrphans(ctx, nil) }()
 	defer func() { cancel(); <-done }()
 
 	// Our own children, exiting at once with a status their owners wait
-	// for only after ReapOrphans has had every chance to take it.
+	// for only after CollectOrphans has had every chance to take it.
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {

@@ -18,18 +18,18 @@ import (
 // nobody's, and is reaped.
 const ForeignWait = time.Second
 
-// ReapOrphans is the one loop that reaps, for this process, every child
+// CollectOrphans is the one loop that reaps, for this process, every child
 // nobody here waits for: on a child subreaper, the orphans of its whole
 // subtree (a backend whose shim died, what xdg-open leaves behind), as tini
 // does. Children registered as owned (Spawning, StartChild) are left to
 // their owners, who keep their exit status. It runs until ctx ends; run one
 // per process (passes are serialized, so a second loop only adds cost).
-// Passes run on SIGCHLD and WakeReaper, so it costs nothing at rest.
-func ReapOrphans(ctx context.Context, log *slog.Logger) {
+// Passes run on SIGCHLD and WakeCollector, so it costs nothing at rest.
+func CollectOrphans(ctx context.Context, log *slog.Logger) {
 	sigchld := make(chan os.Signal, 1)
 	signal.Notify(sigchld, unix.SIGCHLD)
 	defer signal.Stop(sigchld)
-	r := &orphanReaper{self: os.Getpid(), log: log, seen: map[zombie]time.Time{}}
+	r := &orphanCollector{self: os.Getpid(), log: log, seen: map[zombie]time.Time{}}
 	t := time.NewTimer(0) // a first pass at start: orphans may be waiting already
 	defer t.Stop()
 	var watchUntil time.Time
@@ -38,8 +38,8 @@ func ReapOrphans(ctx context.Context, log *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-sigchld:
-		case <-reaperWake:
-			watchUntil = time.Now().Add(ReaperWatch)
+		case <-collectorWake:
+			watchUntil = time.Now().Add(CollectorWatch)
 		case <-t.C:
 		}
 		t.Stop()
@@ -54,11 +54,11 @@ func ReapOrphans(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-// watchPass is the pace of passes while watching (WakeReaper).
+// watchPass is the pace of passes while watching (WakeCollector).
 const watchPass = time.Second
 
-// orphanReaper is ReapOrphans' state, owned by its goroutine.
-type orphanReaper struct {
+// orphanCollector is CollectOrphans' state, owned by its goroutine.
+type orphanCollector struct {
 	self int
 	log  *slog.Logger
 	seen map[zombie]time.Time // unregistered zombies, and when first seen
@@ -72,7 +72,7 @@ type zombie struct {
 
 // pass reaps the zombie children due, and returns when to look again (0:
 // only on the next SIGCHLD).
-func (r *orphanReaper) pass(now time.Time) (next time.Duration) {
+func (r *orphanCollector) pass(now time.Time) (next time.Duration) {
 	owned.mu.Lock()
 	defer owned.mu.Unlock()
 	kids, ok := childrenOf(r.self)
@@ -113,7 +113,7 @@ func (r *orphanReaper) pass(now time.Time) (next time.Duration) {
 
 // scanChildren lists our children from the whole process table: the
 // fallback when the children lists are not there.
-func (r *orphanReaper) scanChildren() []int {
+func (r *orphanCollector) scanChildren() []int {
 	pids, err := listPIDs()
 	if err != nil {
 		return nil
@@ -132,7 +132,7 @@ func (r *orphanReaper) scanChildren() []int {
 // zombie reaped by someone else, the number handed out again) is never
 // waited for; wait4 on PID only where pidfds are missing. Never wait(-1),
 // which would take the status of a child its owner waits for.
-func (r *orphanReaper) reap(z zombie, comm string) {
+func (r *orphanCollector) reap(z zombie, comm string) {
 	var status unix.WaitStatus
 	fd, err := unix.PidfdOpen(z.pid, 0)
 	switch {
