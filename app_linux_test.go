@@ -89,7 +89,7 @@ func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *b
 	l, err := backend.Open(backend.Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
 		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
-		Mode:     "gui", NoBootReap: true, Explicit: explicit,
+		UI:       "gui", NoBootReap: true, Explicit: explicit,
 		// In-process: backends' cgroups would go under the test's own
 		// cgroup, which no test owns; the e2e tests cover containment.
 		Containment: instance.ContainmentProcessTree,

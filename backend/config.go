@@ -85,8 +85,8 @@ type Config struct {
 	// AdoptFrom, when set, is the pipe a predecessor writes the handoff
 	// state to: Open adopts its running backends (adopt mode).
 	AdoptFrom *os.File
-	// Mode is "headless" or "gui", reported in status.
-	Mode string
+	// UI is "headless" or "gui", reported in status (its "mode").
+	UI string
 	// Version is reported in status.
 	Version string
 	// Logger receives the launcher's own log; nil discards it.
@@ -189,8 +189,8 @@ func (c *Config) applyDefaults() error {
 	if c.RestartWindow == 0 {
 		c.RestartWindow = DefaultRestartWindow
 	}
-	if c.Mode == "" {
-		c.Mode = "headless"
+	if c.UI == "" {
+		c.UI = "headless"
 	}
 	if c.UpdateHealthWindow <= 0 {
 		c.UpdateHealthWindow = DefaultUpdateHealthWindow

@@ -12,7 +12,7 @@ import (
 // Status returns the instance's current status.
 func (l *Launcher) Status() model.Status {
 	st := model.Status{Instance: model.InstanceInfo{
-		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, Mode: l.cfg.Mode,
+		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, UI: l.cfg.UI,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
 		Update: l.upd.Status(),
 	}}
@@ -70,7 +70,7 @@ func (h controlHandler) HandleControl(ctx context.Context, req control.Request) 
 		if fn != nil {
 			(*fn)()
 		}
-		return protocol.OpFocus.Answer(protocol.FocusResult{Focused: fn != nil, Mode: l.cfg.Mode}, nil)
+		return protocol.OpFocus.Answer(protocol.FocusResult{Focused: fn != nil, UI: l.cfg.UI}, nil)
 	}
 	return h.handleArgs(ctx, req)
 }

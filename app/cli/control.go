@@ -104,7 +104,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 }
 
 func printStatus(w io.Writer, st model.Status) {
-	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.Mode, st.Instance.StateDir)
+	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.UI, st.Instance.StateDir)
 	if st.Instance.RestartToApply {
 		fmt.Fprintln(w, "updated on disk: 'hermes-desktop handoff' applies it (the backends keep running)")
 	}

@@ -319,7 +319,7 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 			ok, why = p.GUIAvailable()
 		}
 		if ok {
-			cfg.Mode = "gui"
+			cfg.UI = "gui"
 			life.Window = func(l *backend.Launcher) lifecycle.Window { return p.Window(l, cfg.Self) }
 		} else {
 			fmt.Fprintf(stdout, "running headless: %s\n", why)

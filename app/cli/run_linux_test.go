@@ -74,8 +74,8 @@ func TestRunWindowAndHeadlessShareTheLifecycle(t *testing.T) {
 			code := make(chan int, 1)
 			go func() { code <- Main(args, &stdout, &stderr, p) }()
 			st := waitReady(t, state)
-			if st.Instance.Mode != tc.wantMode || st.Instance.Version != "1.2.3" {
-				t.Errorf("got mode %q, version %q; want %q, 1.2.3", st.Instance.Mode, st.Instance.Version, tc.wantMode)
+			if st.Instance.UI != tc.wantMode || st.Instance.Version != "1.2.3" {
+				t.Errorf("got mode %q, version %q; want %q, 1.2.3", st.Instance.UI, st.Instance.Version, tc.wantMode)
 			}
 			if out, err := exec.Command(bin, "stop", "--state-dir", state).CombinedOutput(); err != nil {
 				t.Errorf("hermes-desktop stop: %v: %s", err, out)

@@ -37,18 +37,18 @@ import (
 // Main runs the built-in backend in serve mode (`hermes-desktop serve`)
 // and returns its exit code; /api/health reports version.
 func Main(version string, args []string, stdout, stderr io.Writer) int {
-	return mainMode(ModeServe, version, args, stdout, stderr)
+	return mainVerb(VerbServe, version, args, stdout, stderr)
 }
 
 // DashboardMain runs the built-in backend in dashboard mode
 // (`hermes-desktop dashboard`) and returns its exit code; /api/health
 // reports version.
 func DashboardMain(version string, args []string, stdout, stderr io.Writer) int {
-	return mainMode(ModeDashboard, version, args, stdout, stderr)
+	return mainVerb(VerbDashboard, version, args, stdout, stderr)
 }
 
-func mainMode(mode Mode, version string, args []string, stdout, stderr io.Writer) int {
-	opts, err := parseFlags(mode, args, stderr)
+func mainVerb(verb Verb, version string, args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(verb, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -56,7 +56,7 @@ func mainMode(mode Mode, version string, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", mode.String(), "pid", os.Getpid())
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", verb.String(), "pid", os.Getpid())
 	token, err := sessionToken()
 	if err != nil {
 		log.Error("session token", "err", err)
@@ -142,7 +142,7 @@ func (s *server) announce(port int) error {
 			return fmt.Errorf("write ready file: %w", err)
 		}
 	}
-	_, err := fmt.Fprintf(s.stdout, "%s%d\n", s.opts.Mode.readyPrefix(), port)
+	_, err := fmt.Fprintf(s.stdout, "%s%d\n", s.opts.Verb.readyPrefix(), port)
 	return err
 }
 

@@ -10,30 +10,30 @@ import (
 	"hermes-desktop/backend/hermes"
 )
 
-// Mode is what the server serves besides the API, as Hermes' two verbs
+// Verb is what the server serves besides the API, as Hermes' two verbs
 // that run the same server.
-type Mode int
+type Verb int
 
 const (
-	// ModeServe is `hermes serve`: headless, every non-API path answers
+	// VerbServe is `hermes serve`: headless, every non-API path answers
 	// 404 JSON.
-	ModeServe Mode = iota
-	// ModeDashboard is `hermes dashboard`: GET / serves a page with the
+	VerbServe Verb = iota
+	// VerbDashboard is `hermes dashboard`: GET / serves a page with the
 	// session token injected.
-	ModeDashboard
+	VerbDashboard
 )
 
-// String returns the verb that runs the mode.
-func (m Mode) String() string {
-	if m == ModeDashboard {
+// String returns the verb as Hermes spells it (serve, dashboard).
+func (m Verb) String() string {
+	if m == VerbDashboard {
 		return hermes.VerbDashboard
 	}
 	return hermes.VerbServe
 }
 
-// readyPrefix is the stdout line that announces the port in this mode.
-func (m Mode) readyPrefix() string {
-	if m == ModeDashboard {
+// readyPrefix is the stdout line that announces the port for this verb.
+func (m Verb) readyPrefix() string {
+	if m == VerbDashboard {
 		return hermes.DashboardReadyPrefix
 	}
 	return hermes.ServeReadyPrefix
@@ -46,7 +46,7 @@ func flagName(flag string) string { return strings.TrimPrefix(flag, "--") }
 // Options are the flags of `hermes-desktop serve` and `hermes-desktop
 // dashboard`.
 type Options struct {
-	Mode Mode
+	Verb Verb
 	Host string
 	Port int
 	// PublicHealth answers /api/health without the session token. Hermes
@@ -87,11 +87,11 @@ type Options struct {
 	NoParentWatch bool
 }
 
-func parseFlags(mode Mode, args []string, stderr io.Writer) (Options, error) {
-	o := Options{Mode: mode}
-	fs := flag.NewFlagSet(mode.String(), flag.ContinueOnError)
+func parseFlags(verb Verb, args []string, stderr io.Writer) (Options, error) {
+	o := Options{Verb: verb}
+	fs := flag.NewFlagSet(verb.String(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { printUsage(fs, mode, stderr) }
+	fs.Usage = func() { printUsage(fs, verb, stderr) }
 	fs.StringVar(&o.Host, flagName(hermes.FlagHost), hermes.LoopbackIP, "address to bind")
 	fs.IntVar(&o.Port, flagName(hermes.FlagPort), 0, "port to bind (0: ephemeral)")
 	fs.BoolVar(&o.PublicHealth, "public-health", false, "answer "+hermes.HealthPath+" without the session token (Hermes gates it)")
@@ -99,7 +99,7 @@ func parseFlags(mode Mode, args []string, stderr io.Writer) (Options, error) {
 	// Hermes' serve takes a profile; accepted and ignored so a Hermes command
 	// line works with the built-in backend too.
 	fs.String("profile", "", "accepted for Hermes compatibility; ignored")
-	if mode == ModeDashboard {
+	if verb == VerbDashboard {
 		// This server never opens a browser; the flag exists so that a
 		// `hermes dashboard --no-open` command line works unchanged.
 		fs.Bool(flagName(hermes.FlagNoOpen), false, "accepted for Hermes compatibility; a browser is never opened")
@@ -108,13 +108,13 @@ func parseFlags(mode Mode, args []string, stderr io.Writer) (Options, error) {
 		return o, err
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("%s: unexpected argument %q", mode, fs.Arg(0))
+		return o, fmt.Errorf("%s: unexpected argument %q", verb, fs.Arg(0))
 	}
 	if o.Port < 0 || o.Port > 65535 {
-		return o, fmt.Errorf("%s: --port %d out of range", mode, o.Port)
+		return o, fmt.Errorf("%s: --port %d out of range", verb, o.Port)
 	}
 	if o.ChildrenAfter < 0 {
-		return o, fmt.Errorf("%s: --children-after %v is negative", mode, o.ChildrenAfter)
+		return o, fmt.Errorf("%s: --children-after %v is negative", verb, o.ChildrenAfter)
 	}
 	return o, nil
 }
@@ -140,8 +140,8 @@ func addFaultFlags(fs *flag.FlagSet, o *Options) {
 	fs.BoolVar(&o.NoParentWatch, "no-parent-watch", false, "baseline: ignore "+hermes.EnvParentPID+" entirely")
 }
 
-func printUsage(fs *flag.FlagSet, mode Mode, w io.Writer) {
-	if mode == ModeDashboard {
+func printUsage(fs *flag.FlagSet, verb Verb, w io.Writer) {
+	if verb == VerbDashboard {
 		fmt.Fprintln(w, "usage: hermes-desktop dashboard [--no-open] [--host H] [--port N] [--public-health] [fault flags]")
 		fmt.Fprintln(w, "\nThe built-in backend with its page, standing in for `hermes dashboard`: prints "+hermes.DashboardReadyPrefix+"N")
 		fmt.Fprintln(w, "when listening, serves the API and, at /, a page carrying the session token. It never opens a browser.")

@@ -27,7 +27,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET "+hermes.HealthPath, s.handleHealth)
 	mux.HandleFunc("GET "+hermes.StatusPath, s.handleStatus)
 	s.routeStubs(mux)
-	if s.opts.Mode == ModeDashboard {
+	if s.opts.Verb == VerbDashboard {
 		mux.HandleFunc("GET /{$}", s.handlePage)
 	}
 	mux.HandleFunc("/", s.handleNotFound)
@@ -38,7 +38,7 @@ func (s *server) routes() http.Handler {
 // past the gate) gets FastAPI's 404, any other path the mode's: serve is
 // headless, as Hermes says on every non-API path.
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, hermes.APIPrefix) || s.opts.Mode == ModeDashboard {
+	if strings.HasPrefix(r.URL.Path, hermes.APIPrefix) || s.opts.Verb == VerbDashboard {
 		writeJSONStatus(w, http.StatusNotFound, detail("Not Found"))
 		return
 	}
@@ -57,7 +57,7 @@ func (s *server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{
 		"ok":         true,
 		"version":    s.version,
-		"mode":       s.opts.Mode.String(),
+		"mode":       s.opts.Verb.String(),
 		"pid":        os.Getpid(),
 		"uptime_s":   time.Since(s.started).Seconds(),
 		"children":   children,

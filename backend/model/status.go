@@ -9,13 +9,14 @@ import (
 
 // InstanceInfo describes the running launcher.
 type InstanceInfo struct {
-	PID      int       `json:"pid"`
-	StateDir string    `json:"state_dir"`
-	Nonce    string    `json:"nonce"`
-	Mode     string    `json:"mode"`
-	Version  string    `json:"version,omitempty"`
-	Started  time.Time `json:"started_at"`
-	Shim     bool      `json:"shim"`
+	PID      int    `json:"pid"`
+	StateDir string `json:"state_dir"`
+	Nonce    string `json:"nonce"`
+	// UI is "gui" (the window) or "headless"; "mode" on the wire, as before.
+	UI      string    `json:"mode"`
+	Version string    `json:"version,omitempty"`
+	Started time.Time `json:"started_at"`
+	Shim    bool      `json:"shim"`
 	// RestartToApply is set once our executable was replaced on disk (a
 	// package upgrade): a handoff to it applies the update.
 	RestartToApply bool `json:"restart_to_apply,omitempty"`

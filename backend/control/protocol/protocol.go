@@ -78,10 +78,10 @@ type StopResult struct {
 }
 
 // FocusResult is OpFocus's answer: whether a window was brought forward,
-// and the instance's mode (gui or headless).
+// and the instance's UI (gui or headless; "mode" on the wire).
 type FocusResult struct {
 	Focused bool   `json:"focused"`
-	Mode    string `json:"mode"`
+	UI      string `json:"mode"` // the answering instance's, "gui" or "headless"
 }
 
 // PageResult is OpPage's and OpOpen's answer.

@@ -76,7 +76,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestRoundTrip(t *testing.T) {
 	started := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
 	status := model.Status{
-		Instance: model.InstanceInfo{PID: 42, StateDir: "/s", Nonce: "n", Mode: "gui", Started: started, Shim: true},
+		Instance: model.InstanceInfo{PID: 42, StateDir: "/s", Nonce: "n", UI: "gui", Started: started, Shim: true},
 		Backends: []model.BackendStatus{{Name: "hermes", State: model.StateReady, PID: 43, Port: 8642}},
 		Notices:  []string{"hello"},
 	}
@@ -93,7 +93,7 @@ func TestRoundTrip(t *testing.T) {
 		roundTrip(OpStartBackend, "hermes", None{}, "", None{}, ""),
 		roundTrip(OpStopBackend, "hermes", None{}, "", None{}, ""),
 		roundTrip(OpStop, "", None{}, "", StopResult{Stopped: true}, mustJSON(t, map[string]bool{"stopped": true})),
-		roundTrip(OpFocus, "", None{}, "", FocusResult{Focused: true, Mode: "gui"}, mustJSON(t, map[string]any{"focused": true, "mode": "gui"})),
+		roundTrip(OpFocus, "", None{}, "", FocusResult{Focused: true, UI: "gui"}, mustJSON(t, map[string]any{"focused": true, "mode": "gui"})),
 		roundTrip(OpReap, "", ReapArgs{DryRun: true, MinAge: &zero, Only: []int{12}}, `{"dry_run":true,"min_age_ns":0,"only":[12]}`, report, mustJSON(t, report)),
 		roundTrip(OpLogs, "hermes", LogsArgs{After: 6, Max: 100}, `{"after":6,"max":100}`, lines, mustJSON(t, lines)),
 		roundTrip(OpPage, "hermes", None{}, "", PageResult{URL: "http://127.0.0.1:9119/"}, mustJSON(t, map[string]string{"url": "http://127.0.0.1:9119/"})),
