@@ -1,0 +1,74 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/control/protocol"
+)
+
+// controlHandler answers the control socket for the launcher l: its own
+// operations here, a handoff's through the Sender, an update's through the
+// Updater.
+type controlHandler struct{ l *Launcher }
+
+// HandleControl answers one request.
+func (h controlHandler) HandleControl(ctx context.Context, req control.Request) (any, error) {
+	l := h.l
+	switch req.Op {
+	case protocol.OpStatus.Name:
+		return protocol.OpStatus.Answer(l.Status(), nil)
+	case protocol.OpRestart.Name:
+		return protocol.OpRestart.Answer(protocol.None{}, l.Restart(ctx, req.Backend))
+	case protocol.OpPage.Name, protocol.OpOpen.Name:
+		u, err := l.PageURL(req.Backend)
+		if err == nil && req.Op == protocol.OpOpen.Name {
+			err = l.OpenExternal(u)
+		}
+		return protocol.OpPage.Answer(protocol.PageResult{URL: u}, err)
+	case protocol.OpStartBackend.Name:
+		return protocol.OpStartBackend.Answer(protocol.None{}, l.StartBackend(ctx, req.Backend))
+	case protocol.OpStopBackend.Name:
+		return protocol.OpStopBackend.Answer(protocol.None{}, l.StopBackend(ctx, req.Backend))
+	case protocol.OpStop.Name:
+		l.RequestStop()
+		select {
+		case <-l.stop.backendsGone: // answer only once the trees are gone
+			return protocol.OpStop.Answer(protocol.StopResult{Stopped: true}, nil)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case protocol.OpFocus.Name:
+		fn := l.focus.Load()
+		if fn != nil {
+			(*fn)()
+		}
+		return protocol.OpFocus.Answer(protocol.FocusResult{Focused: fn != nil, UI: l.cfg.UI}, nil)
+	}
+	return h.handleArgs(ctx, req)
+}
+
+// handleArgs answers the operations that take arguments, and hands the
+// handoff's and the update's to their objects.
+func (h controlHandler) handleArgs(ctx context.Context, req control.Request) (any, error) {
+	switch req.Op {
+	case protocol.OpReap.Name:
+		args, err := protocol.OpReap.Args(req)
+		if err != nil {
+			return nil, err
+		}
+		return protocol.OpReap.Answer(h.l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only))
+	case protocol.OpLogs.Name:
+		args, err := protocol.OpLogs.Args(req)
+		if err != nil {
+			return nil, err
+		}
+		return protocol.OpLogs.Answer(h.l.Logs(req.Backend, args.After, args.Max))
+	case protocol.OpHandoff.Name, protocol.OpHandoffCommit.Name:
+		return h.l.handoff.HandleControl(ctx, req)
+	case protocol.OpUpdateCheck.Name, protocol.OpUpdateApply.Name, protocol.OpUpdateSkip.Name:
+		return h.l.upd.HandleControl(ctx, req)
+	}
+	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+}
