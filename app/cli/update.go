@@ -64,6 +64,16 @@ func cmdUpdateCheck(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+// updatesOff says why updates are off in one sentence: the message
+// already opens with "updates are off" when it comes from update's errors.
+func updatesOff(msg string) string {
+	const lead = "updates are off"
+	if rest, ok := strings.CutPrefix(msg, lead); ok {
+		return "Updates are off" + rest
+	}
+	return "Updates are off: " + msg
+}
+
 func printCheck(w io.Writer, c update.Check) {
 	switch {
 	case c.Available && c.Command != "":
@@ -71,7 +81,7 @@ func printCheck(w io.Writer, c update.Check) {
 	case c.Available:
 		fmt.Fprintf(w, "Hermes Desktop %s is available (this is %s). Install it with: hermes-desktop update apply\n", c.Latest, c.Current)
 	case c.Reason == "disabled":
-		fmt.Fprintf(w, "Updates are off: %s\n", c.Message)
+		fmt.Fprintln(w, updatesOff(c.Message))
 	case c.Reason == "up-to-date" && c.Latest != "":
 		fmt.Fprintf(w, "Hermes Desktop %s is up to date (the feed offers %s). %s\n", c.Current, c.Latest, c.Message)
 	case c.Failed():

@@ -79,3 +79,15 @@ func TestFailedSaysTheCodeOnce(t *testing.T) {
 		}
 	}
 }
+
+// A build without updates says so once, not "Updates are off: updates are
+// off: ..." (issue 23, item 9).
+func TestPrintCheckUpdatesOffOnce(t *testing.T) {
+	for _, msg := range []string{update.ErrBuildOff.Error(), "the feed is not set"} {
+		var out strings.Builder
+		printCheck(&out, update.Check{Reason: "disabled", Message: msg})
+		if got := out.String(); strings.Count(strings.ToLower(got), "updates are off") != 1 || !strings.HasPrefix(got, "Updates are off") {
+			t.Errorf("message %q: got %q, want one sentence opening with \"Updates are off\"", msg, got)
+		}
+	}
+}
