@@ -88,7 +88,7 @@ func (r *Reclaimer) Spawning(nonce string) func(pid int) {
 	}
 }
 
-// Reaped unregisters a child the launcher has reaped itself, and wakes the
+// Collected unregisters a child the launcher has collected itself, and wakes the
 // Reclaimer: a shim that died may have left orphans.
 func (r *Reclaimer) Collected(pid int) {
 	r.mu.Lock()
