@@ -46,7 +46,7 @@ TSGEN      := $(GO) run ./cmd/tsgen
 TSGEN_DEPS := $(shell find backend cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test frontend-dist-check gui-deps core-payload gui-smoke gui-journeys bench bench-idle bench-window chaos clean \
+	gen gen-check frontend frontend-test frontend-dist-check gui-deps core-payload remote-cores gui-smoke gui-journeys bench bench-idle bench-window chaos clean \
 	gui-windows package-deps package package-test test-windows
 
 all: build
@@ -117,6 +117,13 @@ gui: gui-deps $(WAILS) frontend core-payload
 # backend (backend/corebin).
 core-payload:
 	scripts/core-payload.sh '$(LDFLAGS)'
+
+# The cores remote backends run on their hosts (backend/remotecore), for
+# linux/amd64, linux/arm64, darwin/arm64 and darwin/amd64, with SHA256SUMS:
+# in build/bin/cores, next to the desktop binary, where the app finds them.
+REMOTE_CORES := build/bin/cores
+remote-cores:
+	scripts/remote-cores.sh $(REMOTE_CORES) '$(VERSION)' '$(LDFLAGS)'
 
 gui-smoke: gui
 	scripts/gui-smoke.sh $(GUI_BIN) $(ARTIFACTS)

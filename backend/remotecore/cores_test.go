@@ -1,0 +1,77 @@
+//go:build unix
+
+package remotecore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOpenCoresRefuses(t *testing.T) {
+	sum := strings.Repeat("ab", 32)
+	for name, tc := range map[string]struct{ version, sums string }{
+		"other version":  {"0.9\n", sum + "  hermes-desktop-core-linux-amd64\n"},
+		"not a sum":      {"1.0\n", "xyz  hermes-desktop-core-linux-amd64\n"},
+		"uppercase sum":  {"1.0\n", strings.ToUpper(sum) + "  hermes-desktop-core-linux-amd64\n"},
+		"not sum format": {"1.0\n", sum + " hermes-desktop-core-linux-amd64\n"},
+	} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, VersionFile), tc.version, 0o644)
+		writeFile(t, filepath.Join(dir, SumsFile), tc.sums, 0o644)
+		if _, err := OpenCores(dir, "1.0"); err == nil {
+			t.Errorf("%s: OpenCores: got nil, want an error", name)
+		}
+	}
+	if _, err := OpenCores(t.TempDir(), "1.0"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("empty directory: got %v, want ErrNotExist", err)
+	}
+}
+
+func TestCoresMissingPlatform(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, VersionFile), "1.0\n", 0o644)
+	writeFile(t, filepath.Join(dir, SumsFile), strings.Repeat("ab", 32)+"  hermes-desktop-core-linux-amd64\n", 0o644)
+	c, err := OpenCores(dir, "1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Core(Platform{"darwin", "arm64"}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Core(darwin/arm64): got %v, want ErrUnsupported", err)
+	}
+	if core, err := c.Core(Platform{"linux", "amd64"}); err != nil || core.Path != filepath.Join(dir, "hermes-desktop-core-linux-amd64.gz") {
+		t.Errorf("Core(linux/amd64): got %+v, %v", core, err)
+	}
+}
+
+// TestRealCore installs a core `make remote-cores` built, from
+// $HERMES_DESKTOP_CORES (skipped without it, with its version in
+// $HERMES_DESKTOP_CORES_VERSION), and runs its `version --json` on the
+// local "remote" through Exec.
+func TestRealCore(t *testing.T) {
+	dir, version := os.Getenv(CoresEnv), os.Getenv("HERMES_DESKTOP_CORES_VERSION")
+	if dir == "" || version == "" {
+		t.Skipf("set %s and HERMES_DESKTOP_CORES_VERSION to a `make remote-cores` output", CoresEnv)
+	}
+	cores, err := LocateCores(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &shellRemote{home: t.TempDir()}
+	in := install(t, r, cores)
+	out, err := r.Run(context.Background(), time.Minute, nil, in.Exec("version", "--json")...)
+	if err != nil {
+		t.Fatalf("core version: %v", err)
+	}
+	var got struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil || got.Version != version {
+		t.Errorf("core version printed %q (%v), want version %q", out, err, version)
+	}
+}

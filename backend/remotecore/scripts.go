@@ -1,0 +1,94 @@
+package remotecore
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The remote side of Install and Exec: constant POSIX sh text that takes
+// every value as a positional parameter ($1 the core's path under $HOME,
+// $2 its SHA-256), so no path or version is ever parsed as shell. Each is
+// one line of statements (joined with "; "), because the remote login
+// shell first reads the quoted script as one word and csh-like shells
+// refuse a newline inside quotes. Tools used exist on Linux and macOS
+// alike: sha256sum (GNU, busybox) or shasum -a 256 (macOS, perl), mktemp,
+// find -prune -perm, and gzip when there (else uploads go unpacked).
+
+// sumFunc defines sum: the SHA-256 of stdin in lowercase hex. Reading
+// stdin, not a named file, keeps GNU's escaping of odd names out of it.
+const sumFunc = `sum() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi | { read -r s _ && printf %s "$s"; }; }`
+
+// Answers of checkScript on stdout: one of these, then "gzip" when the
+// remote has gzip to unpack an upload (else the upload is sent unpacked).
+const (
+	stateOK      = "ok"      // the core is there, ours, executable, with the digest
+	stateMissing = "missing" // absent, not a plain file of ours, or not executable
+	stateDiffers = "differs" // there with another digest (torn, altered, another build)
+)
+
+// exitUnsafeHome is checkScript's status when $HOME is not a directory of
+// this user or anyone may write in it: then anyone could swap our files
+// between the check and the exec, and we refuse to run there at all.
+const exitUnsafeHome = 3
+
+// checkScript says whether the core $1 under $HOME has digest $2.
+var checkScript = script(
+	sumFunc,
+	`h=$HOME`,
+	`if [ -z "$h" ] || [ ! -d "$h" ] || [ ! -O "$h" ]; then echo "home ${h:-(HOME unset)} is not a directory of this user" >&2; exit `+strconv.Itoa(exitUnsafeHome)+`; fi`,
+	`if [ -n "$(find "$h" -prune -perm -002)" ]; then echo "home $h is writable by everyone" >&2; exit `+strconv.Itoa(exitUnsafeHome)+`; fi`,
+	`f=$h/$1`,
+	`g=; if command -v gzip >/dev/null 2>&1; then g=gzip; fi`,
+	`if [ ! -f "$f" ] || [ -L "$f" ] || [ ! -O "$f" ] || [ ! -x "$f" ]; then echo missing $g; exit 0; fi`,
+	`s=$(sum <"$f") || exit 4`,
+	`if [ "$s" = "$2" ]; then echo ok $g; else echo differs $g; fi`,
+)
+
+// uploadScript writes stdin (gzip'd when $3 is "gzip") to the core $1
+// under $HOME when its digest is $2: into a temporary file in the same directory (so the rename is
+// atomic), synced, made executable, then renamed over the old one; a
+// half-written or wrong file is never at the core's path. The directories
+// from ~/.hermes-desktop down are this user's alone (0700), so nobody else
+// can swap the file between Exec's check and its exec.
+var uploadScript = script(
+	`set -e`,
+	`umask 077`,
+	sumFunc,
+	`f=$HOME/$1`,
+	`d=${f%/*}`,
+	`mkdir -p "$d"`,
+	`chmod 700 "$d" "${d%/*}" "${d%/*/*}" "${d%/*/*/*}"`,
+	`t=$(mktemp "$d/.upload.XXXXXX")`,
+	`trap 'rm -f "$t"' EXIT`,
+	`if [ "$3" = gzip ]; then gzip -dc >"$t"; else cat >"$t"; fi`,
+	`s=$(sum <"$t")`,
+	`if [ "$s" != "$2" ]; then echo "the uploaded file has SHA-256 $s, want $2" >&2; exit 5; fi`,
+	`chmod 700 "$t"`,
+	// GNU sync FILE fsyncs that file; where sync takes no file (macOS)
+	// it fails or ignores it, and a whole sync is the fallback.
+	`sync "$t" 2>/dev/null || sync`,
+	`mv -f "$t" "$f"`,
+	`trap - EXIT`,
+	`echo uploaded`,
+)
+
+// exitNotOurs is execScript's status when the file is not the core we
+// uploaded: 126, the shell's "found but cannot be executed".
+const exitNotOurs = 126
+
+// execScript runs the core $1 under $HOME with the arguments after $2 only
+// if its digest is still $2. The check and the exec use the same path in
+// directories only this user may write (uploadScript), so the file that
+// was checked is the one that runs.
+var execScript = script(
+	sumFunc,
+	`f=$HOME/$1`,
+	`w=$2`,
+	`shift 2`,
+	`s=$(sum <"$f") || s=`,
+	`if [ "$s" != "$w" ]; then echo "hermes-desktop: $f is not the core we uploaded (SHA-256 ${s:-unreadable}, want $w): not run" >&2; exit `+strconv.Itoa(exitNotOurs)+`; fi`,
+	`exec "$f" "$@"`,
+)
+
+// script joins statements into one line.
+func script(stmts ...string) string { return strings.Join(stmts, "; ") }
