@@ -41,6 +41,11 @@ var layer = map[string]int{
 	"internal/cli":             11,
 	"":                         12, // main
 	"internal/tsgen":           12,
+
+	// The SSH transport and its test sshd: above the primitives, below
+	// the engine that will run remote backends through them.
+	"backend/ssh":         1,
+	"backend/ssh/sshtest": 2,
 }
 
 // topLayer holds what nothing imports: benchmarks, tests, tools.
