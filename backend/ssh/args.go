@@ -3,6 +3,7 @@ package ssh
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // readyLine is what the master's LocalCommand prints once authenticated:
@@ -60,7 +61,9 @@ func (h *Host) clientArgs(extra ...string) []string {
 	return append(a, extra...)
 }
 
-func seconds(d interface{ Seconds() float64 }) string {
+// seconds is d in whole seconds, rounded up, at least 1 (ssh and
+// timeout(1) take seconds).
+func seconds(d time.Duration) string {
 	return strconv.Itoa(max(1, int(d.Seconds()+0.999)))
 }
 

@@ -12,15 +12,16 @@ import (
 )
 
 // killGrace is how long the remote `timeout` waits after SIGTERM before
-// SIGKILL, and how long past that we wait for ssh to report it.
+// SIGKILL (the 2 of -k 2 in timeoutScript), and how long past that we wait
+// for ssh to report it.
 const killGrace = 2 * time.Second
 
 // timeoutScript runs "$@" for $0 seconds on the remote. GNU timeout
 // (Linux) signals the command's whole process group, SIGKILL killGrace
 // later; where it is missing (macOS without coreutils) perl's alarm ends
 // the command itself, not its children (the remote watchdog will).
-const timeoutScript = `if command -v timeout >/dev/null 2>&1; then exec timeout -k ` +
-	`2 "$0" "$@"; fi; exec perl -e "alarm shift; exec @ARGV or exit 127" "$0" "$@"`
+const timeoutScript = `if command -v timeout >/dev/null 2>&1; then exec timeout -k 2 "$0" "$@"; fi; ` +
+	`exec perl -e "alarm shift; exec @ARGV or exit 127" "$0" "$@"`
 
 // Exit statuses that mean the remote timeout fired: timeout's own 124,
 // 128+KILL after -k, 128+ALRM from perl's alarm.
