@@ -46,7 +46,7 @@ TSGEN      := $(GO) run ./cmd/tsgen
 TSGEN_DEPS := $(shell find backend cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test frontend-dist-check gui-deps core-payload remote-cores gui-smoke gui-journeys bench bench-idle bench-window chaos clean \
+	gen gen-check frontend frontend-test frontend-dist-check gui-deps ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-idle bench-window chaos clean \
 	gui-windows package-deps package package-test test-windows
 
 all: build
@@ -69,6 +69,9 @@ run:
 
 gui-deps:
 	scripts/install-gui-deps.sh
+
+ssh-test-deps:
+	scripts/install-ssh-test-deps.sh
 
 $(WAILS):
 	scripts/install-wails.sh
@@ -182,8 +185,9 @@ staticcheck-gui: $(STATICCHECK) gui-deps frontend
 	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production . ./app/desktop
 
 # -race needs cgo; the binary the tests build for themselves is CGO-free.
-# The tray's tests need the desktop tag (and no GUI libraries).
-unit:
+# The tray's tests need the desktop tag (and no GUI libraries). The remote
+# backends' tests start a real sshd (internal/sshtest).
+unit: ssh-test-deps
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
 	CGO_ENABLED=1 $(GO) test -race -count=1 -tags desktop ./app/desktop
 

@@ -1,0 +1,134 @@
+package ssh
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Sentinels for the cases callers branch on (errors.Is).
+var (
+	// ErrUnknownHostKey: the host's key is in no known_hosts file.
+	ErrUnknownHostKey = errors.New("ssh: unknown host key")
+	// ErrHostKeyChanged: the host's key differs from the known one.
+	ErrHostKeyChanged = errors.New("ssh: host key changed")
+	// ErrAuth: the server refused every key (BatchMode: no prompts).
+	ErrAuth = errors.New("ssh: authentication failed")
+	// ErrUnreachable: the connection failed for a reason that may pass
+	// (refused, timed out, reset); reconnects retry it.
+	ErrUnreachable = errors.New("ssh: host unreachable")
+	// ErrTimeout: a remote command ran past its timeout and was killed on
+	// the remote.
+	ErrTimeout = errors.New("ssh: remote command timed out")
+	// ErrClosed: the Host was closed.
+	ErrClosed = errors.New("ssh: host closed")
+	// ErrControlPath: the control socket's path does not fit sun_path.
+	ErrControlPath = errors.New("ssh: control socket path too long")
+	// ErrNoMultiplexing: this platform's OpenSSH has no ControlMaster.
+	ErrNoMultiplexing = errors.New("ssh: OpenSSH connection multiplexing (ControlMaster) is not available on this platform")
+)
+
+// permanent reports whether retrying cannot help: a key problem needs a
+// person, and retrying a refused key is an authentication storm.
+func permanent(err error) bool {
+	return errors.Is(err, ErrUnknownHostKey) || errors.Is(err, ErrHostKeyChanged) || errors.Is(err, ErrAuth)
+}
+
+// HostKeyError is an unknown or changed host key, with what a person
+// needs to decide: the key's fingerprints and the command to run.
+type HostKeyError struct {
+	Destination  string
+	Address      string   // host:port that ssh-keyscan reached, e.g. [127.0.0.1]:2222
+	Fingerprints []string // "ED25519 SHA256:...", empty when the scan failed
+	Hint         string
+	Err          error // ErrUnknownHostKey or ErrHostKeyChanged
+}
+
+// Error names the host, its fingerprints and what to run.
+func (e *HostKeyError) Error() string {
+	var b strings.Builder
+	if errors.Is(e.Err, ErrHostKeyChanged) {
+		fmt.Fprintf(&b, "ssh: the host key of %s (%s) has CHANGED since it was accepted", e.Destination, e.Address)
+	} else {
+		fmt.Fprintf(&b, "ssh: the host key of %s (%s) is not known", e.Destination, e.Address)
+	}
+	if len(e.Fingerprints) > 0 {
+		fmt.Fprintf(&b, "; it offers %s", strings.Join(e.Fingerprints, ", "))
+	}
+	b.WriteString("; ")
+	b.WriteString(e.Hint)
+	return b.String()
+}
+
+// Unwrap returns ErrUnknownHostKey or ErrHostKeyChanged.
+func (e *HostKeyError) Unwrap() error { return e.Err }
+
+// classify turns a failed master's stderr into an error of one kind.
+func classify(stderr string) error {
+	last := lastLine(stderr)
+	switch {
+	case strings.Contains(stderr, "REMOTE HOST IDENTIFICATION HAS CHANGED"):
+		return ErrHostKeyChanged
+	case strings.Contains(stderr, "Host key verification failed"),
+		strings.Contains(stderr, "host key is known for"):
+		return ErrUnknownHostKey
+	case strings.Contains(stderr, "Permission denied"):
+		return fmt.Errorf("%w: %s", ErrAuth, last)
+	case last == "":
+		return fmt.Errorf("%w: ssh exited without a message", ErrUnreachable)
+	}
+	return fmt.Errorf("%w: %s", ErrUnreachable, last)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "\r", "")), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// hostKeyError scans the host's keys (ssh-keyscan to the host name and
+// port ssh resolved; a host behind ProxyJump is not reachable that way and
+// gets the hint alone) and fingerprints them with ssh-keygen -lf.
+func hostKeyError(ctx context.Context, o Options, r resolved, kind error) error {
+	e := &HostKeyError{Destination: o.Destination, Address: r.address(), Err: kind}
+	known := "~/.ssh/known_hosts"
+	if o.KnownHostsFile != "" {
+		known = o.KnownHostsFile
+	}
+	e.Hint = fmt.Sprintf("check the fingerprint with the host's owner, then run `ssh %s` once in a terminal and accept it, or `ssh-keyscan -p %s %s >> %s`",
+		o.Destination, r.Port, r.HostName, known)
+	if errors.Is(kind, ErrHostKeyChanged) {
+		e.Hint = fmt.Sprintf("if the change is expected, remove the old key with `ssh-keygen -R %s` and connect once in a terminal; if not, someone may be in the middle", r.knownName())
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	scan, err := exec.CommandContext(ctx, "ssh-keyscan", "-T", "5", "-p", r.Port, "--", r.HostName).Output()
+	if err != nil || len(scan) == 0 {
+		return e
+	}
+	keygen := exec.CommandContext(ctx, "ssh-keygen", "-lf", "-")
+	keygen.Stdin = bytes.NewReader(scan)
+	out, err := keygen.Output()
+	if err != nil {
+		return e
+	}
+	e.Fingerprints = parseFingerprints(string(out))
+	return e
+}
+
+// parseFingerprints reads ssh-keygen -l lines, "256 SHA256:x host (ED25519)".
+func parseFingerprints(out string) []string {
+	var fps []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		typ := strings.Trim(f[len(f)-1], "()")
+		fps = append(fps, typ+" "+f[1])
+	}
+	return fps
+}

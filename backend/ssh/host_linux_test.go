@@ -1,0 +1,307 @@
+package ssh_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/ssh"
+	"hermes-desktop/internal/sshtest"
+)
+
+// newHost returns a Host for the test server's alias; Close runs at the
+// end of the test, before the server's own cleanup checks for leftovers.
+func newHost(t *testing.T, srv *sshtest.Server, opts ssh.Options) *ssh.Host {
+	t.Helper()
+	if opts.Destination == "" {
+		opts.Destination = sshtest.Alias
+	}
+	if opts.ConfigFile == "" {
+		opts.ConfigFile = srv.ClientConfig
+	}
+	opts.ControlDir = srv.Dir
+	h, err := ssh.New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	return h
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestRunUname(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := newHost(t, srv, ssh.Options{})
+	out, err := h.Run(ctxFor(t), 10*time.Second, "uname", "-sm")
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "Linux ") {
+		t.Errorf("uname -sm: got %q, want Linux <machine>", got)
+	}
+	if got := h.Status().String(); got != "connected" {
+		t.Errorf("status: got %q, want connected", got)
+	}
+}
+
+// One authentication however many commands and channels (Hermes #90834).
+func TestOneAuthenticationPerHost(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := newHost(t, srv, ssh.Options{})
+	ctx := ctxFor(t)
+	// Concurrent first calls: they must share one attempt.
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, arg := range []string{"a b", "it's"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := h.Run(ctx, 10*time.Second, "echo", arg)
+			if err == nil && strings.TrimSpace(string(out)) != arg {
+				err = errors.New("echo: got " + string(out) + ", want " + arg)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	}
+	ch, err := h.Start(ctx, "cat")
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if _, err := io.WriteString(ch.Stdin, "lifeline\n"); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	line, err := bufio.NewReader(ch.Stdout).ReadString('\n')
+	if err != nil || line != "lifeline\n" {
+		t.Fatalf("channel echo: got %q, %v, want %q", line, err, "lifeline\n")
+	}
+	_ = ch.Stdin.Close() // the remote cat sees EOF and exits
+	if err := ch.Wait(); err != nil {
+		t.Fatalf("channel Wait: %v", err)
+	}
+	if got := srv.Authentications(); got != 1 {
+		t.Errorf("authentications: got %d, want 1\n%s", got, srv.LogText())
+	}
+	if got := srv.Connections(); got != 1 {
+		t.Errorf("connections: got %d, want 1", got)
+	}
+}
+
+// A hung remote command is killed on the remote when its timeout ends
+// (Hermes #110478: a probe without a remote timeout leaked every 30 s).
+func TestRunTimeoutKillsRemote(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := newHost(t, srv, ssh.Options{})
+	_, err := h.Run(ctxFor(t), time.Second, "sh", "-c", "sleep 1000 & sleep 1000")
+	if !errors.Is(err, ssh.ErrTimeout) {
+		t.Fatalf("Run: got %v, want ErrTimeout", err)
+	}
+	// The master's sshd processes stay; nothing else may.
+	var left []sshtest.Proc
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left = left[:0]
+		for _, p := range srv.Processes() {
+			if !strings.HasPrefix(p.Args, "sshd") {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("left on the remote after the timeout: %v", left)
+	}
+}
+
+// An unknown host key fails with the fingerprint and what to run, and
+// nothing authenticates.
+func TestUnknownHostKey(t *testing.T) {
+	srv := sshtest.Start(t)
+	empty := filepath.Join(srv.Dir, "empty_known_hosts")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(srv.Dir, "ssh_config_unknown")
+	srv.WriteClientConfig(t, conf, empty)
+	h := newHost(t, srv, ssh.Options{ConfigFile: conf})
+	_, err := h.Run(ctxFor(t), 10*time.Second, "true")
+	if !errors.Is(err, ssh.ErrUnknownHostKey) {
+		t.Fatalf("Run: got %v, want ErrUnknownHostKey", err)
+	}
+	fp := fingerprint(t, srv.HostKey)
+	for _, want := range []string{sshtest.Alias, "[127.0.0.1]:" + strconv.Itoa(srv.Port), fp, "ssh " + sshtest.Alias, "ssh-keyscan"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q: want it to name %q", err, want)
+		}
+	}
+	if got := srv.Authentications(); got != 0 {
+		t.Errorf("authentications: got %d, want 0", got)
+	}
+	if st := h.Status(); st.State != ssh.Failed {
+		t.Errorf("state: got %v, want failed (a key problem is not retried)", st)
+	}
+}
+
+func fingerprint(t *testing.T, pubFile string) string {
+	out, err := execOutput("ssh-keygen", "-lf", pubFile)
+	if err != nil {
+		t.Fatalf("ssh-keygen -lf: %v", err)
+	}
+	return strings.Fields(out)[1]
+}
+
+// The server dies: the Host reconnects with backoff, one attempt at a
+// time, a bounded number of attempts, then fails.
+func TestReconnectBackoffBounded(t *testing.T) {
+	srv := sshtest.Start(t)
+	var mu sync.Mutex
+	var seen []string
+	h := newHost(t, srv, ssh.Options{
+		MinBackoff: 100 * time.Millisecond, MaxBackoff: 400 * time.Millisecond, MaxAttempts: 4,
+		OnState: func(s ssh.Status) { mu.Lock(); seen = append(seen, s.String()); mu.Unlock() },
+	})
+	ctx := ctxFor(t)
+	if err := h.Connect(ctx); err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	// Something that accepts and drops every connection on the port,
+	// counting them: each reconnect attempt is one.
+	srv.Kill()
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(srv.Port))
+	if err != nil {
+		t.Fatalf("listen on the dead server's port: %v", err)
+	}
+	defer l.Close()
+	var accepts int
+	acceptDone := make(chan struct{})
+	go func() { // ends when l closes
+		defer close(acceptDone)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepts++
+			mu.Unlock()
+			_ = c.Close()
+		}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for h.Status().State != ssh.Failed && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	l.Close()
+	<-acceptDone
+	if st := h.Status(); st.State != ssh.Failed {
+		t.Fatalf("state: got %v, want failed after 4 attempts", st)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if accepts != 4 {
+		t.Errorf("connection attempts: got %d, want 4 (MaxAttempts)", accepts)
+	}
+	var reconnecting []string
+	for _, s := range seen {
+		if strings.HasPrefix(s, "reconnecting (attempt ") && strings.Contains(s, "next in") {
+			reconnecting = append(reconnecting, s)
+		}
+	}
+	if len(reconnecting) != 3 || !strings.HasPrefix(reconnecting[2], "reconnecting (attempt 4, next in") {
+		t.Errorf("states: got %q, want three \"reconnecting (attempt N, next in S s)\", the last attempt 4", seen)
+	}
+}
+
+// Close ends the master: its process is reaped and the server has no
+// session left (checked again by the server's cleanup).
+func TestCloseReapsMaster(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := newHost(t, srv, ssh.Options{})
+	if err := h.Connect(ctxFor(t)); err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if len(srv.Processes()) == 0 {
+		t.Fatal("no sshd session for the master")
+	}
+	masters := childrenNamed(t, "ssh")
+	if len(masters) != 1 {
+		t.Fatalf("ssh children of the test: got %v, want one master", masters)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if left := childrenNamed(t, "ssh"); len(left) != 0 {
+		t.Errorf("ssh children after Close (zombie or alive): got %v, want none", left)
+	}
+	if left := srv.WaitClean(10 * time.Second); len(left) != 0 {
+		t.Errorf("sessions left on the server after Close: %v", left)
+	}
+	if got := h.Status().State; got != ssh.Closed {
+		t.Errorf("state: got %v, want closed", got)
+	}
+	if _, err := h.Run(context.Background(), time.Second, "true"); !errors.Is(err, ssh.ErrClosed) {
+		t.Errorf("Run after Close: got %v, want ErrClosed", err)
+	}
+}
+
+// Forward carries a connection from a local port through the master to a
+// port on the host (here the host is this machine).
+func TestForward(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := newHost(t, srv, ssh.Options{})
+	remote, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	go func() { // ends when remote closes
+		for {
+			c, err := remote.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = io.WriteString(c, "through the tunnel\n")
+			_ = c.Close()
+		}
+	}()
+	lp := freePort(t)
+	ctx := ctxFor(t)
+	if err := h.Forward(ctx, lp, remote.Addr().(*net.TCPAddr).Port); err != nil {
+		t.Fatalf("Forward: %v", err)
+	}
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(lp))
+	if err != nil {
+		t.Fatalf("dial the forward: %v", err)
+	}
+	defer c.Close()
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if line != "through the tunnel\n" {
+		t.Errorf("through the forward: got %q, %v", line, err)
+	}
+	if got := srv.Authentications(); got != 1 {
+		t.Errorf("authentications: got %d, want 1", got)
+	}
+}

@@ -1,0 +1,71 @@
+package ssh
+
+import "time"
+
+// Options configure a Host. Every zero value has a documented default,
+// filled in by withDefaults.
+type Options struct {
+	// Destination is anything ssh(1) takes: [user@]host, ssh://user@host:port,
+	// or an alias of the ssh config. Required.
+	Destination string
+	// ControlDir holds the control socket (our state dir). Required. A
+	// socket path must fit sun_path (104 bytes on macOS, 108 on Linux)
+	// with the 17 bytes ssh adds for its temporary name; a longer dir
+	// fails New with ErrControlPath.
+	ControlDir string
+	// ConfigFile is the ssh config file, passed as `ssh -F`. Zero: ssh's
+	// own choice (~/.ssh/config of the passwd entry, not of $HOME).
+	ConfigFile string
+	// KnownHostsFile overrides UserKnownHostsFile. Zero: as configured.
+	KnownHostsFile string
+	// IdentityFile is added with -i. Zero: as configured (agent, config).
+	IdentityFile string
+	// SSH is the client binary. Zero: "ssh" from PATH.
+	SSH string
+	// ConnectTimeout bounds one attempt, from spawn to authenticated.
+	// Zero: 30 s.
+	ConnectTimeout time.Duration
+	// ServerAliveInterval is ssh's keepalive interval (three missed
+	// answers end the master). Zero: 15 s.
+	ServerAliveInterval time.Duration
+	// MinBackoff is the wait after the first failed attempt; each next
+	// wait doubles, up to MaxBackoff. Zero: 1 s and 60 s.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxAttempts bounds the attempts of one Connect or reconnect before
+	// the Host is Failed. Zero: 8.
+	MaxAttempts int
+	// OnState, when set, is called with every new status, in order, from
+	// the goroutine that changed it; it must not call back into the Host.
+	OnState func(Status)
+}
+
+func (o Options) withDefaults() Options {
+	if o.SSH == "" {
+		o.SSH = "ssh"
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 30 * time.Second
+	}
+	if o.ServerAliveInterval <= 0 {
+		o.ServerAliveInterval = 15 * time.Second
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 60 * time.Second
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 8
+	}
+	return o
+}
+
+// backoff is the wait after failed attempt n (1-based).
+func (o Options) backoff(n int) time.Duration {
+	d := o.MinBackoff
+	for i := 1; i < n && d < o.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, o.MaxBackoff)
+}

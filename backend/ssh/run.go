@@ -1,0 +1,173 @@
+package ssh
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"time"
+)
+
+// killGrace is how long the remote `timeout` waits after SIGTERM before
+// SIGKILL (the 2 of -k 2 in timeoutScript), and how long past that we wait
+// for ssh to report it.
+const killGrace = 2 * time.Second
+
+// timeoutScript runs "$@" for $0 seconds on the remote. GNU timeout
+// (Linux) signals the command's whole process group, SIGKILL killGrace
+// later; where it is missing (macOS without coreutils) perl's alarm ends
+// the command itself, not its children (the remote watchdog will).
+const timeoutScript = `if command -v timeout >/dev/null 2>&1; then exec timeout -k 2 "$0" "$@"; fi; ` +
+	`exec perl -e "alarm shift; exec @ARGV or exit 127" "$0" "$@"`
+
+// Exit statuses that mean the remote timeout fired: timeout's own 124,
+// 128+KILL after -k, 128+ALRM from perl's alarm.
+var timeoutCodes = map[int]bool{124: true, 137: true, 142: true}
+
+// Run runs argv on the host through the master and returns its stdout.
+// Every remote command has a timeout: when it ends, the command is killed
+// on the remote (not only our ssh client, which would leave it running:
+// Hermes #110478), and Run returns an error wrapping ErrTimeout. If ctx
+// ends first, our client is killed and the remote command ends at its
+// timeout at the latest.
+func (h *Host) Run(ctx context.Context, timeout time.Duration, argv ...string) ([]byte, error) {
+	if timeout <= 0 || len(argv) == 0 {
+		return nil, errors.New("ssh: run needs a command and a timeout")
+	}
+	if err := h.Connect(ctx); err != nil {
+		return nil, err
+	}
+	secs := seconds(timeout)
+	remote := remoteCommand(append([]string{"sh", "-c", timeoutScript, secs}, argv...))
+	n, _ := strconv.Atoi(secs)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(n)*time.Second+2*killGrace)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.opts.SSH, h.clientArgs("-T", "--", h.opts.Destination, remote)...)
+	setProcAttr(cmd)
+	// A mux client hands its stdio to the master, which holds the pipes as
+	// long as the remote command runs: without WaitDelay a remote command
+	// that outlived our client would block Run.
+	cmd.WaitDelay = killGrace
+	var stdout bytes.Buffer
+	stderr := &tail{max: 8 << 10}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return stdout.Bytes(), nil
+	case errors.As(err, &ee) && timeoutCodes[ee.ExitCode()]:
+		return stdout.Bytes(), fmt.Errorf("ssh: run %q on %s: %w after %s", argv[0], h.opts.Destination, ErrTimeout, timeout)
+	}
+	return stdout.Bytes(), fmt.Errorf("ssh: run %q on %s: %w: %s", argv[0], h.opts.Destination, err, lastLine(stderr.String()))
+}
+
+// Channel is a long-running remote command whose stdin and stdout are
+// ours (a backend's lifeline). Its caller owns it: Wait must be called.
+type Channel struct {
+	Stdin  io.WriteCloser
+	Stdout io.ReadCloser
+	cmd    *exec.Cmd
+	stderr *tail
+}
+
+// Start runs argv on the host through the master without a timeout; ctx
+// bounds the connect only. The remote command sees its stdin close when
+// the channel ends (Kill, Close of the Host, the master's death).
+func (h *Host) Start(ctx context.Context, argv ...string) (*Channel, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("ssh: start needs a command")
+	}
+	if err := h.Connect(ctx); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(h.opts.SSH, h.clientArgs("-T", "--", h.opts.Destination, remoteCommand(argv))...)
+	setProcAttr(cmd)
+	cmd.WaitDelay = killGrace // see Run
+	c := &Channel{cmd: cmd, stderr: &tail{max: 8 << 10}}
+	cmd.Stderr = c.stderr
+	var err error
+	if c.Stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("ssh: start %q: %w", argv[0], err)
+	}
+	if c.Stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, fmt.Errorf("ssh: start %q: %w", argv[0], err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("ssh: start %q on %s: %w", argv[0], h.opts.Destination, err)
+	}
+	return c, nil
+}
+
+// Wait waits for the channel to end (read Stdout to EOF first) and reaps
+// our ssh client.
+func (c *Channel) Wait() error {
+	if err := c.cmd.Wait(); err != nil {
+		return fmt.Errorf("ssh: channel: %w: %s", err, lastLine(c.stderr.String()))
+	}
+	return nil
+}
+
+// Kill ends our ssh client, which closes the channel. Call Wait after.
+func (c *Channel) Kill() error { return c.cmd.Process.Kill() }
+
+// forward is one -L forward: 127.0.0.1:Local to 127.0.0.1:Remote.
+type forward struct{ Local, Remote int }
+
+func (f forward) spec() string {
+	return fmt.Sprintf("127.0.0.1:%d:127.0.0.1:%d", f.Local, f.Remote)
+}
+
+// Forward listens on 127.0.0.1:local and forwards each connection through
+// the master to 127.0.0.1:remote on the host (`ssh -O forward -L`). It is
+// re-added after a reconnect until Unforward.
+func (h *Host) Forward(ctx context.Context, local, remote int) error {
+	if err := h.Connect(ctx); err != nil {
+		return err
+	}
+	f := forward{local, remote}
+	if err := h.control(ctx, "forward", "-L", f.spec()); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.forwards = append(h.forwards, f)
+	h.mu.Unlock()
+	return nil
+}
+
+// Unforward cancels a Forward.
+func (h *Host) Unforward(ctx context.Context, local, remote int) error {
+	f := forward{local, remote}
+	h.mu.Lock()
+	for i, g := range h.forwards {
+		if g == f {
+			h.forwards = append(h.forwards[:i], h.forwards[i+1:]...)
+			break
+		}
+	}
+	h.mu.Unlock()
+	return h.control(ctx, "cancel", "-L", f.spec())
+}
+
+// reforward re-adds the forwards after a reconnect; a port now taken
+// locally is logged in the error of the next Forward, not fatal here.
+func (h *Host) reforward(ctx context.Context, fwds []forward) {
+	for _, f := range fwds {
+		_ = h.control(ctx, "forward", "-L", f.spec())
+	}
+}
+
+// control sends `ssh -O op` to the master.
+func (h *Host) control(ctx context.Context, op string, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	a := append(h.clientArgs("-O", op), args...)
+	out, err := exec.CommandContext(ctx, h.opts.SSH, append(a, "--", h.opts.Destination)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ssh: -O %s %s: %w: %s", op, h.opts.Destination, err, lastLine(string(out)))
+	}
+	return nil
+}
