@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the remote-backend tests need: OpenSSH's
-# server, which backend/ssh/sshtest starts on a loopback port as the test's
+# server, which internal/sshtest starts on a loopback port as the test's
 # "remote" (its own config and host key; never the system's sshd), and the
 # client the app itself runs. Debian 12; safe to run repeatedly.
 set -euo pipefail
