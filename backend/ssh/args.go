@@ -74,21 +74,3 @@ func quoteOption(s string) string {
 	}
 	return s
 }
-
-// shQuote quotes s for the remote user's login shell, which parses the
-// command ssh sends (POSIX sh, bash, zsh and fish all read '...' and \').
-func shQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// remoteCommand is argv as one string for the remote shell.
-func remoteCommand(argv []string) string {
-	q := make([]string, len(argv))
-	for i, s := range argv {
-		q[i] = shQuote(s)
-	}
-	return strings.Join(q, " ")
-}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"time"
+
+	"hermes-desktop/platform/cmdline"
 )
 
 // killGrace is how long the remote `timeout` waits after SIGTERM before
@@ -41,7 +43,7 @@ func (h *Host) Run(ctx context.Context, timeout time.Duration, argv ...string) (
 		return nil, err
 	}
 	secs := seconds(timeout)
-	remote := remoteCommand(append([]string{"sh", "-c", timeoutScript, secs}, argv...))
+	remote := cmdline.JoinRemote(append([]string{"sh", "-c", timeoutScript, secs}, argv...))
 	n, _ := strconv.Atoi(secs)
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(n)*time.Second+2*killGrace)
 	defer cancel()
@@ -84,7 +86,7 @@ func (h *Host) Start(ctx context.Context, argv ...string) (*Channel, error) {
 	if err := h.Connect(ctx); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(h.opts.SSH, h.clientArgs("-T", "--", h.opts.Destination, remoteCommand(argv))...)
+	cmd := exec.Command(h.opts.SSH, h.clientArgs("-T", "--", h.opts.Destination, cmdline.JoinRemote(argv))...)
 	setProcAttr(cmd)
 	cmd.WaitDelay = killGrace // see Run
 	c := &Channel{cmd: cmd, stderr: &tail{max: 8 << 10}}

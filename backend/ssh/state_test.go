@@ -35,19 +35,3 @@ func TestBackoffDoublesToTheCap(t *testing.T) {
 		}
 	}
 }
-
-func TestShQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"uname":     "uname",
-		"-sm":       "-sm",
-		"a b":       "'a b'",
-		"it's":      `'it'\''s'`,
-		"":          "''",
-		"$HOME":     "'$HOME'",
-		"a;rm -rf ": "'a;rm -rf '",
-	} {
-		if got := shQuote(in); got != want {
-			t.Errorf("shQuote(%q): got %q, want %q", in, got, want)
-		}
-	}
-}
