@@ -2,11 +2,13 @@ package ssh_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -46,7 +48,7 @@ func ctxFor(t *testing.T) context.Context {
 func TestRunUname(t *testing.T) {
 	srv := sshtest.Start(t)
 	h := newHost(t, srv, ssh.Options{})
-	out, err := h.Run(ctxFor(t), 10*time.Second, "uname", "-sm")
+	out, err := h.Run(ctxFor(t), 10*time.Second, nil, "uname", "-sm")
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -55,6 +57,30 @@ func TestRunUname(t *testing.T) {
 	}
 	if got := h.Status().String(); got != "connected" {
 		t.Errorf("status: got %q, want connected", got)
+	}
+}
+
+// Run hands stdin to the remote command whole (an upload), and a nil
+// stdin is an immediate EOF, not a command waiting for input.
+func TestRunStdin(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := newHost(t, srv, ssh.Options{})
+	ctx := ctxFor(t)
+	data := bytes.Repeat([]byte("upload it's \"$HOME\"\x00\n"), 64<<10)
+	out, err := h.Run(ctx, 30*time.Second, bytes.NewReader(data), "sh", "-c", "wc -c | tr -d ' '")
+	if err != nil {
+		t.Fatalf("Run with stdin: %v", err)
+	}
+	if got, want := strings.TrimSpace(string(out)), strconv.Itoa(len(data)); got != want {
+		t.Errorf("bytes the remote read: got %s, want %s", got, want)
+	}
+	out, err = h.Run(ctx, 30*time.Second, nil, "cat")
+	if err != nil || len(out) != 0 {
+		t.Errorf("cat with no stdin: got %q, %v, want nothing", out, err)
+	}
+	var ee *exec.ExitError
+	if _, err := h.Run(ctx, 30*time.Second, nil, "sh", "-c", "exit 3"); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Errorf("exit 3: got %v, want an *exec.ExitError with status 3", err)
 	}
 }
 
@@ -70,7 +96,7 @@ func TestOneAuthenticationPerHost(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := h.Run(ctx, 10*time.Second, "echo", arg)
+			out, err := h.Run(ctx, 10*time.Second, nil, "echo", arg)
 			if err == nil && strings.TrimSpace(string(out)) != arg {
 				err = errors.New("echo: got " + string(out) + ", want " + arg)
 			}
@@ -112,7 +138,7 @@ func TestOneAuthenticationPerHost(t *testing.T) {
 func TestRunTimeoutKillsRemote(t *testing.T) {
 	srv := sshtest.Start(t)
 	h := newHost(t, srv, ssh.Options{})
-	_, err := h.Run(ctxFor(t), time.Second, "sh", "-c", "sleep 1000 & sleep 1000")
+	_, err := h.Run(ctxFor(t), time.Second, nil, "sh", "-c", "sleep 1000 & sleep 1000")
 	if !errors.Is(err, ssh.ErrTimeout) {
 		t.Fatalf("Run: got %v, want ErrTimeout", err)
 	}
@@ -147,7 +173,7 @@ func TestUnknownHostKey(t *testing.T) {
 	conf := filepath.Join(srv.Dir, "ssh_config_unknown")
 	srv.WriteClientConfig(t, conf, empty)
 	h := newHost(t, srv, ssh.Options{ConfigFile: conf})
-	_, err := h.Run(ctxFor(t), 10*time.Second, "true")
+	_, err := h.Run(ctxFor(t), 10*time.Second, nil, "true")
 	if !errors.Is(err, ssh.ErrUnknownHostKey) {
 		t.Fatalf("Run: got %v, want ErrUnknownHostKey", err)
 	}
@@ -262,7 +288,7 @@ func TestCloseReapsMaster(t *testing.T) {
 	if got := h.Status().State; got != ssh.Closed {
 		t.Errorf("state: got %v, want closed", got)
 	}
-	if _, err := h.Run(context.Background(), time.Second, "true"); !errors.Is(err, ssh.ErrClosed) {
+	if _, err := h.Run(context.Background(), time.Second, nil, "true"); !errors.Is(err, ssh.ErrClosed) {
 		t.Errorf("Run after Close: got %v, want ErrClosed", err)
 	}
 }

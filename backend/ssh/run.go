@@ -29,13 +29,15 @@ const timeoutScript = `if command -v timeout >/dev/null 2>&1; then exec timeout 
 // 128+KILL after -k, 128+ALRM from perl's alarm.
 var timeoutCodes = map[int]bool{124: true, 137: true, 142: true}
 
-// Run runs argv on the host through the master and returns its stdout.
-// Every remote command has a timeout: when it ends, the command is killed
-// on the remote (not only our ssh client, which would leave it running:
-// Hermes #110478), and Run returns an error wrapping ErrTimeout. If ctx
-// ends first, our client is killed and the remote command ends at its
-// timeout at the latest.
-func (h *Host) Run(ctx context.Context, timeout time.Duration, argv ...string) ([]byte, error) {
+// Run runs argv on the host through the master, with stdin as its
+// standard input (nil: none, the command reads EOF), and returns its
+// stdout. Every remote command has a timeout: when it ends, the command is
+// killed on the remote (not only our ssh client, which would leave it
+// running: Hermes #110478), and Run returns an error wrapping ErrTimeout.
+// If ctx ends first, our client is killed and the remote command ends at
+// its timeout at the latest. A failed command's error wraps an
+// *exec.ExitError with its exit status (255: ssh itself failed).
+func (h *Host) Run(ctx context.Context, timeout time.Duration, stdin io.Reader, argv ...string) ([]byte, error) {
 	if timeout <= 0 || len(argv) == 0 {
 		return nil, errors.New("ssh: run needs a command and a timeout")
 	}
@@ -55,7 +57,7 @@ func (h *Host) Run(ctx context.Context, timeout time.Duration, argv ...string) (
 	cmd.WaitDelay = killGrace
 	var stdout bytes.Buffer
 	stderr := &tail{max: 8 << 10}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, stderr
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
