@@ -55,6 +55,12 @@ func TestRunUname(t *testing.T) {
 	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "Linux ") {
 		t.Errorf("uname -sm: got %q, want Linux <machine>", got)
 	}
+	// The remote commands see the server's own HOME, not the test user's
+	// real one: what tests write there is gone with the test.
+	out, err = h.Run(ctxFor(t), 10*time.Second, nil, "sh", "-c", `printf %s "$HOME"`)
+	if err != nil || string(out) != srv.Home {
+		t.Errorf("remote HOME: got %q, %v, want %q", out, err, srv.Home)
+	}
 	if got := h.Status().String(); got != "connected" {
 		t.Errorf("status: got %q, want connected", got)
 	}

@@ -37,6 +37,11 @@ type Server struct {
 	KnownHosts   string // holds the server's host key
 	Identity     string // the client's private key
 	HostKey      string // the server's public host key file
+	// Home is HOME in the server's sessions, a fresh directory (0700)
+	// under Dir instead of the passwd entry's home (sshd_config SetEnv
+	// overrides it), so what a test writes on the "remote" goes with the
+	// test, not into the real ~ of the test's user.
+	Home string
 	Tag          string
 	cmd          *exec.Cmd
 	done         chan struct{}
@@ -61,6 +66,10 @@ func Start(t testing.TB) *Server {
 	s.KnownHosts = filepath.Join(s.Dir, "known_hosts")
 	s.ClientConfig = filepath.Join(s.Dir, "ssh_config")
 	s.HostKey = filepath.Join(s.Dir, "host_ed25519.pub")
+	s.Home = filepath.Join(s.Dir, "home")
+	if err := os.Mkdir(s.Home, 0o700); err != nil {
+		t.Fatalf("remote home: %v", err)
+	}
 	keygen(t, strings.TrimSuffix(s.HostKey, ".pub"))
 	keygen(t, s.Identity)
 	copyFile(t, s.Identity+".pub", filepath.Join(s.Dir, "authorized_keys"))
@@ -123,8 +132,8 @@ UsePAM no
 PidFile none
 LogLevel VERBOSE
 AllowTcpForwarding local
-SetEnv %s
-`, s.Port, strings.TrimSuffix(s.HostKey, ".pub"), filepath.Join(s.Dir, "authorized_keys"), s.User, testbin.Env(s.Tag))
+SetEnv %s HOME=%s
+`, s.Port, strings.TrimSuffix(s.HostKey, ".pub"), filepath.Join(s.Dir, "authorized_keys"), s.User, testbin.Env(s.Tag), s.Home)
 }
 
 // start runs sshd on a free port, retrying if another process took the
