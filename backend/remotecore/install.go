@@ -15,7 +15,8 @@ import (
 )
 
 // Remote runs one short command on a remote host. backend/ssh's Host is
-// the real one (its Run, with stdin added); tests run /bin/sh locally.
+// the real one (remote_test.go asserts it); other tests run /bin/sh
+// locally.
 type Remote interface {
 	// Run runs argv (a program and its arguments, quoted for the remote
 	// shell by the implementation) with stdin as its standard input (nil:
