@@ -42,9 +42,9 @@ type Server struct {
 	// overrides it), so what a test writes on the "remote" goes with the
 	// test, not into the real ~ of the test's user.
 	Home string
-	Tag          string
-	cmd          *exec.Cmd
-	done         chan struct{}
+	Tag  string
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
 // Start starts sshd and registers its stop; it skips the test when
