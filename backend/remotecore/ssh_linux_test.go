@@ -48,8 +48,9 @@ func TestInstallOverSSH(t *testing.T) {
 		t.Skipf("no core is built for %s, this machine's platform", p)
 	}
 	srv := sshtest.Start(t)
-	cores := buildCores(t, p)
-	h, err := ssh.New(ssh.Options{Destination: sshtest.Alias, ConfigFile: srv.ClientConfig, ControlDir: srv.Dir})
+	cores, self := buildCores(t, p)
+	// The core is this machine's hermes-desktop too: it runs the master's shim.
+	h, err := ssh.New(ssh.Options{Destination: sshtest.Alias, ConfigFile: srv.ClientConfig, ControlDir: srv.Dir, Self: self})
 	if err != nil {
 		t.Fatalf("ssh.New: %v", err)
 	}
@@ -94,8 +95,8 @@ func TestInstallOverSSH(t *testing.T) {
 
 // buildCores builds this module's core for p (as scripts/remote-cores.sh
 // does, without cgo) into a cores directory of version sshTestVersion
-// holding that one core.
-func buildCores(t *testing.T, p Platform) *Cores {
+// holding that one core, and the path of the built binary.
+func buildCores(t *testing.T, p Platform) (*Cores, string) {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -125,5 +126,5 @@ func buildCores(t *testing.T, p Platform) *Cores {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cores
+	return cores, bin
 }

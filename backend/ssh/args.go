@@ -41,7 +41,7 @@ func (h *Host) commonArgs() []string {
 }
 
 // masterArgs start the one authenticated connection: no command (-N),
-// foreground (no -f: it stays our child), keepalives, and the ready line.
+// foreground (no -f: it stays the shim's child), keepalives, and the ready line.
 func (h *Host) masterArgs() []string {
 	a := append(h.commonArgs(), "-M", "-N", "-T",
 		"-o", "ConnectTimeout="+seconds(h.opts.ConnectTimeout),

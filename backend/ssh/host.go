@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"hermes-desktop/platform/proc"
 )
 
 // sunPathMax is the smallest sun_path (macOS, the BSDs); ssh binds
@@ -22,6 +24,7 @@ const sunPathMax = 104 - 1 - 17
 // concurrent use.
 type Host struct {
 	opts        Options
+	owner       proc.Identity // this process, which the master's shim follows
 	controlPath string
 	life        context.Context // ends at Close; bounds every attempt
 	end         context.CancelFunc
@@ -56,6 +59,13 @@ func New(opts Options) (*Host, error) {
 	if opts.ControlDir == "" {
 		return nil, errors.New("ssh: no control dir")
 	}
+	if opts.Self == "" {
+		return nil, errors.New("ssh: no hermes-desktop executable to run the master's shim")
+	}
+	owner, err := proc.Self()
+	if err != nil {
+		return nil, fmt.Errorf("ssh: identify this process for the master's shim: %w", err)
+	}
 	path := filepath.Join(opts.ControlDir, controlName(opts))
 	if len(path) > sunPathMax {
 		return nil, fmt.Errorf("%w: %s (%d bytes, at most %d)", ErrControlPath, path, len(path), sunPathMax)
@@ -64,7 +74,7 @@ func New(opts Options) (*Host, error) {
 		path = strings.ReplaceAll(path, "%", "%%") // ssh expands %-tokens in ControlPath
 	}
 	life, end := context.WithCancel(context.Background())
-	return &Host{opts: opts, controlPath: path, life: life, end: end}, nil
+	return &Host{opts: opts, owner: owner, controlPath: path, life: life, end: end}, nil
 }
 
 // controlName is short and unique per destination and config file.
@@ -187,7 +197,7 @@ func (h *Host) dial(ctx context.Context) error {
 	// A socket left by a crashed session of ours would make the new master
 	// run without multiplexing ("ControlSocket already exists").
 	_ = os.Remove(h.controlPath)
-	m, err := startMaster(h.opts.SSH, h.masterArgs())
+	m, err := startMaster(h.opts.Self, h.owner, h.opts.SSH, h.masterArgs())
 	if err != nil {
 		return err
 	}
@@ -205,7 +215,7 @@ func (h *Host) dial(ctx context.Context) error {
 	select {
 	case <-m.done:
 		h.mu.Unlock()
-		return fmt.Errorf("%w: the master exited right after connecting: %s", ErrUnreachable, lastLine(m.stderr.String()))
+		return fmt.Errorf("%w: the master exited right after connecting: %s", ErrUnreachable, lastLine(m.sshStderr()))
 	default:
 	}
 	if h.closed { // Close ran while we waited and saw no master to end
@@ -254,13 +264,14 @@ func (h *Host) watch(m *master) {
 	if h.closed {
 		return
 	}
-	h.setStatus(Status{State: Reconnecting, Attempt: 1, Err: classify(m.stderr.String())})
+	h.setStatus(Status{State: Reconnecting, Attempt: 1, Err: classify(m.sshStderr())})
 	h.startFlight(Reconnecting)
 }
 
-// Close ends the master (`ssh -O exit`, then SIGKILL if it lingers), waits
-// for it and every goroutine of the Host, and removes the socket. Channels
-// from Start end with it (their caller reaps them). Idempotent.
+// Close ends the master (`ssh -O exit`, then its shim's teardown if it
+// lingers), waits for it and every goroutine of the Host, and removes the
+// socket. Channels from Start end with it (their caller reaps them).
+// Idempotent.
 func (h *Host) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -292,7 +303,7 @@ func (h *Host) exitMaster(m *master) error {
 		return nil
 	case <-ctx.Done():
 	}
-	m.kill() // safe by PID: m.done is open, so the child is not reaped
+	m.kill()
 	<-m.done
 	return fmt.Errorf("ssh: close %s: the master did not exit on request; killed", h.opts.Destination)
 }

@@ -13,11 +13,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"hermes-desktop/backend/ssh"
 	"hermes-desktop/internal/sshtest"
+	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
 )
 
 // newHost returns a Host for the test server's alias; Close runs at the
@@ -31,6 +34,9 @@ func newHost(t *testing.T, srv *sshtest.Server, opts ssh.Options) *ssh.Host {
 		opts.ConfigFile = srv.ClientConfig
 	}
 	opts.ControlDir = srv.Dir
+	if opts.Self == "" {
+		opts.Self = testbin.Path(t)
+	}
 	h, err := ssh.New(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -278,15 +284,18 @@ func TestCloseReapsMaster(t *testing.T) {
 	if len(srv.Processes()) == 0 {
 		t.Fatal("no sshd session for the master")
 	}
-	masters := childrenNamed(t, "ssh")
+	masters := descendantsNamed(t, os.Getpid(), "ssh")
 	if len(masters) != 1 {
-		t.Fatalf("ssh children of the test: got %v, want one master", masters)
+		t.Fatalf("ssh descendants of the test: got %v, want one master", masters)
 	}
 	if err := h.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if left := childrenNamed(t, "ssh"); len(left) != 0 {
-		t.Errorf("ssh children after Close (zombie or alive): got %v, want none", left)
+	if left := childrenNamed(t, "hermes-desktop"); len(left) != 0 {
+		t.Errorf("shim children after Close (zombie or alive): got %v, want none", left)
+	}
+	if alive(masters[0]) {
+		t.Errorf("master %v still there after Close", masters[0])
 	}
 	if left := srv.WaitClean(10 * time.Second); len(left) != 0 {
 		t.Errorf("sessions left on the server after Close: %v", left)
@@ -336,4 +345,94 @@ func TestForward(t *testing.T) {
 	if got := srv.Authentications(); got != 1 {
 		t.Errorf("authentications: got %d, want 1", got)
 	}
+}
+
+// The master dies with the app however the app ends: a helper process (this
+// test binary re-run) connects a Host and is SIGKILLed; its master goes,
+// and with it the server's session. As a plain child of the app, the master
+// outlived it, holding the connection (issue 25).
+func TestMasterDiesWithApp(t *testing.T) {
+	srv := sshtest.Start(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envHelper+"="+sshtest.Alias, envHelperConf+"="+srv.ClientConfig,
+		envHelperDir+"="+srv.Dir, envHelperSelf+"="+testbin.Path(t))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reaped := false
+	t.Cleanup(func() {
+		if !reaped {
+			_ = cmd.Process.Kill() // our unreaped child
+			_ = cmd.Wait()
+		}
+	})
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != helperConnected {
+		t.Fatalf("helper: got %q, want %q", line, helperConnected)
+	}
+	masters := descendantsNamed(t, cmd.Process.Pid, "ssh")
+	if len(masters) != 1 {
+		t.Fatalf("ssh descendants of the helper: got %v, want one master", masters)
+	}
+	t.Cleanup(func() { // a master that outlived the helper: ours, by PID and start marker
+		if alive(masters[0]) {
+			_ = proc.Signal(masters[0], syscall.SIGKILL)
+		}
+	})
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	reaped = true
+	if left := srv.WaitClean(10 * time.Second); len(left) != 0 {
+		t.Errorf("sessions left on the server after the app's SIGKILL: %v", left)
+	}
+	if !gone(masters[0], 10*time.Second) {
+		t.Errorf("master %v outlived the app", masters[0])
+	}
+}
+
+// gone waits up to d for id to be no running process.
+func gone(id proc.Identity, d time.Duration) bool {
+	for deadline := time.Now().Add(d); alive(id); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// descendantsNamed lists root's live descendants whose comm is name.
+func descendantsNamed(t *testing.T, root int, name string) []proc.Identity {
+	t.Helper()
+	ps, err := proc.DescendantsOf(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []proc.Identity
+	for _, p := range ps {
+		if p.Comm == name && !p.Zombie {
+			out = append(out, p.Identity())
+		}
+	}
+	return out
+}
+
+// alive is whether id still names a running process (not a zombie):
+// the start marker rules out a reused PID.
+func alive(id proc.Identity) bool {
+	got, err := proc.Lookup(id.PID)
+	if err != nil || got.Start != id.Start {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(id.PID) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
 }

@@ -20,6 +20,9 @@ type Options struct {
 	KnownHostsFile string
 	// IdentityFile is added with -i. Zero: as configured (agent, config).
 	IdentityFile string
+	// Self is the hermes-desktop executable, which runs the master behind
+	// its watchdog shim so that the master dies with the app. Required.
+	Self string
 	// SSH is the client binary. Zero: "ssh" from PATH.
 	SSH string
 	// ConnectTimeout bounds one attempt, from spawn to authenticated.
