@@ -1,7 +1,6 @@
 package watchdog
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,7 +57,7 @@ func startWinShim(t *testing.T, grace time.Duration, args ...string) *winShim {
 		Parent: Parent{PID: self.PID, Start: self.Start}, Grace: grace, Argv: argv,
 	}
 	cmd := exec.Command(exe, append([]string{Subcommand}, o.Args()...)...)
-	stderr := &syncBuffer{}
+	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr
 	lines := stdoutLines(t, cmd)
 	if err := pipes.Attach(cmd); err != nil {
@@ -269,21 +267,3 @@ func TestShimWindowsNoStartWithoutRelease(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the copying goroutine of exec and
-// the test's reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

@@ -70,7 +70,7 @@ func TestRunWindowAndHeadlessShareTheLifecycle(t *testing.T) {
 			// which has no watchdog verb: --no-shim.
 			args := append([]string{"run", "--state-dir", state, "--no-shim", "--no-boot-reap", "--containment", "process-tree",
 				"--backend-cmd", cmdline.Join([]string{bin, "serve", "--host", "127.0.0.1", "--port", "0"})}, tc.args...)
-			var stdout, stderr lockedBuffer // the launcher's announcements come from its goroutines
+			var stdout, stderr testbin.Buffer // the launcher's announcements come from its goroutines
 			code := make(chan int, 1)
 			go func() { code <- Main(args, &stdout, &stderr, p) }()
 			st := waitReady(t, state)
@@ -105,24 +105,6 @@ func TestRunWindowAndHeadlessShareTheLifecycle(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lockedBuffer is a strings.Builder for more than one goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex // guards b
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // waitReady waits until the instance on stateDir answers with its backend

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -76,28 +75,10 @@ func (w *fakeWindow) End() {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the run's and the test's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // aRun is one Run in the background, with what it printed.
 type aRun struct {
 	cfg            backend.Config
-	stdout, stderr *syncBuffer
+	stdout, stderr *testbin.Buffer
 	done           chan error
 	window         chan *fakeWindow // the window Run made, if any
 }
@@ -123,7 +104,7 @@ func config(t *testing.T) backend.Config {
 // headless, adjusted by fake if not nil.
 func start(t *testing.T, cfg backend.Config, headless bool, fake func(*fakeWindow)) *aRun {
 	t.Helper()
-	r := &aRun{cfg: cfg, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1), window: make(chan *fakeWindow, 1)}
+	r := &aRun{cfg: cfg, stdout: &testbin.Buffer{}, stderr: &testbin.Buffer{}, done: make(chan error, 1), window: make(chan *fakeWindow, 1)}
 	var o Options
 	if !headless {
 		o.Window = func(l *backend.Launcher) Window {
