@@ -266,4 +266,3 @@ func TestShimWindowsNoStartWithoutRelease(t *testing.T) {
 		t.Errorf("processes: got %v, want none", ids)
 	}
 }
-
