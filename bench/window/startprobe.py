@@ -19,32 +19,14 @@ so the probe costs the machine little while it watches. Exit 1 when a step
 does not happen within 30 s (the times that did are printed, '-' the rest).
 """
 import ctypes
-import ctypes.util
+import os
 import subprocess
 import sys
 import time
 
-X = ctypes.cdll.LoadLibrary(ctypes.util.find_library("X11") or "libX11.so.6")
-Window = ctypes.c_ulong
-X.XOpenDisplay.restype = ctypes.c_void_p
-X.XOpenDisplay.argtypes = [ctypes.c_char_p]
-X.XDefaultRootWindow.restype = Window
-X.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
-X.XFetchName.argtypes = [ctypes.c_void_p, Window, ctypes.POINTER(ctypes.c_char_p)]
-X.XQueryTree.argtypes = [ctypes.c_void_p, Window, ctypes.POINTER(Window), ctypes.POINTER(Window),
-                         ctypes.POINTER(ctypes.POINTER(Window)), ctypes.POINTER(ctypes.c_uint)]
-X.XFree.argtypes = [ctypes.c_void_p]
-
-
-class XWindowAttributes(ctypes.Structure):
-    _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int), ("width", ctypes.c_int), ("height", ctypes.c_int),
-                ("border_width", ctypes.c_int), ("depth", ctypes.c_int), ("visual", ctypes.c_void_p),
-                ("root", Window), ("class_", ctypes.c_int), ("bit_gravity", ctypes.c_int),
-                ("win_gravity", ctypes.c_int), ("backing_store", ctypes.c_int), ("backing_planes", ctypes.c_ulong),
-                ("backing_pixel", ctypes.c_ulong), ("save_under", ctypes.c_int), ("colormap", ctypes.c_ulong),
-                ("map_installed", ctypes.c_int), ("map_state", ctypes.c_int), ("all_event_masks", ctypes.c_long),
-                ("your_event_mask", ctypes.c_long), ("do_not_propagate_mask", ctypes.c_long),
-                ("override_redirect", ctypes.c_int), ("screen", ctypes.c_void_p)]
+sys.dont_write_bytecode = True  # nothing written into the checkout
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from xwin import X, Window, find as find_window  # noqa: E402
 
 
 class XImage(ctypes.Structure):
@@ -59,9 +41,6 @@ class XImage(ctypes.Structure):
                 ("destroy_image", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p))]
 
 
-X.XGetWindowAttributes.argtypes = [ctypes.c_void_p, Window, ctypes.POINTER(XWindowAttributes)]
-X.XTranslateCoordinates.argtypes = [ctypes.c_void_p, Window, Window, ctypes.c_int, ctypes.c_int,
-                                    ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(Window)]
 X.XDisplayWidth.argtypes = X.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
 # Xlib's default handler exits on any error; a window that goes away or
 # moves between two reads is not a reason to stop watching.
@@ -70,39 +49,16 @@ X.XSetErrorHandler(ERROR_HANDLER)
 X.XGetImage.restype = ctypes.POINTER(XImage)
 X.XGetImage.argtypes = [ctypes.c_void_p, Window, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
                         ctypes.c_ulong, ctypes.c_int]
-IS_VIEWABLE, Z_PIXMAP, ALL_PLANES = 2, 2, 0xFFFFFFFF
+Z_PIXMAP, ALL_PLANES = 2, 0xFFFFFFFF
 OK_GREEN = (0x1C, 0x7F, 0x47)
 ROWS = 48  # the header: the app's logo, title and status pill; the floor's line of text
 
 
 def find(d, w, title):
-    """The viewable window named title under w, or None (GTK's client
-    leader has the same name but is never mapped)."""
-    name = ctypes.c_char_p()
-    if X.XFetchName(d, w, ctypes.byref(name)) and name.value is not None:
-        match = name.value.decode(errors="replace") == title
-        X.XFree(name)
-        attrs = XWindowAttributes()
-        # A window too small to hold the page is a helper window of GTK's.
-        if match and X.XGetWindowAttributes(d, w, ctypes.byref(attrs)) and attrs.map_state == IS_VIEWABLE \
-                and attrs.width >= 200 and attrs.height >= 200:
-            # x, y are relative to the parent, which need not be the root.
-            x, y, child = ctypes.c_int(), ctypes.c_int(), Window()
-            X.XTranslateCoordinates(d, w, attrs.root, 0, 0, ctypes.byref(x), ctypes.byref(y), ctypes.byref(child))
-            attrs.x, attrs.y = x.value, y.value
-            return attrs
-    root, parent = Window(), Window()
-    kids, n = ctypes.POINTER(Window)(), ctypes.c_uint()
-    if not X.XQueryTree(d, w, ctypes.byref(root), ctypes.byref(parent), ctypes.byref(kids), ctypes.byref(n)):
-        return None
-    found = None
-    for i in range(n.value):
-        found = find(d, kids[i], title)
-        if found:
-            break
-    if kids:
-        X.XFree(kids)
-    return found
+    """The attributes of the app's window named title under w, or None: a
+    window too small to hold the page is a helper window of GTK's."""
+    found = find_window(d, w, title, min_size=200)
+    return found[1] if found else None
 
 
 def look(d, root, a, ready):
