@@ -9,22 +9,9 @@ import (
 	"testing"
 
 	"hermes-desktop/backend/hermes"
+	"hermes-desktop/backend/hermes/hermestest"
 	"hermes-desktop/platform/proc"
 )
-
-// sshID and sshLockJSON make a valid lock (backend/hermes checks the schema).
-const sshID = "0123456789abcdef0123456789abcdef"
-
-func sshLockJSON(mutate func(string) string) []byte {
-	s := fmt.Sprintf(`{"schemaVersion":2,"protocolVersion":1,"ownershipId":%q,"spawnNonce":"0011223344556677",
-"tokenFingerprint":"00112233445566778899aabbccddeeff","pid":4242,"port":41000,"profile":"default",
-"hermesPath":"/usr/bin/hermes","hermesHome":"/home/u/.hermes",
-"logPath":"/home/u/.hermes/desktop-ssh/%s/0011223344556677.log","startedAt":"2026-11-29T10:00:00Z","creationTime":"linux:123"}`, sshID, sshID)
-	if mutate != nil {
-		s = mutate(s)
-	}
-	return []byte(s)
-}
 
 func TestSSHLockClaims(t *testing.T) {
 	home := t.TempDir()
@@ -37,7 +24,7 @@ func TestSSHLockClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(sshID, sshLockJSON(nil))
+	write(hermestest.SSHLockID, hermestest.SSHLockJSON(nil))
 	write("fedcba9876543210fedcba9876543210", []byte(`{"schemaVersion":9,"pid":777}`))
 	write("00000000000000000000000000000000", []byte(`garbage`))
 	if err := os.MkdirAll(filepath.Join(home, "desktop-ssh", "empty"), 0o700); err != nil {
@@ -63,14 +50,14 @@ func TestSSHLockClaims(t *testing.T) {
 	}
 }
 
-// writeSSHLockIn writes a valid lock naming pid into dir/<sshID>.
+// writeSSHLockIn writes a valid lock naming pid into dir/<hermestest.SSHLockID>.
 func writeSSHLockIn(t *testing.T, dir string, pid int) {
 	t.Helper()
-	sub := filepath.Join(dir, sshID)
+	sub := filepath.Join(dir, hermestest.SSHLockID)
 	if err := os.MkdirAll(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	data := sshLockJSON(func(s string) string { return strings.Replace(s, `"pid":4242`, fmt.Sprintf(`"pid":%d`, pid), 1) })
+	data := hermestest.SSHLockJSON(func(s string) string { return strings.Replace(s, `"pid":4242`, fmt.Sprintf(`"pid":%d`, pid), 1) })
 	if err := os.WriteFile(filepath.Join(sub, "backend.lock.json"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
