@@ -31,7 +31,7 @@ func listen(name string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	state, err := statePipe(name)
+	state, err := settledState(name)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +64,25 @@ type pipeListener struct {
 	ov        windows.Overlapped // next's ConnectNamedPipe, which the kernel completes; set under mu by Accept
 	accepting chan struct{}      // non-nil while Accept owns next, closed when it lets go; guarded by mu
 	closed    bool               // guarded by mu
+}
+
+// settleWait bounds how long a waiting instance may take to go once a
+// predecessor closed it: Wine 8 reports a just-closed instance as waiting
+// for a client now and then (1 in about 40 handoffs in the lane).
+const settleWait = 250 * time.Millisecond
+
+// settledState is statePipe, asked again for a short while when it finds an
+// instance waiting: a predecessor's may be on its way out. One that stays
+// is someone else's.
+func settledState(name string) (pipeState, error) {
+	deadline := time.Now().Add(settleWait)
+	for {
+		state, err := statePipe(name)
+		if err != nil || state != pipeListening || time.Now().After(deadline) {
+			return state, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Accept waits for a client and returns its end of the pipe. It must not
