@@ -81,4 +81,35 @@ type BackendStatus struct {
 	ContainmentReason string `json:"containment_reason,omitempty"`
 	// Cgroup is the backend's cgroup v2 path, when it has one.
 	Cgroup string `json:"cgroup,omitempty"`
+	// Host is the ssh destination of a backend on another host; "" for a
+	// backend on this machine.
+	Host string `json:"host,omitempty"`
+	// Remote is what a backend on another host shows of its run there
+	// (nil for a local one). PID, ShimPID and Containment above are then
+	// the remote host's; Port and URL are the local end of the forward.
+	Remote *RemoteStatus `json:"remote,omitempty"`
+}
+
+// RemoteStatus is the run of a backend on another host, as its status
+// shows it.
+type RemoteStatus struct {
+	// Connection is the state of the host's ssh connection: "connecting",
+	// "connected", "reconnecting", "failed".
+	Connection string `json:"connection"`
+	// Attempt and NextAttempt say which reconnect attempt is under way
+	// and when the next one starts (while reconnecting).
+	Attempt     int        `json:"attempt,omitempty"`
+	NextAttempt *time.Time `json:"next_attempt,omitempty"`
+	// Platform is the remote's OS/arch (linux/amd64).
+	Platform string `json:"platform,omitempty"`
+	// Port is the backend's port on the remote's loopback; the status'
+	// Port is the local end of the forward to it.
+	Port int `json:"port,omitempty"`
+	// LatencyMS is the round trip of the last heartbeat, in milliseconds.
+	LatencyMS float64 `json:"latency_ms,omitempty"`
+	// LockDir is the backend's Hermes SSH ownership directory on the
+	// remote (~/.hermes/desktop-ssh/<ownershipId>).
+	LockDir string `json:"lock_dir,omitempty"`
+	// Error says why the connection is not up, in words.
+	Error string `json:"error,omitempty"`
 }

@@ -72,6 +72,10 @@ type Backend struct {
 	ReadyRegex string `json:"ready_regex,omitempty"`
 	HealthPath string `json:"health_path,omitempty"`
 	Grace      string `json:"grace,omitempty"`
+	// Host, when set, runs the backend on another machine over SSH:
+	// anything ssh(1) takes as a destination ([user@]host,
+	// ssh://user@host:port, an alias of the ssh config).
+	Host string `json:"host,omitempty"`
 }
 
 // IsEnabled reports whether the backend starts with the app.
@@ -105,6 +109,13 @@ type Settings struct {
 	// UpdateAutomatically applies a downloaded update when the backends
 	// are idle, without asking first; off by default.
 	UpdateAutomatically bool `json:"update_automatically,omitempty"`
+
+	// SSHConfig is the ssh config file remote backends' connections use
+	// (ssh -F); "" means ssh's own (~/.ssh/config).
+	SSHConfig string `json:"ssh_config,omitempty"`
+	// DisconnectGrace is how long a remote backend outlives a silent
+	// connection before its host tears it down; "" means 30s.
+	DisconnectGrace string `json:"disconnect_grace,omitempty"`
 }
 
 // View is what the window's settings form shows: the saved settings, the
@@ -137,6 +148,9 @@ var Labels = map[string]string{
 	"max_duplicate_children": "Duplicate helper limit",
 	"nofile_soft_limit":      "Open-file floor",
 	"update_feed":            "Update feed",
+	"host":                   "Host",
+	"ssh_config":             "SSH config file",
+	"disconnect_grace":       "Disconnect grace",
 }
 
 // fieldError says what is wrong with one field: "Ready pattern: not a
@@ -161,6 +175,7 @@ func (s Settings) Validate() error {
 	}{
 		{"min_orphan_age", s.MinOrphanAge, time.Second, 7 * 24 * time.Hour},
 		{"sample_interval", s.SampleInterval, 100 * time.Millisecond, time.Hour},
+		{"disconnect_grace", s.DisconnectGrace, MinDisconnectGrace, time.Hour},
 	} {
 		if _, err := Duration(Labels[d.key], d.value, d.lo, d.hi); err != nil {
 			errs = append(errs, err)
@@ -171,6 +186,9 @@ func (s Settings) Validate() error {
 	}
 	if n := s.NofileSoftLimit; n != nil && (*n < 0 || *n > 1<<20) {
 		errs = append(errs, fieldError("nofile_soft_limit", fmt.Errorf("must be between 0 and %d, not %d", 1<<20, *n)))
+	}
+	if s.SSHConfig != "" && !filepath.IsAbs(s.SSHConfig) {
+		errs = append(errs, fieldError("ssh_config", fmt.Errorf("%q is not an absolute path like /home/you/.ssh/config", s.SSHConfig)))
 	}
 	if s.UpdateFeed != "" {
 		if err := ValidateFeedURL(s.UpdateFeed); err != nil {
@@ -269,6 +287,9 @@ func (b Backend) Validate() error {
 	}
 	if len(b.Args) > 64 {
 		return fmt.Errorf("backend %s: more than 64 arguments", b.Name)
+	}
+	if err := ValidateHost(b.Host); err != nil {
+		return fmt.Errorf("backend %s: %w", b.Name, err)
 	}
 	if errs := validateReadiness(b.ReadyRegex, b.HealthPath, b.Grace); len(errs) > 0 {
 		return fmt.Errorf("backend %s: %w", b.Name, errors.Join(errs...))
@@ -378,4 +399,32 @@ func Save(stateDir string, s Settings) error {
 		return err
 	}
 	return lockfile.WriteJSON(Path(stateDir), s)
+}
+
+// MinDisconnectGrace is the shortest disconnect grace a setting may give:
+// below it a few lost heartbeats would tear a remote backend down.
+const MinDisconnectGrace = 3 * time.Second
+
+// DefaultDisconnectGrace is how long a remote backend outlives a silent
+// connection when the setting is empty.
+const DefaultDisconnectGrace = 30 * time.Second
+
+// ValidateHost checks a backend's host: "" (this machine) or an ssh(1)
+// destination. It is passed to ssh as one argument after "--", so only
+// what ssh itself would misread is refused: a leading '-' (an option),
+// whitespace and control characters, and anything over 255 bytes.
+func ValidateHost(host string) error {
+	if host == "" {
+		return nil
+	}
+	bad := len(host) > 255 || strings.HasPrefix(host, "-")
+	for _, r := range host {
+		if r <= ' ' || r == 0x7f {
+			bad = true
+		}
+	}
+	if bad {
+		return fieldError("host", fmt.Errorf("%q is not an ssh destination like user@example.com, ssh://user@example.com:2222 or an alias from your ssh config", host))
+	}
+	return nil
 }
