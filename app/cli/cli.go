@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"hermes-desktop/app/lifecycle"
 	"hermes-desktop/backend"
@@ -84,6 +85,10 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return builtin.DashboardMain(p.Version, rest, stdout, stderr)
 	case watchdog.Subcommand:
 		return watchdog.ShimMain(rest, stderr)
+	case watchdog.RemoteSubcommand: // hidden: run over ssh by a remote backend's runner
+		return watchdog.RemoteMain(p.Version, rest, os.Stdin, stdout, stderr)
+	case watchdog.RemoteHoldSubcommand: // hidden: the remote watchdog's held start
+		return watchdog.HoldMain(rest)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":

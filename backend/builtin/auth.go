@@ -11,9 +11,18 @@ import (
 	"hermes-desktop/backend/hermes"
 )
 
-// sessionToken returns $HERMES_DASHBOARD_SESSION_TOKEN (hermes.EnvSessionToken),
-// or else a new one (hermes.NewSessionToken): one per process, as Hermes.
-func sessionToken() (string, error) {
+// sessionToken returns the token of the SSH token file when there is one
+// (read and removed, as Hermes does), else $HERMES_DASHBOARD_SESSION_TOKEN
+// (hermes.EnvSessionToken), or else a new one (hermes.NewSessionToken):
+// one per process, as Hermes.
+func sessionToken(sshTokenFile string) (string, error) {
+	if sshTokenFile != "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("builtin: %w", err)
+		}
+		return hermes.ReadSSHTokenFile(home, sshTokenFile)
+	}
 	if v := os.Getenv(hermes.EnvSessionToken); v != "" {
 		return v, nil
 	}

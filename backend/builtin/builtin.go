@@ -57,7 +57,7 @@ func mainVerb(verb Verb, version string, args []string, stdout, stderr io.Writer
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", verb.String(), "pid", os.Getpid())
-	token, err := sessionToken()
+	token, err := sessionToken(opts.SSHTokenFile)
 	if err != nil {
 		log.Error("session token", "err", err)
 		return 1

@@ -52,6 +52,8 @@ type Options struct {
 	// PublicHealth answers /api/health without the session token. Hermes
 	// gates it; zero means gated, as in Hermes.
 	PublicHealth bool
+	// SSHTokenFile and SSHOwnerNonce are Hermes' SSH contract flags.
+	SSHTokenFile, SSHOwnerNonce string
 	// Fault injection for tests; zero values mean "behave".
 	StartDelay          time.Duration
 	IgnoreSIGTERM       bool
@@ -99,6 +101,11 @@ func parseFlags(verb Verb, args []string, stderr io.Writer) (Options, error) {
 	// Hermes' serve takes a profile; accepted and ignored so a Hermes command
 	// line works with the built-in backend too.
 	fs.String("profile", "", "accepted for Hermes compatibility; ignored")
+	// Hermes Desktop's SSH contract (hermes.SSHTokenFile): the token comes
+	// from a one-shot file, the nonce names the spawn in its lock.
+	fs.Bool(flagName(hermes.FlagIsolated), false, "accepted for Hermes compatibility: this server never attaches to another")
+	fs.StringVar(&o.SSHTokenFile, flagName(hermes.FlagSSHSessionTokenFile), "", "read the session token from this one-shot file (Hermes' SSH contract)")
+	fs.StringVar(&o.SSHOwnerNonce, flagName(hermes.FlagSSHOwnerNonce), "", "the spawn nonce of an SSH-owned backend (16 lowercase hex digits)")
 	if verb == VerbDashboard {
 		// This server never opens a browser; the flag exists so that a
 		// `hermes dashboard --no-open` command line works unchanged.
@@ -109,6 +116,9 @@ func parseFlags(verb Verb, args []string, stderr io.Writer) (Options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%s: unexpected argument %q", verb, fs.Arg(0))
+	}
+	if o.SSHOwnerNonce != "" && !hermes.ValidSpawnNonce(o.SSHOwnerNonce) {
+		return o, fmt.Errorf("%s: %s %q is not 16 lowercase hex digits", verb, hermes.FlagSSHOwnerNonce, o.SSHOwnerNonce)
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return o, fmt.Errorf("%s: --port %d out of range", verb, o.Port)

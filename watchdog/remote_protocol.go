@@ -1,0 +1,198 @@
+package watchdog
+
+// The wire protocol between the app and the remote watchdog, the shim a
+// remote backend runs behind on its host (DESIGN "Remote backends (SSH)"),
+// defined here and nowhere else: backend/remote writes and reads it with
+// these names, RemoteMain reads and writes it with the same ones.
+//
+// Command line, run over ssh on the remote host (RemoteOptions.Args):
+//
+//	<core> watchdog-remote --ownership-id=ID --spawn-nonce=N --token=file|env|none \
+//	    --heartbeat-grace=30s --grace=5s [--cgroup=NAME] [--profile=P] -- CMD ARGS...
+//
+// The channel is the lifeline. stdin, app to shim, one line each:
+//   - "token <64 hex>": the session token, before "start" (never on a
+//     command line: --token says how CMD gets it: Hermes' one-shot token
+//     file plus --ssh-session-token-file and --ssh-owner-nonce (file), the
+//     environment (env), or not at all (none: a dashboard makes its own);
+//   - "start": the app is ready to follow the run; CMD may start;
+//   - "ping <n>": the heartbeat; the shim answers "pong <n>" at once;
+//   - "port <n>": the port CMD announced, for its lock;
+//   - "stop": tear CMD's tree down now.
+//
+// Every line counts as a heartbeat. EOF (the channel closed: the app quit
+// or died, its ssh client was killed) or no line for the heartbeat grace
+// (a partition that left the connection open) tears CMD's tree down, as
+// the parent's death does for a local shim.
+//
+// stdout, shim to app, "<tag> <payload>" lines: "hello {RemoteHello}",
+// then "backend {RemoteBackend}" or "error <text>", then any number of
+// "out <line>", "err <line>" (CMD's output, also kept in the lock
+// directory's <spawn nonce>.log), "pong <n>", and last "exit {RemoteExit}"
+// once the tree is gone and the lock removed. stderr carries the shim's
+// own log.
+//
+// Before CMD exists, the shim writes its ownership: our session file
+// ~/.hermes-desktop/sessions/<ownership id>.json (RemoteSession), then
+// Hermes' lock ~/.hermes/desktop-ssh/<ownership id>/backend.lock.json
+// naming CMD's PID (CMD is started held: RemoteHoldSubcommand waits for
+// the shim's go-ahead, then execs it, keeping the PID): no sibling scan
+// ever sees CMD without its lock (Hermes #92008). Both are removed when the
+// tree is gone.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"hermes-desktop/backend/hermes"
+	"hermes-desktop/platform/proc"
+)
+
+// RemoteSubcommand runs the remote watchdog; RemoteHoldSubcommand is the
+// held start of its backend (internal to the remote watchdog).
+const (
+	RemoteSubcommand     = "watchdog-remote"
+	RemoteHoldSubcommand = "watchdog-hold"
+)
+
+// Flag names of the remote watchdog, without dashes.
+const (
+	FlagOwnershipID    = "ownership-id"
+	FlagSpawnNonce     = "spawn-nonce"
+	FlagToken          = "token"
+	FlagHeartbeatGrace = "heartbeat-grace"
+	FlagProfile        = "profile"
+)
+
+// How the remote backend gets its session token (FlagToken).
+const (
+	TokenFile = "file"
+	TokenEnv  = "env"
+	TokenNone = "none"
+)
+
+// Line tags, both directions.
+const (
+	TagToken   = "token"
+	TagStart   = "start"
+	TagPing    = "ping"
+	TagPong    = "pong"
+	TagPort    = "port"
+	TagStop    = "stop"
+	TagHello   = "hello"
+	TagBackend = "backend"
+	TagError   = "error"
+	TagOut     = "out"
+	TagErr     = "err"
+	TagExit    = "exit"
+)
+
+// RemoteOptions are the remote watchdog's flags.
+type RemoteOptions struct {
+	OwnershipID, SpawnNonce string
+	Token                   string // TokenFile, TokenEnv or TokenNone
+	HeartbeatGrace, Grace   time.Duration
+	Cgroup, Profile         string
+	Argv                    []string
+}
+
+// Args is o as the remote watchdog's arguments after RemoteSubcommand.
+func (o RemoteOptions) Args() []string {
+	args := []string{
+		flagArg(FlagOwnershipID, o.OwnershipID),
+		flagArg(FlagSpawnNonce, o.SpawnNonce),
+		flagArg(FlagToken, o.Token),
+		flagArg(FlagHeartbeatGrace, o.HeartbeatGrace.String()),
+		flagArg(FlagGrace, o.Grace.String()),
+	}
+	if o.Cgroup != "" {
+		args = append(args, flagArg(FlagCgroup, o.Cgroup))
+	}
+	if o.Profile != "" {
+		args = append(args, flagArg(FlagProfile, o.Profile))
+	}
+	return append(append(args, argsEnd), o.Argv...)
+}
+
+// RemoteHello is the remote watchdog's first line.
+type RemoteHello struct {
+	Version  string        `json:"version"`
+	Shim     proc.Identity `json:"shim"`
+	Platform string        `json:"platform"` // GOOS/GOARCH
+}
+
+// RemoteBackend says the backend started: its identity, the command it
+// runs (the resolved executable first), what holds its tree, and where
+// its ownership lives.
+type RemoteBackend struct {
+	Backend     proc.Identity `json:"backend"`
+	Argv        []string      `json:"argv"`
+	Containment string        `json:"containment"`
+	Reason      string        `json:"reason,omitempty"`
+	Cgroup      string        `json:"cgroup,omitempty"`
+	LockDir     string        `json:"lock_dir"`
+}
+
+// RemoteExit is the remote watchdog's last line: how the backend ended
+// and why the tree was torn down.
+type RemoteExit struct {
+	Code   int    `json:"code"`
+	Signal string `json:"signal,omitempty"`
+	Why    string `json:"why"`
+}
+
+// RemoteSession is our own ownership record on the remote host, beside
+// Hermes' lock: what a later remote reap needs to prove a leftover ours
+// and its owner gone.
+type RemoteSession struct {
+	OwnershipID string        `json:"ownership_id"`
+	SpawnNonce  string        `json:"spawn_nonce"`
+	Shim        proc.Identity `json:"shim"`
+	Backend     proc.Identity `json:"backend"`
+	Created     time.Time     `json:"created"`
+}
+
+// RemoteSessionsDir is where RemoteSession files live, under the remote
+// user's home.
+const RemoteSessionsDir = ".hermes-desktop/sessions"
+
+// FormatPing is the heartbeat line n.
+func FormatPing(n uint64) string { return TagPing + " " + strconv.FormatUint(n, 10) }
+
+// ParseRemoteFlags parses the remote watchdog's arguments (after
+// RemoteSubcommand): the inverse of RemoteOptions.Args.
+func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
+	var o RemoteOptions
+	fs := flag.NewFlagSet(RemoteSubcommand, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.OwnershipID, FlagOwnershipID, "", "the backend's Hermes SSH ownership id (32 lowercase hex digits)")
+	fs.StringVar(&o.SpawnNonce, FlagSpawnNonce, "", "this spawn's nonce (16 lowercase hex digits)")
+	fs.StringVar(&o.Token, FlagToken, TokenNone, "how CMD gets the session token: file, env or none")
+	fs.DurationVar(&o.HeartbeatGrace, FlagHeartbeatGrace, 30*time.Second, "tear down after this long without a line from the app")
+	fs.DurationVar(&o.Grace, FlagGrace, 5*time.Second, "time between SIGTERM and SIGKILL")
+	fs.StringVar(&o.Cgroup, FlagCgroup, "", "Linux: start CMD in this cgroup v2 under the watchdog's own, where allowed")
+	fs.StringVar(&o.Profile, FlagProfile, "", "the Hermes profile, for the lock")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	o.Argv = fs.Args()
+	switch {
+	case !hermes.ValidOwnershipID(o.OwnershipID):
+		return o, fmt.Errorf("watchdog-remote: --%s %q is not 32 lowercase hex digits", FlagOwnershipID, o.OwnershipID)
+	case !hermes.ValidSpawnNonce(o.SpawnNonce):
+		return o, fmt.Errorf("watchdog-remote: --%s %q is not 16 lowercase hex digits", FlagSpawnNonce, o.SpawnNonce)
+	case o.Token != TokenFile && o.Token != TokenEnv && o.Token != TokenNone:
+		return o, fmt.Errorf("watchdog-remote: --%s %q is not file, env or none", FlagToken, o.Token)
+	case o.HeartbeatGrace <= 0 || o.Grace < 0:
+		return o, fmt.Errorf("watchdog-remote: --%s and --%s must be positive", FlagHeartbeatGrace, FlagGrace)
+	case o.Cgroup != "" && !validCgroupName(o.Cgroup):
+		return o, fmt.Errorf("watchdog-remote: --%s=%q is not one path element", FlagCgroup, o.Cgroup)
+	case len(o.Argv) == 0:
+		return o, errors.New("watchdog-remote: no command given after --")
+	}
+	return o, nil
+}

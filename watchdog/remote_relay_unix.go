@@ -1,0 +1,179 @@
+//go:build unix
+
+package watchdog
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// channelWriter writes the remote watchdog's lines to the channel from one
+// goroutine through a bounded queue: a channel that stops reading (a
+// partition) must never block the watchdog, which has a teardown to run.
+// Lines that do not fit are dropped, and a count of them is sent once
+// there is room again.
+type channelWriter struct {
+	queue   chan string
+	done    chan struct{}
+	mu      sync.Mutex
+	closed  bool
+	dropped int
+}
+
+// channelQueue bounds the lines waiting for a slow channel.
+const channelQueue = 4096
+
+func newChannelWriter(w io.Writer) *channelWriter {
+	c := &channelWriter{queue: make(chan string, channelQueue), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		bw := bufio.NewWriter(w)
+		for line := range c.queue {
+			if _, err := bw.WriteString(line); err != nil {
+				continue // the app is gone; keep draining so senders never block
+			}
+			if len(c.queue) == 0 {
+				_ = bw.Flush()
+			}
+		}
+		_ = bw.Flush()
+	}()
+	return c
+}
+
+// send queues one "<tag> <payload>" line; payload must hold no newline.
+func (c *channelWriter) send(tag, payload string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	if c.dropped > 0 && len(c.queue) < channelQueue-1 {
+		c.queue <- fmt.Sprintf("%s %d lines of output dropped: the channel was not reading\n", TagErr, c.dropped)
+		c.dropped = 0
+	}
+	select {
+	case c.queue <- tag + " " + payload + "\n":
+	default:
+		c.dropped++
+	}
+}
+
+func (c *channelWriter) sendJSON(tag string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		c.send(TagError, err.Error())
+		return
+	}
+	c.send(tag, string(b))
+}
+
+func (c *channelWriter) sendError(err error) { c.send(TagError, oneLine(err.Error())) }
+
+// close sends what is queued, waiting at most wait.
+func (c *channelWriter) close(wait time.Duration) {
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		close(c.queue)
+	}
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+	case <-time.After(wait):
+	}
+}
+
+func oneLine(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c == '\n' || c == '\r' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// relay carries the backend's stdout and stderr to the channel and to its
+// log file in the ownership directory.
+type relay struct {
+	outR, errR *os.File
+	outW, errW *os.File // the backend's ends, closed once it started
+	log        *os.File
+	logMu      sync.Mutex
+	logged     int64
+	out        *channelWriter
+	wg         sync.WaitGroup
+}
+
+// maxRemoteLog bounds the remote log file: the app keeps the full log.
+const maxRemoteLog = 16 << 20
+
+func newRelay(logPath string, out *channelWriter) (*relay, error) {
+	r := &relay{out: out}
+	var err error
+	if r.outR, r.outW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("watchdog-remote: %w", err)
+	}
+	if r.errR, r.errW, err = os.Pipe(); err != nil {
+		r.outR.Close()
+		r.outW.Close()
+		return nil, fmt.Errorf("watchdog-remote: %w", err)
+	}
+	if r.log, err = os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600); err != nil {
+		r.log = nil // the channel still carries the output
+	}
+	r.wg.Add(2)
+	go r.copy(r.outR, TagOut)
+	go r.copy(r.errR, TagErr)
+	return r, nil
+}
+
+// started closes our copies of the backend's ends, so EOF comes when the
+// tree closes its own.
+func (r *relay) started() {
+	r.outW.Close()
+	r.errW.Close()
+}
+
+func (r *relay) copy(f *os.File, tag string) {
+	defer r.wg.Done()
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 0, 4096), 256<<10)
+	for s.Scan() {
+		line := s.Text()
+		r.out.send(tag, oneLine(line))
+		r.logMu.Lock()
+		if r.log != nil && r.logged < maxRemoteLog {
+			n, _ := r.log.WriteString(line + "\n")
+			r.logged += int64(n)
+		}
+		r.logMu.Unlock()
+	}
+}
+
+// drain waits at most wait for the output to end, then closes the pipes
+// (an escaped descendant may hold them open forever).
+func (r *relay) drain(wait time.Duration) {
+	r.outW.Close()
+	r.errW.Close()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		r.outR.Close()
+		r.errR.Close()
+		<-done
+	}
+	r.outR.Close()
+	r.errR.Close()
+	if r.log != nil {
+		r.log.Close()
+	}
+}

@@ -1,0 +1,267 @@
+//go:build unix
+
+package watchdog
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"hermes-desktop/backend/hermes"
+	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/proc"
+)
+
+// RemoteMain runs the remote watchdog (see remote_protocol.go) with stdin
+// and stdout as the channel to the app, and returns its exit code.
+func RemoteMain(version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := ParseRemoteFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", RemoteSubcommand, "pid", os.Getpid())
+	out := newChannelWriter(stdout)
+	defer out.close(2 * time.Second)
+	r := &remoteRun{o: o, log: log, out: out}
+	return r.run(version, stdin)
+}
+
+// remoteRun is one run of the remote watchdog.
+type remoteRun struct {
+	o    RemoteOptions
+	log  *slog.Logger
+	out  *channelWriter
+	why  atomic.Pointer[string] // why the tree was torn down
+	lock hermes.SSHLock
+	home string
+	dir  string // the lock directory
+}
+
+func (r *remoteRun) run(version string, stdin io.Reader) int {
+	signals := notifyShimSignals()
+	if err := leadProcessGroup(); err != nil {
+		r.log.Warn("cannot lead a process group", "err", err)
+	}
+	if err := containTree(); err != nil {
+		r.log.Warn("not a subreaper; orphaned descendants may escape", "err", err)
+	}
+	self, err := proc.Self()
+	if err != nil {
+		r.out.sendError(fmt.Errorf("identify the watchdog: %w", err))
+		return 1
+	}
+	r.out.sendJSON(TagHello, RemoteHello{Version: version, Shim: self, Platform: runtime.GOOS + "/" + runtime.GOARCH})
+	lines := readChannel(stdin)
+	token, ok := r.awaitStart(lines)
+	if !ok {
+		r.log.Info("no start from the app; not starting the backend")
+		return exitParentGone
+	}
+	child, tree, rel, err := r.start(self, token)
+	if err != nil {
+		r.out.sendError(err)
+		r.cleanup()
+		return execExitCode(err)
+	}
+	parentGone := make(chan Reason, 1)
+	go r.follow(lines, signals, parentGone)
+	code := runShimLoop(child, tree, signals, parentGone, r.o.Grace, r.log)
+	releaseTreeCgroup(tree, r.log)
+	rel.drain(2 * time.Second)
+	r.cleanup()
+	why := "the backend exited"
+	if w := r.why.Load(); w != nil {
+		why = *w
+	}
+	ex := RemoteExit{Code: code, Why: why}
+	if code > 128 {
+		ex.Signal = syscall.Signal(code - 128).String()
+	}
+	r.out.sendJSON(TagExit, ex)
+	return code
+}
+
+// awaitStart reads the token and the start line. EOF, "stop" or silence
+// for the heartbeat grace first means no start.
+func (r *remoteRun) awaitStart(lines <-chan string) (token string, ok bool) {
+	timer := time.NewTimer(r.o.HeartbeatGrace)
+	defer timer.Stop()
+	for {
+		select {
+		case line, open := <-lines:
+			if !open {
+				return "", false
+			}
+			tag, arg, _ := strings.Cut(line, " ")
+			switch tag {
+			case TagToken:
+				token = arg
+			case TagPing:
+				r.out.send(TagPong, arg)
+			case TagStart:
+				return token, true
+			case TagStop:
+				return "", false
+			}
+			timer.Reset(r.o.HeartbeatGrace)
+		case <-timer.C:
+			return "", false
+		}
+	}
+}
+
+// follow reads the channel once the backend runs: it answers pings, keeps
+// the lock's port, and ends the run on "stop", EOF or silence.
+func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parentGone chan<- Reason) {
+	timer := time.NewTimer(r.o.HeartbeatGrace)
+	defer timer.Stop()
+	gone := func(why string, reason Reason) {
+		r.why.CompareAndSwap(nil, &why)
+		parentGone <- reason
+	}
+	for {
+		select {
+		case line, open := <-lines:
+			if !open {
+				gone("the channel to the app closed", ReasonLifeline)
+				return
+			}
+			timer.Reset(r.o.HeartbeatGrace)
+			tag, arg, _ := strings.Cut(line, " ")
+			switch tag {
+			case TagPing:
+				r.out.send(TagPong, arg)
+			case TagPort:
+				if p, err := strconv.Atoi(arg); err == nil && p > 0 && p <= 65535 && p != r.lock.Port {
+					r.lock.Port = p
+					if err := r.writeLock(); err != nil {
+						r.log.Warn("update the lock's port", "err", err)
+					}
+				}
+			case TagStop:
+				why := "the app asked it to stop"
+				r.why.CompareAndSwap(nil, &why)
+				requestStop(signals)
+			}
+		case <-timer.C:
+			gone(fmt.Sprintf("no heartbeat from the app for %s", r.o.HeartbeatGrace), ReasonLifeline)
+			return
+		}
+	}
+}
+
+// readChannel delivers the channel's lines; it closes the channel at EOF
+// or a read error. The goroutine ends with the input (or the process).
+func readChannel(stdin io.Reader) <-chan string {
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		s := bufio.NewScanner(stdin)
+		s.Buffer(make([]byte, 0, 512), maxLifelineLine)
+		for s.Scan() {
+			lines <- strings.TrimRight(s.Text(), "\r")
+		}
+	}()
+	return lines
+}
+
+// start prepares the ownership directory, starts the backend held,
+// writes our session file and Hermes' lock naming it, then lets it exec.
+func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgroup.Cgroup, *relay, error) {
+	var err error
+	if r.home, err = os.UserHomeDir(); err != nil {
+		return proc.Identity{}, nil, nil, fmt.Errorf("watchdog-remote: %w", err)
+	}
+	if r.o.Token != TokenNone && !validToken(token) {
+		return proc.Identity{}, nil, nil, errors.New("watchdog-remote: no valid session token from the app")
+	}
+	if err := r.makeLockDir(); err != nil {
+		return proc.Identity{}, nil, nil, err
+	}
+	argv, err := r.command(token)
+	if err != nil {
+		return proc.Identity{}, nil, nil, err
+	}
+	env, err := childEnv(self, "")
+	if err != nil {
+		return proc.Identity{}, nil, nil, err
+	}
+	switch r.o.Token {
+	case TokenEnv:
+		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn, hermes.EnvSessionToken+"="+token)
+	case TokenFile:
+		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn)
+	}
+	tree, cgroupErr := makeTreeCgroup(r.o.Cgroup, r.log)
+	rel, err := newRelay(filepath.Join(r.dir, r.o.SpawnNonce+".log"), r.out)
+	if err != nil {
+		return proc.Identity{}, nil, nil, err
+	}
+	child, goAhead, err := r.startHeld(argv, env, tree, rel)
+	if err != nil && tree != nil {
+		_ = tree.Remove()
+		cgroupErr = fmt.Errorf("watchdog: start inside %s: %w", tree.Path(), err)
+		tree = nil
+		child, goAhead, err = r.startHeld(argv, env, nil, rel)
+	}
+	if err != nil {
+		rel.drain(0)
+		return proc.Identity{}, nil, nil, err
+	}
+	if err := r.own(self, child, argv[0], token); err != nil {
+		goAhead.Close() // EOF: the held child exits without running the backend
+		_ = syscall.Kill(child.PID, syscall.SIGKILL)
+		rel.drain(time.Second)
+		return proc.Identity{}, nil, nil, err
+	}
+	_, err = goAhead.Write([]byte{'g'})
+	goAhead.Close()
+	if err != nil {
+		r.log.Warn("release the held backend", "err", err)
+	}
+	r.out.sendJSON(TagBackend, r.backendReport(child, argv, tree, cgroupErr))
+	return child, tree, rel, nil
+}
+
+func validToken(t string) bool {
+	if len(t) != hermes.SSHTokenLen {
+		return false
+	}
+	for _, c := range t {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// backendReport is the "backend" line.
+func (r *remoteRun) backendReport(child proc.Identity, argv []string, tree *cgroup.Cgroup, cgroupErr error) RemoteBackend {
+	rb := RemoteBackend{Backend: child, Argv: argv, LockDir: r.dir, Containment: "process-tree"}
+	if runtime.GOOS == "linux" {
+		rb.Reason = "no cgroup: the watchdog is a subreaper and tears down its process group and tree"
+	} else {
+		rb.Reason = "no cgroups on " + runtime.GOOS + ": the watchdog tears down its process group and tree"
+	}
+	if tree != nil {
+		rb.Containment, rb.Cgroup, rb.Reason = "cgroup", tree.Path(), ""
+	} else if cgroupErr != nil {
+		rb.Reason = "no cgroup (" + cgroupErr.Error() + "): the watchdog is a subreaper and tears down its process group and tree"
+	}
+	return rb
+}
