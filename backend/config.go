@@ -3,6 +3,7 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"hermes-desktop/backend/remote"
 	"io"
 	"log/slog"
 	"os"
@@ -87,6 +88,8 @@ type Config struct {
 	AdoptFrom *os.File
 	// UI is "headless" or "gui", reported in status (its "mode").
 	UI string
+	// Remote configures backends on other hosts.
+	Remote remote.Config
 	// Version is reported in status.
 	Version string
 	// Logger receives the launcher's own log; nil discards it.

@@ -22,6 +22,7 @@ func DefaultSettings(self string) settings.Settings {
 		MinOrphanAge:    DefaultMinOrphanAge.String(),
 		SampleInterval:  leakguard.DefaultSampleInterval.String(),
 		NofileSoftLimit: &floor,
+		DisconnectGrace: settings.DefaultDisconnectGrace.String(),
 	}
 }
 
@@ -60,6 +61,10 @@ func (c *Config) ApplySettings(s settings.Settings) error {
 		c.LeakGuard.NofileSoftLimit = settings.NofileFloor(*n)
 	}
 	c.UpdateFeed, c.UpdateAutomatically = s.UpdateFeed, s.UpdateAutomatically
+	c.Remote.SSHConfig = s.SSHConfig
+	if d := durationSetting(s.DisconnectGrace); d > 0 {
+		c.Remote.DisconnectGrace = d
+	}
 	return nil
 }
 

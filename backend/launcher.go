@@ -3,6 +3,8 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"hermes-desktop/backend/remote"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +36,7 @@ type Launcher struct {
 	started time.Time
 	records *lockfile.Records
 	contain *instance.Plan // how backends' trees are held
+	remotes *remote.Hosts  // the hosts of remote backends, one connection each
 	upd     *selfupdate.Updater
 	handoff *handoff.Sender
 
@@ -88,6 +91,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	l.upd = selfupdate.New(cfg.selfUpdate(l.self), updateHost{l})
 	l.handoff = handoff.NewSender(cfg.handoff(l.self, l.nonce), handoffHost{l})
 	l.contain = instance.PlanContainment(cfg.Containment)
+	l.remotes = remote.NewHosts(cfg.Remote, filepath.Join(cfg.StateDir, "ssh"), cfg.Core, cfg.Version)
 	cfg.Logger.Info("containment", "kind", l.contain.Kind(), "reason", l.contain.Reason())
 	if cfg.AdoptFrom != nil {
 		err = l.receive()
@@ -176,6 +180,7 @@ func (l *Launcher) Shutdown() error {
 	l.stop.shutdownOnce.Do(func() {
 		l.RequestStop()
 		l.sups.StopAll()
+		l.remotes.Close() // after the backends: their channels go through it
 		l.subreaper.stop()
 		close(l.stop.backendsGone)
 		l.upd.Stop()

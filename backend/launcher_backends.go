@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hermes-desktop/backend/remote"
+	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"hermes-desktop/backend/control"
@@ -27,7 +31,33 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *supervisor.Supervisor {
 		LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger,
 	}
 	policy := supervisor.Policy{Max: l.cfg.MaxRestarts, Window: l.cfg.RestartWindow}
-	return supervisor.New(spec, instance.Local{Params: params}, params.Log, l.records, policy, l.cfg.LeakGuard.SampleInterval, l.cfg.Logger, l.onStatus)
+	var runner instance.Runner = instance.Local{Params: params}
+	if spec.Host != "" {
+		runner = l.remoteRunner(spec.Host, params.Log)
+	}
+	return supervisor.New(spec, runner, params.Log, l.records, policy, l.cfg.LeakGuard.SampleInterval, l.cfg.Logger, l.onStatus)
+}
+
+// remoteRunner is the runner of a backend on host: over that host's one
+// connection, made on first use; or, when there can be none, a runner
+// whose every start fails at once saying why.
+func (l *Launcher) remoteRunner(host string, log *logs.Log) instance.Runner {
+	if err := os.MkdirAll(filepath.Join(l.cfg.StateDir, "ssh"), 0o700); err != nil {
+		return failedRunner{err}
+	}
+	h, err := l.remotes.Get(host)
+	if err != nil {
+		return failedRunner{err}
+	}
+	return remote.Runner{Host: h, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
+}
+
+// failedRunner starts nothing: its error wraps fs.ErrPermission, so the
+// backend fails at once instead of retrying what cannot work.
+type failedRunner struct{ err error }
+
+func (f failedRunner) Start(*runspec.Spec) (instance.Process, error) {
+	return nil, fmt.Errorf("%w (%w)", f.err, fs.ErrPermission)
 }
 
 // AddBackend adds a backend while the launcher runs and starts it unless

@@ -177,7 +177,7 @@ func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
 	}
 	var views []View
 	for _, v := range all {
-		if v.External {
+		if v.External || v.Remote {
 			continue
 		}
 		if !v.ViaShim {

@@ -82,6 +82,9 @@ type View struct {
 	// External: the backend is someone else's, attached to; nothing is
 	// handed over and the successor attaches again.
 	External bool
+	// Remote: the backend runs on another host over this app's ssh
+	// connection, which ends with it; the successor starts it anew.
+	Remote bool
 	// Handover is the instance's own account of itself (zero when
 	// External).
 	instance.Handover

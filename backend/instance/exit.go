@@ -17,6 +17,9 @@ type ExitStatus struct {
 	// Unknown is set when the status could not be collected: the process
 	// was adopted from a previous launcher and is not our child.
 	Unknown bool
+	// Why, when set, says in words how the run ended where no exit code
+	// tells it (a remote run whose connection failed, say).
+	Why string
 }
 
 func exitStatusOf(ps *os.ProcessState) ExitStatus {
@@ -38,6 +41,9 @@ const (
 
 // String explains the status in words a user can act on.
 func (e ExitStatus) String() string {
+	if e.Why != "" {
+		return e.Why
+	}
 	if e.Unknown {
 		return "exited (status unknown: it was adopted from the previous launcher)"
 	}

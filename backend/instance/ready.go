@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/runspec"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/human"
 )
@@ -65,8 +66,14 @@ func (i *Instance) awaitPort(ctx context.Context) (int, error) {
 }
 
 func (i *Instance) timeoutErr(ctx context.Context, what string) error {
+	return TimeoutError(ctx, i.spec, what)
+}
+
+// TimeoutError says that a start did not do what within spec's start
+// timeout, when ctx's deadline is what ended it (else ctx's error).
+func TimeoutError(ctx context.Context, spec *runspec.Spec, what string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("did not %s within %s", what, human.Duration(i.spec.StartTimeout))
+		return fmt.Errorf("did not %s within %s", what, human.Duration(spec.StartTimeout))
 	}
 	return ctx.Err()
 }
@@ -85,13 +92,20 @@ func readReadyFile(path string) (int, bool) {
 }
 
 func (i *Instance) awaitHealth(ctx context.Context, host string, port int) error {
-	client := &http.Client{Timeout: 2 * time.Second}
 	base := "http://" + net.JoinHostPort(host, strconv.Itoa(port))
+	return AwaitHealth(ctx, base, i.spec, i.token, i.exited)
+}
+
+// AwaitHealth asks spec's health path at base until it answers healthy,
+// exited closes (ErrExitedEarly) or ctx ends, whose deadline is taken as
+// spec's start timeout in the error.
+func AwaitHealth(ctx context.Context, base string, spec *runspec.Spec, token string, exited <-chan struct{}) error {
+	client := &http.Client{Timeout: 2 * time.Second}
 	var last error
 	t := time.NewTicker(readyPollInterval)
 	defer t.Stop()
 	for {
-		err := probeHealth(ctx, client, base, i.spec.HealthPath, i.token)
+		err := probeHealth(ctx, client, base, spec.HealthPath, token)
 		if err == nil {
 			return nil
 		}
@@ -99,15 +113,15 @@ func (i *Instance) awaitHealth(ctx context.Context, host string, port int) error
 			last = err // not a probe the deadline cut short: the last answer is what to report
 		}
 		select {
-		case <-i.exited:
+		case <-exited:
 			return ErrExitedEarly
 		case <-ctx.Done():
 			if errors.Is(last, errNoHealthPage) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				// Most often a server that is not Hermes, asked Hermes'
 				// path: what to change comes first, where a card has room.
-				return fmt.Errorf("no page at its health path %s (%w for %v): set a health path the server answers, such as /", i.spec.HealthPath, errNoHealthPage, i.spec.StartTimeout)
+				return fmt.Errorf("no page at its health path %s (%w for %v): set a health path the server answers, such as /", spec.HealthPath, errNoHealthPage, spec.StartTimeout)
 			}
-			return fmt.Errorf("%w (last answer: %v)", i.timeoutErr(ctx, "pass its health check at "+base+i.spec.HealthPath), last)
+			return fmt.Errorf("%w (last answer: %v)", TimeoutError(ctx, spec, "pass its health check at "+base+spec.HealthPath), last)
 		case <-t.C:
 		}
 	}

@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"os"
+	"time"
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/runspec"
@@ -119,6 +120,23 @@ type Info struct {
 	Containment Containment
 	Reason      string
 	Cgroup      string
+	// Remote is the run on another host (nil for a local one): PID and
+	// ShimPID above are then that host's.
+	Remote *RemoteInfo
+}
+
+// RemoteInfo is what the status shows of a run on another host (see
+// model.RemoteStatus, which the Supervisor fills from it).
+type RemoteInfo struct {
+	Host        string
+	Connection  string
+	Attempt     int
+	NextAttempt time.Time
+	Platform    string
+	Port        int
+	Latency     time.Duration
+	LockDir     string
+	Error       string
 }
 
 // Sampled is one look at a run's tree.

@@ -124,6 +124,9 @@ func readSums(path string) (map[Platform]string, error) {
 // fileName is the name of p's core in SHA256SUMS; the file is it gzip'd.
 func fileName(p Platform) string { return corePrefix + p.GOOS + "-" + p.GOARCH }
 
+// CoreFileName is the file a cores directory keeps p's core in, gzip'd.
+func CoreFileName(p Platform) string { return fileName(p) + gzSuffix }
+
 // platformOf reads fileName back; only Platforms are known.
 func platformOf(name string) (Platform, bool) {
 	for _, p := range Platforms {

@@ -59,6 +59,10 @@ type Spec struct {
 	StartTimeout time.Duration `json:"start_timeout,omitempty"`
 	// Profile is the Hermes profile, recorded for reference.
 	Profile string `json:"profile,omitempty"`
+	// Host is the ssh destination the backend runs on; "" for this
+	// machine. Command is then the remote's: a Hermes kind's resolves
+	// there (ResolveRemoteCommand).
+	Host string `json:"host,omitempty"`
 	// Setting is the configured backend the spec came from (FromSetting),
 	// saved back as is when the list changes: its own ready pattern,
 	// health path and grace, not the shared values it took. Zero for a
@@ -85,7 +89,11 @@ func (s *Spec) ApplyDefaults(self string) error {
 		if s.Kind == settings.KindCustom {
 			return fmt.Errorf("backend %s: a custom backend needs a command", s.Name)
 		}
-		s.Command, _ = ResolveCommand(self, s.Kind, s.Args)
+		if s.Host != "" {
+			s.Command = ResolveRemoteCommand(s.Kind, s.Args)
+		} else {
+			s.Command, _ = ResolveCommand(self, s.Kind, s.Args)
+		}
 	}
 	if s.ReadyRegex == "" {
 		s.ReadyRegex = DefaultReadyRegex
@@ -124,6 +132,19 @@ func ResolveCommand(self string, kind settings.Kind, args []string) (argv []stri
 	return append(argv, args...), why
 }
 
+// ResolveRemoteCommand is the command of a Hermes kind on another host:
+// `hermes serve --isolated --host 127.0.0.1 --port 0` or `hermes dashboard
+// --no-open --host 127.0.0.1 --port 0`, plus args. The remote watchdog
+// finds hermes there (or falls back to its own built-in backend) and adds
+// Hermes' SSH flags to a serve (--ssh-session-token-file, --ssh-owner-nonce).
+func ResolveRemoteCommand(kind settings.Kind, args []string) []string {
+	argv := append([]string{"hermes"}, hermes.LocalArgs(verb(kind))...)
+	if kind == settings.KindServe {
+		argv = append(argv[:2], append([]string{hermes.FlagIsolated}, argv[2:]...)...)
+	}
+	return append(argv, args...)
+}
+
 // verb is the hermes verb that runs a Hermes kind.
 func verb(kind settings.Kind) string {
 	switch kind {
@@ -153,7 +174,7 @@ func FromSetting(b settings.Backend, shared settings.Settings) (Spec, error) {
 	if err := b.Validate(); err != nil {
 		return Spec{}, err
 	}
-	spec := Spec{Name: b.Name, Kind: b.Kind, Args: b.Args, Disabled: !b.IsEnabled(), Setting: b}
+	spec := Spec{Name: b.Name, Kind: b.Kind, Args: b.Args, Disabled: !b.IsEnabled(), Setting: b, Host: b.Host}
 	if b.Kind == settings.KindCustom {
 		argv, err := cmdline.Split(b.Command)
 		if err != nil {

@@ -32,6 +32,7 @@ type master struct {
 	stderr   *tail
 	ready    chan struct{}
 	done     chan struct{}
+	waited   func() // drops cmd's registration with the orphan collector
 }
 
 // startMaster spawns the shim, releases it, waits for its report that ssh
@@ -58,7 +59,13 @@ func startMaster(self string, owner proc.Identity, ssh string, args []string) (*
 		err = pipes.Attach(cmd)
 	}
 	if err == nil {
+		started := proc.Spawning()
 		err = cmd.Start()
+		pid := 0
+		if err == nil {
+			pid = cmd.Process.Pid
+		}
+		m.waited = started(pid)
 	}
 	pipes.CloseShimEnds()
 	if err != nil {
@@ -103,6 +110,7 @@ func (m *master) run(out io.Reader) {
 		}
 	}
 	_ = m.cmd.Wait()
+	m.waited()
 	m.kill() // the shim is gone; nothing reads the lifeline any more
 	close(m.done)
 }

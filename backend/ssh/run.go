@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hermes-desktop/platform/cmdline"
+	"hermes-desktop/platform/proc"
 )
 
 // killGrace is how long the remote `timeout` waits after SIGTERM before
@@ -58,7 +59,7 @@ func (h *Host) Run(ctx context.Context, timeout time.Duration, stdin io.Reader, 
 	var stdout bytes.Buffer
 	stderr := &tail{max: 8 << 10}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, stderr
-	err := cmd.Run()
+	err := runOwned(cmd)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -75,6 +76,7 @@ type Channel struct {
 	Stdin  io.WriteCloser
 	Stdout io.ReadCloser
 	cmd    *exec.Cmd
+	waited func() // drops cmd's registration with the orphan collector
 	stderr *tail
 }
 
@@ -100,16 +102,42 @@ func (h *Host) Start(ctx context.Context, argv ...string) (*Channel, error) {
 	if c.Stdout, err = cmd.StdoutPipe(); err != nil {
 		return nil, fmt.Errorf("ssh: start %q: %w", argv[0], err)
 	}
-	if err := cmd.Start(); err != nil {
+	started := proc.Spawning()
+	err = cmd.Start()
+	pid := 0
+	if err == nil {
+		pid = cmd.Process.Pid
+	}
+	c.waited = started(pid)
+	if err != nil {
 		return nil, fmt.Errorf("ssh: start %q on %s: %w", argv[0], h.opts.Destination, err)
 	}
 	return c, nil
 }
 
+// runOwned runs cmd as a child whose wait status is ours, not the app's
+// orphan collector's (proc.CollectOrphans).
+func runOwned(cmd *exec.Cmd) error {
+	started := proc.Spawning()
+	err := cmd.Start()
+	pid := 0
+	if err == nil {
+		pid = cmd.Process.Pid
+	}
+	waited := started(pid)
+	if err != nil {
+		return err
+	}
+	defer waited()
+	return cmd.Wait()
+}
+
 // Wait waits for the channel to end (read Stdout to EOF first) and reaps
 // our ssh client.
 func (c *Channel) Wait() error {
-	if err := c.cmd.Wait(); err != nil {
+	err := c.cmd.Wait()
+	c.waited()
+	if err != nil {
 		return fmt.Errorf("ssh: channel: %w: %s", err, lastLine(c.stderr.String()))
 	}
 	return nil

@@ -67,7 +67,10 @@ func (s *Supervisor) spawn() bool {
 		_ = s.onCrash(err.Error())
 		return false
 	}
-	if err := s.records.Write(p.Record(0)); err != nil {
+	if r := p.Record(0); r != nil {
+		err = s.records.Write(r)
+	}
+	if err != nil {
 		// Without a record we could not prove this backend is ours after a
 		// crash; do not run it. Stopped before Release, a shim still at its
 		// start barrier exits at once.
@@ -141,6 +144,7 @@ func (s *Supervisor) sample(ctx context.Context) {
 	if s.clock.Off() || s.cur == nil {
 		return
 	}
+	s.refreshRemote()
 	sm, err := s.cur.Sample()
 	if err != nil {
 		return // not known yet, or exiting: the exit is handled where it is seen
@@ -237,9 +241,65 @@ func (s *Supervisor) onReported() {
 // setContainment shows what holds the run's tree.
 func setContainment(st *model.BackendStatus, info instance.Info) {
 	st.Containment, st.ContainmentReason, st.Cgroup = info.Containment, info.Reason, info.Cgroup
+	st.Remote = remoteStatus(info.Remote)
 }
 
-// writeRecord writes the running instance's ownership record again.
+// remoteStatus is the status' view of a run on another host (nil for a
+// local run).
+func remoteStatus(r *instance.RemoteInfo) *model.RemoteStatus {
+	if r == nil {
+		return nil
+	}
+	rs := &model.RemoteStatus{
+		Connection: r.Connection, Attempt: r.Attempt, Platform: r.Platform, Port: r.Port,
+		LockDir: r.LockDir, Error: r.Error,
+	}
+	if !r.NextAttempt.IsZero() {
+		t := r.NextAttempt
+		rs.NextAttempt = &t
+	}
+	if r.Latency > 0 {
+		rs.LatencyMS = float64(r.Latency.Microseconds()) / 1000
+	}
+	return rs
+}
+
+// refreshRemote shows a remote run's connection as it is now (its state,
+// latency), publishing only a change a person would notice: latency
+// within a tenth, or a millisecond, is not one.
+func (s *Supervisor) refreshRemote() {
+	now := remoteStatus(s.cur.Info().Remote)
+	if now == nil {
+		return
+	}
+	s.mu.Lock()
+	old := s.st.Remote
+	s.mu.Unlock()
+	if old != nil && sameRemote(*old, *now) {
+		return
+	}
+	s.edit(func(st *model.BackendStatus) { st.Remote = now })
+}
+
+func sameRemote(a, b model.RemoteStatus) bool {
+	la, lb := a.LatencyMS, b.LatencyMS
+	a.LatencyMS, b.LatencyMS = 0, 0
+	na, nb := a.NextAttempt, b.NextAttempt
+	a.NextAttempt, b.NextAttempt = nil, nil
+	if a != b || (na == nil) != (nb == nil) || (na != nil && !na.Equal(*nb)) {
+		return false
+	}
+	d := la - lb
+	return (d < 1 && d > -1) || (d*10 < lb && -d*10 < lb)
+}
+
+// writeRecord writes the running instance's ownership record again. A run
+// with no local record (one on another host, whose ownership lives there)
+// writes nothing.
 func (s *Supervisor) writeRecord() error {
-	return s.records.Write(s.cur.Record(s.curPort))
+	r := s.cur.Record(s.curPort)
+	if r == nil {
+		return nil
+	}
+	return s.records.Write(r)
 }

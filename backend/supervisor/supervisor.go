@@ -136,7 +136,7 @@ func New(spec runspec.Spec, runner instance.Runner, out *logs.Log, records *lock
 		cmds:    make(chan command),
 		done:    make(chan struct{}),
 	}
-	s.st = model.BackendStatus{Name: spec.Name, Kind: spec.Kind, State: model.StateStopped, Command: spec.Command}
+	s.st = model.BackendStatus{Name: spec.Name, Kind: spec.Kind, State: model.StateStopped, Command: spec.Command, Host: spec.Host}
 	return s
 }
 
@@ -320,6 +320,9 @@ func (s *Supervisor) handoffViewOf() commandResult {
 	}
 	if s.cur == nil || st.State != model.StateReady || !s.curReported {
 		return commandResult{err: fmt.Errorf("backend %s is %s, not ready: try the handoff again when it is", s.spec.Name, st.State)}
+	}
+	if s.cur.Info().Remote != nil {
+		return commandResult{view: handoff.View{Status: st, Remote: true}}
 	}
 	return commandResult{view: handoff.View{Status: st, Handover: s.cur.Handover()}}
 }

@@ -113,10 +113,14 @@ func Base(t testing.TB, stateDir, hermesHome, tag string) *Launcher {
 	return &Launcher{t: t, Bin: Path(t), StateDir: stateDir, HermesHome: hermesHome, Tag: tag, Cgroup: tryCgroup(t)}
 }
 
+// AddEnv adds env (KEY=VALUE entries) to what this launcher and those
+// StartAnother starts from it get, over NewEnv's.
+func (l *Launcher) AddEnv(env ...string) { l.env = append(l.env, env...) }
+
 // StartAnother starts a second launcher on the same state dir, tag and
 // cgroup.
 func (l *Launcher) StartAnother(args ...string) *Launcher {
-	l2 := &Launcher{t: l.t, Bin: l.Bin, StateDir: l.StateDir, HermesHome: l.HermesHome, Tag: l.Tag, Cgroup: l.Cgroup}
+	l2 := &Launcher{t: l.t, Bin: l.Bin, StateDir: l.StateDir, HermesHome: l.HermesHome, Tag: l.Tag, Cgroup: l.Cgroup, env: l.env}
 	l2.start(args...)
 	return l2
 }

@@ -1,0 +1,67 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/backend/ssh"
+)
+
+// Transport is the connection to one host: backend/ssh's Host, or WSL's.
+type Transport interface {
+	// Run runs a short command with a timeout (killed on the remote when
+	// it ends).
+	Run(ctx context.Context, timeout time.Duration, stdin io.Reader, argv ...string) ([]byte, error)
+	// Start runs a long command whose stdin and stdout are ours.
+	Start(ctx context.Context, argv ...string) (*ssh.Channel, error)
+	// Forward and Unforward add and cancel a forward from 127.0.0.1:local
+	// here to 127.0.0.1:remote there.
+	Forward(ctx context.Context, local, remote int) error
+	Unforward(ctx context.Context, local, remote int) error
+	// Status is the connection's state as a person reads it.
+	Status() ssh.Status
+}
+
+// Host is one remote machine for the app's session: its transport and the
+// core installed there, installed at most once at a time and again only
+// after a failure.
+type Host struct {
+	// Destination is the ssh destination, as the settings name it.
+	Destination string
+	t           Transport
+	cores       *remotecore.Cores
+	coresErr    error
+
+	closer    interface{ Close() error } // the connection, closed by Hosts.Close
+
+	mu        sync.Mutex // serializes Install
+	installed *remotecore.Installed
+}
+
+// NewHost is the host dest reached through t, running cores (coresErr says
+// why there are none: each start then fails with it).
+func NewHost(dest string, t Transport, cores *remotecore.Cores, coresErr error) *Host {
+	return &Host{Destination: dest, t: t, cores: cores, coresErr: coresErr}
+}
+
+// Install connects and makes sure the core is in place on the host.
+func (h *Host) Install(ctx context.Context) (remotecore.Installed, error) {
+	if h.cores == nil {
+		return remotecore.Installed{}, fmt.Errorf("remote: %s: %w", h.Destination, h.coresErr)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.installed != nil {
+		return *h.installed, nil
+	}
+	in, err := remotecore.Install(ctx, h.t, h.cores, remotecore.Options{})
+	if err != nil {
+		return remotecore.Installed{}, err
+	}
+	h.installed = &in
+	return in, nil
+}

@@ -1,0 +1,104 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/backend/ssh"
+)
+
+// Config is how the app reaches remote hosts.
+type Config struct {
+	// SSHConfig is the ssh config file (ssh -F); "" means ssh's own.
+	SSHConfig string
+	// DisconnectGrace is how long a remote tree outlives a silent
+	// connection; zero means settings.DefaultDisconnectGrace.
+	DisconnectGrace time.Duration
+	// SSH is the ssh client; "" means ssh from PATH.
+	SSH string
+}
+
+// Hosts are the remote hosts of the app's session, one Host (one
+// connection, one authentication) per destination, made on first use and
+// closed together.
+type Hosts struct {
+	cfg        Config
+	controlDir string
+	self       string
+	version    string
+
+	mu     sync.Mutex
+	hosts  map[string]*Host
+	closed bool
+	// cores are located once, on first use.
+	cores    *remotecore.Cores
+	coresErr error
+	located  bool
+}
+
+// NewHosts makes the registry; controlDir keeps the control sockets, self
+// runs each master's watchdog shim, version names the cores to install.
+func NewHosts(cfg Config, controlDir, self, version string) *Hosts {
+	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Host{}}
+}
+
+// DisconnectGrace is the grace runs on these hosts get.
+func (hs *Hosts) DisconnectGrace() time.Duration { return hs.cfg.DisconnectGrace }
+
+// ErrClosed means the app is shutting down: no new connection.
+var ErrClosed = errors.New("remote: the app is shutting down")
+
+// Get returns the Host of dest, making it on first use.
+func (hs *Hosts) Get(dest string) (*Host, error) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.closed {
+		return nil, ErrClosed
+	}
+	if h, ok := hs.hosts[dest]; ok {
+		return h, nil
+	}
+	if !hs.located {
+		hs.cores, hs.coresErr = remotecore.LocateCores(hs.version)
+		hs.located = true
+	}
+	t, err := ssh.New(ssh.Options{Destination: dest, ControlDir: hs.controlDir, ConfigFile: hs.cfg.SSHConfig, Self: hs.self, SSH: hs.cfg.SSH})
+	if err != nil {
+		return nil, fmt.Errorf("remote: %s: %w", dest, err)
+	}
+	h := NewHost(dest, t, hs.cores, hs.coresErr)
+	h.closer = t
+	hs.hosts[dest] = h
+	return h, nil
+}
+
+// Close closes every host's connection (after the backends on them are
+// stopped: their channels go through it).
+func (hs *Hosts) Close() {
+	hs.mu.Lock()
+	hs.closed = true
+	hosts := hs.hosts
+	hs.hosts = map[string]*Host{}
+	hs.mu.Unlock()
+	for _, h := range hosts {
+		if h.closer != nil {
+			_ = h.closer.Close()
+		}
+	}
+}
+
+// Connection is one host's connection as a person reads it, for hosts
+// already in use ("" otherwise).
+func (hs *Hosts) Connection(dest string) string {
+	hs.mu.Lock()
+	h := hs.hosts[dest]
+	hs.mu.Unlock()
+	if h == nil {
+		return ""
+	}
+	return h.t.Status().String()
+}
+

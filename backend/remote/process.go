@@ -1,0 +1,201 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/lockfile"
+)
+
+// Record is nil: a remote run has no local ownership record. Its
+// ownership lives on its host (Hermes' lock and our session file, written
+// by the remote watchdog); here it has only our ssh client, a child of
+// the app that ends with the master, which runs behind its own shim.
+func (r *Run) Record(int) *lockfile.Record { return nil }
+
+// Release lets the remote watchdog start the backend.
+func (r *Run) Release() error {
+	r.releaseOnce.Do(func() { close(r.released) })
+	return nil
+}
+
+// BackendKnown is closed once the remote watchdog reported the backend.
+func (r *Run) BackendKnown() <-chan struct{} { return r.backendKnown }
+
+// Token is the session token of a desktop-owned kind ("" for a dashboard).
+func (r *Run) Token() string { return r.token }
+
+// Exited is closed once the channel has ended: the remote tree is gone,
+// or going (its lifeline is).
+func (r *Run) Exited() <-chan struct{} { return r.exited }
+
+// Info is what the status shows of the run; its PIDs are the host's.
+func (r *Run) Info() instance.Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in := instance.Info{
+		PID: r.backend.Backend.PID, ShimPID: r.hello.Shim.PID, Nonce: r.nonce, Argv: r.spec.Command,
+		Containment: instance.Containment(r.backend.Containment), Reason: r.backend.Reason, Cgroup: r.backend.Cgroup,
+	}
+	if len(r.backend.Argv) > 0 {
+		in.Argv = r.backend.Argv
+	}
+	in.Remote = &instance.RemoteInfo{
+		Host: r.host.Destination, Platform: r.hello.Platform, Port: r.remotePort,
+		Latency: r.latency, LockDir: r.backend.LockDir, Error: r.failure,
+	}
+	r.connection(in.Remote)
+	return in
+}
+
+// connection fills in the connection's state: the host's while there is
+// no channel yet, else the heartbeat's ("reconnecting" once two beats went
+// unanswered). Called with mu held.
+func (r *Run) connection(ri *instance.RemoteInfo) {
+	st := r.host.t.Status()
+	ri.Connection = st.State.String()
+	if st.State.String() == "reconnecting" || st.State.String() == "connecting" {
+		ri.Attempt, ri.NextAttempt = st.Attempt, st.Next
+	}
+	if st.Err != nil && ri.Error == "" {
+		ri.Error = st.Err.Error()
+	}
+	if r.ch == nil || r.lastPong.IsZero() {
+		return
+	}
+	select {
+	case <-r.exited:
+		return
+	default:
+	}
+	silent := time.Since(r.lastPong)
+	if silent <= 2*r.beat+time.Second {
+		ri.Connection = "connected"
+		return
+	}
+	ri.Connection = "reconnecting"
+	ri.Attempt = int(silent / r.beat)
+	ri.NextAttempt = r.lastPong.Add(time.Duration(ri.Attempt+1) * r.beat)
+	ri.Error = fmt.Sprintf("no answer from %s for %s; the backend there ends after %s without one", r.host.Destination, silent.Round(time.Second), r.grace)
+}
+
+// AwaitReady waits for the backend's port in its output, forwards a local
+// port to it, and checks its health through the forward; the port
+// returned is the local end.
+func (r *Run) AwaitReady(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.spec.StartTimeout)
+	defer cancel()
+	var remote int
+	select {
+	case remote = <-r.portFound:
+	case <-r.exited:
+		if st := r.Exit().Status; st.Unknown {
+			return 0, errors.New(st.Why)
+		}
+		return 0, instance.ErrExitedEarly
+	case <-ctx.Done():
+		return 0, instance.TimeoutError(ctx, r.spec, "announce a port on "+r.host.Destination+" (no line matched "+strconv.Quote(r.spec.ReadyRegex)+")")
+	}
+	local, err := r.forward(ctx, remote)
+	if err != nil {
+		return 0, err
+	}
+	r.send("port " + strconv.Itoa(remote))
+	base := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(local))
+	if err := instance.AwaitHealth(ctx, base, r.spec, r.token, r.exited); err != nil {
+		return 0, err
+	}
+	return local, nil
+}
+
+// forward forwards a free local port to the remote one, trying another
+// port when one was taken meanwhile.
+func (r *Run) forward(ctx context.Context, remote int) (int, error) {
+	var last error
+	for range 3 {
+		local, err := freePort()
+		if err != nil {
+			return 0, fmt.Errorf("remote: a local port for the forward: %w", err)
+		}
+		if last = r.host.t.Forward(ctx, local, remote); last == nil {
+			r.mu.Lock()
+			r.localPort, r.remotePort = local, remote
+			r.mu.Unlock()
+			return local, nil
+		}
+	}
+	return 0, fmt.Errorf("remote: forward a local port to port %d on %s: %w", remote, r.host.Destination, last)
+}
+
+// Sample: the remote tree is not sampled from here yet; the status shows
+// the remote PIDs and the connection instead.
+func (r *Run) Sample() (instance.Sampled, error) {
+	return instance.Sampled{}, fmt.Errorf("%w: the tree on %s is not sampled", leakguard.ErrGone, r.host.Destination)
+}
+
+// Exit says how the run ended: the backend's status as the remote
+// watchdog reported it, or unknown when the channel ended without its
+// last word.
+func (r *Run) Exit() instance.Exit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.failure != "":
+		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true, Why: r.failure}}
+	case r.exit == nil:
+		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true,
+			Why: "the connection to " + r.host.Destination + " ended without word from the backend's watchdog there"}}
+	}
+	st := instance.ExitStatus{Code: r.exit.Code}
+	if r.exit.Code > 128 && r.exit.Why != "the backend exited" {
+		st.Why = fmt.Sprintf("on %s: %s (%s)", r.host.Destination, r.exit.Why, st)
+	}
+	return instance.Exit{Status: st}
+}
+
+// Stop asks the remote watchdog to tear the tree down and waits for the
+// channel to end (it is killed when that takes too long: EOF on the
+// lifeline ends the tree there too). Idempotent.
+func (r *Run) Stop() error {
+	r.stopOnce.Do(func() { close(r.stopping) })
+	select {
+	case <-r.exited:
+		return nil
+	case <-time.After(r.spec.Grace + instance.ShimKillMargin + instance.ExitWait):
+		return fmt.Errorf("backend %s: the channel to %s did not end", r.spec.Name, r.host.Destination)
+	}
+}
+
+// errNoLastWord: the channel ended before the remote watchdog said the
+// tree was gone.
+var errNoLastWord = errors.New("remote: the channel ended before the remote watchdog confirmed the tree gone; it tears it down on its side")
+
+// TreeGone is nil once the remote watchdog said the tree is gone, or when
+// the backend never started there.
+func (r *Run) TreeGone() error {
+	select {
+	case <-r.exited:
+	default:
+		return errors.New("remote: still running")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.exit != nil || r.backend.Backend.PID == 0 {
+		return nil
+	}
+	return errNoLastWord
+}
+
+// Handover is empty: a remote run is never adopted (handoff.View.Remote);
+// the successor starts it anew over its own connection.
+func (r *Run) Handover() instance.Handover { return instance.Handover{} }
+
+// Detach: a successor does not take a remote run over, so letting go of it
+// is ending it (in the background: the successor starts its own).
+func (r *Run) Detach() { go func() { _ = r.Stop() }() }

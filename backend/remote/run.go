@@ -1,0 +1,342 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"hermes-desktop/backend/hermes"
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/runspec"
+	"hermes-desktop/backend/settings"
+	"hermes-desktop/backend/ssh"
+	"hermes-desktop/lockfile"
+	"hermes-desktop/watchdog"
+)
+
+// Runner starts backends on one host.
+type Runner struct {
+	Host *Host
+	// Log receives the backend's output lines.
+	Log *logs.Log
+	// DisconnectGrace is how long the remote tree outlives a silent
+	// channel; zero means settings.DefaultDisconnectGrace.
+	DisconnectGrace time.Duration
+}
+
+// Start starts a run of spec on the host. It returns at once: connecting,
+// installing the core and starting the remote watchdog go on in the run's
+// own goroutine, and AwaitReady reports how they went.
+func (r Runner) Start(spec *runspec.Spec) (instance.Process, error) {
+	run, err := newRun(spec, r)
+	if err != nil {
+		return nil, err
+	}
+	go run.main()
+	return run, nil
+}
+
+// Run is one run of a backend on another host (an instance.Process).
+//
+// Goroutines, all owned by the run: main (connect, start the channel,
+// then the heartbeat until the channel ends; it closes exited), and the
+// channel reader it starts (ends at the channel's EOF).
+type Run struct {
+	spec  *runspec.Spec
+	host  *Host
+	log   *logs.Log
+	grace time.Duration // the disconnect grace
+	beat  time.Duration // the heartbeat's period
+
+	nonce       string // local: the status' nonce
+	ownershipID string
+	spawnNonce  string
+	token       string // sent to the remote; "" for a dashboard's health checks
+	sendToken   string
+
+	released     chan struct{}
+	releaseOnce  sync.Once
+	stopping     chan struct{}
+	stopOnce     sync.Once
+	backendKnown chan struct{}
+	portFound    chan int
+	exited       chan struct{}
+
+	writeMu sync.Mutex // one writer on the channel's stdin at a time
+	in      io.WriteCloser
+
+	mu         sync.Mutex // guards what follows
+	ch         *ssh.Channel
+	hello      watchdog.RemoteHello
+	backend    watchdog.RemoteBackend
+	exit       *watchdog.RemoteExit
+	failure    string // why the run could not start (connect, install, the watchdog's error line)
+	remotePort int
+	localPort  int
+	sentAt     map[uint64]time.Time
+	lastPong   time.Time
+	latency    time.Duration
+	pingSeq    uint64
+}
+
+func newRun(spec *runspec.Spec, r Runner) (*Run, error) {
+	nonce, err := lockfile.NewNonce()
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{
+		spec: spec, host: r.Host, log: r.Log, grace: r.DisconnectGrace, nonce: nonce,
+		released: make(chan struct{}), stopping: make(chan struct{}), backendKnown: make(chan struct{}),
+		portFound: make(chan int, 1), exited: make(chan struct{}), sentAt: map[uint64]time.Time{},
+	}
+	if run.grace <= 0 {
+		run.grace = settings.DefaultDisconnectGrace
+	}
+	// A few beats per grace, so one lost beat is never a teardown.
+	run.beat = min(max(run.grace/6, 500*time.Millisecond), 5*time.Second)
+	if run.ownershipID, err = hermes.NewOwnershipID(); err != nil {
+		return nil, err
+	}
+	if run.spawnNonce, err = hermes.NewSpawnNonce(); err != nil {
+		return nil, err
+	}
+	if run.sendToken, err = hermes.NewSSHToken(); err != nil {
+		return nil, err
+	}
+	if spec.DesktopOwned() {
+		run.token = run.sendToken
+	}
+	return run, nil
+}
+
+// options is the remote watchdog's command line for this run.
+func (r *Run) options() watchdog.RemoteOptions {
+	tok := watchdog.TokenNone
+	switch {
+	case r.spec.Kind == settings.KindServe:
+		tok = watchdog.TokenFile // Hermes' SSH contract
+	case r.spec.DesktopOwned():
+		tok = watchdog.TokenEnv
+	}
+	return watchdog.RemoteOptions{
+		OwnershipID: r.ownershipID, SpawnNonce: r.spawnNonce, Token: tok,
+		HeartbeatGrace: r.grace, Grace: r.spec.Grace, Cgroup: lockfile.CgroupName(r.nonce),
+		Profile: r.spec.Profile, Argv: r.spec.Command,
+	}
+}
+
+// main is the run's life: connect, install, start the remote watchdog,
+// hand it the token, wait for Release, then beat until the channel ends.
+func (r *Run) main() {
+	defer close(r.exited)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.stopping:
+			cancel()
+		case <-r.exited:
+		}
+	}()
+	r.log.Add("launcher", "connecting to "+r.host.Destination)
+	in, err := r.host.Install(ctx)
+	if err != nil {
+		r.setFailure(err)
+		return
+	}
+	ch, err := r.host.t.Start(ctx, in.Exec(append([]string{watchdog.RemoteSubcommand}, r.options().Args()...)...)...)
+	if err != nil {
+		r.setFailure(err)
+		return
+	}
+	r.mu.Lock()
+	r.ch, r.in = ch, ch.Stdin
+	r.mu.Unlock()
+	readDone := make(chan struct{})
+	go func() { defer close(readDone); r.read(ch.Stdout) }()
+	r.send(watchdog.TagToken + " " + r.sendToken)
+	select {
+	case <-r.released:
+		r.send(watchdog.TagStart)
+		r.heartbeat(readDone)
+	case <-r.stopping:
+	case <-readDone:
+	}
+	// Closing stdin is EOF on the lifeline: whatever runs there ends.
+	r.closeInput()
+	r.finish(ch, readDone)
+}
+
+// finish waits for the channel's end (bounded: the remote watchdog tears
+// down within its grace once its lifeline is gone), reaps our ssh client
+// and drops the forward.
+func (r *Run) finish(ch *ssh.Channel, readDone <-chan struct{}) {
+	select {
+	case <-readDone:
+	case <-time.After(r.spec.Grace + instance.ShimKillMargin + 5*time.Second):
+		_ = ch.Kill()
+		<-readDone
+	}
+	if err := ch.Wait(); err != nil {
+		r.mu.Lock()
+		if r.exit == nil && r.failure == "" {
+			r.failure = err.Error()
+		}
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	local, remote := r.localPort, r.remotePort
+	r.mu.Unlock()
+	if local != 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = r.host.t.Unforward(ctx, local, remote)
+		cancel()
+	}
+}
+
+// heartbeat writes a ping every beat until the channel ends. A pong
+// coming back gives the latency; none for a while is "reconnecting".
+func (r *Run) heartbeat(readDone <-chan struct{}) {
+	t := time.NewTicker(r.beat)
+	defer t.Stop()
+	r.mu.Lock()
+	r.lastPong = time.Now()
+	r.mu.Unlock()
+	for {
+		r.mu.Lock()
+		r.pingSeq++
+		n := r.pingSeq
+		r.sentAt[n] = time.Now()
+		for k := range r.sentAt {
+			if k+64 < n {
+				delete(r.sentAt, k) // never answered: lost with a blip
+			}
+		}
+		r.mu.Unlock()
+		r.send(watchdog.FormatPing(n))
+		select {
+		case <-t.C:
+		case <-readDone:
+			return
+		case <-r.stopping:
+			r.send(watchdog.TagStop)
+			return
+		}
+	}
+}
+
+// send writes one line on the lifeline. A failed write is the channel's
+// end, which the reader sees.
+func (r *Run) send(line string) {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	if r.in == nil {
+		return
+	}
+	_, _ = io.WriteString(r.in, line+"\n")
+}
+
+func (r *Run) closeInput() {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	if r.in != nil {
+		r.in.Close()
+		r.in = nil
+	}
+}
+
+func (r *Run) setFailure(err error) {
+	r.mu.Lock()
+	r.failure = err.Error()
+	r.mu.Unlock()
+	r.log.Add("launcher", err.Error())
+}
+
+// read handles the remote watchdog's lines until EOF.
+func (r *Run) read(out io.Reader) {
+	re, _ := settings.CompileReadyRegex(r.spec.ReadyRegex) // validated by ApplyDefaults
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 0, 4096), 512<<10)
+	for sc.Scan() {
+		tag, payload, _ := strings.Cut(sc.Text(), " ")
+		switch tag {
+		case watchdog.TagOut, watchdog.TagErr:
+			stream := "stdout"
+			if tag == watchdog.TagErr {
+				stream = "stderr"
+			}
+			r.log.Add(stream, payload)
+			if m := re.FindStringSubmatch(payload); m != nil {
+				if port, err := strconv.Atoi(m[1]); err == nil && port > 0 && port <= 65535 {
+					select {
+					case r.portFound <- port:
+					default: // only the first announcement counts
+					}
+				}
+			}
+		case watchdog.TagPong:
+			r.pong(payload)
+		case watchdog.TagHello:
+			r.mu.Lock()
+			_ = json.Unmarshal([]byte(payload), &r.hello)
+			r.mu.Unlock()
+		case watchdog.TagBackend:
+			r.mu.Lock()
+			err := json.Unmarshal([]byte(payload), &r.backend)
+			r.mu.Unlock()
+			if err == nil && r.backend.Backend.PID > 0 {
+				close(r.backendKnown)
+			}
+		case watchdog.TagError:
+			r.mu.Lock()
+			r.failure = "on " + r.host.Destination + ": " + payload
+			r.mu.Unlock()
+			r.log.Add("launcher", "remote: "+payload)
+		case watchdog.TagExit:
+			var ex watchdog.RemoteExit
+			if json.Unmarshal([]byte(payload), &ex) == nil {
+				r.mu.Lock()
+				r.exit = &ex
+				r.mu.Unlock()
+				r.log.Add("launcher", "the remote tree is gone: "+ex.Why)
+			}
+		}
+	}
+}
+
+func (r *Run) pong(payload string) {
+	n, err := strconv.ParseUint(payload, 10, 64)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sent, ok := r.sentAt[n]; ok {
+		r.latency = time.Since(sent)
+		delete(r.sentAt, n)
+	}
+	r.lastPong = time.Now()
+}
+
+// freePort asks the OS for a free loopback port here. Another program may
+// take it before ssh listens: Forward's error then says so, and the next
+// port is tried.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+var _ instance.Process = (*Run)(nil)
+var _ = leakguard.ErrGone
