@@ -36,7 +36,7 @@ type Host struct {
 	cores       *remotecore.Cores
 	coresErr    error
 
-	closer    interface{ Close() error } // the connection, closed by Hosts.Close
+	closer interface{ Close() error } // the connection, closed by Hosts.Close
 
 	mu        sync.Mutex // serializes Install
 	installed *remotecore.Installed

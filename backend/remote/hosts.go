@@ -101,4 +101,3 @@ func (hs *Hosts) Connection(dest string) string {
 	}
 	return h.t.Status().String()
 }
-
