@@ -59,6 +59,9 @@ type Spec struct {
 	StartTimeout time.Duration `json:"start_timeout,omitempty"`
 	// Profile is the Hermes profile, recorded for reference.
 	Profile string `json:"profile,omitempty"`
+	// Host is the ssh destination the backend runs on (settings.Backend's
+	// Host); "" means this machine.
+	Host string `json:"host,omitempty"`
 	// Setting is the configured backend the spec came from (FromSetting),
 	// saved back as is when the list changes: its own ready pattern,
 	// health path and grace, not the shared values it took. Zero for a
@@ -153,7 +156,7 @@ func FromSetting(b settings.Backend, shared settings.Settings) (Spec, error) {
 	if err := b.Validate(); err != nil {
 		return Spec{}, err
 	}
-	spec := Spec{Name: b.Name, Kind: b.Kind, Args: b.Args, Disabled: !b.IsEnabled(), Setting: b}
+	spec := Spec{Name: b.Name, Kind: b.Kind, Args: b.Args, Disabled: !b.IsEnabled(), Host: b.Host, Setting: b}
 	if b.Kind == settings.KindCustom {
 		argv, err := cmdline.Split(b.Command)
 		if err != nil {
