@@ -22,6 +22,7 @@ func DefaultSettings(self string) settings.Settings {
 		MinOrphanAge:    DefaultMinOrphanAge.String(),
 		SampleInterval:  leakguard.DefaultSampleInterval.String(),
 		NofileSoftLimit: &floor,
+		DisconnectGrace: settings.DefaultDisconnectGrace.String(),
 	}
 }
 

@@ -47,6 +47,8 @@ const DEFAULTS: Settings = {
   // Go omits max_duplicate_children and restart_on_fd_pressure when 0/false.
   sample_interval: "5s",
   nofile_soft_limit: 4096,
+  // Go omits ssh_config when empty (ssh's own file).
+  disconnect_grace: "30s",
 };
 
 const CHATTER: [LogLine["stream"], string][] = [
@@ -88,10 +90,10 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   // Like Go (settings.PendingRestart): what was saved since the app started
   // and waits for a restart; some of it restarts the backends too.
   let started: Settings = { ...settings };
-  const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit"] as const;
+  const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit", "ssh_config", "disconnect_grace"] as const;
   const pendingOf = (s: Settings) => {
     const pending: string[] = RESTART_KEYS.filter((k) => (k !== "backend_command" || !s.backends?.length) && JSON.stringify(started[k] ?? null) !== JSON.stringify(s[k] ?? null));
-    return { pending, pending_restarts_backends: pending.some((k) => k === "backend_command" || k === "grace" || k === "nofile_soft_limit") };
+    return { pending, pending_restarts_backends: pending.some((k) => k === "backend_command" || k === "grace" || k === "nofile_soft_limit" || k === "disconnect_grace") };
   };
   let lastReap: ReapReport | null = null;
   /** The running list as settings, as Go's Launcher.BackendSettings says it. */
@@ -497,6 +499,11 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       const si = s.sample_interval ?? "";
       const sims = parseGoDuration(si);
       if (si !== "" && (sims === null || sims < 100 || sims > 3_600_000)) throw `sample interval: "${si}" is outside 100ms..1h0m0s`;
+      const dg = s.disconnect_grace ?? "";
+      const dgms = parseGoDuration(dg);
+      if (dg !== "" && (dgms === null || dgms < 3000 || dgms > 3_600_000)) throw `Disconnect grace: "${dg}" is outside 3s..1h0m0s`;
+      const ssh = s.ssh_config ?? "";
+      if (ssh !== "" && !ssh.startsWith("/")) throw `SSH config file: "${ssh}" is not an absolute path like /home/you/.ssh/config`;
       const dup = s.max_duplicate_children ?? 0;
       if (!Number.isInteger(dup) || dup < 0 || dup > 1000) throw `max duplicate children: ${dup} is outside 0..1000`;
       const nf = s.nofile_soft_limit;
