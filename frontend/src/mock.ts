@@ -10,6 +10,7 @@
 //   slow     - Status() never answers (the loading screen)
 //   empty    - no backends and no reap report
 //   update   - a package upgrade replaced the app: "Restart to apply"
+//   remote   - a third backend on another host, reconnecting
 
 import { createMockUpdates } from "./mockupdate";
 import { feedProblem } from "./feedurl";
@@ -30,7 +31,7 @@ import type {
   TreeSample,
 } from "./types";
 
-export type Scenario = "default" | "failed" | "attached" | "error" | "slow" | "empty" | "update";
+export type Scenario = "default" | "failed" | "attached" | "error" | "slow" | "empty" | "update" | "remote";
 
 type Listener<T> = (v: T) => void;
 
@@ -76,7 +77,7 @@ interface MockBackend {
 
 export function scenarioFromLocation(search: string): Scenario {
   const v = new URLSearchParams(search).get("scenario");
-  return v === "failed" || v === "attached" || v === "error" || v === "slow" || v === "empty" || v === "update" ? v : "default";
+  return v === "failed" || v === "attached" || v === "error" || v === "slow" || v === "empty" || v === "update" || v === "remote" ? v : "default";
 }
 
 export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): HermesAPI {
@@ -170,6 +171,12 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     backends.push(main, mk("api", "serve"));
   }
   if (scenario === "failed") backends.push(mk("research", "dashboard", ["--profile", "research"]));
+  if (scenario === "remote") {
+    const far = mk("build-box", "serve");
+    far.status.host = "ada@build-box";
+    far.status.remote = { connection: "reconnecting", attempt: 3, next_attempt: iso(t0 + 8_000), platform: "linux/arm64", port: 8642, error: "Connection reset by peer" };
+    backends.push(far);
+  }
 
   const snapshot = (): Status => ({
     instance,
@@ -441,8 +448,12 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       if (re !== "" && captureGroups(re) !== null && captureGroups(re)! < 1) throw `backend ${setting.name}: ready regex "${re}" needs one capture group for the port, like 'port (\\d+)'`;
       if (setting.health_path && !setting.health_path.startsWith("/")) throw `backend ${setting.name}: health path "${setting.health_path}" must start with /`;
       if (setting.grace && parseGoDuration(setting.grace) === null) throw `backend ${setting.name}: grace period: "${setting.grace}" is not a duration like 5s or 3m`;
+      const host = setting.host ?? "";
+      if (host.startsWith("-") || /[\u0000-\u0020\u007f]/.test(host)) throw `backend ${setting.name}: Host: "${host}" is not an ssh destination like user@example.com`;
       added.set(setting.name, setting);
       const b = mk(setting.name, setting.kind, setting.args ?? [], setting.command ?? "");
+      // The preview has no ssh: a remote backend is simply connected.
+      if (host) Object.assign(b.status, { host, remote: { connection: "connected", platform: "linux/amd64", port: 8642, latency_ms: 14.2 } });
       backends.push(b);
       boot(b);
       // Like Go (App.saveBackends): the running list is saved.
