@@ -265,7 +265,8 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
       addressFact(b),
       // A remote backend's PID is its host's: said so, never taken for one here.
       stat(b.host ? "Remote PID" : "PID", b.pid > 0 ? String(b.pid) : "—", b.pid > 0),
-      stat("Port", b.port > 0 ? String(b.port) : "—", b.port > 0),
+      // A remote backend's port here is the local end of its forward.
+      stat(b.host ? "Local port" : "Port", b.port > 0 ? String(b.port) : "—", b.port > 0),
       stat("Restarts", String(b.restarts ?? 0)),
       stat("Processes", b.tree && running ? String(b.tree.count) : "—"),
       stat("Memory", b.tree && running ? formatBytes(b.tree.rss_bytes) : "—"),
