@@ -530,6 +530,26 @@ func TestAppAddBackendWithItsOwnReadiness(t *testing.T) {
 	}
 }
 
+// TestAppAddBackendSavesItsHost: the Add backend form's Host reaches
+// config.json with the backend (disabled here: nothing is started on a
+// host the test does not have), and a host ssh would misread is refused
+// with the field's label, which the form puts under its Host field.
+func TestAppAddBackendSavesItsHost(t *testing.T) {
+	app, _, _ := startApp(t)
+	far := settings.Backend{Name: "far", Kind: settings.KindServe, Host: "me@build-box", Enabled: new(bool)}
+	if err := app.AddBackend(far); err != nil {
+		t.Fatal(err)
+	}
+	saved, _ := settings.Load(app.stateDir)
+	if i := slices.IndexFunc(saved.Backends, func(b settings.Backend) bool { return b.Name == "far" }); i < 0 || !reflect.DeepEqual(saved.Backends[i], far) {
+		t.Errorf("config.json backends: got %+v, want far with its host", saved.Backends)
+	}
+	bad := settings.Backend{Name: "bad", Kind: settings.KindServe, Host: "-oProxyCommand=x"}
+	if err := app.AddBackend(bad); err == nil || !strings.Contains(err.Error(), settings.Labels["host"]+": ") {
+		t.Errorf("a host starting with '-': got %v, want it refused on the Host field", err)
+	}
+}
+
 // A flag given to `run` (--grace here) wins over the saved settings for a
 // backend added in the window too, as for the configured ones.
 func TestAppAddBackendTakesTheFlags(t *testing.T) {

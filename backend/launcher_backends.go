@@ -160,7 +160,7 @@ func (l *Launcher) BackendSettings() []settings.Backend {
 			out = append(out, spec.Setting)
 			continue
 		}
-		b := settings.Backend{Name: spec.Name, Kind: spec.Kind, Args: spec.Args}
+		b := settings.Backend{Name: spec.Name, Kind: spec.Kind, Args: spec.Args, Host: spec.Host}
 		if spec.Kind == settings.KindCustom {
 			b.Command = cmdline.Join(spec.Command)
 			b.Args = nil

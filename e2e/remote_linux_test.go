@@ -12,6 +12,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/internal/coretest"
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
 )
@@ -38,7 +39,7 @@ func startRemoteApp(t *testing.T, grace string, backends ...settings.Backend) *r
 		backends[i].Host = sshtest.Alias
 	}
 	must(t, settings.Save(l.StateDir, settings.Settings{Backends: backends, SSHConfig: srv.ClientConfig, DisconnectGrace: grace}))
-	l.AddEnv(remotecore.CoresEnv + "=" + sshtest.Cores(t, l.Bin))
+	l.AddEnv(remotecore.CoresEnv + "=" + coretest.Dir(t, l.Bin))
 	a := &remoteApp{srv: srv, l: l.StartAnother("--no-boot-reap")}
 	if _, err := a.l.Stdout.WaitMatchN(runningLine, 1, readyWait); err != nil {
 		t.Fatalf("the app did not start: %v\n%s", err, a.l.Stderr.String())

@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/model"
 )
 
 // controlFlags are the flags every control-socket command shares.
@@ -99,33 +97,8 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(r.raw))
 		return ExitOK
 	}
-	printStatus(stdout, r.res)
+	printStatus(stdout, r.res, time.Now())
 	return ExitOK
-}
-
-func printStatus(w io.Writer, st model.Status) {
-	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.UI, st.Instance.StateDir)
-	if st.Instance.RestartToApply {
-		fmt.Fprintln(w, "updated on disk: 'hermes-desktop handoff' applies it (the backends keep running)")
-	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "BACKEND\tKIND\tSTATE\tPID\tPORT\tPAGE\tRESTARTS")
-	for _, b := range st.Backends {
-		url := b.PageURL
-		switch {
-		case url == "" && b.URL != "":
-			url = "API only: " + b.URL
-		case url == "":
-			url = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\n", b.Name, b.Kind, b.State, b.PID, b.Port, url, b.Restarts)
-	}
-	tw.Flush()
-	for _, b := range st.Backends {
-		if b.LastError != "" {
-			fmt.Fprintf(w, "%s: %s\n", b.Name, b.LastError)
-		}
-	}
 }
 
 func cmdRestart(args []string, stdout, stderr io.Writer) int {

@@ -190,6 +190,19 @@ func TestFromSettingOwnThenShared(t *testing.T) {
 	}
 }
 
+// TestFromSettingCarriesHost: a backend's host reaches the spec and the
+// setting saved back (the Add backend form's Host field).
+func TestFromSettingCarriesHost(t *testing.T) {
+	b := settings.Backend{Name: "far", Kind: settings.KindServe, Host: "me@build-box"}
+	s, err := FromSetting(b, settings.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Host != b.Host || s.Setting.Host != b.Host {
+		t.Errorf("got host %q, setting's %q; want %q in both", s.Host, s.Setting.Host, b.Host)
+	}
+}
+
 func TestFromSettingRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -199,6 +212,7 @@ func TestFromSettingRefuses(t *testing.T) {
 		{"custom with args", settings.Backend{Name: "a", Kind: settings.KindCustom, Command: "srv", Args: []string{"-v"}}, settings.Settings{}},
 		{"unknown kind", settings.Backend{Name: "a", Kind: "daemon"}, settings.Settings{}},
 		{"shared grace that is no duration", settings.Backend{Name: "a", Kind: settings.KindServe}, settings.Settings{Grace: "soon"}},
+		{"host that ssh would read as an option", settings.Backend{Name: "a", Kind: settings.KindServe, Host: "-oProxyCommand=x"}, settings.Settings{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if s, err := FromSetting(tc.b, tc.shared); err == nil {

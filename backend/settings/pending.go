@@ -4,10 +4,11 @@ package settings
 // settings saved now, and names (by JSON key) those that apply only when the
 // app restarts: the backend list, start at login and the update settings
 // apply at once. backends is true when one of them is given to a backend as
-// it starts (its command, the shim's grace period, its open-file limit), so
-// the backends must restart to take it; the others (ready pattern, health
-// path, the leak guard, the minimum orphan age) are the launcher's, and a
-// running backend can be handed to a new launcher as it is.
+// it starts (its command, the shim's grace period, its open-file limit, a
+// remote watchdog's disconnect grace), so the backends must restart to take
+// it; the others (ready pattern, health path, the leak guard, the minimum
+// orphan age, the ssh config file) are the launcher's, and a running
+// backend can be handed to a new launcher as it is.
 func PendingRestart(started, saved Settings) (keys []string, backends bool) {
 	// The backend command is used only without a backend list.
 	commandUsed := len(started.Backends) == 0 || len(saved.Backends) == 0
@@ -26,6 +27,10 @@ func PendingRestart(started, saved Settings) (keys []string, backends bool) {
 		{"max_duplicate_children", started.MaxDuplicateChildren != saved.MaxDuplicateChildren, false},
 		{"restart_on_fd_pressure", started.RestartOnFDPressure != saved.RestartOnFDPressure, false},
 		{"nofile_soft_limit", !equalInt(started.NofileSoftLimit, saved.NofileSoftLimit), true},
+		// A new launcher opens its own connections with the file it reads.
+		{"ssh_config", started.SSHConfig != saved.SSHConfig, false},
+		// The remote watchdog is given the grace as it starts.
+		{"disconnect_grace", started.DisconnectGrace != saved.DisconnectGrace, true},
 	} {
 		if f.changed {
 			keys = append(keys, f.key)

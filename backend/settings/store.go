@@ -48,6 +48,8 @@ var editable = map[string]func(dst *Settings, src Settings){
 	"nofile_soft_limit":      func(d *Settings, s Settings) { d.NofileSoftLimit = s.NofileSoftLimit },
 	"update_feed":            func(d *Settings, s Settings) { d.UpdateFeed = s.UpdateFeed },
 	"update_automatically":   func(d *Settings, s Settings) { d.UpdateAutomatically = s.UpdateAutomatically },
+	"ssh_config":             func(d *Settings, s Settings) { d.SSHConfig = s.SSHConfig },
+	"disconnect_grace":       func(d *Settings, s Settings) { d.DisconnectGrace = s.DisconnectGrace },
 }
 
 // Apply lays the edit over cur, field by field, and returns the result; cur

@@ -46,6 +46,7 @@ var models = []model{
 	modelOf[update.Check]("UpdateCheck"),
 	modelOf[status.Status]("Status"),
 	modelOf[status.BackendStatus]("BackendStatus"),
+	modelOf[status.RemoteStatus]("RemoteStatus"),
 	modelOf[leakguard.TreeSample]("TreeSample"),
 	modelOf[leakguard.TreeProc]("TreeProc"),
 	modelOf[leakguard.DuplicateGroup]("DuplicateGroup"),

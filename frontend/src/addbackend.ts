@@ -1,7 +1,7 @@
 // The Add backend form: its draft, the checks Go makes (so a mistake shows
 // before the round trip) and the BackendSetting it becomes.
 
-import { commandError, FIELD_LABELS, graceError, healthPathError, readyRegexError } from "./settings";
+import { BACKEND_FIELD_LABELS, commandError, FIELD_LABELS, graceError, healthPathError, readyRegexError } from "./settings";
 import type { BackendKind, BackendSetting } from "./types";
 
 export interface AddDraft {
@@ -16,6 +16,8 @@ export interface AddDraft {
   ready_regex: string;
   health_path: string;
   grace: string;
+  /** The ssh destination it runs on, any kind; "" = this computer. */
+  host: string;
 }
 
 /** The fields of a custom backend's own readiness, in form order. */
@@ -45,7 +47,7 @@ export interface AddForm {
 }
 
 export function emptyAddForm(): AddForm {
-  const draft: AddDraft = { name: "", kind: "dashboard", profile: "", command: "", ready_regex: "", health_path: "", grace: "" };
+  const draft: AddDraft = { name: "", kind: "dashboard", profile: "", command: "", ready_regex: "", health_path: "", grace: "", host: "" };
   return { open: false, draft, errors: {}, refused: {}, saving: false, error: "", shared: null };
 }
 
@@ -62,6 +64,7 @@ export function normalizeAddDraft(d: AddDraft): AddDraft {
     ready_regex: d.ready_regex.trim(),
     health_path: d.health_path.trim(),
     grace: d.grace.trim(),
+    host: d.host.trim(),
   };
 }
 
@@ -93,7 +96,21 @@ export function validateAdd(d: AddDraft, taken: readonly string[]): AddErrors {
     if (d.profile.startsWith("-")) e.profile = "A profile name does not start with '-'";
     else if (/\s/.test(d.profile)) e.profile = "A profile name has no spaces";
   }
+  const host = hostError(d.host);
+  if (host) e.host = host;
   return e;
+}
+
+/**
+ * Mirrors Go's settings.ValidateHost: the host is given to ssh as one
+ * argument, so only what ssh would misread is refused; "" is this computer.
+ */
+export function hostError(host: string): string | null {
+  if (host === "") return null;
+  if (host.startsWith("-")) return "A host does not start with '-'";
+  if (/[\u0000-\u0020\u007f]/.test(host)) return "A host has no spaces";
+  if (new TextEncoder().encode(host).length > 255) return "At most 255 characters";
+  return null;
 }
 
 export function hasAddErrors(e: AddErrors): boolean {
@@ -103,12 +120,13 @@ export function hasAddErrors(e: AddErrors): boolean {
 /** What AddBackend is sent: only the fields the chosen kind uses, and of
  *  the readiness fields only those filled in (empty: the shared one). */
 export function toBackendSetting(d: AddDraft): BackendSetting {
+  const b: BackendSetting = { name: d.name, kind: d.kind };
   if (d.kind === "custom") {
-    const b: BackendSetting = { name: d.name, kind: d.kind, command: d.command };
+    b.command = d.command;
     for (const f of READINESS_FIELDS) if (d[f] !== "") b[f] = d[f];
-    return b;
-  }
-  return d.profile === "" ? { name: d.name, kind: d.kind } : { name: d.name, kind: d.kind, args: ["--profile", d.profile] };
+  } else if (d.profile !== "") b.args = ["--profile", d.profile];
+  if (d.host !== "") b.host = d.host;
+  return b;
 }
 
 /**
@@ -141,5 +159,6 @@ const REFUSAL_FIELDS: [AddField, RegExp][] = [
   ["ready_regex", startsWith(FIELD_LABELS.ready_regex)],
   ["health_path", startsWith(FIELD_LABELS.health_path)],
   ["grace", startsWith(FIELD_LABELS.grace)],
+  ["host", startsWith(BACKEND_FIELD_LABELS.host)],
 ];
-const LABEL_PREFIX = new RegExp(`^(command|${FIELD_LABELS.ready_regex}|${FIELD_LABELS.health_path}|${FIELD_LABELS.grace}): `);
+const LABEL_PREFIX = new RegExp(`^(command|${FIELD_LABELS.ready_regex}|${FIELD_LABELS.health_path}|${FIELD_LABELS.grace}|${BACKEND_FIELD_LABELS.host}): `);

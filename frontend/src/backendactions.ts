@@ -8,7 +8,7 @@ import type { AppState } from "./state";
 import type { HermesAPI } from "./types";
 
 /** The Add form's fields in the order a person meets them. */
-const ADD_FIELD_ORDER: readonly AddField[] = ["name", "profile", "command", "ready_regex", "health_path", "grace"];
+const ADD_FIELD_ORDER: readonly AddField[] = ["name", "host", "profile", "command", "ready_regex", "health_path", "grace"];
 
 /** What the actions need from the App. */
 export interface ActionHost {

@@ -8,6 +8,7 @@
 
 import { h } from "./dom";
 import { ageChangesIn, clockTimeChangesIn, durationChangesIn, formatAge, formatClockTime, formatDuration } from "./format";
+import { countdownChangesIn, countdownText } from "./remote";
 
 /**
  * An element showing prefix + the time since `since` (ms since the epoch).
@@ -40,7 +41,25 @@ export function clockTime(tag: string, at: number, now: number): HTMLElement {
 }
 
 /**
- * Brings every running time and clock time under root up to date, touching
+ * An element counting down to until (ms since the epoch): prefix + the
+ * time left + suffix ("Reconnecting (attempt 3, next in 8 s)"), each
+ * second, then done once until has passed, after which it never wakes the
+ * page again.
+ */
+export function countdown(tag: string, c: { until: number; prefix: string; suffix: string; done: string }, now: number, attrs: Record<string, string | null> = {}): HTMLElement {
+  return h(
+    tag,
+    { ...attrs, class: "clock", "data-until": String(c.until), "data-prefix": c.prefix, "data-suffix": c.suffix, "data-done": c.done },
+    countdownNow(c.until, c.prefix, c.suffix, c.done, now),
+  );
+}
+
+function countdownNow(until: number, prefix: string, suffix: string, done: string, now: number): string {
+  return until > now ? prefix + countdownText(until - now) + suffix : done;
+}
+
+/**
+ * Brings every running time, countdown and clock time under root up to date, touching
  * only the texts that changed, and returns the milliseconds until one next
  * changes (NaN when root shows none).
  *
@@ -62,6 +81,12 @@ export function syncClocks(root: ParentNode, now: number): number {
     const text = (el.dataset.prefix ?? "") + (age ? formatAge : formatDuration)(now - since);
     if (el.textContent !== text) setText(el, text);
     soonest((age ? ageChangesIn : durationChangesIn)(now - since));
+  }
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-until]"))) {
+    const until = Number(el.dataset.until);
+    const text = countdownNow(until, el.dataset.prefix ?? "", el.dataset.suffix ?? "", el.dataset.done ?? "", now);
+    if (el.textContent !== text) setText(el, text);
+    soonest(countdownChangesIn(until - now));
   }
   for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-at]"))) {
     const at = Number(el.dataset.at);

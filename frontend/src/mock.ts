@@ -10,6 +10,7 @@
 //   slow     - Status() never answers (the loading screen)
 //   empty    - no backends and no reap report
 //   update   - a package upgrade replaced the app: "Restart to apply"
+//   remote   - a third backend on another host, reconnecting
 
 import { createMockUpdates } from "./mockupdate";
 import { feedProblem } from "./feedurl";
@@ -30,7 +31,7 @@ import type {
   TreeSample,
 } from "./types";
 
-export type Scenario = "default" | "failed" | "attached" | "error" | "slow" | "empty" | "update";
+export type Scenario = "default" | "failed" | "attached" | "error" | "slow" | "empty" | "update" | "remote";
 
 type Listener<T> = (v: T) => void;
 
@@ -47,6 +48,8 @@ const DEFAULTS: Settings = {
   // Go omits max_duplicate_children and restart_on_fd_pressure when 0/false.
   sample_interval: "5s",
   nofile_soft_limit: 4096,
+  // Go omits ssh_config when empty (ssh's own file).
+  disconnect_grace: "30s",
 };
 
 const CHATTER: [LogLine["stream"], string][] = [
@@ -74,7 +77,7 @@ interface MockBackend {
 
 export function scenarioFromLocation(search: string): Scenario {
   const v = new URLSearchParams(search).get("scenario");
-  return v === "failed" || v === "attached" || v === "error" || v === "slow" || v === "empty" || v === "update" ? v : "default";
+  return v === "failed" || v === "attached" || v === "error" || v === "slow" || v === "empty" || v === "update" || v === "remote" ? v : "default";
 }
 
 export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): HermesAPI {
@@ -88,10 +91,10 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   // Like Go (settings.PendingRestart): what was saved since the app started
   // and waits for a restart; some of it restarts the backends too.
   let started: Settings = { ...settings };
-  const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit"] as const;
+  const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit", "ssh_config", "disconnect_grace"] as const;
   const pendingOf = (s: Settings) => {
     const pending: string[] = RESTART_KEYS.filter((k) => (k !== "backend_command" || !s.backends?.length) && JSON.stringify(started[k] ?? null) !== JSON.stringify(s[k] ?? null));
-    return { pending, pending_restarts_backends: pending.some((k) => k === "backend_command" || k === "grace" || k === "nofile_soft_limit") };
+    return { pending, pending_restarts_backends: pending.some((k) => k === "backend_command" || k === "grace" || k === "nofile_soft_limit" || k === "disconnect_grace") };
   };
   let lastReap: ReapReport | null = null;
   /** The running list as settings, as Go's Launcher.BackendSettings says it. */
@@ -168,6 +171,12 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     backends.push(main, mk("api", "serve"));
   }
   if (scenario === "failed") backends.push(mk("research", "dashboard", ["--profile", "research"]));
+  if (scenario === "remote") {
+    const far = mk("build-box", "serve");
+    far.status.host = "ada@build-box";
+    far.status.remote = { connection: "reconnecting", attempt: 3, next_attempt: iso(t0 + 8_000), platform: "linux/arm64", port: 8642, error: "Connection reset by peer" };
+    backends.push(far);
+  }
 
   const snapshot = (): Status => ({
     instance,
@@ -439,8 +448,12 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       if (re !== "" && captureGroups(re) !== null && captureGroups(re)! < 1) throw `backend ${setting.name}: ready regex "${re}" needs one capture group for the port, like 'port (\\d+)'`;
       if (setting.health_path && !setting.health_path.startsWith("/")) throw `backend ${setting.name}: health path "${setting.health_path}" must start with /`;
       if (setting.grace && parseGoDuration(setting.grace) === null) throw `backend ${setting.name}: grace period: "${setting.grace}" is not a duration like 5s or 3m`;
+      const host = setting.host ?? "";
+      if (host.startsWith("-") || /[\u0000-\u0020\u007f]/.test(host)) throw `backend ${setting.name}: Host: "${host}" is not an ssh destination like user@example.com`;
       added.set(setting.name, setting);
       const b = mk(setting.name, setting.kind, setting.args ?? [], setting.command ?? "");
+      // The preview has no ssh: a remote backend is simply connected.
+      if (host) Object.assign(b.status, { host, remote: { connection: "connected", platform: "linux/amd64", port: 8642, latency_ms: 14.2 } });
       backends.push(b);
       boot(b);
       // Like Go (App.saveBackends): the running list is saved.
@@ -497,6 +510,11 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       const si = s.sample_interval ?? "";
       const sims = parseGoDuration(si);
       if (si !== "" && (sims === null || sims < 100 || sims > 3_600_000)) throw `sample interval: "${si}" is outside 100ms..1h0m0s`;
+      const dg = s.disconnect_grace ?? "";
+      const dgms = parseGoDuration(dg);
+      if (dg !== "" && (dgms === null || dgms < 3000 || dgms > 3_600_000)) throw `Disconnect grace: "${dg}" is outside 3s..1h0m0s`;
+      const ssh = s.ssh_config ?? "";
+      if (ssh !== "" && !ssh.startsWith("/")) throw `SSH config file: "${ssh}" is not an absolute path like /home/you/.ssh/config`;
       const dup = s.max_duplicate_children ?? 0;
       if (!Number.isInteger(dup) || dup < 0 || dup > 1000) throw `max duplicate children: ${dup} is outside 0..1000`;
       const nf = s.nofile_soft_limit;

@@ -23,6 +23,8 @@ export interface SettingsDraft {
   nofile_soft_limit: string;
   update_feed: string;
   update_automatically: boolean;
+  ssh_config: string;
+  disconnect_grace: string;
 }
 
 export type SettingsKey = keyof SettingsDraft;
@@ -42,6 +44,8 @@ export const SETTINGS_KEYS: SettingsKey[] = [
   "nofile_soft_limit",
   "update_feed",
   "update_automatically",
+  "ssh_config",
+  "disconnect_grace",
 ];
 
 /**
@@ -59,7 +63,17 @@ export const FIELD_LABELS: Record<TextKey, string> = {
   max_duplicate_children: "Duplicate helper limit",
   nofile_soft_limit: "Open-file floor",
   update_feed: "Update feed",
+  ssh_config: "SSH config file",
+  disconnect_grace: "Disconnect grace",
 };
+
+/**
+ * The labels of a backend's own fields that are no setting of this page
+ * (the Add backend form's), as Go starts their errors (settings.Labels).
+ */
+export const BACKEND_FIELD_LABELS = {
+  host: "Host",
+} as const;
 
 /**
  * Go's refusal of a save split by field: each line "Ready pattern: not a
@@ -94,7 +108,7 @@ export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "updat
 /** The shared readiness settings a backend without its own takes. */
 const READINESS_KEYS = ["ready_regex", "health_path", "grace"] as const;
 
-type DurationKey = "grace" | "min_orphan_age" | "sample_interval";
+type DurationKey = "grace" | "min_orphan_age" | "sample_interval" | "disconnect_grace";
 type IntKey = "max_duplicate_children" | "nofile_soft_limit";
 
 /** Go's accepted ranges (backend.Settings.Validate), inclusive, in ms. */
@@ -104,6 +118,9 @@ const DURATIONS: Record<DurationKey, { lo: number; hi: number; example: string }
   grace: { lo: 1, hi: 600_000, example: "5s, 1m or 1m30s" },
   min_orphan_age: { lo: 1000, hi: 7 * 24 * 3_600_000, example: "3m, 90s or 1h" },
   sample_interval: { lo: 100, hi: 3_600_000, example: "5s, 500ms or 1m" },
+  // settings.MinDisconnectGrace: below it a few lost heartbeats would
+  // tear a remote backend down.
+  disconnect_grace: { lo: 3000, hi: 3_600_000, example: "30s, 2m or 1h" },
 };
 
 const INTS: Record<IntKey, { max: number }> = {
@@ -136,6 +153,8 @@ export function toDraft(s: Settings): SettingsDraft {
     nofile_soft_limit: nofile === undefined ? "" : String(nofile),
     update_feed: s.update_feed ?? "",
     update_automatically: !!s.update_automatically,
+    ssh_config: s.ssh_config ?? "",
+    disconnect_grace: s.disconnect_grace ?? "",
   };
 }
 
@@ -279,6 +298,19 @@ export function feedError(url: string): string | null {
   return p && FEED_ERRORS[p];
 }
 
+/**
+ * Mirrors Go's filepath.IsAbs on the engine's platform for the ssh config
+ * file (ssh -F), which must not depend on the app's working directory; ""
+ * is ssh's own file.
+ */
+export function sshConfigError(path: string): string | null {
+  if (path === "") return null;
+  const windows = currentQuoting() === "windows";
+  const absolute = windows ? /^([A-Za-z]:[\\/]|[\\/]{2}[^\\/]+[\\/][^\\/]+)/.test(path) : path.startsWith("/");
+  if (absolute) return null;
+  return windows ? "Use a full path like C:\\Users\\you\\.ssh\\config" : "Use a full path like /home/you/.ssh/config";
+}
+
 // The ready pattern, health path and grace period are checked the same way
 // where a backend gives its own (the Add backend form): Go's
 // settings.validateReadiness. "" is valid in each (the default).
@@ -323,6 +355,8 @@ export function validateSettings(s: SettingsDraft): SettingsErrors {
   }
   const feed = feedError(s.update_feed.trim());
   if (feed) errs.update_feed = feed;
+  const ssh = sshConfigError(s.ssh_config.trim());
+  if (ssh) errs.ssh_config = ssh;
   return errs;
 }
 
@@ -391,6 +425,8 @@ function draftValues(draft: SettingsDraft): Record<SettingsKey, Settings[Setting
     nofile_soft_limit: d.nofile_soft_limit === "" ? undefined : parseCount(d.nofile_soft_limit),
     update_feed: d.update_feed,
     update_automatically: d.update_automatically,
+    ssh_config: d.ssh_config,
+    disconnect_grace: d.disconnect_grace,
   };
 }
 

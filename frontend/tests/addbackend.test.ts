@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NAME_PATTERN, normalizeAddDraft, refusalByField, toBackendSetting, validateAdd, type AddDraft } from "../src/addbackend";
 
-const draft = (over: Partial<AddDraft> = {}): AddDraft => ({ name: "work", kind: "dashboard", profile: "", command: "", ready_regex: "", health_path: "", grace: "", ...over });
+const draft = (over: Partial<AddDraft> = {}): AddDraft => ({ name: "work", kind: "dashboard", profile: "", command: "", ready_regex: "", health_path: "", grace: "", host: "", ...over });
 
 describe("NAME_PATTERN", () => {
   it("is Go's lockfile.ValidName", () => {
@@ -31,6 +31,13 @@ describe("validateAdd", () => {
     [draft({ kind: "custom", command: "srv", grace: "0s" }), { grace: "Must be at least 1 ms" }],
     // Only a custom backend has them: a Hermes kind ignores what was typed before a switch.
     [draft({ kind: "dashboard", ready_regex: "no group", grace: "soon" }), {}],
+    // A host, any kind: Go's settings.ValidateHost.
+    [draft({ host: "me@build-box" }), {}],
+    [draft({ kind: "custom", command: "srv", host: "ssh://me@build-box:2222" }), {}],
+    [draft({ host: "-oProxyCommand=x" }), { host: "A host does not start with '-'" }],
+    [draft({ host: "me@build box" }), { host: "A host has no spaces" }],
+    [draft({ host: "a\tb" }), { host: "A host has no spaces" }],
+    [draft({ host: "h".repeat(256) }), { host: "At most 255 characters" }],
   ])("%o -> %o", (d, want) => {
     expect(validateAdd(d, ["hermes", "api"])).toEqual(want);
   });
@@ -41,6 +48,12 @@ describe("toBackendSetting", () => {
     expect(toBackendSetting(normalizeAddDraft(draft({ name: " w ", profile: " p ", command: "x" })))).toEqual({ name: "w", kind: "dashboard", args: ["--profile", "p"] });
     expect(toBackendSetting(draft({ kind: "serve" }))).toEqual({ name: "work", kind: "serve" });
     expect(toBackendSetting(draft({ kind: "custom", profile: "p", command: "srv --port 0" }))).toEqual({ name: "work", kind: "custom", command: "srv --port 0" });
+  });
+
+  it("sends a host, trimmed, only when one is given", () => {
+    expect(toBackendSetting(normalizeAddDraft(draft({ host: " me@box ", profile: "p" })))).toEqual({ name: "work", kind: "dashboard", args: ["--profile", "p"], host: "me@box" });
+    expect(toBackendSetting(draft({ kind: "custom", command: "srv", host: "box" }))).toEqual({ name: "work", kind: "custom", command: "srv", host: "box" });
+    expect(toBackendSetting(draft({ host: "" }))).not.toHaveProperty("host");
   });
 
   it("sends a custom backend's own readiness only where it is filled in", () => {
@@ -60,6 +73,10 @@ describe("refusalByField", () => {
       errors: { health_path: "Must start with /", grace: '"soon" is not a duration like 5s or 3m' },
       rest: "",
     });
+    expect(refusalByField('backend far: Host: "-x" is not an ssh destination like user@example.com')).toEqual({
+      errors: { host: '"-x" is not an ssh destination like user@example.com' },
+      rest: "",
+    });
     expect(refusalByField("backend x: command: unterminated ' in command")).toEqual({ errors: { command: "Unterminated ' in command" }, rest: "" });
     expect(refusalByField('bad request: a backend is already named "x"')).toEqual({ errors: { name: 'A backend is already named "x"' }, rest: "" });
     expect(refusalByField("refused: the launcher is not running yet")).toEqual({ errors: {}, rest: "refused: the launcher is not running yet" });
@@ -68,7 +85,7 @@ describe("refusalByField", () => {
 
 describe("validateAdd: the command's quoting (issue 23)", () => {
   it("says an unclosed quote in words, on the command field", () => {
-    const d = { name: "web", kind: "custom" as const, profile: "", command: "python3 -c 'print(1)", ready_regex: "", health_path: "", grace: "" };
+    const d = { name: "web", kind: "custom" as const, profile: "", command: "python3 -c 'print(1)", ready_regex: "", health_path: "", grace: "", host: "" };
     expect(validateAdd(d, [])).toEqual({ command: "A ' quote is not closed" });
     expect(validateAdd({ ...d, command: "python3 -c 'print(1)'" }, [])).toEqual({});
   });

@@ -759,6 +759,39 @@ describe("settings", () => {
     expect(root.querySelector<HTMLButtonElement>('[data-action="settings-save"]')!.disabled).toBe(true);
   });
 
+  it("has a Remote hosts section: placeholders say what empty means, errors land on their field", async () => {
+    const f = fakeApi();
+    f.api.GetSettings.mockResolvedValueOnce(settingsView({ disconnect_grace: "" }));
+    f.api.SaveSettings.mockRejectedValueOnce('SSH config file: "/nope" cannot be read');
+    const { root } = await mount(f.api, "settings");
+    const section = byText(root, ".form-section", "Remote hosts")!;
+    const input = (k: string) => section.querySelector<HTMLInputElement>(`[data-field="${k}"]`)!;
+    expect(section.querySelector("#set-ssh_config")!.closest(".field")!.querySelector("label")!.textContent).toBe("SSH config file");
+    expect(input("ssh_config").placeholder).toBe("ssh's own (~/.ssh/config)");
+    expect(input("disconnect_grace").placeholder).toBe("30 s (default)");
+    type(root, "disconnect_grace", "1s");
+    type(root, "ssh_config", "config");
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings).not.toHaveBeenCalled();
+    expect(root.querySelector("#set-disconnect_grace-err")!.textContent).toBe("Must be at least 3 s");
+    expect(root.querySelector("#set-ssh_config-err")!.textContent).toBe("Use a full path like /home/you/.ssh/config");
+    type(root, "disconnect_grace", " 2m ");
+    type(root, "ssh_config", "/nope");
+    submit(root);
+    await flush();
+    expect(f.api.SaveSettings.mock.calls[0][0]).toEqual({ settings: { ssh_config: "/nope", disconnect_grace: "2m" }, fields: ["ssh_config", "disconnect_grace"] });
+    expect(root.querySelector("#set-ssh_config-err")!.textContent).toBe('"/nope" cannot be read');
+    expect(root.querySelector('[data-field="ssh_config"]')!.getAttribute("aria-invalid")).toBe("true");
+  });
+
+  it("names the remote settings that wait for a restart", async () => {
+    const f = fakeApi();
+    f.api.GetSettings.mockResolvedValueOnce({ ...settingsView({ disconnect_grace: "10s" }), pending: ["ssh_config", "disconnect_grace"], pending_restarts_backends: true });
+    const { root } = await mount(f.api, "settings");
+    expect(root.querySelector(".form-actions .pending-note")!.textContent).toBe("Waiting for a restart: SSH config file, Disconnect grace — your backends restart with it.");
+  });
+
   it("saves the leak guard fields as an edit: the fields changed and nothing else", async () => {
     const f = fakeApi();
     const loaded = { ...settingsView().settings, max_duplicate_children: 4, nofile_soft_limit: 8192, from_a_newer_go: [1, 2] };

@@ -384,6 +384,35 @@ describe("Add backend", () => {
     expect(document.activeElement).toBe(root.querySelector("#add-ready_regex"));
   });
 
+  it("sends an optional Host with any kind; Go's refusal of it lands on the field", async () => {
+    const { root, f } = await openForm();
+    const host = root.querySelector<HTMLInputElement>("#add-host")!;
+    expect(host.placeholder).toBe("this computer — or user@server, an ssh alias");
+    expect(host.required).toBe(false);
+    expect(root.querySelector('label[for="add-host"]')!.textContent).toBe("Hostoptional");
+    type(root, "name", "far");
+    pickKind(root, "serve");
+    type(root, "host", "-oProxyCommand=x");
+    submit(root);
+    await flush();
+    expect(fieldError(root, "host")).toBe("A host does not start with '-'");
+    expect(f.api.AddBackend).not.toHaveBeenCalled();
+    f.api.AddBackend.mockRejectedValueOnce('backend far: Host: "me@bad box" is not an ssh destination like user@example.com');
+    type(root, "host", " me@build-box ");
+    submit(root);
+    await flush();
+    expect(f.api.AddBackend).toHaveBeenCalledWith({ name: "far", kind: "serve", host: "me@build-box" });
+    expect(fieldError(root, "host")).toBe('"me@bad box" is not an ssh destination like user@example.com');
+    expect(document.activeElement).toBe(root.querySelector("#add-host"));
+    // A custom command keeps its host.
+    pickKind(root, "custom");
+    type(root, "command", "srv --port 0");
+    type(root, "host", "box");
+    submit(root);
+    await flush();
+    expect(f.api.AddBackend).toHaveBeenLastCalledWith({ name: "far", kind: "custom", command: "srv --port 0", host: "box" });
+  });
+
   it("Cancel and Escape close it without saving", async () => {
     const { root, f } = await openForm();
     type(root, "name", "draft");

@@ -74,6 +74,8 @@ export const defaults: Settings = {
   // omitted when 0/false.
   sample_interval: "5s",
   nofile_soft_limit: 4096,
+  // ssh_config is omitted when empty (ssh's own file).
+  disconnect_grace: "30s",
 };
 
 export function settingsView(over: Partial<Settings> = {}, notice?: string): SettingsView {

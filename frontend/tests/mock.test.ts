@@ -78,6 +78,20 @@ describe("createMockApi", () => {
     expect((await settle(api.Status())).backends.map((x) => x.name)).toEqual(["hermes", "api"]);
   });
 
+  it("adds a backend on another host, connected, and refuses a host ssh would misread on its field", async () => {
+    const api = createMockApi("default");
+    await settle(api.AddBackend({ name: "far", kind: "serve", host: "ada@build-box" }));
+    const far = (await settle(api.Status())).backends.find((x) => x.name === "far")!;
+    expect([far.host, far.remote?.connection]).toEqual(["ada@build-box", "connected"]);
+    await expect(settle(api.AddBackend({ name: "bad", kind: "serve", host: "-x" }))).rejects.toMatch(/^backend bad: Host: /);
+  });
+
+  it("shows a remote backend reconnecting in the remote scenario", async () => {
+    const api = createMockApi("remote");
+    const far = (await settle(api.Status())).backends.find((x) => x.host)!;
+    expect(far.remote).toMatchObject({ connection: "reconnecting", attempt: 3 });
+  });
+
   it("sends a hidden window nothing, and one status when it is shown", async () => {
     const api = createMockApi("default");
     const statuses: unknown[] = [];
@@ -94,6 +108,7 @@ describe("createMockApi", () => {
 
   it("offers Restart to apply in the update scenario, and applies it", async () => {
     expect(scenarioFromLocation("?scenario=update")).toBe("update");
+    expect(scenarioFromLocation("?scenario=remote")).toBe("remote");
     const api = createMockApi("update");
     expect((await settle(api.Status())).instance.restart_to_apply).toBe(true);
     await settle(api.RestartToApply());

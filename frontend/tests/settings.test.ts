@@ -6,6 +6,8 @@ import {
   customizedKeys,
   diffSettings,
   feedError,
+  fieldErrorsFrom,
+  sshConfigError,
   hasErrors,
   normalizeDraft,
   parseGoDuration,
@@ -97,9 +99,12 @@ describe("validateSettings", () => {
       nofile_soft_limit: "-1",
       update_feed: "http://example.com/stable.json",
       update_automatically: true,
+      ssh_config: "ssh/config",
+      disconnect_grace: "1s",
     });
     expect(Object.keys(e).sort()).toEqual([
       "backend_command",
+      "disconnect_grace",
       "grace",
       "health_path",
       "max_duplicate_children",
@@ -107,6 +112,7 @@ describe("validateSettings", () => {
       "nofile_soft_limit",
       "ready_regex",
       "sample_interval",
+      "ssh_config",
       "update_feed",
     ]);
     expect(e.health_path).toBe("Must start with /");
@@ -135,6 +141,36 @@ describe("validateSettings", () => {
     expect(si("61m")).toBe("Must be at most 1 h");
     expect(si("-5s")).toBe("Must not be negative");
     expect(si("5")).toBe("Use a duration like 5s, 500ms or 1m");
+  });
+  it("checks the disconnect grace: 3s..1h (settings.MinDisconnectGrace)", () => {
+    const dg = (v: string) => validateSettings({ ...defaults, disconnect_grace: v }).disconnect_grace;
+    expect(dg("")).toBeUndefined();
+    expect(dg("3s")).toBeUndefined();
+    expect(dg("1h")).toBeUndefined();
+    expect(dg("2.5s")).toBe("Must be at least 3 s");
+    expect(dg("61m")).toBe("Must be at most 1 h");
+    expect(dg("30")).toBe("Use a duration like 30s, 2m or 1h");
+  });
+  it("wants the ssh config file as a full path, as Go's filepath.IsAbs", () => {
+    const sc = (v: string) => validateSettings({ ...defaults, ssh_config: v }).ssh_config;
+    expect(sc("")).toBeUndefined();
+    expect(sc(" /home/u/.ssh/hermes ")).toBeUndefined();
+    expect(sc("~/.ssh/config")).toBe("Use a full path like /home/you/.ssh/config");
+    expect(sshConfigError("C:\\Users\\u\\.ssh\\config")).toBe("Use a full path like /home/you/.ssh/config");
+    setQuoting("windows");
+    try {
+      expect(sshConfigError("C:\\Users\\u\\.ssh\\config")).toBeNull();
+      expect(sshConfigError("\\\\server\\share\\config")).toBeNull();
+      expect(sshConfigError("/home/u/config")).toBe("Use a full path like C:\\Users\\you\\.ssh\\config");
+      expect(sshConfigError(".ssh\\config")).not.toBeNull();
+    } finally {
+      setQuoting("posix");
+    }
+  });
+  it("lands Go's refusals of the remote settings on their fields", () => {
+    const { errors, rest } = fieldErrorsFrom('SSH config file: "x" is not an absolute path like /home/you/.ssh/config\nDisconnect grace: 1s is below 3s');
+    expect(errors).toEqual({ ssh_config: '"x" is not an absolute path like /home/you/.ssh/config', disconnect_grace: "1s is below 3s" });
+    expect(rest).toEqual([]);
   });
   it("checks the leak guard's counts as whole numbers in range", () => {
     const v = (over: Partial<SettingsDraft>) => validateSettings({ ...defaults, ...over });
@@ -203,6 +239,8 @@ describe("toDraft", () => {
       nofile_soft_limit: "",
       update_feed: "",
       update_automatically: false,
+      ssh_config: "",
+      disconnect_grace: "",
     });
     expect(toDraft({ ...defaultSettings, nofile_soft_limit: undefined }).nofile_soft_limit).toBe("");
     expect(toDraft({ ...defaultSettings, nofile_soft_limit: 0 }).nofile_soft_limit).toBe("0");

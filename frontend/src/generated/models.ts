@@ -158,6 +158,21 @@ export interface BackendStatus {
   containment?: Containment;
   containment_reason?: string;
   cgroup?: string;
+  host?: string;
+  remote?: RemoteStatus;
+}
+
+/** Generated from model.RemoteStatus. */
+export interface RemoteStatus {
+  connection: string;
+  attempt?: number;
+  /** RFC3339 (time.Time) */
+  next_attempt?: string;
+  platform?: string;
+  port?: number;
+  latency_ms?: number;
+  lock_dir?: string;
+  error?: string;
 }
 
 /** Generated from leakguard.TreeSample. */
@@ -262,6 +277,8 @@ export interface Settings {
   nofile_soft_limit?: number;
   update_feed?: string;
   update_automatically?: boolean;
+  ssh_config?: string;
+  disconnect_grace?: string;
 }
 
 /** Generated from settings.Backend. */
@@ -274,6 +291,7 @@ export interface BackendSetting {
   ready_regex?: string;
   health_path?: string;
   grace?: string;
+  host?: string;
 }
 
 /** Generated from settings.View. */

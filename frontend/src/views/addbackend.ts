@@ -3,6 +3,7 @@
 import type { AddField, AddForm, ReadinessField } from "../addbackend";
 import { h } from "../dom";
 import { KIND_ORDER, kindHelp, kindLabel } from "../reasons";
+import { BACKEND_FIELD_LABELS } from "../settings";
 import { button, icon, inlineError } from "../ui";
 
 interface TextSpec {
@@ -38,6 +39,17 @@ const COMMAND: TextSpec = {
   label: "Command",
   help: "Quoted as in a terminal (on Windows: double quotes around paths with spaces). The server must listen on 127.0.0.1 and print its port.",
   placeholder: "e.g. python3 -m myserver --port 0",
+  mono: true,
+};
+
+// Empty is this computer; anything ssh(1) takes as a destination runs the
+// backend there, through the user's own ssh and its config.
+const HOST: TextSpec = {
+  field: "host",
+  label: BACKEND_FIELD_LABELS.host,
+  help: "The computer it runs on, reached with your own ssh: user@server, ssh://user@server:2222 or a Host alias from your ssh config. Hermes must be installed there; your keys, agent and known hosts work as in your terminal. Empty: this computer.",
+  placeholder: "this computer — or user@server, an ssh alias",
+  optional: true,
   mono: true,
 };
 
@@ -147,6 +159,7 @@ export function addBackendForm(form: AddForm): HTMLElement {
       null,
       textField(NAME, form),
       kindField(form),
+      textField(HOST, form),
       ...(custom ? [textField(COMMAND, form), ...[READY_REGEX, HEALTH_PATH, GRACE].map((f) => textField(withShared(f, form), form))] : [textField(PROFILE, form)]),
     ),
     inlineError(form.error || undefined),

@@ -1,7 +1,8 @@
 import { h } from "../dom";
-import { runningTime } from "../clock";
+import { countdown, runningTime } from "../clock";
 import { formatBytes, plural, shellJoin, shellQuote, uptimeOf } from "../format";
 import { kindHelp, kindLabel, stateLabel, stateTone } from "../reasons";
+import { connectionWords, formatLatency, hostLabel } from "../remote";
 import type { AppState } from "../state";
 import type { BackendStatus } from "../types";
 import { addBackendForm } from "./addbackend";
@@ -35,6 +36,26 @@ function addressFact(b: BackendStatus): HTMLElement {
     );
   }
   return fact("Address", where, !!b.url);
+}
+
+/**
+ * What a backend on another host adds to its card's facts, on a row of its
+ * own: the connection in words (a countdown while reconnecting), the port
+ * on the remote's loopback, the heartbeat's latency, the remote's platform.
+ * The row is there for every state of a remote backend, each value a line
+ * that ellipsizes, so a connection that changes moves nothing around it.
+ */
+function remoteFacts(b: BackendStatus, now: number): HTMLElement[] {
+  const r = b.remote;
+  const c = connectionWords(r, now);
+  const words = c.countdown ? countdown("span.connection-text", c.countdown, now) : h("span.connection-text", null, c.text);
+  const port = r?.port ? String(r.port) : "—";
+  return [
+    h("div.fact.fact-connection", null, h("dt", null, "Connection"), h(`dd.conn-${c.tone}`, { title: c.title }, words)),
+    fact("Remote port", port, !!r?.port),
+    fact("Latency", r?.connection === "connected" ? formatLatency(r.latency_ms) : "—"),
+    fact("Platform", r?.platform || "—", !!r?.platform),
+  ];
 }
 
 /** The buttons in a card's head, most used first. */
@@ -219,6 +240,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
         null,
         h("h2", null, b.name),
         h("span.chip.kind-chip", { title: kindHelp(b.kind) || null }, kindLabel(b.kind)),
+        b.host ? h("span.chip.host-chip.mono", { title: `Runs on ${b.host}, reached with your ssh` }, hostLabel(b.host)) : null,
         badge(tone, stateLabel(b.state), { pulse: pulsing }),
         uptime ? runningTime(b.state === "ready" ? "span.uptime" : "span.uptime.uptime-starting", uptime.prefix, uptime.since, now) : null,
         warnChip,
@@ -241,11 +263,14 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
       "dl.facts",
       null,
       addressFact(b),
-      stat("PID", b.pid > 0 ? String(b.pid) : "—", b.pid > 0),
-      stat("Port", b.port > 0 ? String(b.port) : "—", b.port > 0),
+      // A remote backend's PID is its host's: said so, never taken for one here.
+      stat(b.host ? "Remote PID" : "PID", b.pid > 0 ? String(b.pid) : "—", b.pid > 0),
+      // A remote backend's port here is the local end of its forward.
+      stat(b.host ? "Local port" : "Port", b.port > 0 ? String(b.port) : "—", b.port > 0),
       stat("Restarts", String(b.restarts ?? 0)),
       stat("Processes", b.tree && running ? String(b.tree.count) : "—"),
       stat("Memory", b.tree && running ? formatBytes(b.tree.rss_bytes) : "—"),
+      ...(b.host ? remoteFacts(b, now) : []),
     ),
     h("div.command", null, h("div.command-label", null, h("span", null, "Command"), restartNote), commandText(b)),
   );

@@ -105,6 +105,25 @@ export const UPDATE_FEED: FieldSpec = {
   emptyDefault: "None: updates off",
 };
 
+/** The connections of backends on another host (a backend's Host). */
+export const REMOTE_FIELDS: FieldSpec[] = [
+  {
+    key: "ssh_config",
+    label: FIELD_LABELS.ssh_config,
+    help: "The ssh config file the connections to your backends' hosts read (ssh -F), as a full path: for hosts, keys or a ProxyJump you keep apart from your terminal's. Empty: ssh's own, as in your terminal. A change applies when Hermes Desktop restarts.",
+    mono: true,
+    emptyDefault: "ssh's own (~/.ssh/config)",
+  },
+  {
+    key: "disconnect_grace",
+    label: FIELD_LABELS.disconnect_grace,
+    help: "How long a backend on another host keeps running while its connection is silent (a network drop, a closed lid), so Hermes Desktop can reconnect to it; past this, its host stops it. From 3 s to 1 h, for example 30s. A change applies when Hermes Desktop restarts.",
+    mono: false,
+    short: true,
+    duration: true,
+  },
+];
+
 const UPDATE_AUTOMATICALLY: CheckSpec = {
   key: "update_automatically",
   label: "Update automatically when idle",
@@ -272,6 +291,12 @@ export function settingsForm(s: AppState): HTMLElement | null {
       check(FD_RESTART, draft, defaults, custom.has(FD_RESTART.key)),
     ),
     section(
+      "set-remote",
+      "Remote hosts",
+      "For backends that run on another computer over SSH (a backend's Host on the Backends page).",
+      ...REMOTE_FIELDS.map((f) => field(f, draft, defaults, st.errors[f.key], custom.has(f.key))),
+    ),
+    section(
       "set-updates",
       "Updates",
       "Where new versions of Hermes Desktop come from, and whether they install themselves. A flag or environment variable wins over these.",
@@ -297,7 +322,7 @@ export function settingsForm(s: AppState): HTMLElement | null {
 
 /** The labels of the settings the page edits, by key. */
 function labelOf(key: string): string {
-  const all = [...FIELDS, ...LEAK_FIELDS, START_AT_LOGIN, FD_RESTART, UPDATE_FEED, UPDATE_AUTOMATICALLY];
+  const all = [...FIELDS, ...LEAK_FIELDS, START_AT_LOGIN, FD_RESTART, ...REMOTE_FIELDS, UPDATE_FEED, UPDATE_AUTOMATICALLY];
   return all.find((f) => f.key === key)?.label ?? key;
 }
 

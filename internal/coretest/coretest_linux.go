@@ -1,4 +1,5 @@
-package sshtest
+// Package coretest makes cores directories (backend/remotecore) for tests.
+package coretest
 
 import (
 	"bytes"
@@ -15,11 +16,11 @@ import (
 	"hermes-desktop/backend/remotecore"
 )
 
-// Cores makes a cores directory (backend/remotecore) holding bin, a CGO-off
+// Dir makes a cores directory (backend/remotecore) holding bin, a CGO-off
 // hermes-desktop built for this machine, as this machine's platform's
 // core, with bin's own version: point HERMES_DESKTOP_CORES at it and the
 // app run from bin installs bin on the "remote".
-func Cores(t testing.TB, bin string) string {
+func Dir(t testing.TB, bin string) string {
 	t.Helper()
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
