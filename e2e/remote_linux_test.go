@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
+	"syscall"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +103,150 @@ func TestRemoteBackendLifecycle(t *testing.T) {
 	}
 	if _, err := os.Stat(far.Remote.LockDir); !os.IsNotExist(err) {
 		t.Errorf("the remote lock directory is still there: %v", err)
+	}
+}
+
+// localSSH finds, among the app's tagged processes, the ssh client whose
+// command line contains marker: "-M" for the ControlMaster, or
+// "watchdog-remote" for a backend's channel.
+func (a *remoteApp) localSSH(t *testing.T, marker string) int {
+	t.Helper()
+	for _, pid := range testbin.Tagged(a.l.Tag) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if filepath.Base(argv[0]) == "ssh" && slices.ContainsFunc(argv, func(s string) bool { return strings.Contains(s, marker) }) {
+			return pid
+		}
+	}
+	t.Fatalf("no local ssh client with %q among the app's processes", marker)
+	return 0
+}
+
+// waitRemoteGone waits up to d for every pid (on the "remote": this machine) to
+// be gone and returns how long that took, failing the test otherwise.
+func waitRemoteGone(t *testing.T, d time.Duration, what string, pids ...int) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		alive := 0
+		for _, pid := range pids {
+			if pid <= 0 {
+				t.Fatalf("%s: no PID to wait for in %v", what, pids)
+			}
+			if syscall.Kill(pid, 0) == nil {
+				alive++
+			}
+		}
+		if alive == 0 {
+			return time.Since(start)
+		}
+		if time.Since(start) > d {
+			t.Fatalf("%s: %d of %v still alive after %v", what, alive, pids, d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRemoteTreeGoneWhenTheAppDies: the app SIGKILLed, its ssh client
+// SIGKILLed, its ssh client stopped past the disconnect grace (a
+// partition that leaves the connection open): each time the remote
+// backend and its watchdog are gone within the grace + 5 s, with their
+// lock; the app that lives on starts a fresh one.
+func TestRemoteTreeGoneWhenTheAppDies(t *testing.T) {
+	const grace = 4 * time.Second
+	a := startRemoteApp(t, grace.String(), settings.Backend{Name: "far", Kind: settings.KindServe})
+	b := a.remoteBackend(t, "far", 60*time.Second)
+
+	// The backend's own channel killed: the channel closes, the tree goes.
+	must(t, syscall.Kill(a.localSSH(t, "watchdog-remote"), syscall.SIGKILL))
+	took := waitRemoteGone(t, grace+5*time.Second, "after SIGKILL of the channel's ssh client", b.PID, b.ShimPID)
+	t.Logf("ssh client SIGKILL -> remote tree gone in %v", took)
+	b = a.waitNewRemote(t, "far", b.PID)
+
+	// A partition: the master stopped, the connection open but silent.
+	master := a.localSSH(t, "-M")
+	must(t, syscall.Kill(master, syscall.SIGSTOP))
+	took = waitRemoteGone(t, grace+5*time.Second, "after SIGSTOP of the master past the grace", b.PID, b.ShimPID)
+	must(t, syscall.Kill(master, syscall.SIGCONT))
+	t.Logf("partition -> remote tree gone in %v (grace %v)", took, grace)
+	if took < grace-time.Second {
+		t.Errorf("torn down after %v, before the grace %v", took, grace)
+	}
+	b = a.waitNewRemote(t, "far", b.PID)
+
+	// The app killed: its master dies with it (its shim), every channel
+	// closes, the tree goes.
+	must(t, a.l.Signal(syscall.SIGKILL))
+	took = waitRemoteGone(t, grace+5*time.Second, "after SIGKILL of the app", b.PID, b.ShimPID)
+	t.Logf("app SIGKILL -> remote tree gone in %v", took)
+	if left := testbin.WaitUntagged(a.l.Tag, 5*time.Second); len(left) > 0 {
+		t.Errorf("local processes left after the app's SIGKILL: %v", left)
+	}
+	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
+		t.Errorf("left on the remote: %v", left)
+	}
+	if _, err := os.Stat(b.Remote.LockDir); !os.IsNotExist(err) {
+		t.Errorf("the remote lock directory is still there: %v", err)
+	}
+}
+
+// waitNewRemote waits for the named backend to be ready again with a
+// remote PID other than old.
+func (a *remoteApp) waitNewRemote(t *testing.T, name string, old int) model.BackendStatus {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if b := a.remoteBackend(t, name, 60*time.Second); b.PID != old {
+			return b
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("backend %s: no fresh remote backend after %d", name, old)
+	return model.BackendStatus{}
+}
+
+// TestRemoteBlipReattaches: the master stopped for less than the grace
+// shows "reconnecting", then the same remote backend (same PID, no second
+// one) answers through its forward again.
+func TestRemoteBlipReattaches(t *testing.T) {
+	const grace = 12 * time.Second
+	a := startRemoteApp(t, grace.String(), settings.Backend{Name: "far", Kind: settings.KindDashboard})
+	b := a.remoteBackend(t, "far", 60*time.Second)
+	master := a.localSSH(t, "-M")
+	must(t, syscall.Kill(master, syscall.SIGSTOP))
+	stopped := time.Now()
+	seen := ""
+	for time.Since(stopped) < grace-3*time.Second && seen != "reconnecting" {
+		for _, s := range status(t, a.l).Backends {
+			if s.Remote != nil {
+				seen = s.Remote.Connection
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	must(t, syscall.Kill(master, syscall.SIGCONT))
+	if seen != "reconnecting" {
+		t.Errorf("during the blip the connection showed %q, want reconnecting", seen)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	var now model.BackendStatus
+	for time.Now().Before(deadline) {
+		now = a.remoteBackend(t, "far", 10*time.Second)
+		if now.Remote.Connection == "connected" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if now.PID != b.PID || now.Remote.Connection != "connected" || now.Restarts != 0 {
+		t.Fatalf("after the blip: pid %d (was %d), %s, %d restarts; want the same backend, connected", now.PID, b.PID, now.Remote.Connection, now.Restarts)
+	}
+	resp, err := http.Get(now.PageURL)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the page after the blip: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	stopAndCheck(t, a.l)
+	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
+		t.Errorf("left on the remote after stop: %v", left)
 	}
 }

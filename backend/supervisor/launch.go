@@ -235,7 +235,7 @@ func (s *Supervisor) onReported() {
 		s.log.Warn("update record with backend identity", "err", err)
 	}
 	info := s.cur.Info()
-	s.edit(func(st *model.BackendStatus) { st.PID = info.PID; setContainment(st, info) })
+	s.edit(func(st *model.BackendStatus) { st.PID, st.ShimPID = info.PID, info.ShimPID; setContainment(st, info) })
 }
 
 // setContainment shows what holds the run's tree.
