@@ -34,7 +34,12 @@ type remoteApp struct {
 // disconnect grace, then starts the app.
 func startRemoteApp(t *testing.T, grace string, backends ...settings.Backend) *remoteApp {
 	t.Helper()
-	srv := sshtest.Start(t)
+	return startRemoteAppOn(t, sshtest.Start(t), grace, nil, backends...)
+}
+
+// startRemoteAppOn is startRemoteApp on srv, with more flags for run.
+func startRemoteAppOn(t *testing.T, srv *sshtest.Server, grace string, flags []string, backends ...settings.Backend) *remoteApp {
+	t.Helper()
 	base := t.TempDir()
 	l := testbin.Base(t, filepath.Join(base, "state"), filepath.Join(base, "hermes-home"), testbin.Tag(t))
 	must(t, os.MkdirAll(l.StateDir, 0o700))
@@ -43,7 +48,7 @@ func startRemoteApp(t *testing.T, grace string, backends ...settings.Backend) *r
 	}
 	must(t, settings.Save(l.StateDir, settings.Settings{Backends: backends, SSHConfig: srv.ClientConfig, DisconnectGrace: grace}))
 	l.AddEnv(remotecore.CoresEnv + "=" + coretest.Dir(t, l.Bin))
-	a := &remoteApp{srv: srv, l: l.StartAnother("--no-boot-reap")}
+	a := &remoteApp{srv: srv, l: l.StartAnother(append([]string{"--no-boot-reap"}, flags...)...)}
 	if _, err := a.l.Stdout.WaitMatchN(runningLine, 1, readyWait); err != nil {
 		t.Fatalf("the app did not start: %v\n%s", err, a.l.Stderr.String())
 	}
@@ -68,17 +73,22 @@ func (a *remoteApp) remoteBackend(t *testing.T, name string, d time.Duration) mo
 	}
 }
 
-// TestRemoteBackendLifecycle: a serve and a dashboard on one host become
-// ready over one authentication; each answers through its local forward
+// TestRemoteBackendLifecycle: a serve, a dashboard and a custom server on
+// one host become ready over one authentication; each answers through its local forward
 // (the dashboard's page is HTML), the status names the host and the
 // remote run; Hermes' lock names the backend on the remote; stop leaves
 // nothing there.
 func TestRemoteBackendLifecycle(t *testing.T) {
 	a := startRemoteApp(t, "30s",
 		settings.Backend{Name: "far", Kind: settings.KindServe},
-		settings.Backend{Name: "page", Kind: settings.KindDashboard})
+		settings.Backend{Name: "page", Kind: settings.KindDashboard},
+		settings.Backend{Name: "py", Kind: settings.KindCustom, Command: "python3 -m http.server 0 --bind 127.0.0.1", ReadyRegex: `port (\d+)`, HealthPath: "/"})
 	far := a.remoteBackend(t, "far", 60*time.Second)
 	page := a.remoteBackend(t, "page", 60*time.Second)
+	py := a.remoteBackend(t, "py", 60*time.Second)
+	if py.Remote == nil || py.Port == py.Remote.Port {
+		t.Errorf("py: got %+v, want a local forward to a remote port", py.Remote)
+	}
 	if far.Host != sshtest.Alias || far.Remote == nil || far.Remote.Connection != "connected" || far.Remote.Port == 0 || far.PID == 0 {
 		t.Errorf("far: got host %q remote %+v pid %d, want %s, connected, a remote port and PID", far.Host, far.Remote, far.PID, sshtest.Alias)
 	}
@@ -95,7 +105,7 @@ func TestRemoteBackendLifecycle(t *testing.T) {
 		t.Errorf("page %s: got %d %s, want 200 text/html", page.PageURL, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	if n := a.srv.Authentications(); n != 1 {
-		t.Errorf("authentications: got %d, want 1 for two backends", n)
+		t.Errorf("authentications: got %d, want 1 for three backends", n)
 	}
 	stopAndCheck(t, a.l)
 	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
@@ -249,4 +259,77 @@ func TestRemoteBlipReattaches(t *testing.T) {
 	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
 		t.Errorf("left on the remote after stop: %v", left)
 	}
+}
+
+// TestRemoteHangingHermes: a remote hermes that never says it is ready is
+// reported (the start timeout, on the card), and nothing of it is left on
+// the remote, however many times it was tried.
+func TestRemoteHangingHermes(t *testing.T) {
+	srv := sshtest.Start(t)
+	bin := filepath.Join(srv.Home, ".local", "bin")
+	must(t, os.MkdirAll(bin, 0o700))
+	must(t, os.WriteFile(filepath.Join(bin, "hermes"), []byte("#!/bin/sh\necho 'hermes: starting (and hanging)'\nexec sleep 600\n"), 0o700))
+	a := startRemoteAppOn(t, srv, "30s", []string{"--start-timeout", "2s"}, settings.Backend{Name: "far", Kind: settings.KindServe})
+	deadline := time.Now().Add(60 * time.Second)
+	var b model.BackendStatus
+	for time.Now().Before(deadline) {
+		b = status(t, a.l).Backends[0]
+		if b.State == model.StateFailed {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if b.State != model.StateFailed || !strings.Contains(b.LastError, "did not announce a port on "+sshtest.Alias) {
+		t.Fatalf("backend: %s, %q; want failed, saying it did not announce a port on %s", b.State, b.LastError, sshtest.Alias)
+	}
+	if left := a.remoteWork(5 * time.Second); len(left) > 0 {
+		t.Errorf("left on the remote after the failed starts: %v", left)
+	}
+	stopAndCheck(t, a.l)
+	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
+		t.Errorf("left on the remote after stop: %v", left)
+	}
+}
+
+// remoteWork waits up to d for the remote to run nothing but sshd's own
+// processes (the app's connection) and returns what else is there.
+func (a *remoteApp) remoteWork(d time.Duration) []sshtest.Proc {
+	deadline := time.Now().Add(d)
+	for {
+		var work []sshtest.Proc
+		for _, p := range a.srv.Processes() {
+			if !strings.HasPrefix(p.Args, "sshd:") {
+				work = append(work, p)
+			}
+		}
+		if len(work) == 0 || time.Now().After(deadline) {
+			return work
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRemoteUnknownHostKey: a host whose key is not in known_hosts is
+// never connected to; the card says so, with the fingerprint and what to
+// run.
+func TestRemoteUnknownHostKey(t *testing.T) {
+	srv := sshtest.Start(t)
+	must(t, os.WriteFile(srv.KnownHosts, nil, 0o600))
+	a := startRemoteAppOn(t, srv, "30s", nil, settings.Backend{Name: "far", Kind: settings.KindServe})
+	deadline := time.Now().Add(60 * time.Second)
+	var b model.BackendStatus
+	for time.Now().Before(deadline) {
+		b = status(t, a.l).Backends[0]
+		if b.State == model.StateFailed {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if b.State != model.StateFailed || !strings.Contains(b.LastError, "SHA256:") || !strings.Contains(b.LastError, "ssh-keyscan") {
+		t.Fatalf("backend: %s, %q; want failed, naming the host key's fingerprint and what to run", b.State, b.LastError)
+	}
+	if n := srv.Authentications(); n != 0 {
+		t.Errorf("authentications with an unknown host key: %d, want 0", n)
+	}
+	stopAndCheck(t, a.l)
 }

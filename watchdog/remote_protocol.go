@@ -46,6 +46,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"hermes-desktop/backend/hermes"
@@ -66,6 +67,7 @@ const (
 	FlagToken          = "token"
 	FlagHeartbeatGrace = "heartbeat-grace"
 	FlagProfile        = "profile"
+	FlagEnv            = "env"
 )
 
 // How the remote backend gets its session token (FlagToken).
@@ -97,7 +99,10 @@ type RemoteOptions struct {
 	Token                   string // TokenFile, TokenEnv or TokenNone
 	HeartbeatGrace, Grace   time.Duration
 	Cgroup, Profile         string
-	Argv                    []string
+	// Env are KEY=VALUE entries added to the backend's environment
+	// (PYTHONUNBUFFERED=1 for a custom command, as a local one gets).
+	Env  []string
+	Argv []string
 }
 
 // Args is o as the remote watchdog's arguments after RemoteSubcommand.
@@ -114,6 +119,9 @@ func (o RemoteOptions) Args() []string {
 	}
 	if o.Profile != "" {
 		args = append(args, flagArg(FlagProfile, o.Profile))
+	}
+	for _, kv := range o.Env {
+		args = append(args, flagArg(FlagEnv, kv))
 	}
 	return append(append(args, argsEnd), o.Argv...)
 }
@@ -176,6 +184,13 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 	fs.DurationVar(&o.Grace, FlagGrace, 5*time.Second, "time between SIGTERM and SIGKILL")
 	fs.StringVar(&o.Cgroup, FlagCgroup, "", "Linux: start CMD in this cgroup v2 under the watchdog's own, where allowed")
 	fs.StringVar(&o.Profile, FlagProfile, "", "the Hermes profile, for the lock")
+	fs.Func(FlagEnv, "KEY=VALUE added to CMD's environment (repeatable)", func(kv string) error {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsAny(k, "\x00") {
+			return fmt.Errorf("%q is not KEY=VALUE", kv)
+		}
+		o.Env = append(o.Env, kv)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -201,6 +201,7 @@ func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgr
 	if err != nil {
 		return proc.Identity{}, nil, nil, err
 	}
+	env = append(env, r.o.Env...)
 	switch r.o.Token {
 	case TokenEnv:
 		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn, hermes.EnvSessionToken+"="+token)

@@ -126,8 +126,14 @@ func (r *Run) options() watchdog.RemoteOptions {
 	case r.spec.DesktopOwned():
 		tok = watchdog.TokenEnv
 	}
+	var env []string
+	if r.spec.Kind == settings.KindCustom {
+		// Python block-buffers stdout into a pipe: its ready line would
+		// come only at exit (the same as a local custom backend gets).
+		env = append(env, "PYTHONUNBUFFERED=1")
+	}
 	return watchdog.RemoteOptions{
-		OwnershipID: r.ownershipID, SpawnNonce: r.spawnNonce, Token: tok,
+		OwnershipID: r.ownershipID, SpawnNonce: r.spawnNonce, Token: tok, Env: env,
 		HeartbeatGrace: r.grace, Grace: r.spec.Grace, Cgroup: lockfile.CgroupName(r.nonce),
 		Profile: r.spec.Profile, Argv: r.spec.Command,
 	}
