@@ -277,12 +277,18 @@ func describeBackend(self string, spec runspec.Spec) string {
 	if name == "" {
 		name = backend.DefaultName
 	}
-	if len(spec.Command) > 0 {
-		return fmt.Sprintf("%s: %s (configured)", name, cmdline.Join(spec.Command))
-	}
 	kind := spec.Kind
 	if kind == "" {
 		kind = settings.KindDashboard
+	}
+	switch {
+	case spec.Host != "" && len(spec.Command) > 0:
+		return fmt.Sprintf("%s: on %s: %s (configured)", name, spec.Host, cmdline.Join(spec.Command))
+	case spec.Host != "":
+		argv := runspec.ResolveRemoteCommand(kind, spec.Args)
+		return fmt.Sprintf("%s: on %s: %s (hermes there, else the built-in backend)", name, spec.Host, cmdline.Join(argv))
+	case len(spec.Command) > 0:
+		return fmt.Sprintf("%s: %s (configured)", name, cmdline.Join(spec.Command))
 	}
 	argv, why := runspec.ResolveCommand(self, kind, spec.Args)
 	return fmt.Sprintf("%s: %s (%s)", name, cmdline.Join(argv), why)

@@ -210,3 +210,17 @@ func TestSuccessorArgsDropTheHandoffFlag(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A backend on another host is described as what runs there, not as the
+// command this machine would run.
+func TestDescribeRemoteBackend(t *testing.T) {
+	got := describeBackend("/opt/hd/hermes-desktop", runspec.Spec{Name: "far", Kind: settings.KindServe, Host: "me@box"})
+	want := "far: on me@box: hermes serve --isolated --host 127.0.0.1 --port 0 (hermes there, else the built-in backend)"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = describeBackend("/opt/hd/hermes-desktop", runspec.Spec{Name: "py", Kind: settings.KindCustom, Host: "box", Command: []string{"python3", "-m", "http.server"}})
+	if want := "py: on box: python3 -m http.server (configured)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
