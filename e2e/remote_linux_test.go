@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
-	"syscall"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +22,8 @@ import (
 	"hermes-desktop/internal/coretest"
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 var runningLine = regexp.MustCompile(`hermes-desktop running \(pid`)
@@ -132,6 +138,18 @@ func (a *remoteApp) localSSH(t *testing.T, marker string) int {
 	return 0
 }
 
+// running reports whether pid is a live process, not a zombie (an orphan's
+// zombie stays until whatever adopted it reaps it, which a container's
+// init may never do).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, after, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(after, "Z")
+}
+
 // waitRemoteGone waits up to d for every pid (on the "remote": this machine) to
 // be gone and returns how long that took, failing the test otherwise.
 func waitRemoteGone(t *testing.T, d time.Duration, what string, pids ...int) time.Duration {
@@ -143,7 +161,7 @@ func waitRemoteGone(t *testing.T, d time.Duration, what string, pids ...int) tim
 			if pid <= 0 {
 				t.Fatalf("%s: no PID to wait for in %v", what, pids)
 			}
-			if syscall.Kill(pid, 0) == nil {
+			if running(pid) {
 				alive++
 			}
 		}
@@ -332,4 +350,92 @@ func TestRemoteUnknownHostKey(t *testing.T) {
 		t.Errorf("authentications with an unknown host key: %d, want 0", n)
 	}
 	stopAndCheck(t, a.l)
+}
+
+// TestRemoteReapEndsOnlyOurLeftovers: a custom backend whose remote
+// watchdog was SIGKILLed survives it (nothing on its side watches its
+// parent); the next start there ends it, as our session file proves it
+// ours and its watchdog gone. Beside it, never signalled: a backend of
+// another desktop (Hermes' lock, no session file of ours) and a session of
+// ours whose watchdog lives (a running app's).
+func TestRemoteReapEndsOnlyOurLeftovers(t *testing.T) {
+	srv := sshtest.Start(t)
+	other := startDecoy(t, "--ssh-session-token-file", "/x", "--ssh-owner-nonce", "0123456789abcdef")
+	writeOtherDesktopsLock(t, srv.Home, other)
+	live := startDecoy(t)
+	writeOurSession(t, srv.Home, live, os.Getpid())
+
+	a := startRemoteAppOn(t, srv, "30s", nil, settings.Backend{Name: "py", Kind: settings.KindCustom,
+		Command: "python3 -m http.server 0 --bind 127.0.0.1", ReadyRegex: `port (\d+)`, HealthPath: "/"})
+	b := a.remoteBackend(t, "py", 60*time.Second)
+	must(t, syscall.Kill(b.ShimPID, syscall.SIGKILL))
+	time.Sleep(time.Second)
+	if syscall.Kill(b.PID, 0) != nil {
+		t.Fatalf("the backend %d died with its watchdog: nothing to reap", b.PID)
+	}
+	a.waitNewRemote(t, "py", b.PID)
+	waitRemoteGone(t, 10*time.Second, "the leftover backend after the next start's reap", b.PID)
+	log := readLogs(t, a.l.StateDir)
+	if !strings.Contains(log, "remote reap on "+sshtest.Alias+": killed session") {
+		t.Errorf("the backend's log does not say what the reap killed:\n%s", log)
+	}
+	for _, d := range []*exec.Cmd{other, live} {
+		if !running(d.Process.Pid) {
+			err := errors.New("not running")
+			t.Errorf("decoy %d %v was signalled: %v", d.Process.Pid, d.Args, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(srv.Home, ".hermes", "desktop-ssh", strings.Repeat("e", 32), "backend.lock.json")); err != nil {
+		t.Errorf("another desktop's lock was touched: %v", err)
+	}
+	stopAndCheck(t, a.l)
+}
+
+// readLogs returns every backend log of the state dir, concatenated.
+func readLogs(t *testing.T, stateDir string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(stateDir, "logs", "*"))
+	var all strings.Builder
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		all.Write(b)
+	}
+	return all.String()
+}
+
+// startDecoy starts a long sleep (python, whose argv takes extra words)
+// that the test owns and stops.
+func startDecoy(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("python3", append([]string{"-c", "import time; time.sleep(600)"}, args...)...)
+	must(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+// writeOtherDesktopsLock writes Hermes' lock of another desktop naming pid.
+func writeOtherDesktopsLock(t *testing.T, home string, decoy *exec.Cmd) {
+	t.Helper()
+	id := strings.Repeat("e", 32)
+	dir := filepath.Join(home, ".hermes", "desktop-ssh", id)
+	must(t, os.MkdirAll(dir, 0o700))
+	lock := fmt.Sprintf(`{"schemaVersion":2,"protocolVersion":1,"ownershipId":%q,"spawnNonce":"0123456789abcdef","tokenFingerprint":%q,"pid":%d,"port":0,"profile":"default","hermesPath":"/usr/bin/hermes","hermesHome":"%s/.hermes","logPath":"%s/0123456789abcdef.log","startedAt":"2026-12-01T00:00:00Z"}`,
+		id, strings.Repeat("c", 32), decoy.Process.Pid, home, dir)
+	must(t, os.WriteFile(filepath.Join(dir, "backend.lock.json"), []byte(lock), 0o600))
+}
+
+// writeOurSession writes a session file of ours whose watchdog (shimPID)
+// is alive, naming decoy as its backend.
+func writeOurSession(t *testing.T, home string, decoy *exec.Cmd, shimPID int) {
+	t.Helper()
+	shim, err := proc.Lookup(shimPID)
+	must(t, err)
+	backend, err := proc.Lookup(decoy.Process.Pid)
+	must(t, err)
+	id := strings.Repeat("d", 32)
+	dir := filepath.Join(home, watchdog.RemoteSessionsDir)
+	must(t, os.MkdirAll(dir, 0o700))
+	data, err := json.Marshal(watchdog.RemoteSession{OwnershipID: id, SpawnNonce: "fedcba9876543210", Shim: shim, Backend: backend, Created: time.Now()})
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600))
 }

@@ -211,3 +211,24 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 	}
 	return o, nil
 }
+
+// RemoteReapSubcommand ends what dead sessions of ours left on a remote
+// host (RemoteReapMain); the app runs it before each remote start.
+const RemoteReapSubcommand = "watchdog-remote-reap"
+
+// RemoteReapReport is what a remote reap did, one decision per session
+// file of ours.
+type RemoteReapReport struct {
+	Decisions []RemoteReapDecision `json:"decisions"`
+	Error     string               `json:"error,omitempty"`
+}
+
+// RemoteReapDecision is what a remote reap did about one session, and why.
+type RemoteReapDecision struct {
+	OwnershipID string `json:"ownership_id"`
+	PID         int    `json:"pid,omitempty"`
+	// Action is "killed", "cleaned" (nothing ran; files removed) or
+	// "spared".
+	Action string `json:"action"`
+	Reason string `json:"reason"`
+}

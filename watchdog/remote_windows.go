@@ -14,3 +14,9 @@ func RemoteMain(_ string, _ []string, _ io.Reader, _, stderr io.Writer) int {
 
 // HoldMain: see RemoteMain.
 func HoldMain([]string) int { return exitUsage }
+
+// RemoteReapMain: see RemoteMain.
+func RemoteReapMain(_, stderr io.Writer) int {
+	fmt.Fprintln(stderr, RemoteReapSubcommand+": remote backends run on Linux and macOS hosts only")
+	return exitUsage
+}

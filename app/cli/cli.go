@@ -87,6 +87,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return watchdog.ShimMain(rest, stderr)
 	case watchdog.RemoteSubcommand: // hidden: run over ssh by a remote backend's runner
 		return watchdog.RemoteMain(p.Version, rest, os.Stdin, stdout, stderr)
+	case watchdog.RemoteReapSubcommand: // hidden: run over ssh before a remote start
+		return watchdog.RemoteReapMain(stdout, stderr)
 	case watchdog.RemoteHoldSubcommand: // hidden: the remote watchdog's held start
 		return watchdog.HoldMain(rest)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children

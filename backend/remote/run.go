@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -15,6 +17,7 @@ import (
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
@@ -158,6 +161,7 @@ func (r *Run) main() {
 		r.setFailure(err)
 		return
 	}
+	r.reap(ctx, in)
 	ch, err := r.host.t.Start(ctx, in.Exec(append([]string{watchdog.RemoteSubcommand}, r.options().Args()...)...)...)
 	if err != nil {
 		r.setFailure(err)
@@ -180,6 +184,34 @@ func (r *Run) main() {
 	r.closeInput()
 	r.finish(ch, readDone)
 }
+
+// reap ends, before this run starts, what dead sessions of ours left on
+// the host (watchdog.RemoteReapMain), saying in the backend's log what it
+// did and why. A reap that fails does not stop the start.
+func (r *Run) reap(ctx context.Context, in remotecore.Installed) {
+	out, err := r.host.t.Run(ctx, reapTimeout, nil, in.Exec(watchdog.RemoteReapSubcommand)...)
+	var rep watchdog.RemoteReapReport
+	if err == nil {
+		err = json.Unmarshal(out, &rep)
+	}
+	if err == nil && rep.Error != "" {
+		err = errors.New(rep.Error)
+	}
+	if err != nil {
+		r.log.Add("launcher", "remote reap on "+r.host.Destination+" skipped: "+err.Error())
+		return
+	}
+	for _, d := range rep.Decisions {
+		line := fmt.Sprintf("remote reap on %s: %s session %s", r.host.Destination, d.Action, d.OwnershipID)
+		if d.PID != 0 {
+			line += fmt.Sprintf(" (backend PID %d)", d.PID)
+		}
+		r.log.Add("launcher", line+": "+d.Reason)
+	}
+}
+
+// reapTimeout bounds the remote reap: a grace of 2 s per leftover.
+const reapTimeout = 30 * time.Second
 
 // finish waits for the channel's end (bounded: the remote watchdog tears
 // down within its grace once its lifeline is gone), reaps our ssh client

@@ -1,0 +1,144 @@
+//go:build unix
+
+package watchdog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"hermes-desktop/backend/hermes"
+	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/proc"
+)
+
+// RemoteReapMain is RemoteReapSubcommand: on a remote host, before a new
+// run starts there, it ends what a dead session of ours left (the app's
+// watchdog there died, its backend did not) and removes its ownership
+// files. Only our own session files (RemoteSessionsDir) are looked at, and
+// a process is signalled only when it is the backend that file names (PID
+// and start time), its watchdog provably gone, and it is this user's:
+// never another desktop's lock, another user's process, or a session whose
+// watchdog lives (a running app's, here or elsewhere). It prints a
+// RemoteReapReport as one JSON line.
+func RemoteReapMain(stdout, stderr io.Writer) int {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		fmt.Fprintln(stderr, "watchdog-remote-reap:", err)
+		return 1
+	}
+	rep := reapSessions(home, 2*time.Second)
+	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// reapSessions applies the rule above to every session file under home.
+func reapSessions(home string, grace time.Duration) RemoteReapReport {
+	rep := RemoteReapReport{Decisions: []RemoteReapDecision{}}
+	dir := filepath.Join(home, RemoteSessionsDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			rep.Error = err.Error()
+		}
+		return rep
+	}
+	if err := ownDir(dir); err != nil {
+		rep.Error = err.Error() // someone else's directory: nothing in it is evidence
+		return rep
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !hermes.ValidOwnershipID(id) {
+			continue
+		}
+		rep.Decisions = append(rep.Decisions, reapSession(home, filepath.Join(dir, e.Name()), id, grace))
+	}
+	return rep
+}
+
+func reapSession(home, file, id string, grace time.Duration) RemoteReapDecision {
+	d := RemoteReapDecision{OwnershipID: id}
+	data, err := lockfile.ReadLimited(file, hermes.MaxOwnershipFileSize)
+	var s RemoteSession
+	if err == nil {
+		err = json.Unmarshal(data, &s)
+	}
+	if err == nil && (s.OwnershipID != id || !hermes.ValidSpawnNonce(s.SpawnNonce) || s.Shim.Validate() != nil || s.Backend.Validate() != nil) {
+		err = errors.New("its fields do not match its name")
+	}
+	if err != nil {
+		d.Action, d.Reason = "spared", "our session file is unreadable ("+err.Error()+"): nothing is signalled or removed"
+		return d
+	}
+	d.PID = s.Backend.PID
+	if alive, _ := proc.Alive(s.Shim); alive {
+		d.Action, d.Reason = "spared", fmt.Sprintf("its watchdog (PID %d) is alive: a running app's session", s.Shim.PID)
+		return d
+	}
+	if alive, _ := proc.Alive(s.Backend); alive {
+		if err := endTree(s.Backend, grace); err != nil {
+			d.Action, d.Reason = "spared", "its watchdog is gone but the backend could not be ended: "+err.Error()
+			return d
+		}
+		d.Action, d.Reason = "killed", fmt.Sprintf("its watchdog (PID %d) is gone and it is the backend our session file names (same start time)", s.Shim.PID)
+	} else {
+		d.Action, d.Reason = "cleaned", "its watchdog and backend are gone"
+	}
+	removeSessionFiles(home, file, s)
+	return d
+}
+
+// endTree ends the backend and its descendants: SIGTERM, grace, SIGKILL;
+// each process checked against its identity when signalled.
+func endTree(backend proc.Identity, grace time.Duration) error {
+	if st, err := os.Stat(fmt.Sprintf("/proc/%d", backend.PID)); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+			return errors.New("it is another user's process")
+		}
+	}
+	tree := proc.NewTree(proc.Identity{}, 0) // no leader: the backend is a member, signalled like the rest
+	defer tree.Close()
+	tree.Add(backend)
+	_ = tree.Refresh()
+	_ = tree.Signal(syscall.SIGTERM)
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	gone := tree.Wait(ctx)
+	cancel()
+	if !gone {
+		_ = tree.Refresh()
+		_ = tree.Signal(syscall.SIGKILL)
+		ctx, cancel = context.WithTimeout(context.Background(), proc.KillWait)
+		gone = tree.Wait(ctx)
+		cancel()
+	}
+	if !gone {
+		return fmt.Errorf("processes %v still alive after SIGKILL", tree.Alive())
+	}
+	return nil
+}
+
+// removeSessionFiles removes the session's ownership directory, when its
+// lock is the session's (or gone), then the session file.
+func removeSessionFiles(home, file string, s RemoteSession) {
+	dir := filepath.Join(hermes.SSHRoot(home), s.OwnershipID)
+	data, err := lockfile.ReadLimited(filepath.Join(dir, hermes.SSHLockName), hermes.MaxOwnershipFileSize)
+	switch {
+	case err == nil:
+		if l, perr := hermes.ParseSSHLock(data, s.OwnershipID); perr == nil && l.SpawnNonce == s.SpawnNonce {
+			_ = os.RemoveAll(dir)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		_ = os.RemoveAll(dir) // the lock went first; what is left is ours
+	}
+	_ = os.Remove(file)
+}
