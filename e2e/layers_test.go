@@ -45,6 +45,8 @@ var narrow = []struct {
 }{
 	{"watchdog", []string{"platform/", "backend/hermes", "lockfile"},
 		"the shim starts for every backend: it carries the OS primitives, the Hermes contract and the nonces, nothing of the engine"},
+	{"watchdog/remotewd", []string{"platform/", "backend/hermes", "lockfile", "watchdog"},
+		"the remote watchdog is the shim on another host: the same parts, nothing of the engine"},
 	{"backend/hermes", nil,
 		"the Hermes contract is a leaf: every side imports it"},
 	{"backend/control", nil,

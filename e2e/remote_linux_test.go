@@ -23,7 +23,7 @@ import (
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
-	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 var runningLine = regexp.MustCompile(`hermes-desktop running \(pid`)
@@ -433,9 +433,9 @@ func writeOurSession(t *testing.T, home string, decoy *exec.Cmd, shimPID int) {
 	backend, err := proc.Lookup(decoy.Process.Pid)
 	must(t, err)
 	id := strings.Repeat("d", 32)
-	dir := filepath.Join(home, watchdog.RemoteSessionsDir)
+	dir := filepath.Join(home, remotewd.RemoteSessionsDir)
 	must(t, os.MkdirAll(dir, 0o700))
-	data, err := json.Marshal(watchdog.RemoteSession{OwnershipID: id, SpawnNonce: "fedcba9876543210", Shim: shim, Backend: backend, Created: time.Now()})
+	data, err := json.Marshal(remotewd.RemoteSession{OwnershipID: id, SpawnNonce: "fedcba9876543210", Shim: shim, Backend: backend, Created: time.Now()})
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600))
 }

@@ -21,6 +21,7 @@ import (
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // Exit codes of every verb, defined once.
@@ -85,12 +86,12 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return builtin.DashboardMain(p.Version, rest, stdout, stderr)
 	case watchdog.Subcommand:
 		return watchdog.ShimMain(rest, stderr)
-	case watchdog.RemoteSubcommand: // hidden: run over ssh by a remote backend's runner
-		return watchdog.RemoteMain(p.Version, rest, os.Stdin, stdout, stderr)
-	case watchdog.RemoteReapSubcommand: // hidden: run over ssh before a remote start
-		return watchdog.RemoteReapMain(stdout, stderr)
-	case watchdog.RemoteHoldSubcommand: // hidden: the remote watchdog's held start
-		return watchdog.HoldMain(rest)
+	case remotewd.RemoteSubcommand: // hidden: run over ssh by a remote backend's runner
+		return remotewd.RemoteMain(p.Version, rest, os.Stdin, stdout, stderr)
+	case remotewd.RemoteReapSubcommand: // hidden: run over ssh before a remote start
+		return remotewd.RemoteReapMain(stdout, stderr)
+	case remotewd.RemoteHoldSubcommand: // hidden: the remote watchdog's held start
+		return remotewd.HoldMain(rest)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":

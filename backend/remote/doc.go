@@ -5,7 +5,7 @@
 // A Host is one remote machine for the app's session: its transport (one
 // multiplexed ssh connection, backend/ssh) and the core installed there
 // once (backend/remotecore). A Run is one run of a backend there: a
-// channel running our remote watchdog (watchdog.RemoteMain), whose stdin
+// channel running our remote watchdog (remotewd.RemoteMain), whose stdin
 // is its lifeline; the heartbeat the app writes into it every few seconds
 // and the watchdog answers; the backend's output streamed back into its
 // log; and a forward from a local loopback port to the backend's remote

@@ -133,8 +133,8 @@ func (r *Run) forward(ctx context.Context, remote int) (int, error) {
 	return 0, fmt.Errorf("remote: forward a local port to port %d on %s: %w", remote, r.host.Destination, last)
 }
 
-// Sample: the remote tree is not sampled from here yet; the status shows
-// the remote PIDs and the connection instead.
+// Sample answers leakguard.ErrGone: the remote tree is not sampled from
+// here; the status shows the remote PIDs and the connection instead.
 func (r *Run) Sample() (instance.Sampled, error) {
 	return instance.Sampled{}, fmt.Errorf("%w: the tree on %s is not sampled", leakguard.ErrGone, r.host.Destination)
 }
@@ -196,6 +196,6 @@ func (r *Run) TreeGone() error {
 // the successor starts it anew over its own connection.
 func (r *Run) Handover() instance.Handover { return instance.Handover{} }
 
-// Detach: a successor does not take a remote run over, so letting go of it
-// is ending it (in the background: the successor starts its own).
+// Detach ends the run in the background: a successor does not take a
+// remote run over (it starts its own), so letting go of it is ending it.
 func (r *Run) Detach() { go func() { _ = r.Stop() }() }

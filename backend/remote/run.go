@@ -22,7 +22,7 @@ import (
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
 	"hermes-desktop/lockfile"
-	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // Runner starts backends on one host.
@@ -78,9 +78,9 @@ type Run struct {
 
 	mu         sync.Mutex // guards what follows
 	ch         *ssh.Channel
-	hello      watchdog.RemoteHello
-	backend    watchdog.RemoteBackend
-	exit       *watchdog.RemoteExit
+	hello      remotewd.RemoteHello
+	backend    remotewd.RemoteBackend
+	exit       *remotewd.RemoteExit
 	failure    string // why the run could not start (connect, install, the watchdog's error line)
 	remotePort int
 	localPort  int
@@ -121,13 +121,13 @@ func newRun(spec *runspec.Spec, r Runner) (*Run, error) {
 }
 
 // options is the remote watchdog's command line for this run.
-func (r *Run) options() watchdog.RemoteOptions {
-	tok := watchdog.TokenNone
+func (r *Run) options() remotewd.RemoteOptions {
+	tok := remotewd.TokenNone
 	switch {
 	case r.spec.Kind == settings.KindServe:
-		tok = watchdog.TokenFile // Hermes' SSH contract
+		tok = remotewd.TokenFile // Hermes' SSH contract
 	case r.spec.DesktopOwned():
-		tok = watchdog.TokenEnv
+		tok = remotewd.TokenEnv
 	}
 	var env []string
 	if r.spec.Kind == settings.KindCustom {
@@ -135,7 +135,7 @@ func (r *Run) options() watchdog.RemoteOptions {
 		// come only at exit (the same as a local custom backend gets).
 		env = append(env, "PYTHONUNBUFFERED=1")
 	}
-	return watchdog.RemoteOptions{
+	return remotewd.RemoteOptions{
 		OwnershipID: r.ownershipID, SpawnNonce: r.spawnNonce, Token: tok, Env: env,
 		HeartbeatGrace: r.grace, Grace: r.spec.Grace, Cgroup: lockfile.CgroupName(r.nonce),
 		Profile: r.spec.Profile, Argv: r.spec.Command,
@@ -162,7 +162,7 @@ func (r *Run) main() {
 		return
 	}
 	r.reap(ctx, in)
-	ch, err := r.host.t.Start(ctx, in.Exec(append([]string{watchdog.RemoteSubcommand}, r.options().Args()...)...)...)
+	ch, err := r.host.t.Start(ctx, in.Exec(append([]string{remotewd.RemoteSubcommand}, r.options().Args()...)...)...)
 	if err != nil {
 		r.setFailure(err)
 		return
@@ -172,10 +172,10 @@ func (r *Run) main() {
 	r.mu.Unlock()
 	readDone := make(chan struct{})
 	go func() { defer close(readDone); r.read(ch.Stdout) }()
-	r.send(watchdog.TagToken + " " + r.sendToken)
+	r.send(remotewd.TagToken + " " + r.sendToken)
 	select {
 	case <-r.released:
-		r.send(watchdog.TagStart)
+		r.send(remotewd.TagStart)
 		r.heartbeat(readDone)
 	case <-r.stopping:
 	case <-readDone:
@@ -186,11 +186,11 @@ func (r *Run) main() {
 }
 
 // reap ends, before this run starts, what dead sessions of ours left on
-// the host (watchdog.RemoteReapMain), saying in the backend's log what it
+// the host (remotewd.RemoteReapMain), saying in the backend's log what it
 // did and why. A reap that fails does not stop the start.
 func (r *Run) reap(ctx context.Context, in remotecore.Installed) {
-	out, err := r.host.t.Run(ctx, reapTimeout, nil, in.Exec(watchdog.RemoteReapSubcommand)...)
-	var rep watchdog.RemoteReapReport
+	out, err := r.host.t.Run(ctx, reapTimeout, nil, in.Exec(remotewd.RemoteReapSubcommand)...)
+	var rep remotewd.RemoteReapReport
 	if err == nil {
 		err = json.Unmarshal(out, &rep)
 	}
@@ -259,13 +259,13 @@ func (r *Run) heartbeat(readDone <-chan struct{}) {
 			}
 		}
 		r.mu.Unlock()
-		r.send(watchdog.FormatPing(n))
+		r.send(remotewd.FormatPing(n))
 		select {
 		case <-t.C:
 		case <-readDone:
 			return
 		case <-r.stopping:
-			r.send(watchdog.TagStop)
+			r.send(remotewd.TagStop)
 			return
 		}
 	}
@@ -306,9 +306,9 @@ func (r *Run) read(out io.Reader) {
 	for sc.Scan() {
 		tag, payload, _ := strings.Cut(sc.Text(), " ")
 		switch tag {
-		case watchdog.TagOut, watchdog.TagErr:
+		case remotewd.TagOut, remotewd.TagErr:
 			stream := "stdout"
-			if tag == watchdog.TagErr {
+			if tag == remotewd.TagErr {
 				stream = "stderr"
 			}
 			r.log.Add(stream, payload)
@@ -320,26 +320,26 @@ func (r *Run) read(out io.Reader) {
 					}
 				}
 			}
-		case watchdog.TagPong:
+		case remotewd.TagPong:
 			r.pong(payload)
-		case watchdog.TagHello:
+		case remotewd.TagHello:
 			r.mu.Lock()
 			_ = json.Unmarshal([]byte(payload), &r.hello)
 			r.mu.Unlock()
-		case watchdog.TagBackend:
+		case remotewd.TagBackend:
 			r.mu.Lock()
 			err := json.Unmarshal([]byte(payload), &r.backend)
 			r.mu.Unlock()
 			if err == nil && r.backend.Backend.PID > 0 {
 				close(r.backendKnown)
 			}
-		case watchdog.TagError:
+		case remotewd.TagError:
 			r.mu.Lock()
 			r.failure = "on " + r.host.Destination + ": " + payload
 			r.mu.Unlock()
 			r.log.Add("launcher", "remote: "+payload)
-		case watchdog.TagExit:
-			var ex watchdog.RemoteExit
+		case remotewd.TagExit:
+			var ex remotewd.RemoteExit
 			if json.Unmarshal([]byte(payload), &ex) == nil {
 				r.mu.Lock()
 				r.exit = &ex

@@ -1,6 +1,6 @@
 //go:build unix
 
-package watchdog
+package remotewd
 
 import (
 	"encoding/json"
@@ -17,6 +17,7 @@ import (
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // makeLockDir creates ~/.hermes/desktop-ssh/<ownership id>, mode 0700,
@@ -117,7 +118,7 @@ func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *rela
 	full := append([]string{self, RemoteHoldSubcommand}, argv...)
 	var p *os.Process
 	if tree != nil {
-		p, err = startProcessIn(tree, self, full, attr)
+		p, err = watchdog.StartProcessIn(tree, self, full, attr)
 	} else {
 		p, err = os.StartProcess(self, full, attr)
 	}
@@ -206,16 +207,16 @@ func (r *remoteRun) cleanup() {
 // names). EOF instead means the backend must not run.
 func HoldMain(args []string) int {
 	if len(args) == 0 {
-		return exitUsage
+		return watchdog.ExitUsage
 	}
 	hold := os.NewFile(3, "hold")
 	b := make([]byte, 1)
 	n, _ := hold.Read(b)
 	hold.Close()
 	if n != 1 {
-		return exitParentGone
+		return watchdog.ExitParentGone
 	}
 	err := syscall.Exec(args[0], args, os.Environ())
 	fmt.Fprintf(os.Stderr, "watchdog-hold: exec %s: %v\n", args[0], err)
-	return execExitCode(err)
+	return watchdog.ExecExitCode(err)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package watchdog
+package remotewd
 
 import (
 	"bufio"

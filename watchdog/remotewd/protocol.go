@@ -1,4 +1,6 @@
-package watchdog
+// Package remotewd is the remote watchdog: what a backend on another host
+// runs behind (RemoteMain), and the wire protocol between it and the app.
+package remotewd
 
 // The wire protocol between the app and the remote watchdog, the shim a
 // remote backend runs behind on its host (DESIGN "Remote backends (SSH)"),
@@ -51,6 +53,7 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // RemoteSubcommand runs the remote watchdog; RemoteHoldSubcommand is the
@@ -112,10 +115,10 @@ func (o RemoteOptions) Args() []string {
 		flagArg(FlagSpawnNonce, o.SpawnNonce),
 		flagArg(FlagToken, o.Token),
 		flagArg(FlagHeartbeatGrace, o.HeartbeatGrace.String()),
-		flagArg(FlagGrace, o.Grace.String()),
+		flagArg(watchdog.FlagGrace, o.Grace.String()),
 	}
 	if o.Cgroup != "" {
-		args = append(args, flagArg(FlagCgroup, o.Cgroup))
+		args = append(args, flagArg(watchdog.FlagCgroup, o.Cgroup))
 	}
 	if o.Profile != "" {
 		args = append(args, flagArg(FlagProfile, o.Profile))
@@ -168,6 +171,14 @@ type RemoteSession struct {
 // user's home.
 const RemoteSessionsDir = ".hermes-desktop/sessions"
 
+func flagArg(name, value string) string { return "--" + name + "=" + value }
+
+// argsEnd separates the flags from the backend's command line.
+const argsEnd = "--"
+
+// maxLine bounds one line from the app.
+const maxLine = 4096
+
 // FormatPing is the heartbeat line n.
 func FormatPing(n uint64) string { return TagPing + " " + strconv.FormatUint(n, 10) }
 
@@ -181,8 +192,8 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 	fs.StringVar(&o.SpawnNonce, FlagSpawnNonce, "", "this spawn's nonce (16 lowercase hex digits)")
 	fs.StringVar(&o.Token, FlagToken, TokenNone, "how CMD gets the session token: file, env or none")
 	fs.DurationVar(&o.HeartbeatGrace, FlagHeartbeatGrace, 30*time.Second, "tear down after this long without a line from the app")
-	fs.DurationVar(&o.Grace, FlagGrace, 5*time.Second, "time between SIGTERM and SIGKILL")
-	fs.StringVar(&o.Cgroup, FlagCgroup, "", "Linux: start CMD in this cgroup v2 under the watchdog's own, where allowed")
+	fs.DurationVar(&o.Grace, watchdog.FlagGrace, 5*time.Second, "time between SIGTERM and SIGKILL")
+	fs.StringVar(&o.Cgroup, watchdog.FlagCgroup, "", "Linux: start CMD in this cgroup v2 under the watchdog's own, where allowed")
 	fs.StringVar(&o.Profile, FlagProfile, "", "the Hermes profile, for the lock")
 	fs.Func(FlagEnv, "KEY=VALUE added to CMD's environment (repeatable)", func(kv string) error {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsAny(k, "\x00") {
@@ -203,9 +214,9 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 	case o.Token != TokenFile && o.Token != TokenEnv && o.Token != TokenNone:
 		return o, fmt.Errorf("watchdog-remote: --%s %q is not file, env or none", FlagToken, o.Token)
 	case o.HeartbeatGrace <= 0 || o.Grace < 0:
-		return o, fmt.Errorf("watchdog-remote: --%s and --%s must be positive", FlagHeartbeatGrace, FlagGrace)
-	case o.Cgroup != "" && !validCgroupName(o.Cgroup):
-		return o, fmt.Errorf("watchdog-remote: --%s=%q is not one path element", FlagCgroup, o.Cgroup)
+		return o, fmt.Errorf("watchdog-remote: --%s and --%s must be positive", FlagHeartbeatGrace, watchdog.FlagGrace)
+	case o.Cgroup != "" && !watchdog.ValidCgroupName(o.Cgroup):
+		return o, fmt.Errorf("watchdog-remote: --%s=%q is not one path element", watchdog.FlagCgroup, o.Cgroup)
 	case len(o.Argv) == 0:
 		return o, errors.New("watchdog-remote: no command given after --")
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package watchdog
+package remotewd
 
 import (
 	"bufio"
@@ -21,6 +21,7 @@ import (
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // RemoteMain runs the remote watchdog (see remote_protocol.go) with stdin
@@ -32,7 +33,7 @@ func RemoteMain(version string, args []string, stdin io.Reader, stdout, stderr i
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return watchdog.ExitUsage
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", RemoteSubcommand, "pid", os.Getpid())
 	out := newChannelWriter(stdout)
@@ -53,13 +54,7 @@ type remoteRun struct {
 }
 
 func (r *remoteRun) run(version string, stdin io.Reader) int {
-	signals := notifyShimSignals()
-	if err := leadProcessGroup(); err != nil {
-		r.log.Warn("cannot lead a process group", "err", err)
-	}
-	if err := containTree(); err != nil {
-		r.log.Warn("not a subreaper; orphaned descendants may escape", "err", err)
-	}
+	signals := watchdog.PrepareTree(r.log)
 	self, err := proc.Self()
 	if err != nil {
 		r.out.sendError(fmt.Errorf("identify the watchdog: %w", err))
@@ -70,18 +65,18 @@ func (r *remoteRun) run(version string, stdin io.Reader) int {
 	token, ok := r.awaitStart(lines)
 	if !ok {
 		r.log.Info("no start from the app; not starting the backend")
-		return exitParentGone
+		return watchdog.ExitParentGone
 	}
 	child, tree, rel, err := r.start(self, token)
 	if err != nil {
 		r.out.sendError(err)
 		r.cleanup()
-		return execExitCode(err)
+		return watchdog.ExecExitCode(err)
 	}
-	parentGone := make(chan Reason, 1)
+	parentGone := make(chan watchdog.Reason, 1)
 	go r.follow(lines, signals, parentGone)
-	code := runShimLoop(child, tree, signals, parentGone, r.o.Grace, r.log)
-	releaseTreeCgroup(tree, r.log)
+	code := watchdog.RunTree(child, tree, signals, parentGone, r.o.Grace, r.log)
+	watchdog.ReleaseTreeCgroup(tree, r.log)
 	rel.drain(2 * time.Second)
 	r.cleanup()
 	why := "the backend exited"
@@ -127,10 +122,10 @@ func (r *remoteRun) awaitStart(lines <-chan string) (token string, ok bool) {
 
 // follow reads the channel once the backend runs: it answers pings, keeps
 // the lock's port, and ends the run on "stop", EOF or silence.
-func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parentGone chan<- Reason) {
+func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parentGone chan<- watchdog.Reason) {
 	timer := time.NewTimer(r.o.HeartbeatGrace)
 	defer timer.Stop()
-	gone := func(why string, reason Reason) {
+	gone := func(why string, reason watchdog.Reason) {
 		r.why.CompareAndSwap(nil, &why)
 		parentGone <- reason
 	}
@@ -138,7 +133,7 @@ func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parent
 		select {
 		case line, open := <-lines:
 			if !open {
-				gone("the channel to the app closed", ReasonLifeline)
+				gone("the channel to the app closed", watchdog.ReasonLifeline)
 				return
 			}
 			timer.Reset(r.o.HeartbeatGrace)
@@ -156,10 +151,10 @@ func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parent
 			case TagStop:
 				why := "the app asked it to stop"
 				r.why.CompareAndSwap(nil, &why)
-				requestStop(signals)
+				watchdog.RequestStop(signals)
 			}
 		case <-timer.C:
-			gone(fmt.Sprintf("no heartbeat from the app for %s", r.o.HeartbeatGrace), ReasonLifeline)
+			gone(fmt.Sprintf("no heartbeat from the app for %s", r.o.HeartbeatGrace), watchdog.ReasonLifeline)
 			return
 		}
 	}
@@ -172,7 +167,7 @@ func readChannel(stdin io.Reader) <-chan string {
 	go func() {
 		defer close(lines)
 		s := bufio.NewScanner(stdin)
-		s.Buffer(make([]byte, 0, 512), maxLifelineLine)
+		s.Buffer(make([]byte, 0, 512), maxLine)
 		for s.Scan() {
 			lines <- strings.TrimRight(s.Text(), "\r")
 		}
@@ -197,7 +192,7 @@ func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgr
 	if err != nil {
 		return proc.Identity{}, nil, nil, err
 	}
-	env, err := childEnv(self, "")
+	env, err := watchdog.ChildEnv(self, "")
 	if err != nil {
 		return proc.Identity{}, nil, nil, err
 	}
@@ -208,7 +203,7 @@ func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgr
 	case TokenFile:
 		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn)
 	}
-	tree, cgroupErr := makeTreeCgroup(r.o.Cgroup, r.log)
+	tree, cgroupErr := watchdog.MakeTreeCgroup(r.o.Cgroup, r.log)
 	rel, err := newRelay(filepath.Join(r.dir, r.o.SpawnNonce+".log"), r.out)
 	if err != nil {
 		return proc.Identity{}, nil, nil, err
