@@ -58,8 +58,9 @@ func (l *lockedBuffer) String() string {
 
 // apps holds every app started, for the cleanup on any exit.
 var (
-	appsMu sync.Mutex
-	apps   []*app
+	appsMu  sync.Mutex
+	apps    []*app
+	closing bool // the cleanup began: start no more
 )
 
 // startApp saves backends and the disconnect grace into a fresh state dir
@@ -86,6 +87,9 @@ func (e *bench) startApp(backends []settings.Backend, grace string) (*app, error
 	}
 	appsMu.Lock()
 	defer appsMu.Unlock()
+	if closing {
+		return nil, fmt.Errorf("cleaning up")
+	}
 	a.started = time.Now()
 	if err := a.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the app: %w", err)

@@ -113,6 +113,7 @@ func run(tb *benchTB, n, faults int, partitionGrace, blipGrace time.Duration, bl
 	tb.Cleanup(func() {
 		appsMu.Lock()
 		defer appsMu.Unlock()
+		closing = true
 		for _, a := range apps {
 			a.stop()
 		}
