@@ -108,7 +108,7 @@ func run(tb *benchTB, n, faults int, partitionGrace, blipGrace time.Duration, bl
 	e.bin = bin
 	e.srv = sshtest.Start(tb)
 	e.cores = sshtest.Cores(tb, bin)
-	// After sshtest's own cleanup is registered, so it runs first: the
+	// Registered after sshtest's own cleanup, so it runs before it: the
 	// apps go before the server does.
 	tb.Cleanup(func() {
 		appsMu.Lock()
