@@ -38,6 +38,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/internal/coretest"
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
 )
@@ -107,7 +108,7 @@ func run(tb *benchTB, n, faults int, partitionGrace, blipGrace time.Duration, bl
 	check(tb, err)
 	e.bin = bin
 	e.srv = sshtest.Start(tb)
-	e.cores = sshtest.Cores(tb, bin)
+	e.cores = coretest.Dir(tb, bin)
 	// Registered after sshtest's own cleanup, so it runs before it: the
 	// apps go before the server does.
 	tb.Cleanup(func() {
