@@ -46,7 +46,7 @@ TSGEN      := $(GO) run ./cmd/tsgen
 TSGEN_DEPS := $(shell find backend cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test frontend-dist-check gui-deps ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-idle bench-window chaos clean \
+	gen gen-check frontend frontend-test frontend-dist-check gui-deps ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-remote bench-idle bench-window chaos clean \
 	gui-windows package-deps package package-test test-windows
 
 all: build
@@ -237,6 +237,13 @@ cross: $(STATICCHECK) frontend
 # Every benchmark, side by side; figures in bench/RESULTS.md.
 bench:
 	bench/run.sh
+
+# Backends on another host over ssh (issue 25), against a real sshd on
+# loopback: connect, authentications, SIGKILL, partition, blip. Part of
+# `make bench` too; this runs it alone. N runs per case.
+N ?= 10
+bench-remote: ssh-test-deps
+	$(GO) run ./bench/remote -n $(N)
 
 # What the window costs at rest (shown, on Logs, hidden to the tray), next
 # to a blank Wails window, DURATION seconds per state; screenshots in

@@ -22,6 +22,7 @@ benches=(
 	"go run ./bench/corebin -n 50"
 	"go run ./bench/update -n 10 -size 256"
 	"bench/wine/run.sh -n 20"
+	"go run ./bench/remote -n 10 -faults 5"
 )
 
 {
