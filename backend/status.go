@@ -1,6 +1,11 @@
 package backend
 
-import "hermes-desktop/backend/model"
+import (
+	"path"
+
+	"hermes-desktop/backend/corebin"
+	"hermes-desktop/backend/model"
+)
 
 // Status returns the instance's current status.
 func (l *Launcher) Status() model.Status {
@@ -21,7 +26,7 @@ func (l *Launcher) Status() model.Status {
 		b := s.Status()
 		// The built-in backend's path (a hashed file in the state dir) means
 		// nothing to a person: the page names it instead.
-		b.Builtin = len(b.Command) > 0 && b.Command[0] == l.cfg.Core
+		b.Builtin = len(b.Command) > 0 && (b.Command[0] == l.cfg.Core || b.Host != "" && corebin.IsCoreFile(path.Base(b.Command[0])))
 		st.Backends = append(st.Backends, b)
 	}
 	return st

@@ -98,6 +98,11 @@ func TestRemoteBackendLifecycle(t *testing.T) {
 	if far.Host != sshtest.Alias || far.Remote == nil || far.Remote.Connection != "connected" || far.Remote.Port == 0 || far.PID == 0 {
 		t.Errorf("far: got host %q remote %+v pid %d, want %s, connected, a remote port and PID", far.Host, far.Remote, far.PID, sshtest.Alias)
 	}
+	// No hermes there: the core's built-in backend runs, and the status
+	// says so with what really runs, not this machine's command.
+	if !far.Builtin || len(far.Command) < 2 || far.Command[1] != "serve" || !slices.Contains(far.Command, "--ssh-session-token-file") {
+		t.Errorf("far: got builtin %v, command %q; want the built-in serve with Hermes' SSH flags", far.Builtin, far.Command)
+	}
 	lock, err := os.ReadFile(filepath.Join(far.Remote.LockDir, "backend.lock.json"))
 	if err != nil || !strings.Contains(string(lock), `"pid": `) {
 		t.Errorf("remote lock: %v %s", err, lock)

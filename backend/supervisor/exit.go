@@ -17,6 +17,7 @@ import (
 // that `hermes update` killed to replace the executable is restarted
 // without counting against the crash-loop breaker.
 func (s *Supervisor) onExit(ctx context.Context) error {
+	s.live.Store(nil) // what the status shows of the run stays as it was last seen
 	e := s.cur.Exit()
 	if e.Attach != nil {
 		if s.curPort == 0 {
@@ -128,6 +129,9 @@ func forgetRun(st *model.BackendStatus) {
 	st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
 	st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
 	st.Tree = nil
+	if st.Remote != nil { // the connection's last word stays; the dead run's figures go
+		st.Remote = &model.RemoteStatus{Connection: st.Remote.Connection, Platform: st.Remote.Platform, Error: st.Remote.Error}
+	}
 }
 
 // halt stops whatever runs or is scheduled, synchronously. An attached

@@ -79,6 +79,9 @@ func (s *Supervisor) spawn() bool {
 		return false
 	}
 	s.cur, s.curPort, s.curReported = p, 0, p.Info().PID != 0
+	if p.Info().Remote != nil {
+		s.live.Store(&liveRun{p})
+	}
 	if err := p.Release(); err != nil {
 		s.out.Add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
 	}
@@ -235,7 +238,13 @@ func (s *Supervisor) onReported() {
 		s.log.Warn("update record with backend identity", "err", err)
 	}
 	info := s.cur.Info()
-	s.edit(func(st *model.BackendStatus) { st.PID, st.ShimPID = info.PID, info.ShimPID; setContainment(st, info) })
+	s.edit(func(st *model.BackendStatus) {
+		st.PID, st.ShimPID = info.PID, info.ShimPID
+		setContainment(st, info)
+		if info.Remote != nil {
+			st.Command = info.Argv // what runs there, as the remote watchdog resolved it
+		}
+	})
 }
 
 // setContainment shows what holds the run's tree.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hermes-desktop/backend/handoff"
@@ -46,6 +47,10 @@ type Supervisor struct {
 
 	mu sync.Mutex // guards st
 	st model.BackendStatus
+	// live is the current run when it is on another host: Status reads its
+	// connection (state, latency) as it is now, between the samples that
+	// publish it. Set by spawn, cleared when the run exits.
+	live atomic.Pointer[liveRun]
 
 	// Owned by the run goroutine:
 	cur         instance.Process
@@ -140,11 +145,18 @@ func New(spec runspec.Spec, runner instance.Runner, out *logs.Log, records *lock
 	return s
 }
 
+// liveRun is a run whose Info is safe to read from any goroutine (a
+// remote.Run's is).
+type liveRun struct{ p instance.Process }
+
 // Status returns a copy of the backend's current status.
 func (s *Supervisor) Status() model.BackendStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.st
+	if lr := s.live.Load(); lr != nil && st.Remote != nil {
+		st.Remote = remoteStatus(lr.p.Info().Remote)
+	}
 	st.Command = append([]string(nil), st.Command...)
 	st.LogTail = append([]string(nil), st.LogTail...)
 	return st
