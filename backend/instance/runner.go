@@ -13,11 +13,11 @@ import (
 
 // Runner starts backends: the seam between a Supervisor and wherever its
 // backend runs. Local starts them on this machine behind the watchdog
-// shim; a remote runner (issue 25: over SSH, behind our watchdog on the
-// other host) would start them there. The Supervisor only ever holds a
-// Runner and the Processes it returns: it knows no local PID, /proc or
-// cgroup of its own. The launcher gives each Supervisor its Runner (a
-// backend with a host would get the remote one).
+// shim; backend/remote's Runner starts them on another host, over ssh,
+// behind the remote watchdog. The Supervisor only ever holds a Runner and
+// the Processes it returns: it knows no local PID, /proc or cgroup of its
+// own. The launcher gives each Supervisor its Runner (a backend with a
+// host gets the remote one).
 //
 // Start starts spec's command; behind a shim, the backend waits at the
 // shim's start barrier until the owner has written the Process's Record
@@ -31,41 +31,14 @@ type Runner interface {
 // Process is one run of a backend, as its Supervisor sees it. Its methods
 // are called by the Supervisor's goroutine only, except where said.
 //
-// A remote runner (issue 25) would implement it so:
-//
-//   - Record: the ownership record in this machine's state dir. It must
-//     not name remote PIDs as local ones (the local boot reap would check
-//     and signal them here): lockfile.Record needs a host field, skipped
-//     by the local reap, before a remote runner can fill it. The remote
-//     lock (Hermes' desktop-ssh/<id>/backend.lock.json) is the runner's
-//     own business, written before Release.
-//   - Release: tell the remote shim to start the backend.
-//   - BackendKnown, Info: closed and filled once the remote shim reported
-//     the backend's PID; Info's PIDs are the remote host's (the card shows
-//     them). The card's latency is the connection's: a field of Info once
-//     a runner measures it.
-//   - AwaitReady: the ready line read from the streamed output (the output
-//     goes to the backend's logs.Log as here), then the health check
-//     through the local forward; the port returned is the local end.
-//   - Sample: the tree as the remote watchdog samples it (leakguard's
-//     TreeSample, its PIDs the remote's), the leak guard applied there
-//     (it stops duplicate children by their PIDs); or leakguard.ErrGone.
-//   - Exited, Exit, Stop, TreeGone: Exited closes when the remote tree is
-//     gone and Stop returns once it is. A dropped connection is not an
-//     exit: within the disconnect grace the runner reconnects and
-//     reattaches (same remote PID) behind the same Process, and only a
-//     failed reattach closes Exited. Nothing here says "reconnecting";
-//     showing that state needs a method the Supervisor would poll or be
-//     told through, not built until the runner exists.
-//   - Exit's Attach: the attached backend reached through a forward of
-//     the URL it printed on the remote's loopback (External's Page and
-//     health URL are then the local end).
-//   - Handover, Detach: an update's adopt handoff passes local fds
-//     (lifeline, output pipes) to the successor. A remote backend's
-//     successor would instead reattach over its own connection, which
-//     Handover cannot express: it needs an error return (or a remote
-//     variant of the view) so that such a handoff falls back to restart
-//     mode. Not built: nothing remote calls it yet.
+// A run on another host (backend/remote) differs so: Record is nil (its
+// ownership lives on its host; the local boot reap must never take remote
+// PIDs for local ones); Info's PIDs are the host's and Info.Remote is set,
+// and its Info is safe to call from any goroutine (the status reads the
+// connection live); AwaitReady's port is the local end of a forward;
+// Sample answers leakguard.ErrGone (the tree there is not sampled from
+// here); Handover is empty and Detach ends the run, since an update's
+// successor starts remote backends anew (handoff.View.Remote).
 type Process interface {
 	// Record is the ownership record of this run, written by the owner
 	// before Release and again when port (0 until ready) or the
