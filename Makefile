@@ -62,7 +62,7 @@ run:
 		$(MAKE) gui && ./$(GUI_BIN); \
 	else \
 		echo "no display: running headless (make gui builds the window)"; \
-		$(MAKE) build && ./$(BIN) run --headless; \
+		$(MAKE) build remote-cores && HERMES_DESKTOP_CORES=$(REMOTE_CORES) ./$(BIN) run --headless; \
 	fi
 
 # --- the desktop build ------------------------------------------------------
@@ -111,7 +111,7 @@ frontend-dist-check: frontend
 
 # -s: the frontend is built above; -skipbindings: the page calls the bound
 # methods through window.go, no generated JS; -m/-nosyncgomod: leave go.mod.
-gui: gui-deps $(WAILS) frontend core-payload
+gui: gui-deps $(WAILS) frontend core-payload remote-cores
 	$(WAILS) build -s -skipbindings -m -nosyncgomod -platform linux/amd64 \
 		-o hermes-desktop -ldflags '$(LDFLAGS)'
 	@echo "built $(GUI_BIN)"

@@ -20,6 +20,9 @@ type ExitStatus struct {
 	// Why, when set, says in words how the run ended where no exit code
 	// tells it (a remote run whose connection failed, say).
 	Why string
+	// Permanent: starting again cannot help until a person acts (an
+	// unknown host key, say); the backend fails at once.
+	Permanent bool
 }
 
 func exitStatusOf(ps *os.ProcessState) ExitStatus {

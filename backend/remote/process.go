@@ -95,10 +95,7 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 	select {
 	case remote = <-r.portFound:
 	case <-r.exited:
-		if st := r.Exit().Status; st.Unknown {
-			return 0, errors.New(st.Why)
-		}
-		return 0, instance.ErrExitedEarly
+		return 0, instance.ErrExitedEarly // Exit says why; the Supervisor reads it there
 	case <-ctx.Done():
 		return 0, instance.TimeoutError(ctx, r.spec, "announce a port on "+r.host.Destination+" (no line matched "+strconv.Quote(r.spec.ReadyRegex)+")")
 	}
@@ -147,7 +144,7 @@ func (r *Run) Exit() instance.Exit {
 	defer r.mu.Unlock()
 	switch {
 	case r.failure != "":
-		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true, Why: r.failure}}
+		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true, Why: r.failure, Permanent: r.permanent}}
 	case r.exit == nil:
 		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true,
 			Why: "the connection to " + r.host.Destination + " ended without word from the backend's watchdog there"}}

@@ -82,6 +82,7 @@ type Run struct {
 	backend    remotewd.RemoteBackend
 	exit       *remotewd.RemoteExit
 	failure    string // why the run could not start (connect, install, the watchdog's error line)
+	permanent  bool   // and retrying cannot help
 	remotePort int
 	localPort  int
 	sentAt     map[uint64]time.Time
@@ -293,7 +294,9 @@ func (r *Run) closeInput() {
 
 func (r *Run) setFailure(err error) {
 	r.mu.Lock()
-	r.failure = err.Error()
+	r.failure = "cannot run on " + r.host.Destination + ": " + err.Error()
+	r.permanent = ssh.Permanent(err) || errors.Is(err, remotecore.ErrNoCores) ||
+		errors.Is(err, remotecore.ErrUnsupported) || errors.Is(err, remotecore.ErrUnsafeHome)
 	r.mu.Unlock()
 	r.log.Add("launcher", err.Error())
 }
@@ -336,6 +339,7 @@ func (r *Run) read(out io.Reader) {
 		case remotewd.TagError:
 			r.mu.Lock()
 			r.failure = "on " + r.host.Destination + ": " + payload
+			r.permanent = true // the watchdog could not start it: the same again would fail alike
 			r.mu.Unlock()
 			r.log.Add("launcher", "remote: "+payload)
 		case remotewd.TagExit:

@@ -83,7 +83,7 @@ func OpenCores(dir, version string) (*Cores, error) {
 		return nil, fmt.Errorf("remotecore: cores: %w", err)
 	}
 	if got := strings.TrimSpace(string(v)); got != version {
-		return nil, fmt.Errorf("remotecore: the cores in %s are version %q, this app is %q", dir, got, version)
+		return nil, fmt.Errorf("%w: the cores in %s are version %q, this app is %q (make remote-cores builds this version's)", ErrNoCores, dir, got, version)
 	}
 	sums, err := readSums(filepath.Join(dir, SumsFile))
 	if err != nil {

@@ -32,8 +32,10 @@ var (
 	ErrNoMultiplexing = errors.New("ssh: OpenSSH connection multiplexing (ControlMaster) is not available on this platform")
 )
 
-// permanent reports whether retrying cannot help: a key problem needs a
+// Permanent reports whether retrying cannot help: a key problem needs a
 // person, and retrying a refused key is an authentication storm.
+func Permanent(err error) bool { return permanent(err) }
+
 func permanent(err error) bool {
 	return errors.Is(err, ErrUnknownHostKey) || errors.Is(err, ErrHostKeyChanged) || errors.Is(err, ErrAuth)
 }

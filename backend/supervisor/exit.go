@@ -26,6 +26,8 @@ func (s *Supervisor) onExit(ctx context.Context) error {
 		e.Attach.Stop() // it was ready: its URL is its own, not another's
 	}
 	switch {
+	case e.Status.Permanent:
+		return s.fail(e.Status.String())
 	case e.Status.Code == hermes.ExitRefused:
 		return s.fail(fmt.Sprintf("Hermes refused to start another backend (%s): stop the other one or change the profile", e.Status))
 	case e.Replaced != "":
