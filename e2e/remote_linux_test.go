@@ -354,6 +354,9 @@ func TestRemoteUnknownHostKey(t *testing.T) {
 	if n := srv.Authentications(); n != 0 {
 		t.Errorf("authentications with an unknown host key: %d, want 0", n)
 	}
+	if b.Restarts != 0 {
+		t.Errorf("an unknown host key was retried %d times: retrying cannot help", b.Restarts)
+	}
 	stopAndCheck(t, a.l)
 }
 
