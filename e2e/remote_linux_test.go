@@ -371,7 +371,15 @@ func TestRemoteReapEndsOnlyOurLeftovers(t *testing.T) {
 	other := startDecoy(t, "--ssh-session-token-file", "/x", "--ssh-owner-nonce", "0123456789abcdef")
 	writeOtherDesktopsLock(t, srv.Home, other)
 	live := startDecoy(t)
-	writeOurSession(t, srv.Home, live, os.Getpid())
+	writeOurSession(t, srv.Home, strings.Repeat("d", 32), live, aliveIdentity(t, os.Getpid()))
+	decoys := []*exec.Cmd{other, live}
+	if os.Geteuid() == 0 {
+		// Another user's process, named by a session file of ours whose
+		// watchdog is gone (a forged or stale file): never signalled.
+		nobody := startDecoyAs(t, "65534")
+		writeOurSession(t, srv.Home, strings.Repeat("a", 32), nobody, goneIdentity(t))
+		decoys = append(decoys, nobody)
+	}
 
 	a := startRemoteAppOn(t, srv, "30s", nil, settings.Backend{Name: "py", Kind: settings.KindCustom,
 		Command: "python3 -m http.server 0 --bind 127.0.0.1", ReadyRegex: `port (\d+)`, HealthPath: "/"})
@@ -387,7 +395,7 @@ func TestRemoteReapEndsOnlyOurLeftovers(t *testing.T) {
 	if !strings.Contains(log, "remote reap on "+sshtest.Alias+": killed session") {
 		t.Errorf("the backend's log does not say what the reap killed:\n%s", log)
 	}
-	for _, d := range []*exec.Cmd{other, live} {
+	for _, d := range decoys {
 		if !running(d.Process.Pid) {
 			err := errors.New("not running")
 			t.Errorf("decoy %d %v was signalled: %v", d.Process.Pid, d.Args, err)
@@ -432,15 +440,38 @@ func writeOtherDesktopsLock(t *testing.T, home string, decoy *exec.Cmd) {
 	must(t, os.WriteFile(filepath.Join(dir, "backend.lock.json"), []byte(lock), 0o600))
 }
 
-// writeOurSession writes a session file of ours whose watchdog (shimPID)
-// is alive, naming decoy as its backend.
-func writeOurSession(t *testing.T, home string, decoy *exec.Cmd, shimPID int) {
+// startDecoyAs is startDecoy as the user and group uid (setpriv).
+func startDecoyAs(t *testing.T, uid string) *exec.Cmd {
 	t.Helper()
-	shim, err := proc.Lookup(shimPID)
+	cmd := exec.Command("setpriv", "--reuid="+uid, "--regid="+uid, "--clear-groups", "/usr/bin/python3", "-c", "import time; time.sleep(600)")
+	must(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+// aliveIdentity is the identity of the live process pid.
+func aliveIdentity(t *testing.T, pid int) proc.Identity {
+	t.Helper()
+	id, err := proc.Lookup(pid)
 	must(t, err)
-	backend, err := proc.Lookup(decoy.Process.Pid)
-	must(t, err)
-	id := strings.Repeat("d", 32)
+	return id
+}
+
+// goneIdentity is the identity of a process that has exited.
+func goneIdentity(t *testing.T) proc.Identity {
+	t.Helper()
+	cmd := exec.Command("sleep", "0.2")
+	must(t, cmd.Start())
+	id := aliveIdentity(t, cmd.Process.Pid)
+	must(t, cmd.Wait())
+	return id
+}
+
+// writeOurSession writes a session file of ours, id, whose watchdog is
+// shim, naming decoy as its backend.
+func writeOurSession(t *testing.T, home, id string, decoy *exec.Cmd, shim proc.Identity) {
+	t.Helper()
+	backend := aliveIdentity(t, decoy.Process.Pid)
 	dir := filepath.Join(home, remotewd.RemoteSessionsDir)
 	must(t, os.MkdirAll(dir, 0o700))
 	data, err := json.Marshal(remotewd.RemoteSession{OwnershipID: id, SpawnNonce: "fedcba9876543210", Shim: shim, Backend: backend, Created: time.Now()})

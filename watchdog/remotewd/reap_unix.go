@@ -101,10 +101,14 @@ func reapSession(home, file, id string, grace time.Duration) RemoteReapDecision 
 // endTree ends the backend and its descendants: SIGTERM, grace, SIGKILL;
 // each process checked against its identity when signalled.
 func endTree(backend proc.Identity, grace time.Duration) error {
-	if st, err := os.Stat(fmt.Sprintf("/proc/%d", backend.PID)); err == nil {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
-			return errors.New("it is another user's process")
-		}
+	// The process table's uid, not /proc/PID's owner: a process that
+	// changed its uid is not dumpable, and its /proc entry is root's.
+	p, err := proc.Stat(backend.PID)
+	if err != nil {
+		return fmt.Errorf("read its owner: %w", err)
+	}
+	if p.UID != os.Getuid() {
+		return fmt.Errorf("it is another user's process (uid %d)", p.UID)
 	}
 	tree := proc.NewTree(proc.Identity{}, 0) // no leader: the backend is a member, signalled like the rest
 	defer tree.Close()
