@@ -72,6 +72,7 @@ type Run struct {
 	backendKnown chan struct{}
 	portFound    chan int
 	exited       chan struct{}
+	changed      chan struct{} // buffered(1): the connection's state changed
 
 	writeMu sync.Mutex // one writer on the channel's stdin at a time
 	in      io.WriteCloser
@@ -99,7 +100,7 @@ func newRun(spec *runspec.Spec, r Runner) (*Run, error) {
 	run := &Run{
 		spec: spec, host: r.Host, log: r.Log, grace: r.DisconnectGrace, nonce: nonce,
 		released: make(chan struct{}), stopping: make(chan struct{}), backendKnown: make(chan struct{}),
-		portFound: make(chan int, 1), exited: make(chan struct{}), sentAt: map[uint64]time.Time{},
+		portFound: make(chan int, 1), exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{},
 	}
 	if run.grace <= 0 {
 		run.grace = settings.DefaultDisconnectGrace
@@ -249,7 +250,15 @@ func (r *Run) heartbeat(readDone <-chan struct{}) {
 	r.mu.Lock()
 	r.lastPong = time.Now()
 	r.mu.Unlock()
+	shown := "connected"
 	for {
+		if now := r.Info().Remote.Connection; now != shown {
+			shown = now
+			select {
+			case r.changed <- struct{}{}:
+			default:
+			}
+		}
 		r.mu.Lock()
 		r.pingSeq++
 		n := r.pingSeq
@@ -354,6 +363,10 @@ func (r *Run) read(out io.Reader) {
 	}
 }
 
+// ConnectionChanged delivers a value when the connection's state changed
+// (looked at every beat, and at every pong after a silence).
+func (r *Run) ConnectionChanged() <-chan struct{} { return r.changed }
+
 func (r *Run) pong(payload string) {
 	n, err := strconv.ParseUint(payload, 10, 64)
 	if err != nil {
@@ -364,6 +377,12 @@ func (r *Run) pong(payload string) {
 	if sent, ok := r.sentAt[n]; ok {
 		r.latency = time.Since(sent)
 		delete(r.sentAt, n)
+	}
+	if time.Since(r.lastPong) > 2*r.beat+time.Second {
+		select { // back after a silence: say so now, not a beat later
+		case r.changed <- struct{}{}:
+		default:
+		}
 	}
 	r.lastPong = time.Now()
 }

@@ -145,6 +145,13 @@ func New(spec runspec.Spec, runner instance.Runner, out *logs.Log, records *lock
 	return s
 }
 
+// connectionWatcher is a run on another host that says when its
+// connection's state changes (connected, reconnecting), so the window
+// hears it at once rather than at the next sample.
+type connectionWatcher interface {
+	ConnectionChanged() <-chan struct{}
+}
+
 // liveRun is a run whose Info is safe to read from any goroutine (a
 // remote.Run's is).
 type liveRun struct{ p instance.Process }
@@ -236,7 +243,7 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst instance.Proc
 	defer s.clock.Stop()
 	defer s.leaveExternal()
 	for {
-		var exited, reported <-chan struct{}
+		var exited, reported, changed <-chan struct{}
 		var timerC, externalC <-chan time.Time
 		if s.ext != nil {
 			externalC = s.ext.Ticker.C
@@ -246,6 +253,9 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst instance.Proc
 			exited = s.cur.Exited()
 			if !s.curReported {
 				reported = s.cur.BackendKnown()
+			}
+			if c, ok := s.cur.(connectionWatcher); ok {
+				changed = c.ConnectionChanged()
 			}
 		}
 		if s.timer != nil {
@@ -260,6 +270,8 @@ func (s *Supervisor) run(ctx context.Context, autostart bool, inst instance.Proc
 			s.sample(ctx) // the first look at the tree, not one interval later
 		case <-reported:
 			s.onReported()
+		case <-changed:
+			s.refreshRemote()
 		case <-exited:
 			_ = s.onExit(ctx)
 		case <-externalC:

@@ -47,7 +47,7 @@ const COMMAND: TextSpec = {
 const HOST: TextSpec = {
   field: "host",
   label: BACKEND_FIELD_LABELS.host,
-  help: "The computer it runs on, reached with your own ssh: user@server, ssh://user@server:2222 or a Host alias from your ssh config. Hermes must be installed there; your keys, agent and known hosts work as in your terminal. Empty: this computer.",
+  help: "The computer it runs on, reached with your own ssh: user@server, ssh://user@server:2222 or a Host alias from your ssh config. It runs Hermes if installed there, else the built-in backend; your keys, agent and known hosts work as in your terminal. Empty: this computer.",
   placeholder: "this computer — or user@server, an ssh alias",
   optional: true,
   mono: true,
