@@ -33,6 +33,12 @@ const CoresEnv = "HERMES_DESKTOP_CORES"
 // made without `make remote-cores`, or a package that does not carry them.
 var ErrNoCores = errors.New("remotecore: no cores shipped with this build")
 
+// ErrCoresVersion means the cores next to the app are of another version
+// than the app: typically a self-update, which replaces the executable but
+// not the cores beside it (backend/update swaps one file). It is an
+// ErrNoCores: there are none of this version.
+var ErrCoresVersion = fmt.Errorf("%w: the cores are another version's", ErrNoCores)
+
 // Cores is a cores directory: one core per platform, each with the SHA-256
 // the build recorded. The zero value holds none.
 type Cores struct {
@@ -83,7 +89,10 @@ func OpenCores(dir, version string) (*Cores, error) {
 		return nil, fmt.Errorf("remotecore: cores: %w", err)
 	}
 	if got := strings.TrimSpace(string(v)); got != version {
-		return nil, fmt.Errorf("%w: the cores in %s are version %q, this app is %q (make remote-cores builds this version's)", ErrNoCores, dir, got, version)
+		return nil, fmt.Errorf("%w: %s holds version %q, this app is %q (make remote-cores builds this version's). "+
+			"A self-update replaces the app's executable, not the cores beside it: install %s from its package "+
+			"(the .deb, the archive's install.sh or the Windows installer) to get its cores, or set %s to a cores directory of version %s",
+			ErrCoresVersion, dir, got, version, version, CoresEnv, version)
 	}
 	sums, err := readSums(filepath.Join(dir, SumsFile))
 	if err != nil {
@@ -141,6 +150,18 @@ func platformOf(name string) (Platform, bool) {
 func isDigest(s string) bool {
 	b, err := hex.DecodeString(s)
 	return err == nil && len(b) == sha256.Size && s == strings.ToLower(s)
+}
+
+// Platforms are the platforms this directory holds a core for, in
+// Platforms' order.
+func (c *Cores) Platforms() []Platform {
+	var ps []Platform
+	for _, p := range Platforms {
+		if _, ok := c.sums[p]; ok {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 // Core returns the core for p, or an error wrapping ErrUnsupported when

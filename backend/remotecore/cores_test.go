@@ -33,6 +33,16 @@ func TestOpenCoresRefuses(t *testing.T) {
 	}
 }
 
+func TestOpenCoresOtherVersion(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, VersionFile), "1.0\n", 0o644)
+	writeFile(t, filepath.Join(dir, SumsFile), "", 0o644)
+	_, err := OpenCores(dir, "1.1")
+	if !errors.Is(err, ErrCoresVersion) || !errors.Is(err, ErrNoCores) || !strings.Contains(err.Error(), "self-update") || !strings.Contains(err.Error(), CoresEnv) {
+		t.Errorf("OpenCores of 1.0 as 1.1: got %v, want ErrCoresVersion saying a self-update leaves the cores and what to do", err)
+	}
+}
+
 func TestCoresMissingPlatform(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, VersionFile), "1.0\n", 0o644)
@@ -43,6 +53,9 @@ func TestCoresMissingPlatform(t *testing.T) {
 	}
 	if _, err := c.Core(Platform{"darwin", "arm64"}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Core(darwin/arm64): got %v, want ErrUnsupported", err)
+	}
+	if got := c.Platforms(); len(got) != 1 || got[0] != (Platform{"linux", "amd64"}) {
+		t.Errorf("Platforms: got %v, want [linux/amd64]", got)
 	}
 	if core, err := c.Core(Platform{"linux", "amd64"}); err != nil || core.Path != filepath.Join(dir, "hermes-desktop-core-linux-amd64.gz") {
 		t.Errorf("Core(linux/amd64): got %+v, %v", core, err)
