@@ -152,14 +152,17 @@ $(NFPM):
 
 # The .deb, the portable Linux archive, the Windows executable and its
 # per-user installer, and SHA256SUMS, in $(DIST)/ (see scripts/package.sh).
+# Each carries the remote cores, built with the same VERSION and LDFLAGS as
+# the desktop builds (package.sh checks that they match the binary).
 # WEBVIEW2_BOOTSTRAPPER=path/to/MicrosoftEdgeWebview2Setup.exe embeds it in
 # the Windows installer.
-package: gui gui-windows package-deps $(NFPM)
-	scripts/package.sh '$(PKG_VERSION)' $(DIST)
+package: gui gui-windows remote-cores package-deps $(NFPM)
+	scripts/package.sh '$(PKG_VERSION)' $(DIST) $(REMOTE_CORES)
 
 # Installs them for real (needs root): the .deb with dpkg, started from its
-# menu entry under Xvfb; the archive as a throwaway unprivileged user; both
-# removed again. The Windows files are only identified (see README).
+# menu entry under Xvfb; the archive as a throwaway unprivileged user; the
+# Windows installer under Wine; each installed app must find its remote
+# cores (`hermes-desktop remote-cores`); all removed again.
 package-test: package
 	scripts/package-test.sh '$(PKG_VERSION)' $(DIST) $(ARTIFACTS)
 
