@@ -18,7 +18,12 @@ ARTIFACTS := artifacts
 # fails a target with a bare "context deadline exceeded" and no input.
 FUZZTIME  ?= 20000x
 FUZZLOG   := $(ARTIFACTS)/fuzz.log
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# Computed once (:=), like PKG_VERSION below: a recursive VERSION would be
+# described again at each use, and a file edited during a build would give
+# the remote cores another version than the binaries (LocateCores refuses it).
+ifndef VERSION
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+endif
 # The update feed's trusted minisign public keys (the base64 line of
 # update.pub, see README "Releasing"); UPDATE_PUBKEY2 is the second slot,
 # for rotating keys. Without one, the build has updates off.
