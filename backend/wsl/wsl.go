@@ -109,14 +109,9 @@ func (t *Transport) Args(argv []string) []string {
 	return append(a, argv...)
 }
 
-// command is the wsl.exe process that runs argv.
+// command is the wsl.exe process that runs argv, killed when ctx ends.
 func (t *Transport) command(ctx context.Context, argv []string) *exec.Cmd {
-	var cmd *exec.Cmd
-	if ctx != nil {
-		cmd = exec.CommandContext(ctx, t.wsl, t.Args(argv)...)
-	} else {
-		cmd = exec.Command(t.wsl, t.Args(argv)...)
-	}
+	cmd := exec.CommandContext(ctx, t.wsl, t.Args(argv)...)
 	// wsl.exe writes its own messages (an unknown distribution, WSL not
 	// enabled) in UTF-16 unless told otherwise; our errors quote them.
 	cmd.Env = append(os.Environ(), "WSL_UTF8=1")
@@ -169,7 +164,8 @@ func (t *Transport) Start(ctx context.Context, argv ...string) (*ssh.Channel, er
 	if err := t.ready(); err != nil {
 		return nil, err
 	}
-	c, err := ssh.StartChannel(t.command(nil, argv))
+	// Not ctx: the channel outlives the start, until its owner's Kill.
+	c, err := ssh.StartChannel(t.command(context.Background(), argv))
 	if err != nil {
 		return nil, fmt.Errorf("wsl: start %q in %s: %w", argv[0], t.name(), err)
 	}
