@@ -63,22 +63,36 @@ func LocateCores(version string) (*Cores, error) {
 		return OpenCores(dir, version)
 	}
 	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.EvalSymlinks(exe)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("remotecore: find the app: %w", err)
 	}
-	bin := filepath.Dir(exe)
-	for _, dir := range []string{
-		filepath.Join(bin, "cores"),
-		filepath.Join(bin, "..", "lib", "hermes-desktop", "cores"),
-	} {
+	for _, dir := range coreDirs(exe) {
 		if _, err := os.Stat(filepath.Join(dir, SumsFile)); err == nil {
 			return OpenCores(dir, version)
 		}
 	}
 	return nil, fmt.Errorf("%w (looked next to %s; set %s to a cores directory)", ErrNoCores, exe, CoresEnv)
+}
+
+// coreDirs are where the cores of the executable exe may be, in order:
+// beside it and in ../lib/hermes-desktop, first from exe with its links
+// resolved (~/.local/bin/hermes-desktop links to the archive's install),
+// then, if that differs or fails, from exe as named. Resolving fails under
+// Wine 8 for an installed exe ("No more files"), and a cores directory
+// beside the exe must be found there all the same.
+func coreDirs(exe string) []string {
+	var bins []string
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		bins = append(bins, filepath.Dir(resolved))
+	}
+	if bin := filepath.Dir(exe); len(bins) == 0 || bins[0] != bin {
+		bins = append(bins, bin)
+	}
+	var dirs []string
+	for _, bin := range bins {
+		dirs = append(dirs, filepath.Join(bin, "cores"), filepath.Join(bin, "..", "lib", "hermes-desktop", "cores"))
+	}
+	return dirs
 }
 
 // OpenCores reads the cores directory dir, which must have been built as

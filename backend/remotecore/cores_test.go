@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,39 @@ func TestRealCore(t *testing.T) {
 	}
 	if err := json.Unmarshal(out, &got); err != nil || got.Version != version {
 		t.Errorf("core version printed %q (%v), want version %q", out, err, version)
+	}
+}
+
+// TestCoreDirs: beside the executable with its links resolved first, then
+// as named (where resolving fails, as under Wine 8, or the link's own
+// directory has them).
+func TestCoreDirs(t *testing.T) {
+	root := t.TempDir()
+	lib := filepath.Join(root, "lib", "hermes-desktop")
+	bin := filepath.Join(root, "bin")
+	for _, d := range []string{lib, bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(lib, "hermes-desktop")
+	writeFile(t, exe, "", 0o755)
+	link := filepath.Join(bin, "hermes-desktop")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(lib, "cores"), filepath.Join(root, "lib", "lib", "hermes-desktop", "cores"),
+		filepath.Join(bin, "cores"), filepath.Join(root, "lib", "hermes-desktop", "cores"),
+	}
+	if got := coreDirs(link); !slices.Equal(got, want) {
+		t.Errorf("coreDirs(link):\n got %q\nwant %q", got, want)
+	}
+	if got := coreDirs(exe); !slices.Equal(got, want[:2]) {
+		t.Errorf("coreDirs(exe): got %q, want %q", got, want[:2])
+	}
+	gone := filepath.Join(root, "gone", "hermes-desktop.exe")
+	if got := coreDirs(gone); !slices.Equal(got, []string{filepath.Join(root, "gone", "cores"), filepath.Join(root, "lib", "hermes-desktop", "cores")}) {
+		t.Errorf("coreDirs of a path that does not resolve: got %q", got)
 	}
 }
