@@ -245,7 +245,7 @@ test_deb_install() {
 	local cores
 	cores=$(env -u HERMES_DESKTOP_CORES "/usr/bin/$name" remote-cores --json 2>&1) || fail "deb: remote-cores: $cores"
 	check_cores_json deb "$cores" "/usr/lib/$name/cores"
-	say "ok: deb: dpkg -i installed $(dpkg-query -W -f='${Version}' "$name") ($(deb_files | wc -l) files)"
+	say "ok: deb: dpkg -i installed $(dpkg-query -W -f='${Version}' "$name") ($(deb_files | wc -l) files); the remote cores found in /usr/lib/$name/cores"
 }
 
 test_deb_remove() {
