@@ -18,7 +18,12 @@ ARTIFACTS := artifacts
 # fails a target with a bare "context deadline exceeded" and no input.
 FUZZTIME  ?= 20000x
 FUZZLOG   := $(ARTIFACTS)/fuzz.log
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# Computed once (:=), like PKG_VERSION below: a recursive VERSION would be
+# described again at each use, and a file edited during a build would give
+# the remote cores another version than the binaries (LocateCores refuses it).
+ifndef VERSION
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+endif
 # The update feed's trusted minisign public keys (the base64 line of
 # update.pub, see README "Releasing"); UPDATE_PUBKEY2 is the second slot,
 # for rotating keys. Without one, the build has updates off.
@@ -152,14 +157,17 @@ $(NFPM):
 
 # The .deb, the portable Linux archive, the Windows executable and its
 # per-user installer, and SHA256SUMS, in $(DIST)/ (see scripts/package.sh).
+# Each carries the remote cores, built with the same VERSION and LDFLAGS as
+# the desktop builds (package.sh checks that they match the binary).
 # WEBVIEW2_BOOTSTRAPPER=path/to/MicrosoftEdgeWebview2Setup.exe embeds it in
 # the Windows installer.
-package: gui gui-windows package-deps $(NFPM)
-	scripts/package.sh '$(PKG_VERSION)' $(DIST)
+package: gui gui-windows remote-cores package-deps $(NFPM)
+	scripts/package.sh '$(PKG_VERSION)' $(DIST) $(REMOTE_CORES)
 
 # Installs them for real (needs root): the .deb with dpkg, started from its
-# menu entry under Xvfb; the archive as a throwaway unprivileged user; both
-# removed again. The Windows files are only identified (see README).
+# menu entry under Xvfb; the archive as a throwaway unprivileged user; the
+# Windows installer under Wine; each installed app must find its remote
+# cores (`hermes-desktop remote-cores`); all removed again.
 package-test: package
 	scripts/package-test.sh '$(PKG_VERSION)' $(DIST) $(ARTIFACTS)
 

@@ -2,22 +2,25 @@
 # Installs the packages of `make package` for real, uses them, and removes
 # them again (needs root, or sudo: dpkg, useradd):
 #
-#   1. the .deb: dpkg -i (apt-get -f install for missing dependencies); the
-#      app started from its menu entry (gtk-launch, which runs the installed
-#      desktop file's Exec=) under Xvfb and a private D-Bus session, with a
-#      throwaway HOME and state dir; its window on screen
-#      (ARTIFACT_DIR/deb-installed.png); `hermes-desktop stop --state-dir`
-#      leaves no process behind; dpkg -r removes every file and keeps the
-#      user's state dir.
+#   1. the .deb: dpkg -i (apt-get -f install for missing dependencies);
+#      `hermes-desktop remote-cores` finds the remote cores in
+#      /usr/lib/hermes-desktop/cores; the app started from its menu entry
+#      (gtk-launch, which runs the installed desktop file's Exec=) under
+#      Xvfb and a private D-Bus session, with a throwaway HOME and state
+#      dir; its window on screen (ARTIFACT_DIR/deb-installed.png);
+#      `hermes-desktop stop --state-dir` leaves no process behind; dpkg -r
+#      removes every file and keeps the user's state dir.
 #   2. the portable archive, as a throwaway unprivileged user: install.sh
-#      (twice: upgrades are the same step), `run --headless` from ~/.local
-#      until ready, `stop`, then `install.sh --uninstall` leaves the home as
-#      it was except for the app's state (~/.hermes).
-#   3. the Windows files: the installer is a 64-bit NSIS installer (its header) and
-#      the executable a PE32+ GUI program, the installer carries that very
-#      executable, and, under Wine, it installs silently, the installed app
-#      runs, an upgrade over the running app stops it and replaces it, and
-#      the uninstaller removes it all (scripts/wine/installer-test.sh).
+#      (twice: upgrades are the same step), the remote cores found beside
+#      the installed binary, `run --headless` from ~/.local until ready,
+#      `stop`, then `install.sh --uninstall` leaves the home as it was
+#      except for the app's state (~/.hermes).
+#   3. the Windows files: the installer is a 64-bit NSIS installer (its
+#      header) and the executable a PE32+ GUI program, the installer
+#      carries that very executable and the archive's remote cores, and,
+#      under Wine, it installs silently, the installed app finds its cores
+#      and runs, an upgrade over the running app stops it and replaces it,
+#      and the uninstaller removes it all (scripts/wine/installer-test.sh).
 #
 # A hermes-desktop package that is already installed is never replaced: the
 # test refuses to start. Whatever happens, what it installed, the user it
@@ -67,6 +70,19 @@ expect_none_tagged() { # $1: tag, $2: what
 # status_ready says whether the instance on $HERMES_DESKTOP_STATE_DIR has a
 # ready backend, leaving its status in FILE.
 status_ready() { "/usr/bin/$name" status --json >"$1" 2>/dev/null && grep -q '"state":"ready"' "$1"; }
+
+# The platforms every package carries a remote core for (scripts/remote-cores.sh).
+readonly core_platforms=(linux/amd64 linux/arm64 darwin/arm64 darwin/amd64)
+
+# check_cores_json checks `remote-cores --json` output: the directory the
+# app found its cores in, and every platform.
+check_cores_json() { # $1: what, $2: the JSON, $3: the directory it must name
+	local p
+	[[ $2 == *"\"dir\":\"$3\""* ]] || fail "$1: remote-cores found its cores elsewhere than $3: $2"
+	for p in "${core_platforms[@]}"; do
+		[[ $2 == *"\"$p\""* ]] || fail "$1: remote-cores lists no core for $p: $2"
+	done
+}
 
 window_visible() { xdotool search --onlyvisible --name '^Hermes Desktop$' >/dev/null 2>&1; }
 
@@ -161,7 +177,10 @@ say "ok: SHA256SUMS"
 # --- 3. Windows (first: it is quick) ----------------------------------------------
 
 test_windows() {
-	local kind
+	local kind f p
+	# The archive's cores, to compare the installer's with.
+	mkdir -p "$work/tar-cores"
+	tar -C "$work/tar-cores" --strip-components=1 -xzf "$tgz" --wildcards '*/cores/*' || fail "windows: no cores in $tgz"
 	# file(1) names only the x86 stub "Nullsoft Installer"; the amd64 one is a
 	# PE32+ program carrying NSIS' own header signature.
 	kind=$(file -b "$setup")
@@ -171,8 +190,13 @@ test_windows() {
 	[[ $kind == "PE32+ executable (GUI) x86-64"* ]] || fail "windows: $exe is not a PE32+ GUI executable: $kind"
 	mkdir "$work/nsis"
 	7z x -y -o"$work/nsis" "$setup" >/dev/null || fail "windows: 7z cannot read $setup"
-	for f in "$name.exe" LICENSE.txt THIRD_PARTY_LICENSES.txt uninstall.exe; do
+	for f in "$name.exe" LICENSE.txt THIRD_PARTY_LICENSES.txt uninstall.exe cores/SHA256SUMS cores/VERSION; do
 		[ -f "$work/nsis/$f" ] || fail "windows: the installer has no $f"
+	done
+	for p in "${core_platforms[@]}"; do
+		f=cores/$name-core-${p/\//-}.gz
+		[ -f "$work/nsis/$f" ] || fail "windows: the installer has no $f"
+		cmp -s "$work/nsis/$f" "$work/tar-cores/$f" || fail "windows: the installer's $f differs from the archive's"
 	done
 	cmp -s "$work/nsis/$name.exe" "$exe" || fail "windows: the installer carries another $name.exe"
 	# RequestExecutionLevel user: the manifests ask Windows for no elevation.
@@ -181,7 +205,7 @@ test_windows() {
 		strings "$f" | grep -F 'requestedExecutionLevel level="asInvoker"' >/dev/null ||
 			fail "windows: ${f##*/} asks for elevation (no asInvoker manifest)"
 	done
-	say "ok: windows: a per-user (asInvoker) Nullsoft installer carrying the PE32+ GUI executable"
+	say "ok: windows: a per-user (asInvoker) Nullsoft installer carrying the PE32+ GUI executable and the remote cores"
 	"$repo/scripts/install-windows-test-deps.sh" >/dev/null
 	"$repo/scripts/wine/installer-test.sh" "$setup" "$exe" "$version" || fail "windows: the installer's round trip under Wine"
 }
@@ -218,7 +242,10 @@ test_deb_install() {
 		[ -f "$f" ] || fail "deb: $f is missing"
 	done
 	desktop-file-validate /usr/share/applications/$name.desktop || fail "deb: the desktop file does not validate"
-	say "ok: deb: dpkg -i installed $(dpkg-query -W -f='${Version}' "$name") ($(deb_files | wc -l) files)"
+	local cores
+	cores=$(env -u HERMES_DESKTOP_CORES "/usr/bin/$name" remote-cores --json 2>&1) || fail "deb: remote-cores: $cores"
+	check_cores_json deb "$cores" "/usr/lib/$name/cores"
+	say "ok: deb: dpkg -i installed $(dpkg-query -W -f='${Version}' "$name") ($(deb_files | wc -l) files); the remote cores found in /usr/lib/$name/cores"
 }
 
 test_deb_remove() {
@@ -263,6 +290,7 @@ home_listing() { (cd "$home" && find . -mindepth 1 -printf '%y %p\n' | awk '$2 !
 check_portable_install() {
 	local lib=$home/.local/lib/$name desktop=$home/.local/share/applications/$name.desktop
 	[ -x "$lib/$name" ] || fail "tar: no $lib/$name"
+	[ -f "$lib/cores/SHA256SUMS" ] && [ -f "$lib/cores/VERSION" ] || fail "tar: no remote cores in $lib/cores"
 	[ "$(cat "$lib/install-type")" = portable ] || fail "tar: install-type is not 'portable'"
 	[ "$(readlink "$home/.local/bin/$name")" = "$lib/$name" ] || fail "tar: ~/.local/bin/$name does not link to $lib/$name"
 	desktop-file-validate "$desktop" || fail "tar: $desktop does not validate"
@@ -323,7 +351,10 @@ test_tarball() {
 	as_user "$work/unpack/$top/install.sh" >"$work/install.out" 2>&1 || fail "tar: install.sh again: $(cat "$work/install.out")"
 	[ "$(home_listing)" = "$first" ] || fail "tar: a second install.sh changed what is installed"
 	check_portable_install
-	say "ok: tar: install.sh as $user (twice) into ~/.local"
+	local cores
+	cores=$(as_user "$name" remote-cores --json 2>&1) || fail "tar: remote-cores: $cores"
+	check_cores_json tar "$cores" "$lib/cores"
+	say "ok: tar: install.sh as $user (twice) into ~/.local; the remote cores found in $lib/cores"
 
 	run_portable
 

@@ -9,6 +9,13 @@
 #   hermes-desktop_VERSION_windows_amd64-setup.exe   per-user installer (packaging/windows/installer.nsi)
 #   SHA256SUMS                                       of all four
 #
+# Each package carries the remote cores (CORES, from scripts/remote-cores.sh,
+# of the same version as the binaries: checked here), where
+# backend/remotecore.LocateCores looks for them: the .deb in
+# /usr/lib/hermes-desktop/cores, the archive and the Windows install in
+# cores/ beside the executable. They are gzip'd already, so they add their
+# own size (4 x about 4.5 MB) to each package.
+#
 # Earlier packages in DIST (hermes-desktop_*, SHA256SUMS) are replaced; the
 # archives carry the last commit's time, not the build's.
 #
@@ -16,11 +23,12 @@
 # MicrosoftEdgeWebview2Setup.exe for the Windows installer to embed; default:
 # none, the installer offers Microsoft's download page instead).
 #
-# usage: scripts/package.sh VERSION DIST
+# usage: scripts/package.sh VERSION DIST CORES
 set -euo pipefail
 
-version=${1:?usage: package.sh VERSION DIST}
-dist=${2:?usage: package.sh VERSION DIST}
+version=${1:?usage: package.sh VERSION DIST CORES}
+dist=${2:?usage: package.sh VERSION DIST CORES}
+cores=${3:?usage: package.sh VERSION DIST CORES}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 readonly name=hermes-desktop
 readonly linux_bin=$repo/build/bin/$name
@@ -28,6 +36,8 @@ readonly windows_bin=$repo/build/bin/$name.exe
 readonly desktop_file=$repo/build/linux/$name.desktop
 readonly nfpm=${NFPM:-$repo/.tools/bin/nfpm}
 readonly icon_sizes=(16 22 24 32 48 64 128 256 512)
+# The platforms scripts/remote-cores.sh builds (backend/remotecore.Platforms).
+readonly core_platforms=(linux-amd64 linux-arm64 darwin-arm64 darwin-amd64)
 
 die() { echo "package: $*" >&2; exit 1; }
 
@@ -45,6 +55,38 @@ check_inputs() {
 		command -v "$f" >/dev/null || die "$f not found: run scripts/install-package-deps.sh"
 	done
 	desktop-file-validate "$desktop_file" || die "$desktop_file does not validate"
+	check_cores
+}
+
+# check_cores makes sure CORES holds every platform's core, each unpacking
+# to the digest SHA256SUMS names, of the version the Linux binary reports
+# (LocateCores refuses cores of another version).
+check_cores() {
+	local p f got want built
+	for f in SHA256SUMS VERSION; do
+		[ -f "$cores/$f" ] || die "$cores/$f is missing (make remote-cores builds it)"
+	done
+	for p in "${core_platforms[@]}"; do
+		f=$name-core-$p
+		[ -f "$cores/$f.gz" ] || die "$cores/$f.gz is missing (make remote-cores builds it)"
+		want=$(awk -v n="$f" '$2 == n {print $1}' "$cores/SHA256SUMS")
+		got=$(gzip -dc "$cores/$f.gz" | sha256sum | cut -d' ' -f1)
+		[ -n "$want" ] && [ "$got" = "$want" ] || die "$cores/$f.gz unpacks to $got, SHA256SUMS says '$want'"
+	done
+	# The GUI build answers `version` without a display.
+	built=$(env -u DISPLAY -u WAYLAND_DISPLAY "$linux_bin" version | awk '{print $2}')
+	[ "$(cat "$cores/VERSION")" = "$built" ] ||
+		die "the cores in $cores are version $(cat "$cores/VERSION"), $linux_bin is $built: build both with the same VERSION (make package)"
+}
+
+# stage_cores copies the cores directory's files (no subdirectories) to $1.
+stage_cores() { # $1: directory
+	local p
+	mkdir -p "$1"
+	for p in "${core_platforms[@]}"; do
+		install -m 0644 "$cores/$name-core-$p.gz" "$1/"
+	done
+	install -m 0644 "$cores/SHA256SUMS" "$cores/VERSION" "$1/"
 }
 
 # make_icons renders the hicolor sizes from the 1024 px icon, plus the SVG.
@@ -117,6 +159,7 @@ stage_common() { # $1: directory
 	third_party_licenses linux "$1/THIRD_PARTY_LICENSES"
 	make_icons "$1/icons/hicolor"
 	find "$1/icons" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
+	stage_cores "$1/cores"
 }
 
 build_deb() { # $1: staging dir, $2: output
@@ -134,7 +177,7 @@ build_tarball() { # $1: staging dir (its content goes into the archive), $2: out
 	local top
 	top=$(basename "$2" .tar.gz)
 	mkdir -p "$1/$top"
-	cp -a "$1/$name" "$1/$name.desktop" "$1/LICENSE" "$1/THIRD_PARTY_LICENSES" "$1/icons" "$1/$top/"
+	cp -a "$1/$name" "$1/$name.desktop" "$1/LICENSE" "$1/THIRD_PARTY_LICENSES" "$1/icons" "$1/cores" "$1/$top/"
 	install -m 0755 "$repo/packaging/linux/install.sh" "$1/$top/install.sh"
 	tar -C "$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
 		-cf - "$top" | gzip -9n >"$2"
@@ -167,7 +210,7 @@ build_windows() { # $1: staging dir, $2: the exe's output, $3: the installer's o
 		"-DVERSION=$version" "-DVI_VERSION=$(vi_version)" \
 		"-DEXE=$windows_bin" "-DLICENSE_FILE=$repo/LICENSE" \
 		"-DNOTICES=$1/THIRD_PARTY_LICENSES.windows" "-DICON=$repo/build/windows/icon.ico" \
-		"-DOUTFILE=$3" "${defines[@]}" "$repo/packaging/windows/installer.nsi" >/dev/null
+		"-DCORES=$1/cores" "-DOUTFILE=$3" "${defines[@]}" "$repo/packaging/windows/installer.nsi" >/dev/null
 	echo "package: $2"
 	echo "package: $3"
 }
@@ -192,11 +235,17 @@ main() {
 	local exe=$dist/${name}_${version}_windows_amd64.exe
 	local setup=$dist/${name}_${version}_windows_amd64-setup.exe
 
+	cores=$(cd "$cores" && pwd)
 	stage_common "$stage/linux"
+	stage_cores "$stage/cores"
 	build_deb "$stage/linux" "$deb"
 	build_tarball "$stage/linux" "$tgz"
 	build_windows "$stage" "$exe" "$setup"
 	write_sums "$deb" "$tgz" "$exe" "$setup"
+	local f
+	for f in "$deb" "$tgz" "$setup"; do
+		printf 'package: %s: %s bytes\n' "${f##*/}" "$(stat -c %s "$f")"
+	done
 }
 
 main

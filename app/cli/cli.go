@@ -1,6 +1,6 @@
 // Package cli holds hermes-desktop's command-line verbs: run (headless or,
 // through the Program's GUI hook, with a window), status, restart, stop,
-// reap, handoff, the built-in backend's serve and dashboard verbs, and the
+// reap, handoff, remote-cores, the built-in backend's serve and dashboard verbs, and the
 // hidden watchdog and fault-child entry points of the child processes. It
 // turns flags, environment variables and saved settings into a
 // backend.Config and talks to a running instance over the control socket.
@@ -96,6 +96,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":
 		return cmdVersion(rest, p.Version, stdout)
+	case "remote-cores":
+		return cmdRemoteCores(rest, p.Version, stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return ExitOK
@@ -125,6 +127,8 @@ Commands:
   serve      the built-in backend, headless (implements the Hermes backend contract)
   dashboard  the built-in backend with a page at / (stands in for 'hermes dashboard')
   watchdog   the parent-death shim every backend runs behind (see --help)
+  remote-cores
+             show the cores this app installs on remote (ssh) hosts (--json)
   version    print the version (--json: {"version": "..."})
 
 Run 'hermes-desktop COMMAND --help' for a command's flags.

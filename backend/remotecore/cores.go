@@ -33,6 +33,12 @@ const CoresEnv = "HERMES_DESKTOP_CORES"
 // made without `make remote-cores`, or a package that does not carry them.
 var ErrNoCores = errors.New("remotecore: no cores shipped with this build")
 
+// ErrCoresVersion means the cores next to the app are of another version
+// than the app: typically a self-update, which replaces the executable but
+// not the cores beside it (backend/update swaps one file). It is an
+// ErrNoCores: there are none of this version.
+var ErrCoresVersion = fmt.Errorf("%w: the cores are another version's", ErrNoCores)
+
 // Cores is a cores directory: one core per platform, each with the SHA-256
 // the build recorded. The zero value holds none.
 type Cores struct {
@@ -57,22 +63,36 @@ func LocateCores(version string) (*Cores, error) {
 		return OpenCores(dir, version)
 	}
 	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.EvalSymlinks(exe)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("remotecore: find the app: %w", err)
 	}
-	bin := filepath.Dir(exe)
-	for _, dir := range []string{
-		filepath.Join(bin, "cores"),
-		filepath.Join(bin, "..", "lib", "hermes-desktop", "cores"),
-	} {
+	for _, dir := range coreDirs(exe) {
 		if _, err := os.Stat(filepath.Join(dir, SumsFile)); err == nil {
 			return OpenCores(dir, version)
 		}
 	}
 	return nil, fmt.Errorf("%w (looked next to %s; set %s to a cores directory)", ErrNoCores, exe, CoresEnv)
+}
+
+// coreDirs are where the cores of the executable exe may be, in order:
+// beside it and in ../lib/hermes-desktop, first from exe with its links
+// resolved (~/.local/bin/hermes-desktop links to the archive's install),
+// then, if that differs or fails, from exe as named. Resolving fails under
+// Wine 8 for an installed exe ("No more files"), and a cores directory
+// beside the exe must be found there all the same.
+func coreDirs(exe string) []string {
+	var bins []string
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		bins = append(bins, filepath.Dir(resolved))
+	}
+	if bin := filepath.Dir(exe); len(bins) == 0 || bins[0] != bin {
+		bins = append(bins, bin)
+	}
+	var dirs []string
+	for _, bin := range bins {
+		dirs = append(dirs, filepath.Join(bin, "cores"), filepath.Join(bin, "..", "lib", "hermes-desktop", "cores"))
+	}
+	return dirs
 }
 
 // OpenCores reads the cores directory dir, which must have been built as
@@ -83,7 +103,10 @@ func OpenCores(dir, version string) (*Cores, error) {
 		return nil, fmt.Errorf("remotecore: cores: %w", err)
 	}
 	if got := strings.TrimSpace(string(v)); got != version {
-		return nil, fmt.Errorf("%w: the cores in %s are version %q, this app is %q (make remote-cores builds this version's)", ErrNoCores, dir, got, version)
+		return nil, fmt.Errorf("%w: %s holds version %q, this app is %q (make remote-cores builds this version's). "+
+			"A self-update replaces the app's executable, not the cores beside it: install %s from its package "+
+			"(the .deb, the archive's install.sh or the Windows installer) to get its cores, or set %s to a cores directory of version %s",
+			ErrCoresVersion, dir, got, version, version, CoresEnv, version)
 	}
 	sums, err := readSums(filepath.Join(dir, SumsFile))
 	if err != nil {
@@ -141,6 +164,18 @@ func platformOf(name string) (Platform, bool) {
 func isDigest(s string) bool {
 	b, err := hex.DecodeString(s)
 	return err == nil && len(b) == sha256.Size && s == strings.ToLower(s)
+}
+
+// Platforms are the platforms this directory holds a core for, in
+// Platforms' order.
+func (c *Cores) Platforms() []Platform {
+	var ps []Platform
+	for _, p := range Platforms {
+		if _, ok := c.sums[p]; ok {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 // Core returns the core for p, or an error wrapping ErrUnsupported when

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,16 @@ func TestOpenCoresRefuses(t *testing.T) {
 	}
 }
 
+func TestOpenCoresOtherVersion(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, VersionFile), "1.0\n", 0o644)
+	writeFile(t, filepath.Join(dir, SumsFile), "", 0o644)
+	_, err := OpenCores(dir, "1.1")
+	if !errors.Is(err, ErrCoresVersion) || !errors.Is(err, ErrNoCores) || !strings.Contains(err.Error(), "self-update") || !strings.Contains(err.Error(), CoresEnv) {
+		t.Errorf("OpenCores of 1.0 as 1.1: got %v, want ErrCoresVersion saying a self-update leaves the cores and what to do", err)
+	}
+}
+
 func TestCoresMissingPlatform(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, VersionFile), "1.0\n", 0o644)
@@ -43,6 +54,9 @@ func TestCoresMissingPlatform(t *testing.T) {
 	}
 	if _, err := c.Core(Platform{"darwin", "arm64"}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Core(darwin/arm64): got %v, want ErrUnsupported", err)
+	}
+	if got := c.Platforms(); len(got) != 1 || got[0] != (Platform{"linux", "amd64"}) {
+		t.Errorf("Platforms: got %v, want [linux/amd64]", got)
 	}
 	if core, err := c.Core(Platform{"linux", "amd64"}); err != nil || core.Path != filepath.Join(dir, "hermes-desktop-core-linux-amd64.gz") {
 		t.Errorf("Core(linux/amd64): got %+v, %v", core, err)
@@ -73,5 +87,39 @@ func TestRealCore(t *testing.T) {
 	}
 	if err := json.Unmarshal(out, &got); err != nil || got.Version != version {
 		t.Errorf("core version printed %q (%v), want version %q", out, err, version)
+	}
+}
+
+// TestCoreDirs: beside the executable with its links resolved first, then
+// as named (where resolving fails, as under Wine 8, or the link's own
+// directory has them).
+func TestCoreDirs(t *testing.T) {
+	root := t.TempDir()
+	lib := filepath.Join(root, "lib", "hermes-desktop")
+	bin := filepath.Join(root, "bin")
+	for _, d := range []string{lib, bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(lib, "hermes-desktop")
+	writeFile(t, exe, "", 0o755)
+	link := filepath.Join(bin, "hermes-desktop")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(lib, "cores"), filepath.Join(root, "lib", "lib", "hermes-desktop", "cores"),
+		filepath.Join(bin, "cores"), filepath.Join(root, "lib", "hermes-desktop", "cores"),
+	}
+	if got := coreDirs(link); !slices.Equal(got, want) {
+		t.Errorf("coreDirs(link):\n got %q\nwant %q", got, want)
+	}
+	if got := coreDirs(exe); !slices.Equal(got, want[:2]) {
+		t.Errorf("coreDirs(exe): got %q, want %q", got, want[:2])
+	}
+	gone := filepath.Join(root, "gone", "hermes-desktop.exe")
+	if got := coreDirs(gone); !slices.Equal(got, []string{filepath.Join(root, "gone", "cores"), filepath.Join(root, "lib", "hermes-desktop", "cores")}) {
+		t.Errorf("coreDirs of a path that does not resolve: got %q", got)
 	}
 }

@@ -30,6 +30,24 @@ const timeoutScript = `if command -v timeout >/dev/null 2>&1; then exec timeout 
 // 128+KILL after -k, 128+ALRM from perl's alarm.
 var timeoutCodes = map[int]bool{124: true, 137: true, 142: true}
 
+// TimeoutArgv wraps argv so that it runs for at most timeout (rounded up
+// to whole seconds, at least 1) where it runs, killed there when it ends:
+// `sh -c timeoutScript SECS argv...`. bound is how long the local side
+// should wait for it: the timeout, the kill's grace, and a margin to hear
+// of it. Another transport (WSL's) runs the same argv.
+func TimeoutArgv(timeout time.Duration, argv []string) (timed []string, bound time.Duration) {
+	secs := seconds(timeout)
+	n, _ := strconv.Atoi(secs)
+	return append([]string{"sh", "-c", timeoutScript, secs}, argv...), time.Duration(n)*time.Second + 2*killGrace
+}
+
+// IsTimeoutExit reports whether err is the exit of a TimeoutArgv command
+// whose timeout fired.
+func IsTimeoutExit(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && timeoutCodes[ee.ExitCode()]
+}
+
 // Run runs argv on the host through the master, with stdin as its
 // standard input (nil: none, the command reads EOF), and returns its
 // stdout. Every remote command has a timeout: when it ends, the command is
@@ -45,11 +63,10 @@ func (h *Host) Run(ctx context.Context, timeout time.Duration, stdin io.Reader, 
 	if err := h.Connect(ctx); err != nil {
 		return nil, err
 	}
-	secs := seconds(timeout)
-	remote := cmdline.JoinRemote(append([]string{"sh", "-c", timeoutScript, secs}, argv...))
-	n, _ := strconv.Atoi(secs)
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(n)*time.Second+2*killGrace)
+	timed, bound := TimeoutArgv(timeout, argv)
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
+	remote := cmdline.JoinRemote(timed)
 	cmd := exec.CommandContext(ctx, h.opts.SSH, h.clientArgs("-T", "--", h.opts.Destination, remote)...)
 	setProcAttr(cmd)
 	// A mux client hands its stdio to the master, which holds the pipes as
@@ -60,11 +77,10 @@ func (h *Host) Run(ctx context.Context, timeout time.Duration, stdin io.Reader, 
 	stderr := &tail{max: 8 << 10}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, stderr
 	err := runOwned(cmd)
-	var ee *exec.ExitError
 	switch {
 	case err == nil:
 		return stdout.Bytes(), nil
-	case errors.As(err, &ee) && timeoutCodes[ee.ExitCode()]:
+	case IsTimeoutExit(err):
 		return stdout.Bytes(), fmt.Errorf("ssh: run %q on %s: %w after %s", argv[0], h.opts.Destination, ErrTimeout, timeout)
 	}
 	return stdout.Bytes(), fmt.Errorf("ssh: run %q on %s: %w: %s", argv[0], h.opts.Destination, err, lastLine(stderr.String()))
@@ -92,15 +108,28 @@ func (h *Host) Start(ctx context.Context, argv ...string) (*Channel, error) {
 	}
 	cmd := exec.Command(h.opts.SSH, h.clientArgs("-T", "--", h.opts.Destination, cmdline.JoinRemote(argv))...)
 	setProcAttr(cmd)
-	cmd.WaitDelay = killGrace // see Run
+	c, err := StartChannel(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("ssh: start %q on %s: %w", argv[0], h.opts.Destination, err)
+	}
+	return c, nil
+}
+
+// StartChannel starts cmd, a local client of a long remote command (ssh,
+// wsl.exe), as a Channel: its stdin and stdout become the channel's, its
+// stderr's tail goes into Wait's error, and its wait status is ours, not
+// the orphan collector's. cmd must not have its stdio set.
+func StartChannel(cmd *exec.Cmd) (*Channel, error) {
+	// A client may hand its stdio on to a process that outlives it: see Run.
+	cmd.WaitDelay = killGrace
 	c := &Channel{cmd: cmd, stderr: &tail{max: 8 << 10}}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.Stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, fmt.Errorf("ssh: start %q: %w", argv[0], err)
+		return nil, err
 	}
 	if c.Stdout, err = cmd.StdoutPipe(); err != nil {
-		return nil, fmt.Errorf("ssh: start %q: %w", argv[0], err)
+		return nil, err
 	}
 	started := proc.Spawning()
 	err = cmd.Start()
@@ -110,7 +139,7 @@ func (h *Host) Start(ctx context.Context, argv ...string) (*Channel, error) {
 	}
 	c.waited = started(pid)
 	if err != nil {
-		return nil, fmt.Errorf("ssh: start %q on %s: %w", argv[0], h.opts.Destination, err)
+		return nil, err // Start closed the pipes
 	}
 	return c, nil
 }

@@ -7,6 +7,7 @@
 #   ~/.local/lib/hermes-desktop/install.sh         this script, for --uninstall
 #   ~/.local/lib/hermes-desktop/installed-files    what was installed (for --uninstall)
 #   ~/.local/lib/hermes-desktop/LICENSE, THIRD_PARTY_LICENSES
+#   ~/.local/lib/hermes-desktop/cores/             the remote cores (ssh hosts' backends)
 #   ~/.local/bin/hermes-desktop                    a symlink to the binary
 #   $XDG_DATA_HOME/applications/hermes-desktop.desktop   the menu entry (absolute Exec)
 #   $XDG_DATA_HOME/icons/hicolor/*/apps/hermes-desktop.*  its icons
@@ -117,6 +118,19 @@ write_desktop() {
 	record f "$desktop"
 }
 
+# install_cores puts the remote cores beside the binary, where the app
+# looks for them; VERSION last, so a half-done upgrade is refused by the app
+# (its version differs) rather than half used.
+install_cores() {
+	local src=$1 f
+	[ -d "$src" ] || return 0
+	make_dir "$lib_dir/cores"
+	for f in "$src"/$name-core-*.gz "$src/SHA256SUMS" "$src/VERSION"; do
+		[ -f "$f" ] || die "$f is missing: the archive's cores are incomplete"
+		put_file "$f" "$lib_dir/cores/${f##*/}" 0644
+	done
+}
+
 install_icons() {
 	local src=$1 icon rel
 	while IFS= read -r icon; do
@@ -159,6 +173,7 @@ do_install() {
 			put_file "$src/$f" "$lib_dir/$f" 0644
 		fi
 	done
+	install_cores "$src/cores"
 
 	make_dir "$bin_dir"
 	ln -sfn "$app" "$link.new.$$"

@@ -24,6 +24,8 @@
 ;   EXE            the Windows desktop build
 ;   LICENSE_FILE   LICENSE
 ;   NOTICES        the licenses of the Go modules linked into EXE
+;   CORES          the remote cores (scripts/remote-cores.sh): installed in
+;                  cores\ beside the exe, where backend/remotecore finds them
 ;   ICON           build/windows/icon.ico
 ;   OUTFILE        where to write the installer
 ;   WEBVIEW2_BOOTSTRAPPER  optional: MicrosoftEdgeWebview2Setup.exe to embed
@@ -181,6 +183,13 @@ Section "Install"
 	FileOpen $0 "$INSTDIR\install-type" w
 	FileWrite $0 "nsis-user$\n"
 	FileClose $0
+	; The remote cores: the files of this version replace an earlier one's
+	; (the names are the same for every version; VERSION says which).
+	SetOutPath "$INSTDIR\cores"
+	File "${CORES}/hermes-desktop-core-*.gz"
+	File "${CORES}/SHA256SUMS"
+	File "${CORES}/VERSION"
+	SetOutPath "$INSTDIR"
 	WriteUninstaller "$INSTDIR\uninstall.exe"
 	CreateShortcut "$SMPROGRAMS\${PRODUCT}.lnk" "$INSTDIR\${APP_EXE}" "" "$INSTDIR\${APP_EXE}" 0
 
@@ -207,6 +216,10 @@ Section "Uninstall"
 	Delete "$INSTDIR\LICENSE.txt"
 	Delete "$INSTDIR\THIRD_PARTY_LICENSES.txt"
 	Delete "$INSTDIR\install-type"
+	Delete "$INSTDIR\cores\hermes-desktop-core-*.gz"
+	Delete "$INSTDIR\cores\SHA256SUMS"
+	Delete "$INSTDIR\cores\VERSION"
+	RMDir "$INSTDIR\cores"
 	Delete "$SMPROGRAMS\${PRODUCT}.lnk"
 	ReadRegStr $0 HKCU "${RUN_KEY}" "${RUN_VALUE}"
 	${If} $0 == '"$INSTDIR\${APP_EXE}"'

@@ -4,11 +4,13 @@
 #
 #   1. setup.exe /S installs into %LOCALAPPDATA%\Programs\Hermes Desktop:
 #      the very exe of the build, the licenses, install-type "nsis-user",
-#      uninstall.exe, the Start-menu shortcut, and the "Installed apps"
-#      entry (HKCU ...\Uninstall\hermes-desktop) with every value;
-#   2. the installed app runs (`version --json`, then `run --headless` with
-#      its default state dir until its backend is ready, `status` over the
-#      control pipe);
+#      uninstall.exe, the remote cores in cores\, the Start-menu
+#      shortcut, and the "Installed apps" entry
+#      (HKCU ...\Uninstall\hermes-desktop) with every value;
+#   2. the installed app finds its remote cores (`remote-cores --json`)
+#      and runs (`version --json`, then `run --headless` with its default
+#      state dir until its backend is ready, `status` over the control
+#      pipe);
 #   3. setup.exe /S again while it runs: the installer asks the app to stop
 #      (`hermes-desktop.exe stop`), the app exits 0 with nothing left, and
 #      the files and entry are in place again;
@@ -57,7 +59,8 @@ user_dir=$WINEPREFIX/drive_c/users/$(id -un)
 inst=$user_dir/AppData/Local/Programs/Hermes\ Desktop
 shortcut=$user_dir/AppData/Roaming/Microsoft/Windows/Start\ Menu/Programs/Hermes\ Desktop.lnk
 key='HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\hermes-desktop'
-installed_files=(hermes-desktop.exe LICENSE.txt THIRD_PARTY_LICENSES.txt install-type uninstall.exe)
+installed_files=(hermes-desktop.exe LICENSE.txt THIRD_PARTY_LICENSES.txt install-type uninstall.exe
+	cores/SHA256SUMS cores/VERSION cores/hermes-desktop-core-{linux-amd64,linux-arm64,darwin-arm64,darwin-amd64}.gz)
 
 # reg_value prints one value of the uninstall entry, or fails.
 reg_value() { # $1: value name
@@ -94,6 +97,13 @@ status_ready() { as_app status --json 2>/dev/null | grep -q '"state":"ready"'; }
 install "install"
 got=$(as_app version --json | tr -d '\r')
 [[ $got =~ ^\{\"version\":\"[^\"]+\"\}$ ]] || fail "version --json printed: $got"
+got=$(env -u HERMES_DESKTOP_CORES "$WINE" "$(win_path "$inst/hermes-desktop.exe")" remote-cores --json | tr -d '\r') || fail "remote-cores: $got"
+# JSON doubles the backslashes: ...\\Programs\\Hermes Desktop\\cores
+[[ $got == *'\\Programs\\Hermes Desktop\\cores"'* ]] || fail "remote-cores found its cores elsewhere than the install's cores folder: $got"
+for p in linux/amd64 linux/arm64 darwin/arm64 darwin/amd64; do
+	[[ $got == *"\"$p\""* ]] || fail "remote-cores lists no core for $p: $got"
+done
+say "ok: the installed app finds its remote cores in its cores folder"
 HERMES_DESKTOP_TEST_TAG=$tag "$WINE" "$(win_path "$inst/hermes-desktop.exe")" run --headless >"$work/run.out" 2>&1 &
 app_pid=$!
 WAIT_TRIES=120 wait_until status_ready || fail "the installed app never got ready: $(tail -20 "$work/run.out")"
