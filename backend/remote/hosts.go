@@ -3,11 +3,13 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/wsl"
 )
 
 // Config is how the app reaches remote hosts.
@@ -65,7 +67,7 @@ func (hs *Hosts) Get(dest string) (*Host, error) {
 		hs.cores, hs.coresErr = remotecore.LocateCores(hs.version)
 		hs.located = true
 	}
-	t, err := ssh.New(ssh.Options{Destination: dest, ControlDir: hs.controlDir, ConfigFile: hs.cfg.SSHConfig, Self: hs.self, SSH: hs.cfg.SSH})
+	t, err := hs.transport(dest)
 	if err != nil {
 		return nil, fmt.Errorf("remote: %s: %w", dest, err)
 	}
@@ -73,6 +75,25 @@ func (hs *Hosts) Get(dest string) (*Host, error) {
 	h.closer = t
 	hs.hosts[dest] = h
 	return h, nil
+}
+
+// WSLPrefix starts a host that is a WSL distribution of this Windows
+// machine ("wsl:Ubuntu"; "wsl:" alone for the default one), reached through
+// wsl.exe instead of ssh.
+const WSLPrefix = "wsl:"
+
+// closingTransport is a Transport the Hosts close at the end.
+type closingTransport interface {
+	Transport
+	Close() error
+}
+
+// transport is the connection to dest: wsl.exe for a WSL host, else ssh.
+func (hs *Hosts) transport(dest string) (closingTransport, error) {
+	if distro, ok := strings.CutPrefix(dest, WSLPrefix); ok {
+		return wsl.New(wsl.Options{Distro: distro})
+	}
+	return ssh.New(ssh.Options{Destination: dest, ControlDir: hs.controlDir, ConfigFile: hs.cfg.SSHConfig, Self: hs.self, SSH: hs.cfg.SSH})
 }
 
 // Close closes every host's connection (after the backends on them are

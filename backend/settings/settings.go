@@ -74,7 +74,8 @@ type Backend struct {
 	Grace      string `json:"grace,omitempty"`
 	// Host, when set, runs the backend on another machine over SSH:
 	// anything ssh(1) takes as a destination ([user@]host,
-	// ssh://user@host:port, an alias of the ssh config).
+	// ssh://user@host:port, an alias of the ssh config); on Windows,
+	// "wsl:DISTRO" runs it in that WSL distribution.
 	Host string `json:"host,omitempty"`
 }
 
