@@ -275,12 +275,19 @@ func TestShimKeepsTheTreeInACgroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	var members []proc.Identity
-	for deadline := time.Now().Add(10 * time.Second); len(members) < 5; time.Sleep(10 * time.Millisecond) {
+	// Until the escaped grandchild's loop runs its first `sleep 1`: only
+	// then has its shell set its trap (a SIGTERM before that would end it,
+	// and the shim with it, before the grace period: a race of the test's).
+	looping := false
+	for deadline := time.Now().Add(10 * time.Second); len(members) < 5 || !looping; time.Sleep(10 * time.Millisecond) {
 		pids, _ := cg.Members()
 		members = members[:0]
 		for _, pid := range pids {
 			if id, err := proc.Lookup(pid); err == nil {
 				members = append(members, id)
+			}
+			if argv, _ := proc.Cmdline(pid); strings.Join(argv, " ") == "sleep 1" {
+				looping = true
 			}
 		}
 		if time.Now().After(deadline) {
