@@ -176,9 +176,6 @@ func flagArg(name, value string) string { return "--" + name + "=" + value }
 // argsEnd separates the flags from the backend's command line.
 const argsEnd = "--"
 
-// maxLine bounds one line from the app.
-const maxLine = 4096
-
 // FormatPing is the heartbeat line n.
 func FormatPing(n uint64) string { return TagPing + " " + strconv.FormatUint(n, 10) }
 

@@ -160,6 +160,9 @@ func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parent
 	}
 }
 
+// maxLine bounds one line from the app.
+const maxLine = 4096
+
 // readChannel delivers the channel's lines; it closes the channel at EOF
 // or a read error. The goroutine ends with the input (or the process).
 func readChannel(stdin io.Reader) <-chan string {

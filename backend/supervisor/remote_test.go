@@ -1,0 +1,47 @@
+package supervisor
+
+import (
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
+)
+
+// A remote run's status is published when what a person reads changes:
+// the connection, the remote port; latency only by more than a tenth and a
+// millisecond.
+func TestSameRemote(t *testing.T) {
+	base := model.RemoteStatus{Connection: "connected", Port: 8642, LatencyMS: 20}
+	next := time.Now()
+	for _, c := range []struct {
+		name string
+		edit func(*model.RemoteStatus)
+		same bool
+	}{
+		{"unchanged", func(*model.RemoteStatus) {}, true},
+		{"latency within a tenth", func(r *model.RemoteStatus) { r.LatencyMS = 21.5 }, true},
+		{"latency by more than a tenth", func(r *model.RemoteStatus) { r.LatencyMS = 25 }, false},
+		{"reconnecting", func(r *model.RemoteStatus) { r.Connection = "reconnecting" }, false},
+		{"next attempt set", func(r *model.RemoteStatus) { r.NextAttempt = &next }, false},
+		{"another port", func(r *model.RemoteStatus) { r.Port = 8643 }, false},
+	} {
+		b := base
+		c.edit(&b)
+		if got := sameRemote(base, b); got != c.same {
+			t.Errorf("%s: sameRemote = %v, want %v", c.name, got, c.same)
+		}
+	}
+}
+
+// remoteStatus carries a run's remote info into the status: the latency
+// in milliseconds, a zero next attempt left out, nil for a local run.
+func TestRemoteStatus(t *testing.T) {
+	if remoteStatus(nil) != nil {
+		t.Error("a local run got a remote status")
+	}
+	got := remoteStatus(&instance.RemoteInfo{Connection: "connected", Latency: 1500 * time.Microsecond, Port: 9})
+	if got.LatencyMS != 1.5 || got.NextAttempt != nil || got.Port != 9 || got.Connection != "connected" {
+		t.Errorf("got %+v", got)
+	}
+}
