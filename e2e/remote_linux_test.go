@@ -293,15 +293,7 @@ func TestRemoteHangingHermes(t *testing.T) {
 	must(t, os.MkdirAll(bin, 0o700))
 	must(t, os.WriteFile(filepath.Join(bin, "hermes"), []byte("#!/bin/sh\necho 'hermes: starting (and hanging)'\nexec sleep 600\n"), 0o700))
 	a := startRemoteAppOn(t, srv, "30s", []string{"--start-timeout", "2s"}, settings.Backend{Name: "far", Kind: settings.KindServe})
-	deadline := time.Now().Add(60 * time.Second)
-	var b model.BackendStatus
-	for time.Now().Before(deadline) {
-		b = status(t, a.l).Backends[0]
-		if b.State == model.StateFailed {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	b := a.waitFailed(t, 60*time.Second)
 	if b.State != model.StateFailed || !strings.Contains(b.LastError, "did not announce a port on "+sshtest.Alias) {
 		t.Fatalf("backend: %s, %q; want failed, saying it did not announce a port on %s", b.State, b.LastError, sshtest.Alias)
 	}
@@ -311,6 +303,20 @@ func TestRemoteHangingHermes(t *testing.T) {
 	stopAndCheck(t, a.l)
 	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
 		t.Errorf("left on the remote after stop: %v", left)
+	}
+}
+
+// waitFailed waits up to d for the app's first backend to be failed, and
+// returns its status then (or at d).
+func (a *remoteApp) waitFailed(t *testing.T, d time.Duration) model.BackendStatus {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		b := status(t, a.l).Backends[0]
+		if b.State == model.StateFailed || time.Now().After(deadline) {
+			return b
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -339,15 +345,7 @@ func TestRemoteUnknownHostKey(t *testing.T) {
 	srv := sshtest.Start(t)
 	must(t, os.WriteFile(srv.KnownHosts, nil, 0o600))
 	a := startRemoteAppOn(t, srv, "30s", nil, settings.Backend{Name: "far", Kind: settings.KindServe})
-	deadline := time.Now().Add(60 * time.Second)
-	var b model.BackendStatus
-	for time.Now().Before(deadline) {
-		b = status(t, a.l).Backends[0]
-		if b.State == model.StateFailed {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	b := a.waitFailed(t, 60*time.Second)
 	if b.State != model.StateFailed || !strings.Contains(b.LastError, "SHA256:") || !strings.Contains(b.LastError, "ssh-keyscan") {
 		t.Fatalf("backend: %s, %q; want failed, naming the host key's fingerprint and what to run", b.State, b.LastError)
 	}

@@ -86,6 +86,10 @@ func classify(stderr string) error {
 	return fmt.Errorf("%w: %s", ErrUnreachable, last)
 }
 
+// LastLine is the last non-empty line of s, trimmed: what an error quotes
+// of a command's stderr.
+func LastLine(s string) string { return lastLine(s) }
+
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "\r", "")), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])

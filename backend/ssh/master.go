@@ -29,7 +29,7 @@ const masterGrace = 2 * time.Second
 type master struct {
 	cmd      *exec.Cmd
 	lifeline *os.File // our end of the shim's lifeline; closing it ends the master
-	stderr   *tail
+	stderr   *Tail
 	ready    chan struct{}
 	done     chan struct{}
 	waited   func() // drops cmd's registration with the orphan collector
@@ -52,20 +52,14 @@ func startMaster(self string, owner proc.Identity, ssh string, args []string) (*
 	})
 	cmd := exec.Command(argv[0], argv[1:]...)
 	setProcAttr(cmd)
-	m := &master{cmd: cmd, lifeline: pipes.Lifeline, stderr: &tail{max: 8 << 10}, ready: make(chan struct{}), done: make(chan struct{})}
+	m := &master{cmd: cmd, lifeline: pipes.Lifeline, stderr: NewTail(8 << 10), ready: make(chan struct{}), done: make(chan struct{})}
 	cmd.Stderr = m.stderr
 	out, err := cmd.StdoutPipe()
 	if err == nil {
 		err = pipes.Attach(cmd)
 	}
 	if err == nil {
-		started := proc.Spawning()
-		err = cmd.Start()
-		pid := 0
-		if err == nil {
-			pid = cmd.Process.Pid
-		}
-		m.waited = started(pid)
+		m.waited, err = proc.StartChild(cmd)
 	}
 	pipes.CloseShimEnds()
 	if err != nil {
@@ -153,14 +147,19 @@ func (m *master) sshStderr() string {
 	return b.String()
 }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
+// Tail keeps the last bytes written to it (a command's stderr, for the
+// line an error quotes). Safe for concurrent use.
+type Tail struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
 }
 
-func (t *tail) Write(p []byte) (int, error) {
+// NewTail keeps the last max bytes.
+func NewTail(max int) *Tail { return &Tail{max: max} }
+
+// Write keeps p's bytes, dropping the oldest beyond the bound.
+func (t *Tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
@@ -170,7 +169,8 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tail) String() string {
+// String is what is kept.
+func (t *Tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)

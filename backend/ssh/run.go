@@ -74,9 +74,9 @@ func (h *Host) Run(ctx context.Context, timeout time.Duration, stdin io.Reader, 
 	// that outlived our client would block Run.
 	cmd.WaitDelay = killGrace
 	var stdout bytes.Buffer
-	stderr := &tail{max: 8 << 10}
+	stderr := NewTail(8 << 10)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, stderr
-	err := runOwned(cmd)
+	err := proc.RunChild(cmd)
 	switch {
 	case err == nil:
 		return stdout.Bytes(), nil
@@ -93,7 +93,7 @@ type Channel struct {
 	Stdout io.ReadCloser
 	cmd    *exec.Cmd
 	waited func() // drops cmd's registration with the orphan collector
-	stderr *tail
+	stderr *Tail
 }
 
 // Start runs argv on the host through the master without a timeout; ctx
@@ -122,7 +122,7 @@ func (h *Host) Start(ctx context.Context, argv ...string) (*Channel, error) {
 func StartChannel(cmd *exec.Cmd) (*Channel, error) {
 	// A client may hand its stdio on to a process that outlives it: see Run.
 	cmd.WaitDelay = killGrace
-	c := &Channel{cmd: cmd, stderr: &tail{max: 8 << 10}}
+	c := &Channel{cmd: cmd, stderr: NewTail(8 << 10)}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.Stdin, err = cmd.StdinPipe(); err != nil {
@@ -131,34 +131,10 @@ func StartChannel(cmd *exec.Cmd) (*Channel, error) {
 	if c.Stdout, err = cmd.StdoutPipe(); err != nil {
 		return nil, err
 	}
-	started := proc.Spawning()
-	err = cmd.Start()
-	pid := 0
-	if err == nil {
-		pid = cmd.Process.Pid
-	}
-	c.waited = started(pid)
-	if err != nil {
+	if c.waited, err = proc.StartChild(cmd); err != nil {
 		return nil, err // Start closed the pipes
 	}
 	return c, nil
-}
-
-// runOwned runs cmd as a child whose wait status is ours, not the app's
-// orphan collector's (proc.CollectOrphans).
-func runOwned(cmd *exec.Cmd) error {
-	started := proc.Spawning()
-	err := cmd.Start()
-	pid := 0
-	if err == nil {
-		pid = cmd.Process.Pid
-	}
-	waited := started(pid)
-	if err != nil {
-		return err
-	}
-	defer waited()
-	return cmd.Wait()
 }
 
 // Wait waits for the channel to end (read Stdout to EOF first) and reaps

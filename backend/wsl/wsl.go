@@ -138,7 +138,7 @@ func (t *Transport) Run(ctx context.Context, timeout time.Duration, stdin io.Rea
 	cmd := t.command(ctx, timed)
 	cmd.WaitDelay = waitDelay
 	var stdout bytes.Buffer
-	stderr := &limitedTail{max: stderrTail}
+	stderr := ssh.NewTail(stderrTail)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, stderr
 	err := proc.RunChild(cmd)
 	switch {
@@ -147,7 +147,7 @@ func (t *Transport) Run(ctx context.Context, timeout time.Duration, stdin io.Rea
 	case ssh.IsTimeoutExit(err):
 		return stdout.Bytes(), fmt.Errorf("wsl: run %q in %s: %w after %s", argv[0], t.name(), ssh.ErrTimeout, timeout)
 	}
-	return stdout.Bytes(), fmt.Errorf("wsl: run %q in %s: %w: %s", argv[0], t.name(), err, lastLine(stderr.String()))
+	return stdout.Bytes(), fmt.Errorf("wsl: run %q in %s: %w: %s", argv[0], t.name(), err, ssh.LastLine(stderr.String()))
 }
 
 // Start runs argv in the distribution without a timeout, its stdin and

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,26 +33,9 @@ type app struct {
 	cmd             *exec.Cmd
 	started         time.Time
 	ready           chan time.Time // one per "backend X ready" line
-	stderr          *lockedBuffer
+	stderr          *testbin.Buffer
 	exited          chan struct{}
 	stopped         bool // stop ran
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // apps holds every app started, for the cleanup on any exit.
@@ -74,7 +56,7 @@ func (e *bench) startApp(backends []settings.Backend, grace string) (*app, error
 	if err := settings.Save(state, s); err != nil {
 		return nil, fmt.Errorf("save settings: %w", err)
 	}
-	a := &app{bin: e.bin, state: state, tag: testbin.NewTag(), ready: make(chan time.Time, 16), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	a := &app{bin: e.bin, state: state, tag: testbin.NewTag(), ready: make(chan time.Time, 16), stderr: &testbin.Buffer{}, exited: make(chan struct{})}
 	a.env = append(testbin.NewEnv(a.tag, filepath.Join(state, "hermes-home")), remotecore.CoresEnv+"="+e.cores)
 	// --min-orphan-age: never reap another run's leftovers as an orphan;
 	// each run is judged by what it leaves itself.
