@@ -92,7 +92,7 @@ describe("a remote backend's card", () => {
     const c = root.querySelector('[data-key="backend:far"]')!;
     expect(c.querySelector(".host-chip")!.textContent).toBe(hostLabel("me@build-box"));
     expect(c.querySelector(".host-chip")!.textContent).toBe("on me@build-box");
-    expect(facts(c)).toMatchObject({ "Remote PID": "1234", "Local port": "43901", Connection: "Connected", "Remote port": "8642", Latency: "12 ms", Platform: "linux/arm64" });
+    expect(facts(c)).toMatchObject({ "Remote PID": "1234", "Local port": "43901", Connection: "Connected", Host: "me@build-box", "Remote port": "8642", Latency: "12 ms", Platform: "linux/arm64" });
     expect(facts(c)).not.toHaveProperty("PID");
     // A local card keeps its PID and shows no remote row.
     const local = root.querySelector('[data-key="backend:hermes"]')!;

@@ -40,8 +40,9 @@ function addressFact(b: BackendStatus): HTMLElement {
 
 /**
  * What a backend on another host adds to its card's facts, on a row of its
- * own: the connection in words (a countdown while reconnecting), the port
- * on the remote's loopback, the heartbeat's latency, the remote's platform.
+ * own: the connection in words (a countdown while reconnecting), the host
+ * (whole: the head's chip may be cut short), the port on the remote's
+ * loopback, the heartbeat's latency, the remote's platform.
  * The row is there for every state of a remote backend, each value a line
  * that ellipsizes, so a connection that changes moves nothing around it.
  */
@@ -52,6 +53,7 @@ function remoteFacts(b: BackendStatus, now: number): HTMLElement[] {
   const port = r?.port ? String(r.port) : "—";
   return [
     h("div.fact.fact-connection", null, h("dt", null, "Connection"), h(`dd.conn-${c.tone}`, { title: c.title }, words)),
+    fact("Host", b.host || "—", true),
     fact("Remote port", port, !!r?.port),
     fact("Latency", r?.connection === "connected" ? formatLatency(r.latency_ms) : "—"),
     fact("Platform", r?.platform || "—", !!r?.platform),
