@@ -102,6 +102,9 @@ func Install(ctx context.Context, r Remote, cores *Cores, opts Options) (Install
 		return Installed{}, err
 	}
 	in.Uploaded = true
+	// A new version is in place: older ones beyond the newest few go. A
+	// prune that fails costs only disk space.
+	_, _ = r.Run(ctx, opts.ProbeTimeout, nil, "sh", "-c", pruneScript, "hermes-desktop-prune", cores.Version)
 	return in, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -294,5 +295,47 @@ func TestInstallShasum(t *testing.T) {
 	out, err := r.Run(context.Background(), time.Minute, nil, in.Exec("ok")...)
 	if err != nil || string(out) != "core ok\n" {
 		t.Errorf("Exec: got %q, %v", out, err)
+	}
+}
+
+// TestInstallPrunesOldVersions: an upload of a new version removes the
+// cores of other versions but the two most recently written; a link, a
+// file, a directory whose name is not a version and the current version
+// stay.
+func TestInstallPrunesOldVersions(t *testing.T) {
+	r, cores := newRemote(t)
+	root := filepath.Join(r.home, RemoteDir)
+	old := time.Now().Add(-time.Hour)
+	for i, v := range []string{"0.7", "0.8", "0.9", "0.9.1"} {
+		dir := filepath.Join(root, v, "linux-amd64")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "hermes-desktop-core-0123456789abcdef"), "old", 0o700)
+		stamp := old.Add(time.Duration(i) * time.Minute) // 0.9.1 the newest
+		if err := os.Chtimes(filepath.Join(root, v), stamp, stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(root, "0.1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "not a version"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "0.2"), "a file", 0o600)
+	install(t, r, cores)
+	var left []string
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	want := []string{"0.1", "0.2", "0.9", "0.9.1", "1.0", "not a version"}
+	if !slices.Equal(left, want) {
+		t.Errorf("left in %s: %q, want %q", root, left, want)
+	}
+	if _, err := os.Stat(elsewhere); err != nil {
+		t.Errorf("the link's target: %v", err)
 	}
 }

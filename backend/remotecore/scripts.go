@@ -72,6 +72,23 @@ var uploadScript = script(
 	`echo uploaded`,
 )
 
+// keepOtherVersions is how many other versions' cores pruneScript keeps:
+// the newest ones, which another desktop of an older version using the
+// same remote account may still run (a pruned one would upload again).
+const keepOtherVersions = 2
+
+// pruneScript removes, in RemoteDir under $HOME, the cores of versions
+// other than $1 but the keepOtherVersions most recently written: every
+// new version would otherwise leave 11 MB on the remote for good. Only
+// directories of ours (not links) whose names are versions are touched.
+var pruneScript = script(
+	`cd "$HOME/`+RemoteDir+`" 2>/dev/null || exit 0`,
+	`n=0`,
+	`for v in $(ls -t); do case $v in .*|*[!A-Za-z0-9._+-]*) continue;; esac; `+
+		`if [ "$v" = "$1" ] || [ ! -d "$v" ] || [ -L "$v" ] || [ ! -O "$v" ]; then continue; fi; `+
+		`n=$((n+1)); if [ $n -gt `+strconv.Itoa(keepOtherVersions)+` ]; then rm -rf -- "./$v"; fi; done`,
+)
+
 // exitNotOurs is execScript's status when the file is not the core we
 // uploaded: 126, the shell's "found but cannot be executed".
 const exitNotOurs = 126
