@@ -137,7 +137,7 @@ gui-smoke: gui
 	scripts/gui-smoke.sh $(GUI_BIN) $(ARTIFACTS)
 
 # Issue 23's user journeys, clicked and typed in the real window.
-gui-journeys: gui
+gui-journeys: gui ssh-test-deps
 	scripts/gui-journeys.sh $(GUI_BIN) $(ARTIFACTS)
 
 # The desktop build for Windows, cross-built here: Wails' Windows code needs

@@ -14,6 +14,10 @@
 #   4. zombies: three shim crashes, Open log folder x5 and Open Hermes x5
 #      leave no zombie under the app or a shim 5 s on (item 4)
 #   5. stop: Stop clears the card's PID, port and address (item 8)
+#   6. remote: a backend on another host added in the form (Host: an alias
+#      of the journey's ssh config for a real sshd on loopback) becomes
+#      ready and connected over one authentication; quit leaves nothing
+#      there (issue 25)
 #
 # usage: scripts/gui-journeys.sh BINARY ARTIFACT_DIR
 # GUI_JOURNEYS="2 5" runs only those; GUI_JOURNEYS_TRACE=1 traces.
@@ -41,9 +45,11 @@ fi
 
 work=$GUI_JOURNEYS_WORK
 app=
+sshd=
 # Whatever happens, nothing this script started outlives it.
 cleanup() {
 	[ -n "$app" ] && kill -9 "$app" 2>/dev/null
+	[ -n "$sshd" ] && kill "$sshd" 2>/dev/null
 	return 0
 }
 trap cleanup EXIT
@@ -165,7 +171,7 @@ core_link() {
 	ln -sf "$core" "$work/bin/hermes-journey"
 }
 
-# add_backend NAME KIND_RADIO [COMMAND [READY_PATTERN [HEALTH_PATH]]]: fill the Add
+# add_backend NAME KIND_RADIO [COMMAND [READY_PATTERN [HEALTH_PATH [HOST]]]]: fill the Add
 # backend form and press Add and start.
 add_backend() {
 	click 'push button=Add backend'
@@ -180,6 +186,9 @@ add_backend() {
 	fi
 	if [ -n "${5:-}" ]; then
 		a11y type "$5" 'form=Add a backend' 'entry=/Health check path.*/' || fail "could not type the health path"
+	fi
+	if [ -n "${6:-}" ]; then
+		a11y type "$6" 'form=Add a backend' 'entry=/Host.*/' || fail "could not type the host"
 	fi
 	click --retry 'form=Add a backend' 'push button=Add and start'
 	A11Y_TIMEOUT=30 a11y gone 'form=Add a backend' || fail "the Add form stayed open: $(a11y texts 'form=Add a backend' | tr '\n' '|')"
@@ -363,6 +372,73 @@ if wanted 5; then
 	fi
 	shot stop
 	stop_app
+	passed
+fi
+
+# 6. A backend on another host, added in the window: a real sshd on
+# loopback with its own host key, client key and config (its sessions get
+# a HOME of their own and a tag of their own), the form's Host an alias of
+# that config, named in Settings' SSH config file.
+if wanted 6; then
+	begin remote
+	r=$work/sshd # not $work/remote: start_app remote makes that afresh
+	rm -rf "$r" && mkdir -p "$r/home" && chmod 700 "$r" "$r/home"
+	ssh-keygen -q -t ed25519 -N '' -f "$r/host_key"
+	ssh-keygen -q -t ed25519 -N '' -f "$r/id"
+	cp "$r/id.pub" "$r/authorized_keys"
+	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	remote_tag=gui-journeys-sshd-$$
+	cat >"$r/sshd_config" <<EOF
+ListenAddress 127.0.0.1:$port
+HostKey $r/host_key
+AuthorizedKeysFile $r/authorized_keys
+StrictModes no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+UsePAM no
+PidFile none
+LogLevel VERBOSE
+AllowTcpForwarding local
+SetEnv HOME=$r/home HERMES_DESKTOP_TEST_TAG=$remote_tag
+EOF
+	[ "$(id -u)" = 0 ] && mkdir -p /run/sshd # Debian's sshd wants it as root
+	/usr/sbin/sshd -D -f "$r/sshd_config" -E "$r/sshd.log" &
+	sshd=$!
+	for _ in $(seq 1 40); do
+		(: </dev/tcp/127.0.0.1/"$port") 2>/dev/null && break
+		sleep 0.1
+	done
+	echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$r/host_key.pub")" >"$r/known_hosts"
+	cat >"$r/ssh_config" <<EOF
+Host journeybox
+	HostName 127.0.0.1
+	Port $port
+	User $(id -un)
+	IdentityFile $r/id
+	IdentitiesOnly yes
+	IdentityAgent none
+	UserKnownHostsFile $r/known_hosts
+	GlobalKnownHostsFile /dev/null
+EOF
+	start_app remote "{\"ssh_config\": \"$r/ssh_config\"}"
+	add_backend far Dashboard "" "" "" journeybox
+	[ "$(saved "[b.get('host') for b in d['backends'] if b['name'] == 'far']")" = "['journeybox']" ] || fail "the host was not saved: $(cat "$HERMES_DESKTOP_STATE_DIR/config.json")"
+	wait_field far "b['state']" ready 90
+	wait_field far "b['remote']['connection']" connected
+	card_says far Connected
+	card_says far journeybox
+	page=$(field far "b['page_url']")
+	curl -fsS -o /dev/null "$page" || fail "the remote dashboard's page $page does not answer through the tunnel"
+	shot remote
+	stop_app
+	[ "$(grep -c 'Accepted publickey' "$r/sshd.log")" = 1 ] || fail "authentications: $(grep -c 'Accepted publickey' "$r/sshd.log"), want 1"
+	for _ in $(seq 1 40); do [ -z "$(tagged_pids "$remote_tag")" ] && break; sleep 0.25; done
+	left=$(tagged_pids "$remote_tag")
+	[ -z "$left" ] || fail "left on the remote after quit: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ,)")"
+	[ -z "$(ls -A "$r/home/.hermes/desktop-ssh" 2>/dev/null)" ] || fail "lock directories left on the remote: $(ls "$r/home/.hermes/desktop-ssh")"
+	kill "$sshd" && wait "$sshd" 2>/dev/null || true
+	sshd=
 	passed
 fi
 
