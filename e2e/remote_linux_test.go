@@ -476,3 +476,23 @@ func writeOurSession(t *testing.T, home, id string, decoy *exec.Cmd, shim proc.I
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600))
 }
+
+// TestRemoteCoreRemovedIsUploadedAgain: the core removed on the host while
+// the app runs (another desktop's prune, a person cleaning up) is checked
+// and uploaded again at the next start there, instead of failing every
+// start until the app restarts.
+func TestRemoteCoreRemovedIsUploadedAgain(t *testing.T) {
+	a := startRemoteApp(t, "30s", settings.Backend{Name: "far", Kind: settings.KindServe})
+	b := a.remoteBackend(t, "far", 60*time.Second)
+	cores := filepath.Join(a.srv.Home, remotecore.RemoteDir)
+	must(t, os.RemoveAll(cores))
+	must(t, syscall.Kill(a.localSSH(t, "watchdog-remote"), syscall.SIGKILL))
+	now := a.waitNewRemote(t, "far", b.PID)
+	if now.State != model.StateReady {
+		t.Fatalf("far after the core was removed: %s, %q", now.State, now.LastError)
+	}
+	if _, err := os.Stat(cores); err != nil {
+		t.Errorf("the core was not uploaded again: %v", err)
+	}
+	stopAndCheck(t, a.l)
+}

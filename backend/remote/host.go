@@ -48,6 +48,14 @@ func NewHost(dest string, t Transport, cores *remotecore.Cores, coresErr error) 
 	return &Host{Destination: dest, t: t, cores: cores, coresErr: coresErr}
 }
 
+// Forget drops what Install found, so the next Install checks the host
+// again (and uploads again if need be).
+func (h *Host) Forget() {
+	h.mu.Lock()
+	h.installed = nil
+	h.mu.Unlock()
+}
+
 // Install connects and makes sure the core is in place on the host.
 func (h *Host) Install(ctx context.Context) (remotecore.Installed, error) {
 	if h.cores == nil {

@@ -170,8 +170,11 @@ func (r *Run) main() {
 		return
 	}
 	r.mu.Lock()
-	r.ch, r.in = ch, ch.Stdin
+	r.ch = ch
 	r.mu.Unlock()
+	r.writeMu.Lock()
+	r.in = ch.Stdin
+	r.writeMu.Unlock()
 	readDone := make(chan struct{})
 	go func() { defer close(readDone); r.read(ch.Stdout) }()
 	r.send(remotewd.TagToken + " " + r.sendToken)
@@ -234,7 +237,13 @@ func (r *Run) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 	}
 	r.mu.Lock()
 	local, remote := r.localPort, r.remotePort
+	spoke := r.hello.Shim.PID != 0
 	r.mu.Unlock()
+	if !spoke {
+		// The core did not even start there (removed or altered since it
+		// was installed, say): the next start checks it again.
+		r.host.Forget()
+	}
 	if local != 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_ = r.host.t.Unforward(ctx, local, remote)
