@@ -62,9 +62,18 @@ key='HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\hermes-desktop'
 installed_files=(hermes-desktop.exe LICENSE.txt THIRD_PARTY_LICENSES.txt install-type uninstall.exe
 	cores/SHA256SUMS cores/VERSION cores/hermes-desktop-core-{linux-amd64,linux-arm64,darwin-arm64,darwin-amd64}.gz)
 
-# reg_value prints one value of the uninstall entry, or fails.
+# reg_value prints one value of the uninstall entry, or nothing. A value
+# just written may not be readable by the next reg process at once (one
+# run in a few dozen read DisplayName as empty right after setup.exe, then
+# read it fine): an empty answer is asked again, for up to 5 s.
 reg_value() { # $1: value name
-	"$WINE" reg query "$key" /v "$1" 2>/dev/null | tr -d '\r' | awk -v n="$1" '$1 == n { $1 = ""; $2 = ""; sub(/^  */, ""); print }'
+	local v i
+	for i in $(seq 1 20); do
+		v=$("$WINE" reg query "$key" /v "$1" 2>/dev/null | tr -d '\r' | awk -v n="$1" '$1 == n { $1 = ""; $2 = ""; sub(/^  */, ""); print }')
+		[ -n "$v" ] && break
+		sleep 0.25
+	done
+	printf '%s\n' "$v"
 }
 
 # as_app runs the installed exe (untagged: a CLI call, not the app).
