@@ -110,15 +110,3 @@ func (hs *Hosts) Close() {
 		}
 	}
 }
-
-// Connection is one host's connection as a person reads it, for hosts
-// already in use ("" otherwise).
-func (hs *Hosts) Connection(dest string) string {
-	hs.mu.Lock()
-	h := hs.hosts[dest]
-	hs.mu.Unlock()
-	if h == nil {
-		return ""
-	}
-	return h.t.Status().String()
-}

@@ -15,7 +15,6 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/runspec"
@@ -409,4 +408,3 @@ func freePort() (int, error) {
 }
 
 var _ instance.Process = (*Run)(nil)
-var _ = leakguard.ErrGone
