@@ -129,18 +129,24 @@ Commands:
   watchdog   the parent-death shim every backend runs behind (see --help)
   remote-cores
              show the cores this app installs on remote (ssh) hosts (--json)
-  version    print the version (--json: {"version": "..."})
+  version    print the version and, on Linux, the WebKitGTK flavour (--json:
+             {"version": "...", "flavour": "webkit41"})
 
 Run 'hermes-desktop COMMAND --help' for a command's flags.
 `)
 }
 
-// cmdVersion prints the version; with --json as the self-update's smoke
-// test reads it (update.VersionInfo).
+// cmdVersion prints the version, and the WebKitGTK flavour of a Linux
+// desktop build ("hermes-desktop 1.2.3 (WebKitGTK 4.1)"); with --json as
+// the self-update's smoke test reads it (update.VersionInfo).
 func cmdVersion(args []string, version string, stdout io.Writer) int {
 	if len(args) > 0 && (args[0] == "--json" || args[0] == "-json") {
-		data, _ := json.Marshal(update.VersionInfo{Version: version})
+		data, _ := json.Marshal(update.VersionInfo{Version: version, Flavour: update.Flavour})
 		fmt.Fprintln(stdout, string(data))
+		return ExitOK
+	}
+	if name := update.FlavourName(update.Flavour); name != "" {
+		fmt.Fprintf(stdout, "hermes-desktop %s (%s)\n", version, name)
 		return ExitOK
 	}
 	fmt.Fprintln(stdout, "hermes-desktop", version)

@@ -82,6 +82,9 @@ func printCheck(w io.Writer, c update.Check) {
 		fmt.Fprintf(w, "Hermes Desktop %s is available (this is %s). Install it with: hermes-desktop update apply\n", c.Latest, c.Current)
 	case c.Reason == "disabled":
 		fmt.Fprintln(w, updatesOff(c.Message))
+	case c.Reason == "no-build":
+		_, why, _ := strings.Cut(c.Message, ": ") // after "no newer version for this install"
+		fmt.Fprintf(w, "No update for this install (Hermes Desktop %s): %s\n", c.Current, why)
 	case c.Reason == "up-to-date" && c.Latest != "":
 		fmt.Fprintf(w, "Hermes Desktop %s is up to date (the feed offers %s). %s\n", c.Current, c.Latest, c.Message)
 	case c.Failed():

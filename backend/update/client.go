@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +32,8 @@ type Config struct {
 	// Current is the running version; one that is not a semantic version
 	// (a development build) turns updates off.
 	Current string
-	// Platform is the manifest key to install; "" means Platform().
+	// Platform is the manifest key to install; "" means Platform(), this
+	// build's (its flavour included).
 	Platform string
 	// Dir keeps downloads (<state>/updates), created 0700 when needed.
 	Dir string
@@ -247,7 +250,8 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 	}
 	a, ok := m.Platforms[c.cfg.Platform]
 	if !ok {
-		return rel, fmt.Errorf("%w: version %s has no build for %s", ErrFeed, m.Version, c.cfg.Platform)
+		return rel, fmt.Errorf("%w: version %s has no build for %s; the feed has it for %s",
+			ErrNoBuild, m.Version, describePlatform(c.cfg.Platform), offered(m))
 	}
 	ref, err := url.Parse(a.URL)
 	if err != nil {
@@ -260,6 +264,15 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 	a.URL = abs.String()
 	rel.Artifact = a
 	return rel, nil
+}
+
+// offered lists a manifest's platforms for a message.
+func offered(m *Manifest) string {
+	if len(m.Platforms) == 0 {
+		return "no build at all"
+	}
+	keys := slices.Sorted(maps.Keys(m.Platforms))
+	return strings.Join(keys, ", ")
 }
 
 // get fetches a small document, at most limit bytes.

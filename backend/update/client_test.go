@@ -62,7 +62,7 @@ func TestCheckVerifies(t *testing.T) {
 		{"no build for this platform", func(f *feed) {
 			f.manifest = []byte(`{"version":"1.1.0","platforms":{}}`)
 			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0"))
-		}, "1.0.0", ErrFeed},
+		}, "1.0.0", ErrNoBuild},
 		{"insecure artifact URL", func(f *feed) {
 			f.manifest = []byte(`{"version":"1.1.0","platforms":{"` + Platform() + `":{"url":"http://example.com/x","sha256":"` + strings.Repeat("a", 64) + `","size":1}}}`)
 			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0"))

@@ -40,6 +40,10 @@ var (
 	ErrInsecure = control.Kind(control.ErrUnverified, "insecure URL")
 	// ErrUpToDate: no version newer than the running one is offered.
 	ErrUpToDate = control.Kind(control.ErrUpToDate, "no newer version")
+	// ErrNoBuild: the feed's newer version has no build for this
+	// install's platform and flavour (Platform); it wraps ErrUpToDate:
+	// nothing is offered, and the words say why.
+	ErrNoBuild = fmt.Errorf("%w for this install", ErrUpToDate)
 	// ErrManaged: a package manager owns this copy; it is never replaced.
 	ErrManaged = control.Kind(control.ErrRefused, "package-managed install")
 	// ErrSmoke: the new binary did not answer `version --json` with the
@@ -69,6 +73,7 @@ var reasons = []struct {
 	word string
 }{
 	{ErrDisabled, "disabled"},
+	{ErrNoBuild, "no-build"},
 	{ErrUpToDate, "up-to-date"},
 	{ErrManaged, "package-managed"},
 	{ErrSignature, "signature"},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -15,7 +14,7 @@ import (
 // minisign signature next to it.
 //
 //	<base>/stable.json          {"version": "1.1.0", "notes": "...", "pub_date": "2026-...Z",
-//	                             "platforms": {"linux-amd64": {"url": "...", "sha256": "<hex>", "size": N}, ...}}
+//	                             "platforms": {"linux-amd64-webkit41": {"url": "...", "sha256": "<hex>", "size": N}, ...}}
 //	<base>/stable.json.minisig  minisign signature of those exact bytes, whose trusted
 //	                            comment is "hermes-desktop stable 1.1.0" (TrustedComment)
 //
@@ -23,7 +22,12 @@ import (
 // another channel, or an older manifest served again, cannot pass for the
 // current one: the client checks that the comment names its channel and the
 // manifest's version, and that this version is newer than the running one.
-// An artifact URL may be relative to the manifest's.
+// An artifact URL may be relative to the manifest's. A platform key is
+// GOOS-GOARCH, with the Linux desktop build's WebKitGTK flavour after it
+// (linux-amd64-webkit41, linux-amd64-webkit40; flavour.go): an install
+// takes only the key of its own build (Platform), so a WebKitGTK 4.1
+// install never downloads a 4.0 build, and a feed without its key offers
+// it nothing (ErrNoBuild).
 
 // Product is the first word of every trusted comment.
 const Product = "hermes-desktop"
@@ -61,11 +65,9 @@ type Artifact struct {
 	Size int64 `json:"size"`
 }
 
-// Platform is this build's key in Manifest.Platforms ("linux-amd64").
-func Platform() string { return runtime.GOOS + "-" + runtime.GOARCH }
-
 var (
-	platformPattern = regexp.MustCompile(`^[a-z0-9]+-[a-z0-9]+$`)
+	// GOOS-GOARCH, and a flavour for a flavoured build (flavour.go).
+	platformPattern = regexp.MustCompile(`^[a-z0-9]+-[a-z0-9]+(-[a-z0-9]+)?$`)
 	channelPattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,31}$`)
 	sha256Pattern   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
@@ -114,7 +116,7 @@ func (m *Manifest) Validate(maxArtifact int64) error {
 	}
 	for name, a := range m.Platforms {
 		if !platformPattern.MatchString(name) {
-			return fmt.Errorf("%w: manifest: platform %q is not like linux-amd64", ErrFeed, name)
+			return fmt.Errorf("%w: manifest: platform %q is not like linux-amd64 or linux-amd64-webkit41", ErrFeed, name)
 		}
 		if err := a.validate(maxArtifact); err != nil {
 			return fmt.Errorf("%w: manifest: %s: %w", ErrFeed, name, err)

@@ -17,6 +17,7 @@ func TestErrorKinds(t *testing.T) {
 		code control.Code
 	}{
 		{ErrUpToDate, control.ErrUpToDate, control.CodeUpToDate},
+		{ErrNoBuild, control.ErrUpToDate, control.CodeUpToDate},
 		{ErrDisabled, control.ErrRefused, control.CodeRefused},
 		{ErrBuildOff, control.ErrRefused, control.CodeRefused},
 		{ErrManaged, control.ErrRefused, control.CodeRefused},

@@ -107,9 +107,14 @@ func copyExecutable(src, dir, pattern string) (string, error) {
 // VersionInfo is what `hermes-desktop version --json` prints.
 type VersionInfo struct {
 	Version string `json:"version"`
+	// Flavour is the build's WebKitGTK flavour (Flavour); "" for none.
+	Flavour string `json:"flavour,omitempty"`
 }
 
-// Smoke runs exe's `version --json` and checks it answers version.
+// Smoke runs exe's `version --json` and checks it answers version, and
+// that it is a build of this one's flavour: a WebKitGTK 4.0 binary staged
+// for a 4.1 install would start here only while both libraries happen to
+// be installed.
 func Smoke(ctx context.Context, exe, version string) error {
 	out, err := runVersion(ctx, exe)
 	if err != nil {
@@ -121,6 +126,9 @@ func Smoke(ctx context.Context, exe, version string) error {
 	}
 	if strings.TrimPrefix(v.Version, "v") != strings.TrimPrefix(version, "v") {
 		return fmt.Errorf("%w: the new binary says it is %q, the manifest says %q", ErrSmoke, v.Version, version)
+	}
+	if v.Flavour != Flavour {
+		return fmt.Errorf("%w: the new binary is %s, this install is %s", ErrSmoke, flavourWords(v.Flavour), flavourWords(Flavour))
 	}
 	return nil
 }

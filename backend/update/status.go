@@ -67,8 +67,8 @@ type Check struct {
 	Latest    string `json:"latest"`
 	Available bool   `json:"available"`
 	Notes     string `json:"notes"`
-	// Reason is why nothing is offered (disabled, up-to-date, skipped,
-	// bad), or package-managed when the update is for the package manager
+	// Reason is why nothing is offered (disabled, up-to-date, no-build,
+	// skipped, bad), or package-managed when the update is for the package manager
 	// to install; "" when it can be applied.
 	Reason string `json:"reason"`
 	// Message says the same in words; Command is the package manager's.
@@ -89,7 +89,7 @@ type Result struct {
 // package-managed, busy).
 func (c Check) Failed() bool {
 	switch c.Reason {
-	case "", "disabled", "up-to-date", "skipped", "package-managed", "busy":
+	case "", "disabled", "up-to-date", "no-build", "skipped", "package-managed", "busy":
 		return false
 	}
 	return true

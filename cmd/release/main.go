@@ -11,7 +11,10 @@
 // The public key is what `make build UPDATE_PUBKEY=...` compiles in.
 //
 // sign adds ARTIFACT (its sha256 and size) under -platform (default the
-// host's) to FEEDDIR/<channel>.json at -version, and writes the manifest's
+// host's; the Linux desktop builds go under linux-amd64-webkit41 and
+// linux-amd64-webkit40, their WebKitGTK flavours, and a Linux binary is
+// refused under another flavour's key than the one it links) to
+// FEEDDIR/<channel>.json at -version, and writes the manifest's
 // signature, FEEDDIR/<channel>.json.minisig, whose trusted comment is
 // "hermes-desktop <channel> <version>". Signing the same version for
 // another platform adds that platform; signing a newer version starts a new
@@ -133,7 +136,7 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.channel, "channel", update.DefaultChannel, "the channel: the manifest is CHANNEL.json")
 	fs.StringVar(&o.url, "url", "", "where the artifact will be downloaded from (https, or relative to the manifest)")
 	fs.StringVar(&o.out, "out", "", "the feed directory")
-	fs.StringVar(&o.platform, "platform", update.Platform(), "the artifact's platform, like linux-amd64")
+	fs.StringVar(&o.platform, "platform", update.Platform(), "the artifact's platform: linux-amd64-webkit41, linux-amd64-webkit40 (the Linux desktop builds), windows-amd64, ...")
 	fs.StringVar(&o.notes, "notes", "", "release notes")
 	fs.StringVar(&o.notesFile, "notes-file", "", "read the release notes from this file")
 	fs.StringVar(&o.date, "date", "", "publication date, RFC 3339 (default now)")
@@ -159,6 +162,9 @@ func sign(o signOptions) (string, error) {
 	}
 	priv, err := readKey(o.key)
 	if err != nil {
+		return "", err
+	}
+	if err := checkFlavour(o.artifact, o.platform); err != nil {
 		return "", err
 	}
 	art, err := describe(o.artifact, o.url)
@@ -234,6 +240,26 @@ func nextManifest(path string, o signOptions) (*update.Manifest, error) {
 		return nil, fmt.Errorf("sign: %s already offers %s, newer than %s: a feed never goes back", path, prev.Version, o.version)
 	}
 	return m, nil
+}
+
+// checkFlavour refuses to sign a Linux desktop build under another
+// flavour's platform key: an install takes only its own key, and a
+// WebKitGTK 4.0 binary offered to 4.1 installs would fail their smoke test
+// at every check (or, where both libraries are installed, pass it as the
+// wrong build).
+func checkFlavour(artifact, platform string) error {
+	got, err := update.ArtifactFlavour(artifact)
+	if err != nil {
+		return fmt.Errorf("sign: %w", err)
+	}
+	if want := update.PlatformFlavour(platform); got != want {
+		if got == "" {
+			return fmt.Errorf("sign: %s links no WebKitGTK, but %s is the %s build's key", artifact, platform, update.FlavourName(want))
+		}
+		return fmt.Errorf("sign: %s is the %s build: sign it as %s, not %s",
+			artifact, update.FlavourName(got), update.PlatformOf("linux", "amd64", got), platform)
+	}
+	return nil
 }
 
 // describe reads the artifact's size and sha256.
