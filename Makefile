@@ -51,7 +51,7 @@ TSGEN      := $(GO) run ./cmd/tsgen
 TSGEN_DEPS := $(shell find backend cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test frontend-dist-check gui-deps ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-remote bench-idle bench-window chaos clean \
+	gen gen-check frontend frontend-test frontend-dist-check gui-deps gui-webkit40 ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-remote bench-idle bench-window chaos clean \
 	gui-windows package-deps package package-test test-windows
 
 all: build
@@ -114,12 +114,28 @@ frontend-test: frontend/node_modules/.package-lock.json
 frontend-dist-check: frontend
 	scripts/check-dist.sh frontend/dist
 
+# The Linux desktop build comes in two WebKitGTK flavours (README
+# "Installing", backend/update/flavour.go): webkit41 (Wails' webkit2_41 tag;
+# Debian 13, Ubuntu 24.04+, Fedora, Arch) and webkit40 (Wails' default;
+# Debian 12, Ubuntu 22.04). `make gui` builds WEBKIT's into $(GUI_BIN),
+# what `make run` starts; WEBKIT "" is webkit41 wherever its development
+# package is installed (gui-deps installs both), else webkit40. The flavour
+# is chosen in the recipe, after gui-deps has run. `make gui-webkit40`
+# builds the 4.0 flavour beside it, for the packages and the tests.
+WEBKIT ?=
+GUI_BIN_40 := build/bin/hermes-desktop-webkit40
 # -s: the frontend is built above; -skipbindings: the page calls the bound
 # methods through window.go, no generated JS; -m/-nosyncgomod: leave go.mod.
+WAILS_BUILD := $(WAILS) build -s -skipbindings -m -nosyncgomod -platform linux/amd64 -ldflags '$(LDFLAGS)'
 gui: gui-deps $(WAILS) frontend core-payload remote-cores
-	$(WAILS) build -s -skipbindings -m -nosyncgomod -platform linux/amd64 \
-		-o hermes-desktop -ldflags '$(LDFLAGS)'
-	@echo "built $(GUI_BIN)"
+	tags=$$(scripts/webkit-flavour.sh $(WEBKIT)); \
+	$(WAILS_BUILD) $${tags:+-tags $$tags} -o hermes-desktop
+	@echo "built $(GUI_BIN) ($$(scripts/webkit-flavour.sh --name $(WEBKIT)))"
+
+gui-webkit40: gui-deps $(WAILS) frontend core-payload remote-cores
+	scripts/webkit-flavour.sh webkit40 >/dev/null
+	$(WAILS_BUILD) -o $(notdir $(GUI_BIN_40))
+	@echo "built $(GUI_BIN_40) (webkit40)"
 
 # The plain build the Linux desktop build embeds for its shims and built-in
 # backend (backend/corebin).
@@ -133,12 +149,16 @@ REMOTE_CORES := build/bin/cores
 remote-cores:
 	scripts/remote-cores.sh $(REMOTE_CORES) '$(VERSION)' '$(LDFLAGS)'
 
-gui-smoke: gui
+# Both flavours (screenshots in artifacts/ and artifacts/webkit40/).
+gui-smoke: gui gui-webkit40
 	scripts/gui-smoke.sh $(GUI_BIN) $(ARTIFACTS)
+	scripts/gui-smoke.sh $(GUI_BIN_40) $(ARTIFACTS)/webkit40
 
-# Issue 23's user journeys, clicked and typed in the real window.
-gui-journeys: gui ssh-test-deps
+# Issue 23's user journeys, clicked and typed in the real window, in both
+# flavours.
+gui-journeys: gui gui-webkit40 ssh-test-deps
 	scripts/gui-journeys.sh $(GUI_BIN) $(ARTIFACTS)
+	scripts/gui-journeys.sh $(GUI_BIN_40) $(ARTIFACTS)/webkit40
 
 # The desktop build for Windows, cross-built here: Wails' Windows code needs
 # no cgo, and it embeds build/windows' icon, manifest and version info.
@@ -155,21 +175,28 @@ package-deps:
 $(NFPM):
 	GOBIN=$(TOOLS) $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
 
-# The .deb, the portable Linux archive, the Windows executable and its
-# per-user installer, and SHA256SUMS, in $(DIST)/ (see scripts/package.sh).
+# Per WebKitGTK flavour a .deb and a portable Linux archive (the webkit41
+# ones from $(GUI_BIN), the webkit40 ones from $(GUI_BIN_40)), the Windows
+# executable and its per-user installer, and SHA256SUMS, in $(DIST)/ (see
+# scripts/package.sh).
 # Each carries the remote cores, built with the same VERSION and LDFLAGS as
 # the desktop builds (package.sh checks that they match the binary).
 # WEBVIEW2_BOOTSTRAPPER=path/to/MicrosoftEdgeWebview2Setup.exe embeds it in
 # the Windows installer.
-package: gui gui-windows remote-cores package-deps $(NFPM)
+package: gui gui-webkit40 gui-windows remote-cores package-deps $(NFPM)
 	scripts/package.sh '$(PKG_VERSION)' $(DIST) $(REMOTE_CORES)
 
-# Installs them for real (needs root): the .deb with dpkg, started from its
-# menu entry under Xvfb; the archive as a throwaway unprivileged user; the
-# Windows installer under Wine; each installed app must find its remote
-# cores (`hermes-desktop remote-cores`); all removed again.
+# Installs them for real (needs root): on this Debian 12 machine the
+# webkit40 .deb with dpkg, started from its menu entry under Xvfb, and the
+# webkit40 archive as a throwaway unprivileged user; in a Debian 13 system
+# (a debootstrap'd root, cached in $(DEBIAN13_CACHE)) the webkit41 .deb
+# with apt and the webkit41 archive, each run in its window
+# (scripts/debian13-test.sh); the Windows installer under Wine; each
+# installed app must find its remote cores (`hermes-desktop remote-cores`);
+# all removed again.
+DEBIAN13_CACHE ?= /var/cache/hermes-desktop-test
 package-test: package
-	scripts/package-test.sh '$(PKG_VERSION)' $(DIST) $(ARTIFACTS)
+	DEBIAN13_CACHE=$(DEBIAN13_CACHE) scripts/package-test.sh '$(PKG_VERSION)' $(DIST) $(ARTIFACTS)
 
 # --- checks -----------------------------------------------------------------
 
@@ -188,9 +215,11 @@ $(STATICCHECK):
 staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 
-# The desktop files build only with the GUI's C libraries present.
+# The desktop files build only with the GUI's C libraries present; once per
+# flavour.
 staticcheck-gui: $(STATICCHECK) gui-deps frontend
-	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production . ./app/desktop
+	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production,webkit2_41 . ./app/desktop ./backend/update
+	CGO_ENABLED=1 $(STATICCHECK) -tags desktop,production . ./app/desktop ./backend/update
 
 # -race needs cgo; the binary the tests build for themselves is CGO-free.
 # The tray's tests need the desktop tag (and no GUI libraries). The remote

@@ -2,12 +2,23 @@
 # Builds the installable packages from the desktop builds into DIST
 # (`make package` builds those first and names VERSION):
 #
-#   hermes-desktop_VERSION_amd64.deb                 Debian/Ubuntu (nfpm: packaging/linux/nfpm.yaml)
-#   hermes-desktop_VERSION_linux_amd64.tar.gz        portable, self-updating, per user
-#                                                    (packaging/linux/install.sh)
+#   hermes-desktop_VERSION_webkit41_amd64.deb        Debian 13, Ubuntu 24.04 and later (nfpm:
+#                                                    packaging/linux/nfpm.yaml; Depends: WebKitGTK 4.1)
+#   hermes-desktop_VERSION_webkit40_amd64.deb        Debian 12, Ubuntu 22.04 (Depends: WebKitGTK 4.0)
+#   hermes-desktop_VERSION_linux_webkit41_amd64.tar.gz   portable, self-updating, per user
+#   hermes-desktop_VERSION_linux_webkit40_amd64.tar.gz   (packaging/linux/install.sh), per flavour
 #   hermes-desktop_VERSION_windows_amd64.exe         the Windows desktop build itself
 #   hermes-desktop_VERSION_windows_amd64-setup.exe   per-user installer (packaging/windows/installer.nsi)
-#   SHA256SUMS                                       of all four
+#   SHA256SUMS                                       of all of them
+#
+# The Linux files come in two WebKitGTK flavours (backend/update/flavour.go):
+# webkit41 from build/bin/hermes-desktop (the `make gui` build, which must
+# be that flavour: checked here), webkit40 from
+# build/bin/hermes-desktop-webkit40 (`make gui-webkit40`). Each binary is
+# checked to link its flavour's library and to say so in `version --json`.
+# Two archives rather than one carrying both binaries: each is half the
+# size, and an install updates itself within its flavour (the feed's
+# linux-amd64-webkit41 or -webkit40 artifact is that archive's binary).
 #
 # Each package carries the remote cores (CORES, from scripts/remote-cores.sh,
 # of the same version as the binaries: checked here), where
@@ -31,7 +42,14 @@ dist=${2:?usage: package.sh VERSION DIST CORES}
 cores=${3:?usage: package.sh VERSION DIST CORES}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 readonly name=hermes-desktop
-readonly linux_bin=$repo/build/bin/$name
+readonly -A linux_bins=([webkit41]=$repo/build/bin/$name [webkit40]=$repo/build/bin/$name-webkit40)
+# What each flavour's .deb depends on beyond libc6: GTK 3 (Debian 13 and
+# Ubuntu 24.04 name it libgtk-3-0t64, which provides libgtk-3-0) and its
+# WebKitGTK; the other libraries it links (GLib, GDK, gdk-pixbuf,
+# JavaScriptCore, libsoup) come with these two.
+readonly -A webkit_deps=([webkit41]=libwebkit2gtk-4.1-0 [webkit40]=libwebkit2gtk-4.0-37)
+readonly -A webkit_sonames=([webkit41]=libwebkit2gtk-4.1.so.0 [webkit40]=libwebkit2gtk-4.0.so.37)
+readonly flavours=(webkit41 webkit40)
 readonly windows_bin=$repo/build/bin/$name.exe
 readonly desktop_file=$repo/build/linux/$name.desktop
 readonly nfpm=${NFPM:-$repo/.tools/bin/nfpm}
@@ -48,14 +66,29 @@ check_inputs() {
 	esac
 	[ -z "${version//[0-9A-Za-z.+~]/}" ] || die "version $version: only [0-9A-Za-z.+~] allowed"
 	local f
-	for f in "$linux_bin" "$windows_bin" "$desktop_file" "$repo/LICENSE" "$nfpm"; do
+	for f in "${linux_bins[@]}" "$windows_bin" "$desktop_file" "$repo/LICENSE" "$nfpm"; do
 		[ -e "$f" ] || die "$f is missing (make package builds it)"
+	done
+	for f in "${flavours[@]}"; do
+		check_flavour "$f"
 	done
 	for f in convert desktop-file-validate makensis objdump; do
 		command -v "$f" >/dev/null || die "$f not found: run scripts/install-package-deps.sh"
 	done
 	desktop-file-validate "$desktop_file" || die "$desktop_file does not validate"
 	check_cores
+}
+
+# check_flavour makes sure a flavour's binary links that flavour's WebKitGTK
+# (and not the other's) and reports it in `version --json`, which the
+# self-update's smoke test compares.
+check_flavour() { # $1: flavour
+	local bin=${linux_bins[$1]} needed json
+	needed=$(objdump -p "$bin" | awk '$1 == "NEEDED" {print $2}')
+	grep -qx "${webkit_sonames[$1]}" <<<"$needed" ||
+		die "$bin does not link ${webkit_sonames[$1]}: it is not the $1 build (make gui WEBKIT=$1)"
+	json=$(env -u DISPLAY -u WAYLAND_DISPLAY "$bin" version --json)
+	[[ $json == *"\"flavour\":\"$1\""* ]] || die "$bin version --json says $json, not flavour $1"
 }
 
 # check_cores makes sure CORES holds every platform's core, each unpacking
@@ -74,9 +107,11 @@ check_cores() {
 		[ -n "$want" ] && [ "$got" = "$want" ] || die "$cores/$f.gz unpacks to $got, SHA256SUMS says '$want'"
 	done
 	# The GUI build answers `version` without a display.
-	built=$(env -u DISPLAY -u WAYLAND_DISPLAY "$linux_bin" version | awk '{print $2}')
-	[ "$(cat "$cores/VERSION")" = "$built" ] ||
-		die "the cores in $cores are version $(cat "$cores/VERSION"), $linux_bin is $built: build both with the same VERSION (make package)"
+	for f in "${linux_bins[@]}"; do
+		built=$(env -u DISPLAY -u WAYLAND_DISPLAY "$f" version | awk '{print $2}')
+		[ "$(cat "$cores/VERSION")" = "$built" ] ||
+			die "the cores in $cores are version $(cat "$cores/VERSION"), $f is $built: build both with the same VERSION (make package)"
+	done
 }
 
 # stage_cores copies the cores directory's files (no subdirectories) to $1.
@@ -150,10 +185,10 @@ third_party_licenses() { # $1: GOOS, $2: output
 	} >"$2"
 }
 
-# stage_common lays out what both Linux packages carry.
-stage_common() { # $1: directory
+# stage_common lays out what both Linux packages of a flavour carry.
+stage_common() { # $1: directory, $2: flavour
 	mkdir -p "$1"
-	install -m 0755 "$linux_bin" "$1/$name"
+	install -m 0755 "${linux_bins[$2]}" "$1/$name"
 	install -m 0644 "$desktop_file" "$1/$name.desktop"
 	install -m 0644 "$repo/LICENSE" "$1/LICENSE"
 	third_party_licenses linux "$1/THIRD_PARTY_LICENSES"
@@ -162,13 +197,13 @@ stage_common() { # $1: directory
 	stage_cores "$1/cores"
 }
 
-build_deb() { # $1: staging dir, $2: output
+build_deb() { # $1: staging dir, $2: output, $3: flavour
 	local libc
 	# The newest glibc symbol version the binary needs: its libc6 dependency.
-	libc=$(objdump -T "$linux_bin" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1)
-	[ -n "$libc" ] || die "no GLIBC symbol versions in $linux_bin"
+	libc=$(objdump -T "$1/$name" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1)
+	[ -n "$libc" ] || die "no GLIBC symbol versions in $1/$name"
 	make_copyright "$1/copyright"
-	PKG_VERSION=$version PKG_STAGE=$1 PKG_LIBC_MIN=$libc \
+	PKG_VERSION=$version PKG_STAGE=$1 PKG_LIBC_MIN=$libc PKG_WEBKIT=${webkit_deps[$3]} \
 		"$nfpm" package --config "$repo/packaging/linux/nfpm.yaml" --packager deb --target "$2"
 	echo "package: $2"
 }
@@ -230,20 +265,23 @@ main() {
 	mkdir -p "$dist"
 	dist=$(cd "$dist" && pwd)
 	rm -f "$dist/$name"_* "$dist/SHA256SUMS"
-	local deb=$dist/${name}_${version}_amd64.deb
-	local tgz=$dist/${name}_${version}_linux_amd64.tar.gz
 	local exe=$dist/${name}_${version}_windows_amd64.exe
 	local setup=$dist/${name}_${version}_windows_amd64-setup.exe
+	local flavour built=()
 
 	cores=$(cd "$cores" && pwd)
-	stage_common "$stage/linux"
+	for flavour in "${flavours[@]}"; do
+		stage_common "$stage/$flavour" "$flavour"
+		built+=("$dist/${name}_${version}_${flavour}_amd64.deb" "$dist/${name}_${version}_linux_${flavour}_amd64.tar.gz")
+		build_deb "$stage/$flavour" "${built[-2]}" "$flavour"
+		build_tarball "$stage/$flavour" "${built[-1]}"
+	done
 	stage_cores "$stage/cores"
-	build_deb "$stage/linux" "$deb"
-	build_tarball "$stage/linux" "$tgz"
 	build_windows "$stage" "$exe" "$setup"
-	write_sums "$deb" "$tgz" "$exe" "$setup"
+	built+=("$exe" "$setup")
+	write_sums "${built[@]}"
 	local f
-	for f in "$deb" "$tgz" "$setup"; do
+	for f in "${built[@]}"; do
 		printf 'package: %s: %s bytes\n' "${f##*/}" "$(stat -c %s "$f")"
 	done
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs Hermes Desktop from this archive for the current user, without
-# root, or removes what an earlier run installed.
+# root, or removes what an earlier run installed. It refuses, saying what to
+# install, when the system lacks a library the binary links (the WebKitGTK
+# of the archive's flavour).
 #
 #   ~/.local/lib/hermes-desktop/hermes-desktop     the binary (self-updating)
 #   ~/.local/lib/hermes-desktop/install-type       "portable": a self-managed install
@@ -59,6 +61,38 @@ entries=()
 record() { entries+=("$1 $2"); }
 
 # --- install ------------------------------------------------------------------
+
+# check_libraries refuses an archive whose binary cannot start here: the
+# archives come in two WebKitGTK flavours (webkit41 for Debian 13, Ubuntu
+# 24.04 and later, Fedora, Arch; webkit40 for Debian 12 and Ubuntu 22.04),
+# and a missing library is said now, with what to install or which archive
+# to take, rather than as the loader's error at the first start.
+check_libraries() { # $1: the binary
+	local missing ldconfig=ldconfig
+	command -v ldd >/dev/null || return 0 # cannot tell here; the first start will
+	missing=$(ldd "$1" 2>/dev/null | awk '$2 == "=>" && $3 == "not" {print $1}' | sort -u | paste -sd' ')
+	[ -z "$missing" ] && return 0
+	command -v "$ldconfig" >/dev/null || ldconfig=/sbin/ldconfig
+	echo "install.sh: this archive's $name cannot start here: the system lacks $missing" >&2
+	case " $missing " in
+	*" libwebkit2gtk-4.0.so.37 "*)
+		echo "This is the WebKitGTK 4.0 archive, for Debian 12 and Ubuntu 22.04." >&2
+		if "$ldconfig" -p 2>/dev/null | grep -q 'libwebkit2gtk-4\.1\.so\.0 '; then
+			echo "This system has WebKitGTK 4.1: take the ${name}_*_linux_webkit41_amd64.tar.gz archive instead." >&2
+		else
+			echo "Install it (sudo apt install libwebkit2gtk-4.0-37), or on a newer release take the webkit41 archive." >&2
+		fi
+		;;
+	*" libwebkit2gtk-4.1.so.0 "*)
+		echo "This is the WebKitGTK 4.1 archive. Install WebKitGTK 4.1 and run install.sh again:" >&2
+		echo "  Debian, Ubuntu, Mint: sudo apt install libwebkit2gtk-4.1-0" >&2
+		echo "  Fedora:               sudo dnf install webkit2gtk4.1" >&2
+		echo "  Arch:                 sudo pacman -S webkit2gtk-4.1" >&2
+		;;
+	*) echo "Install them with your package manager and run install.sh again." >&2 ;;
+	esac
+	exit 1
+}
 
 # make_dir creates DIR and its missing parents, recording each one it creates.
 make_dir() {
@@ -159,6 +193,7 @@ do_install() {
 	for f in "$name" "$name.desktop" icons/hicolor; do
 		[ -e "$src/$f" ] || die "$src/$f is missing: run the install.sh of an unpacked archive"
 	done
+	check_libraries "$src/$name"
 	check_conflicts
 	# Whatever happens from here, the manifest names what exists, so
 	# --uninstall can clean up after a failed install too.
