@@ -14,6 +14,8 @@ pkgs=(
 	p7zip-full           # package-test: lists the Windows installer's payload
 	libgtk-3-bin         # package-test: gtk-launch starts the app as a desktop does
 	procps               # package-test: pgrep finds the throwaway user's processes
+	debootstrap          # package-test: the Debian 13 root the webkit41 packages install in
+	util-linux           # package-test: unshare (its mounts die with it), setpriv
 )
 
 exec "$(dirname "$0")/apt-install.sh" "package deps" "${pkgs[@]}"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the packages of `make package` for real, uses them, and removes
-# them again (needs root, or sudo: dpkg, useradd):
+# them again (needs root, or sudo: dpkg, useradd, chroot). On this machine
+# (Debian 12) the webkit40 flavour's, as its users would; in a Debian 13
+# system the webkit41 flavour's (4.):
 #
-#   1. the .deb: dpkg -i (apt-get -f install for missing dependencies);
+#   1. the webkit40 .deb: dpkg -i (apt-get -f install for missing dependencies);
 #      `hermes-desktop remote-cores` finds the remote cores in
 #      /usr/lib/hermes-desktop/cores; the app started from its menu entry
 #      (gtk-launch, which runs the installed desktop file's Exec=) under
@@ -10,7 +12,7 @@
 #      dir; its window on screen (ARTIFACT_DIR/deb-installed.png);
 #      `hermes-desktop stop --state-dir` leaves no process behind; dpkg -r
 #      removes every file and keeps the user's state dir.
-#   2. the portable archive, as a throwaway unprivileged user: install.sh
+#   2. the webkit40 portable archive, as a throwaway unprivileged user: install.sh
 #      (twice: upgrades are the same step), the remote cores found beside
 #      the installed binary, `run --headless` from ~/.local until ready,
 #      `stop`, then `install.sh --uninstall` leaves the home as it was
@@ -21,6 +23,10 @@
 #      under Wine, it installs silently, the installed app finds its cores
 #      and runs, an upgrade over the running app stops it and replaces it,
 #      and the uninstaller removes it all (scripts/wine/installer-test.sh).
+#   4. in a Debian 13 root (debootstrap, cached in $DEBIAN13_CACHE): the
+#      webkit40 .deb refused by apt, the webkit41 .deb installed by apt from
+#      trixie's packages and its archive by install.sh, each run in its
+#      window, stopped, removed (scripts/debian13-test.sh).
 #
 # A hermes-desktop package that is already installed is never replaced: the
 # test refuses to start. Whatever happens, what it installed, the user it
@@ -133,12 +139,14 @@ version=${1:?usage: package-test.sh VERSION DIST ARTIFACT_DIR}
 dist=$(realpath "${2:?usage: package-test.sh VERSION DIST ARTIFACT_DIR}")
 mkdir -p "${3:?usage: package-test.sh VERSION DIST ARTIFACT_DIR}"
 out=$(realpath "$3")
-deb=$dist/${name}_${version}_amd64.deb
-tgz=$dist/${name}_${version}_linux_amd64.tar.gz
+deb=$dist/${name}_${version}_webkit40_amd64.deb
+tgz=$dist/${name}_${version}_linux_webkit40_amd64.tar.gz
 exe=$dist/${name}_${version}_windows_amd64.exe
 setup=$dist/${name}_${version}_windows_amd64-setup.exe
+deb41=$dist/${name}_${version}_webkit41_amd64.deb
+tgz41=$dist/${name}_${version}_linux_webkit41_amd64.tar.gz
 
-for f in "$deb" "$tgz" "$exe" "$setup" "$dist/SHA256SUMS"; do
+for f in "$deb" "$tgz" "$deb41" "$tgz41" "$exe" "$setup" "$dist/SHA256SUMS"; do
 	[ -f "$f" ] || fail "$f is missing: make package"
 done
 
@@ -169,9 +177,20 @@ trap cleanup EXIT
 # --- 0. checksums ----------------------------------------------------------------
 
 (cd "$dist" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not match"
-for f in "$deb" "$tgz" "$exe" "$setup"; do
+for f in "$deb" "$tgz" "$deb41" "$tgz41" "$exe" "$setup"; do
 	grep -q " ${f##*/}\$" "$dist/SHA256SUMS" || fail "SHA256SUMS does not list ${f##*/}"
 done
+# Each flavour's .deb depends on its own WebKitGTK, never the other's.
+check_depends() { # $1: .deb, $2: its WebKitGTK package, $3: the other's
+	local depends f
+	depends=$(dpkg-deb -f "$1" Depends)
+	for f in libgtk-3-0 "$2"; do
+		[[ ", $depends," == *", $f"[\ ,]* ]] || fail "${1##*/}: Depends ($depends) lacks $f"
+	done
+	[[ $depends != *"$3"* ]] || fail "${1##*/}: Depends ($depends) names $3"
+}
+check_depends "$deb" libwebkit2gtk-4.0-37 libwebkit2gtk-4.1
+check_depends "$deb41" libwebkit2gtk-4.1-0 libwebkit2gtk-4.0
 say "ok: SHA256SUMS"
 
 # --- 3. Windows (first: it is quick) ----------------------------------------------
@@ -216,17 +235,13 @@ test_windows() {
 deb_files() { dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {sub(/^\./, "", $6); print $6}'; }
 
 test_deb_install() {
-	local depends f status
+	local f status
 	status=$(dpkg-query -W -f='${Status}' "$name" 2>/dev/null || true)
 	case $status in
 	"" | *" not-installed" | *" config-files") ;;
 	*) fail "deb: $name is already on this machine ($status); remove it first: the test would replace it" ;;
 	esac
 	[ ! -e "/usr/bin/$name" ] || fail "deb: /usr/bin/$name exists; remove it first: the test would replace it"
-	depends=$(dpkg-deb -f "$deb" Depends)
-	for f in libgtk-3-0 libwebkit2gtk-4.0-37; do
-		[[ ", $depends," == *", $f"[\ ,]* ]] || fail "deb: Depends ($depends) lacks $f"
-	done
 	deb_installed=1
 	if ! dpkg -i "$deb" >"$work/dpkg.out" 2>&1; then
 		# Missing dependencies leave it unpacked; apt brings them and configures it.
@@ -383,4 +398,5 @@ test_tarball() {
 test_windows
 test_deb
 test_tarball
+"$repo/scripts/debian13-test.sh" "$version" "$dist" "$out" "${DEBIAN13_CACHE:-/var/cache/hermes-desktop-test}" || fail "the Debian 13 tests"
 say "all package tests passed ($version)"
