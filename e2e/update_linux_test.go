@@ -50,17 +50,22 @@ var (
 // buildVersion builds (once per test process) the binary at version with
 // the test key and extra -ldflags.
 func buildVersion(t *testing.T, version, extra string) string {
+	return buildTagged(t, version, extra, "")
+}
+
+// buildTagged is buildVersion with build tags.
+func buildTagged(t *testing.T, version, extra, tags string) string {
 	t.Helper()
 	versionsMu.Lock()
 	defer versionsMu.Unlock()
-	key := version + " " + extra
+	key := version + " " + extra + " " + tags
 	if p, ok := versions[key]; ok {
 		return p
 	}
 	pub, _ := updateKey()
 	ldflags := fmt.Sprintf("-X main.version=%s -X main.updatePubKey=%s %s", version, pub.String(), extra)
 	// In testbin's build directory, which TestMain removes.
-	path, err := testbin.BuildWith(testbin.Dir(t), fmt.Sprintf("hermes-desktop-%d", len(versions)), ldflags)
+	path, err := testbin.BuildTagged(testbin.Dir(t), fmt.Sprintf("hermes-desktop-%d", len(versions)), ldflags, tags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +85,8 @@ type feedServer struct {
 	sig      []byte
 	artifact []byte
 	cutFirst int // cut the first artifact response after this many bytes
+	// byPlatform: publishPlatforms' artifacts, at /dl/<platform key>.
+	byPlatform map[string][]byte
 
 	artifactGets, rangeGets atomic.Int32
 }
@@ -108,10 +115,33 @@ func (f *feedServer) publish(t *testing.T, priv minisign.PrivateKey, version str
 	f.sig = minisign.SignWithComments(priv, data, update.TrustedComment("stable", version), "test")
 }
 
+// publishPlatforms offers version with an artifact per platform key, each
+// at /dl/<key>, signed by priv.
+func (f *feedServer) publishPlatforms(t *testing.T, priv minisign.PrivateKey, version string, artifacts map[string][]byte) {
+	t.Helper()
+	m := update.Manifest{Version: version, Platforms: map[string]update.Artifact{}}
+	for key, a := range artifacts {
+		sum := sha256.Sum256(a)
+		m.Platforms[key] = update.Artifact{URL: "../dl/" + key, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(a))}
+	}
+	data, err := json.Marshal(m)
+	must(t, err)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.manifest, f.byPlatform = data, artifacts
+	f.sig = minisign.SignWithComments(priv, data, update.TrustedComment("stable", version), "test")
+}
+
 func (f *feedServer) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	manifest, sig, body, cut := f.manifest, f.sig, f.artifact, f.cutFirst
+	byPlatform, platform := f.byPlatform[strings.TrimPrefix(r.URL.Path, "/dl/")]
 	f.mu.Unlock()
+	if platform {
+		f.artifactGets.Add(1)
+		w.Write(byPlatform)
+		return
+	}
 	switch r.URL.Path {
 	case "/feed/stable.json":
 		w.Write(manifest)
@@ -319,11 +349,11 @@ func TestUpdatePackageManagedIsNotified(t *testing.T) {
 	out, _, code := l.CLI("update", "check", "--json")
 	var c update.Check
 	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || !c.Available || c.Reason != "package-managed" ||
-		!strings.Contains(c.Command, "sudo apt install ./hermes-desktop_1.1.0_amd64.deb") {
+		!strings.Contains(c.Command, "sudo apt install ./hermes-desktop_1.1.0_webkit41_amd64.deb") {
 		t.Fatalf("update check: exit %d %q; want available, package-managed, with the apt command", code, out)
 	}
 	_, errOut, code := l.CLI("update", "apply")
-	if code == 0 || !strings.Contains(errOut, "sudo apt install ./hermes-desktop_1.1.0_amd64.deb") || !strings.Contains(errOut, "refused:") {
+	if code == 0 || !strings.Contains(errOut, "sudo apt install ./hermes-desktop_1.1.0_webkit41_amd64.deb") || !strings.Contains(errOut, "refused:") {
 		t.Fatalf("update apply: exit %d %q; want a refusal with the command", code, errOut)
 	}
 	if after, _ := os.ReadFile(exe); !bytes.Equal(before, after) || f.artifactGets.Load() != 0 {

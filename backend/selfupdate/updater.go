@@ -282,11 +282,11 @@ func (u *Updater) checkRelease(ctx context.Context) (*update.Release, error) {
 		}
 	case err != nil:
 		i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err)
-	case u.artifact != "" && u.release != nil && u.release.Version == rel.Version:
+	case u.artifact != "" && sameArtifact(u.release, rel):
 		i.State = update.StateReady // downloaded already
 	default:
-		if u.release == nil || u.release.Version != rel.Version {
-			u.artifact = ""
+		if !sameArtifact(u.release, rel) {
+			u.artifact = "" // verified against another manifest's digest
 		}
 		u.release = rel
 		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, rel.Artifact.Size, 0
@@ -295,6 +295,13 @@ func (u *Updater) checkRelease(ctx context.Context) (*update.Release, error) {
 		return rel, err
 	}
 	return rel, nil
+}
+
+// sameArtifact reports whether two offers name the same file: the same
+// version with the same digest (a feed may re-sign a version with another
+// artifact, another flavour's key filled in, say).
+func sameArtifact(a, b *update.Release) bool {
+	return a != nil && b != nil && a.Version == b.Version && a.Artifact.SHA256 == b.Artifact.SHA256
 }
 
 // prepare downloads and verifies the offered release: "Update ready".

@@ -97,7 +97,11 @@ func (i Install) Why() string {
 
 // UpdateCommand is what updates a package-managed copy to version.
 func (i Install) UpdateCommand(version string) string {
-	deb := fmt.Sprintf("sudo apt install ./hermes-desktop_%s_amd64.deb", version)
+	flavour := Flavour
+	if flavour == "" {
+		flavour = FlavourWebKit41 // every .deb is a desktop build; 4.1 is the current releases'
+	}
+	deb := fmt.Sprintf("sudo apt install ./hermes-desktop_%s_%s_amd64.deb", version, flavour)
 	if i.Manager == "dpkg" {
 		return deb
 	}

@@ -64,7 +64,7 @@ func TestInspect(t *testing.T) {
 			t.Errorf("marker %q: no reason (%q) or command (%q)", tc.marker, in.Why(), in.UpdateCommand("1.1.0"))
 		}
 	}
-	if got := (Install{Manager: "dpkg"}).UpdateCommand("1.1.0"); got != "sudo apt install ./hermes-desktop_1.1.0_amd64.deb" {
+	if got := (Install{Manager: "dpkg"}).UpdateCommand("1.1.0"); got != "sudo apt install ./hermes-desktop_1.1.0_webkit41_amd64.deb" {
 		t.Errorf("dpkg command: got %q", got)
 	}
 }

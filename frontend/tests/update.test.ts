@@ -91,9 +91,9 @@ describe("update banner", () => {
   });
 
   it("tells a package-managed copy the command, with no Restart to update", async () => {
-    const f = fakeApi(withUpdate({ state: "available", current: "1.2.3", latest: "1.3.0", command: "sudo apt install ./hermes-desktop_1.3.0_amd64.deb" }));
+    const f = fakeApi(withUpdate({ state: "available", current: "1.2.3", latest: "1.3.0", command: "sudo apt install ./hermes-desktop_1.3.0_webkit41_amd64.deb" }));
     const { root } = await mount(f.api);
-    expect(root.querySelector(".update-command")!.textContent).toBe("sudo apt install ./hermes-desktop_1.3.0_amd64.deb");
+    expect(root.querySelector(".update-command")!.textContent).toBe("sudo apt install ./hermes-desktop_1.3.0_webkit41_amd64.deb");
     expect(root.querySelector('[data-action="update-apply"]')).toBeNull();
   });
 

@@ -80,12 +80,17 @@ func Build(dir string) (string, error) {
 // with extra -ldflags
 // (the update tests build versions: "-X main.version=1.1.0 ...").
 func BuildWith(dir, name, ldflags string) (string, error) {
+	return BuildTagged(dir, name, ldflags, "")
+}
+
+// BuildTagged is BuildWith with build tags (go build -tags; "" for none).
+func BuildTagged(dir, name, ldflags, tags string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, name+exeSuffix)
-	cmd := exec.Command("go", "build", "-ldflags", ldflags, "-o", path, ".")
+	cmd := exec.Command("go", "build", "-tags", tags, "-ldflags", ldflags, "-o", path, ".")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var out bytes.Buffer
