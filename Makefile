@@ -51,7 +51,7 @@ TSGEN      := $(GO) run ./cmd/tsgen
 TSGEN_DEPS := $(shell find backend cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
-	gen gen-check frontend frontend-test frontend-dist-check gui-deps gui-webkit40 ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-remote bench-idle bench-window chaos clean \
+	gen gen-check frontend frontend-test frontend-dist-check gui-deps gui-webkit40 ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-remote bench-idle bench-window bench-flavours chaos clean \
 	gui-windows package-deps package package-test test-windows
 
 all: build
@@ -272,7 +272,7 @@ cross: $(STATICCHECK) frontend
 	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags desktop,production . ./app/desktop
 
 # Every benchmark, side by side; figures in bench/RESULTS.md.
-bench:
+bench: gui gui-webkit40
 	bench/run.sh
 
 # Backends on another host over ssh (issue 25), against a real sshd on
@@ -294,6 +294,12 @@ bench-idle: gui
 # window; BEFORE=path measures another build (e.g. main's) in the same run.
 bench-window: gui
 	bench/window/run.sh --bin $(GUI_BIN) --artifacts $(ARTIFACTS) $(if $(BEFORE),--before $(BEFORE))
+
+# The two WebKitGTK flavours side by side: start -> first paint -> state
+# shown and memory at rest of the webkit41 and webkit40 builds, each next to
+# the blank Wails window built the same way.
+bench-flavours: gui gui-webkit40
+	bench/window/run.sh --bin $(GUI_BIN) --webkit40 $(GUI_BIN_40) --parts startup,memory --artifacts $(ARTIFACTS)
 
 # The chaos suite alone, for as many rounds as you like.
 ROUNDS ?= 100

@@ -19,6 +19,7 @@ benches=(
 	"go run ./bench/openhermes -n 20"
 	"bench/idle/run.sh --duration 60"
 	"bench/window/run.sh"
+	"bench/window/run.sh --webkit40 build/bin/hermes-desktop-webkit40 --parts startup,memory"
 	"go run ./bench/corebin -n 50"
 	"go run ./bench/update -n 10 -size 256"
 	"bench/wine/run.sh -n 20"

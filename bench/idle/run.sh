@@ -90,7 +90,7 @@ outer() {
 	trap 'exit 143' TERM
 	say "building the fake tray host and the floor window"
 	(cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher) >&2
-	(cd "$repo" && CGO_ENABLED=1 go build -tags desktop,production -o "$work/floor" ./bench/idle/floor) >&2
+	build_floor "$bin" "$work/floor" # of the app's WebKitGTK flavour
 	# The tag goes only into what the run starts (not into this shell), so
 	# that the sweep in outer_cleanup finds all of it and nothing else. Its
 	# output goes to stderr: stdout is the table (at-spi's registry, for

@@ -7,6 +7,18 @@
 #   watcher  the fake tray host's PID (start_watcher sets it)
 # shellcheck shell=bash
 
+# --- the floor window -------------------------------------------------------
+
+# build_floor BIN OUT builds bench/idle/floor, the blank Wails window, of
+# the same WebKitGTK flavour as BIN (its version --json), so that a ratio
+# to the floor compares like with like.
+build_floor() {
+	local flavour tags=desktop,production
+	flavour=$(env -u DISPLAY "$1" version --json | python3 -c 'import json, sys; print(json.load(sys.stdin).get("flavour", ""))')
+	[ "$flavour" = webkit41 ] && tags=$tags,webkit2_41
+	(cd "$repo" && CGO_ENABLED=1 go build -tags "$tags" -o "$2" ./bench/idle/floor) >&2
+}
+
 # --- reading /proc ----------------------------------------------------------
 
 # snapshot PID prints PID's tree, one line per process, then one per thread:

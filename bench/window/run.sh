@@ -26,11 +26,16 @@
 #            Backends page; the floor's the same way.
 # --before PATH measures another build (e.g. main's) in the same run, each
 # part side by side; its figures print first.
+# --webkit40 PATH measures the two WebKitGTK flavours side by side: PATH
+# (a `make gui-webkit40` build) next to --bin (the webkit41 one), and the
+# floor window built both ways (floor40, floor41); each build's ratio is
+# to the floor of its own flavour.
 #
-# usage: bench/window/run.sh [--bin PATH] [--before PATH] [--parts LIST] [--starts N] [--settle S] [--artifacts DIR]
+# usage: bench/window/run.sh [--bin PATH] [--before PATH | --webkit40 PATH] [--parts LIST] [--starts N] [--settle S] [--artifacts DIR]
 #   --bin       (HERMES_DESKTOP_BIN, default build/bin/hermes-desktop, built
 #               with `make gui` when missing)
 #   --before    (BEFORE_BIN, default none)  a second build measured alike
+#   --webkit40  (WEBKIT40_BIN, default none)  the webkit40 flavour, with its floor
 #   --parts     (PARTS, default keys,startup,memory)
 #   --starts    (STARTS, default 10)  cold and warm starts each, per window
 #   --settle    (SETTLE, default 15)  seconds before memory is read
@@ -41,6 +46,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 self=$repo/bench/window/run.sh
 bin=${HERMES_DESKTOP_BIN:-$repo/build/bin/hermes-desktop}
 before=${BEFORE_BIN:-}
+webkit40=${WEBKIT40_BIN:-}
 parts=${PARTS:-keys,startup,memory}
 starts=${STARTS:-10}
 settle=${SETTLE:-15}
@@ -54,6 +60,7 @@ parse_args() {
 		case $1 in
 		--bin) bin=${2:?--bin needs a path}; shift 2 ;;
 		--before) before=${2:?--before needs a path}; shift 2 ;;
+		--webkit40) webkit40=${2:?--webkit40 needs a path}; shift 2 ;;
 		--parts) parts=${2:?--parts needs a list}; shift 2 ;;
 		--starts) starts=${2:?--starts needs a count}; shift 2 ;;
 		--settle) settle=${2:?--settle needs seconds}; shift 2 ;;
@@ -65,6 +72,18 @@ parse_args() {
 	[[ $starts =~ ^[0-9]+$ && $starts -gt 0 ]] || { echo "bench/window: --starts: want a count > 0, got $starts" >&2; exit 2; }
 	[[ $settle =~ ^[0-9]+$ ]] || { echo "bench/window: --settle: want whole seconds, got $settle" >&2; exit 2; }
 	[[ ,$parts, =~ ^(,(keys|startup|memory))+,$ ]] || { echo "bench/window: --parts: want a comma-separated list of keys, startup, memory; got $parts" >&2; exit 2; }
+	[ -z "$before" ] || [ -z "$webkit40" ] || { echo "bench/window: --before and --webkit40 do not go together" >&2; exit 2; }
+}
+
+# build_floors builds the floor window of --bin's flavour, and with
+# --webkit40 one of each flavour (floor41 is --bin's).
+build_floors() {
+	build_floor "$bin" "$work/floor"
+	[ -n "$webkit40" ] || return 0
+	env -u DISPLAY "$bin" version --json | grep -q '"flavour":"webkit41"' || die "--bin $bin is not the webkit41 build"
+	env -u DISPLAY "$webkit40" version --json | grep -q '"flavour":"webkit40"' || die "--webkit40 $webkit40 is not the webkit40 build"
+	cp "$work/floor" "$work/floor41"
+	build_floor "$webkit40" "$work/floor40"
 }
 
 say() { echo "bench/window: $*" >&2; }
@@ -88,6 +107,7 @@ outer() {
 	fi
 	bin=$(realpath "$bin")
 	[ -z "$before" ] || before=$(realpath "$before")
+	[ -z "$webkit40" ] || webkit40=$(realpath "$webkit40")
 	work=$(mktemp -d /tmp/bench-window.XXXXXX)
 	tag=bench-window-$$
 	trap outer_cleanup EXIT
@@ -95,10 +115,10 @@ outer() {
 	trap 'exit 143' TERM
 	say "building the fake tray host and the floor window"
 	(cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher) >&2
-	(cd "$repo" && CGO_ENABLED=1 go build -tags desktop,production -o "$work/floor" ./bench/idle/floor) >&2
+	build_floors
 	env -u DBUS_SESSION_BUS_ADDRESS -u HERMES_DESKTOP_HEADLESS \
 		HERMES_DESKTOP_TEST_TAG="$tag" BENCH_WINDOW_INNER=1 BENCH_WINDOW_WORK="$work" \
-		PARTS="$parts" STARTS="$starts" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" BEFORE_BIN="$before" ARTIFACTS="$artifacts" \
+		PARTS="$parts" STARTS="$starts" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" BEFORE_BIN="$before" WEBKIT40_BIN="$webkit40" ARTIFACTS="$artifacts" \
 		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$self" </dev/null >&2 &
 	local inner=$!
 	if ! wait "$inner"; then
@@ -120,18 +140,22 @@ inner() {
 	: >"$work/starts"
 	: >"$work/memory"
 	start_watcher
-	local builds=("after $bin") b
+	local builds=("after $bin") floors=("floor $work/floor") b
 	[ -z "$before" ] || builds=("before $before" "${builds[@]}")
+	if [ -n "$webkit40" ]; then
+		builds=("app40 $webkit40" "app41 $bin")
+		floors=("floor40 $work/floor40" "floor41 $work/floor41")
+	fi
 	if wanted keys; then
 		measure_keys_floor
 		for b in "${builds[@]}"; do measure_keys ${b% *} "${b#* }"; done
 	fi
 	if wanted startup; then
-		measure_starts floor floor "$work/floor"
+		for b in "${floors[@]}"; do measure_starts "${b% *}" floor "${b#* }"; done
 		for b in "${builds[@]}"; do measure_starts "${b% *}" ready "${b#* }"; done
 	fi
 	if wanted memory; then
-		measure_memory_floor
+		for b in "${floors[@]}"; do measure_memory_floor "${b% *}" "${b#* }"; done
 		for b in "${builds[@]}"; do measure_memory "${b% *}" "${b#* }"; done
 	fi
 }
@@ -344,14 +368,14 @@ pss_of() {
 	echo "$app_kb $webkit_kb"
 }
 
-measure_memory_floor() {
-	say "memory, floor: ${settle}s after the window showed"
-	fresh_dirs mem-floor
-	"$work/floor" >"$work/floor.out" 2>&1 &
+measure_memory_floor() { # LABEL FLOOR
+	say "memory, $1: ${settle}s after the window showed"
+	fresh_dirs "mem-$1"
+	"$2" >"$work/floor.out" 2>&1 &
 	floor=$!
 	wait_window Floor "$floor"
 	sleep "$settle"
-	echo "floor $(pss_of "$floor")" >>"$work/memory"
+	echo "$1 $(pss_of "$floor")" >>"$work/memory"
 	stop_pid "$floor"
 	floor=''
 }

@@ -8,6 +8,14 @@ import sys
 GOAL_MS = 20  # issue 23: web-process CPU per keystroke in Settings
 
 
+def floor_of(label, labels):
+    """The floor a label is measured against: with the flavours side by side
+    (app40, app41) the floor of its own flavour (floor40, floor41), else the
+    one floor."""
+    own = "floor" + label[-2:]
+    return own if label[-2:].isdigit() and own in labels else "floor"
+
+
 def rows(work, name):
     path = os.path.join(work, name)
     if not os.path.exists(path):
@@ -73,15 +81,17 @@ def starts(work):
     print()
     print("startup, ms from exec: p50 / max of each set")
     print(f"{'start':<14} {'n':>3} {'window mapped':>15} {'first paint':>15} {'state shown':>15} {'x floor':>8}")
+    bases = {label.rsplit("-", 1)[0] for label in sets}
     for label, ts in sets.items():
-        kind = label.rsplit("-", 1)[1]
-        floor, mine = p50(f"floor-{kind}", 2), p50(label, 2)
+        base, kind = label.rsplit("-", 1)
+        floor, mine = p50(f"{floor_of(base, bases)}-{kind}", 2), p50(label, 2)
         ratio = f"{mine / floor:.2f}" if floor and mine is not None else "-"
         cells = [f"{fmt(p50(label, i)):>6} / {worst(label, i):<6}" for i in range(3)]
         print(f"{label:<14} {len(ts):>3} {cells[0]:>15} {cells[1]:>15} {cells[2]:>15} {ratio:>8}")
     dropped = rows(work, "dropped")
     print(f"cold: fresh state, Hermes home and XDG dirs; page cache dropped before each: {dropped[0][0] if dropped else 'unknown'}.")
-    print("warm: the same dirs again, after one unmeasured start. x floor: state shown, p50, over the floor's.")
+    print("warm: the same dirs again, after one unmeasured start. x floor: state shown, p50, over the floor's")
+    print("(with the flavours side by side, over the floor of the same flavour: app40 / floor40, app41 / floor41).")
     print("state shown: the app's header pill in the green of a ready backend (from a status Go sent);")
     print("the floor's: its first paint (a static page). Times from the framebuffer, polled every ~5 ms;")
     print("'none' in max: a start in the set did not show that step within 30 s.")
@@ -94,11 +104,10 @@ def memory(work, settle):
     print()
     print(f"memory at rest: PSS (smaps_rollup) in MB, {settle} s after the window showed (the app: Backends page, one backend)")
     print(f"{'window':<8} {'app':>8} {'WebKit':>8} {'total':>8} {'x floor':>8}")
-    floor = None
+    totals = {label: (int(app) + int(webkit)) / 1024 for label, app, webkit in data}
     for label, app, webkit in data:
-        total = (int(app) + int(webkit)) / 1024
-        if label == "floor":
-            floor = total
+        total = totals[label]
+        floor = totals.get(floor_of(label, totals))
         ratio = f"{total / floor:.2f}" if floor else "-"
         print(f"{label:<8} {int(app) / 1024:>8.1f} {int(webkit) / 1024:>8.1f} {total:>8.1f} {ratio:>8}")
 
