@@ -4,24 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"hermes-desktop/backend/update"
 )
-
-// flavourOf runs `exe version --json` for its flavour.
-func flavourOf(t *testing.T, exe string) update.VersionInfo {
-	t.Helper()
-	out, err := exec.Command(exe, "version", "--json").Output()
-	if err != nil {
-		t.Fatalf("%s version --json: %v", exe, err)
-	}
-	var v update.VersionInfo
-	must(t, json.Unmarshal(out, &v))
-	return v
-}
 
 // An install updates only within its WebKitGTK flavour. The headless build
 // with the webkit2_41 tag is of the webkit41 flavour (backend/update's
@@ -33,7 +20,7 @@ func flavourOf(t *testing.T, exe string) update.VersionInfo {
 func TestUpdateKeepsTheFlavour(t *testing.T) {
 	_, priv := updateKey()
 	exe := install(t, buildTagged(t, "1.0.0", "", "webkit2_41"), update.TypePortable)
-	if v := flavourOf(t, exe); v.Flavour != update.FlavourWebKit41 {
+	if v := versionInfo(t, exe); v.Flavour != update.FlavourWebKit41 {
 		t.Fatalf("the webkit2_41 build says %+v, want flavour webkit41", v)
 	}
 	own, err := os.ReadFile(buildTagged(t, "1.1.0", "", "webkit2_41"))
@@ -73,7 +60,7 @@ func TestUpdateKeepsTheFlavour(t *testing.T) {
 	if out, errOut, code := l.CLI("update", "apply"); code != 0 || !strings.Contains(out, "updated 1.0.0 -> 1.1.0") {
 		t.Fatalf("update apply: exit %d\n%s%s", code, out, errOut)
 	}
-	if v := flavourOf(t, exe); v.Version != "1.1.0" || v.Flavour != update.FlavourWebKit41 {
+	if v := versionInfo(t, exe); v.Version != "1.1.0" || v.Flavour != update.FlavourWebKit41 {
 		t.Errorf("the installed file says %+v, want 1.1.0 of flavour webkit41", v)
 	}
 	if st := status(t, l); st.Instance.Version != "1.1.0" || len(st.Backends) != 1 || st.Backends[0].PID != first.PID {

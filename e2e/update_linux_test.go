@@ -107,12 +107,20 @@ func (f *feedServer) publish(t *testing.T, priv minisign.PrivateKey, version str
 	sum := sha256.Sum256(describe)
 	m := update.Manifest{Version: version, Notes: "Hermes Desktop " + version, PubDate: "2026-01-02T03:04:05Z",
 		Platforms: map[string]update.Artifact{update.Platform(): {URL: "../dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(describe))}}}
+	f.offer(t, priv, m, func() { f.artifact = artifact })
+}
+
+// offer serves m signed by priv, with set (called under mu) putting its
+// artifacts in place.
+func (f *feedServer) offer(t *testing.T, priv minisign.PrivateKey, m update.Manifest, set func()) {
+	t.Helper()
 	data, err := json.Marshal(m)
 	must(t, err)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.manifest, f.artifact = data, artifact
-	f.sig = minisign.SignWithComments(priv, data, update.TrustedComment("stable", version), "test")
+	set()
+	f.manifest = data
+	f.sig = minisign.SignWithComments(priv, data, update.TrustedComment("stable", m.Version), "test")
 }
 
 // publishPlatforms offers version with an artifact per platform key, each
@@ -124,12 +132,7 @@ func (f *feedServer) publishPlatforms(t *testing.T, priv minisign.PrivateKey, ve
 		sum := sha256.Sum256(a)
 		m.Platforms[key] = update.Artifact{URL: "../dl/" + key, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(a))}
 	}
-	data, err := json.Marshal(m)
-	must(t, err)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.manifest, f.byPlatform = data, artifacts
-	f.sig = minisign.SignWithComments(priv, data, update.TrustedComment("stable", version), "test")
+	f.offer(t, priv, m, func() { f.byPlatform = artifacts })
 }
 
 func (f *feedServer) serve(w http.ResponseWriter, r *http.Request) {
@@ -196,8 +199,8 @@ func startInstalled(t *testing.T, exe string, f *feedServer, window string) (*te
 	return l, l.WaitReady(1, readyWait)
 }
 
-// versionOf runs `exe version --json`.
-func versionOf(t *testing.T, exe string) string {
+// versionInfo runs `exe version --json`.
+func versionInfo(t *testing.T, exe string) update.VersionInfo {
 	t.Helper()
 	out, err := exec.Command(exe, "version", "--json").Output()
 	if err != nil {
@@ -205,8 +208,11 @@ func versionOf(t *testing.T, exe string) string {
 	}
 	var v update.VersionInfo
 	must(t, json.Unmarshal(out, &v))
-	return v.Version
+	return v
 }
+
+// versionOf is the version `exe version --json` says.
+func versionOf(t *testing.T, exe string) string { return versionInfo(t, exe).Version }
 
 func TestUpdateApply(t *testing.T) {
 	for _, cut := range []int{0, 3 << 20} {
