@@ -14,8 +14,9 @@
 #      (ARTIFACT_DIR/debian13-deb.png), its tray menu answers over D-Bus,
 #      `hermes-desktop stop` quits leaving no process; `apt-get remove`
 #      leaves no file of the package, and the user's state dir stays;
-#   3. the webkit41 archive's install.sh as an unprivileged user of that
-#      system, the app started from the menu entry it wrote, the same checks
+#   3. the webkit40 archive's install.sh, now that WebKitGTK 4.1 is there,
+#      points at the webkit41 archive and installs nothing; the webkit41
+#      archive's install.sh as an unprivileged user of that system, the app started from the menu entry it wrote, the same checks
 #      (ARTIFACT_DIR/debian13-tar.png), then install.sh --uninstall leaves
 #      the home as it was but for the app's state.
 #
@@ -109,7 +110,8 @@ root=$work/root
 deb41=$dist/${name}_${version}_webkit41_amd64.deb
 deb40=$dist/${name}_${version}_webkit40_amd64.deb
 tgz41=$dist/${name}_${version}_linux_webkit41_amd64.tar.gz
-for f in "$deb41" "$deb40" "$tgz41"; do
+tgz40=$dist/${name}_${version}_linux_webkit40_amd64.tar.gz
+for f in "$deb41" "$deb40" "$tgz41" "$tgz40"; do
 	[ -f "$f" ] || fail "$f is missing: make package"
 done
 
@@ -133,7 +135,7 @@ setup_root() {
 	grep -q '^VERSION_CODENAME=trixie$' "$root/etc/os-release" || fail "the root is not trixie: $(cat "$root/etc/os-release")"
 	# The packages, readable by apt's unprivileged downloader.
 	mkdir -m 0755 "$root/pkgs"
-	install -m 0644 "$deb41" "$deb40" "$tgz41" "$root/pkgs/"
+	install -m 0644 "$deb41" "$deb40" "$tgz41" "$tgz40" "$root/pkgs/"
 	# The stand-in tray host, a static build.
 	(cd "$repo" && CGO_ENABLED=0 go build -o "$root/usr/local/bin/hd-fakewatcher" ./cmd/fakewatcher) || fail "build fakewatcher"
 	say "ok: a Debian 13 system ($(. "$root/etc/os-release" && echo "$PRETTY_NAME"), kernel $(uname -r)) ready in $((SECONDS - started)) s"
@@ -289,9 +291,24 @@ home_listing() {
 	(cd "$root/home/hdtest" && find . -mindepth 1 -printf '%y %p\n' | keep=$keep awk '$2 !~ ENVIRON["keep"]' | sort)
 }
 
+# test_wrong_archive: with WebKitGTK 4.1 installed, the webkit40 archive's
+# install.sh points at the webkit41 one and installs nothing.
+test_wrong_archive() {
+	local top=${tgz40##*/} code=0
+	top=${top%.tar.gz}
+	as_user tar -C /home/hdtest -xzf "/pkgs/${tgz40##*/}" || fail "unpack ${tgz40##*/}"
+	as_user "/home/hdtest/$top/install.sh" >"$work/install40.out" 2>&1 || code=$?
+	[ "$code" -ne 0 ] || fail "install.sh installed the webkit40 archive in Debian 13"
+	grep -q "take the ${name}_\*_linux_webkit41_amd64.tar.gz archive instead" "$work/install40.out" ||
+		fail "the webkit40 archive's install.sh did not point at the webkit41 one: $(cat "$work/install40.out")"
+	[ ! -e "$root/home/hdtest/.local" ] || fail "the refused install.sh left $(find "$root/home/hdtest/.local")"
+	say "ok: the webkit40 archive's install.sh in Debian 13: $(grep -o 'This system has WebKitGTK 4.1.*' "$work/install40.out")"
+}
+
 test_tarball() {
 	local top=${tgz41##*/} before
 	top=${top%.tar.gz}
+	test_wrong_archive
 	before=$(home_listing)
 	as_user "/home/hdtest/$top/install.sh" >"$work/install.out" 2>&1 || fail "tar: install.sh: $(cat "$work/install.out")"
 	[ "$(cat "$root/home/hdtest/.local/lib/$name/install-type")" = portable ] || fail "tar: no portable install"
