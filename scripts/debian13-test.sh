@@ -40,33 +40,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "debian13-test: FAIL: $*" >&2; exit 1; }
 say() { echo "debian13-test: $*"; }
 
-wait_until() { # CMD...: retried for up to $WAIT_TRIES half-seconds
-	local i
-	for ((i = 0; i < ${WAIT_TRIES:-60}; i++)); do
-		"$@" && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
-kill_tagged() { # $1: tag
-	local pid
-	for pid in $(tagged_pids "$1"); do
-		kill -9 "$pid" 2>/dev/null || true
-	done
-}
-
-no_tagged() { [ -z "$(tagged_pids "$1")" ]; }
-
-expect_none_tagged() { # $1: tag, $2: what
-	local left
-	WAIT_TRIES=40 wait_until no_tagged "$1" && return 0
-	left=$(tagged_pids "$1")
-	ps -o pid=,user=,args= -p "$(echo "$left" | paste -sd,)" >&2 || true
-	kill_tagged "$1"
-	fail "$2: processes left behind: $(echo "$left" | paste -sd' ')"
-}
-
 # --- outside: the work dir, the namespace, the cleanup ---------------------------
 
 if [ "${1:-}" != --inside ]; then

@@ -44,35 +44,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "package-test: FAIL: $*" >&2; exit 1; }
 say() { echo "package-test: $*"; }
 
-# wait_until CMD... retries CMD for up to $WAIT_TRIES half-seconds.
-wait_until() {
-	local i
-	for ((i = 0; i < ${WAIT_TRIES:-60}; i++)); do
-		"$@" && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
-no_tagged() { [ -z "$(tagged_pids "$1")" ]; }
-
-kill_tagged() { # $1: tag
-	local pid
-	for pid in $(tagged_pids "$1"); do
-		kill -9 "$pid" 2>/dev/null || true
-	done
-}
-
-# expect_none_tagged fails, after killing them, if processes with TAG live.
-expect_none_tagged() { # $1: tag, $2: what
-	local left
-	WAIT_TRIES=40 wait_until no_tagged "$1" && return 0
-	left=$(tagged_pids "$1")
-	ps -o pid=,user=,args= -p "$(echo "$left" | paste -sd,)" >&2 || true
-	kill_tagged "$1"
-	fail "$2: processes left behind: $(echo "$left" | paste -sd' ')"
-}
-
 # status_ready says whether the instance on $HERMES_DESKTOP_STATE_DIR has a
 # ready backend, leaving its status in FILE.
 status_ready() { "/usr/bin/$name" status --json >"$1" 2>/dev/null && grep -q '"state":"ready"' "$1"; }

@@ -36,22 +36,12 @@ work=$(mktemp -d /tmp/hermes-installer-test.XXXXXX)
 tag=installer$$
 app_pid=
 cleanup() {
-	local pid
-	for pid in $(tagged_pids "$tag"); do kill -9 "$pid" 2>/dev/null || true; done
+	kill_tagged "$tag"
 	[ -z "$app_pid" ] || wait "$app_pid" 2>/dev/null || true
 	wine_prefix_end
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-wait_until() { # CMD...: retries CMD for up to $WAIT_TRIES half-seconds
-	local i
-	for ((i = 0; i < ${WAIT_TRIES:-60}; i++)); do
-		"$@" && return 0
-		sleep 0.5
-	done
-	return 1
-}
 
 wine_prefix "$work/prefix"
 user_dir=$WINEPREFIX/drive_c/users/$(id -un)
