@@ -34,6 +34,19 @@ class XWindowAttributes(ctypes.Structure):
 X.XGetWindowAttributes.argtypes = [ctypes.c_void_p, Window, ctypes.POINTER(XWindowAttributes)]
 
 
+def geometry(d, w):
+    """w's attributes with x, y relative to the root, read now; None once w
+    is gone."""
+    attrs = XWindowAttributes()
+    if not X.XGetWindowAttributes(d, w, ctypes.byref(attrs)):
+        return None
+    # x, y are relative to the parent, which need not be the root.
+    x, y, child = ctypes.c_int(), ctypes.c_int(), Window()
+    X.XTranslateCoordinates(d, w, attrs.root, 0, 0, ctypes.byref(x), ctypes.byref(y), ctypes.byref(child))
+    attrs.x, attrs.y = x.value, y.value
+    return attrs
+
+
 def find(d, w, title, min_size=0):
     """The viewable window named title under w, as (window, attributes with
     x, y relative to the root), or None. GTK's client leader has the same
@@ -42,13 +55,8 @@ def find(d, w, title, min_size=0):
     if X.XFetchName(d, w, ctypes.byref(name)) and name.value is not None:
         match = name.value.decode(errors="replace") == title
         X.XFree(name)
-        attrs = XWindowAttributes()
-        if match and X.XGetWindowAttributes(d, w, ctypes.byref(attrs)) and attrs.map_state == IS_VIEWABLE \
-                and attrs.width >= min_size and attrs.height >= min_size:
-            # x, y are relative to the parent, which need not be the root.
-            x, y, child = ctypes.c_int(), ctypes.c_int(), Window()
-            X.XTranslateCoordinates(d, w, attrs.root, 0, 0, ctypes.byref(x), ctypes.byref(y), ctypes.byref(child))
-            attrs.x, attrs.y = x.value, y.value
+        attrs = geometry(d, w) if match else None
+        if attrs and attrs.map_state == IS_VIEWABLE and attrs.width >= min_size and attrs.height >= min_size:
             return w, attrs
     root, parent = Window(), Window()
     kids, n = ctypes.POINTER(Window)(), ctypes.c_uint()

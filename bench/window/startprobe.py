@@ -26,7 +26,7 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written into the checkout
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from xwin import X, Window, find as find_window  # noqa: E402
+from xwin import X, Window, find as find_window, geometry  # noqa: E402
 
 
 class XImage(ctypes.Structure):
@@ -55,10 +55,10 @@ ROWS = 48  # the header: the app's logo, title and status pill; the floor's line
 
 
 def find(d, w, title):
-    """The attributes of the app's window named title under w, or None: a
-    window too small to hold the page is a helper window of GTK's."""
+    """The app's window named title under w, or None: a window too small to
+    hold the page is a helper window of GTK's."""
     found = find_window(d, w, title, min_size=200)
-    return found[1] if found else None
+    return found[0] if found else None
 
 
 def look(d, root, a, ready):
@@ -107,16 +107,20 @@ def main():
     child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
     print(f"pid {child.pid}", flush=True)
     times = {"mapped": None, "paint": None, "state": None}
-    attrs = None
+    win = None
     while time.monotonic() - t0 < 30 and times["state"] is None:
         if child.poll() is not None:
             print(f"startprobe: {cmd[0]} exited with {child.returncode}", file=sys.stderr)
             break
         now = (time.monotonic() - t0) * 1000
-        if attrs is None:
-            attrs = find(d, root, title)
-            if attrs is not None:
+        if win is None:
+            win = find(d, root, title)
+            if win is not None:
                 times["mapped"] = now
+        # Where the window is now: GTK may move it after mapping it (Wails
+        # centres it), and a look at where it first showed would then
+        # watch the empty root for the rest of the 30 s.
+        attrs = geometry(d, win) if win is not None else None
         if attrs is not None:
             painted, shown = look(d, root, attrs, ready)
             if painted and times["paint"] is None:
