@@ -74,8 +74,14 @@ export function updateLine(u: UpdateInfo | undefined | null, now: number): { tex
     case "idle":
       if (!u.checked_at) return { text: "Not checked yet", title: "" };
       if (u.latest && u.skipped === u.latest) return { text: `Skipped ${u.latest}`, title: "Skip this version: it is not offered" };
-      // Newer but not offered (it failed after an earlier update): Go says why.
-      if (u.latest && u.latest !== u.current && u.error) return { text: `${u.latest} not offered`, title: u.error };
+      // Newer but not offered (it failed after an earlier update, or the
+      // feed has no build of this install's platform and WebKitGTK
+      // flavour): Go says why, after its sentinel's words.
+      if (u.latest && u.latest !== u.current && u.error) {
+        const why = u.error.replace(/^no newer version( for this install)?:\s*/, "");
+        // (The sidebar has room for no more words than these.)
+        return { text: `${u.latest} not offered`, title: why.charAt(0).toUpperCase() + why.slice(1) };
+      }
       return { text: "Up to date", title: u.latest ? `The feed offers ${u.latest}` : "" };
     default:
       return u.latest ? { text: `Update: ${u.latest}`, title: "" } : null;

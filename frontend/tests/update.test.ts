@@ -49,6 +49,15 @@ describe("update logic", () => {
     expect(updateLine({ state: "idle", current: "1.0.0", latest: "1.1.0", skipped: "1.1.0", checked_at: "2024-05-01T10:00:00Z" }, NOW)?.text).toBe("Skipped 1.1.0");
     const bad = updateLine({ state: "idle", current: "1.0.0", latest: "1.2.0", error: "1.2.0 failed after an earlier update", checked_at: "2024-05-01T10:00:00Z" }, NOW);
     expect(bad).toEqual({ text: "1.2.0 not offered", title: "1.2.0 failed after an earlier update" });
+    // The feed has no build of this install's flavour: said as Go words it, without its sentinel's.
+    const noBuild = updateLine({
+      state: "idle", current: "1.0.0", latest: "1.1.0", reason: "no-build", checked_at: "2024-05-01T10:00:00Z",
+      error: "no newer version for this install: version 1.1.0 has no build for linux-amd64-webkit41 (the WebKitGTK 4.1 build); the feed has it for linux-amd64-webkit40",
+    }, NOW);
+    expect(noBuild).toEqual({
+      text: "1.1.0 not offered",
+      title: "Version 1.1.0 has no build for linux-amd64-webkit41 (the WebKitGTK 4.1 build); the feed has it for linux-amd64-webkit40",
+    });
   });
 
   it("summarizes the notes to their first paragraph", () => {
