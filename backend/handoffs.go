@@ -29,7 +29,7 @@ func (l *Launcher) RestartSelf(ctx context.Context, keepBackends bool) (*protoco
 func (c *Config) handoff(self proc.Identity, nonce string) handoff.Config {
 	return handoff.Config{
 		StateDir: c.StateDir, Exe: c.Self, Args: c.Args, Self: self, Nonce: nonce,
-		Backends: len(c.Backends), Logger: c.Logger,
+		Logger: c.Logger,
 	}
 }
 

@@ -71,9 +71,6 @@ type Config struct {
 	// Self and Nonce are this instance, as the successor is told.
 	Self  proc.Identity
 	Nonce string
-	// Backends is how many backends a successor must list before it
-	// counts as up.
-	Backends int
 	// Logger receives the handoff's log; it must not be nil.
 	Logger *slog.Logger
 }

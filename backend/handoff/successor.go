@@ -124,13 +124,19 @@ func (s *Sender) start(to string, extraArgs []string, files []*os.File, env []st
 func (s *Sender) launcherLog() string { return filepath.Join(s.cfg.StateDir, "logs", "launcher.log") }
 
 // waitRunning waits until the successor answers status on the control
-// socket with all its backends listed, or exits, or ctx ends.
+// socket, or exits, or ctx ends. Its answer is its word that it has taken
+// over with the backends of the settings it read: a launcher serves the
+// socket only once a supervisor exists for each of them (Launcher.Start).
+// Never a count of ours: a backend added or removed since we started made
+// every restart and update wait for a list the successor would never show,
+// then roll back.
 func (s *Sender) waitRunning(ctx context.Context, succ *Successor) error {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
 		st, err := protocol.StatusOf(ctx, s.cfg.StateDir)
-		if err == nil && st.Instance.PID == succ.PID() && len(st.Backends) == s.cfg.Backends {
+		if err == nil && st.Instance.PID == succ.PID() {
+			s.cfg.Logger.Info("handoff: the new instance is in charge", "pid", succ.PID(), "backends", len(st.Backends))
 			return nil
 		}
 		select {
