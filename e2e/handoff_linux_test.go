@@ -253,6 +253,12 @@ func TestHandoffToBrokenBinaryKeepsTheOldInstance(t *testing.T) {
 			if !ok || st.Instance.PID != l.Cmd.Process.Pid {
 				t.Fatalf("the old instance is not in charge any more: %+v", st.Instance)
 			}
+			// The launcher log says why, not only the one who asked: a
+			// window's Restart has nobody reading its stderr.
+			logText, err := os.ReadFile(filepath.Join(l.StateDir, "launcher.log"))
+			if err != nil || !regexp.MustCompile(`level=ERROR msg="handoff failed" .*mode=` + tc.mode + ` new_instance_in_charge=false err=`).Match(logText) {
+				t.Errorf("launcher.log does not say why the handoff failed (%v):\n%s", err, logText)
+			}
 			if tc.samePID {
 				if b := st.Backends[0]; b.PID != r.PID || b.State != model.StateReady {
 					t.Errorf("the backend was touched: %+v, want pid %d ready", b, r.PID)

@@ -18,6 +18,7 @@ import (
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/lockfile"
@@ -196,30 +197,37 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 
 // config turns the flags and the saved settings into a launcher
 // configuration.
-func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
+func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog func(), err error) {
 	stateDir, err := resolveStateDir(o.stateDir)
 	if err != nil {
-		return backend.Config{}, err
+		return backend.Config{}, nil, err
 	}
 	// Checked before config.json is read from it: a hostile state dir must
 	// not feed us settings.
 	if err := lockfile.EnsureDir(stateDir); err != nil {
-		return backend.Config{}, err
+		return backend.Config{}, nil, err
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return backend.Config{}, fmt.Errorf("--log-level: %w", err)
+		return backend.Config{}, nil, fmt.Errorf("--log-level: %w", err)
 	}
+	logTo, closeLog := launcherLog(stateDir, stderr)
+	defer func() {
+		if err != nil {
+			closeLog()
+			closeLog = nil
+		}
+	}()
 	self, err := os.Executable()
 	if err != nil {
-		return backend.Config{}, fmt.Errorf("find own executable: %w", err)
+		return backend.Config{}, nil, fmt.Errorf("find own executable: %w", err)
 	}
 	if o.restartWindow <= 0 {
-		return backend.Config{}, fmt.Errorf("--restart-window: %v is not a positive duration", o.restartWindow)
+		return backend.Config{}, nil, fmt.Errorf("--restart-window: %v is not a positive duration", o.restartWindow)
 	}
 	containment, err := instance.ParseContainment(o.containment)
 	if err != nil {
-		return backend.Config{}, fmt.Errorf("--containment: %w", err)
+		return backend.Config{}, nil, fmt.Errorf("--containment: %w", err)
 	}
 	saved, notice := settings.Load(stateDir)
 	cfg := backend.Config{
@@ -231,7 +239,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 		Args:        successorArgs(o.argv),
 		HandoffWait: envflag.Duration(handoff.EnvWait, 0),
 		Version:     o.version,
-		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Logger:      slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level})),
 		Announce:    stdout,
 		Notices:     nonEmpty(notice),
 		UpdateKeys:  o.updateKeys,
@@ -243,15 +251,15 @@ func (o runOptions) config(stdout, stderr io.Writer) (backend.Config, error) {
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.
 	if err := cfg.ApplySettings(saved); err != nil {
-		return backend.Config{}, err
+		return backend.Config{}, nil, err
 	}
 	if err := o.applyExplicit(&cfg); err != nil {
-		return backend.Config{}, err
+		return backend.Config{}, nil, err
 	}
 	for _, spec := range cfg.Backends {
 		fmt.Fprintf(stdout, "using backend: %s\n", describeBackend(cmp.Or(cfg.Core, self), spec))
 	}
-	return cfg, nil
+	return cfg, closeLog, nil
 }
 
 // locateCore finds the small executable a desktop build starts its shims
@@ -306,11 +314,12 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	opts.version, opts.updateKeys, opts.argv = p.Version, p.UpdateKeys, argv
-	cfg, err := opts.config(stdout, stderr)
+	cfg, closeLog, err := opts.config(stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop:", err)
 		return ExitError
 	}
+	defer closeLog()
 	if opts.adoptFD >= 0 {
 		cfg.AdoptFrom = handoff.InheritFile(opts.adoptFD, "handoff-state")
 	}
@@ -336,6 +345,28 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	return ExitOK
+}
+
+// launcherLog is where the launcher logs: its stderr and <state>/launcher.log
+// (rotated), so that what a window started from the desktop met (a failed
+// handoff, an update rolled back) is on disk for a person and for
+// `diagnose`. A successor's stderr is that file already: it logs once.
+func launcherLog(stateDir string, stderr io.Writer) (io.Writer, func()) {
+	path := logs.LauncherPath(stateDir)
+	file := logs.OpenFile(path)
+	if f, ok := stderr.(*os.File); ok && sameFile(f, path) {
+		return file, file.Close
+	}
+	return io.MultiWriter(file, stderr), file.Close // the file first: a closed stderr must not cost it
+}
+
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // successorArgs is our command line without the handoff-only flag, which

@@ -156,7 +156,7 @@ func TestSettingsMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := o.config(io.Discard, io.Discard)
+			cfg, _, err := o.config(io.Discard, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestSavedBackendList(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	cfg, err := o.config(&out, io.Discard)
+	cfg, _, err := o.config(&out, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,13 @@ import (
 // commit, this instance is still in charge with its backends. A non-nil
 // Successor means it owns the backends, with or without an error (one met
 // after its commit).
-func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (*Successor, *protocol.HandoffResult, error) {
+func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *Successor, _ *protocol.HandoffResult, err error) {
+	defer func() { // the launcher log says why, whoever asked (window, tray, CLI, update)
+		if err != nil {
+			s.cfg.Logger.Error("handoff failed", "to", args.To, "mode", cmp.Or(args.Mode, protocol.HandoffRestart),
+				"new_instance_in_charge", succ != nil, "err", err)
+		}
+	}()
 	if !s.running.TryLock() {
 		return nil, nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
 	}
@@ -43,7 +50,6 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (*Succe
 	if err != nil {
 		return nil, nil, err
 	}
-	var succ *Successor
 	switch args.Mode {
 	case protocol.HandoffAdopt:
 		succ, err = s.adopt(ctx, to)

@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/platform/proc"
 )
@@ -121,7 +122,7 @@ func (s *Sender) start(to string, extraArgs []string, files []*os.File, env []st
 }
 
 // launcherLog is where a successor's output goes.
-func (s *Sender) launcherLog() string { return filepath.Join(s.cfg.StateDir, "logs", "launcher.log") }
+func (s *Sender) launcherLog() string { return logs.LauncherPath(s.cfg.StateDir) }
 
 // waitRunning waits until the successor answers status on the control
 // socket, or exits, or ctx ends. Its answer is its word that it has taken

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -195,4 +196,38 @@ func ReadLines(r io.Reader, fn func(string)) {
 			return
 		}
 	}
+}
+
+// LauncherPath is the launcher's own log: beside the lock, not under logs/,
+// where a backend of any valid name could take it.
+func LauncherPath(stateDir string) string { return filepath.Join(stateDir, "launcher.log") }
+
+// File is an io.Writer onto a size-rotated file (5 MiB, 3 kept), for the
+// launcher's own log; each Write is one record and is never split across
+// files.
+type File struct {
+	mu   sync.Mutex
+	file *rotatingFile
+}
+
+// OpenFile returns a File appending to path; the file is opened on the
+// first write.
+func OpenFile(path string) *File {
+	return &File{file: &rotatingFile{path: path, max: logMaxBytes, keep: logKeep}}
+}
+
+// Write appends p (one record); a write error disables the file, never
+// the caller: logs are a convenience.
+func (f *File) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.file.writeLine(string(p))
+	return len(p), nil
+}
+
+// Close closes the file.
+func (f *File) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.file.close()
 }
