@@ -22,6 +22,8 @@ type Transport interface {
 	// here to 127.0.0.1:remote there.
 	Forward(ctx context.Context, local, remote int) error
 	Unforward(ctx context.Context, local, remote int) error
+	// Connect returns once commands can run, or with why they cannot.
+	Connect(ctx context.Context) error
 	// Status is the connection's state as a person reads it.
 	Status() ssh.Status
 }
@@ -65,6 +67,11 @@ func (h *Host) Install(ctx context.Context) (remotecore.Installed, error) {
 	defer h.mu.Unlock()
 	if h.installed != nil {
 		return *h.installed, nil
+	}
+	// Connected first, so that a connection that cannot be made is said as
+	// such, not as the first command it failed.
+	if err := h.t.Connect(ctx); err != nil {
+		return remotecore.Installed{}, err
 	}
 	in, err := remotecore.Install(ctx, h.t, h.cores, remotecore.Options{})
 	if err != nil {

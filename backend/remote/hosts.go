@@ -44,6 +44,7 @@ type Hosts struct {
 // NewHosts makes the registry; controlDir keeps the control sockets, self
 // runs each master's watchdog shim, version names the cores to install.
 func NewHosts(cfg Config, controlDir, self, version string) *Hosts {
+	ssh.SweepStale(controlDir) // what masters of instances now dead left
 	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Host{}}
 }
 

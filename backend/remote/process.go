@@ -97,6 +97,16 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 	case <-r.exited:
 		return 0, instance.ErrExitedEarly // Exit says why; the Supervisor reads it there
 	case <-ctx.Done():
+		r.mu.Lock()
+		started := r.ch != nil
+		r.mu.Unlock()
+		if !started { // the backend never got there: say why, not that it was silent
+			what := "reach " + r.host.Destination
+			if st := r.host.t.Status(); st.Err != nil {
+				what += " (" + st.State.String() + ": " + st.Err.Error() + ")"
+			}
+			return 0, instance.TimeoutError(ctx, r.spec, what)
+		}
 		return 0, instance.TimeoutError(ctx, r.spec, "announce a port on "+r.host.Destination+" (no line matched "+strconv.Quote(r.spec.ReadyRegex)+")")
 	}
 	local, err := r.forward(ctx, remote)

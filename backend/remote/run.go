@@ -158,6 +158,10 @@ func (r *Run) main() {
 	}()
 	r.log.Add("launcher", "connecting to "+r.host.Destination)
 	in, err := r.host.Install(ctx)
+	if err != nil && ctx.Err() != nil { // stopped while connecting: nothing failed
+		r.log.Add("launcher", "stopped before it started on "+r.host.Destination)
+		return
+	}
 	if err != nil {
 		r.setFailure(err)
 		return

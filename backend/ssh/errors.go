@@ -2,12 +2,16 @@ package ssh
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"hermes-desktop/platform/cmdline"
 )
 
 // Sentinels for the cases callers branch on (errors.Is).
@@ -21,6 +25,10 @@ var (
 	// ErrUnreachable: the connection failed for a reason that may pass
 	// (refused, timed out, reset); reconnects retry it.
 	ErrUnreachable = errors.New("ssh: host unreachable")
+	// ErrUnresolvable: the host's name does not resolve (the resolver
+	// says it does not exist, not that it cannot ask): retrying cannot
+	// help, fixing the name or the ssh config file can.
+	ErrUnresolvable = errors.New("ssh: the host name does not resolve")
 	// ErrTimeout: a remote command ran past its timeout and was killed on
 	// the remote.
 	ErrTimeout = errors.New("ssh: remote command timed out")
@@ -37,7 +45,8 @@ var (
 func Permanent(err error) bool { return permanent(err) }
 
 func permanent(err error) bool {
-	return errors.Is(err, ErrUnknownHostKey) || errors.Is(err, ErrHostKeyChanged) || errors.Is(err, ErrAuth)
+	return errors.Is(err, ErrUnknownHostKey) || errors.Is(err, ErrHostKeyChanged) || errors.Is(err, ErrAuth) ||
+		errors.Is(err, ErrUnresolvable)
 }
 
 // HostKeyError is an unknown or changed host key, with what a person
@@ -80,6 +89,11 @@ func classify(stderr string) error {
 		return ErrUnknownHostKey
 	case strings.Contains(stderr, "Permission denied"):
 		return fmt.Errorf("%w: %s", ErrAuth, last)
+	case strings.Contains(stderr, "Could not resolve hostname") && !strings.Contains(stderr, "Temporary failure"):
+		// "Name or service not known" (glibc), "nodename nor servname
+		// provided, or not known" (macOS), "No such host is known"
+		// (Windows); a temporary failure (offline) stays retried.
+		return fmt.Errorf("%w (%s): check the name, or the Host and HostName lines of the ssh config file in use", ErrUnresolvable, last)
 	case last == "":
 		return fmt.Errorf("%w: ssh exited without a message", ErrUnreachable)
 	}
@@ -92,20 +106,49 @@ func LastLine(s string) string { return lastLine(s) }
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "\r", "")), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+	return unvis(strings.TrimSpace(lines[len(lines)-1]))
 }
+
+// unvis undoes ssh's escaping of the bytes it will not print (\303\264
+// for ô, vis(3)), where the result is UTF-8: a person reads the host
+// name they typed, not its octal bytes.
+func unvis(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) && s[i+1] <= '3' {
+			b = append(b, (s[i+1]-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
+			i += 3
+			continue
+		}
+		b = append(b, s[i])
+	}
+	if !utf8.Valid(b) {
+		return s
+	}
+	return string(b)
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // hostKeyError scans the host's keys (ssh-keyscan to the host name and
 // port ssh resolved; a host behind ProxyJump is not reachable that way and
 // gets the hint alone) and fingerprints them with ssh-keygen -lf.
 func hostKeyError(ctx context.Context, o Options, r resolved, kind error) error {
 	e := &HostKeyError{Destination: o.Destination, Address: r.address(), Err: kind}
-	known := "~/.ssh/known_hosts"
-	if o.KnownHostsFile != "" {
-		known = o.KnownHostsFile
+	// The commands must see what the app's connection sees: its config
+	// file (an alias may exist only there) and the known_hosts file that
+	// config reads, not ssh's defaults.
+	known := cmp.Or(o.KnownHostsFile, r.KnownHostsFile, "~/.ssh/known_hosts")
+	login := []string{"ssh"}
+	if o.ConfigFile != "" {
+		login = append(login, "-F", o.ConfigFile)
 	}
-	e.Hint = fmt.Sprintf("check the fingerprint with the host's owner, then run `ssh %s` once in a terminal and accept it, or `ssh-keyscan -p %s %s >> %s`",
-		o.Destination, r.Port, r.HostName, known)
+	login = append(login, o.Destination)
+	e.Hint = fmt.Sprintf("check the fingerprint with the host's owner, then run `%s` once in a terminal and accept it, or `ssh-keyscan -p %s %s >> %s`",
+		cmdline.Join(login), r.Port, cmdline.Join([]string{r.HostName}), shellPath(known))
 	if errors.Is(kind, ErrHostKeyChanged) {
 		e.Hint = fmt.Sprintf("if the change is expected, remove the old key with `ssh-keygen -R %s` and connect once in a terminal; if not, someone may be in the middle", r.knownName())
 	}
@@ -123,6 +166,14 @@ func hostKeyError(ctx context.Context, o Options, r resolved, kind error) error 
 	}
 	e.Fingerprints = parseFingerprints(string(out))
 	return e
+}
+
+// shellPath quotes a path for a shell, leaving a leading ~/ to expand.
+func shellPath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return "~/" + cmdline.Join([]string{rest})
+	}
+	return cmdline.Join([]string{p})
 }
 
 // parseFingerprints reads ssh-keygen -l lines, "256 SHA256:x host (ED25519)".

@@ -66,7 +66,7 @@ func New(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ssh: identify this process for the master's shim: %w", err)
 	}
-	path := filepath.Join(opts.ControlDir, controlName(opts))
+	path := filepath.Join(opts.ControlDir, controlName(opts, owner))
 	if len(path) > sunPathMax {
 		return nil, fmt.Errorf("%w: %s (%d bytes, at most %d)", ErrControlPath, path, len(path), sunPathMax)
 	}
@@ -77,9 +77,12 @@ func New(opts Options) (*Host, error) {
 	return &Host{opts: opts, owner: owner, controlPath: path, life: life, end: end}, nil
 }
 
-// controlName is short and unique per destination and config file.
-func controlName(o Options) string {
-	sum := sha256.Sum256([]byte(o.Destination + "\x00" + o.ConfigFile + "\x00" + o.KnownHostsFile + "\x00" + o.IdentityFile))
+// controlName is short and unique per destination, config file and owner:
+// during a handoff two instances each run a master to the same host, and
+// one must never take (or, exiting, remove) the other's socket.
+func controlName(o Options, owner proc.Identity) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%d\x00%s",
+		o.Destination, o.ConfigFile, o.KnownHostsFile, o.IdentityFile, owner.PID, owner.Start))
 	return "cm-" + hex.EncodeToString(sum[:6])
 }
 
@@ -194,8 +197,9 @@ func (h *Host) dial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A socket left by a crashed session of ours would make the new master
-	// run without multiplexing ("ControlSocket already exists").
+	// A socket left by our own master that died would make the new one run
+	// without multiplexing ("ControlSocket already exists"); the path names
+	// this process, so it is never another instance's.
 	_ = os.Remove(h.controlPath)
 	m, err := startMaster(h.opts.Self, h.owner, h.opts.SSH, h.masterArgs())
 	if err != nil {

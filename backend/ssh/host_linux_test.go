@@ -190,7 +190,10 @@ func TestUnknownHostKey(t *testing.T) {
 		t.Fatalf("Run: got %v, want ErrUnknownHostKey", err)
 	}
 	fp := fingerprint(t, srv.HostKey)
-	for _, want := range []string{sshtest.Alias, "[127.0.0.1]:" + strconv.Itoa(srv.Port), fp, "ssh " + sshtest.Alias, "ssh-keyscan"} {
+	for _, want := range []string{sshtest.Alias, "[127.0.0.1]:" + strconv.Itoa(srv.Port), fp,
+		// What to run must reach the host as the app does: its config
+		// file (the alias is only there) and the known_hosts file it reads.
+		"`ssh -F " + conf + " " + sshtest.Alias + "`", "ssh-keyscan", ">> " + empty + "`"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q: want it to name %q", err, want)
 		}
@@ -435,4 +438,25 @@ func alive(id proc.Identity) bool {
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// A host name that does not exist fails at once, once, saying the name as
+// typed: no reconnect loop, nothing blamed on the server.
+func TestUnresolvableHostFailsAtOnce(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := newHost(t, srv, ssh.Options{Destination: "hôst.invalid", ConfigFile: "/dev/null"})
+	start := time.Now()
+	err := h.Connect(ctxFor(t))
+	if err != nil && strings.Contains(err.Error(), "Temporary failure") {
+		t.Skipf("this machine's resolver cannot answer at all: %v", err)
+	}
+	if !errors.Is(err, ssh.ErrUnresolvable) || !ssh.Permanent(err) {
+		t.Fatalf("Connect: %v, want a permanent ErrUnresolvable", err)
+	}
+	if !strings.Contains(err.Error(), "hôst.invalid") {
+		t.Errorf("the name is not shown as typed: %v", err)
+	}
+	if st := h.Status(); st.State != ssh.Failed || st.Attempt > 1 {
+		t.Errorf("state %+v after %s, want failed after one attempt", st, time.Since(start))
+	}
 }

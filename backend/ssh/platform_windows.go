@@ -9,3 +9,6 @@ import "os/exec"
 func checkPlatform() error { return ErrNoMultiplexing }
 
 func setProcAttr(*exec.Cmd) {}
+
+// SweepStale has nothing to sweep: there are no control sockets here.
+func SweepStale(string) int { return 0 }

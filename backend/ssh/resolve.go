@@ -14,6 +14,9 @@ import (
 type resolved struct {
 	HostName, Port, User  string
 	StrictHostKeyChecking string // ask, true (yes), false (no), accept-new
+	// KnownHostsFile is the first UserKnownHostsFile: where ssh itself
+	// records an accepted key, so where a person should add one.
+	KnownHostsFile string
 }
 
 func (r resolved) address() string {
@@ -49,6 +52,8 @@ func resolve(ctx context.Context, o Options) (resolved, error) {
 			r.User = v
 		case "stricthostkeychecking":
 			r.StrictHostKeyChecking = v
+		case "userknownhostsfile":
+			r.KnownHostsFile, _, _ = strings.Cut(v, " ")
 		}
 	}
 	return r, nil

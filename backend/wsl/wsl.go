@@ -88,6 +88,9 @@ func (t *Transport) Status() ssh.Status {
 	return ssh.Status{State: ssh.Connected}
 }
 
+// Connect has no connection to make: it says whether wsl.exe is there.
+func (t *Transport) Connect(context.Context) error { return t.ready() }
+
 // ready says why no command can run now, or nil.
 func (t *Transport) ready() error {
 	t.mu.Lock()
