@@ -256,7 +256,7 @@ func TestHandoffToBrokenBinaryKeepsTheOldInstance(t *testing.T) {
 			// The launcher log says why, not only the one who asked: a
 			// window's Restart has nobody reading its stderr.
 			logText, err := os.ReadFile(filepath.Join(l.StateDir, "launcher.log"))
-			if err != nil || !regexp.MustCompile(`level=ERROR msg="handoff failed" .*mode=` + tc.mode + ` new_instance_in_charge=false err=`).Match(logText) {
+			if err != nil || !regexp.MustCompile(`level=ERROR msg="handoff failed" .*mode=`+tc.mode+` new_instance_in_charge=false err=`).Match(logText) {
 				t.Errorf("launcher.log does not say why the handoff failed (%v):\n%s", err, logText)
 			}
 			if tc.samePID {
