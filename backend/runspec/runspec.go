@@ -15,7 +15,6 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/settings"
-	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 )
 
@@ -76,8 +75,8 @@ func (s *Spec) ApplyDefaults(self string) error {
 	if s.Name == "" {
 		s.Name = DefaultName
 	}
-	if !lockfile.ValidName(s.Name) {
-		return fmt.Errorf("backend: invalid backend name %q: use letters, digits, '.', '_' or '-'", s.Name)
+	if err := settings.ValidateName(s.Name); err != nil {
+		return err
 	}
 	if s.Kind == "" {
 		s.Kind = settings.KindDashboard

@@ -92,7 +92,8 @@ func TestApplyDefaultsRefuses(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{"bad name", Spec{Name: "a b"}, "invalid backend name"},
+		{"bad name", Spec{Name: "a b"}, "a name is 1 to 64"},
+		{"device name", Spec{Name: "aux"}, "AUX is a device name on Windows"},
 		{"custom without command", Spec{Kind: settings.KindCustom}, "needs a command"},
 		{"ready pattern without group", Spec{ReadyRegex: `READY`}, "needs a group for the port"},
 		{"ready pattern that does not compile", Spec{ReadyRegex: `(`}, "not a valid regular expression"},

@@ -255,18 +255,49 @@ func validateBackends(bs []Backend) error {
 		if err := b.Validate(); err != nil {
 			errs = append(errs, err)
 		}
-		if seen[b.Name] {
-			errs = append(errs, fmt.Errorf("backend %q: the name is taken twice", b.Name))
+		if seen[strings.ToLower(b.Name)] {
+			errs = append(errs, fmt.Errorf("backend %q: %w", b.Name, ErrNameTaken))
 		}
-		seen[b.Name] = true
+		seen[strings.ToLower(b.Name)] = true
 	}
 	return errors.Join(errs...)
 }
 
+// ErrNameTaken: another backend has this name, or one that differs only in
+// case (their log files would be one file where names ignore case:
+// Windows, macOS).
+var ErrNameTaken = errors.New("another backend has this name (names that differ only in upper and lower case count as the same)")
+
+// SameName reports whether two backend names name the same backend.
+func SameName(a, b string) bool { return strings.EqualFold(a, b) }
+
+// windowsDevice reports whether name is, or starts as, one of Windows'
+// device names (CON, NUL, COM1, ...): a file named so is the device.
+func windowsDevice(name string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	return len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) && base[3] >= '0' && base[3] <= '9'
+}
+
+// ValidateName checks a backend's name: it names its log file and its
+// records on every OS.
+func ValidateName(name string) error {
+	if !lockfile.ValidName(name) {
+		return fmt.Errorf("backend %q: a name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	if windowsDevice(name) {
+		return fmt.Errorf("backend %q: %s is a device name on Windows, not a name a file can have: choose another", name, strings.ToUpper(strings.SplitN(name, ".", 2)[0]))
+	}
+	return nil
+}
+
 // Validate checks one backend.
 func (b Backend) Validate() error {
-	if !lockfile.ValidName(b.Name) {
-		return fmt.Errorf("backend %q: a name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", b.Name)
+	if err := ValidateName(b.Name); err != nil {
+		return err
 	}
 	switch b.Kind {
 	case KindDashboard, KindServe:

@@ -32,7 +32,12 @@ func TestSettingsValidate(t *testing.T) {
 		{Settings{NofileSoftLimit: ptr(-5)}, "must be between"},
 		{Settings{NofileSoftLimit: ptr(0), MaxDuplicateChildren: 2, SampleInterval: "1s", RestartOnFDPressure: true}, ""},
 		{Settings{Backends: []Backend{{Name: "work", Kind: KindDashboard, Args: []string{"--profile", "work"}}, {Name: "api", Kind: KindServe}, {Name: "web", Kind: KindCustom, Command: "python3 -m http.server"}}}, ""},
-		{Settings{Backends: []Backend{{Name: "a", Kind: KindServe}, {Name: "a", Kind: KindDashboard}}}, "taken twice"},
+		{Settings{Backends: []Backend{{Name: "a", Kind: KindServe}, {Name: "a", Kind: KindDashboard}}}, "another backend has this name"},
+		// One log file where file names ignore case; device names on Windows.
+		{Settings{Backends: []Backend{{Name: "A", Kind: KindServe}, {Name: "a", Kind: KindDashboard}}}, "another backend has this name"},
+		{Settings{Backends: []Backend{{Name: "NUL", Kind: KindServe}}}, "NUL is a device name on Windows"},
+		{Settings{Backends: []Backend{{Name: "com3.x", Kind: KindServe}}}, "COM3 is a device name on Windows"},
+		{Settings{Backends: []Backend{{Name: "console", Kind: KindServe}, {Name: "com10", Kind: KindServe}, {Name: "lpt", Kind: KindServe}}}, ""},
 		{Settings{Backends: []Backend{{Name: "-x", Kind: KindServe}}}, "a name is"},
 		{Settings{Backends: []Backend{{Name: "x", Kind: "gateway"}}}, "not dashboard, serve or custom"},
 		{Settings{Backends: []Backend{{Name: "x", Kind: KindCustom}}}, "needs a command"},

@@ -10,6 +10,7 @@ import (
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/settings"
 )
 
 // List is the launcher's backends, one supervisor each, in the order the
@@ -57,8 +58,8 @@ func (sl *List) AddRunning(sup *Supervisor) error {
 		return fmt.Errorf("%w: the launcher is not running yet", control.ErrRefused)
 	}
 	for _, s := range sl.list {
-		if s.spec.Name == sup.spec.Name {
-			return fmt.Errorf("%w: a backend is already named %q", control.ErrBadRequest, sup.spec.Name)
+		if settings.SameName(s.spec.Name, sup.spec.Name) {
+			return fmt.Errorf("%w: backend %q: %w", control.ErrBadRequest, sup.spec.Name, settings.ErrNameTaken)
 		}
 	}
 	sl.list = append(sl.list, sup)

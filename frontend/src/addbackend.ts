@@ -77,7 +77,14 @@ export function validateAdd(d: AddDraft, taken: readonly string[]): AddErrors {
       d.name.length > 64
         ? "At most 64 characters"
         : "Use letters, digits, '.', '_' or '-', starting with a letter or digit";
-  } else if (taken.includes(d.name)) e.name = `A backend is already named ${d.name}`;
+  } else if (windowsDevice(d.name)) {
+    e.name = `${d.name.split(".")[0].toUpperCase()} is a device name on Windows, not a name a file can have: choose another`;
+  } else {
+    // Go's settings.SameName: names that differ only in case are one log
+    // file where file names ignore case (Windows, macOS).
+    const same = taken.find((t) => t.toLowerCase() === d.name.toLowerCase());
+    if (same !== undefined) e.name = same === d.name ? `A backend is already named ${d.name}` : `A backend is already named ${same} (names that differ only in upper and lower case count as the same)`;
+  }
   if (d.kind === "custom") {
     if (d.command === "") e.command = "Enter the command that starts the server";
     else {
@@ -99,6 +106,12 @@ export function validateAdd(d: AddDraft, taken: readonly string[]): AddErrors {
   const host = hostError(d.host);
   if (host) e.host = host;
   return e;
+}
+
+/** Mirrors Go's settings.windowsDevice: CON, NUL, COM1... (before any '.'). */
+export function windowsDevice(name: string): boolean {
+  const base = name.split(".")[0].toUpperCase();
+  return ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"].includes(base) || /^(COM|LPT)[0-9]$/.test(base);
 }
 
 /**
@@ -154,7 +167,7 @@ export function refusalByField(message: string): { errors: AddErrors; rest: stri
  *  (settings.Labels), a command's with "command". */
 const startsWith = (label: string) => new RegExp(`^${label}: `);
 const REFUSAL_FIELDS: [AddField, RegExp][] = [
-  ["name", /^a name is |already named |name is taken/],
+  ["name", /^a name is |already named |name is taken|another backend has this name|is a device name on Windows/],
   ["command", /^command: |needs a command/],
   ["ready_regex", startsWith(FIELD_LABELS.ready_regex)],
   ["health_path", startsWith(FIELD_LABELS.health_path)],

@@ -442,7 +442,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       await delay(300);
       // Like Go (settings.Backend.Validate, Launcher.AddBackend).
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(setting.name)) throw `backend "${setting.name}": a name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`;
-      if (backends.some((x) => x.status.name === setting.name)) throw `bad request: a backend is already named "${setting.name}"`;
+      if (backends.some((x) => x.status.name.toLowerCase() === setting.name.toLowerCase())) throw `bad request: backend "${setting.name}": another backend has this name (names that differ only in upper and lower case count as the same)`;
       if (setting.kind === "custom" && !(setting.command ?? "").trim()) throw `backend ${setting.name}: a custom backend needs a command`;
       const re = setting.ready_regex ?? "";
       if (re !== "" && captureGroups(re) !== null && captureGroups(re)! < 1) throw `backend ${setting.name}: ready regex "${re}" needs one capture group for the port, like 'port (\\d+)'`;

@@ -17,6 +17,11 @@ describe("validateAdd", () => {
     [draft({ name: "-x" }), { name: "Use letters, digits, '.', '_' or '-', starting with a letter or digit" }],
     [draft({ name: "a".repeat(65) }), { name: "At most 64 characters" }],
     [draft({ name: "hermes" }), { name: "A backend is already named hermes" }],
+    // One log file where names ignore case (Windows, macOS); a device there.
+    [draft({ name: "Hermes" }), { name: "A backend is already named hermes (names that differ only in upper and lower case count as the same)" }],
+    [draft({ name: "con" }), { name: "CON is a device name on Windows, not a name a file can have: choose another" }],
+    [draft({ name: "COM1.work" }), { name: "COM1 is a device name on Windows, not a name a file can have: choose another" }],
+    [draft({ name: "console" }), {}],
     [draft({ kind: "custom" }), { command: "Enter the command that starts the server" }],
     [draft({ kind: "custom", command: "srv", profile: "-ignored" }), {}],
     [draft({ kind: "serve", profile: "-x" }), { profile: "A profile name does not start with '-'" }],
@@ -79,6 +84,10 @@ describe("refusalByField", () => {
     });
     expect(refusalByField("backend x: command: unterminated ' in command")).toEqual({ errors: { command: "Unterminated ' in command" }, rest: "" });
     expect(refusalByField('bad request: a backend is already named "x"')).toEqual({ errors: { name: 'A backend is already named "x"' }, rest: "" });
+    expect(refusalByField('bad request: backend "A": another backend has this name (names that differ only in upper and lower case count as the same)')).toEqual({
+      errors: { name: "Another backend has this name (names that differ only in upper and lower case count as the same)" },
+      rest: "",
+    });
     expect(refusalByField("refused: the launcher is not running yet")).toEqual({ errors: {}, rest: "refused: the launcher is not running yet" });
   });
 });

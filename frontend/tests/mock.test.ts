@@ -73,7 +73,7 @@ describe("createMockApi", () => {
     b = await research();
     expect(b.state).toBe("ready");
     expect(b.page_url).toBeUndefined();
-    await expect(settle(api.AddBackend({ name: "research", kind: "dashboard" }))).rejects.toContain("already named");
+    await expect(settle(api.AddBackend({ name: "research", kind: "dashboard" }))).rejects.toContain("another backend has this name");
     await settle(api.RemoveBackend("research"));
     expect((await settle(api.Status())).backends.map((x) => x.name)).toEqual(["hermes", "api"]);
   });
