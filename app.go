@@ -17,7 +17,6 @@ import (
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
-	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 )
@@ -78,7 +77,7 @@ type App struct {
 
 func newApp(l *backend.Launcher, self string) *App {
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &App{l: l, self: self, stateDir: l.StateDir(), settings: settings.NewStore(l.StateDir()), trayAvailable: func() bool { return false },
+	a := &App{l: l, self: self, stateDir: l.StateDir(), settings: l.Settings(), trayAvailable: func() bool { return false },
 		backgroundCtx: ctx, backgroundCancel: cancel, shown: make(chan struct{}, 1)}
 	a.started, _ = a.settings.Load() // as the launcher read them (app/cli)
 	a.visible.Store(true)
@@ -207,37 +206,13 @@ func (a *App) OpenHermes(name string) (string, error) { return a.l.OpenPage(name
 func (a *App) ConnectionDetails(name string) (string, error) { return a.l.ConnectionDetails(name) }
 
 // AddBackend adds a backend, starts it (unless disabled) and saves the
-// list. What it leaves empty of its ready pattern, health path and grace
-// is the shared settings' as saved now: a Settings change applies to a
-// backend added after it without a relaunch (issue 23, item 2).
-func (a *App) AddBackend(b settings.Backend) error {
-	shared, _ := a.settings.Load() // a file that cannot be used means the defaults; GetSettings says so
-	spec, err := runspec.FromSetting(b, shared)
-	if err != nil {
-		return err
-	}
-	if err := a.l.AddBackend(spec); err != nil {
-		return err
-	}
-	return a.saveBackends()
-}
+// list (Launcher.AddSavedBackend, which `backends add` uses too).
+func (a *App) AddBackend(b settings.Backend) error { return a.l.AddSavedBackend(b) }
 
 // RemoveBackend stops a backend (its whole tree) and removes it from the
 // saved list.
 func (a *App) RemoveBackend(name string) error {
-	if err := a.l.RemoveBackend(context.Background(), name); err != nil {
-		return err
-	}
-	return a.saveBackends()
-}
-
-// saveBackends writes the running list into the saved settings, leaving
-// the other settings as they are saved now.
-func (a *App) saveBackends() error {
-	if _, err := a.settings.SaveBackends(a.l.BackendSettings); err != nil {
-		return fmt.Errorf("the change applies now, but could not be saved for the next start: %w", err)
-	}
-	return nil
+	return a.l.RemoveSavedBackend(context.Background(), name)
 }
 
 // RestartToApply hands the app over to the new executable a package
@@ -296,13 +271,14 @@ func (a *App) GetSettings() (settings.View, error) {
 // over the settings saved now (so the backend list stays as Add backend and
 // Remove left it, whatever the page loaded), validated. It applies at once
 // what a running app can: start at login, the update feed and automatic
-// updates (selfupdate.Updater.SettingsSaved). The rest applies at the next start.
+// updates, the ssh config file of connections made from now on
+// (Launcher.SettingsSaved). The rest applies at the next start.
 func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
 	s, err := a.settings.Edit(e)
 	if err != nil {
 		return settings.View{}, err
 	}
-	a.l.Updates().SettingsSaved(s)
+	a.l.SettingsSaved(s)
 	if err := desktop.SetStartAtLogin(s.StartAtLogin, a.self); err != nil {
 		return settings.View{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
 	}

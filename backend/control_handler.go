@@ -59,6 +59,17 @@ func (h controlHandler) handleArgs(ctx context.Context, req control.Request) (an
 			return nil, err
 		}
 		return protocol.OpReap.Answer(h.l.Reap(ctx, args.DryRun, args.MinAgeDuration(), args.Only))
+	case protocol.OpAddBackend.Name:
+		b, err := protocol.OpAddBackend.Args(req)
+		if err != nil {
+			return nil, err
+		}
+		return protocol.OpAddBackend.Answer(protocol.None{}, h.l.AddSavedBackend(b))
+	case protocol.OpRemoveBackend.Name:
+		if req.Backend == "" { // never "the default one": a removal names what it removes
+			return nil, fmt.Errorf("%w: remove-backend names the backend to remove", control.ErrBadRequest)
+		}
+		return protocol.OpRemoveBackend.Answer(protocol.None{}, h.l.RemoveSavedBackend(ctx, req.Backend))
 	case protocol.OpLogs.Name:
 		args, err := protocol.OpLogs.Args(req)
 		if err != nil {

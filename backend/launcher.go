@@ -15,6 +15,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/selfupdate"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/supervisor"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
@@ -39,6 +40,7 @@ type Launcher struct {
 	remotes *remote.Hosts  // the hosts of remote backends, one connection each
 	upd     *selfupdate.Updater
 	handoff *handoff.Sender
+	saved   *settings.Store // config.json: the window's, the CLI's and ours
 
 	claim     *stateClaim            // the locks and the socket; guarded inside
 	sups      supervisor.List        // the backends' supervisors; guarded inside
@@ -86,6 +88,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 		return nil, err
 	}
 	l.claim = &stateClaim{dir: cfg.StateDir, nonce: l.nonce, logger: cfg.Logger}
+	l.saved = settings.NewStore(cfg.StateDir)
 	l.logs = newBackendLogs(cfg.StateDir, &l.events)
 	l.subreaper = &subreaper{reclaimer: reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)}
 	l.upd = selfupdate.New(cfg.selfUpdate(l.self), updateHost{l})

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,11 +46,10 @@ func (l *Launcher) remoteRunner(host string, log *logs.Log) instance.Runner {
 	if err := os.MkdirAll(filepath.Join(l.cfg.StateDir, "ssh"), 0o700); err != nil {
 		return failedRunner{err}
 	}
-	h, err := l.remotes.Get(host)
-	if err != nil {
+	if _, err := l.remotes.Get(host); err != nil {
 		return failedRunner{err}
 	}
-	return remote.Runner{Host: h, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
+	return remote.Runner{Host: func() (*remote.Host, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
 }
 
 // failedRunner starts nothing: its error wraps fs.ErrPermission, so the
@@ -153,15 +153,30 @@ func (l *Launcher) Logs(name string, after uint64, max int) ([]logs.Line, error)
 // its own ready pattern, health path and grace (not the shared ones it
 // took); one made from flags as it runs.
 func (l *Launcher) BackendSettings() []settings.Backend {
-	var out []settings.Backend
+	var specs []runspec.Spec
 	for _, s := range l.sups.All() {
-		spec := s.Spec()
+		specs = append(specs, s.Spec())
+	}
+	return settingsOf(specs)
+}
+
+// settingsOf describes backends as settings (see BackendSettings); a
+// spec's empty name and kind are the defaults ApplyDefaults gives them.
+func settingsOf(specs []runspec.Spec) []settings.Backend {
+	var out []settings.Backend
+	for _, spec := range specs {
 		if spec.Setting.Name != "" {
 			out = append(out, spec.Setting)
 			continue
 		}
-		b := settings.Backend{Name: spec.Name, Kind: spec.Kind, Args: spec.Args, Host: spec.Host}
-		if spec.Kind == settings.KindCustom {
+		b := settings.Backend{Name: cmp.Or(spec.Name, DefaultName), Kind: spec.Kind, Args: spec.Args, Host: spec.Host}
+		if b.Kind == "" {
+			b.Kind = settings.KindDashboard
+			if len(spec.Command) > 0 {
+				b.Kind = settings.KindCustom
+			}
+		}
+		if b.Kind == settings.KindCustom {
 			b.Command = cmdline.Join(spec.Command)
 			b.Args = nil
 		}

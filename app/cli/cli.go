@@ -78,6 +78,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return cmdReap(rest, stdout, stderr)
 	case "handoff":
 		return cmdHandoff(rest, stdout, stderr)
+	case "backends":
+		return cmdBackends(rest, stdout, stderr)
 	case "update":
 		return cmdUpdate(rest, stdout, stderr)
 	case "serve":
@@ -121,6 +123,8 @@ Commands:
   start      start a stopped backend (--backend NAME) or all of them
   stop       stop a backend (--backend NAME), or tear every backend down and
              stop the running instance
+  backends   list, add or remove backends (backends add NAME, backends remove NAME),
+             through the running app or, with none, in the saved settings
   reap       find and remove backends that earlier crashes left behind (--dry-run)
   handoff    hand the running instance over to a new binary (updates)
   update     check for (update check) and install (update apply) a new version

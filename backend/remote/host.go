@@ -38,7 +38,8 @@ type Host struct {
 	cores       *remotecore.Cores
 	coresErr    error
 
-	closer interface{ Close() error } // the connection, closed by Hosts.Close
+	closer    interface{ Close() error } // the connection, closed by Hosts.Close
+	sshConfig string                     // the ssh config file it was made with
 
 	mu        sync.Mutex // serializes Install
 	installed *remotecore.Installed

@@ -3,6 +3,8 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,9 +34,11 @@ type Hosts struct {
 	self       string
 	version    string
 
-	mu     sync.Mutex
-	hosts  map[string]*Host
-	closed bool
+	mu        sync.Mutex
+	hosts     map[string]*Host
+	sshConfig string // the ssh config file new connections read (SetSSHConfig)
+	closed    bool
+	retired   []*Host // replaced by a newer ssh config; closed with the rest
 	// cores are located once, on first use.
 	cores    *remotecore.Cores
 	coresErr error
@@ -45,7 +49,7 @@ type Hosts struct {
 // runs each master's watchdog shim, version names the cores to install.
 func NewHosts(cfg Config, controlDir, self, version string) *Hosts {
 	ssh.SweepStale(controlDir) // what masters of instances now dead left
-	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Host{}}
+	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Host{}, sshConfig: cfg.SSHConfig}
 }
 
 // DisconnectGrace is the grace runs on these hosts get.
@@ -62,7 +66,13 @@ func (hs *Hosts) Get(dest string) (*Host, error) {
 		return nil, ErrClosed
 	}
 	if h, ok := hs.hosts[dest]; ok {
-		return h, nil
+		if h.sshConfig == hs.sshConfig || !idle(h.t.Status().State) {
+			return h, nil // a live connection keeps the file it was made with
+		}
+		// Never connected, or given up on: the next attempt reads the file
+		// saved since (an alias that exists only there, say).
+		delete(hs.hosts, dest)
+		hs.retired = append(hs.retired, h)
 	}
 	if !hs.located {
 		hs.cores, hs.coresErr = remotecore.LocateCores(hs.version)
@@ -73,7 +83,7 @@ func (hs *Hosts) Get(dest string) (*Host, error) {
 		return nil, fmt.Errorf("remote: %s: %w", dest, err)
 	}
 	h := NewHost(dest, t, hs.cores, hs.coresErr)
-	h.closer = t
+	h.closer, h.sshConfig = t, hs.sshConfig
 	hs.hosts[dest] = h
 	return h, nil
 }
@@ -94,16 +104,28 @@ func (hs *Hosts) transport(dest string) (closingTransport, error) {
 	if distro, ok := strings.CutPrefix(dest, WSLPrefix); ok {
 		return wsl.New(wsl.Options{Distro: distro})
 	}
-	return ssh.New(ssh.Options{Destination: dest, ControlDir: hs.controlDir, ConfigFile: hs.cfg.SSHConfig, Self: hs.self, SSH: hs.cfg.SSH})
+	return ssh.New(ssh.Options{Destination: dest, ControlDir: hs.controlDir, ConfigFile: hs.sshConfig, Self: hs.self, SSH: hs.cfg.SSH})
 }
+
+// SetSSHConfig is the ssh config file saved in the settings: connections
+// made from now on read it (a connection already up keeps its own).
+func (hs *Hosts) SetSSHConfig(path string) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	hs.sshConfig = path
+}
+
+// idle reports whether a connection in state st carries nothing: it never
+// came up, or its attempts have ended.
+func idle(st ssh.State) bool { return st == ssh.Idle || st == ssh.Failed }
 
 // Close closes every host's connection (after the backends on them are
 // stopped: their channels go through it).
 func (hs *Hosts) Close() {
 	hs.mu.Lock()
 	hs.closed = true
-	hosts := hs.hosts
-	hs.hosts = map[string]*Host{}
+	hosts := append(slices.Collect(maps.Values(hs.hosts)), hs.retired...)
+	hs.hosts, hs.retired = map[string]*Host{}, nil
 	hs.mu.Unlock()
 	for _, h := range hosts {
 		if h.closer != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"strconv"
 	"strings"
@@ -26,7 +27,9 @@ import (
 
 // Runner starts backends on one host.
 type Runner struct {
-	Host *Host
+	// Host is the host's connection, asked at each start: one given up on
+	// is made anew when the ssh config file changed since (Hosts.Get).
+	Host func() (*Host, error)
 	// Log receives the backend's output lines.
 	Log *logs.Log
 	// DisconnectGrace is how long the remote tree outlives a silent
@@ -38,7 +41,11 @@ type Runner struct {
 // installing the core and starting the remote watchdog go on in the run's
 // own goroutine, and AwaitReady reports how they went.
 func (r Runner) Start(spec *runspec.Spec) (instance.Process, error) {
-	run, err := newRun(spec, r)
+	h, err := r.Host()
+	if err != nil {
+		return nil, fmt.Errorf("%w (%w)", err, fs.ErrPermission) // the app is closing, or the host cannot be: not retried
+	}
+	run, err := newRun(spec, h, r)
 	if err != nil {
 		return nil, err
 	}
@@ -91,13 +98,13 @@ type Run struct {
 	pingSeq    uint64
 }
 
-func newRun(spec *runspec.Spec, r Runner) (*Run, error) {
+func newRun(spec *runspec.Spec, host *Host, r Runner) (*Run, error) {
 	nonce, err := lockfile.NewNonce()
 	if err != nil {
 		return nil, err
 	}
 	run := &Run{
-		spec: spec, host: r.Host, log: r.Log, grace: r.DisconnectGrace, nonce: nonce,
+		spec: spec, host: host, log: r.Log, grace: r.DisconnectGrace, nonce: nonce,
 		released: make(chan struct{}), stopping: make(chan struct{}), backendKnown: make(chan struct{}),
 		portFound: make(chan int, 1), exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{},
 	}

@@ -27,8 +27,6 @@ func PendingRestart(started, saved Settings) (keys []string, backends bool) {
 		{"max_duplicate_children", started.MaxDuplicateChildren != saved.MaxDuplicateChildren, false},
 		{"restart_on_fd_pressure", started.RestartOnFDPressure != saved.RestartOnFDPressure, false},
 		{"nofile_soft_limit", !equalInt(started.NofileSoftLimit, saved.NofileSoftLimit), true},
-		// A new launcher opens its own connections with the file it reads.
-		{"ssh_config", started.SSHConfig != saved.SSHConfig, false},
 		// The remote watchdog is given the grace as it starts.
 		{"disconnect_grace", started.DisconnectGrace != saved.DisconnectGrace, true},
 	} {

@@ -21,7 +21,8 @@ func TestPendingRestart(t *testing.T) {
 		{"grace", Settings{Grace: "5s"}, Settings{Grace: "3s"}, []string{"grace"}, true},
 		{"open-file limit", Settings{NofileSoftLimit: &four}, Settings{NofileSoftLimit: &five}, []string{"nofile_soft_limit"}, true},
 		{"command without a list", Settings{BackendCommand: "a"}, Settings{BackendCommand: "b"}, []string{"backend_command"}, true},
-		{"ssh config file", Settings{}, Settings{SSHConfig: "/home/u/.ssh/alt"}, []string{"ssh_config"}, false},
+		// Read by each connection made from now on (Launcher.SettingsSaved).
+		{"ssh config file", Settings{}, Settings{SSHConfig: "/home/u/.ssh/alt"}, nil, false},
 		{"disconnect grace", Settings{DisconnectGrace: "30s"}, Settings{DisconnectGrace: "10s"}, []string{"disconnect_grace"}, true},
 		{"command beside a list: unused", Settings{BackendCommand: "a", Backends: list}, Settings{BackendCommand: "b", Backends: list}, []string{}, false},
 	} {

@@ -112,10 +112,22 @@ func (st *Store) Edit(e Edit) (Settings, error) {
 // one saved. A saved list replaces the backend command of earlier versions,
 // which is cleared.
 func (st *Store) SaveBackends(list func() []Backend) (Settings, error) {
+	return st.EditBackends(func(Settings) ([]Backend, error) { return list(), nil })
+}
+
+// EditBackends saves the backend list edit makes of the settings saved
+// now (read and written under the store's lock), keeping every other
+// setting; an error from edit, or a list that does not validate, saves
+// nothing.
+func (st *Store) EditBackends(edit func(saved Settings) ([]Backend, error)) (Settings, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s, _ := Load(st.dir)
-	s.Backends, s.BackendCommand = list(), ""
+	list, err := edit(s)
+	if err != nil {
+		return Settings{}, err
+	}
+	s.Backends, s.BackendCommand = list, ""
 	if err := Save(st.dir, s); err != nil {
 		return Settings{}, err
 	}

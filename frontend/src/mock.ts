@@ -91,7 +91,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   // Like Go (settings.PendingRestart): what was saved since the app started
   // and waits for a restart; some of it restarts the backends too.
   let started: Settings = { ...settings };
-  const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit", "ssh_config", "disconnect_grace"] as const;
+  const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit", "disconnect_grace"] as const;
   const pendingOf = (s: Settings) => {
     const pending: string[] = RESTART_KEYS.filter((k) => (k !== "backend_command" || !s.backends?.length) && JSON.stringify(started[k] ?? null) !== JSON.stringify(s[k] ?? null));
     return { pending, pending_restarts_backends: pending.some((k) => k === "backend_command" || k === "grace" || k === "nofile_soft_limit" || k === "disconnect_grace") };

@@ -103,7 +103,7 @@ export function isBoolKey(k: string): k is BoolKey {
  * Keys the running app takes as soon as they are saved (Go: App.SaveSettings
  * and Launcher.SettingsSaved); the others apply when it next starts.
  */
-export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "update_feed", "update_automatically"];
+export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "update_feed", "update_automatically", "ssh_config"];
 
 /** The shared readiness settings a backend without its own takes. */
 const READINESS_KEYS = ["ready_regex", "health_path", "grace"] as const;
@@ -493,6 +493,8 @@ export function savedText(changed: SettingsKey[], heldBy: Partial<Record<Setting
   // A running backend keeps the command it started with (Go: the
   // supervisor's spec): say so, or Try again looks broken.
   if (free.includes("backend_command")) parts.push("until then, Start and Try again run the backend's old command");
+  // Go: Launcher.SettingsSaved; a connection that is up keeps its file.
+  if (free.includes("ssh_config")) parts.push("connections made from now on read the new SSH config file (a host already connected keeps its own until Hermes Desktop restarts)");
   return parts.length === 0 ? "Saved and applied" : `Saved — ${parts.join("; ")}`;
 }
 

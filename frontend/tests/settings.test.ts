@@ -349,6 +349,10 @@ describe("savedText", () => {
     expect(savedText(["update_feed", "update_automatically", "start_at_login"])).toBe("Saved and applied");
     expect(savedText(["min_orphan_age"])).toBe("Saved — restart Hermes Desktop to apply");
     expect(savedText(["grace"])).toBe("Saved — restart Hermes Desktop to apply; backends you add from now on use it at once");
+    // No restart asked for: the next connection reads it (Go: Launcher.SettingsSaved).
+    expect(savedText(["ssh_config"])).toBe(
+      "Saved — connections made from now on read the new SSH config file (a host already connected keeps its own until Hermes Desktop restarts)",
+    );
     expect(savedText(["min_orphan_age", "update_feed"])).toBe("Saved — some changes apply now, the rest when you restart Hermes Desktop");
   });
   it("says when a flag or environment variable keeps winning", () => {

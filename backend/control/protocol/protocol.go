@@ -21,6 +21,7 @@ import (
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 )
 
@@ -45,6 +46,12 @@ var (
 	OpStartBackend = Op[None, None]{"start-backend"}
 	// OpStopBackend stops one backend; the instance keeps running.
 	OpStopBackend = Op[None, None]{"stop-backend"}
+	// OpAddBackend adds a backend, starts it and saves the list (the
+	// window's Add; `backends add`).
+	OpAddBackend = Op[settings.Backend, None]{"add-backend"}
+	// OpRemoveBackend stops a backend's whole tree, forgets it and saves
+	// the list (the window's Remove; `backends remove`).
+	OpRemoveBackend = Op[None, None]{"remove-backend"}
 	// OpStop stops the instance, answering once every backend's tree is
 	// gone.
 	OpStop = Op[None, StopResult]{"stop"}

@@ -13,6 +13,7 @@ import (
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 )
 
@@ -92,6 +93,8 @@ func TestRoundTrip(t *testing.T) {
 		roundTrip(OpRestart, "hermes", None{}, "", None{}, ""),
 		roundTrip(OpStartBackend, "hermes", None{}, "", None{}, ""),
 		roundTrip(OpStopBackend, "hermes", None{}, "", None{}, ""),
+		roundTrip(OpAddBackend, "", settings.Backend{Name: "web", Kind: settings.KindCustom, Command: "srv"}, `{"name":"web","kind":"custom","command":"srv"}`, None{}, ""),
+		roundTrip(OpRemoveBackend, "web", None{}, "", None{}, ""),
 		roundTrip(OpStop, "", None{}, "", StopResult{Stopped: true}, mustJSON(t, map[string]bool{"stopped": true})),
 		roundTrip(OpFocus, "", None{}, "", FocusResult{Focused: true, UI: "gui"}, mustJSON(t, map[string]any{"focused": true, "mode": "gui"})),
 		roundTrip(OpReap, "", ReapArgs{DryRun: true, MinAge: &zero, Only: []int{12}}, `{"dry_run":true,"min_age_ns":0,"only":[12]}`, report, mustJSON(t, report)),
@@ -117,8 +120,8 @@ func TestRoundTrip(t *testing.T) {
 	for _, c := range cases {
 		c.call(t, dir)
 	}
-	if len(cases) != 15 {
-		t.Errorf("%d operations tried, want all 15", len(cases))
+	if len(cases) != 17 {
+		t.Errorf("%d operations tried, want all 17", len(cases))
 	}
 }
 

@@ -1,0 +1,114 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/runspec"
+	"hermes-desktop/backend/settings"
+)
+
+// Adding and removing a backend, saved: the window's Add and Remove and
+// `hermes-desktop backends add|remove` go through these, with the same
+// validation and words; with no app running, the CLI edits config.json
+// through the same store (AddToSaved, RemoveFromSaved).
+
+// Settings is the settings store of this instance's state dir: one store,
+// so that the window, the control socket and the launcher never interleave
+// their writes of config.json.
+func (l *Launcher) Settings() *settings.Store { return l.saved }
+
+// SettingsSaved applies at once what a running launcher can of settings
+// just saved: the update feed and automatic updates, and the ssh config
+// file, which connections made from now on read (a backend added next, or
+// one whose host was never reached, finds an alias it defines).
+func (l *Launcher) SettingsSaved(s settings.Settings) {
+	l.upd.SettingsSaved(s)
+	l.remotes.SetSSHConfig(s.SSHConfig)
+}
+
+// AddSavedBackend adds a backend, starts it (unless disabled) and saves
+// the list. What it leaves empty of its ready pattern, health path and
+// grace is the shared settings' as saved now: a Settings change applies to
+// a backend added after it without a relaunch.
+func (l *Launcher) AddSavedBackend(b settings.Backend) error {
+	shared, _ := l.saved.Load() // a file that cannot be used means the defaults; the Settings page says so
+	spec, err := runspec.FromSetting(b, shared)
+	if err != nil {
+		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+	}
+	if err := l.AddBackend(spec); err != nil {
+		return err
+	}
+	return l.saveBackends()
+}
+
+// RemoveSavedBackend stops a backend (its whole tree), forgets it and
+// saves the list.
+func (l *Launcher) RemoveSavedBackend(ctx context.Context, name string) error {
+	if err := l.RemoveBackend(ctx, name); err != nil {
+		return err
+	}
+	return l.saveBackends()
+}
+
+// saveBackends writes the running list into the saved settings, leaving
+// the other settings as they are saved now.
+func (l *Launcher) saveBackends() error {
+	if _, err := l.saved.SaveBackends(l.BackendSettings); err != nil {
+		return fmt.Errorf("the change applies now, but could not be saved for the next start: %w", err)
+	}
+	return nil
+}
+
+// SavedBackends is the list a launcher would run from s, as settings: the
+// saved list, or the one backend an empty list stands for (which an edit
+// must keep, as the window's does: it is running).
+func SavedBackends(s settings.Settings) ([]settings.Backend, error) {
+	var c Config
+	if err := c.ApplySettings(s); err != nil {
+		return nil, err
+	}
+	return settingsOf(c.Backends), nil
+}
+
+// AddToSaved adds a backend to the saved list, for the next start: what
+// `backends add` does with no app running.
+func AddToSaved(store *settings.Store, b settings.Backend) error {
+	_, err := store.EditBackends(func(saved settings.Settings) ([]settings.Backend, error) {
+		if _, err := runspec.FromSetting(b, saved); err != nil {
+			return nil, fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+		}
+		list, err := SavedBackends(saved)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range list {
+			if settings.SameName(x.Name, b.Name) {
+				return nil, fmt.Errorf("%w: backend %q: %w", control.ErrBadRequest, b.Name, settings.ErrNameTaken)
+			}
+		}
+		return append(list, b), nil
+	})
+	return err
+}
+
+// RemoveFromSaved removes a backend from the saved list, as the window's
+// Remove does (an empty list stands for the default backend at the next
+// start: the CLI says so).
+func RemoveFromSaved(store *settings.Store, name string) error {
+	_, err := store.EditBackends(func(saved settings.Settings) ([]settings.Backend, error) {
+		list, err := SavedBackends(saved)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(list, func(b settings.Backend) bool { return b.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("%w %q", control.ErrNoSuchBackend, name)
+		}
+		return slices.Delete(list, i, i+1), nil
+	})
+	return err
+}
