@@ -80,6 +80,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return cmdHandoff(rest, stdout, stderr)
 	case "backends":
 		return cmdBackends(rest, stdout, stderr)
+	case "diagnose":
+		return cmdDiagnose(rest, p.Version, stdout, stderr)
 	case "update":
 		return cmdUpdate(rest, stdout, stderr)
 	case "serve":
@@ -125,6 +127,8 @@ Commands:
              stop the running instance
   backends   list, add or remove backends (backends add NAME, backends remove NAME),
              through the running app or, with none, in the saved settings
+  diagnose   save a diagnostic report to send (-o FILE): logs, status, versions, with
+             every secret redacted
   reap       find and remove backends that earlier crashes left behind (--dry-run)
   handoff    hand the running instance over to a new binary (updates)
   update     check for (update check) and install (update apply) a new version
