@@ -119,6 +119,7 @@ func (m menuActions) ShowWindow()         { m.a.showWindow() }
 func (m menuActions) Restart(name string) { m.a.restartInBackground(name) }
 func (m menuActions) Quit() error         { return m.a.Quit() }
 func (m menuActions) ApplyUpdate()        { m.a.applyUpdateInBackground() }
+func (m menuActions) SaveReport()         { m.a.saveReportInBackground() }
 
 // OpenHermes opens Hermes' page, or shows the window when no page is ready
 // yet (it says why there).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hermes-desktop/backend/remote"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,9 @@ type Launcher struct {
 	// written in Open, read in Start, which the caller runs after Open.
 	adopted map[string]*handoff.Adopted
 }
+
+// Logger is the launcher's log, for what the app around it does.
+func (l *Launcher) Logger() *slog.Logger { return l.cfg.Logger }
 
 // Open claims the state dir: checks it, takes the single-instance lock
 // (ErrAlreadyRunning if taken), creates this instance's owner lock and

@@ -24,6 +24,9 @@ type Actions interface {
 	// ApplyUpdate installs the downloaded update in the background and
 	// hands over to it ("Restart to update"): the backends keep running.
 	ApplyUpdate()
+	// SaveReport saves a diagnostic report in the background and says
+	// where in a notification ("Save a diagnostic report...").
+	SaveReport()
 }
 
 // Icons are the tray icon's images; main embeds them (go:embed cannot

@@ -55,6 +55,7 @@ func (a *recordedActions) ShowWindow()  {}
 func (a *recordedActions) OpenHermes()  {}
 func (a *recordedActions) Quit() error  { return nil }
 func (a *recordedActions) ApplyUpdate() {}
+func (a *recordedActions) SaveReport()  {}
 func (a *recordedActions) Restart(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -209,7 +210,7 @@ func TestTrayOverDBus(t *testing.T) {
 
 	root := getLayout(t, menu)
 	labels := root.visibleLabels("")
-	for _, l := range []string{"1 of 2 backends ready", "Open Hermes", "Show window", "Restart all backends", "Restart alpha", "Restart beta", "Quit"} {
+	for _, l := range []string{"1 of 2 backends ready", "Open Hermes", "Show window", "Restart all backends", "Restart alpha", "Restart beta", "Save a diagnostic report…", "Quit"} {
 		if !slices.Contains(labels, l) {
 			t.Errorf("first GetLayout(0, -1): %q missing; got %q", l, labels)
 		}

@@ -79,6 +79,7 @@ func (t *Tray) buildMenu() {
 	t.loop(t.actions.ApplyUpdate, t.update)
 	t.showUpdate()
 	systray.AddSeparator()
+	t.loop(t.actions.SaveReport, systray.AddMenuItem("Save a diagnostic report…", "Save logs, status and versions, secrets redacted, to send when something went wrong"))
 	t.loop(func() { _ = t.actions.Quit() }, systray.AddMenuItem("Quit", "Stop every backend and quit"))
 }
 

@@ -30,6 +30,8 @@ interface WailsApp {
   AddBackend(b: Wire.BackendSetting): Promise<void>;
   RemoveBackend(name: string): Promise<void>;
   OpenLogFolder(): Promise<void>;
+  SaveDiagnosticReport(): Promise<string>;
+  OpenReportFolder(): Promise<void>;
   ScanOrphans(): Promise<Wire.ReapReport>;
   ReapOrphans(pids: number[]): Promise<Wire.ReapReport>;
   GetSettings(): Promise<Wire.SettingsView>;
@@ -145,6 +147,8 @@ export function createWailsApi(w: Window = window): HermesAPI {
     RemoveBackend: (name) => app().RemoveBackend(name),
     ClipboardSetText: (text) => rt().ClipboardSetText(text),
     OpenLogFolder: () => app().OpenLogFolder(),
+    SaveDiagnosticReport: () => app().SaveDiagnosticReport(),
+    OpenReportFolder: () => app().OpenReportFolder(),
     ScanOrphans: async () => normalizeReport(await app().ScanOrphans()),
     ReapOrphans: async (pids) => normalizeReport(await app().ReapOrphans(pids)),
     GetSettings: async () => normalizeSettingsView(await app().GetSettings()),

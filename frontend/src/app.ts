@@ -496,6 +496,14 @@ export class App {
         this.state.logBackend = (this.state.status?.backends.length ?? 0) > 1 ? name : "";
         this.setTab("logs");
         break;
+      case "save-report":
+        void this.run("save-report", "logs", async () => {
+          this.state.reportPath = await this.api.SaveDiagnosticReport();
+        });
+        break;
+      case "open-report-folder":
+        void this.run("open-report-folder", "logs", () => this.api.OpenReportFolder()).then((ok) => ok && this.flash("logs", "Opened in your file manager"));
+        break;
       case "open-log-folder":
         void this.run("open-log-folder", "logs", () => this.api.OpenLogFolder()).then((ok) => ok && this.flash("logs", "Opened in your file manager"));
         break;

@@ -476,6 +476,14 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
         return false;
       }
     },
+    async SaveDiagnosticReport() {
+      await delay(300);
+      return `/home/you/Downloads/hermes-desktop-report-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}.zip`;
+    },
+    async OpenReportFolder() {
+      await delay(150);
+      throw "no file manager in the browser preview";
+    },
     async OpenLogFolder() {
       await delay(150);
       throw `no file manager in the browser preview; logs are in ${instance.state_dir}/logs`;

@@ -56,6 +56,8 @@ export interface AppState {
   logFilter: string;
   /** "" = all backends. */
   logBackend: string;
+  /** Where "Save a diagnostic report…" saved the last report ("": none). */
+  reportPath: string;
   logFollow: boolean;
   /** Lines that arrived while auto-scroll was paused. */
   logUnseen: number;
@@ -85,6 +87,7 @@ export function initialState(tab: Tab = "backends"): AppState {
     logs: new LogBuffer(),
     logFilter: "",
     logBackend: "",
+    reportPath: "",
     logFollow: true,
     logUnseen: 0,
     reapFlow: initialReapFlow,

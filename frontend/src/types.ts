@@ -71,6 +71,10 @@ export interface HermesAPI extends UpdateAPI {
   /** Puts text on the system clipboard; false when it was refused. */
   ClipboardSetText(text: string): Promise<boolean>;
   OpenLogFolder(): Promise<void>;
+  /** Saves a diagnostic report (secrets redacted) and answers its path. */
+  SaveDiagnosticReport(): Promise<string>;
+  /** Opens the folder of the report saved last. */
+  OpenReportFolder(): Promise<void>;
   ScanOrphans(): Promise<ReapReport>;
   /** Reaps exactly these PIDs from a confirmed dry run, each only if it
    *  still qualifies when Go looks again. */

@@ -16,6 +16,8 @@ function fakeWindow() {
     AddBackend: vi.fn(async () => {}),
     RemoveBackend: vi.fn(async () => Promise.reject("not found")),
     OpenLogFolder: vi.fn(async () => {}),
+    SaveDiagnosticReport: vi.fn(async () => "/r.zip"),
+    OpenReportFolder: vi.fn(async () => {}),
     ScanOrphans: vi.fn(async () => ({ started_at: "", dry_run: true, scanned: 3, elapsed_ms: 1, decisions: null })),
     ReapOrphans: vi.fn(async () => Promise.reject("permission denied")),
     GetSettings: vi.fn(async () => ({})),

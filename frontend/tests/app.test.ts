@@ -378,6 +378,31 @@ describe("logs", () => {
     expect(app.state.logs.lines()[0].text).toBe("l101");
   });
 
+  it("saves a diagnostic report, says where, and opens its folder on request", async () => {
+    const f = fakeApi();
+    const { root } = await mount(f.api, "logs");
+    expect(root.querySelector(".report-saved")).toBeNull();
+    click(byText(root, "button", "Save a diagnostic report…"));
+    await flush();
+    expect(f.api.SaveDiagnosticReport).toHaveBeenCalledTimes(1);
+    expect(root.querySelector(".report-saved")!.textContent).toContain("Diagnostic report saved to /home/u/Downloads/hermes-desktop-report-20261203-190000.zip");
+    expect(root.querySelector(".report-saved")!.textContent).toContain("Secrets are redacted");
+    click(byText(root, "button", "Show in folder"));
+    await flush();
+    expect(f.api.OpenReportFolder).toHaveBeenCalledTimes(1);
+    expect(root.querySelector(".page-head .action-note")!.textContent).toBe("Opened in your file manager");
+  });
+
+  it("says why a diagnostic report could not be saved", async () => {
+    const f = fakeApi();
+    f.api.SaveDiagnosticReport.mockRejectedValueOnce("diagnose: save /x.zip: permission denied");
+    const { root } = await mount(f.api, "logs");
+    click(byText(root, "button", "Save a diagnostic report…"));
+    await flush();
+    expect(root.querySelector(".page-head .action-error")!.textContent).toBe("Diagnose: save /x.zip: permission denied");
+    expect(root.querySelector(".report-saved")).toBeNull();
+  });
+
   it("opens the log folder and shows its error inline", async () => {
     const f = fakeApi();
     f.api.OpenLogFolder.mockRejectedValueOnce("no file manager");

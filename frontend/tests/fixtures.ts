@@ -132,6 +132,8 @@ export function fakeApi(st: Status = status()) {
     }),
     ClipboardSetText: vi.fn(async (_text: string): Promise<boolean> => true),
     OpenLogFolder: vi.fn(async () => {}),
+    SaveDiagnosticReport: vi.fn(async () => "/home/u/Downloads/hermes-desktop-report-20261203-190000.zip"),
+    OpenReportFolder: vi.fn(async () => {}),
     ScanOrphans: vi.fn(async (): Promise<ReapReport> => report({ dry_run: true })),
     ReapOrphans: vi.fn(async (_pids: number[]): Promise<ReapReport> => report()),
     GetSettings: vi.fn(async (): Promise<SettingsView> => ({ ...settingsView(), settings: structuredClone(saved) })),

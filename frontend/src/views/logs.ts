@@ -124,8 +124,17 @@ export function logsView(s: AppState, visible: LogLine[]): HTMLElement {
       "Logs",
       null,
       actionStatus(s.errors.get("logs"), s.notes.get("logs")),
+      button("Save a diagnostic report…", { action: "save-report", busy: s.busy.has("save-report"), busyLabel: "Saving…" }),
       button("Open log folder", { action: "open-log-folder", icon: "folder", busy: s.busy.has("open-log-folder"), busyLabel: "Opening…" }),
     ),
+    s.reportPath
+      ? h(
+          "div.report-saved",
+          { role: "status" },
+          h("span", null, "Diagnostic report saved to ", h("code", null, s.reportPath), ". Secrets are redacted; look it over before you send it."),
+          button("Show in folder", { action: "open-report-folder", icon: "folder", size: "sm", busy: s.busy.has("open-report-folder"), busyLabel: "Opening…" }),
+        )
+      : null,
     h("div.toolbar", null, filter, select, count),
     body,
   );
