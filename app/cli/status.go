@@ -35,7 +35,11 @@ func printStatus(w io.Writer, st model.Status, now time.Time) {
 	}
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, b := range st.Backends {
-		row := []string{b.Name, string(b.Kind), string(b.State), strconv.Itoa(b.PID), strconv.Itoa(b.Port), pageOf(b), strconv.Itoa(b.Restarts)}
+		pid := strconv.Itoa(b.PID)
+		if b.Host != "" && b.PID > 0 {
+			pid = "remote:" + pid // the host's PID: signalling it here would hit another process
+		}
+		row := []string{b.Name, string(b.Kind), string(b.State), pid, strconv.Itoa(b.Port), pageOf(b), strconv.Itoa(b.Restarts)}
 		if remote {
 			row = slices.Insert(row, 3, cmp.Or(b.Host, "-"))
 		}
@@ -91,8 +95,11 @@ func remoteLine(b model.BackendStatus, now time.Time) string {
 	if b.PID > 0 {
 		parts = append(parts, fmt.Sprintf("remote pid %d", b.PID))
 	}
-	if r.Port > 0 {
+	switch {
+	case r.Port > 0 && b.Port > 0:
 		parts = append(parts, fmt.Sprintf("remote port %d forwarded to %d", r.Port, b.Port))
+	case r.Port > 0:
+		parts = append(parts, fmt.Sprintf("remote port %d, not forwarded", r.Port))
 	}
 	if r.Connection == "connected" && r.LatencyMS > 0 {
 		parts = append(parts, "latency "+latency(r.LatencyMS))

@@ -29,10 +29,15 @@ func TestPrintStatusRemote(t *testing.T) {
 		{"failed", &model.RemoteStatus{Connection: "failed", Error: "Host key verification failed."},
 			"far: on me@build-box, failed: Host key verification failed., remote pid 1234\n"},
 		{"not connected", nil, "far: on me@build-box, not connected\n"},
+		// Stopped here, the remote port is no longer forwarded anywhere.
+		{"not forwarded", &model.RemoteStatus{Connection: "connected", Port: 8642}, "far: on me@build-box, connected, remote pid 1234, remote port 8642, not forwarded\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			far := model.BackendStatus{Name: "far", Kind: settings.KindServe, State: model.StateReady, PID: 1234, Port: 43901,
 				URL: "http://127.0.0.1:43901/", Host: "me@build-box", Remote: tc.remote}
+			if tc.name == "not forwarded" {
+				far.Port = 0
+			}
 			var out strings.Builder
 			printStatus(&out, model.Status{Backends: []model.BackendStatus{local, far}}, now)
 			lines := strings.Split(out.String(), "\n")
@@ -42,8 +47,9 @@ func TestPrintStatusRemote(t *testing.T) {
 			if got := strings.Fields(lines[2]); len(got) < 4 || got[3] != "-" {
 				t.Errorf("local row: got %q, want HOST -", lines[2])
 			}
-			if got := strings.Fields(lines[3]); len(got) < 5 || got[3] != "me@build-box" || got[4] != "1234" {
-				t.Errorf("remote row: got %q, want its host, then its PID", lines[3])
+			if got := strings.Fields(lines[3]); len(got) < 5 || got[3] != "me@build-box" || got[4] != "remote:1234" {
+				// Marked: a bare 1234 killed here would hit a local process.
+				t.Errorf("remote row: got %q, want its host, then its PID marked remote:", lines[3])
 			}
 			if !strings.HasSuffix(out.String(), tc.want) {
 				t.Errorf("got\n%s\nwant it to end with %q", out.String(), tc.want)

@@ -50,6 +50,11 @@ func (r *Run) Info() instance.Info {
 		Host: r.host.Destination, Platform: r.hello.Platform, Port: r.remotePort,
 		Latency: r.latency, LockDir: r.backend.LockDir, Error: r.failure,
 	}
+	select {
+	case <-r.exited: // the channel ended: nothing listens there for us any more
+		in.Remote.Port, in.Remote.Latency = 0, 0
+	default:
+	}
 	r.connection(in.Remote)
 	return in
 }
