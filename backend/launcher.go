@@ -99,7 +99,6 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	l.handoff = handoff.NewSender(cfg.handoff(l.self, l.nonce), handoffHost{l})
 	l.contain = instance.PlanContainment(cfg.Containment)
 	l.remotes = remote.NewHosts(cfg.Remote, filepath.Join(cfg.StateDir, "ssh"), cfg.Core, cfg.Version)
-	cfg.Logger.Info("containment", "kind", l.contain.Kind(), "reason", l.contain.Reason())
 	if cfg.AdoptFrom != nil {
 		err = l.receive()
 	} else {
@@ -108,6 +107,9 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Ours to say once the state dir is: a second launch says only that
+	// one already runs.
+	cfg.Logger.Info("containment", "kind", l.contain.Kind(), "reason", l.contain.Reason())
 	if err = l.claim.listen(); err != nil {
 		return nil, err
 	}

@@ -218,16 +218,9 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 			closeLog = nil
 		}
 	}()
-	self, err := os.Executable()
+	self, containment, err := o.checked()
 	if err != nil {
-		return backend.Config{}, nil, fmt.Errorf("find own executable: %w", err)
-	}
-	if o.restartWindow <= 0 {
-		return backend.Config{}, nil, fmt.Errorf("--restart-window: %v is not a positive duration", o.restartWindow)
-	}
-	containment, err := instance.ParseContainment(o.containment)
-	if err != nil {
-		return backend.Config{}, nil, fmt.Errorf("--containment: %w", err)
+		return backend.Config{}, nil, err
 	}
 	saved, notice := settings.Load(stateDir)
 	cfg := backend.Config{
@@ -256,10 +249,37 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 	if err := o.applyExplicit(&cfg); err != nil {
 		return backend.Config{}, nil, err
 	}
-	for _, spec := range cfg.Backends {
-		fmt.Fprintf(stdout, "using backend: %s\n", describeBackend(cmp.Or(cfg.Core, self), spec))
-	}
 	return cfg, closeLog, nil
+}
+
+// checked is our own executable and the containment asked for, once the
+// flags that need more than parsing are checked.
+func (o runOptions) checked() (string, instance.Containment, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", "", fmt.Errorf("find own executable: %w", err)
+	}
+	if o.restartWindow <= 0 {
+		return "", "", fmt.Errorf("--restart-window: %v is not a positive duration", o.restartWindow)
+	}
+	containment, err := instance.ParseContainment(o.containment)
+	if err != nil {
+		return "", "", fmt.Errorf("--containment: %w", err)
+	}
+	return self, containment, nil
+}
+
+// announcement says what each backend will run and why, from the
+// configuration as the flags and settings made it (before the launcher
+// fills in its defaults). It is printed once this instance holds the state
+// dir: a second launch, which only brings the first one's window forward,
+// says nothing of the sort.
+func announcement(cfg backend.Config) string {
+	var b strings.Builder
+	for _, spec := range cfg.Backends {
+		fmt.Fprintf(&b, "using backend: %s\n", describeBackend(cmp.Or(cfg.Core, cfg.Self), spec))
+	}
+	return b.String()
 }
 
 // locateCore finds the small executable a desktop build starts its shims
@@ -327,7 +347,8 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 	if err := instance.EnterLauncherJob(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
-	life := lifecycle.Options{Started: func() { injectFaults(cfg) }}
+	using := announcement(cfg)
+	life := lifecycle.Options{Claimed: func() { fmt.Fprint(stdout, using) }, Started: func() { injectFaults(cfg) }}
 	if !opts.headless {
 		ok, why := false, "this build has no GUI (build with 'make gui' for the window)"
 		if p.GUIAvailable != nil && p.Window != nil {

@@ -48,6 +48,9 @@ type Options struct {
 	// Window, if not nil, makes the window for the opened launcher, before
 	// its backends start; nil runs headless.
 	Window func(l *backend.Launcher) Window
+	// Claimed, if not nil, is called once this instance holds the state
+	// dir, before anything starts.
+	Claimed func()
 	// Started, if not nil, is called once the backends are starting (the
 	// build-time faults of the update tests).
 	Started func()
@@ -67,6 +70,9 @@ func Run(cfg backend.Config, stdout, stderr io.Writer, o Options) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o.Claimed != nil {
+		o.Claimed()
 	}
 	sig := catchSignals()
 	defer sig.release()

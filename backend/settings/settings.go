@@ -263,7 +263,7 @@ func validateBackends(bs []Backend) error {
 	return errors.Join(errs...)
 }
 
-// ErrNameTaken: another backend has this name, or one that differs only in
+// ErrNameTaken means another backend has this name, or one that differs only in
 // case (their log files would be one file where names ignore case:
 // Windows, macOS).
 var ErrNameTaken = errors.New("another backend has this name (names that differ only in upper and lower case count as the same)")
