@@ -287,7 +287,7 @@ func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
 }
 
 func (a *App) settingsView(s settings.Settings, notice string) settings.View {
-	pending, backends := settings.PendingRestart(a.started, s)
+	pending, backends := settings.PendingRestart(a.started, s, backend.DefaultSettings(a.self))
 	return settings.View{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: settings.Path(a.stateDir), Notice: notice,
 		Pending: pending, PendingRestartsBackends: backends}
 }
@@ -303,7 +303,7 @@ func (a *App) RestartApp() error {
 	if notice != "" {
 		return fmt.Errorf("the saved settings could not be read (%s): nothing was restarted", notice)
 	}
-	_, restartBackends := settings.PendingRestart(a.started, saved)
+	_, restartBackends := settings.PendingRestart(a.started, saved, backend.DefaultSettings(a.self))
 	_, err := a.l.RestartSelf(context.Background(), !restartBackends)
 	return err
 }

@@ -310,7 +310,7 @@ export class App {
 
   private settingsDirty(): boolean {
     const st = this.state.settings;
-    return !!st.draft && !!st.view && diffSettings(st.draft, toDraft(st.view.settings)).length > 0;
+    return !!st.draft && !!st.view && diffSettings(st.draft, toDraft(st.view.settings), toDraft(st.view.defaults)).length > 0;
   }
 
   private setSettingsView(v: SettingsView): void {
@@ -436,7 +436,7 @@ export class App {
     st.saving = true;
     st.result = null;
     this.update();
-    const changed = diffSettings(draft, toDraft(st.view.settings));
+    const changed = diffSettings(draft, toDraft(st.view.settings), toDraft(st.view.defaults));
     const u = this.state.status?.instance.update;
     const heldBy = { update_feed: u?.feed_from, update_automatically: u?.automatic_from };
     try {

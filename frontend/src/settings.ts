@@ -364,10 +364,13 @@ export function hasErrors(e: SettingsErrors): boolean {
   return Object.keys(e).length > 0;
 }
 
-function same(key: SettingsKey, a: SettingsDraft, b: SettingsDraft): boolean {
+function same(key: SettingsKey, a: SettingsDraft, b: SettingsDraft, defaults?: SettingsDraft): boolean {
   if (isBoolKey(key)) return !!a[key] === !!b[key];
-  const x = a[key].trim();
-  const y = b[key].trim();
+  // With the defaults known, empty is the default's value: a field typed
+  // into and put back to its default (or Reset to defaults) is unchanged.
+  const def = defaults ? (defaults[key] as string).trim() : "";
+  const x = a[key].trim() || def;
+  const y = b[key].trim() || def;
   if (x === y) return true;
   if (isDurationKey(key)) {
     const dx = parseGoDuration(x);
@@ -386,8 +389,8 @@ function same(key: SettingsKey, a: SettingsDraft, b: SettingsDraft): boolean {
 }
 
 /** Keys whose values differ ("5s" and "5000ms" are the same duration). */
-export function diffSettings(a: SettingsDraft, b: SettingsDraft): SettingsKey[] {
-  return SETTINGS_KEYS.filter((k) => !same(k, a, b));
+export function diffSettings(a: SettingsDraft, b: SettingsDraft, defaults?: SettingsDraft): SettingsKey[] {
+  return SETTINGS_KEYS.filter((k) => !same(k, a, b, defaults));
 }
 
 /** Keys set to something other than the default; "" counts as the default. */

@@ -196,6 +196,13 @@ describe("diffs", () => {
     expect(diffSettings(defaults, { ...defaults, grace: "6s", start_at_login: true })).toEqual(["grace", "start_at_login"]);
     expect(diffSettings(defaults, { ...defaults, health_path: " /api/health " })).toEqual([]);
   });
+  it("counts a field put back to its default as unchanged (issue 31, item 6)", () => {
+    const saved = toDraft({} as Settings); // every field empty: the defaults
+    // Reset to defaults fills each field with the default's text.
+    expect(diffSettings(resetToDefaults(defaultSettings), saved, defaults)).toEqual([]);
+    expect(diffSettings({ ...saved, grace: "5000ms", nofile_soft_limit: "4096" }, saved, defaults)).toEqual([]);
+    expect(diffSettings({ ...saved, grace: "6s" }, saved, defaults)).toEqual(["grace"]);
+  });
   it("treats empty text as the default when finding customized keys", () => {
     const s = { ...defaults, backend_command: "", health_path: "/healthz", grace: "5s", start_at_login: true };
     expect(customizedKeys(s, defaults)).toEqual(["health_path", "start_at_login"]);

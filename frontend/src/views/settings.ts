@@ -256,7 +256,7 @@ export function settingsForm(s: AppState): HTMLElement | null {
   const draft = st.draft;
   const defaults = toDraft(st.view.defaults);
   const update = s.status?.instance.update as UpdateInfo | undefined;
-  const dirty = diffSettings(draft, toDraft(st.view.settings)).length > 0;
+  const dirty = diffSettings(draft, toDraft(st.view.settings), toDraft(st.view.defaults)).length > 0;
   const custom = new Set(customizedKeys(draft, defaults));
   const atDefaults = custom.size === 0;
   // A saved backend list decides the commands; the field is kept, read-only,
