@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"hermes-desktop/internal/coretest"
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog/remotewd"
 )
@@ -389,6 +391,13 @@ func TestRemoteReapEndsOnlyOurLeftovers(t *testing.T) {
 	}
 	a.waitNewRemote(t, "py", b.PID)
 	waitRemoteGone(t, 10*time.Second, "the leftover backend after the next start's reap", b.PID)
+	if b.Cgroup != "" { // the killed watchdog's tree cgroup goes with the tree (make test left one per run)
+		if mnt, err := cgroup.Mount(); err == nil {
+			if _, err := os.Stat(filepath.Join(mnt, b.Cgroup)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the reaped session's cgroup %s is still there (%v)", b.Cgroup, err)
+			}
+		}
+	}
 	log := readLogs(t, a.l.StateDir)
 	if !strings.Contains(log, "remote reap on "+sshtest.Alias+": killed session") {
 		t.Errorf("the backend's log does not say what the reap killed:\n%s", log)

@@ -139,8 +139,11 @@ func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *rela
 
 // own writes our session file, then Hermes' lock, both naming the held
 // backend.
-func (r *remoteRun) own(self, child proc.Identity, exe, token string) error {
+func (r *remoteRun) own(self, child proc.Identity, exe, token string, tree *cgroup.Cgroup) error {
 	sess := RemoteSession{OwnershipID: r.o.OwnershipID, SpawnNonce: r.o.SpawnNonce, Shim: self, Backend: child, Created: time.Now().UTC()}
+	if tree != nil {
+		sess.Cgroup = tree.Path()
+	}
 	sdir := filepath.Join(r.home, RemoteSessionsDir)
 	if err := os.MkdirAll(sdir, 0o700); err != nil {
 		return fmt.Errorf("watchdog-remote: %w", err)

@@ -165,6 +165,10 @@ type RemoteSession struct {
 	Shim        proc.Identity `json:"shim"`
 	Backend     proc.Identity `json:"backend"`
 	Created     time.Time     `json:"created"`
+	// Cgroup is the backend's tree cgroup (under the cgroup2 mount), ""
+	// when there is none: a reap removes it once the tree is gone, or the
+	// host keeps an empty one for each watchdog that was killed.
+	Cgroup string `json:"cgroup,omitempty"`
 }
 
 // RemoteSessionsDir is where RemoteSession files live, under the remote

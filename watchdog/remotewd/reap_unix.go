@@ -16,6 +16,7 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 )
 
@@ -94,8 +95,26 @@ func reapSession(home, file, id string, grace time.Duration) RemoteReapDecision 
 	} else {
 		d.Action, d.Reason = "cleaned", "its watchdog and backend are gone"
 	}
+	removeSessionCgroup(s.Cgroup)
 	removeSessionFiles(home, file, s)
 	return d
+}
+
+// removeSessionCgroup removes the tree cgroup of a session whose tree is
+// gone: only a backend cgroup's name, only once nothing is in it (fail
+// closed: a populated one is left as it is).
+func removeSessionCgroup(path string) {
+	if _, ok := lockfile.CgroupNonce(path); !ok {
+		return
+	}
+	c, err := cgroup.Open(path)
+	if err != nil {
+		return
+	}
+	if populated, err := c.Populated(); err != nil || populated {
+		return
+	}
+	_ = c.Remove()
 }
 
 // endTree ends the backend and its descendants: SIGTERM, grace, SIGKILL;

@@ -222,7 +222,7 @@ func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgr
 		rel.drain(0)
 		return proc.Identity{}, nil, nil, err
 	}
-	if err := r.own(self, child, argv[0], token); err != nil {
+	if err := r.own(self, child, argv[0], token, tree); err != nil {
 		goAhead.Close() // EOF: the held child exits without running the backend
 		_ = syscall.Kill(child.PID, syscall.SIGKILL)
 		rel.drain(time.Second)
