@@ -18,6 +18,10 @@
 #      of the journey's ssh config for a real sshd on loopback) becomes
 #      ready and connected over one authentication; quit leaves nothing
 #      there (issue 25)
+#   7. restart: after an add and a remove, Settings' Restart Hermes Desktop
+#      hands over to a new instance in charge within 10 s with the new list
+#      (issue 31, item 1); the Logs page's Save a
+#      diagnostic report... says where it went, and the zip holds no secret
 #
 # usage: scripts/gui-journeys.sh BINARY ARTIFACT_DIR
 # GUI_JOURNEYS="2 5" runs only those; GUI_JOURNEYS_TRACE=1 traces.
@@ -449,6 +453,75 @@ EOF
 	[ -z "$(ls -A "$r/home/.hermes/desktop-ssh" 2>/dev/null)" ] || fail "lock directories left on the remote: $(ls "$r/home/.hermes/desktop-ssh")"
 	kill "$sshd" && wait "$sshd" 2>/dev/null || true
 	sshd=
+	passed
+fi
+
+# 7. Restart Hermes Desktop after an add and a remove; a diagnostic report.
+if wanted 7; then
+	begin restart
+	home_was=$HOME
+	export HOME=$work/restart-home
+	mkdir -p "$HOME/Downloads"
+	# A secret in the app's environment: the report must not carry it.
+	export HERMES_JOURNEY_API_KEY=planted-journey-secret-7f3e
+	start_app restart
+	wait_field default "b['state']" ready
+	"$bin" status --json >"$work/s.json"
+	first=$(json "$work/s.json" "d['instance']['pid']")
+	add_backend second Dashboard
+	wait_field second "b['state']" ready 60
+	click 'push button=Remove backend default'
+	click --retry 'Confirm removing default' 'push button=Remove'
+	A11Y_TIMEOUT=30 a11y gone 'article=Backend default' || fail "the card of default stayed"
+	click 'page tab=Settings'
+	# Given to a backend as it starts: the backends restart with the app.
+	a11y type 4s 'entry=/Stop grace period.*/' || fail "could not type the grace"
+	click 'push button=Save'
+	click 'push button=Restart Hermes Desktop'
+	began_restart=$SECONDS
+	new=
+	for _ in $(seq 1 40); do
+		"$bin" status --json >"$work/s.json" 2>/dev/null || { sleep 0.25; continue; }
+		pid=$(json "$work/s.json" "d['instance']['pid']")
+		if [ -n "$pid" ] && [ "$pid" != "$first" ] && [ "$(json "$work/s.json" "d['instance']['mode']")" = gui ]; then
+			new=$pid
+			break
+		fi
+		sleep 0.25
+	done
+	[ -n "$new" ] || fail "no new instance in charge 10 s after Restart Hermes Desktop: $(cat "$work/s.json" 2>/dev/null | head -c 300)"
+	[ "$(names)" = second ] || fail "the new instance runs '$(names)', want 'second'"
+	echo "gui-journeys: restart: the new instance ($new) was in charge $((SECONDS - began_restart)) s after the click"
+	# The old one hands over and exits 0 (it is our child; the new one is not).
+	for _ in $(seq 1 40); do kill -0 "$app" 2>/dev/null || break; sleep 0.25; done
+	wait "$app" || fail "the old instance exited with $?"
+	app=$new
+	grep -q 'handoff failed' "$HERMES_DESKTOP_STATE_DIR/launcher.log" && fail "launcher.log says the handoff failed: $(grep 'handoff failed' "$HERMES_DESKTOP_STATE_DIR/launcher.log")"
+	a11y wait 'page tab=/Backends( .*)?/' || fail "the new instance's window never reached the accessibility bus"
+	wait_field second "b['state']" ready 30
+	click 'page tab=Logs'
+	click 'push button=Save a diagnostic report…'
+	report=
+	for _ in $(seq 1 40); do
+		report=$(ls "$HOME"/Downloads/hermes-desktop-report-*.zip 2>/dev/null | head -1)
+		[ -n "$report" ] && break
+		sleep 0.25
+	done
+	[ -n "$report" ] || fail "no report in $HOME/Downloads"
+	a11y texts 2>/dev/null | grep -qF "$(basename "$report")" || fail "the page does not say where the report went: $(a11y texts 2>&1 | grep -i report)"
+	shot restart-report
+	unzip -l "$report" | grep -q 'launcher.log' || fail "the report has no launcher.log: $(unzip -l "$report")"
+	unzip -p "$report" | grep -q 'planted-journey-secret' && fail "the report carries the planted secret"
+	# Stopped as stop_app would, but the app is not this shell's child now.
+	"$bin" stop >/dev/null || fail "stop failed"
+	for _ in $(seq 1 60); do kill -0 "$app" 2>/dev/null || break; sleep 0.25; done
+	kill -0 "$app" 2>/dev/null && fail "the new instance is still running after stop"
+	app=
+	sleep 0.3
+	left=$(tagged_pids "$HERMES_DESKTOP_TEST_TAG")
+	[ -z "$left" ] || { kill -9 $left 2>/dev/null; fail "processes left behind: $left"; }
+	unset HERMES_JOURNEY_API_KEY
+	export HOME=$home_was
 	passed
 fi
 
