@@ -121,10 +121,13 @@ func (m menuActions) Quit() error         { return m.a.Quit() }
 func (m menuActions) ApplyUpdate()        { m.a.applyUpdateInBackground() }
 func (m menuActions) SaveReport()         { m.a.saveReportInBackground() }
 
-// OpenHermes opens Hermes' page, or shows the window when no page is ready
-// yet (it says why there).
+// OpenHermes opens Hermes' page, or shows the window when it cannot (no
+// page ready yet, no browser opener): the launcher log and a notification
+// say why, since the window may be on screen already and change nothing.
 func (m menuActions) OpenHermes() {
 	if _, err := m.a.l.OpenPage(""); err != nil {
+		m.a.l.Logger().Warn("tray: Open Hermes", "err", err)
+		m.a.tell("Could not open Hermes", err.Error())
 		m.a.showWindow()
 	}
 }

@@ -675,3 +675,47 @@ func stopInstance(t *testing.T, dir string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The tray's Open Hermes with no page to open (or no browser opener) says
+// why in a notification and shows the window: it did nothing at all
+// before (issue 31, item 9).
+func TestTrayOpenHermesSaysWhyItCannot(t *testing.T) {
+	app, ui, _ := startApp(t) // a serve backend: no page
+	n := &notifications{}
+	app.notify = n.notify
+	menuActions{app}.OpenHermes()
+	if n.count() != 1 || n.shown[0] != "Could not open Hermes" {
+		t.Errorf("notifications: %q, want one saying it could not open Hermes", n.shown)
+	}
+	ui.mu.Lock()
+	shown := ui.shown
+	ui.mu.Unlock()
+	if shown != 1 {
+		t.Errorf("the window was shown %d times, want once (it says why there)", shown)
+	}
+}
+
+// The tray's Save a diagnostic report… saves it in Downloads and says so.
+func TestTraySavesADiagnosticReport(t *testing.T) {
+	home := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(home, "Downloads"), 0o700))
+	t.Setenv("HOME", home)
+	app, _, _ := startApp(t)
+	n := &notifications{}
+	app.notify = n.notify
+	menuActions{app}.SaveReport()
+	app.endBackground()
+	reports, _ := filepath.Glob(filepath.Join(home, "Downloads", "hermes-desktop-report-*.zip"))
+	if len(reports) != 1 || n.count() != 1 || n.shown[0] != "Diagnostic report saved" {
+		t.Fatalf("reports %v, notifications %q; want one report and one notification saying so", reports, n.shown)
+	}
+	if p := lastReport.Load(); p == nil || *p != reports[0] {
+		t.Errorf("the folder Show in folder opens is not the report's: %v", p)
+	}
+}

@@ -27,11 +27,20 @@ func TestStatusLine(t *testing.T) {
 			{Name: "b", State: model.StateFailed},
 			{Name: "c", State: model.StateExternal, Port: 9119},
 			{Name: "d", State: model.StateStarting},
-		}}, "2 of 4 backends ready"},
-		{"several, none ready", model.Status{Backends: []model.BackendStatus{
+		}}, "1 of 4 backends failed"}, // the window's header's words (issue 31, item 9)
+		{"several, one restarting", model.Status{Backends: []model.BackendStatus{
 			{Name: "a", State: model.StateStopped},
 			{Name: "b", State: model.StateRestarting},
-		}}, "0 of 2 backends ready"},
+		}}, "0 of 2 ready, 1 restarting…"},
+		{"several, all ready", model.Status{Backends: []model.BackendStatus{
+			{Name: "a", State: model.StateReady}, {Name: "b", State: model.StateExternal},
+		}}, "2 backends ready"},
+		{"several, all stopped", model.Status{Backends: []model.BackendStatus{
+			{Name: "a", State: model.StateStopped}, {Name: "b", State: model.StateStopped},
+		}}, "All 2 backends stopped"},
+		{"several, some stopped", model.Status{Backends: []model.BackendStatus{
+			{Name: "a", State: model.StateStopped}, {Name: "b", State: model.StateReady},
+		}}, "1 of 2 backends ready"},
 	} {
 		if got := StatusLine(tc.st); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)

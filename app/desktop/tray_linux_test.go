@@ -197,7 +197,7 @@ func TestTrayOverDBus(t *testing.T) {
 	dest := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", os.Getpid())
 	item := conn.Object(dest, "/StatusNotifierItem")
 	menu := conn.Object(dest, "/StatusNotifierItem/menu")
-	want := "Hermes Desktop: 1 of 2 backends ready"
+	want := "Hermes Desktop: 1 of 2 ready, 1 starting…"
 	// The tooltip is read until the menu is built; GetLayout is not
 	// called before: its first answer is the one under test.
 	waitUntil(t, "the tooltip "+want, func() bool {
@@ -210,7 +210,7 @@ func TestTrayOverDBus(t *testing.T) {
 
 	root := getLayout(t, menu)
 	labels := root.visibleLabels("")
-	for _, l := range []string{"1 of 2 backends ready", "Open Hermes", "Show window", "Restart all backends", "Restart alpha", "Restart beta", "Save a diagnostic report…", "Quit"} {
+	for _, l := range []string{"1 of 2 ready, 1 starting…", "Open Hermes", "Show window", "Restart all backends", "Restart alpha", "Restart beta", "Save a diagnostic report…", "Quit"} {
 		if !slices.Contains(labels, l) {
 			t.Errorf("first GetLayout(0, -1): %q missing; got %q", l, labels)
 		}
@@ -239,7 +239,7 @@ func TestTrayOverDBus(t *testing.T) {
 	if !errors.As(err, &dbusErr) || dbusErr.Name != "org.freedesktop.DBus.Error.InvalidArgs" {
 		t.Errorf("GetProperty of an unknown item: got %v, want an InvalidArgs error", err)
 	}
-	status, _ := root.find("1 of 2 backends ready")
+	status, _ := root.find("1 of 2 ready, 1 starting…")
 	err = menu.CallWithContext(ctx, "com.canonical.dbusmenu.GetProperty", 0, status.id, "no-such-property").Store(&v)
 	if !errors.As(err, &dbusErr) || dbusErr.Name != "org.freedesktop.DBus.Error.InvalidArgs" {
 		t.Errorf("GetProperty of an unknown property: got %v, want an InvalidArgs error", err)
