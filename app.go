@@ -90,7 +90,10 @@ func (a *App) restartInBackground(name string) {
 	a.background.Add(1)
 	go func() {
 		defer a.background.Done()
-		_ = a.l.Restart(a.backgroundCtx, name)
+		if err := a.l.Restart(a.backgroundCtx, name); err != nil && a.backgroundCtx.Err() == nil {
+			a.l.Logger().Warn("tray: restart", "backend", name, "err", err)
+			a.tell("Could not restart", err.Error())
+		}
 	}()
 }
 

@@ -98,17 +98,25 @@ func (l *Launcher) RemoveBackend(ctx context.Context, name string) error {
 }
 
 // Restart restarts the named backend, or all backends when name is "".
+// A backend the user stopped stays stopped: restarting it by name is
+// refused, saying that Start starts it (the tray's Restart NAME started
+// it without a word), and restarting all passes it by.
 func (l *Launcher) Restart(ctx context.Context, name string) error {
 	if name != "" {
 		s, err := l.sups.Find(name)
 		if err != nil {
 			return err
 		}
+		if s.Status().State == model.StateStopped {
+			return fmt.Errorf("%w: backend %s is stopped; Start starts it", control.ErrRefused, name)
+		}
 		return s.Restart(ctx)
 	}
 	var errs []error
 	for _, s := range l.sups.All() {
-		errs = append(errs, s.Restart(ctx))
+		if s.Status().State != model.StateStopped {
+			errs = append(errs, s.Restart(ctx))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -124,3 +124,25 @@ func savedNames(s settings.Settings) string {
 	}
 	return names(st)
 }
+
+// Restarting a backend the user stopped is refused, saying Start starts it
+// (the tray's Restart NAME started it without a word), and restarting all
+// passes it by (issue 31, item 9).
+func TestRestartLeavesAStoppedBackendStopped(t *testing.T) {
+	l := testbin.StartLauncher(t, "--grace", "1s")
+	l.WaitReady(1, readyWait)
+	if out, errOut, code := l.CLI("stop", "--backend", "default"); code != 0 {
+		t.Fatalf("stop --backend default: exit %d: %s%s", code, out, errOut)
+	}
+	if _, errOut, code := l.CLI("restart", "--backend", "default"); code == 0 || !strings.Contains(errOut, "is stopped; Start starts it") {
+		t.Errorf("restart of a stopped backend: exit %d, %q; want a refusal saying Start starts it", code, errOut)
+	}
+	if out, errOut, code := l.CLI("restart"); code != 0 {
+		t.Errorf("restart (all): exit %d: %s%s", code, out, errOut)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if st := status(t, l); st.Backends[0].State != model.StateStopped {
+		t.Errorf("after restart: %s, want it left stopped", st.Backends[0].State)
+	}
+	stopAndCheck(t, l)
+}

@@ -388,7 +388,10 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
     },
     async Restart(name) {
       await delay(300);
+      // Go: Launcher.Restart leaves a stopped backend stopped.
+      if (name && targets(name).some((b) => b.status.state === "stopped")) throw `refused: backend ${name} is stopped; Start starts it`;
       for (const b of targets(name)) {
+        if (b.status.state === "stopped") continue;
         if (b.status.state === "external") {
           attach(b); // the command runs again and finds the same Hermes
           emitStatus();
