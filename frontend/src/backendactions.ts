@@ -61,7 +61,17 @@ export class BackendActions {
       case "open-hermes": {
         // "Opening…" while Go waits to hear from the opener, then what came of it.
         const key = target.dataset.errKey ?? `backend:${name}`;
-        void h.run(`open-hermes:${name}`, key, () => h.api.OpenHermes(name)).then((ok) => ok && h.flash(key, "Opened in your browser"));
+        void h.run(`open-hermes:${name}`, key, () => h.api.OpenHermes(name)).then((ok) => {
+          if (!ok) return;
+          // An open that worked answers an earlier failed one wherever it
+          // was shown: the header's red error no longer stands beside it.
+          for (const k of [...h.state.errors.keys()]) {
+            if (k === "topbar" || k.startsWith("backend:")) {
+              if (/could not open|xdg-open|no browser/i.test(h.state.errors.get(k) ?? "")) h.state.errors.delete(k);
+            }
+          }
+          h.flash(key, "Opened in your browser");
+        });
         break;
       }
       case "copy-connection":

@@ -176,6 +176,19 @@ describe("Open Hermes in the page header and the top bar", () => {
     expect(root.querySelector(".topbar .action-error")!.textContent).toBe("No backend with a page is ready");
   });
 
+  it("clears the header's failed open once a card's open worked (issue 31, item 10)", async () => {
+    const f = fakeApi(status([dashboard()]));
+    const { root } = await mount(f.api);
+    f.api.OpenHermes.mockRejectedValueOnce("could not open it: xdg-open, which opens files and links, is not installed");
+    click(root.querySelector('.page-head [data-action="open-hermes"]'));
+    await flush();
+    expect(root.querySelector(".page-head .action-error")!.textContent).toContain("xdg-open");
+    click(card(root, "hermes").querySelector('[data-action="open-hermes"]'));
+    await flush();
+    expect(root.textContent).toContain("Opened in your browser");
+    expect(root.querySelector(".page-head .action-error")).toBeNull();
+  });
+
   it("is not offered when no backend has a page", async () => {
     const { root, app } = await mount(fakeApi(status([serve()])).api);
     expect(root.querySelector('[data-action="open-hermes"]')).toBeNull();

@@ -21,9 +21,24 @@ export function highlight(text: string, needle: string): (string | HTMLElement)[
   return out;
 }
 
+/**
+ * How a line reads: stderr is where many servers write their ordinary log
+ * (Python's http.server its access lines, our watchdog its level=INFO
+ * records), so only a stderr line that is not plainly such a record is
+ * shown as an error ("stderr"); those are "stderr-info", shown plain.
+ */
+export function lineTone(l: LogLine): string {
+  if (l.stream !== "stderr") return l.stream;
+  const t = l.text;
+  if (/\blevel=(INFO|DEBUG)\b/.test(t) || /^(INFO|DEBUG)[:\s]/.test(t)) return "stderr-info";
+  // An access line: "127.0.0.1 - - [date] \"GET / HTTP/1.1\" 200 -", a 2xx/3xx status.
+  if (/"(GET|HEAD|POST|PUT|DELETE|PATCH|OPTIONS) [^"]* HTTP\/[\d.]+" [23]\d\d\b/.test(t)) return "stderr-info";
+  return "stderr";
+}
+
 export function logRow(l: LogLine, needle: string, showBackend: boolean): HTMLElement {
   return h(
-    `div.log-line.stream-${l.stream}`,
+    `div.log-line.stream-${lineTone(l)}`,
     { "data-key": lineKey(l) },
     h("span.log-time", { title: l.time }, formatClock(l.time)),
     showBackend ? h("span.log-backend", null, l.backend) : null,
