@@ -294,39 +294,41 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// Validate checks one backend.
+// Validate checks one backend and says every fault at once, one per line
+// (errors.Join): a form fixed in rounds, one refusal at a time, is what a
+// person should not meet.
 func (b Backend) Validate() error {
 	if err := ValidateName(b.Name); err != nil {
-		return err
+		return err // the other messages name it: a bad name first
 	}
+	var errs []error
 	switch b.Kind {
 	case KindDashboard, KindServe:
 		if b.Command != "" {
-			return fmt.Errorf("backend %s: a %s backend runs Hermes; only a custom backend has a command", b.Name, b.Kind)
+			errs = append(errs, fmt.Errorf("backend %s: a %s backend runs Hermes; only a custom backend has a command", b.Name, b.Kind))
 		}
 	case KindCustom:
 		if strings.TrimSpace(b.Command) == "" {
-			return fmt.Errorf("backend %s: a custom backend needs a command", b.Name)
-		}
-		if _, err := cmdline.Split(b.Command); err != nil {
-			return fmt.Errorf("backend %s: command: %w", b.Name, err)
+			errs = append(errs, fmt.Errorf("backend %s: a custom backend needs a command", b.Name))
+		} else if _, err := cmdline.Split(b.Command); err != nil {
+			errs = append(errs, fmt.Errorf("backend %s: command: %w", b.Name, err))
 		}
 		if len(b.Args) > 0 {
-			return fmt.Errorf("backend %s: a custom backend takes its arguments in its command", b.Name)
+			errs = append(errs, fmt.Errorf("backend %s: a custom backend takes its arguments in its command", b.Name))
 		}
 	default:
-		return fmt.Errorf("backend %s: kind %q is not dashboard, serve or custom", b.Name, b.Kind)
+		errs = append(errs, fmt.Errorf("backend %s: kind %q is not dashboard, serve or custom", b.Name, b.Kind))
 	}
 	if len(b.Args) > 64 {
-		return fmt.Errorf("backend %s: more than 64 arguments", b.Name)
+		errs = append(errs, fmt.Errorf("backend %s: more than 64 arguments", b.Name))
 	}
 	if err := ValidateHost(b.Host); err != nil {
-		return fmt.Errorf("backend %s: %w", b.Name, err)
+		errs = append(errs, fmt.Errorf("backend %s: %w", b.Name, err))
 	}
-	if errs := validateReadiness(b.ReadyRegex, b.HealthPath, b.Grace); len(errs) > 0 {
-		return fmt.Errorf("backend %s: %w", b.Name, errors.Join(errs...))
+	for _, err := range validateReadiness(b.ReadyRegex, b.HealthPath, b.Grace) {
+		errs = append(errs, fmt.Errorf("backend %s: %w", b.Name, err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Duration parses a duration setting within [lo, hi]; "" is 0, the default.

@@ -180,3 +180,23 @@ func TestLabelsAreThePages(t *testing.T) {
 		}
 	}
 }
+
+// Every fault of a backend at once, one per line, each naming it: the Add
+// form showed them in rounds (issue 31, item 7).
+func TestBackendValidateSaysEveryFault(t *testing.T) {
+	err := Backend{Name: "x", Kind: KindCustom, Host: "-bad", ReadyRegex: "(", Grace: "soon"}.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	for _, want := range []string{"needs a command", "Host:", "Ready pattern:", "Stop grace period:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: want it to say %q", err, want)
+		}
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "backend x: ") {
+			t.Errorf("line %q does not name the backend", l)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import {
   resetToDefaults,
   savedText,
   settingsEdit,
+  SETTINGS_KEYS,
   toDraft,
   validateSettings,
   type SettingsKey,
@@ -423,13 +424,21 @@ export class App {
     }
   }
 
+  /** Brings the first field with an error into view and focus: "Fix the
+   *  highlighted fields" with none on screen helped nobody (issue 31, item 7). */
+  private focusFirstSettingsError(): void {
+    const first = SETTINGS_KEYS.find((k) => this.state.settings.errors[k]);
+    if (first) this.focusAfterRender = `#set-${first}`;
+  }
+
   async saveSettings(): Promise<void> {
     const st = this.state.settings;
     if (!st.draft || !st.view || st.saving) return;
     const draft = normalizeDraft(st.draft);
     st.errors = validateSettings(draft);
     if (hasErrors(st.errors)) {
-      st.result = { ok: false, text: "Fix the highlighted fields, then save again." };
+      st.result = { ok: false, text: Object.keys(st.errors).length === 1 ? "Fix the highlighted field, then save again." : "Fix the highlighted fields, then save again." };
+      this.focusFirstSettingsError();
       this.update();
       return;
     }
@@ -451,6 +460,7 @@ export class App {
       const marked = Object.keys(errors).length;
       const fix = marked === 1 ? "Fix the highlighted field, then save again." : "Fix the highlighted fields, then save again.";
       st.result = { ok: false, text: rest.length ? rest.join(" ") : fix };
+      this.focusFirstSettingsError();
     } finally {
       st.saving = false;
       this.update();

@@ -317,7 +317,14 @@ export function sshConfigError(path: string): string | null {
 
 /** The ready pattern's error, or null. */
 export function readyRegexError(re: string): string | null {
-  return re !== "" && captureGroups(re) === 0 ? "The pattern needs a capture group for the port, like port=(\\d+)" : null;
+  if (re === "") return null;
+  // What Go's RE2 has no such thing as: JavaScript would accept it, Go
+  // refuse it, and the form would show that only in a second round.
+  if (/\(\?(=|!|<=|<!|>)/.test(re)) return "Lookarounds and atomic groups are not supported (Go's regular expressions)";
+  if (/(^|[^\\])(\\\\)*\\[1-9]/.test(re)) return "Backreferences like \\1 are not supported (Go's regular expressions)";
+  // null: JavaScript cannot read it ((?i:x) is Go's, not JavaScript's):
+  // Go decides.
+  return captureGroups(re) === 0 ? "The pattern needs a capture group for the port, like port=(\\d+)" : null;
 }
 
 /** The health path's error, or null. */

@@ -463,6 +463,14 @@ describe("boot reap", () => {
     expect(root.querySelector(".cmd-trunc")!.getAttribute("title")).toBe("hermes serve");
   });
 
+  it("says an empty spared cgroup instead of 'no candidate processes' (issue 31, item 11)", async () => {
+    const cg = { cgroup: "/hermes-backend-0123", action: "spared" as const, reason: "fail-closed" as const, detail: "no backend this Hermes Desktop saved ran in it", members: 0, processes: [] };
+    const { root } = await mount(fakeApi(status([backend()], { boot_reap: report({ decisions: [], cgroups: [cg] }) })).api, "reap");
+    expect(root.textContent).not.toContain("No candidate processes were found.");
+    expect(root.textContent).toContain("No candidate processes outside backend cgroups.");
+    expect(root.textContent).toContain("An empty backend cgroup (/hermes-backend-0123) was spared: no backend this Hermes Desktop saved ran in it");
+  });
+
   it("scans (dry run), asks, and reaps only after Confirm", async () => {
     const f = fakeApi();
     f.api.ScanOrphans.mockResolvedValueOnce(
@@ -964,6 +972,10 @@ describe("settings", () => {
       submit(root);
       await flush();
       expect(root.querySelector(".save-result.ok")!.textContent).toBe("Saved — updates are off in this build of Hermes Desktop, so the feed is not used");
+      // Its help does not say a change applies at once (issue 31, item 11).
+      const help = root.querySelector("#set-update_feed-help")?.textContent ?? "";
+      expect(help).toContain("does not update itself");
+      expect(help).not.toContain("applies at once");
     });
 
     it("follows the status: the note goes once the flag no longer wins", async () => {
@@ -976,6 +988,18 @@ describe("settings", () => {
       await flush();
       expect(root.querySelector("#set-update_feed-note")).toBeNull();
     });
+  });
+
+  it("brings the first field with an error into view on a refused save (issue 31, item 7)", async () => {
+    const f = fakeApi();
+    const { root } = await mount(f.api, "settings");
+    type(root, "health_path", "nope");
+    type(root, "sample_interval", "soon");
+    submit(root);
+    await flush();
+    expect(root.querySelector(".save-result")!.textContent).toBe("Fix the highlighted fields, then save again.");
+    expect(document.activeElement).toBe(root.querySelector("#set-health_path"));
+    expect(f.api.SaveSettings).not.toHaveBeenCalled();
   });
 
   it("offers Retry when settings cannot be loaded", async () => {

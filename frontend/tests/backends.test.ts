@@ -221,6 +221,15 @@ describe("Add backend", () => {
     return { f, ...m };
   };
 
+  it("says what runs on the host for the kind chosen (issue 31, item 11)", async () => {
+    const { root } = await openForm();
+    const help = () => root.querySelector("#add-host-help")?.textContent ?? "";
+    expect(help()).toContain("It runs Hermes there if it is installed, else the built-in backend.");
+    pickKind(root, "custom");
+    expect(help()).toContain("It runs your command there.");
+    expect(help()).not.toContain("built-in backend");
+  });
+
   it("opens an inline form with the name focused and the three kinds explained", async () => {
     const { root } = await openForm();
     const form = root.querySelector("form.add-form")!;
@@ -385,11 +394,11 @@ describe("Add backend", () => {
 
   it("shows a pattern only Go refuses on the Ready pattern field", async () => {
     const { root, f } = await openForm();
-    f.api.AddBackend.mockRejectedValueOnce("backend web: Ready pattern: not a valid regular expression: invalid or unsupported Perl syntax: `(?=`");
+    f.api.AddBackend.mockRejectedValueOnce("backend web: Ready pattern: not a valid regular expression: invalid or unsupported Perl syntax: `(?<`");
     pickKind(root, "custom");
     type(root, "name", "web");
     type(root, "command", "srv");
-    type(root, "ready_regex", "(?=x)(\\d+)"); // JavaScript accepts a lookahead, Go does not
+    type(root, "ready_regex", "(?<x(\\d+)"); // neither reads it: Go says why
     submit(root);
     await flush();
     expect(fieldError(root, "ready_regex")).toContain("invalid or unsupported Perl syntax");

@@ -47,11 +47,17 @@ const COMMAND: TextSpec = {
 const HOST: TextSpec = {
   field: "host",
   label: BACKEND_FIELD_LABELS.host,
-  help: "The computer it runs on, reached with your own ssh: user@server, ssh://user@server:2222 or a Host alias from your ssh config. It runs Hermes if installed there, else the built-in backend; your keys, agent and known hosts work as in your terminal. Empty: this computer.",
+  help: "The computer it runs on, reached with your own ssh: user@server, ssh://user@server:2222 or a Host alias from your ssh config. Your keys, agent and known hosts work as in your terminal. Empty: this computer.",
   placeholder: "this computer — or user@server, an ssh alias",
   optional: true,
   mono: true,
 };
+
+/** The Host field, its help saying what runs there for this kind. */
+function hostFor(kind: string): TextSpec {
+  const what = kind === "custom" ? "It runs your command there." : "It runs Hermes there if it is installed, else the built-in backend.";
+  return { ...HOST, help: `${HOST.help.replace(/ Empty: this computer\.$/, "")} ${what} Empty: this computer.` };
+}
 
 // A custom server's own readiness. Empty takes the shared value in
 // Settings, made for Hermes, which a server that is not Hermes rarely
@@ -159,7 +165,7 @@ export function addBackendForm(form: AddForm): HTMLElement {
       null,
       textField(NAME, form),
       kindField(form),
-      textField(HOST, form),
+      textField(hostFor(form.draft.kind), form),
       ...(custom ? [textField(COMMAND, form), ...[READY_REGEX, HEALTH_PATH, GRACE].map((f) => textField(withShared(f, form), form))] : [textField(PROFILE, form)]),
     ),
     inlineError(form.error || undefined),

@@ -48,9 +48,14 @@ function reportCard(r: ReapReport, title: string): HTMLElement {
       h("span.muted.small", null, formatDateTime(r.started_at)),
     ),
     h("p.summary", null, reapSummary(r)),
-    ds.length ? decisionsTable(ds) : h("p.muted", null, "No candidate processes were found."),
+    ds.length ? decisionsTable(ds) : h("p.muted", null, (r.cgroups ?? []).length ? "No candidate processes outside backend cgroups." : "No candidate processes were found."),
     cgs.length ? h("h3.subhead", null, "In backend cgroups") : null,
     cgs.length ? decisionsTable(cgs) : null,
+    // An empty cgroup has no process row: said on its own, or the page
+    // said nothing was found while status listed it.
+    ...(r.cgroups ?? [])
+      .filter((c) => (c.processes ?? []).length === 0)
+      .map((c) => h("p.muted.small", null, `An empty backend cgroup (${c.cgroup}) was ${c.action}: ${c.detail || c.reason}`)),
   );
 }
 

@@ -105,6 +105,13 @@ export const UPDATE_FEED: FieldSpec = {
   emptyDefault: "None: updates off",
 };
 
+/** The same field in a build that does not update itself: no "applies at
+ *  once" beside "Updates are off". */
+const UPDATE_FEED_BUILD_OFF: FieldSpec = {
+  ...UPDATE_FEED,
+  help: "The URL of the update manifest, like https://example.com/hermes-desktop/stable.json. This build of Hermes Desktop does not update itself: a feed saved here is kept, and used by a build that does.",
+};
+
 /** The connections of backends on another host (a backend's Host). */
 export const REMOTE_FIELDS: FieldSpec[] = [
   {
@@ -300,7 +307,7 @@ export function settingsForm(s: AppState): HTMLElement | null {
       "set-updates",
       "Updates",
       "Where new versions of Hermes Desktop come from, and whether they install themselves. A flag or environment variable wins over these.",
-      field(UPDATE_FEED, draft, defaults, st.errors.update_feed, custom.has(UPDATE_FEED.key), feedNote(update)),
+      field(update?.build_off ? UPDATE_FEED_BUILD_OFF : UPDATE_FEED, draft, defaults, st.errors.update_feed, custom.has(UPDATE_FEED.key), feedNote(update)),
       check(UPDATE_AUTOMATICALLY, draft, defaults, custom.has(UPDATE_AUTOMATICALLY.key), automaticNote(update)),
     ),
     h(
