@@ -60,8 +60,9 @@ func (r *Run) Info() instance.Info {
 }
 
 // connection fills in the connection's state: the host's while there is
-// no channel yet, else the heartbeat's ("reconnecting" once two beats went
-// unanswered). Called with mu held.
+// no channel yet, else the heartbeat's ("reconnecting" once a pong is
+// later than silenceLimit, its latency no longer shown). Called with mu
+// held.
 func (r *Run) connection(ri *instance.RemoteInfo) {
 	st := r.host.t.Status()
 	ri.Connection = st.State.String()
@@ -80,11 +81,12 @@ func (r *Run) connection(ri *instance.RemoteInfo) {
 	default:
 	}
 	silent := time.Since(r.lastPong)
-	if silent <= 2*r.beat+time.Second {
+	if silent <= r.silenceLimit() {
 		ri.Connection = "connected"
 		return
 	}
 	ri.Connection = "reconnecting"
+	ri.Latency = 0 // the last one measured says nothing of now
 	ri.Attempt = int(silent / r.beat)
 	ri.NextAttempt = r.lastPong.Add(time.Duration(ri.Attempt+1) * r.beat)
 	ri.Error = fmt.Sprintf("no answer from %s for %s; the backend there ends after %s without one", r.host.Destination, silent.Round(time.Second), r.grace)

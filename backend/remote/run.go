@@ -264,18 +264,31 @@ func (r *Run) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 // heartbeat writes a ping every beat until the channel ends. A pong
 // coming back gives the latency; none for a while is "reconnecting".
 func (r *Run) heartbeat(readDone <-chan struct{}) {
-	t := time.NewTicker(r.beat)
+	// Looked at four times a beat, so a silence is shown within a quarter
+	// beat of passing silenceLimit, not up to a beat later.
+	t := time.NewTicker(max(r.beat/4, 100*time.Millisecond))
 	defer t.Stop()
 	r.mu.Lock()
 	r.lastPong = time.Now()
 	r.mu.Unlock()
 	shown := "connected"
-	for {
+	for tick := 0; ; tick++ {
 		if now := r.Info().Remote.Connection; now != shown {
 			shown = now
 			select {
 			case r.changed <- struct{}{}:
 			default:
+			}
+		}
+		if tick%4 != 0 {
+			select {
+			case <-t.C:
+				continue
+			case <-readDone:
+				return
+			case <-r.stopping:
+				r.send(remotewd.TagStop)
+				return
 			}
 		}
 		r.mu.Lock()
@@ -397,13 +410,21 @@ func (r *Run) pong(payload string) {
 		r.latency = time.Since(sent)
 		delete(r.sentAt, n)
 	}
-	if time.Since(r.lastPong) > 2*r.beat+time.Second {
+	if time.Since(r.lastPong) > r.silenceLimit() {
 		select { // back after a silence: say so now, not a beat later
 		case r.changed <- struct{}{}:
 		default:
 		}
 	}
 	r.lastPong = time.Now()
+}
+
+// silenceLimit is how long without a pong the connection still counts as
+// connected: one beat and the round trip, with a margin. Longer, the card
+// said Connected for seconds while the page did not answer. Called with mu
+// held.
+func (r *Run) silenceLimit() time.Duration {
+	return min(r.beat+500*time.Millisecond+2*r.latency, 2*r.beat+time.Second)
 }
 
 // freePort asks the OS for a free loopback port here. Another program may

@@ -1,0 +1,44 @@
+package remote
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/ssh"
+)
+
+// connectedTransport is a Transport that is up and runs nothing.
+type connectedTransport struct{}
+
+func (connectedTransport) Run(context.Context, time.Duration, io.Reader, ...string) ([]byte, error) {
+	return nil, nil
+}
+func (connectedTransport) Start(context.Context, ...string) (*ssh.Channel, error) { return nil, nil }
+func (connectedTransport) Forward(context.Context, int, int) error                { return nil }
+func (connectedTransport) Unforward(context.Context, int, int) error              { return nil }
+func (connectedTransport) Connect(context.Context) error                          { return nil }
+func (connectedTransport) Status() ssh.Status                                     { return ssh.Status{State: ssh.Connected} }
+
+// The card says Connected only while pongs come within a beat and the
+// round trip: with two beats and a second of margin it said Connected for
+// seconds while the page did not answer (issue 31, item 8).
+func TestConnectionGoesReconnectingAfterOneMissedBeat(t *testing.T) {
+	run := func(silent time.Duration) instance.RemoteInfo {
+		r := &Run{host: NewHost("box", connectedTransport{}, nil, nil), beat: time.Second, grace: 30 * time.Second,
+			ch: &ssh.Channel{}, exited: make(chan struct{}), latency: 2 * time.Millisecond}
+		r.lastPong = time.Now().Add(-silent)
+		ri := instance.RemoteInfo{Latency: r.latency}
+		r.connection(&ri)
+		return ri
+	}
+	if ri := run(900 * time.Millisecond); ri.Connection != "connected" {
+		t.Errorf("a pong 0.9 s ago (beat 1 s): %s, want connected", ri.Connection)
+	}
+	ri := run(1700 * time.Millisecond)
+	if ri.Connection != "reconnecting" || ri.Latency != 0 {
+		t.Errorf("no pong for 1.7 s (beat 1 s): %s with latency %s, want reconnecting and no latency", ri.Connection, ri.Latency)
+	}
+}
