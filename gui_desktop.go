@@ -6,6 +6,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 
@@ -98,7 +99,7 @@ func runWindow(app *App, sig *lifecycle.Signals) (err error) {
 		MinWidth:         800,
 		MinHeight:        600,
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
-		AssetServer:      &assetserver.Options{Assets: assets},
+		AssetServer:      &assetserver.Options{Assets: assets, Middleware: bootPage(distFS(), app.l.Status)},
 		OnStartup: func(ctx context.Context) {
 			app.attach(&wailsUI{ctx: ctx})
 			sig.Reclaim()
@@ -116,6 +117,15 @@ func runWindow(app *App, sig *lifecycle.Signals) (err error) {
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	})
+}
+
+// distFS is the built page (frontend/dist) as the asset server sees it.
+func distFS() fs.FS {
+	sub, err := fs.Sub(assets, "frontend/dist")
+	if err != nil {
+		return assets // never: the embed pattern names the folder
+	}
+	return sub
 }
 
 // wailsUI adapts the Wails runtime to windowUI. Its calls are queued onto

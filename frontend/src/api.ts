@@ -70,7 +70,16 @@ declare global {
   interface Window {
     go?: { main?: { App?: WailsApp } };
     runtime?: WailsRuntime;
+    /** What Go served the page with (app_boot.go). */
+    __HERMES_BOOT__?: { status?: Wire.Status; platform?: string };
   }
+}
+
+/** The status and platform the page was served with, if any. */
+export function bootData(w: Window = window): { status: Status | null; quoting: Quoting | null } {
+  const b = w.__HERMES_BOOT__;
+  if (!b) return { status: null, quoting: null };
+  return { status: b.status ? normalizeStatus(b.status) : null, quoting: b.platform ? (b.platform === "windows" ? "windows" : "posix") : null };
 }
 
 /** True when the page runs inside the Wails webview. */

@@ -66,6 +66,9 @@ export interface AppOptions {
   initialTab?: Tab;
   /** Marks the page as showing simulated data. */
   preview?: boolean;
+  /** The status the page arrived with (Go: app_boot.go), drawn at once;
+   *  Status() is asked too, for what changed since. */
+  initialStatus?: Status;
 }
 
 export class App {
@@ -144,6 +147,16 @@ export class App {
     if (this.doc.visibilityState === "hidden") {
       this.hidden = true;
       this.reportVisible(false);
+    }
+    if (this.opts.initialStatus) {
+      // The first frame shows the backends; the answer below brings what
+      // changed in the milliseconds since the page was served.
+      this.applyStatus(this.opts.initialStatus);
+      this.render();
+      this.armTreeRecheck();
+      if (this.state.tab === "settings") void this.loadSettings();
+      await this.loadStatus();
+      return;
     }
     this.render();
     this.armTreeRecheck();

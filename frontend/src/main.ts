@@ -1,5 +1,5 @@
 import "./style.css";
-import { createWailsApi, hasWails, platformQuoting } from "./api";
+import { bootData, createWailsApi, hasWails, platformQuoting } from "./api";
 import { waitForBindings } from "./boot";
 import { setQuoting } from "./format";
 import { App } from "./app";
@@ -30,7 +30,7 @@ async function engine(root: HTMLElement): Promise<{ api: HermesAPI; preview: boo
   }
   await waitForBindings(root);
   const api = createWailsApi();
-  setQuoting(await platformQuoting());
+  setQuoting(bootData().quoting ?? (await platformQuoting()));
   return { api, preview: false };
 }
 
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   const app = new App(api, root, {
     initialTab: tabFromHash(location.hash),
     preview,
+    initialStatus: preview ? undefined : (bootData().status ?? undefined),
     onTab: (tab) => history.replaceState(null, "", `#${tab}`),
   });
   window.addEventListener("hashchange", () => app.setTab(tabFromHash(location.hash)));

@@ -1109,3 +1109,22 @@ describe("restart to apply", () => {
     expect(restartBanner(root)!.querySelector(".inline-error")).toBeNull();
   });
 });
+
+describe("the status the page was served with (issue 31: state shown as fast as the blank window)", () => {
+  it("draws the backends at once, before Status() answers, then takes its answer", async () => {
+    const f = fakeApi();
+    const answer = deferred<Status>();
+    f.api.Status.mockReturnValueOnce(answer.promise);
+    const root = document.createElement("div");
+    document.body.appendChild(root);
+    const app = new App(f.api, root, { now: () => NOW, schedule: (fn) => fn(), timers: false, initialStatus: status([backend({ name: "served" })]) });
+    track(app, root);
+    const started = app.start();
+    expect(root.querySelector('[aria-label="Backend served"], article')?.textContent).toContain("served");
+    expect(root.textContent).not.toContain("Connecting");
+    answer.resolve(status([backend({ name: "served" }), backend({ name: "added" })]));
+    await started;
+    await flush();
+    expect(root.textContent).toContain("added");
+  });
+});
