@@ -162,7 +162,7 @@ func backendsList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("backends list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stateDir := fs.String("state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR)")
-	asJSON := fs.Bool("json", false, "print JSON: the saved list, each with its state when the app runs")
+	asJSON := fs.Bool("json", false, "print JSON: the running app's backends with their state, else the saved list")
 	err := fs.Parse(args)
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("backends list: unexpected argument %q", fs.Arg(0))
