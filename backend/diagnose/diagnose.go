@@ -98,13 +98,23 @@ func (r *report) add(name string, data []byte) {
 
 func (r *report) addText(name, text string) { r.add(name, []byte(r.red.String(text))) }
 
+// addJSON adds v as indented JSON, redacted while it is one line: an
+// argument vector's "--token", "VALUE" would be two lines once indented,
+// the value on a line that says nothing of a secret.
 func (r *report) addJSON(name string, v any) {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := json.Marshal(v)
 	if err != nil {
 		r.skip(name, err.Error())
 		return
 	}
-	r.addText(name, string(data)+"\n")
+	redacted := []byte(r.red.String(string(data)))
+	var tree any
+	if json.Unmarshal(redacted, &tree) == nil {
+		if indented, err := json.MarshalIndent(tree, "", "  "); err == nil {
+			redacted = indented
+		}
+	} // else a redaction cut through an escape: kept on one line, still redacted
+	r.add(name, append(redacted, '\n'))
 }
 
 func (r *report) skip(name, why string) { r.sum.Skipped = append(r.sum.Skipped, name+": "+why) }

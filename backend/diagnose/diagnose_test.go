@@ -126,3 +126,27 @@ func TestReportKeepsTheEndOfABigLog(t *testing.T) {
 	}
 	t.Error("logs/a.log is not in the report")
 }
+
+// A secret given as its own argument ("--token", "VALUE") in the status'
+// command lines: one line while redacted, indented after.
+func TestReportRedactsArgumentVectors(t *testing.T) {
+	st := &model.Status{Backends: []model.BackendStatus{{Name: "web", Command: []string{"srv", "--token", "planted-argv-1", "--api-key=planted-argv-2", "--port", "0"}}}}
+	var buf bytes.Buffer
+	if _, err := Write(&buf, Input{StateDir: t.TempDir(), Status: st, Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	z, _ := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	for _, f := range z.File {
+		if f.Name != "status.json" {
+			continue
+		}
+		r, _ := f.Open()
+		data, _ := io.ReadAll(r)
+		r.Close()
+		if strings.Contains(string(data), "planted") || !strings.Contains(string(data), `"--port"`) || !strings.Contains(string(data), "\n  ") {
+			t.Errorf("status.json: %s", data)
+		}
+		return
+	}
+	t.Error("no status.json")
+}

@@ -26,6 +26,8 @@ var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|api[_-]?key|credential|cookie)[A-Za-z0-9_]*["']?\s*[:=]\s*["']?)[^\s"',;&]+`),
 	// --token x, --api-key=x on a command line.
 	regexp.MustCompile(`(?i)(--[a-z-]*(?:token|secret|password|api-key)[= ]["']?)[^\s"']+`),
+	// The same as an argument vector in JSON: "--token", "x".
+	regexp.MustCompile(`(?i)("--[a-z-]*(?:token|secret|password|api-key)"\s*,\s*")(?:[^"\\]|\\.)*`),
 }
 
 // Redactor removes secrets from text: the exact values it was given (from
