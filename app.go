@@ -58,9 +58,12 @@ type App struct {
 	ui       atomic.Pointer[windowUI]
 	quitting atomic.Bool
 	// hinting is set while, or once, hintStillRunning has told the user.
-	hinting  atomic.Bool
-	pumpStop chan struct{}
-	pumpDone chan struct{}
+	hinting atomic.Bool
+	// lastReport is the diagnostic report saved last: the one folder the
+	// page may ask to open (it never names a path itself).
+	lastReport atomic.Pointer[string]
+	pumpStop   chan struct{}
+	pumpDone   chan struct{}
 	// visible is whether the window can be seen; shown pokes the pump when
 	// it becomes visible again.
 	visible  atomic.Bool

@@ -715,7 +715,7 @@ func TestTraySavesADiagnosticReport(t *testing.T) {
 	if len(reports) != 1 || n.count() != 1 || n.shown[0] != "Diagnostic report saved" {
 		t.Fatalf("reports %v, notifications %q; want one report and one notification saying so", reports, n.shown)
 	}
-	if p := lastReport.Load(); p == nil || *p != reports[0] {
+	if p := app.lastReport.Load(); p == nil || *p != reports[0] {
 		t.Errorf("the folder Show in folder opens is not the report's: %v", p)
 	}
 }

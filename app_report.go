@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"hermes-desktop/backend/diagnose"
@@ -15,10 +14,6 @@ import (
 // report..."): the same archive as `hermes-desktop diagnose`, saved where a
 // person finds downloads, with the app's own status.
 
-// lastReport is the report this app saved last: the one folder the page
-// may ask to open (it never names a path itself).
-var lastReport atomic.Pointer[string]
-
 // SaveDiagnosticReport saves the report and returns its path.
 func (a *App) SaveDiagnosticReport() (string, error) {
 	now := time.Now()
@@ -28,14 +23,14 @@ func (a *App) SaveDiagnosticReport() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lastReport.Store(&path)
+	a.lastReport.Store(&path)
 	return path, nil
 }
 
 // OpenReportFolder opens the folder of the report saved last, in the file
 // manager.
 func (a *App) OpenReportFolder() error {
-	p := lastReport.Load()
+	p := a.lastReport.Load()
 	if p == nil {
 		return errors.New("no diagnostic report was saved yet")
 	}

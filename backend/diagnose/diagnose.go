@@ -19,6 +19,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/lockfile"
 )
 
 // Caps: a log keeps its last MaxFileBytes; past MaxTotalBytes the rest of
@@ -279,20 +280,14 @@ func FileName(now time.Time) string {
 }
 
 // Save writes the report to path (0600; the file appears whole or not at
-// all).
+// all: lockfile.WriteAtomic).
 func Save(path string, in Input) (Summary, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".hermes-desktop-report-*.part")
-	if err != nil {
-		return Summary{}, fmt.Errorf("diagnose: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // gone once renamed
-	sum, err := Write(tmp, in)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	var sum Summary
+	err := lockfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
+		var err error
+		sum, err = Write(w, in)
+		return err
+	})
 	if err != nil {
 		return sum, fmt.Errorf("diagnose: save %s: %w", path, err)
 	}
