@@ -75,11 +75,15 @@ declare global {
   }
 }
 
-/** The status and platform the page was served with, if any. */
-export function bootData(w: Window = window): { status: Status | null; quoting: Quoting | null } {
+/** The status and platform (Go's GOOS) the page was served with, if any. */
+export function bootData(w: Window = window): { status: Status | null; quoting: Quoting | null; platform: string | null } {
   const b = w.__HERMES_BOOT__;
-  if (!b) return { status: null, quoting: null };
-  return { status: b.status ? normalizeStatus(b.status) : null, quoting: b.platform ? (b.platform === "windows" ? "windows" : "posix") : null };
+  if (!b) return { status: null, quoting: null, platform: null };
+  return {
+    status: b.status ? normalizeStatus(b.status) : null,
+    quoting: b.platform ? (b.platform === "windows" ? "windows" : "posix") : null,
+    platform: b.platform ?? null,
+  };
 }
 
 /** True when the page runs inside the Wails webview. */

@@ -37,6 +37,9 @@ async function engine(root: HTMLElement): Promise<{ api: HermesAPI; preview: boo
 async function main(): Promise<void> {
   const root = document.getElementById("app");
   if (!root) return;
+  // Before anything is laid out: the stylesheet picks the platform's fonts.
+  const platform = bootData().platform;
+  if (platform) document.documentElement.dataset.platform = platform;
   const { api, preview } = await engine(root);
   const app = new App(api, root, {
     initialTab: tabFromHash(location.hash),
