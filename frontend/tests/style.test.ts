@@ -48,3 +48,19 @@ describe("fonts on Linux", () => {
     expect(families.filter((f) => !/^var\(--(font|mono)\)$|^inherit$/.test(f))).toEqual([]);
   });
 });
+
+describe("shadows on Linux", () => {
+  // Cairo blurs each blurred shadow in an offscreen pass: with one under
+  // every button and card, WebKitGTK without the GPU took 75-90 ms to paint
+  // the first frame, 20-40 ms with unblurred ones (bench/window).
+  it("are unblurred, in both themes", () => {
+    const blurs = (decls: string) =>
+      [...decls.matchAll(/--shadow(?:-sm)?:\s*([^;]+);/g)].flatMap((m) => m[1].split(/,(?![^(]*\))/).map((s) => s.trim().split(/\s+/)[2]));
+    const light = rule(':root[data-platform="linux"]');
+    const dark = css.match(/@media \(prefers-color-scheme: dark\) \{\s*:root\[data-platform="linux"\] \{([^}]*)\}/)?.[1] ?? "";
+    for (const decls of [light, dark]) {
+      expect(blurs(decls).length).toBe(2);
+      expect(blurs(decls)).toEqual(["0", "0"]);
+    }
+  });
+});
