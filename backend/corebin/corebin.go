@@ -95,6 +95,9 @@ func locate(src fs.FS, dir, version string) (string, error) {
 		return "", fmt.Errorf("corebin: %w", err)
 	}
 	path := filepath.Join(dir, filePrefix+want[:16])
+	if trusted(path, version, want) {
+		return path, nil
+	}
 	// Missing, or not what we shipped (a torn or altered file): written
 	// anew, by an atomic rename, so nothing ever runs a half-written core.
 	if verify(path, want) != nil {
@@ -105,9 +108,16 @@ func locate(src fs.FS, dir, version string) (string, error) {
 	if err := checkRuns(path, version); err != nil {
 		return "", err
 	}
+	stamp(path, version, want)
 	prune(dir, path)
 	return path, nil
 }
+
+// stampSuffix names a core's stamp (stamp_linux.go): the core's file name
+// and this.
+const stampSuffix = ".checked"
+
+func stampPath(core string) string { return core + stampSuffix }
 
 // payloadDigest reads the embedded core's expected SHA-256.
 func payloadDigest(src fs.FS) (string, error) {
@@ -202,7 +212,7 @@ func checkRuns(path, version string) error {
 }
 
 // prune removes the cores in dir beyond the current one and the newest
-// other. Best effort: a core left over costs disk space only. Unlinking
+// other, and the stamps of cores that are gone. Best effort: a core left over costs disk space only. Unlinking
 // the executable of a shim still running is harmless on Linux (the inode
 // lives on until it exits).
 func prune(dir, current string) {
@@ -215,9 +225,14 @@ func prune(dir, current string) {
 		mod  time.Time
 	}
 	var others []core
+	stamps := map[string]bool{} // of the cores that stay
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
-		if !strings.HasPrefix(e.Name(), filePrefix) || p == current || !e.Type().IsRegular() {
+		if base, ok := strings.CutSuffix(e.Name(), stampSuffix); ok && IsCoreFile(base) {
+			stamps[p] = false
+			continue
+		}
+		if !IsCoreFile(e.Name()) || p == current || !e.Type().IsRegular() {
 			continue
 		}
 		if fi, err := e.Info(); err == nil {
@@ -225,7 +240,16 @@ func prune(dir, current string) {
 		}
 	}
 	slices.SortFunc(others, func(a, b core) int { return b.mod.Compare(a.mod) })
+	stamps[stampPath(current)] = true
+	for _, c := range others[:min(len(others), keep-1)] {
+		stamps[stampPath(c.path)] = true
+	}
 	for _, c := range others[min(len(others), keep-1):] {
 		_ = os.Remove(c.path)
+	}
+	for p, stays := range stamps {
+		if !stays {
+			_ = os.Remove(p)
+		}
 	}
 }

@@ -198,6 +198,11 @@ func TestLocateKeepsTheNewestOtherCore(t *testing.T) {
 		if err := os.WriteFile(p, []byte("old"), 0o700); err != nil {
 			t.Fatal(err)
 		}
+		if name != "bbbbbbbbbbbbbbbb" { // a stamp goes with its core; the kept core's stays
+			if err := os.WriteFile(stampPath(p), []byte("v1"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +220,7 @@ func TestLocateKeepsTheNewestOtherCore(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, filepath.Join(dir, e.Name()))
 	}
-	want := []string{filepath.Join(dir, filePrefix+"bbbbbbbbbbbbbbbb"), path, unrelated}
+	want := []string{filepath.Join(dir, filePrefix+"bbbbbbbbbbbbbbbb"), path, stampPath(path), unrelated}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
