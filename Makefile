@@ -293,7 +293,7 @@ bench-idle: gui
 # paint -> state shown (cold and warm), memory at rest, next to a blank Wails
 # window; BEFORE=path measures another build (e.g. main's) in the same run.
 bench-window: gui
-	bench/window/run.sh --bin $(GUI_BIN) --artifacts $(ARTIFACTS) $(if $(BEFORE),--before $(BEFORE))
+	bench/window/run.sh --bin $(GUI_BIN) --artifacts $(ARTIFACTS) $(if $(BEFORE),--before $(BEFORE)) $(if $(BACKEND),--backend $(BACKEND))
 
 # The two WebKitGTK flavours side by side: start -> first paint -> state
 # shown and memory at rest of the webkit41 and webkit40 builds, each next to

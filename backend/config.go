@@ -48,6 +48,12 @@ type Config struct {
 	// own code, the watchdog shim and the built-in backend: a desktop build
 	// gives its small plain build here (backend/corebin); "" means Self.
 	Core string
+	// LocateCore, when set, finds Core at Prepare instead of before Open:
+	// unpacking and checking the core costs 20 ms, 100 ms on a fresh state
+	// dir, which a window can spend opening meanwhile (lifecycle). It
+	// returns "" for Self. Open calls it at once for a successor that
+	// adopts backends: their handover is matched against resolved commands.
+	LocateCore func() string
 	// Backends to run; empty means one default backend.
 	Backends []runspec.Spec
 	// Explicit lays the options given by flag or environment variable

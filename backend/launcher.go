@@ -6,6 +6,7 @@ import (
 	"hermes-desktop/backend/remote"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,10 @@ type Launcher struct {
 	// adopted are the backends a predecessor handed over (adopt mode):
 	// written in Open, read in Start, which the caller runs after Open.
 	adopted map[string]*handoff.Adopted
+	// core is the lookup Prepare does when Open did not (cfg.LocateCore);
+	// its prepared is closed once cfg.Core and cfg.Backends are final and
+	// the supervisors exist.
+	core *coreLookup
 }
 
 // Logger is the launcher's log, for what the app around it does.
@@ -67,6 +72,9 @@ func (l *Launcher) Logger() *slog.Logger { return l.cfg.Logger }
 // started by a handoff instead waits for the lock (restart mode) or adopts
 // the running backends (adopt mode, cfg.AdoptFrom).
 func Open(cfg Config) (_ *Launcher, err error) {
+	// The defaults are filled into our copy, never the caller's.
+	cfg.Backends = slices.Clone(cfg.Backends)
+	core := newCoreLookup(&cfg)
 	if err := cfg.applyDefaults(); err != nil {
 		return nil, err
 	}
@@ -76,7 +84,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if err := closeOnExecInherited(); err != nil {
 		cfg.Logger.Warn("could not mark inherited fds close-on-exec", "err", err)
 	}
-	l := &Launcher{cfg: cfg, started: time.Now(), stop: newStopping()}
+	l := &Launcher{cfg: cfg, started: time.Now(), stop: newStopping(), core: core}
 	defer func() {
 		if err != nil {
 			l.release()
@@ -132,15 +140,38 @@ func (l *Launcher) receive() error {
 	return nil
 }
 
+// Prepare fixes what the launcher will run: it finds the core when Open
+// left that to it (Config.LocateCore), resolves the backends' commands
+// and makes their supervisors, so that Status lists them all. Start calls
+// it; a caller may call it first, from another goroutine than the window's
+// (lifecycle), to learn the core before anything starts. Call it once.
+func (l *Launcher) Prepare() {
+	l.core.once.Do(func() {
+		if l.core.deferred() {
+			l.useCore(l.core.locate())
+		}
+		for _, spec := range l.cfg.Backends {
+			l.sups.Add(l.newSupervisor(spec))
+		}
+		close(l.core.prepared)
+	})
+}
+
+// Core is the executable the shims and the built-in backend run from; when
+// Prepare finds it, once Prepare has.
+func (l *Launcher) Core() string {
+	l.awaitPrepared()
+	return l.cfg.Core
+}
+
 // Start serves the control socket, runs the boot reap (before any spawn, so
-// nothing it finds can be ours) and starts every backend. It returns once
-// the reap is done; the backends come up in the background.
+// nothing it finds can be ours) and starts every backend, after Prepare if
+// the caller has not called it. It returns once the reap is done; the
+// backends come up in the background.
 func (l *Launcher) Start() {
 	// The supervisors exist before the socket answers, so every request
 	// sees the full, fixed list; they start running after the boot reap.
-	for _, spec := range l.cfg.Backends {
-		l.sups.Add(l.newSupervisor(spec))
-	}
+	l.Prepare()
 	l.claim.serve(controlHandler{l})
 	l.upd.Start()
 	l.subreaper.start(l.cfg.Logger)

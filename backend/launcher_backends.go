@@ -63,6 +63,7 @@ func (f failedRunner) Start(*runspec.Spec) (instance.Process, error) {
 // AddBackend adds a backend while the launcher runs and starts it unless
 // it is disabled. Saving it to the settings is the caller's part.
 func (l *Launcher) AddBackend(spec runspec.Spec) error {
+	l.awaitPrepared()
 	if l.cfg.Explicit != nil {
 		l.cfg.Explicit(&spec)
 	}

@@ -7,8 +7,10 @@ import (
 	"hermes-desktop/backend/model"
 )
 
-// Status returns the instance's current status.
+// Status returns the instance's current status; while Prepare is finding
+// the core, once it has (the list of backends is fixed then).
 func (l *Launcher) Status() model.Status {
+	l.awaitPrepared()
 	st := model.Status{Instance: model.InstanceInfo{
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, UI: l.cfg.UI,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,

@@ -240,7 +240,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 		// and start timeouts spaced wider than it are told apart in seconds.
 		RestartWindow: o.restartWindow,
 	}
-	cfg.Core = locateCore(stateDir, o.version, cfg.Logger)
+	cfg.LocateCore = func() string { return locateCore(stateDir, o.version, cfg.Logger) }
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.
 	if err := cfg.ApplySettings(saved); err != nil {
@@ -274,10 +274,10 @@ func (o runOptions) checked() (string, instance.Containment, error) {
 // fills in its defaults). It is printed once this instance holds the state
 // dir: a second launch, which only brings the first one's window forward,
 // says nothing of the sort.
-func announcement(cfg backend.Config) string {
+func announcement(cfg backend.Config, core string) string {
 	var b strings.Builder
 	for _, spec := range cfg.Backends {
-		fmt.Fprintf(&b, "using backend: %s\n", describeBackend(cmp.Or(cfg.Core, cfg.Self), spec))
+		fmt.Fprintf(&b, "using backend: %s\n", describeBackend(cmp.Or(core, cfg.Self), spec))
 	}
 	return b.String()
 }
@@ -347,8 +347,10 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 	if err := instance.EnterLauncherJob(); err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
-	using := announcement(cfg)
-	life := lifecycle.Options{Claimed: func() { fmt.Fprint(stdout, using) }, Started: func() { injectFaults(cfg) }}
+	life := lifecycle.Options{
+		Claimed: func(core string) { fmt.Fprint(stdout, announcement(cfg, core)) },
+		Started: func() { injectFaults(cfg) },
+	}
 	if !opts.headless {
 		ok, why := false, "this build has no GUI (build with 'make gui' for the window)"
 		if p.GUIAvailable != nil && p.Window != nil {

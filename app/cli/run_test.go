@@ -191,7 +191,7 @@ func TestSavedBackendList(t *testing.T) {
 		cfg.Backends[0].Grace != 2*time.Second {
 		t.Errorf("got %+v, want work (dashboard) and api (serve, disabled), grace 2s", cfg.Backends)
 	}
-	out.WriteString(announcement(cfg))
+	out.WriteString(announcement(cfg, ""))
 	if !strings.Contains(out.String(), "using backend: work: ") || !strings.Contains(out.String(), "--profile work") {
 		t.Errorf("announcement: got %q", out.String())
 	}

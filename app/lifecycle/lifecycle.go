@@ -49,8 +49,9 @@ type Options struct {
 	// its backends start; nil runs headless.
 	Window func(l *backend.Launcher) Window
 	// Claimed, if not nil, is called once this instance holds the state
-	// dir, before anything starts.
-	Claimed func()
+	// dir, before anything starts, with the executable the shims and the
+	// built-in backend will run from (backend.Launcher.Core).
+	Claimed func(core string)
 	// Started, if not nil, is called once the backends are starting (the
 	// build-time faults of the update tests).
 	Started func()
@@ -71,21 +72,36 @@ func Run(cfg backend.Config, stdout, stderr io.Writer, o Options) error {
 	if err != nil {
 		return err
 	}
-	if o.Claimed != nil {
-		o.Claimed()
-	}
 	sig := catchSignals()
 	defer sig.release()
+	start := func() {
+		l.Prepare()
+		if o.Claimed != nil {
+			o.Claimed(l.Core())
+		}
+		l.Start()
+		if o.Started != nil {
+			o.Started()
+		}
+		fmt.Fprintf(stdout, "hermes-desktop running (pid %d, state dir %s); stop with Ctrl-C or 'hermes-desktop stop'\n", os.Getpid(), cfg.StateDir)
+	}
 	var w Window
 	if o.Window != nil {
 		w = o.Window(l)
 	}
-	l.Start()
-	if o.Started != nil {
-		o.Started()
+	if w == nil {
+		start()
+		serve(l, w, sig, stderr)
+	} else {
+		// The window opens while the core is found and the backends start
+		// (on a fresh state dir, unpacking the core alone takes 100 ms):
+		// the toolkit needs the main thread, the rest does not. Whatever
+		// ends the run waits for the start first.
+		var starting sync.WaitGroup
+		starting.Go(start)
+		serve(l, w, sig, stderr)
+		starting.Wait()
 	}
-	fmt.Fprintf(stdout, "hermes-desktop running (pid %d, state dir %s); stop with Ctrl-C or 'hermes-desktop stop'\n", os.Getpid(), cfg.StateDir)
-	serve(l, w, sig, stderr)
 	select {
 	case <-l.HandedOff():
 		fmt.Fprintln(stdout, "handed over to the new instance; exiting without teardown")

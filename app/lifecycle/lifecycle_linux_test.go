@@ -104,14 +104,25 @@ func config(t *testing.T) backend.Config {
 // headless, adjusted by fake if not nil.
 func start(t *testing.T, cfg backend.Config, headless bool, fake func(*fakeWindow)) *aRun {
 	t.Helper()
+	if headless {
+		return startWith(t, cfg, Options{}, nil)
+	}
+	return startWith(t, cfg, Options{}, func(w *fakeWindow) {
+		if fake != nil {
+			fake(w)
+		}
+	})
+}
+
+// startWith runs Run on cfg with o in the background; with a window when
+// fake is not nil, adjusted by it.
+func startWith(t *testing.T, cfg backend.Config, o Options, fake func(*fakeWindow)) *aRun {
+	t.Helper()
 	r := &aRun{cfg: cfg, stdout: &testbin.Buffer{}, stderr: &testbin.Buffer{}, done: make(chan error, 1), window: make(chan *fakeWindow, 1)}
-	var o Options
-	if !headless {
+	if fake != nil {
 		o.Window = func(l *backend.Launcher) Window {
 			w := newFake(l)
-			if fake != nil {
-				fake(w)
-			}
+			fake(w)
 			r.window <- w
 			return w
 		}
@@ -359,4 +370,53 @@ func TestRunHandsOverWithoutTeardown(t *testing.T) {
 		t.Errorf("got instance %d with backend %d, want the successor serving backend %d", after.Instance.PID, after.Backends[0].PID, before.Backends[0].PID)
 	}
 	stopCLI(t, cfg.StateDir) // the successor tears down
+}
+
+// TestRunOpensTheWindowWhileTheCoreIsFound: the window runs while the core
+// is looked up and the backends start (unpacking a core takes 100 ms on a
+// fresh state dir), and the announcement names the core found. A lookup
+// that waits for the window would hang a run that did them one after the
+// other.
+func TestRunOpensTheWindowWhileTheCoreIsFound(t *testing.T) {
+	cfg := config(t)
+	windowUp := make(chan struct{})
+	cfg.LocateCore = func() string { <-windowUp; return "" }
+	var claimed atomic.Pointer[string]
+	r := startWith(t, cfg, Options{Claimed: func(core string) { claimed.Store(&core) }}, func(w *fakeWindow) {
+		w.inRun = func(*Signals) { close(windowUp) }
+	})
+	w := <-r.window
+	<-w.ran
+	waitServing(t, cfg.StateDir)
+	if got := claimed.Load(); got == nil || *got != cfg.Self {
+		t.Errorf("Claimed got %v, want the app's own executable (no core found)", got)
+	}
+	close(w.quit)
+	if err := r.wait(t); err != nil {
+		t.Fatalf("Run: got %v, want nil", err)
+	}
+	checkTornDown(t, r)
+}
+
+// TestRunQuitBeforeTheBackendsStarted: a window quit while the core is
+// still being looked up ends the run only once the start is over, and the
+// teardown then takes what it started.
+func TestRunQuitBeforeTheBackendsStarted(t *testing.T) {
+	cfg := config(t)
+	release := make(chan struct{})
+	cfg.LocateCore = func() string { <-release; return "" }
+	r := startWith(t, cfg, Options{}, func(*fakeWindow) {})
+	w := <-r.window
+	<-w.ran
+	close(w.quit)
+	select {
+	case err := <-r.done:
+		t.Fatalf("Run returned (%v) while its start was still under way", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if err := r.wait(t); err != nil {
+		t.Fatalf("Run: got %v, want nil", err)
+	}
+	checkTornDown(t, r)
 }

@@ -52,6 +52,15 @@ func NewHosts(cfg Config, controlDir, self, version string) *Hosts {
 	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Host{}, sshConfig: cfg.SSHConfig}
 }
 
+// SetSelf changes the executable the masters' shims run from, for the
+// connections made from now on (the launcher learns its core after it
+// made the registry).
+func (hs *Hosts) SetSelf(self string) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	hs.self = self
+}
+
 // DisconnectGrace is the grace runs on these hosts get.
 func (hs *Hosts) DisconnectGrace() time.Duration { return hs.cfg.DisconnectGrace }
 

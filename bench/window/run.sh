@@ -31,11 +31,19 @@
 # floor window built both ways (floor40, floor41); each build's ratio is
 # to the floor of its own flavour.
 #
-# usage: bench/window/run.sh [--bin PATH] [--before PATH | --webkit40 PATH] [--parts LIST] [--starts N] [--settle S] [--artifacts DIR]
+# --backend says what the app runs: "builtin" (the default) is what a new
+# user without Hermes gets, the built-in backend started from the core the
+# build carries (no backend configured, no `hermes` on the app's PATH);
+# "self" a custom backend running BIN serve, the built-in backend started
+# from the desktop binary itself, which loads GTK and WebKitGTK at each
+# start (how this bench ran before 2026-12-04).
+#
+# usage: bench/window/run.sh [--bin PATH] [--before PATH | --webkit40 PATH] [--backend builtin|self] [--parts LIST] [--starts N] [--settle S] [--artifacts DIR]
 #   --bin       (HERMES_DESKTOP_BIN, default build/bin/hermes-desktop, built
 #               with `make gui` when missing)
 #   --before    (BEFORE_BIN, default none)  a second build measured alike
 #   --webkit40  (WEBKIT40_BIN, default none)  the webkit40 flavour, with its floor
+#   --backend   (BACKEND, default builtin)
 #   --parts     (PARTS, default keys,startup,memory)
 #   --starts    (STARTS, default 10)  cold and warm starts each, per window
 #   --settle    (SETTLE, default 15)  seconds before memory is read
@@ -48,6 +56,7 @@ bin=${HERMES_DESKTOP_BIN:-$repo/build/bin/hermes-desktop}
 before=${BEFORE_BIN:-}
 webkit40=${WEBKIT40_BIN:-}
 parts=${PARTS:-keys,startup,memory}
+backend=${BACKEND:-builtin}
 starts=${STARTS:-10}
 settle=${SETTLE:-15}
 artifacts=${ARTIFACTS:-$repo/artifacts}
@@ -61,6 +70,7 @@ parse_args() {
 		--bin) bin=${2:?--bin needs a path}; shift 2 ;;
 		--before) before=${2:?--before needs a path}; shift 2 ;;
 		--webkit40) webkit40=${2:?--webkit40 needs a path}; shift 2 ;;
+		--backend) backend=${2:?--backend needs builtin or self}; shift 2 ;;
 		--parts) parts=${2:?--parts needs a list}; shift 2 ;;
 		--starts) starts=${2:?--starts needs a count}; shift 2 ;;
 		--settle) settle=${2:?--settle needs seconds}; shift 2 ;;
@@ -73,6 +83,7 @@ parse_args() {
 	[[ $settle =~ ^[0-9]+$ ]] || { echo "bench/window: --settle: want whole seconds, got $settle" >&2; exit 2; }
 	[[ ,$parts, =~ ^(,(keys|startup|memory))+,$ ]] || { echo "bench/window: --parts: want a comma-separated list of keys, startup, memory; got $parts" >&2; exit 2; }
 	[ -z "$before" ] || [ -z "$webkit40" ] || { echo "bench/window: --before and --webkit40 do not go together" >&2; exit 2; }
+	[[ $backend =~ ^(builtin|self)$ ]] || { echo "bench/window: --backend: want builtin or self, got $backend" >&2; exit 2; }
 }
 
 # build_floors builds the floor window of --bin's flavour, and with
@@ -118,7 +129,7 @@ outer() {
 	build_floors
 	env -u DBUS_SESSION_BUS_ADDRESS -u HERMES_DESKTOP_HEADLESS \
 		HERMES_DESKTOP_TEST_TAG="$tag" BENCH_WINDOW_INNER=1 BENCH_WINDOW_WORK="$work" \
-		PARTS="$parts" STARTS="$starts" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" BEFORE_BIN="$before" WEBKIT40_BIN="$webkit40" ARTIFACTS="$artifacts" \
+		PARTS="$parts" BACKEND="$backend" STARTS="$starts" SETTLE="$settle" HERMES_DESKTOP_BIN="$bin" BEFORE_BIN="$before" WEBKIT40_BIN="$webkit40" ARTIFACTS="$artifacts" \
 		xvfb-run -a -s '-screen 0 1280x860x24' dbus-run-session -- "$self" </dev/null >&2 &
 	local inner=$!
 	if ! wait "$inner"; then
@@ -139,6 +150,7 @@ inner() {
 	: >"$work/keys"
 	: >"$work/starts"
 	: >"$work/memory"
+	[ "$backend" = self ] || PATH=$(path_without_hermes)
 	start_watcher
 	local builds=("after $bin") floors=("floor $work/floor") b
 	[ -z "$before" ] || builds=("before $before" "${builds[@]}")
@@ -335,8 +347,23 @@ fresh_dirs() {
 }
 
 write_config() { # BIN
+	if [ "$backend" = builtin ]; then
+		echo '{"backends": [{"name": "default", "kind": "dashboard"}]}' >"$HERMES_DESKTOP_STATE_DIR/config.json"
+		return
+	fi
 	python3 -c 'import json, sys; print(json.dumps({"backends": [{"name": "default", "kind": "custom", "command": sys.argv[1]}]}))' \
 		"'$1' serve --host 127.0.0.1 --port 0" >"$HERMES_DESKTOP_STATE_DIR/config.json"
+}
+
+# path_without_hermes: PATH less every directory holding a `hermes`, so
+# that a dashboard backend is the built-in one on any machine.
+path_without_hermes() {
+	local dir out=''
+	local IFS=:
+	for dir in $PATH; do
+		[ -x "$dir/hermes" ] || out=${out:+$out:}$dir
+	done
+	echo "$out"
 }
 
 # measure_starts LABEL READY BIN: STARTS cold starts, then one unmeasured
@@ -396,7 +423,7 @@ measure_memory() { # LABEL BIN
 
 print_tables() {
 	echo "The window as a person meets it, one run, side by side with the blank Wails window;"
-	echo "$(nproc) CPUs, $(uname -sr), commit $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)."
+	echo "$(nproc) CPUs, $(uname -sr), commit $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown); the app's backend: $backend."
 	python3 "$repo/bench/window/tables.py" "$work" "$settle"
 	echo
 	echo "Screenshots: $artifacts/window-*.png"
