@@ -297,6 +297,10 @@ if wanted 3; then
 		click "article=Backend $b" 'push button=Try again'
 		for _ in $(seq 1 80); do [ "$(field "$b" "b.get('nonce', '')")" != "$before" ] && break; sleep 0.25; done
 		[ "$(field "$b" "b.get('nonce', '')")" != "$before" ] || fail "Try again did not start $b again"
+		# Its card grows and shrinks with each of its restarts, moving the
+		# next card under the pointer: the next click comes once it has
+		# failed again and the page is still, as a person's would.
+		[ "$b" = silent ] || wait_field "$b" "b['state']" failed 30
 	done
 	wait_field silent "b['state']" starting 10
 	card_says silent Starting
