@@ -177,6 +177,9 @@ func (s *shimLoop) teardown(why string) {
 	// Our own group: we lead it and are alive, so the id is pinned. The
 	// SIGTERM reaches us too and is ignored above.
 	s.tree = &proc.Teardown{Root: s.self, Group: s.self}
+	if s.cgroup != nil { // the tree listed in one read, not walked
+		s.tree.Members, s.tree.Held = s.cgroup.Members, s.cgroup.Holds
+	}
 	outside, err := s.tree.Term()
 	if err != nil {
 		s.log.Warn("SIGTERM the tree", "err", err)

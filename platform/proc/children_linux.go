@@ -129,3 +129,19 @@ func descendantsByChildren(root int) (out []Process, ok bool) {
 	})
 	return out, ok
 }
+
+// pinPID pins the process pid is now: its handle is opened first and its
+// identity and group read second, so the handle holds the process read.
+func pinPID(pid int) (*Handle, error) {
+	h, err := openHandle(pid)
+	if err != nil {
+		return nil, err
+	}
+	f, err := readStat(pid)
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	id := Identity{PID: pid, Start: "linux:" + strconv.FormatUint(f.startTicks, 10), BootID: BootID()}
+	return &Handle{id: id, os: h, pgid: f.pgrp}, nil
+}

@@ -40,6 +40,15 @@ type Teardown struct {
 	// Skip, when non-nil, names members never to signal (processes another
 	// decision protects).
 	Skip func(pid int) bool
+	// Members, when non-nil, lists the whole tree at once (the cgroup
+	// that holds it), and Term pins what it lists instead of walking from
+	// Root: one read, where the walk reads a file per thread of every
+	// member (1.3 ms of the shim's way from its parent's death to its
+	// SIGTERM). Held must then say whether a listed PID, once its handle
+	// is open, is still in the tree. Kill walks all the same: a member may
+	// have left the cgroup.
+	Members func() ([]int, error)
+	Held    func(pid int) bool
 
 	pinned []*Handle
 	seen   map[Identity]bool // what pinned holds, so re-pinning adds no duplicate
@@ -106,9 +115,12 @@ func (t *Teardown) pin(withGroup bool) error {
 	}
 	var hs []*Handle
 	var err error
-	if withGroup {
+	switch {
+	case !t.termed && t.Members != nil && t.Held != nil:
+		hs, err = t.pinListed()
+	case withGroup:
 		hs, err = PinTree(t.Root, t.Skip)
-	} else {
+	default:
 		hs, err = PinDescendants(t.Root)
 	}
 	for _, h := range hs {
@@ -126,6 +138,28 @@ func (t *Teardown) pin(withGroup bool) error {
 		return fmt.Errorf("proc: pin the tree of %d: %w", t.Root, err)
 	}
 	return nil
+}
+
+// pinListed pins what Members lists, but Root and what Held no longer
+// holds once its handle is open (it exited and its PID went to another).
+func (t *Teardown) pinListed() ([]*Handle, error) {
+	pids, err := t.Members()
+	var hs []*Handle
+	for _, pid := range pids {
+		if pid == t.Root {
+			continue
+		}
+		h, perr := pinPID(pid)
+		if perr != nil {
+			continue // gone
+		}
+		if !t.Held(pid) {
+			h.Close()
+			continue
+		}
+		hs = append(hs, h)
+	}
+	return hs, err
 }
 
 // targets is the leader, when there is one, then the pinned members.

@@ -194,3 +194,44 @@ echo ready; wait`)
 		t.Fatalf("the process now holding the PID was signalled: %v", err)
 	}
 }
+
+// TestTeardownPinsWhatMembersLists: with a lister (the shim's cgroup), Term
+// pins what it lists rather than walking from Root, and never signals a
+// listed PID the tree no longer holds, nor Root; Kill walks all the same.
+func TestTeardownPinsWhatMembersLists(t *testing.T) {
+	cmd, ids := startTree(t, `trap : TERM
+sleep 60 & echo plain $!
+setsid sleep 60 & echo setsid $!
+sleep 60 & echo unlisted $!
+echo ready; while :; do sleep 0.05; done`)
+	root := cmd.Process.Pid
+	waitFor(t, "the setsid member to leave the group", func() bool {
+		p, err := Stat(ids["setsid"].PID)
+		return err == nil && p.PGID != root
+	})
+	// A stranger listed by mistake: this test process, which must live.
+	stranger := os.Getpid()
+	listed := []int{root, ids["plain"].PID, ids["setsid"].PID, stranger}
+	td := &Teardown{
+		Root: root, Group: root,
+		Members: func() ([]int, error) { return listed, nil },
+		Held:    func(pid int) bool { return pid != stranger },
+	}
+	defer td.Close()
+	outside, err := td.Term()
+	if err != nil {
+		t.Fatalf("Term: %v", err)
+	}
+	if outside != 1 {
+		t.Errorf("Term signalled %d one by one, want 1: the setsid member (the plain one had the group's)", outside)
+	}
+	for _, name := range []string{"plain", "setsid", "unlisted"} {
+		waitFor(t, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
+	}
+	if got := len(td.pinned); got != 2 {
+		t.Errorf("pinned %d, want the 2 listed members the tree holds", got)
+	}
+	if err := td.Kill(); err != nil { // walks from Root: nothing is left to find
+		t.Fatalf("Kill: %v", err)
+	}
+}
