@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -32,20 +33,28 @@ func runsOf(t *testing.T, runs string) int {
 // start of the app does by coming later.
 func settle() { time.Sleep(20 * time.Millisecond) }
 
-// A core checked once is trusted as long as it is the same file: the next
-// start neither rewrites it nor runs it again.
-func TestLocateTrustsTheCoreItChecked(t *testing.T) {
-	runs := filepath.Join(t.TempDir(), "runs")
-	core := countingScript("1.2.3", runs)
-	src, dir := payloadOf(t, core, ""), coreDir(t)
+// checkedCore is a core located once (so checked and stamped), with the
+// file its runs are noted in, after the tick its stamp was written in.
+func checkedCore(t *testing.T) (src fstest.MapFS, dir, path, runs string, core []byte) {
+	t.Helper()
+	runs = filepath.Join(t.TempDir(), "runs")
+	core = countingScript("1.2.3", runs)
+	src, dir = payloadOf(t, core, ""), coreDir(t)
 	path, err := locate(src, dir, "1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
+	settle()
+	return src, dir, path, runs, core
+}
+
+// A core checked once is trusted as long as it is the same file: the next
+// start neither rewrites it nor runs it again.
+func TestLocateTrustsTheCoreItChecked(t *testing.T) {
+	src, dir, path, runs, _ := checkedCore(t)
 	if n := runsOf(t, runs); n != 1 {
 		t.Fatalf("the first locate ran the core %d times, want 1", n)
 	}
-	settle()
 	for range 3 {
 		again, err := locate(src, dir, "1.2.3")
 		if err != nil || again != path {
@@ -64,18 +73,11 @@ func TestLocateTrustsTheCoreItChecked(t *testing.T) {
 // Any change to a checked core, even one of the same size with its
 // modification time put back, is checked again and undone.
 func TestLocateChecksAChangedCoreAgain(t *testing.T) {
-	runs := filepath.Join(t.TempDir(), "runs")
-	core := countingScript("1.2.3", runs)
-	src, dir := payloadOf(t, core, ""), coreDir(t)
-	path, err := locate(src, dir, "1.2.3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, dir, path, _, core := checkedCore(t)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	settle()
 	altered := bytes.Replace(core, []byte("echo run"), []byte("echo RUN"), 1)
 	if err := os.WriteFile(path, altered, 0o700); err != nil {
 		t.Fatal(err)
@@ -135,13 +137,7 @@ func TestLocateDistrustsStamps(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			runs := filepath.Join(t.TempDir(), "runs")
-			src, dir := payloadOf(t, countingScript("1.2.3", runs), ""), coreDir(t)
-			path, err := locate(src, dir, "1.2.3")
-			if err != nil {
-				t.Fatal(err)
-			}
-			settle()
+			src, dir, path, runs, _ := checkedCore(t)
 			c.spoil(t, path)
 			if again, err := locate(src, dir, "1.2.3"); err != nil || again != path {
 				t.Fatalf("locate: %q, %v; want %q", again, err, path)

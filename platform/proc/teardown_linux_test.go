@@ -66,6 +66,15 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// waitLeftGroup waits until the process id has left group (setsid).
+func waitLeftGroup(t *testing.T, id Identity, group int) {
+	t.Helper()
+	waitFor(t, "the setsid member to leave the group", func() bool {
+		p, err := Stat(id.PID)
+		return err == nil && p.PGID != group
+	})
+}
+
 func running(id Identity) bool {
 	alive, err := Running(id)
 	return err != nil || alive
@@ -85,10 +94,7 @@ setsid sleep 60 & echo setsid $!
 (trap 'setsid sleep 60 & echo $! >`+born+`' TERM; while :; do sleep 0.05; done) & echo breeder $!
 echo ready; while :; do sleep 0.05; done`)
 	root := cmd.Process.Pid
-	waitFor(t, "the setsid member to leave the group", func() bool {
-		p, err := Stat(ids["setsid"].PID)
-		return err == nil && p.PGID != root
-	})
+	waitLeftGroup(t, ids["setsid"], root)
 	leaderID, err := Lookup(root)
 	if err != nil {
 		t.Fatal(err)
@@ -205,10 +211,7 @@ setsid sleep 60 & echo setsid $!
 sleep 60 & echo unlisted $!
 echo ready; while :; do sleep 0.05; done`)
 	root := cmd.Process.Pid
-	waitFor(t, "the setsid member to leave the group", func() bool {
-		p, err := Stat(ids["setsid"].PID)
-		return err == nil && p.PGID != root
-	})
+	waitLeftGroup(t, ids["setsid"], root)
 	// A stranger listed by mistake: this test process, which must live.
 	stranger := os.Getpid()
 	listed := []int{root, ids["plain"].PID, ids["setsid"].PID, stranger}
