@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -22,19 +21,15 @@ import (
 // written in then shows as a change time no older than the stamp (git's
 // "racy" index entries, the same way).
 
-// stampOf is what a stamp records of the file path, or false if it cannot
-// say.
-func stampOf(path, version, digest string) (string, bool) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return "", false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return "", false
+// stampOf is what a stamp records of the file path is now, with the file
+// as read.
+func stampOf(path, version, digest string) (string, unix.Stat_t, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil {
+		return "", st, false
 	}
 	return fmt.Sprintf("v1 %s %s %d %d %d %d %d\n", version, digest, st.Dev, st.Ino, st.Size,
-		st.Mtim.Nano(), st.Ctim.Nano()), true
+		st.Mtim.Nano(), st.Ctim.Nano()), st, true
 }
 
 // trusted reports whether path is a core this launcher checked before, as
@@ -42,23 +37,17 @@ func stampOf(path, version, digest string) (string, bool) {
 // file, was written in a later tick than the file last changed, and the
 // directory still allows running it.
 func trusted(path, version, digest string) bool {
-	if lockfile.CheckFile(path) != nil {
+	stamp := stampPath(path)
+	if lockfile.CheckFile(path) != nil || lockfile.CheckFile(stamp) != nil {
 		return false
 	}
-	want, ok := stampOf(path, version, digest)
+	want, core, ok := stampOf(path, version, digest)
 	if !ok {
 		return false
 	}
-	stamp := stampPath(path)
-	if lockfile.CheckFile(stamp) != nil {
-		return false
-	}
 	got, err := os.ReadFile(stamp)
-	if err != nil || string(got) != want {
-		return false
-	}
-	var core, written unix.Stat_t
-	if unix.Lstat(path, &core) != nil || unix.Lstat(stamp, &written) != nil || core.Ctim.Nano() >= written.Mtim.Nano() {
+	var written unix.Stat_t
+	if err != nil || string(got) != want || unix.Lstat(stamp, &written) != nil || core.Ctim.Nano() >= written.Mtim.Nano() {
 		return false
 	}
 	var fs unix.Statfs_t
@@ -68,7 +57,7 @@ func trusted(path, version, digest string) bool {
 // stamp records path as checked. Best effort: without a stamp the next
 // start checks the core again.
 func stamp(path, version, digest string) {
-	if line, ok := stampOf(path, version, digest); ok {
+	if line, _, ok := stampOf(path, version, digest); ok {
 		_ = lockfile.WriteFileAtomic(stampPath(path), []byte(line))
 	}
 }

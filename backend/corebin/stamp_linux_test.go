@@ -122,7 +122,7 @@ func TestLocateDistrustsStamps(t *testing.T) {
 		}},
 		{"written in the tick of the last change", func(t *testing.T, path string) {
 			var ctime time.Time
-			if line, ok := stampOf(path, "", ""); ok {
+			if line, _, ok := stampOf(path, "", ""); ok {
 				var ns int64
 				f := strings.Fields(line)
 				if _, err := fmt.Sscan(f[len(f)-1], &ns); err != nil {
