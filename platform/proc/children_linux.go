@@ -95,18 +95,11 @@ func walkChildren(root int, visit func(pid int, f statFields) bool) (ok bool) {
 // under. ok is false when the children lists are unavailable.
 func pinByChildren(root int) (hs []*Handle, ok bool) {
 	ok = walkChildren(root, func(pid int, _ statFields) bool {
-		h, err := openHandle(pid)
+		h, err := pinPID(pid)
 		if err != nil {
 			return false
 		}
-		// Opened first, read second: the handle pins the process we check.
-		f, err := readStat(pid)
-		if err != nil {
-			h.close()
-			return false
-		}
-		id := Identity{PID: pid, Start: "linux:" + strconv.FormatUint(f.startTicks, 10), BootID: BootID()}
-		hs = append(hs, &Handle{id: id, os: h, pgid: f.pgrp})
+		hs = append(hs, h)
 		return true
 	})
 	if !ok {

@@ -140,13 +140,14 @@ func (t *Teardown) pin(withGroup bool) error {
 	return nil
 }
 
-// pinListed pins what Members lists, but Root and what Held no longer
-// holds once its handle is open (it exited and its PID went to another).
+// pinListed pins what Members lists, but Root, what Skip protects and what
+// Held no longer holds once its handle is open (it exited and its PID went
+// to another).
 func (t *Teardown) pinListed() ([]*Handle, error) {
 	pids, err := t.Members()
 	var hs []*Handle
 	for _, pid := range pids {
-		if pid == t.Root {
+		if pid == t.Root || (t.Skip != nil && t.Skip(pid)) {
 			continue
 		}
 		h, perr := pinPID(pid)
