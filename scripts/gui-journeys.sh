@@ -385,7 +385,10 @@ if wanted 5; then
 	card_says api Stopped
 	a11y wait 'article=Backend api' 'push button=Start' || fail "no Start on the stopped card"
 	a11y has 'article=Backend api' 'push button=Copy connection details' && fail "Copy connection details still offered after Stop"
-	if a11y texts 'article=Backend api' | grep -q 'http://127\.0\.0\.1'; then
+	# Captured first: under pipefail, grep -q ending the pipe early would
+	# fail its writer with SIGPIPE and hide a match.
+	texts=$(a11y texts 'article=Backend api')
+	if grep -q 'http://127\.0\.0\.1' <<<"$texts"; then
 		fail "the stopped card still shows an address"
 	fi
 	shot stop
@@ -520,8 +523,13 @@ if wanted 7; then
 	done
 	[ -n "$said" ] || fail "the page does not say where the report went: $(a11y texts 2>&1 | grep -i report)"
 	shot restart-report
-	unzip -l "$report" | grep -q 'launcher.log' || fail "the report has no launcher.log: $(unzip -l "$report")"
-	unzip -p "$report" | grep -q 'planted-journey-secret' && fail "the report carries the planted secret"
+	# Into files first: unzip writes line by line, and under pipefail grep -q
+	# leaving early fails it with SIGPIPE (a listing with launcher.log in it
+	# read as one without, and a planted secret found but not reported).
+	unzip -l "$report" >"$work/report-list.txt"
+	unzip -p "$report" >"$work/report-all.txt"
+	grep -q 'launcher.log' "$work/report-list.txt" || fail "the report has no launcher.log: $(cat "$work/report-list.txt")"
+	grep -q 'planted-journey-secret' "$work/report-all.txt" && fail "the report carries the planted secret"
 	# Stopped as stop_app would, but the app is not this shell's child now.
 	"$bin" stop >/dev/null || fail "stop failed"
 	for _ in $(seq 1 60); do kill -0 "$app" 2>/dev/null || break; sleep 0.25; done

@@ -140,7 +140,9 @@ PATH=$work/fakebin:$PATH start_app tray
 # (desktop.QuietWebView): it started while the app had the switch set.
 webkit=$(pgrep -P "$app" WebKitWebProces | head -1 || true)
 [ -n "$webkit" ] || fail "tray: no WebKit web process under the app"
-tr '\0' '\n' <"/proc/$webkit/environ" | grep -qx 'WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=1' ||
+# Captured first: under pipefail, grep -q leaving early would fail tr.
+webkit_env=$(tr '\0' '\n' <"/proc/$webkit/environ")
+grep -qx 'WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=1' <<<"$webkit_env" ||
 	fail "tray: the web process runs with WebKit's memory polling on"
 python3 "$repo/scripts/wm-close.py" 'Hermes Desktop' || fail "tray: no window to close"
 sleep 1
