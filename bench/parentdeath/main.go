@@ -15,7 +15,7 @@
 // polling of the process table, so the figures are the tree's, not ours.
 // It also prints the shim's and launcher's idle RSS and CPU time.
 //
-// Usage: go run ./bench/parentdeath [-n 20] [-idle 60s]
+// Usage: go run ./bench/parentdeath [-n 20] [-idle 60s] [-modes shim,poll,none]
 package main
 
 import (
@@ -67,6 +67,7 @@ func main() {
 	idle := flag.Duration("idle", 60*time.Second, "idle period for the RSS/CPU figures (0 skips it)")
 	wait := flag.Duration("wait", 5*time.Second, "how long to wait for a tree to disappear")
 	flag.BoolVar(&verbose, "v", false, "print each process's exit time for every run")
+	only := flag.String("modes", "shim,poll,none", "which modes to run, comma-separated: the shim, the 2 s parent poll, no watchdog")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "bench-parentdeath-")
 	check(err)
@@ -75,10 +76,19 @@ func main() {
 	bin, err := testbin.Build(dir)
 	check(err)
 
-	modes := []mode{
-		{"hermes-desktop shim (lifeline + pidfd)", nil, "", 9},
-		{"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 8},
-		{"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8},
+	all := map[string]mode{
+		"shim": {"hermes-desktop shim (lifeline + pidfd)", nil, "", 9},
+		"poll": {"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 8},
+		"none": {"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8},
+	}
+	var modes []mode
+	for _, name := range strings.Split(*only, ",") {
+		m, ok := all[strings.TrimSpace(name)]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "parentdeath: unknown mode %q (shim, poll, none)\n", name)
+			os.Exit(2)
+		}
+		modes = append(modes, m)
 	}
 	fmt.Printf("parent death -> tree gone: %d SIGKILLs of the launcher per mode, tree = backend + 3 plain + 3 setsid children\n", *n)
 	fmt.Printf("%s\n\n", testbin.Machine())
