@@ -11,6 +11,7 @@ trap 'rm -f "$tmp"' EXIT
 
 benches=(
 	"go run ./bench/parentdeath -n 20 -idle 60s"
+	"go run ./bench/exitnotice -n 30"
 	"go run ./bench/containment -n 20 -children 50 -idle 60s"
 	"go run ./bench/reapscan -extra 2000 -candidates 10 -runs 10"
 	"go run ./bench/lifecycle -n 20 -grace 5s"
