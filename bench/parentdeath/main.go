@@ -7,7 +7,9 @@
 //     down (SIGTERM to the group and every setsid'd descendant);
 //   - a 2 s parent poll, the Hermes watchdog: the backend polls getppid()
 //     and exits, its children are left behind;
-//   - no watchdog (go-plugin, Ollama): nothing notices.
+//   - no watchdog (go-plugin, Ollama): nothing notices;
+//   - the floor: the same tree without launcher or shim, every process
+//     SIGTERMed at once by the bench: what the tree's own death takes.
 //
 // Each run starts `hermes-desktop run --headless` with the built-in backend
 // and 3 plain + 3 setsid children, opens a pidfd on every process of the
@@ -15,7 +17,7 @@
 // polling of the process table, so the figures are the tree's, not ours.
 // It also prints the shim's and launcher's idle RSS and CPU time.
 //
-// Usage: go run ./bench/parentdeath [-n 20] [-idle 60s] [-modes shim,poll,none]
+// Usage: go run ./bench/parentdeath [-n 20] [-idle 60s] [-modes floor,shim,poll,none]
 package main
 
 import (
@@ -41,6 +43,10 @@ type mode struct {
 	launcherArg []string
 	backendArg  string
 	treeSize    int // processes in the tree, the launcher included
+	// floor: no launcher and no shim; the bench itself sends SIGTERM to
+	// every process of the backend's tree at once, through the pidfds it
+	// holds: how long the tree takes to die with a perfect watchdog.
+	floor bool
 }
 
 type sample struct {
@@ -67,7 +73,7 @@ func main() {
 	idle := flag.Duration("idle", 60*time.Second, "idle period for the RSS/CPU figures (0 skips it)")
 	wait := flag.Duration("wait", 5*time.Second, "how long to wait for a tree to disappear")
 	flag.BoolVar(&verbose, "v", false, "print each process's exit time for every run")
-	only := flag.String("modes", "shim,poll,none", "which modes to run, comma-separated: the shim, the 2 s parent poll, no watchdog")
+	only := flag.String("modes", "floor,shim,poll,none", "which modes to run, comma-separated: the tree's own death, the shim, the 2 s parent poll, no watchdog")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "bench-parentdeath-")
 	check(err)
@@ -77,15 +83,16 @@ func main() {
 	check(err)
 
 	all := map[string]mode{
-		"shim": {"hermes-desktop shim (lifeline + pidfd)", nil, "", 9},
-		"poll": {"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 8},
-		"none": {"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8},
+		"floor": {name: "floor: the tree SIGTERMed at once", treeSize: 7, floor: true},
+		"shim":  {"hermes-desktop shim (lifeline + pidfd)", nil, "", 9, false},
+		"poll":  {"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 8, false},
+		"none":  {"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8, false},
 	}
 	var modes []mode
 	for _, name := range strings.Split(*only, ",") {
 		m, ok := all[strings.TrimSpace(name)]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "parentdeath: unknown mode %q (shim, poll, none)\n", name)
+			fmt.Fprintf(os.Stderr, "parentdeath: unknown mode %q (floor, shim, poll, none)\n", name)
 			os.Exit(2)
 		}
 		modes = append(modes, m)
@@ -97,7 +104,11 @@ func main() {
 	for _, m := range modes {
 		var samples []sample
 		for i := 0; i < *n; i++ {
-			s, err := measure(bin, dir, m, *wait)
+			measureMode := measure
+			if m.floor {
+				measureMode = measureFloor
+			}
+			s, err := measureMode(bin, dir, m, *wait)
 			check(err)
 			samples = append(samples, s)
 		}
@@ -113,6 +124,7 @@ func main() {
 	}
 	fmt.Println("\np50/p99/max: launcher SIGKILLed -> last process of its tree gone ('-': some never went, within", wait.String()+")")
 	fmt.Println("survivors: tree processes still alive then; detect/TERM: when the shim saw the death and sent SIGTERM (shim only)")
+	fmt.Println("floor: the backend's tree without launcher or shim, SIGTERMed at once by this bench: p50/p99 from that SIGTERM")
 	if *idle > 0 {
 		idleCost(bin, dir, *idle)
 	}
@@ -152,6 +164,42 @@ func measure(bin, dir string, m mode, wait time.Duration) (sample, error) {
 	delete(fds, -1)
 	delete(gone, -1)
 	unix.Close(launcherFD)
+	tallyExits(&s, start, fds, gone)
+	testbin.SweepTagged(tag)
+	return s, nil
+}
+
+// measureFloor starts the backend's tree alone, sends SIGTERM to each of
+// its processes back to back and times their exits: what the tree's own
+// death takes, with no detection and no signalling of ours in it.
+func measureFloor(bin, dir string, m mode, wait time.Duration) (sample, error) {
+	tag := testbin.NewTag()
+	state, err := os.MkdirTemp(dir, "floor-")
+	if err != nil {
+		return sample{}, err
+	}
+	argv := strings.Fields("serve --host 127.0.0.1 --port 0" + children)
+	cmd := exec.Command(bin, argv...)
+	cmd.Env = testbin.NewEnv(tag, filepath.Join(state, "home"))
+	if err := cmd.Start(); err != nil {
+		return sample{}, err
+	}
+	pids := testbin.WaitTree(tag, m.treeSize, 0, 10*time.Second)
+	time.Sleep(settle)
+	fds := pinTree(pids)
+	start := time.Now()
+	for _, fd := range fds {
+		_ = unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0) // ours: started just now
+	}
+	gone := testbin.WaitPidfds(fds, wait)
+	_ = cmd.Wait()
+	s := sample{backendGone: -1, lastGone: -1, detected: -1, termSent: -1}
+	if at, ok := gone[cmd.Process.Pid]; ok {
+		s.backendGone = at.Sub(start)
+	}
+	if verbose {
+		printExits(start, fds, gone)
+	}
 	tallyExits(&s, start, fds, gone)
 	testbin.SweepTagged(tag)
 	return s, nil
@@ -219,7 +267,8 @@ func tallyExits(s *sample, start time.Time, fds map[int]int, gone map[int]time.T
 func findBackend(pids []int) int {
 	for _, pid := range pids {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if strings.Contains(string(b), "serve\x00--host") {
+		// The shim's command line names the backend's after "--".
+		if strings.Contains(string(b), "serve\x00--host") && !strings.Contains(string(b), "\x00watchdog\x00") {
 			return pid
 		}
 	}
