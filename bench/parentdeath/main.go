@@ -82,45 +82,12 @@ func main() {
 	bin, err := testbin.Build(dir)
 	check(err)
 
-	all := map[string]mode{
-		"floor": {name: "floor: the tree SIGTERMed at once", treeSize: 7, floor: true},
-		"shim":  {"hermes-desktop shim (lifeline + pidfd)", nil, "", 9, false},
-		"poll":  {"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 8, false},
-		"none":  {"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8, false},
-	}
-	var modes []mode
-	for _, name := range strings.Split(*only, ",") {
-		m, ok := all[strings.TrimSpace(name)]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "parentdeath: unknown mode %q (floor, shim, poll, none)\n", name)
-			os.Exit(2)
-		}
-		modes = append(modes, m)
-	}
+	modes := pickModes(*only)
 	fmt.Printf("parent death -> tree gone: %d SIGKILLs of the launcher per mode, tree = backend + 3 plain + 3 setsid children\n", *n)
 	fmt.Printf("%s\n\n", testbin.Machine())
 	fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", "mode", "p50", "p99", "max", "survivors", "backend p50", "detect p50", "TERM p50")
-	var ours time.Duration
 	for _, m := range modes {
-		var samples []sample
-		for i := 0; i < *n; i++ {
-			measureMode := measure
-			if m.floor {
-				measureMode = measureFloor
-			}
-			s, err := measureMode(bin, dir, m, *wait)
-			check(err)
-			samples = append(samples, s)
-		}
-		p50, p99, max, surv, watched := summarize(samples, func(s sample) time.Duration { return s.lastGone })
-		bp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.backendGone })
-		dp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.detected })
-		tp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.termSent })
-		if ours == 0 {
-			ours = p50
-		}
-		fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", m.name, testbin.FormatDuration(p50), testbin.FormatDuration(p99), testbin.FormatDuration(max),
-			fmt.Sprintf("%d/%d", surv, watched), testbin.FormatDuration(bp50), testbin.FormatDuration(dp50), testbin.FormatDuration(tp50))
+		runMode(bin, dir, m, *n, *wait)
 	}
 	fmt.Println("\np50/p99/max: launcher SIGKILLed -> last process of its tree gone ('-': some never went, within", wait.String()+")")
 	fmt.Println("survivors: tree processes still alive then; detect/TERM: when the shim saw the death and sent SIGTERM (shim only)")
@@ -128,6 +95,46 @@ func main() {
 	if *idle > 0 {
 		idleCost(bin, dir, *idle)
 	}
+}
+
+// pickModes is the modes -modes names, in its order.
+func pickModes(only string) []mode {
+	all := map[string]mode{
+		"floor": {name: "floor: the tree SIGTERMed at once", treeSize: 7, floor: true},
+		"shim":  {"hermes-desktop shim (lifeline + pidfd)", nil, "", 9, false},
+		"poll":  {"2 s parent poll (Hermes watchdog)", []string{"--no-shim"}, " --parent-poll 2s", 8, false},
+		"none":  {"no watchdog (go-plugin, Ollama)", []string{"--no-shim"}, " --no-parent-watch", 8, false},
+	}
+	var modes []mode
+	for _, name := range strings.Split(only, ",") {
+		m, ok := all[strings.TrimSpace(name)]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "parentdeath: unknown mode %q (floor, shim, poll, none)\n", name)
+			os.Exit(2)
+		}
+		modes = append(modes, m)
+	}
+	return modes
+}
+
+// runMode measures mode m n times and prints its row.
+func runMode(bin, dir string, m mode, n int, wait time.Duration) {
+	var samples []sample
+	for i := 0; i < n; i++ {
+		measureMode := measure
+		if m.floor {
+			measureMode = measureFloor
+		}
+		s, err := measureMode(bin, dir, m, wait)
+		check(err)
+		samples = append(samples, s)
+	}
+	p50, p99, max, surv, watched := summarize(samples, func(s sample) time.Duration { return s.lastGone })
+	bp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.backendGone })
+	dp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.detected })
+	tp50, _, _, _, _ := summarize(samples, func(s sample) time.Duration { return s.termSent })
+	fmt.Printf("%-40s %9s %9s %9s %10s %11s %10s %10s\n", m.name, testbin.FormatDuration(p50), testbin.FormatDuration(p99), testbin.FormatDuration(max),
+		fmt.Sprintf("%d/%d", surv, watched), testbin.FormatDuration(bp50), testbin.FormatDuration(dp50), testbin.FormatDuration(tp50))
 }
 
 // measure runs one launcher, kills it and times the tree's exits.
