@@ -12,6 +12,7 @@ import (
 
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog"
 )
 
 // treeFlags gives the built-in backend the tree the issue names: three plain
@@ -122,6 +123,30 @@ func fdTargets(t *testing.T, pid int) map[string]string {
 	return out
 }
 
+// A SIGKILLed launcher's shim learns of it from the exit word, as the
+// launcher's exit begins, not from the lifeline's EOF after the kernel has
+// freed the launcher's memory; the tree goes all the same.
+func TestLauncherSIGKILLSeenByTheExitWord(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace")
+	l := testbin.StartLauncherEnv(t, []string{watchdog.EnvTrace + "=" + trace}, "--grace", "500ms",
+		"--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0"+treeFlags)
+	l.WaitReady(1, readyWait)
+	testbin.WaitTagged(t, l.Tag, 9, tagWait)
+	if err := l.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if left := testbin.WaitUntagged(l.Tag, 10*time.Second); len(left) > 0 {
+		t.Errorf("alive after the launcher was SIGKILLed: %v", left)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), " parent-gone "+string(watchdog.ReasonOwnerExiting)) {
+		t.Errorf("the shim did not see the death by its exit word; its trace:\n%s", data)
+	}
+}
+
 func TestBackendInheritsNoLauncherFDs(t *testing.T) {
 	// A desktop-owned backend (serve): it gets every mark of the contract.
 	l := testbin.StartLauncher(t, "--backend-cmd", "{bin} serve --host 127.0.0.1 --port 0")
@@ -152,6 +177,21 @@ func TestBackendInheritsNoLauncherFDs(t *testing.T) {
 	}
 	if !strings.HasPrefix(shimFDs["3"], "pipe:") {
 		t.Errorf("shim fd 3: got %q, want the lifeline pipe", shimFDs["3"])
+	}
+	// The launcher's exit word: mapped by the shim, whose fd for it is
+	// closed before the backend starts; the backend has neither.
+	for who, fds := range map[string]map[string]string{"shim": shimFDs, "backend": backendFDs} {
+		for fd, target := range fds {
+			if strings.HasPrefix(target, "/memfd:hermes-desktop-owner") {
+				t.Errorf("%s fd %s is the launcher's exit word", who, fd)
+			}
+		}
+	}
+	if maps, err := os.ReadFile("/proc/" + strconv.Itoa(b.ShimPID) + "/maps"); err != nil || !strings.Contains(string(maps), "memfd:hermes-desktop-owner") {
+		t.Errorf("the shim does not map the launcher's exit word (%v)", err)
+	}
+	if maps, err := os.ReadFile("/proc/" + strconv.Itoa(r.PID) + "/maps"); err != nil || strings.Contains(string(maps), "memfd:hermes-desktop-owner") {
+		t.Errorf("the backend maps the launcher's exit word (%v)", err)
 	}
 	// The contract: the backend's parent is the shim, by PID and marker.
 	shimID, err := proc.Lookup(b.ShimPID)

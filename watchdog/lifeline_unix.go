@@ -33,3 +33,19 @@ func interruptRead(f *os.File, _ <-chan struct{}) { _ = f.SetReadDeadline(time.N
 
 // clearDeadline undoes interruptRead for the next reader.
 func clearDeadline(f *os.File) { _ = f.SetReadDeadline(time.Time{}) }
+
+// readNow reads what the pipe holds now, without waiting for more.
+func readNow(f *os.File, buf []byte) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = rc.Read(func(fd uintptr) bool {
+		if k, err := syscall.Read(int(fd), buf); err == nil {
+			n = k
+		}
+		return true // done, whatever it read: never wait
+	})
+	return n
+}

@@ -25,6 +25,9 @@ const (
 	// helperSleep sleeps for helperLife: a bystander, or a backend that
 	// only a kill ends early.
 	helperSleep = "sleep"
+	// helperExitWordOwner makes this process's exit word, prints "word
+	// <fd>" and sleeps for helperLife: an owner to kill (Linux).
+	helperExitWordOwner = "exit-word-owner"
 )
 
 // helperLife bounds a helper that nobody ends: long past any test, short
@@ -38,6 +41,15 @@ func TestMain(m *testing.M) {
 	case helperShimEnd:
 		os.Exit(shimEndHelper(os.Args[1:]))
 	case helperSleep:
+		time.Sleep(helperLife)
+		os.Exit(0)
+	case helperExitWordOwner:
+		f, err := ownerExitWord()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("word %d\n", f.Fd())
 		time.Sleep(helperLife)
 		os.Exit(0)
 	default:

@@ -8,8 +8,9 @@ package watchdog
 //
 // Command line. The launcher starts every backend as (ShimCommand)
 //
-//	hermes-desktop watchdog --lifeline=3 --report=4 --parent-pid=P \
-//	    --parent-marker=M --nonce=N --grace=5s [--cgroup=NAME] -- CMD ARGS...
+//	hermes-desktop watchdog --lifeline=3 --report=4 [--owner-exit=5] \
+//	    --parent-pid=P --parent-marker=M --nonce=N --grace=5s \
+//	    [--cgroup=NAME] -- CMD ARGS...
 //
 // (on Windows --lifeline and --report carry handle values, not 3 and 4),
 // with two pipes (NewShimPipes). The shim inherits its ends of them and
@@ -21,6 +22,13 @@ package watchdog
 // launcher's ends are never inherited, by the shim or any other child
 // (close-on-exec; not inheritable): EOF on the lifeline must mean that the
 // launcher is gone.
+//
+// --owner-exit (Linux) is the fd of the launcher's exit word (OwnerExitFD,
+// passed by Attach beside the pipes): a sealed memfd page whose futex word
+// one thread of the launcher holds for its whole life, so that the kernel
+// marks it as the launcher's exit begins (exitword_linux.go). The shim maps
+// it and closes the fd before starting CMD; it watches it only while the
+// launcher that passed it owns it.
 //
 // --cgroup (Linux) names the cgroup v2 the backend's tree is kept in: once
 // the start barrier is released, the shim creates NAME under its own
@@ -78,6 +86,7 @@ const Subcommand = "watchdog"
 const (
 	FlagLifeline     = "lifeline"
 	FlagReport       = "report"
+	FlagOwnerExit    = "owner-exit"
 	FlagParentPID    = "parent-pid"
 	FlagParentMarker = "parent-marker"
 	FlagNonce        = "nonce"
@@ -94,6 +103,7 @@ const (
 	firstExtraFD = 3
 	LifelineFD   = firstExtraFD     // lifeline pipe, read end
 	ReportFD     = firstExtraFD + 1 // report pipe, write end
+	OwnerExitFD  = firstExtraFD + 2 // the owner's exit word (Linux), when passed
 )
 
 // Lifeline messages, launcher to shim, one line each.
@@ -128,6 +138,10 @@ type ShimOptions struct {
 	// writes the backend's identity as one JSON line, as
 	// ShimPipes.ShimReport gives it; -1 means none.
 	Report int
+	// OwnerExit is the fd of the launcher's exit word (Linux; see
+	// exitword_linux.go), an earlier notice of its death than the
+	// lifeline's EOF; 0 means none (the zero value: fds 0-2 are never it).
+	OwnerExit int
 	// Parent names the launcher. PID 0 means getppid(), which the parser
 	// fills in; Start "" means unknown; Nonce "" means a random one.
 	Parent Parent
@@ -157,6 +171,9 @@ func (o ShimOptions) Args() []string {
 	args := []string{
 		flagArg(FlagLifeline, strconv.Itoa(o.Lifeline)),
 		flagArg(FlagReport, strconv.Itoa(o.Report)),
+	}
+	if o.OwnerExit > 0 {
+		args = append(args, flagArg(FlagOwnerExit, strconv.Itoa(o.OwnerExit)))
 	}
 	if o.Parent.PID != 0 {
 		args = append(args, flagArg(FlagParentPID, strconv.Itoa(o.Parent.PID)))
@@ -189,6 +206,13 @@ type ShimPipes struct {
 	// by, for ShimOptions.Lifeline and .Report: LifelineFD and ReportFD on
 	// Unix, the handle values on Windows.
 	ShimLifeline, ShimReport int
+	// ShimOwnerExit is the number the shim knows this process's exit word
+	// by, for ShimOptions.OwnerExit: OwnerExitFD, or 0 where there is none
+	// (not Linux, or it could not be made; the lifeline still holds).
+	ShimOwnerExit int
+	// ownerExit is this process's exit word, shared by every shim it
+	// starts: never closed here.
+	ownerExit *os.File
 	// shimEnds are the lifeline's read end and the report's write end,
 	// until CloseShimEnds.
 	shimEnds [2]*os.File
@@ -208,6 +232,9 @@ func NewShimPipes() (*ShimPipes, error) {
 		return nil, fmt.Errorf("watchdog: report pipe: %w", err)
 	}
 	p := &ShimPipes{Lifeline: lifeW, Report: repR, shimEnds: [2]*os.File{lifeR, repW}}
+	if f, err := ownerExitWord(); err == nil {
+		p.ownerExit, p.ShimOwnerExit = f, OwnerExitFD
+	}
 	if err := p.prepare(); err != nil {
 		p.CloseShimEnds()
 		p.Lifeline.Close()
@@ -244,7 +271,7 @@ func (p *ShimPipes) Attach(cmd *exec.Cmd) error {
 	if p.shimEnds[0] == nil {
 		return errors.New("watchdog: attach shim pipes: the shim's ends are closed")
 	}
-	return attachShimEnds(cmd, p.shimEnds[0], p.shimEnds[1])
+	return attachShimEnds(cmd, p.shimEnds[0], p.shimEnds[1], p.ownerExit)
 }
 
 // CloseShimEnds closes our copies of the shim's ends, after the shim has
@@ -280,6 +307,7 @@ naming this shim. Exits with CMD's status (128+N if killed by signal N).
 	}
 	fs.IntVar(&o.Lifeline, FlagLifeline, -1, "fd of the lifeline pipe's read end; EOF means the parent is gone (-1: none)")
 	fs.IntVar(&o.Report, FlagReport, -1, "fd to write the backend's pid and start marker to, as one JSON line (-1: none)")
+	fs.IntVar(&o.OwnerExit, FlagOwnerExit, 0, "Linux: fd of the parent's exit word, marked as soon as its exit begins (0: none)")
 	fs.IntVar(&o.Parent.PID, FlagParentPID, 0, "PID of the parent to watch (default: the actual parent)")
 	fs.StringVar(&o.Parent.Start, FlagParentMarker, "", "start marker of the parent, so a reused PID is not mistaken for it")
 	fs.StringVar(&o.Parent.Nonce, FlagNonce, "", "nonce passed to the backend as "+hermes.EnvParentNonce+" (default: random)")
@@ -306,6 +334,9 @@ naming this shim. Exits with CMD's status (128+N if killed by signal N).
 	}
 	if o.Grace < 0 {
 		return o, fmt.Errorf("watchdog: --%s must not be negative", FlagGrace)
+	}
+	if o.OwnerExit < 0 || (o.OwnerExit > 0 && o.OwnerExit < firstExtraFD) {
+		return o, fmt.Errorf("watchdog: --%s=%d is not an fd past stderr", FlagOwnerExit, o.OwnerExit)
 	}
 	return o, nil
 }

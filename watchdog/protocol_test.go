@@ -26,6 +26,11 @@ var shimOptionCases = []struct {
 		Parent: Parent{PID: 4242, Start: "linux:123456", Nonce: "00112233445566778899aabbccddeeff"},
 		Grace:  5 * time.Second, Argv: []string{"hermes", "serve", "--host", "127.0.0.1", "--port", "0"},
 	}},
+	{"with the owner's exit word (Linux)", ShimOptions{
+		Lifeline: LifelineFD, Report: ReportFD, OwnerExit: OwnerExitFD,
+		Parent: Parent{PID: 4242, Start: "linux:123456", Nonce: "00112233445566778899aabbccddeeff"},
+		Grace:  5 * time.Second, Argv: []string{"hermes", "serve"},
+	}},
 	{"Windows handle values", ShimOptions{
 		Lifeline: 0x1a4, Report: 0x7ffc, Parent: Parent{PID: 4242, Start: "winms:1796184776865", Nonce: "00112233445566778899aabbccddeeff"},
 		Grace: 5 * time.Second, Argv: []string{`C:\Program Files\Hermes\hermes.exe`, "serve", "--host", "127.0.0.1", "--port", "0"},
@@ -127,6 +132,17 @@ func TestShimCgroupFlagRefusesPaths(t *testing.T) {
 		args := ShimOptions{Lifeline: -1, Report: -1, Parent: Parent{PID: 2}, Cgroup: name, Argv: []string{"x"}}.Args()
 		if o, err := parseShimFlags(args, io.Discard); err == nil {
 			t.Errorf("--cgroup=%q: got %+v, want an error", name, o)
+		}
+	}
+}
+
+// --owner-exit names an fd past stderr: the shim maps and closes it, and
+// must never take stdin or a log pipe for it.
+func TestShimOwnerExitFlagRefusesStdio(t *testing.T) {
+	for _, fd := range []string{"-1", "1", "2"} {
+		args := []string{"--" + FlagOwnerExit + "=" + fd, "--" + FlagParentPID + "=2", "--", "x"}
+		if o, err := parseShimFlags(args, io.Discard); err == nil {
+			t.Errorf("--%s=%s: got %+v, want an error", FlagOwnerExit, fd, o)
 		}
 	}
 }

@@ -26,11 +26,15 @@ func keepFromChildren(*os.File) error { return nil }
 // shimEnd is fd: ExtraFiles puts the end there in the child.
 func shimEnd(_ *os.File, fd int) (int, error) { return fd, nil }
 
-// attachShimEnds passes the ends as the child's fds 3 and 4.
-func attachShimEnds(cmd *exec.Cmd, lifeline, report *os.File) error {
+// attachShimEnds passes the ends as the child's fds 3 and 4, and the exit
+// word, when there is one, as fd 5.
+func attachShimEnds(cmd *exec.Cmd, lifeline, report, ownerExit *os.File) error {
 	if len(cmd.ExtraFiles) > 0 {
 		return errors.New("watchdog: attach shim pipes: the command has extra files already, which would move the shim's fds")
 	}
 	cmd.ExtraFiles = ShimFiles(lifeline, report)
+	if ownerExit != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, ownerExit)
+	}
 	return nil
 }

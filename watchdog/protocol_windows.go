@@ -39,7 +39,7 @@ func shimEnd(f *os.File, _ int) (int, error) {
 
 // attachShimEnds adds the ends to the handles cmd's child inherits, keeping
 // the rest of its SysProcAttr (the console group setupCommand asks for).
-func attachShimEnds(cmd *exec.Cmd, lifeline, report *os.File) error {
+func attachShimEnds(cmd *exec.Cmd, lifeline, report, _ *os.File) error { // no exit word on Windows
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

@@ -49,6 +49,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		log.Error("open fds", "err", err)
 		return exitUsage
 	}
+	exitWord := openOwnerExit(o, log)
 	signals := notifyShimSignals()
 	if err := leadProcessGroup(); err != nil {
 		log.Warn("cannot lead a process group; the tree is followed by parent links only", "err", err)
@@ -87,7 +88,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
-		if reason, ok := followOwner(ctx, o.Parent, lifeline, func() { requestStop(signals) }, log); ok {
+		if reason, ok := followOwner(ctx, o.Parent, lifeline, exitWord, func() { requestStop(signals) }, log); ok {
 			trace("parent-gone", string(reason))
 			parentGone <- reason
 		}
@@ -195,6 +196,21 @@ func openShimFDs(o ShimOptions) (lifeline, report *os.File, err error) {
 		}
 	}
 	return lifeline, report, nil
+}
+
+// openOwnerExit maps the launcher's exit word when --owner-exit passed
+// one, before anything is started (the backend must not inherit the fd).
+// Without it, or with one it refuses, the lifeline still sees the death.
+func openOwnerExit(o ShimOptions, log *slog.Logger) *exitWord {
+	if o.OwnerExit == 0 {
+		return nil
+	}
+	w, err := openExitWord(o.OwnerExit, o.Parent.PID)
+	if err != nil {
+		log.Warn("no exit word; the lifeline alone tells the owner's death", "err", err)
+		return nil
+	}
+	return w
 }
 
 // awaitStart blocks until the launcher releases the start barrier with

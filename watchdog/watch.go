@@ -77,6 +77,9 @@ const (
 	ReasonExitNotify Reason = "exit notification"
 	ReasonReparented Reason = "reparented"
 	ReasonGone       Reason = "parent already gone"
+	// ReasonOwnerExiting: the owner's exit word (the shim's, on Linux) says
+	// its exit has begun.
+	ReasonOwnerExiting Reason = "owner exiting"
 )
 
 // Options configure Watch. The zero value of each field is a sensible
@@ -100,6 +103,8 @@ type Options struct {
 	// NoExitNotify disables the OS exit notification (for tests that
 	// measure the other mechanisms).
 	NoExitNotify bool
+	// exitWord, when set, is the owner's exit word (the shim's).
+	exitWord *exitWord
 }
 
 // Watch blocks until the parent dies, returning which mechanism saw it
@@ -114,7 +119,7 @@ func Watch(ctx context.Context, opts Options) (Reason, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	found := make(chan Reason, 3)
+	found := make(chan Reason, 4)
 	var wg sync.WaitGroup
 	start := func(fn func(context.Context) (Reason, bool)) {
 		wg.Add(1)
@@ -127,6 +132,14 @@ func Watch(ctx context.Context, opts Options) (Reason, error) {
 	}
 	if opts.Lifeline != nil {
 		start(func(ctx context.Context) (Reason, bool) { return readLifeline(ctx, opts.Lifeline, opts.OnMessage) })
+	}
+	if opts.exitWord != nil {
+		start(func(ctx context.Context) (Reason, bool) {
+			if opts.exitWord.wait(ctx) {
+				return ReasonOwnerExiting, true
+			}
+			return "", false
+		})
 	}
 	armed := false
 	if !opts.NoExitNotify {

@@ -162,7 +162,7 @@ func TestFollowOwnerSwitchesOnMessage(t *testing.T) {
 	defer w.Close()
 	got := make(chan Reason, 1)
 	go func() {
-		reason, _ := followOwner(context.Background(), oldOwner, r, nil, slog.New(slog.DiscardHandler))
+		reason, _ := followOwner(context.Background(), oldOwner, r, nil, nil, slog.New(slog.DiscardHandler))
 		got <- reason
 	}()
 	id := proc.Identity{PID: newOwner.PID, Start: newOwner.Start}

@@ -29,12 +29,13 @@ func (i *Instance) prepareShim(p Params) (*watchdog.ShimPipes, error) {
 	}
 	i.shim = shimPipes{lifeline: pipes.Lifeline, report: pipes.Report}
 	i.argv = watchdog.ShimCommand(p.Self, watchdog.ShimOptions{
-		Lifeline: pipes.ShimLifeline,
-		Report:   pipes.ShimReport,
-		Parent:   watchdog.Parent{PID: p.Owner.PID, Start: p.Owner.Start, Nonce: i.nonce},
-		Grace:    p.Spec.Grace,
-		Cgroup:   i.shimCgroup(),
-		Argv:     p.Spec.Command,
+		Lifeline:  pipes.ShimLifeline,
+		Report:    pipes.ShimReport,
+		OwnerExit: pipes.ShimOwnerExit,
+		Parent:    watchdog.Parent{PID: p.Owner.PID, Start: p.Owner.Start, Nonce: i.nonce},
+		Grace:     p.Spec.Grace,
+		Cgroup:    i.shimCgroup(),
+		Argv:      p.Spec.Command,
 	})
 	return pipes, nil
 }

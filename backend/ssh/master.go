@@ -44,11 +44,12 @@ func startMaster(self string, owner proc.Identity, ssh string, args []string) (*
 	}
 	defer pipes.Report.Close()
 	argv := watchdog.ShimCommand(self, watchdog.ShimOptions{
-		Lifeline: pipes.ShimLifeline,
-		Report:   pipes.ShimReport,
-		Parent:   watchdog.Parent{PID: owner.PID, Start: owner.Start},
-		Grace:    masterGrace,
-		Argv:     append([]string{ssh}, args...),
+		Lifeline:  pipes.ShimLifeline,
+		Report:    pipes.ShimReport,
+		OwnerExit: pipes.ShimOwnerExit,
+		Parent:    watchdog.Parent{PID: owner.PID, Start: owner.Start},
+		Grace:     masterGrace,
+		Argv:      append([]string{ssh}, args...),
 	})
 	cmd := exec.Command(argv[0], argv[1:]...)
 	setProcAttr(cmd)
