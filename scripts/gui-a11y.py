@@ -19,6 +19,7 @@
 #   has PATH...          exit 0 if the element is there now, else 1
 #   gone PATH...         wait until it is not
 #   texts PATH...        print every name and text under it, a line each
+#   extents PATH...      print the element's x y width height on screen
 #   dump                 print the whole tree (for a failure's report)
 # GUI_A11Y_TIMEOUT (seconds, default 20) bounds every wait.
 import os
@@ -265,6 +266,9 @@ def main(argv):
         wait_for([Step(a) for a in args])
     elif cmd == "gone":
         wait_for([Step(a) for a in args], want=False)
+    elif cmd == "extents":
+        e = wait_for([Step(a) for a in args]).get_extents(Atspi.CoordType.SCREEN)
+        print(e.x, e.y, e.width, e.height)
     elif cmd == "texts":
         out = []
         texts(wait_for([Step(a) for a in args]) if args else app_root(), out)

@@ -16,7 +16,9 @@
 #   5. stop: Stop clears the card's PID, port and address (item 8)
 #   6. remote: a backend on another host added in the form (Host: an alias
 #      of the journey's ssh config for a real sshd on loopback) becomes
-#      ready and connected over one authentication; quit leaves nothing
+#      ready and connected over one authentication; after a failed
+#      handoff it is ready again over the same connection, its page answers
+#      and one tray icon is left (issue 31, item 2); quit leaves nothing
 #      there (issue 25)
 #   7. restart: after an add and a remove, Settings' Restart Hermes Desktop
 #      hands over to a new instance in charge within 10 s with the new list
@@ -50,10 +52,12 @@ fi
 work=$GUI_JOURNEYS_WORK
 app=
 sshd=
+watcher=
 # Whatever happens, nothing this script started outlives it.
 cleanup() {
 	[ -n "$app" ] && kill -9 "$app" 2>/dev/null
 	[ -n "$sshd" ] && kill "$sshd" 2>/dev/null
+	[ -n "$watcher" ] && kill "$watcher" 2>/dev/null
 	return 0
 }
 trap cleanup EXIT
@@ -159,6 +163,21 @@ wait_field() {
 }
 names() { "$bin" status --json >"$work/status.json" && json "$work/status.json" "' '.join(b['name'] for b in d['backends'])"; }
 saved() { json "$HERMES_DESKTOP_STATE_DIR/config.json" "$1"; }
+# uptime_in_view NAME: the uptime on backend NAME's card keeps its room
+# (a shrunk one spills its text under the buttons) and lies clear of the
+# card's buttons.
+uptime_in_view() {
+	local t b tx ty tw th bx by bw bh
+	t=$(a11y extents "article=Backend $1" 'timer=') || fail "no uptime on the card of $1"
+	read -r tx ty tw th <<<"$t"
+	[ "$tw" -ge 60 ] || fail "the uptime on the card of $1 is squeezed to $tw px"
+	for b in "push button=/Open Hermes: $1.*/" 'push button=Restart' 'push button=Stop'; do
+		read -r bx by bw bh <<<"$(a11y extents "article=Backend $1" "$b")" || continue
+		if [ "$tx" -lt $((bx + bw)) ] && [ $((tx + tw)) -gt "$bx" ] && [ "$ty" -lt $((by + bh)) ] && [ $((ty + th)) -gt "$by" ]; then
+			fail "the uptime on the card of $1 ($t) lies under its button $b ($bx $by $bw $bh)"
+		fi
+	done
+}
 # card_says NAME TEXT: the card of backend NAME shows TEXT (a whole line).
 card_says() {
 	local i
@@ -442,6 +461,12 @@ Host journeybox
 	UserKnownHostsFile $r/known_hosts
 	GlobalKnownHostsFile /dev/null
 EOF
+	# A tray host for this journey: it prints each tray icon that registers,
+	# so the icons left after a failed handoff can be counted.
+	(cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher) || fail "could not build the tray host"
+	"$work/fakewatcher" >"$work/watcher.out" 2>&1 &
+	watcher=$!
+	for _ in $(seq 1 40); do grep -q ready "$work/watcher.out" && break; sleep 0.1; done
 	start_app remote "{\"ssh_config\": \"$r/ssh_config\"}"
 	add_backend far Dashboard "" "" "" journeybox
 	[ "$(saved "[b.get('host') for b in d['backends'] if b['name'] == 'far']")" = "['journeybox']" ] || fail "the host was not saved: $(cat "$HERMES_DESKTOP_STATE_DIR/config.json")"
@@ -449,9 +474,38 @@ EOF
 	wait_field far "b.get('remote', {}).get('connection', '')" connected
 	card_says far Connected
 	card_says far journeybox
+	uptime_in_view far
 	page=$(field far "b['page_url']")
 	curl -fsS -o /dev/null "$page" || fail "the remote dashboard's page $page does not answer through the tunnel"
 	shot remote
+	# A failed handoff (item 2): a successor that fails its start, in
+	# restart mode, so the remote backend is stopped for it and started
+	# again when it fails. The remote backend must come back through the
+	# same ssh connection, and one tray icon must be left.
+	"$bin" status --json >"$work/status.json"
+	first=$(json "$work/status.json" "d['instance']['pid']")
+	printf '#!/bin/sh\n[ "$1" = version ] && exec %s version\nexit 3\n' "$bin" >"$work/broken-successor"
+	chmod +x "$work/broken-successor"
+	if handoff_out=$("$bin" handoff --to "$work/broken-successor" --mode restart --timeout 20s 2>&1); then
+		fail "a handoff to a successor that fails its start succeeded: $handoff_out"
+	fi
+	grep -q 'handoff failed' <<<"$handoff_out" || fail "the failed handoff did not say so: $handoff_out"
+	"$bin" status --json >"$work/status.json"
+	[ "$(json "$work/status.json" "d['instance']['pid']")" = "$first" ] || fail "the old instance is not in charge after the failed handoff"
+	wait_field far "b['state']" ready 60
+	wait_field far "b.get('remote', {}).get('connection', '')" connected
+	card_says far Connected
+	page=$(field far "b['page_url']")
+	curl -fsS -o /dev/null "$page" || fail "after the failed handoff the remote page $page does not answer through the tunnel"
+	grep -q 'msg="handoff failed"' "$HERMES_DESKTOP_STATE_DIR/launcher.log" || fail "launcher.log does not say the handoff failed"
+	live_icons=0
+	for sender in $(grep -o 'registered by :[0-9.]*' "$work/watcher.out" | cut -d' ' -f3 | sort -u); do
+		owned=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+			--method org.freedesktop.DBus.NameHasOwner "$sender")
+		[ "$owned" = "(true,)" ] && live_icons=$((live_icons + 1))
+	done
+	[ "$live_icons" = 1 ] || fail "tray icons after the failed handoff: $live_icons, want 1 ($(cat "$work/watcher.out"))"
+	shot remote-after-failed-handoff
 	stop_app
 	[ "$(grep -c 'Accepted publickey' "$r/sshd.log")" = 1 ] || fail "authentications: $(grep -c 'Accepted publickey' "$r/sshd.log"), want 1"
 	for _ in $(seq 1 40); do [ -z "$(tagged_pids "$remote_tag")" ] && break; sleep 0.25; done
@@ -460,6 +514,8 @@ EOF
 	[ -z "$(ls -A "$r/home/.hermes/desktop-ssh" 2>/dev/null)" ] || fail "lock directories left on the remote: $(ls "$r/home/.hermes/desktop-ssh")"
 	kill "$sshd" && wait "$sshd" 2>/dev/null || true
 	sshd=
+	kill "$watcher" && wait "$watcher" 2>/dev/null || true
+	watcher=
 	passed
 fi
 

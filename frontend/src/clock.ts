@@ -16,7 +16,10 @@ import { countdownChangesIn, countdownText } from "./remote";
  * text lays out and repaints nothing around it; tag's classes set its width.
  */
 export function runningTime(tag: string, prefix: string, since: number, now: number): HTMLElement {
-  return h(tag, { class: "clock", "data-since": String(since), "data-prefix": prefix || null }, prefix + formatDuration(now - since));
+  // A timer to assistive technology (polite only when asked, which a timer
+  // never is): the card's uptime is read with the card, not announced at
+  // each tick.
+  return h(tag, { class: "clock", role: "timer", "data-since": String(since), "data-prefix": prefix || null }, prefix + formatDuration(now - since));
 }
 
 /**
