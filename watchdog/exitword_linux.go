@@ -30,11 +30,13 @@ import (
 const (
 	exitWordSize = 4096
 	// The page, as the launcher's thread and the kernel see it: the
-	// robust list head (next, futex_offset, list_op_pending), then one
-	// entry (next) whose futex word lies exitWordOffset past it.
+	// robust list head (next, futex_offset, list_op_pending: three C
+	// longs), then one entry (next) whose futex word lies exitWordOffset
+	// past it.
 	exitWordHead   = 0
 	exitWordEntry  = 64
 	exitWordOffset = 8
+	longSize       = int(unsafe.Sizeof(uintptr(0)))
 	exitWordSeals  = unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_SEAL
 
 	futexWait      = 0 // FUTEX_WAIT, shared: the word is in a shared mapping
@@ -96,11 +98,11 @@ func holdOnThisThread(mem []byte, held chan<- error) {
 	runtime.LockOSThread()
 	base := uintptr(unsafe.Pointer(&mem[0]))
 	*(*uintptr)(unsafe.Pointer(&mem[exitWordEntry])) = base + exitWordHead // the entry's next: back to the head
-	*(*int64)(unsafe.Pointer(&mem[exitWordHead+8])) = exitWordOffset
-	*(*uintptr)(unsafe.Pointer(&mem[exitWordHead+16])) = 0 // no operation pending
+	*(*int)(unsafe.Pointer(&mem[exitWordHead+longSize])) = exitWordOffset  // Go's int is a C long on Linux
+	*(*uintptr)(unsafe.Pointer(&mem[exitWordHead+2*longSize])) = 0         // no operation pending
 	atomic.StoreUint32(exitWordAt(mem), uint32(unix.Gettid()))
 	*(*uintptr)(unsafe.Pointer(&mem[exitWordHead])) = base + exitWordEntry
-	if _, _, errno := unix.Syscall(unix.SYS_SET_ROBUST_LIST, base+exitWordHead, 24, 0); errno != 0 {
+	if _, _, errno := unix.Syscall(unix.SYS_SET_ROBUST_LIST, base+exitWordHead, uintptr(3*longSize), 0); errno != 0 {
 		held <- errno
 		runtime.UnlockOSThread()
 		return
