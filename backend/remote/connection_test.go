@@ -42,3 +42,20 @@ func TestConnectionGoesReconnectingAfterOneMissedBeat(t *testing.T) {
 		t.Errorf("no pong for 1.7 s (beat 1 s): %s with latency %s, want reconnecting and no latency", ri.Connection, ri.Latency)
 	}
 }
+
+// The first ping waits for the backend's start on the host: its round trip
+// is not the link's latency; the next one's is.
+func TestFirstPongGivesNoLatency(t *testing.T) {
+	r := &Run{host: NewHost("box", connectedTransport{}, nil, nil), beat: time.Second, grace: 30 * time.Second,
+		ch: &ssh.Channel{}, exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{}}
+	r.sentAt[1] = time.Now().Add(-150 * time.Millisecond) // sent with the start
+	r.pong("1")
+	if r.latency != 0 {
+		t.Errorf("after the first pong: latency %s, want none yet", r.latency)
+	}
+	r.sentAt[2] = time.Now().Add(-2 * time.Millisecond)
+	r.pong("2")
+	if r.latency < 2*time.Millisecond || r.latency > 100*time.Millisecond {
+		t.Errorf("after the second pong: latency %s, want its own round trip (about 2 ms)", r.latency)
+	}
+}

@@ -95,6 +95,7 @@ type Run struct {
 	sentAt     map[uint64]time.Time
 	lastPong   time.Time
 	latency    time.Duration
+	answered   bool // a pong has come: the remote watchdog answers at once now
 	pingSeq    uint64
 }
 
@@ -407,7 +408,13 @@ func (r *Run) pong(payload string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if sent, ok := r.sentAt[n]; ok {
-		r.latency = time.Since(sent)
+		// The first ping goes out with the start and waits until the
+		// backend runs there: its round trip is the backend's spawn (100 ms
+		// and more), not the link's, and was shown as the latency.
+		if r.answered {
+			r.latency = time.Since(sent)
+		}
+		r.answered = true
 		delete(r.sentAt, n)
 	}
 	if time.Since(r.lastPong) > r.silenceLimit() {
