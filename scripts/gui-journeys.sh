@@ -22,7 +22,7 @@
 #      there (issue 25)
 #   7. restart: after an add and a remove, Settings' Restart Hermes Desktop
 #      hands over to a new instance in charge within 10 s with the new list
-#      (issue 31, item 1); the Logs page's Save a
+#      and one tray icon (issue 31, item 1); the Logs page's Save a
 #      diagnostic report... says where it went, and the zip holds no secret
 #
 # usage: scripts/gui-journeys.sh BINARY ARTIFACT_DIR
@@ -177,6 +177,29 @@ uptime_in_view() {
 			fail "the uptime on the card of $1 ($t) lies under its button $b ($bx $by $bw $bh)"
 		fi
 	done
+}
+# start_tray_host: a tray host for the next app, printing each tray icon
+# that registers, so that the icons left can be counted (one_tray_icon).
+start_tray_host() {
+	[ -x "$work/fakewatcher" ] || (cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher) || fail "could not build the tray host"
+	"$work/fakewatcher" >"$work/watcher.out" 2>&1 &
+	watcher=$!
+	for _ in $(seq 1 40); do grep -q ready "$work/watcher.out" && break; sleep 0.1; done
+}
+stop_tray_host() {
+	kill "$watcher" && wait "$watcher" 2>/dev/null || true
+	watcher=
+}
+# one_tray_icon WHEN: of the icons that registered, exactly one's owner is
+# still on the bus (an icon goes with its owner's connection).
+one_tray_icon() {
+	local live=0 sender owned
+	for sender in $(grep -o 'registered by :[0-9.]*' "$work/watcher.out" | cut -d' ' -f3 | sort -u); do
+		owned=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+			--method org.freedesktop.DBus.NameHasOwner "$sender")
+		[ "$owned" = "(true,)" ] && live=$((live + 1))
+	done
+	[ "$live" = 1 ] || fail "tray icons $1: $live, want 1 ($(cat "$work/watcher.out"))"
 }
 # card_says NAME TEXT: the card of backend NAME shows TEXT (a whole line).
 card_says() {
@@ -461,12 +484,7 @@ Host journeybox
 	UserKnownHostsFile $r/known_hosts
 	GlobalKnownHostsFile /dev/null
 EOF
-	# A tray host for this journey: it prints each tray icon that registers,
-	# so the icons left after a failed handoff can be counted.
-	(cd "$repo" && go build -o "$work/fakewatcher" ./cmd/fakewatcher) || fail "could not build the tray host"
-	"$work/fakewatcher" >"$work/watcher.out" 2>&1 &
-	watcher=$!
-	for _ in $(seq 1 40); do grep -q ready "$work/watcher.out" && break; sleep 0.1; done
+	start_tray_host
 	start_app remote "{\"ssh_config\": \"$r/ssh_config\"}"
 	add_backend far Dashboard "" "" "" journeybox
 	[ "$(saved "[b.get('host') for b in d['backends'] if b['name'] == 'far']")" = "['journeybox']" ] || fail "the host was not saved: $(cat "$HERMES_DESKTOP_STATE_DIR/config.json")"
@@ -498,13 +516,7 @@ EOF
 	page=$(field far "b['page_url']")
 	curl -fsS -o /dev/null "$page" || fail "after the failed handoff the remote page $page does not answer through the tunnel"
 	grep -q 'msg="handoff failed"' "$HERMES_DESKTOP_STATE_DIR/launcher.log" || fail "launcher.log does not say the handoff failed"
-	live_icons=0
-	for sender in $(grep -o 'registered by :[0-9.]*' "$work/watcher.out" | cut -d' ' -f3 | sort -u); do
-		owned=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-			--method org.freedesktop.DBus.NameHasOwner "$sender")
-		[ "$owned" = "(true,)" ] && live_icons=$((live_icons + 1))
-	done
-	[ "$live_icons" = 1 ] || fail "tray icons after the failed handoff: $live_icons, want 1 ($(cat "$work/watcher.out"))"
+	one_tray_icon "after the failed handoff"
 	shot remote-after-failed-handoff
 	stop_app
 	[ "$(grep -c 'Accepted publickey' "$r/sshd.log")" = 1 ] || fail "authentications: $(grep -c 'Accepted publickey' "$r/sshd.log"), want 1"
@@ -514,8 +526,7 @@ EOF
 	[ -z "$(ls -A "$r/home/.hermes/desktop-ssh" 2>/dev/null)" ] || fail "lock directories left on the remote: $(ls "$r/home/.hermes/desktop-ssh")"
 	kill "$sshd" && wait "$sshd" 2>/dev/null || true
 	sshd=
-	kill "$watcher" && wait "$watcher" 2>/dev/null || true
-	watcher=
+	stop_tray_host
 	passed
 fi
 
@@ -527,6 +538,7 @@ if wanted 7; then
 	mkdir -p "$HOME/Downloads"
 	# A secret in the app's environment: the report must not carry it.
 	export HERMES_JOURNEY_API_KEY=planted-journey-secret-7f3e
+	start_tray_host
 	start_app restart
 	wait_field default "b['state']" ready
 	"$bin" status --json >"$work/s.json"
@@ -562,6 +574,9 @@ if wanted 7; then
 	grep -q 'handoff failed' "$HERMES_DESKTOP_STATE_DIR/launcher.log" && fail "launcher.log says the handoff failed: $(grep 'handoff failed' "$HERMES_DESKTOP_STATE_DIR/launcher.log")"
 	a11y wait 'page tab=/Backends( .*)?/' || fail "the new instance's window never reached the accessibility bus"
 	wait_field second "b['state']" ready 30
+	# The new instance's icon, and none of the old one's.
+	for _ in $(seq 1 40); do [ "$(grep -c 'registered by' "$work/watcher.out")" -ge 2 ] && break; sleep 0.25; done
+	one_tray_icon "after Restart Hermes Desktop"
 	click 'page tab=Logs'
 	click 'push button=Save a diagnostic report…'
 	report=
@@ -596,6 +611,7 @@ if wanted 7; then
 	[ -z "$left" ] || { kill -9 $left 2>/dev/null; fail "processes left behind: $left"; }
 	unset HERMES_JOURNEY_API_KEY
 	export HOME=$home_was
+	stop_tray_host
 	passed
 fi
 
