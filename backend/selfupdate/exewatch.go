@@ -48,7 +48,7 @@ func (u *Updater) watchExecutable() {
 			}
 			// Our own self-update swapping the file is not a package
 			// upgrade: it hands over, or puts the old file back.
-			if !u.swapping.Load() {
+			if !u.swap.swapping.Load() {
 				break
 			}
 		}
