@@ -37,8 +37,7 @@ func (s *statusBoard) change(fn func(*update.Info)) {
 }
 
 // fail records a failed step in the status, announces and logs it, and
-// returns err (an update error carries its control kind, see
-// update.ErrDisabled).
+// returns err.
 func (s *statusBoard) fail(err error) error {
 	s.change(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
 	s.log.Warn("update failed", "err", err)
