@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -30,7 +31,8 @@ func (l *Launcher) SettingsSaved(s settings.Settings) {
 }
 
 // AddSavedBackend adds a backend, starts it (unless disabled) and saves
-// the list. What it leaves empty of its ready pattern, health path and
+// the addition (AddToSaved): the settings store's one writer adds it to
+// the list as saved now, never a copy of the running list. What it leaves empty of its ready pattern, health path and
 // grace is the shared settings' as saved now: a Settings change applies to
 // a backend added after it without a relaunch.
 func (l *Launcher) AddSavedBackend(b settings.Backend) error {
@@ -42,22 +44,27 @@ func (l *Launcher) AddSavedBackend(b settings.Backend) error {
 	if err := l.AddBackend(spec); err != nil {
 		return err
 	}
-	return l.saveBackends()
+	return savedForNextStart(AddToSaved(l.saved, b))
 }
 
 // RemoveSavedBackend stops a backend (its whole tree), forgets it and
-// saves the list.
+// saves the removal (RemoveFromSaved). A backend the saved list never had
+// (given by a flag) leaves it as it is.
 func (l *Launcher) RemoveSavedBackend(ctx context.Context, name string) error {
 	if err := l.RemoveBackend(ctx, name); err != nil {
 		return err
 	}
-	return l.saveBackends()
+	err := RemoveFromSaved(l.saved, name)
+	if errors.Is(err, control.ErrNoSuchBackend) {
+		return nil // never saved: nothing to take out
+	}
+	return savedForNextStart(err)
 }
 
-// saveBackends writes the running list into the saved settings, leaving
-// the other settings as they are saved now.
-func (l *Launcher) saveBackends() error {
-	if _, err := l.saved.SaveBackends(l.BackendSettings); err != nil {
+// savedForNextStart says that a change applied to the running backends
+// could not be saved.
+func savedForNextStart(err error) error {
+	if err != nil {
 		return fmt.Errorf("the change applies now, but could not be saved for the next start: %w", err)
 	}
 	return nil
@@ -75,7 +82,8 @@ func SavedBackends(s settings.Settings) ([]settings.Backend, error) {
 }
 
 // AddToSaved adds a backend to the saved list, for the next start: what
-// `backends add` does with no app running.
+// `backends add` does with no app running, and the save of the window's
+// Add.
 func AddToSaved(store *settings.Store, b settings.Backend) error {
 	_, err := store.EditBackends(func(saved settings.Settings) ([]settings.Backend, error) {
 		if _, err := runspec.FromSetting(b, saved); err != nil {
