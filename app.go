@@ -43,7 +43,7 @@ type App struct {
 }
 
 func newApp(l *backend.Launcher, self string) *App {
-	a := &App{l: l, self: self, stateDir: l.StateDir(), settings: l.Settings(), win: newShell(l)}
+	a := &App{l: l, self: self, stateDir: l.StateDir(), settings: l.Saved().Store(), win: newShell(l)}
 	a.started, _ = a.settings.Load() // as the launcher read them (app/cli)
 	return a
 }
@@ -82,27 +82,29 @@ func (a *App) OpenURL(raw string) error {
 			return fmt.Errorf("bad port in %q", raw)
 		}
 	}
-	return a.l.OpenExternal(u.String())
+	return a.l.Pages().OpenExternal(u.String())
 }
 
 // OpenHermes opens Hermes' page in the default browser: the named
 // backend's, or the first page-serving backend's when name is "". It
 // returns the URL it opened.
-func (a *App) OpenHermes(name string) (string, error) { return a.l.OpenPage(name) }
+func (a *App) OpenHermes(name string) (string, error) { return a.l.Pages().Open(name) }
 
 // ConnectionDetails returns what a Hermes client needs to reach a backend
 // (URL, session token, WebSocket URL): the one place the token is shown,
 // when the user asks to copy it.
-func (a *App) ConnectionDetails(name string) (string, error) { return a.l.ConnectionDetails(name) }
+func (a *App) ConnectionDetails(name string) (string, error) {
+	return a.l.Pages().ConnectionDetails(name)
+}
 
 // AddBackend adds a backend, starts it (unless disabled) and saves the
-// list (Launcher.AddSavedBackend, which `backends add` uses too).
-func (a *App) AddBackend(b settings.Backend) error { return a.l.AddSavedBackend(b) }
+// addition (Saved.AddBackend, which `backends add` uses too).
+func (a *App) AddBackend(b settings.Backend) error { return a.l.Saved().AddBackend(b) }
 
 // RemoveBackend stops a backend (its whole tree) and removes it from the
 // saved list.
 func (a *App) RemoveBackend(name string) error {
-	return a.l.RemoveSavedBackend(a.win.ctx, name)
+	return a.l.Saved().RemoveBackend(a.win.ctx, name)
 }
 
 // RestartToApply hands the app over to the new executable a package
@@ -131,7 +133,7 @@ func (a *App) SkipVersion(version string) error { return a.l.Updates().Skip(vers
 
 // OpenLogFolder opens <state>/logs in the file manager.
 func (a *App) OpenLogFolder() error {
-	return a.l.OpenExternal(filepath.Join(a.stateDir, "logs"))
+	return a.l.Pages().OpenExternal(filepath.Join(a.stateDir, "logs"))
 }
 
 // ScanOrphans is the dry run behind "Scan now": what would be reaped.
@@ -162,13 +164,13 @@ func (a *App) GetSettings() (settings.View, error) {
 // Remove left it, whatever the page loaded), validated. It applies at once
 // what a running app can: start at login, the update feed and automatic
 // updates, the ssh config file of connections made from now on
-// (Launcher.SettingsSaved). The rest applies at the next start.
+// (Saved.Applied). The rest applies at the next start.
 func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
 	s, err := a.settings.Edit(e)
 	if err != nil {
 		return settings.View{}, err
 	}
-	a.l.SettingsSaved(s)
+	a.l.Saved().Applied(s)
 	if err := desktop.SetStartAtLogin(s.StartAtLogin, a.self); err != nil {
 		return settings.View{}, fmt.Errorf("settings saved, but start at login could not be changed: %w", err)
 	}

@@ -13,7 +13,7 @@ func (w *shell) attach(ui windowUI) {
 	w.attachMu.Lock()
 	defer w.attachMu.Unlock()
 	w.ui.Store(&ui)
-	w.l.SetFocus(w.showWindow)
+	w.l.Pages().SetFocus(w.showWindow)
 	if w.quitting.Load() {
 		ui.Quit() // a quit (a stop over the socket) came before the window was up
 	}

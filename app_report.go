@@ -34,7 +34,7 @@ func (a *App) OpenReportFolder() error {
 	if p == nil {
 		return errors.New("no diagnostic report was saved yet")
 	}
-	return a.l.OpenExternal(filepath.Dir(*p))
+	return a.l.Pages().OpenExternal(filepath.Dir(*p))
 }
 
 // reportDir is the Downloads folder when there is one, else the home

@@ -151,7 +151,7 @@ func (m menuActions) ApplyUpdate()        { m.a.win.applyUpdateInBackground() }
 // page ready yet, no browser opener): the launcher log and a notification
 // say why, since the window may be on screen already and change nothing.
 func (m menuActions) OpenHermes() {
-	if _, err := m.a.l.OpenPage(""); err != nil {
+	if _, err := m.a.l.Pages().Open(""); err != nil {
 		m.a.l.Logger().Warn("tray: Open Hermes", "err", err)
 		m.a.win.tell("Could not open Hermes", err.Error())
 		m.a.win.showWindow()

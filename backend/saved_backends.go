@@ -16,26 +16,35 @@ import (
 // validation and words; with no app running, the CLI edits config.json
 // through the same store (AddToSaved, RemoveFromSaved).
 
-// Settings is the settings store of this instance's state dir: one store,
+// Saved is the settings a person saved, as the running launcher takes
+// them: the store, the backend list's Add and Remove (each saved as the
+// edit it is), and what applies at once of a save.
+type Saved struct{ l *Launcher }
+
+// Saved is the launcher's saved settings.
+func (l *Launcher) Saved() Saved { return Saved{l} }
+
+// Store is the settings store of this instance's state dir: one store,
 // so that the window, the control socket and the launcher never interleave
 // their writes of config.json.
-func (l *Launcher) Settings() *settings.Store { return l.saved }
+func (s Saved) Store() *settings.Store { return s.l.saved }
 
-// SettingsSaved applies at once what a running launcher can of settings
+// Applied applies at once what a running launcher can of settings
 // just saved: the update feed and automatic updates, and the ssh config
 // file, which connections made from now on read (a backend added next, or
 // one whose host was never reached, finds an alias it defines).
-func (l *Launcher) SettingsSaved(s settings.Settings) {
-	l.upd.SettingsSaved(s)
-	l.remotes.SetSSHConfig(s.SSHConfig)
+func (s Saved) Applied(st settings.Settings) {
+	s.l.upd.SettingsSaved(st)
+	s.l.remotes.SetSSHConfig(st.SSHConfig)
 }
 
-// AddSavedBackend adds a backend, starts it (unless disabled) and saves
+// AddBackend adds a backend, starts it (unless disabled) and saves
 // the addition (AddToSaved): the settings store's one writer adds it to
 // the list as saved now, never a copy of the running list. What it leaves empty of its ready pattern, health path and
 // grace is the shared settings' as saved now: a Settings change applies to
 // a backend added after it without a relaunch.
-func (l *Launcher) AddSavedBackend(b settings.Backend) error {
+func (s Saved) AddBackend(b settings.Backend) error {
+	l := s.l
 	shared, _ := l.saved.Load() // a file that cannot be used means the defaults; the Settings page says so
 	spec, err := runspec.FromSetting(b, shared)
 	if err != nil {
@@ -47,10 +56,11 @@ func (l *Launcher) AddSavedBackend(b settings.Backend) error {
 	return savedForNextStart(AddToSaved(l.saved, b))
 }
 
-// RemoveSavedBackend stops a backend (its whole tree), forgets it and
+// RemoveBackend stops a backend (its whole tree), forgets it and
 // saves the removal (RemoveFromSaved). A backend the saved list never had
 // (given by a flag) leaves it as it is.
-func (l *Launcher) RemoveSavedBackend(ctx context.Context, name string) error {
+func (s Saved) RemoveBackend(ctx context.Context, name string) error {
+	l := s.l
 	if err := l.RemoveBackend(ctx, name); err != nil {
 		return err
 	}
