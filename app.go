@@ -107,10 +107,12 @@ func (a *App) RemoveBackend(name string) error {
 	return a.l.Saved().RemoveBackend(a.win.ctx, name)
 }
 
-// RestartToApply hands the app over to the new executable a package
-// upgrade put on disk, keeping the backends running (an adopt handoff).
+// RestartToApply relaunches the app into the new executable a package
+// upgrade put on disk ("Restart to apply"), keeping the backends running
+// (Updater.RelaunchUpgraded, an adopt handoff). The page calls it by this
+// name.
 func (a *App) RestartToApply() error {
-	return a.l.Updates().RestartToApply(a.win.ctx)
+	return a.l.Updates().RelaunchUpgraded(a.win.ctx)
 }
 
 // CheckForUpdate asks the update feed now ("Check now"); a newer version
@@ -183,9 +185,10 @@ func (a *App) settingsView(s settings.Settings, notice string) settings.View {
 		Pending: pending, PendingRestartsBackends: backends}
 }
 
-// RestartApp restarts Hermes Desktop so that the settings saved since it
+// RestartApp relaunches Hermes Desktop so that the settings saved since it
 // started apply ("Restart Hermes Desktop" on the Settings page): a handoff
-// to a new run of this executable, which reads them. The backends keep
+// to a new run of this executable, which reads them (Launcher.Relaunch;
+// the page calls it by this name). The backends keep
 // running unless a pending setting is given to a backend as it starts;
 // then they restart with the app. This window closes once the new
 // instance serves, and the new one opens its own.
@@ -195,7 +198,7 @@ func (a *App) RestartApp() error {
 		return fmt.Errorf("the saved settings could not be read (%s): nothing was restarted", notice)
 	}
 	_, restartBackends := settings.PendingRestart(a.started, saved, backend.DefaultSettings(a.self))
-	_, err := a.l.RestartSelf(a.win.ctx, !restartBackends)
+	_, err := a.l.Relaunch(a.win.ctx, !restartBackends)
 	return err
 }
 

@@ -90,7 +90,7 @@ func (h healthWatcher) rollback(ctx context.Context, w *updateWatch, why string)
 	if err := update.RecordRollback(dir, rb); err != nil {
 		h.cfg.Logger.Warn("update: rollback: record it", "err", err)
 	}
-	h.restartOld(ctx, w)
+	h.startOld(ctx, w)
 }
 
 // handBack asks a failing new instance that still runs to hand the
@@ -123,10 +123,10 @@ func (h healthWatcher) handBack(ctx context.Context, w *updateWatch, rb update.R
 	return false
 }
 
-// restartOld starts the restored old binary as a fresh instance (the
+// startOld starts the restored old binary as a fresh instance (the
 // failed one is gone), as a restart-mode successor, and says which
 // backends it starts again.
-func (h healthWatcher) restartOld(ctx context.Context, w *updateWatch) {
+func (h healthWatcher) startOld(ctx context.Context, w *updateWatch) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	succ, err := h.host.StartFresh(cctx, w.Probation.Exe)
