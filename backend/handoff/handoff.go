@@ -63,7 +63,7 @@ type Host interface {
 type Config struct {
 	// StateDir is the instance's state directory.
 	StateDir string
-	// Exe is our own executable, what RestartSelf starts again.
+	// Exe is our own executable, what Relaunch starts again.
 	Exe string
 	// Args is the command line we were started with (without the program
 	// name), which a successor is started with; none means "run".
