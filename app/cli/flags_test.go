@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hermes-desktop/backend/handoff"
+	"hermes-desktop/backend/settings"
+	"hermes-desktop/watchdog"
 )
 
 // TestRunFlagsPinned pins run's flags as a person reads them in --help:
@@ -38,6 +42,21 @@ func TestRunFlagsPinned(t *testing.T) {
 	}
 	if out.String() != string(want) {
 		t.Errorf("run's help changed:\ngot:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// TestProtocolNamesAgree: the option table spells two names a protocol
+// defines elsewhere: the shim's grace variable and the handoff's flag.
+func TestProtocolNamesAgree(t *testing.T) {
+	byFlag := map[string]settings.Option{}
+	for _, o := range settings.Options {
+		byFlag[o.Flag] = o
+	}
+	if got := byFlag["grace"].Env; got != watchdog.EnvGrace {
+		t.Errorf("got --grace's variable %q, want watchdog.EnvGrace %q", got, watchdog.EnvGrace)
+	}
+	if o, ok := byFlag[handoff.AdoptFDFlag]; !ok || o.Env != "" {
+		t.Errorf("got %+v for --%s, want an option with no variable", o, handoff.AdoptFDFlag)
 	}
 }
 

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,5 +31,58 @@ func TestJSONKeysPinned(t *testing.T) {
 	}
 	if !reflect.DeepEqual(editable, want[1:]) {
 		t.Errorf("got editable %q, want every key but backends", editable)
+	}
+}
+
+// TestOptionsCoverSettings: every field of Settings is one option, whose
+// type fits the field; flags, variables and keys are each named once; every
+// editable text field has a label (its errors start with it).
+func TestOptionsCoverSettings(t *testing.T) {
+	typ := reflect.TypeFor[Settings]()
+	fields, flags, envs := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, o := range Options {
+		flags[o.Flag]++
+		envs[o.Env]++
+		if o.Field == "" {
+			if o.Editable || o.Label != "" || o.Applies != AppliesAtOnce {
+				t.Errorf("option --%s: not saved, yet editable, labelled or applied on restart", o.Flag)
+			}
+			continue
+		}
+		fields[o.Field]++
+		f, ok := typ.FieldByName(o.Field)
+		if !ok {
+			t.Errorf("option %s: got no such Settings field", o.Field)
+			continue
+		}
+		if o.Field == "Backends" {
+			continue
+		}
+		kind := f.Type.Kind()
+		if kind == reflect.Pointer {
+			kind = f.Type.Elem().Kind()
+		}
+		want := map[reflect.Kind][]Type{reflect.String: {TypeText, TypeDuration}, reflect.Int: {TypeInt}, reflect.Bool: {TypeBool}}[kind]
+		if !slices.Contains(want, o.Type) {
+			t.Errorf("option %s: got type %q for a %s field, want one of %q", o.Field, o.Type, f.Type, want)
+		}
+		if o.Editable && (o.Label == "") != (o.Type == TypeBool) {
+			t.Errorf("option %s: got label %q, want one exactly when it is not a checkbox", o.Field, o.Label)
+		}
+	}
+	for i := range typ.NumField() {
+		if n := fields[typ.Field(i).Name]; n != 1 {
+			t.Errorf("Settings.%s: got %d options, want 1", typ.Field(i).Name, n)
+		}
+	}
+	for name, n := range flags {
+		if name != "" && n > 1 {
+			t.Errorf("flag %q: got %d options, want 1", name, n)
+		}
+	}
+	for name, n := range envs {
+		if name != "" && n > 1 {
+			t.Errorf("variable %q: got %d options, want 1", name, n)
+		}
 	}
 }
