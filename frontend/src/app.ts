@@ -38,6 +38,10 @@ export const INITIAL_LOG_LINES = 500;
  *  still while the sampler goes on (leakguard's default interval). */
 export const TREE_RECHECK_MS = 5000;
 
+/** How long typing in Update feed pauses before Go judges it: a question
+ *  per pause, not per key. */
+export const FEED_CHECK_MS = 300;
+
 /** How long a confirmation such as "Opened in your browser" stays. */
 export const FLASH_MS = 4000;
 
@@ -64,6 +68,9 @@ export interface AppOptions {
   /** Called with the new tab, e.g. to update location.hash. */
   onTab?: (tab: Tab) => void;
   initialTab?: Tab;
+  /** How long typing in Update feed pauses before Go is asked about it
+   *  (FEED_CHECK_MS); tests pass 0. */
+  feedCheckMs?: number;
   /** Marks the page as showing simulated data. */
   preview?: boolean;
   /** The status the page arrived with (Go: app_boot.go), drawn at once;
@@ -96,6 +103,8 @@ export class App {
   private logsRequested = new Set<string>();
   /** A selector to focus after the next render (a form opened or closed). */
   private focusAfterRender: string | null = null;
+  /** The pending question to Go about the typed feed (FEED_CHECK_MS). */
+  private feedTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly backends: BackendActions;
   private readonly updates: UpdateActions;
 
@@ -166,6 +175,7 @@ export class App {
 
   destroy(): void {
     this.destroyed = true;
+    if (this.feedTimer !== null) clearTimeout(this.feedTimer);
     for (const u of this.subs.splice(0)) u();
     this.stopClock();
     this.stopTreeRecheck();
@@ -459,6 +469,13 @@ export class App {
     st.result = null;
     this.update();
     const changed = diffSettings(draft, toDraft(st.view.settings), toDraft(st.view.defaults));
+    if (changed.includes("update_feed") && (await this.checkFeed(draft.update_feed))) {
+      st.saving = false;
+      st.result = { ok: false, text: "Fix the highlighted field, then save again." };
+      this.focusFirstSettingsError();
+      this.update();
+      return;
+    }
     const u = this.state.status?.instance.update;
     const heldBy = { update_feed: u?.feed_from, update_automatically: u?.automatic_from };
     try {
@@ -628,7 +645,38 @@ export class App {
       }
     }
     st.result = null;
+    if (key === "update_feed") this.scheduleFeedCheck();
     return true;
+  }
+
+  /** Asks Go about the typed feed once typing pauses. */
+  private scheduleFeedCheck(): void {
+    if (this.feedTimer !== null) clearTimeout(this.feedTimer);
+    this.feedTimer = setTimeout(() => {
+      this.feedTimer = null;
+      const draft = this.state.settings.draft;
+      if (draft && !this.destroyed) void this.checkFeed(draft.update_feed).then(() => this.update());
+    }, this.opts.feedCheckMs ?? FEED_CHECK_MS);
+  }
+
+  /**
+   * Puts Go's judgement of a feed (App.FeedURLError, its one rule) under
+   * the field, if the field still holds it; true when Go refuses it.
+   */
+  private async checkFeed(typed: string): Promise<boolean> {
+    const st = this.state.settings;
+    let refusal = "";
+    try {
+      refusal = await this.api.FeedURLError(typed.trim());
+    } catch {
+      return false; // not asked: Save's answer says the same
+    }
+    if (!st.draft || st.draft.update_feed.trim() !== typed.trim()) return false;
+    const rest = { ...st.errors };
+    delete rest.update_feed;
+    const e = fieldErrorsFrom(refusal).errors.update_feed;
+    st.errors = e ? { ...rest, update_feed: e } : rest;
+    return !!e;
   }
 
   /** visibilitychange: minimized, hidden to the tray, shown again. */

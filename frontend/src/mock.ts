@@ -12,8 +12,7 @@
 //   update   - a package upgrade replaced the app: "Restart to apply"
 //   remote   - a third backend on another host, reconnecting
 
-import { createMockUpdates } from "./mockupdate";
-import { feedProblem } from "./feedurl";
+import { createMockUpdates, mockFeedURLError } from "./mockupdate";
 import { applyEdit, captureGroups, parseGoDuration } from "./settings";
 import type {
   BackendKind,
@@ -532,7 +531,8 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       if (nf !== null && nf !== undefined && (!Number.isInteger(nf) || nf < 0 || nf > 1 << 20)) throw `open-file floor: ${nf} is outside 0..1048576`;
       if (s.backend_command.includes("rm -rf")) throw "backend_command: refusing a command that deletes files";
       const feed = s.update_feed ?? "";
-      if (feed !== "" && feedProblem(feed)) throw `update feed: "${feed}" must be https (http only on this machine)`;
+      const feedError = await mockFeedURLError(feed);
+      if (feedError) throw feedError;
       settings = { ...s };
       // Like Go, the update settings apply at once (the preview's feed stays simulated).
       Object.assign(instance.update!, { feed: feed || undefined, automatic: !!s.update_automatically });
@@ -566,6 +566,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       if (shown) setTimeout(emitStatus, 250);
     },
     ...updates,
+    FeedURLError: mockFeedURLError,
     onStatus(cb) {
       statusL.add(cb);
       return () => statusL.delete(cb);

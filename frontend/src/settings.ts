@@ -2,70 +2,13 @@
 // side, diffs, and the object Save sends.
 
 import { currentQuoting, formatSpan } from "./format";
-import { FEED_MAX_BYTES, feedProblem, type FeedProblem } from "./feedurl";
+import { APPLIED_AT_ONCE, BOOL_KEYS, FIELD_LABELS, SETTINGS_KEYS, type BoolKey, type SettingsDraft, type SettingsKey, type TextKey } from "./generated/models";
 import type { Settings, SettingsEdit } from "./types";
 
-/**
- * What the form edits: every text box as typed (numbers too, so a bad entry
- * can be shown and fixed), every checkbox as a boolean. "" means "the
- * default" for every text field.
- */
-export interface SettingsDraft {
-  backend_command: string;
-  ready_regex: string;
-  health_path: string;
-  grace: string;
-  min_orphan_age: string;
-  start_at_login: boolean;
-  sample_interval: string;
-  max_duplicate_children: string;
-  restart_on_fd_pressure: boolean;
-  nofile_soft_limit: string;
-  update_feed: string;
-  update_automatically: boolean;
-  ssh_config: string;
-  disconnect_grace: string;
-}
-
-export type SettingsKey = keyof SettingsDraft;
-export type BoolKey = "start_at_login" | "restart_on_fd_pressure" | "update_automatically";
-export type TextKey = Exclude<SettingsKey, BoolKey>;
-
-export const SETTINGS_KEYS: SettingsKey[] = [
-  "backend_command",
-  "ready_regex",
-  "health_path",
-  "grace",
-  "min_orphan_age",
-  "start_at_login",
-  "sample_interval",
-  "max_duplicate_children",
-  "restart_on_fd_pressure",
-  "nofile_soft_limit",
-  "update_feed",
-  "update_automatically",
-  "ssh_config",
-  "disconnect_grace",
-];
-
-/**
- * The label of each text field, as the page shows it. Go starts a field's
- * error with the same label (settings.Labels, checked by a Go test), which
- * is how a refusal from Go lands under its field (fieldErrorsFrom).
- */
-export const FIELD_LABELS: Record<TextKey, string> = {
-  backend_command: "Backend command",
-  ready_regex: "Ready pattern",
-  health_path: "Health check path",
-  grace: "Stop grace period",
-  min_orphan_age: "Minimum orphan age",
-  sample_interval: "Sample interval",
-  max_duplicate_children: "Duplicate helper limit",
-  nofile_soft_limit: "Open-file floor",
-  update_feed: "Update feed",
-  ssh_config: "SSH config file",
-  disconnect_grace: "Disconnect grace",
-};
+// The keys, the draft's shape and the labels are settings.Options' (Go),
+// generated: src/generated/models.ts.
+export { APPLIED_AT_ONCE, BOOL_KEYS, FIELD_LABELS, SETTINGS_KEYS } from "./generated/models";
+export type { BoolKey, SettingsDraft, SettingsKey, TextKey } from "./generated/models";
 
 /**
  * The labels of a backend's own fields that are no setting of this page
@@ -96,14 +39,8 @@ export function fieldErrorsFrom(message: string): { errors: SettingsErrors; rest
 }
 
 export function isBoolKey(k: string): k is BoolKey {
-  return k === "start_at_login" || k === "restart_on_fd_pressure" || k === "update_automatically";
+  return (BOOL_KEYS as readonly string[]).includes(k);
 }
-
-/**
- * Keys the running app takes as soon as they are saved (Go: App.SaveSettings
- * and Launcher.SettingsSaved); the others apply when it next starts.
- */
-export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "update_feed", "update_automatically", "ssh_config"];
 
 /** The shared readiness settings a backend without its own takes. */
 const READINESS_KEYS = ["ready_regex", "health_path", "grace"] as const;
@@ -286,18 +223,6 @@ function countError(key: IntKey, text: string): string | null {
   return null;
 }
 
-const FEED_ERRORS: Record<FeedProblem, string> = {
-  "too-long": `Must be at most ${FEED_MAX_BYTES.toLocaleString("en-US")} bytes`,
-  "not-absolute": "Use a full URL like https://example.com/hermes-desktop/stable.json",
-  insecure: "Must be https (http only on this machine: localhost, 127.x.x.x or [::1])",
-};
-
-/** Mirrors Go's settings.ValidateFeedURL (see feedurl.ts); "" is no feed. */
-export function feedError(url: string): string | null {
-  const p = url === "" ? null : feedProblem(url);
-  return p && FEED_ERRORS[p];
-}
-
 /**
  * Mirrors Go's filepath.IsAbs on the engine's platform for the ssh config
  * file (ssh -F), which must not depend on the app's working directory; ""
@@ -360,8 +285,8 @@ export function validateSettings(s: SettingsDraft): SettingsErrors {
     const e = v === "" ? null : countError(key, v);
     if (e) errs[key] = e;
   }
-  const feed = feedError(s.update_feed.trim());
-  if (feed) errs.update_feed = feed;
+  // The update feed is Go's to judge (App.FeedURLError, asked as it is
+  // typed; Save's refusal says the same).
   const ssh = sshConfigError(s.ssh_config.trim());
   if (ssh) errs.ssh_config = ssh;
   return errs;

@@ -6,21 +6,12 @@
 
 import { formatBytes } from "./format";
 import type { AppState } from "./state";
-import type { Normalized, Wire } from "./types";
+import type { Normalized, UpdateAPI, Wire } from "./types";
+
+export type { UpdateAPI } from "./types";
 
 export type UpdateInfo = Normalized<Wire.UpdateInfo>;
 export type UpdateCheck = Normalized<Wire.UpdateCheck>;
-
-/** What the engine does for the update banner (part of HermesAPI). */
-export interface UpdateAPI {
-  /** Asks the feed now; a newer version starts downloading in the background. */
-  CheckForUpdate(): Promise<UpdateCheck>;
-  /** Installs the downloaded update and hands the backends over to it:
-   *  this window closes and the new version's opens. */
-  ApplyUpdate(): Promise<void>;
-  /** Stops offering one version. */
-  SkipVersion(version: string): Promise<void>;
-}
 
 /** Busy and error keys of the update actions (AppState.busy / errors). */
 export const UPDATE_KEYS = { check: "update-check", apply: "update-apply", skip: "update-skip", error: "update" } as const;
