@@ -218,17 +218,18 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 		NoShim:      o.on("no-shim"),
 		Containment: containment,
 		NoBootReap:  o.on("no-boot-reap"),
-		Args:        successorArgs(o.argv),
-		HandoffWait: envflag.Duration(handoff.EnvWait, 0),
-		Version:     o.version,
-		Logger:      slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level})),
-		Announce:    stdout,
-		Notices:     nonEmpty(notice),
-		UpdateKeys:  o.updateKeys,
+		HandoffOptions: backend.HandoffOptions{
+			Args:        successorArgs(o.argv),
+			HandoffWait: envflag.Duration(handoff.EnvWait, 0),
+		},
+		Shown:    backend.Shown{Version: o.version, Notices: nonEmpty(notice)},
+		Logger:   slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level})),
+		Announce: stdout,
 		// A flag, not a setting: a test shortens it, so that a crash loop
 		// and start timeouts spaced wider than it are told apart in seconds.
-		RestartWindow: o.dur("restart-window"),
+		RestartPolicy: backend.RestartPolicy{RestartWindow: o.dur("restart-window")},
 	}
+	cfg.UpdateKeys = o.updateKeys
 	cfg.LocateCore = func() string { return locateCore(stateDir, o.version, cfg.Logger) }
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.

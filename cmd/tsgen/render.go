@@ -162,40 +162,80 @@ type field struct {
 }
 
 // fields follows encoding/json: exported fields, "-" skipped, the tag's
-// name or else the Go name. Embedded structs are refused rather than
-// flattened: none of ours embeds one, and a wrong flattening would lie.
+// name or else the Go name, in the order json writes them. The fields of
+// an embedded struct without a tag name are flattened into the parent, as
+// json does, a field nearer the top hiding one deeper down of the same
+// name; two of one name at one depth (which json would both drop) and an
+// embedded pointer (whose fields a nil drops) are refused.
 func (g *generator) fields(m model) ([]field, error) {
+	var flat []flatField
+	if err := flatten(m.typ, 0, &flat); err != nil {
+		return nil, err
+	}
+	depth := map[string]int{}
+	for _, f := range flat {
+		d, seen := depth[f.name]
+		switch {
+		case seen && d == f.depth:
+			return nil, fmt.Errorf("tsgen: %s: two fields named %q", m.typ, f.name)
+		case !seen || f.depth < d:
+			depth[f.name] = f.depth
+		}
+	}
 	var out []field
-	seen := map[string]bool{}
-	for i := 0; i < m.typ.NumField(); i++ {
-		sf := m.typ.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
+	for _, ff := range flat {
+		if depth[ff.name] != ff.depth {
+			continue // hidden by a field nearer the top
 		}
-		// Checked before IsExported: encoding/json promotes the fields
-		// of an embedded struct even when its type is unexported.
-		if sf.Anonymous {
-			return nil, fmt.Errorf("tsgen: %s.%s: embedded fields are not supported", m.typ, sf.Name)
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
-		}
-		if seen[name] {
-			return nil, fmt.Errorf("tsgen: %s: two fields named %q", m.typ, name)
-		}
-		seen[name] = true
-		f, err := g.field(m, sf, name, opts)
+		f, err := g.field(m, ff.sf, ff.name, ff.opts)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// flatField is a field of a struct or of a struct it embeds.
+type flatField struct {
+	sf         reflect.StructField
+	name, opts string
+	depth      int
+}
+
+// flatten lists t's JSON fields depth first, as encoding/json orders them.
+func flatten(t reflect.Type, depth int, out *[]flatField) error {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		// Checked before IsExported: encoding/json promotes the fields
+		// of an embedded struct even when its type is unexported.
+		if sf.Anonymous && name == "" {
+			switch {
+			case sf.Type.Kind() == reflect.Pointer:
+				return fmt.Errorf("tsgen: %s.%s: an embedded pointer is not supported (a nil one drops its fields)", t, sf.Name)
+			case sf.Type.Kind() == reflect.Struct && ownEncoding(sf.Type):
+				return fmt.Errorf("tsgen: %s.%s: an embedded struct with its own JSON encoding is not supported", t, sf.Name)
+			case sf.Type.Kind() == reflect.Struct:
+				if err := flatten(sf.Type, depth+1, out); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		*out = append(*out, flatField{sf: sf, name: name, opts: opts, depth: depth})
+	}
+	return nil
 }
 
 // field types one struct field. Optional means encoding/json may leave it

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,5 +87,46 @@ func TestOptionsSection(t *testing.T) {
 		if want := "  " + key + ": " + quote(label) + ","; !strings.Contains(string(out), want) {
 			t.Errorf("FIELD_LABELS: got no %q", want)
 		}
+	}
+}
+
+// TestEmbeddedFlattenAsJSON: an embedded struct's fields are the parent's,
+// where encoding/json writes them, and a field nearer the top hides one
+// deeper down; the keys come out as json.Marshal writes them.
+func TestEmbeddedFlattenAsJSON(t *testing.T) {
+	type inner struct {
+		B string `json:"b"`
+		X int    `json:"x"` // hidden by outer's x
+	}
+	type deep struct{ inner }
+	type outer struct {
+		A string `json:"a"`
+		deep
+		X int    `json:"x"`
+		C string `json:"c,omitempty"`
+	}
+	out, err := render([]model{modelOf[outer]("Outer")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range declaration(t, string(out), "interface Outer") {
+		key, _, _ := strings.Cut(strings.TrimSpace(line), ":")
+		got = append(got, strings.TrimSuffix(key, "?"))
+	}
+	data, err := json.Marshal(outer{A: "1", deep: deep{inner{B: "2", X: 3}}, X: 4, C: "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for tok, err := dec.Token(); err == nil; tok, err = dec.Token() {
+		if k, ok := tok.(string); ok && dec.More() {
+			want = append(want, k)
+			_, _ = dec.Token() // its value
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got keys %q, want %q as json.Marshal writes them", got, want)
 	}
 }
