@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -165,7 +166,7 @@ func (g *generator) bound(fd *ast.FuncDecl, imports map[string]string) (method, 
 			m.params = append(m.params, param{name: n.Name, ts: ts})
 		}
 		if len(p.Names) == 0 {
-			return method{}, fmt.Errorf("unnamed parameter")
+			return method{}, errors.New("unnamed parameter")
 		}
 	}
 	var results []ast.Expr
@@ -188,7 +189,7 @@ func (g *generator) bound(fd *ast.FuncDecl, imports map[string]string) (method, 
 		}
 		m.result = ts
 	default:
-		return method{}, fmt.Errorf("Wails binds at most one result and an error")
+		return method{}, errors.New("at most one result and an error: Wails binds no more")
 	}
 	return m, nil
 }
