@@ -12,15 +12,18 @@ import (
 // the labels Go starts a field's errors with. The page kept its own lists
 // of these, four of them, and a test compared one with Go's.
 func writeOptions(_ *generator, b *bytes.Buffer) error {
-	var keys, bools, atOnce []string
+	var keys, bools, atOnce, backends []string
 	labels := map[string]string{}
 	for _, o := range settings.Options {
 		if !o.Editable {
 			continue
 		}
 		keys = append(keys, o.Key())
-		if o.Applies == settings.AppliesAtOnce {
+		switch o.Applies {
+		case settings.AppliesAtOnce:
 			atOnce = append(atOnce, o.Key())
+		case settings.AppliesToBackends:
+			backends = append(backends, o.Key())
 		}
 		switch {
 		case o.Type == settings.TypeBool:
@@ -49,6 +52,8 @@ func writeOptions(_ *generator, b *bytes.Buffer) error {
 	writeKeyList(b, "BOOL_KEYS", "BoolKey", "The checkboxes' keys, as a value.", bools)
 	writeKeyList(b, "APPLIED_AT_ONCE", "SettingsKey",
 		"The keys the running app takes as soon as they are saved (settings.AppliesAtOnce); the\n * others apply when it next starts.", atOnce)
+	writeKeyList(b, "RESTARTS_BACKENDS", "SettingsKey",
+		"The keys a backend is given as it starts (settings.AppliesToBackends): a change\n * restarts the backends with the app.", backends)
 	b.WriteString("\n/** The settings the page edits in a text box. */\n")
 	b.WriteString("export type TextKey = Exclude<SettingsKey, BoolKey>;\n")
 	writeKeyList(b, "SETTINGS_KEYS", "SettingsKey", "The keys of SettingsDraft in the page's order (settings.Options').", keys)

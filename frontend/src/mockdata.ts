@@ -2,6 +2,7 @@
 // src/mock.ts plays with. Nothing here runs by itself.
 
 import type { BackendKind, BackendSetting, BackendStatus, LogLine, ReapDecision, ReapReport, Settings, TreeProc, TreeSample } from "./types";
+import { APPLIED_AT_ONCE, RESTARTS_BACKENDS, SETTINGS_KEYS } from "./generated/models";
 import { captureGroups, parseGoDuration } from "./settings";
 
 export const MB = 1024 * 1024;
@@ -220,11 +221,11 @@ export const FAIL_TAIL = [
 ];
 
 /** The settings that apply only at a restart, like Go (settings.PendingRestart). */
-const RESTART_KEYS = ["backend_command", "ready_regex", "health_path", "grace", "min_orphan_age", "sample_interval", "max_duplicate_children", "restart_on_fd_pressure", "nofile_soft_limit", "disconnect_grace"] as const;
+const RESTART_KEYS = SETTINGS_KEYS.filter((k) => !APPLIED_AT_ONCE.includes(k));
 
 /** What was saved since the app started and waits for a restart; some of
  *  it restarts the backends too. */
 export function pendingRestart(started: Settings, s: Settings): { pending: string[]; pending_restarts_backends: boolean } {
   const pending: string[] = RESTART_KEYS.filter((k) => (k !== "backend_command" || !s.backends?.length) && JSON.stringify(started[k] ?? null) !== JSON.stringify(s[k] ?? null));
-  return { pending, pending_restarts_backends: pending.some((k) => k === "backend_command" || k === "grace" || k === "nofile_soft_limit" || k === "disconnect_grace") };
+  return { pending, pending_restarts_backends: pending.some((k) => (RESTARTS_BACKENDS as readonly string[]).includes(k)) };
 }

@@ -366,6 +366,15 @@ export const APPLIED_AT_ONCE: readonly SettingsKey[] = [
   "ssh_config",
 ];
 
+/** The keys a backend is given as it starts (settings.AppliesToBackends): a change
+ * restarts the backends with the app. */
+export const RESTARTS_BACKENDS: readonly SettingsKey[] = [
+  "backend_command",
+  "grace",
+  "nofile_soft_limit",
+  "disconnect_grace",
+];
+
 /** The settings the page edits in a text box. */
 export type TextKey = Exclude<SettingsKey, BoolKey>;
 
