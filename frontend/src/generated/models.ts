@@ -421,7 +421,7 @@ export const FIELD_LABELS: Readonly<Record<TextKey, string>> = {
  */
 export interface BoundApp {
   /** AddBackend adds a backend, starts it (unless disabled) and saves the
-   *  list (Launcher.AddSavedBackend, which `backends add` uses too). */
+   *  addition (Saved.AddBackend, which `backends add` uses too). */
   AddBackend(b: BackendSetting): Promise<void>;
   /** ApplyUpdate installs the downloaded update and hands over to it
    *  ("Restart to update"): the backends keep running, this window closes
@@ -457,7 +457,8 @@ export interface BoundApp {
    *  loopback http(s) URLs are opened: the page never gets to open anything
    *  else through us. */
   OpenURL(raw: string): Promise<void>;
-  /** Quit tears every backend down and closes the app. */
+  /** Quit tears every backend down and closes the app. It cancels what the
+   *  page asked for that still runs (a restart, a handoff not yet committed). */
   Quit(): Promise<void>;
   /** ReapOrphans reaps the PIDs of a dry run the user confirmed, each only if
    *  it still qualifies now. */
@@ -467,15 +468,18 @@ export interface BoundApp {
   RemoveBackend(name: string): Promise<void>;
   /** Restart restarts one backend ("" restarts all). */
   Restart(name: string): Promise<void>;
-  /** RestartApp restarts Hermes Desktop so that the settings saved since it
+  /** RestartApp relaunches Hermes Desktop so that the settings saved since it
    *  started apply ("Restart Hermes Desktop" on the Settings page): a handoff
-   *  to a new run of this executable, which reads them. The backends keep
+   *  to a new run of this executable, which reads them (Launcher.Relaunch;
+   *  the page calls it by this name). The backends keep
    *  running unless a pending setting is given to a backend as it starts;
    *  then they restart with the app. This window closes once the new
    *  instance serves, and the new one opens its own. */
   RestartApp(): Promise<void>;
-  /** RestartToApply hands the app over to the new executable a package
-   *  upgrade put on disk, keeping the backends running (an adopt handoff). */
+  /** RestartToApply relaunches the app into the new executable a package
+   *  upgrade put on disk ("Restart to apply"), keeping the backends running
+   *  (Updater.RelaunchUpgraded, an adopt handoff). The page calls it by this
+   *  name. */
   RestartToApply(): Promise<void>;
   /** SaveDiagnosticReport saves the report and returns its path. */
   SaveDiagnosticReport(): Promise<string>;
@@ -484,7 +488,7 @@ export interface BoundApp {
    *  Remove left it, whatever the page loaded), validated. It applies at once
    *  what a running app can: start at login, the update feed and automatic
    *  updates, the ssh config file of connections made from now on
-   *  (Launcher.SettingsSaved). The rest applies at the next start. */
+   *  (Saved.Applied). The rest applies at the next start. */
   SaveSettings(e: SettingsEdit): Promise<SettingsView>;
   /** ScanOrphans is the dry run behind "Scan now": what would be reaped. */
   ScanOrphans(): Promise<ReapReport>;
