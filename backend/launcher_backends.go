@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hermes-desktop/backend/remote"
+	"hermes-desktop/backend/run"
 	"io/fs"
 	"net/url"
 	"os"
@@ -32,7 +33,7 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *supervisor.Supervisor {
 		LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger,
 	}
 	policy := supervisor.Policy{Max: l.cfg.MaxRestarts, Window: l.cfg.RestartWindow}
-	var runner instance.Runner = instance.Local{Params: params}
+	var runner run.Runner = instance.Local{Params: params}
 	if spec.Host != "" {
 		runner = l.remoteRunner(spec.Host, params.Log)
 	}
@@ -42,7 +43,7 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *supervisor.Supervisor {
 // remoteRunner is the runner of a backend on host: over that host's one
 // connection, made on first use; or, when there can be none, a runner
 // whose every start fails at once saying why.
-func (l *Launcher) remoteRunner(host string, log *logs.Log) instance.Runner {
+func (l *Launcher) remoteRunner(host string, log *logs.Log) run.Runner {
 	if err := os.MkdirAll(filepath.Join(l.cfg.StateDir, "ssh"), 0o700); err != nil {
 		return failedRunner{err}
 	}
@@ -56,7 +57,7 @@ func (l *Launcher) remoteRunner(host string, log *logs.Log) instance.Runner {
 // backend fails at once instead of retrying what cannot work.
 type failedRunner struct{ err error }
 
-func (f failedRunner) Start(*runspec.Spec) (instance.Process, error) {
+func (f failedRunner) Start(*runspec.Spec) (run.Process, error) {
 	return nil, fmt.Errorf("%w (%w)", f.err, fs.ErrPermission)
 }
 

@@ -19,6 +19,7 @@ import (
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/lockfile"
@@ -254,7 +255,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 
 // checked is our own executable and the containment asked for, once the
 // flags that need more than parsing are checked.
-func (o runOptions) checked() (string, instance.Containment, error) {
+func (o runOptions) checked() (string, model.Containment, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", "", fmt.Errorf("find own executable: %w", err)
@@ -262,7 +263,7 @@ func (o runOptions) checked() (string, instance.Containment, error) {
 	if o.restartWindow <= 0 {
 		return "", "", fmt.Errorf("--restart-window: %v is not a positive duration", o.restartWindow)
 	}
-	containment, err := instance.ParseContainment(o.containment)
+	containment, err := model.ParseContainment(o.containment)
 	if err != nil {
 		return "", "", fmt.Errorf("--containment: %w", err)
 	}

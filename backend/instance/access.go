@@ -1,6 +1,9 @@
 package instance
 
-import "hermes-desktop/platform/proc"
+import (
+	"hermes-desktop/backend/run"
+	"hermes-desktop/platform/proc"
+)
 
 // What the supervisor reads of an instance. Each value is fixed before
 // Spawn (or Adopt) returns, or, where said, before the channel named
@@ -26,4 +29,4 @@ func (i *Instance) Token() string { return i.token }
 func (i *Instance) Exited() <-chan struct{} { return i.exited }
 
 // ExitStatus is how the leader ended; valid once Exited is closed.
-func (i *Instance) ExitStatus() ExitStatus { return i.status }
+func (i *Instance) ExitStatus() run.ExitStatus { return i.status }

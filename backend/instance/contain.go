@@ -6,6 +6,7 @@ import (
 	"path"
 	"syscall"
 
+	"hermes-desktop/backend/model"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
@@ -17,9 +18,9 @@ import (
 func (i *Instance) planContainment(p Params) {
 	switch {
 	case p.Contain == nil:
-		i.contain, i.containWhy = ContainmentProcessTree, "no containment planned"
+		i.contain, i.containWhy = model.ContainmentProcessTree, "no containment planned"
 	case p.Contain.keepsCgroups() && !p.ViaShim:
-		i.contain, i.containWhy = ContainmentProcessTree, "the watchdog shim is off (--no-shim), and it is what creates the backend's cgroup"
+		i.contain, i.containWhy = model.ContainmentProcessTree, "the watchdog shim is off (--no-shim), and it is what creates the backend's cgroup"
 	default:
 		i.contain, i.containWhy = p.Contain.kind, p.Contain.reason
 		i.cgroup = p.Contain.cgroupFor(i.nonce)
@@ -28,7 +29,7 @@ func (i *Instance) planContainment(p Params) {
 
 // shimCgroup is the cgroup name the shim is asked for ("" for none).
 func (i *Instance) shimCgroup() string {
-	if i.contain == ContainmentCgroup || i.contain == ContainmentSystemdScope {
+	if i.contain == model.ContainmentCgroup || i.contain == model.ContainmentSystemdScope {
 		return lockfile.CgroupName(i.nonce)
 	}
 	return ""
@@ -44,7 +45,7 @@ func (i *Instance) enterScope(plan *Plan) {
 	scope, err := plan.scopes.StartScope(name+".scope", i.leader.PID)
 	if err != nil {
 		i.log.Add("launcher", "warning: no systemd scope for the backend: "+err.Error())
-		i.contain, i.containWhy = ContainmentProcessTree, "systemd scope: "+err.Error()
+		i.contain, i.containWhy = model.ContainmentProcessTree, "systemd scope: "+err.Error()
 		return
 	}
 	i.cgroup = path.Join(scope, name)
@@ -62,11 +63,11 @@ func (i *Instance) takeReport(cgroup, cgroupErr string) {
 
 // Containment says what holds the tree, and why nothing stronger: the
 // plan, until the shim reports that it could not make the cgroup.
-func (i *Instance) Containment() (Containment, string) {
+func (i *Instance) Containment() (model.Containment, string) {
 	select {
 	case <-i.backendKnown:
 		if i.cgroupErr != "" {
-			return ContainmentProcessTree, "the watchdog shim could not make the backend's cgroup: " + i.cgroupErr
+			return model.ContainmentProcessTree, "the watchdog shim could not make the backend's cgroup: " + i.cgroupErr
 		}
 	default:
 	}

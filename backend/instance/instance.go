@@ -30,7 +30,9 @@ import (
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/lockfile"
@@ -78,7 +80,7 @@ type Instance struct {
 	// launcher's plan, what holds the tree, why nothing stronger, and the
 	// cgroup planned for it ("" when none).
 	plan       *Plan
-	contain    Containment
+	contain    model.Containment
 	containWhy string
 	cgroup     string
 	// reportedCgroup and cgroupErr are what the shim reported: the cgroup
@@ -87,9 +89,9 @@ type Instance struct {
 	reportedCgroup string
 	cgroupErr      string
 
-	portFound chan int // buffered(1): the first port seen in the output
-	exited    chan struct{}
-	status    ExitStatus // valid once exited is closed
+	ready  *run.PortMatcher // the port the output announces
+	exited chan struct{}
+	status run.ExitStatus // valid once exited is closed
 
 	detached atomic.Bool // handed over to another launcher (update handoff)
 
@@ -173,7 +175,7 @@ func Spawn(p Params) (*Instance, error) {
 		readyFile:    filepath.Join(runDir, nonce+".ready"),
 		log:          p.Log,
 		backendKnown: make(chan struct{}),
-		portFound:    make(chan int, 1),
+		ready:        run.NewPortMatcher(p.Spec.ReadyRegex),
 		exited:       make(chan struct{}),
 		rec:          recordState{owner: lockfile.Owner{Nonce: p.OwnerNonce, PID: p.Owner.PID, Start: p.Owner.Start}},
 		guard:        newGuard(p.LeakGuard, p.Logger, p.Spec.Name, p.Log),
@@ -347,7 +349,7 @@ func (i *Instance) watch() {
 	if i.jobKiller, err = newJobKiller(pid); err != nil {
 		i.log.Add("launcher", "warning: "+err.Error())
 	}
-	if i.contain == ContainmentSystemdScope {
+	if i.contain == model.ContainmentSystemdScope {
 		i.enterScope(i.plan) // before any goroutine of ours reads i.cgroup
 	}
 	if i.viaShim {
@@ -365,20 +367,12 @@ func (i *Instance) watch() {
 // readOutput feeds each output line to the log and the ready matcher.
 func (i *Instance) readOutput(r io.Reader, stream string) {
 	defer i.readers.Done()
-	re, _ := settings.CompileReadyRegex(i.spec.ReadyRegex) // validated by applyDefaults
 	logs.ReadLines(r, func(line string) {
 		i.log.Add(stream, line)
 		if u := hermes.FindLoopbackURL(line); u != "" {
 			i.seenURL.CompareAndSwap(nil, &u) // the first one counts
 		}
-		if m := re.FindStringSubmatch(line); m != nil {
-			if port, err := strconv.Atoi(m[1]); err == nil && port > 0 && port <= 65535 {
-				select {
-				case i.portFound <- port:
-				default: // only the first announcement counts
-				}
-			}
-		}
+		i.ready.Line(line)
 	})
 }
 
@@ -418,9 +412,9 @@ func (i *Instance) wait() {
 	i.closeShimPipes() // only now: an open lifeline is what keeps the shim's tree alive
 	i.closeOutput()
 	if i.cmd != nil {
-		i.status = exitStatusOf(i.cmd.ProcessState)
+		i.status = run.StatusOf(i.cmd.ProcessState)
 	} else {
-		i.status = ExitStatus{Code: -1, Unknown: true} // adopted: not our child, no wait status
+		i.status = run.ExitStatus{Code: -1, Unknown: true} // adopted: not our child, no wait status
 	}
 	os.Remove(i.readyFile) // our own scratch file, not a record
 	close(i.exited)
@@ -466,7 +460,7 @@ func (i *Instance) teardown(grace time.Duration) {
 	wait := grace
 	switch {
 	case shimAlive && askToStop(i):
-		wait += ShimKillMargin
+		wait += run.ShimKillMargin
 	case shimAlive:
 		wait = 0 // nothing heard the request: waiting would buy nothing
 	default:
@@ -492,14 +486,6 @@ func (i *Instance) teardown(grace time.Duration) {
 	}
 }
 
-const (
-	// ShimKillMargin is extra time the launcher gives a shim beyond the
-	// grace period before killing the tree itself.
-	ShimKillMargin = 2 * time.Second
-	// ExitWait bounds the wait for the waiter after a teardown.
-	ExitWait = 10 * time.Second
-)
-
 // Stop tears the instance down and waits until the leader is reaped. It is
 // idempotent. Before Release, the lifeline is closed first: a shim still at
 // its start barrier exits at once.
@@ -511,7 +497,7 @@ func (i *Instance) Stop() error {
 	select {
 	case <-i.exited:
 		return nil
-	case <-time.After(ExitWait):
+	case <-time.After(run.ExitWait):
 		return fmt.Errorf("backend %s: leader %s did not exit after SIGKILL", i.spec.Name, i.leader)
 	}
 }
@@ -549,7 +535,7 @@ type Adopted struct {
 	Logger    *slog.Logger
 	// What held its tree, why nothing stronger, and its cgroup ("" when
 	// none).
-	Containment       Containment
+	Containment       model.Containment
 	ContainmentReason string
 	Cgroup            string
 }
@@ -578,7 +564,7 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 	i := &Instance{
 		spec: spec, nonce: b.Nonce, argv: b.Argv, leader: b.Shim, handle: h, viaShim: true,
 		shim: shimPipes{lifeline: lifeline}, log: log, backendID: b.Backend, reclaimer: reclaimer, token: b.Token,
-		backendKnown: make(chan struct{}), portFound: make(chan int, 1), exited: make(chan struct{}),
+		backendKnown: make(chan struct{}), ready: run.NewPortMatcher(spec.ReadyRegex), exited: make(chan struct{}),
 		tree: proc.NewTree(b.Shim, 0), outR: outR, errR: errR,
 		contain: b.Containment, containWhy: b.ContainmentReason, cgroup: b.Cgroup,
 		rec: recordState{owner: b.Owner, created: time.Now()}, released: true,

@@ -9,6 +9,7 @@ import (
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -60,8 +61,8 @@ func (i *Instance) Record(port int) *lockfile.Record {
 }
 
 // Info is what the status shows of the run.
-func (i *Instance) Info() Info {
-	in := Info{PID: i.backendPID(), Nonce: i.nonce, Argv: i.argv, Cgroup: i.TreeCgroup()}
+func (i *Instance) Info() run.Info {
+	in := run.Info{PID: i.backendPID(), Nonce: i.nonce, Argv: i.argv, Cgroup: i.TreeCgroup()}
 	if i.viaShim {
 		in.ShimPID = i.leader.PID
 	}
@@ -82,20 +83,20 @@ func newGuard(cfg leakguard.Config, log *slog.Logger, name string, out *logs.Log
 // read, adds its members to the tree the teardown ends, keeps the first
 // lockfile.MaxDescendants descendants for the record (and the reclaimer),
 // and applies the leak guard, which may stop duplicate children here.
-func (i *Instance) Sample() (Sampled, error) {
+func (i *Instance) Sample() (run.Sampled, error) {
 	select {
 	case <-i.backendKnown:
 	default:
-		return Sampled{}, fmt.Errorf("%w: the shim has not reported the backend yet", leakguard.ErrGone)
+		return run.Sampled{}, fmt.Errorf("%w: the shim has not reported the backend yet", leakguard.ErrGone)
 	}
 	ts, err := i.guard.Sample(i.backendID, i.TreeCgroup())
 	if err != nil {
-		return Sampled{}, err
+		return run.Sampled{}, err
 	}
 	i.track(ts.Processes)
 	changed := i.keepDescendants(ts)
 	restart := i.guard.Check(ts, i.spec.Grace)
-	return Sampled{Tree: ts, Restart: restart, RecordChanged: changed}, nil
+	return run.Sampled{Tree: ts, Restart: restart, RecordChanged: changed}, nil
 }
 
 // keepDescendants keeps the sample's first lockfile.MaxDescendants
@@ -122,10 +123,10 @@ func (i *Instance) keepDescendants(ts *leakguard.TreeSample) bool {
 }
 
 // Exit says how the run ended; valid once Exited is closed.
-func (i *Instance) Exit() Exit {
-	e := Exit{Status: i.status}
+func (i *Instance) Exit() run.Exit {
+	e := run.Exit{Status: i.status}
 	if u := i.seenURL.Load(); u != nil && i.status.Code == 0 && !i.status.Unknown {
-		e.Attach, _ = NewExternal(*u)
+		e.Attach, _ = run.NewExternal(*u)
 	}
 	if i.exe.Changed() {
 		e.Replaced = i.exe.path
@@ -151,8 +152,8 @@ func (i *Instance) TreeGone() error {
 }
 
 // Handover is what a successor needs to adopt the running instance.
-func (i *Instance) Handover() Handover {
-	return Handover{
+func (i *Instance) Handover() run.Handover {
+	return run.Handover{
 		ViaShim: i.viaShim, Nonce: i.nonce, Argv: i.argv, Shim: i.leader, Backend: i.backendID,
 		Token: i.token, Cgroup: i.TreeCgroup(), Lifeline: i.shim.lifeline, Stdout: i.outR, Stderr: i.errR,
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/ssh"
 )
 
@@ -26,20 +26,20 @@ func (connectedTransport) Status() ssh.Status                                   
 // round trip: with two beats and a second of margin it said Connected for
 // seconds while the page did not answer (issue 31, item 8).
 func TestConnectionGoesReconnectingAfterOneMissedBeat(t *testing.T) {
-	run := func(silent time.Duration) instance.RemoteInfo {
+	run := func(silent time.Duration) run.Connection {
 		r := &Run{host: NewHost("box", connectedTransport{}, nil, nil), beat: time.Second, grace: 30 * time.Second,
 			ch: &ssh.Channel{}, exited: make(chan struct{}), latency: 2 * time.Millisecond}
 		r.lastPong = time.Now().Add(-silent)
-		ri := instance.RemoteInfo{Latency: r.latency}
+		ri := run.Connection{Latency: r.latency}
 		r.connection(&ri)
 		return ri
 	}
-	if ri := run(900 * time.Millisecond); ri.Connection != "connected" {
-		t.Errorf("a pong 0.9 s ago (beat 1 s): %s, want connected", ri.Connection)
+	if ri := run(900 * time.Millisecond); ri.State != "connected" {
+		t.Errorf("a pong 0.9 s ago (beat 1 s): %s, want connected", ri.State)
 	}
 	ri := run(1700 * time.Millisecond)
-	if ri.Connection != "reconnecting" || ri.Latency != 0 {
-		t.Errorf("no pong for 1.7 s (beat 1 s): %s with latency %s, want reconnecting and no latency", ri.Connection, ri.Latency)
+	if ri.State != "reconnecting" || ri.Latency != 0 {
+		t.Errorf("no pong for 1.7 s (beat 1 s): %s with latency %s, want reconnecting and no latency", ri.State, ri.Latency)
 	}
 }
 

@@ -1,5 +1,5 @@
-// Package remote runs backends on other hosts: the instance.Runner and
-// instance.Process of a backend whose settings name a host (issue 25,
+// Package remote runs backends on other hosts: the run.Runner and
+// run.Process of a backend whose settings name a host (issue 25,
 // DESIGN "Remote backends (SSH)").
 //
 // A Host is one remote machine for the app's session: its transport (one
@@ -18,7 +18,6 @@
 // shorter than the grace shows as "reconnecting" and heals on the same
 // channel: the same remote backend, its forward re-added if ssh lost it.
 //
-// It sits in the engine beside instance: it imports instance (the seam),
-// ssh, remotecore, runspec, settings, logs, lockfile and watchdog's wire
-// protocol, never backend.
+// A remote run is a peer of the local one (backend/instance): both
+// implement package run, and neither imports the other.
 package remote

@@ -4,20 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"net"
 	"strconv"
 	"time"
-
-	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/lockfile"
 )
-
-// Record is nil: a remote run has no local ownership record. Its
-// ownership lives on its host (Hermes' lock and our session file, written
-// by the remote watchdog); here it has only our ssh client, a child of
-// the app that ends with the master, which runs behind its own shim.
-func (r *Run) Record(int) *lockfile.Record { return nil }
 
 // Release lets the remote watchdog start the backend.
 func (r *Run) Release() error {
@@ -36,36 +28,44 @@ func (r *Run) Token() string { return r.token }
 func (r *Run) Exited() <-chan struct{} { return r.exited }
 
 // Info is what the status shows of the run; its PIDs are the host's.
-func (r *Run) Info() instance.Info {
+func (r *Run) Info() run.Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	in := instance.Info{
+	in := run.Info{
 		PID: r.backend.Backend.PID, ShimPID: r.hello.Shim.PID, Nonce: r.nonce, Argv: r.spec.Command,
-		Containment: instance.Containment(r.backend.Containment), Reason: r.backend.Reason, Cgroup: r.backend.Cgroup,
+		Containment: model.Containment(r.backend.Containment), Reason: r.backend.Reason, Cgroup: r.backend.Cgroup,
 	}
 	if len(r.backend.Argv) > 0 {
-		in.Argv = r.backend.Argv
+		in.Argv, in.Command = r.backend.Argv, r.backend.Argv // what runs there, as the remote watchdog resolved it
 	}
-	in.Remote = &instance.RemoteInfo{
+	return in
+}
+
+// Connection is the connection to the host as it is now; safe to call
+// from any goroutine.
+func (r *Run) Connection() run.Connection {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := run.Connection{
 		Host: r.host.Destination, Platform: r.hello.Platform, Port: r.remotePort,
 		Latency: r.latency, LockDir: r.backend.LockDir, Error: r.failure,
 	}
 	select {
 	case <-r.exited: // the channel ended: nothing listens there for us any more
-		in.Remote.Port, in.Remote.Latency = 0, 0
+		c.Port, c.Latency = 0, 0
 	default:
 	}
-	r.connection(in.Remote)
-	return in
+	r.connection(&c)
+	return c
 }
 
 // connection fills in the connection's state: the host's while there is
 // no channel yet, else the heartbeat's ("reconnecting" once a pong is
 // later than silenceLimit, its latency no longer shown). Called with mu
 // held.
-func (r *Run) connection(ri *instance.RemoteInfo) {
+func (r *Run) connection(ri *run.Connection) {
 	st := r.host.t.Status()
-	ri.Connection = st.State.String()
+	ri.State = st.State.String()
 	if st.State.String() == "reconnecting" || st.State.String() == "connecting" {
 		ri.Attempt, ri.NextAttempt = st.Attempt, st.Next
 	}
@@ -82,10 +82,10 @@ func (r *Run) connection(ri *instance.RemoteInfo) {
 	}
 	silent := time.Since(r.lastPong)
 	if silent <= r.silenceLimit() {
-		ri.Connection = "connected"
+		ri.State = "connected"
 		return
 	}
-	ri.Connection = "reconnecting"
+	ri.State = "reconnecting"
 	ri.Latency = 0 // the last one measured says nothing of now
 	ri.Attempt = int(silent / r.beat)
 	ri.NextAttempt = r.lastPong.Add(time.Duration(ri.Attempt+1) * r.beat)
@@ -100,9 +100,9 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 	defer cancel()
 	var remote int
 	select {
-	case remote = <-r.portFound:
+	case remote = <-r.ready.Found():
 	case <-r.exited:
-		return 0, instance.ErrExitedEarly // Exit says why; the Supervisor reads it there
+		return 0, run.ErrExitedEarly // Exit says why; the Supervisor reads it there
 	case <-ctx.Done():
 		r.mu.Lock()
 		started := r.ch != nil
@@ -112,9 +112,9 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 			if st := r.host.t.Status(); st.Err != nil {
 				what += " (" + st.State.String() + ": " + st.Err.Error() + ")"
 			}
-			return 0, instance.TimeoutError(ctx, r.spec, what)
+			return 0, run.TimeoutError(ctx, r.spec, what)
 		}
-		return 0, instance.TimeoutError(ctx, r.spec, "announce a port on "+r.host.Destination+" (no line matched "+strconv.Quote(r.spec.ReadyRegex)+")")
+		return 0, run.TimeoutError(ctx, r.spec, "announce a port on "+r.host.Destination+" (no line matched "+strconv.Quote(r.spec.ReadyRegex)+")")
 	}
 	local, err := r.forward(ctx, remote)
 	if err != nil {
@@ -122,7 +122,7 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 	}
 	r.send("port " + strconv.Itoa(remote))
 	base := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(local))
-	if err := instance.AwaitHealth(ctx, base, r.spec, r.token, r.exited); err != nil {
+	if err := run.AwaitHealth(ctx, base, r.spec, r.token, r.exited); err != nil {
 		return 0, err
 	}
 	return local, nil
@@ -147,30 +147,24 @@ func (r *Run) forward(ctx context.Context, remote int) (int, error) {
 	return 0, fmt.Errorf("remote: forward a local port to port %d on %s: %w", remote, r.host.Destination, last)
 }
 
-// Sample answers leakguard.ErrGone: the remote tree is not sampled from
-// here; the status shows the remote PIDs and the connection instead.
-func (r *Run) Sample() (instance.Sampled, error) {
-	return instance.Sampled{}, fmt.Errorf("%w: the tree on %s is not sampled", leakguard.ErrGone, r.host.Destination)
-}
-
 // Exit says how the run ended: the backend's status as the remote
 // watchdog reported it, or unknown when the channel ended without its
 // last word.
-func (r *Run) Exit() instance.Exit {
+func (r *Run) Exit() run.Exit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.failure != "":
-		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true, Why: r.failure, Permanent: r.permanent}}
+		return run.Exit{Status: run.ExitStatus{Code: -1, Unknown: true, Why: r.failure, Permanent: r.permanent}}
 	case r.exit == nil:
-		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true,
+		return run.Exit{Status: run.ExitStatus{Code: -1, Unknown: true,
 			Why: "the connection to " + r.host.Destination + " ended without word from the backend's watchdog there"}}
 	}
-	st := instance.ExitStatus{Code: r.exit.Code}
+	st := run.ExitStatus{Code: r.exit.Code}
 	if r.exit.Code > 128 && r.exit.Why != "the backend exited" {
 		st.Why = fmt.Sprintf("on %s: %s (%s)", r.host.Destination, r.exit.Why, st)
 	}
-	return instance.Exit{Status: st}
+	return run.Exit{Status: st}
 }
 
 // Stop asks the remote watchdog to tear the tree down and waits for the
@@ -181,7 +175,7 @@ func (r *Run) Stop() error {
 	select {
 	case <-r.exited:
 		return nil
-	case <-time.After(r.spec.Grace + instance.ShimKillMargin + instance.ExitWait):
+	case <-time.After(r.spec.Grace + run.ShimKillMargin + run.ExitWait):
 		return fmt.Errorf("backend %s: the channel to %s did not end", r.spec.Name, r.host.Destination)
 	}
 }
@@ -205,11 +199,3 @@ func (r *Run) TreeGone() error {
 	}
 	return errNoLastWord
 }
-
-// Handover is empty: a remote run is never adopted (handoff.View.Remote);
-// the successor starts it anew over its own connection.
-func (r *Run) Handover() instance.Handover { return instance.Handover{} }
-
-// Detach ends the run in the background: a successor does not take a
-// remote run over (it starts its own), so letting go of it is ending it.
-func (r *Run) Detach() { go func() { _ = r.Stop() }() }

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
@@ -40,20 +40,20 @@ type Runner struct {
 // Start starts a run of spec on the host. It returns at once: connecting,
 // installing the core and starting the remote watchdog go on in the run's
 // own goroutine, and AwaitReady reports how they went.
-func (r Runner) Start(spec *runspec.Spec) (instance.Process, error) {
+func (r Runner) Start(spec *runspec.Spec) (run.Process, error) {
 	h, err := r.Host()
 	if err != nil {
 		return nil, fmt.Errorf("%w (%w)", err, fs.ErrPermission) // the app is closing, or the host cannot be: not retried
 	}
-	run, err := newRun(spec, h, r)
+	x, err := newRun(spec, h, r)
 	if err != nil {
 		return nil, err
 	}
-	go run.main()
-	return run, nil
+	go x.main()
+	return x, nil
 }
 
-// Run is one run of a backend on another host (an instance.Process).
+// Run is one run of a backend on another host (a run.Process).
 //
 // Goroutines, all owned by the run: main (connect, start the channel,
 // then the heartbeat until the channel ends; it closes exited), and the
@@ -76,7 +76,7 @@ type Run struct {
 	stopping     chan struct{}
 	stopOnce     sync.Once
 	backendKnown chan struct{}
-	portFound    chan int
+	ready        *run.PortMatcher // the port the output announces
 	exited       chan struct{}
 	changed      chan struct{} // buffered(1): the connection's state changed
 
@@ -104,29 +104,29 @@ func newRun(spec *runspec.Spec, host *Host, r Runner) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{
+	x := &Run{
 		spec: spec, host: host, log: r.Log, grace: r.DisconnectGrace, nonce: nonce,
 		released: make(chan struct{}), stopping: make(chan struct{}), backendKnown: make(chan struct{}),
-		portFound: make(chan int, 1), exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{},
+		ready: run.NewPortMatcher(spec.ReadyRegex), exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{},
 	}
-	if run.grace <= 0 {
-		run.grace = settings.DefaultDisconnectGrace
+	if x.grace <= 0 {
+		x.grace = settings.DefaultDisconnectGrace
 	}
 	// A few beats per grace, so one lost beat is never a teardown.
-	run.beat = min(max(run.grace/6, 500*time.Millisecond), 5*time.Second)
-	if run.ownershipID, err = hermes.NewOwnershipID(); err != nil {
+	x.beat = min(max(x.grace/6, 500*time.Millisecond), 5*time.Second)
+	if x.ownershipID, err = hermes.NewOwnershipID(); err != nil {
 		return nil, err
 	}
-	if run.spawnNonce, err = hermes.NewSpawnNonce(); err != nil {
+	if x.spawnNonce, err = hermes.NewSpawnNonce(); err != nil {
 		return nil, err
 	}
-	if run.sendToken, err = hermes.NewSSHToken(); err != nil {
+	if x.sendToken, err = hermes.NewSSHToken(); err != nil {
 		return nil, err
 	}
 	if spec.DesktopOwned() {
-		run.token = run.sendToken
+		x.token = x.sendToken
 	}
-	return run, nil
+	return x, nil
 }
 
 // options is the remote watchdog's command line for this run.
@@ -235,7 +235,7 @@ const reapTimeout = 30 * time.Second
 func (r *Run) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 	select {
 	case <-readDone:
-	case <-time.After(r.spec.Grace + instance.ShimKillMargin + 5*time.Second):
+	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
 		_ = ch.Kill()
 		<-readDone
 	}
@@ -274,7 +274,7 @@ func (r *Run) heartbeat(readDone <-chan struct{}) {
 	r.mu.Unlock()
 	shown := "connected"
 	for tick := 0; ; tick++ {
-		if now := r.Info().Remote.Connection; now != shown {
+		if now := r.Connection().State; now != shown {
 			shown = now
 			select {
 			case r.changed <- struct{}{}:
@@ -345,7 +345,6 @@ func (r *Run) setFailure(err error) {
 
 // read handles the remote watchdog's lines until EOF.
 func (r *Run) read(out io.Reader) {
-	re, _ := settings.CompileReadyRegex(r.spec.ReadyRegex) // validated by ApplyDefaults
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 0, 4096), 512<<10)
 	for sc.Scan() {
@@ -357,14 +356,7 @@ func (r *Run) read(out io.Reader) {
 				stream = "stderr"
 			}
 			r.log.Add(stream, payload)
-			if m := re.FindStringSubmatch(payload); m != nil {
-				if port, err := strconv.Atoi(m[1]); err == nil && port > 0 && port <= 65535 {
-					select {
-					case r.portFound <- port:
-					default: // only the first announcement counts
-					}
-				}
-			}
+			r.ready.Line(payload)
 		case remotewd.TagPong:
 			r.pong(payload)
 		case remotewd.TagHello:
@@ -446,4 +438,10 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-var _ instance.Process = (*Run)(nil)
+// What a remote run is: a Process reached over a connection; no local
+// record, no sampled tree, never handed over (an update's successor starts
+// it anew over its own connection), so letting go of it is ending it.
+var (
+	_ run.Process   = (*Run)(nil)
+	_ run.Connected = (*Run)(nil)
+)
