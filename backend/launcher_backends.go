@@ -50,7 +50,7 @@ func (l *Launcher) remoteRunner(host string, log *logs.Log) run.Runner {
 	if _, err := l.remotes.Get(host); err != nil {
 		return failedRunner{err}
 	}
-	return remote.Runner{Host: func() (*remote.Host, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
+	return remote.Runner{Machine: func() (*remote.Machine, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
 }
 
 // failedRunner starts nothing: its error wraps fs.ErrPermission, so the

@@ -27,10 +27,11 @@ func (connectedTransport) Status() ssh.Status                                   
 // seconds while the page did not answer (issue 31, item 8).
 func TestConnectionGoesReconnectingAfterOneMissedBeat(t *testing.T) {
 	run := func(silent time.Duration) run.Connection {
-		r := &Run{host: NewHost("box", connectedTransport{}, nil, nil), beat: time.Second, grace: 30 * time.Second,
-			ch: &ssh.Channel{}, exited: make(chan struct{}), latency: 2 * time.Millisecond}
-		r.lastPong = time.Now().Add(-silent)
-		ri := run.Connection{Latency: r.latency}
+		r := &Instance{host: NewMachine("box", connectedTransport{}, nil, nil), beat: newHeartbeat(time.Second), grace: 30 * time.Second,
+			ch: &ssh.Channel{}, exited: make(chan struct{})}
+		r.beat.latency = 2 * time.Millisecond
+		r.beat.lastPong = time.Now().Add(-silent)
+		ri := run.Connection{Latency: r.beat.latency}
 		r.connection(&ri)
 		return ri
 	}
@@ -46,16 +47,15 @@ func TestConnectionGoesReconnectingAfterOneMissedBeat(t *testing.T) {
 // The first ping waits for the backend's start on the host: its round trip
 // is not the link's latency; the next one's is.
 func TestFirstPongGivesNoLatency(t *testing.T) {
-	r := &Run{host: NewHost("box", connectedTransport{}, nil, nil), beat: time.Second, grace: 30 * time.Second,
-		ch: &ssh.Channel{}, exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{}}
-	r.sentAt[1] = time.Now().Add(-150 * time.Millisecond) // sent with the start
-	r.pong("1")
-	if r.latency != 0 {
-		t.Errorf("after the first pong: latency %s, want none yet", r.latency)
+	h := newHeartbeat(time.Second)
+	h.sentAt[1] = time.Now().Add(-150 * time.Millisecond) // sent with the start
+	h.pong("1")
+	if h.latency != 0 {
+		t.Errorf("after the first pong: latency %s, want none yet", h.latency)
 	}
-	r.sentAt[2] = time.Now().Add(-2 * time.Millisecond)
-	r.pong("2")
-	if r.latency < 2*time.Millisecond || r.latency > 100*time.Millisecond {
-		t.Errorf("after the second pong: latency %s, want its own round trip (about 2 ms)", r.latency)
+	h.sentAt[2] = time.Now().Add(-2 * time.Millisecond)
+	h.pong("2")
+	if h.latency < 2*time.Millisecond || h.latency > 100*time.Millisecond {
+		t.Errorf("after the second pong: latency %s, want its own round trip (about 2 ms)", h.latency)
 	}
 }

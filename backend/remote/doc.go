@@ -2,15 +2,15 @@
 // run.Process of a backend whose settings name a host (issue 25,
 // DESIGN "Remote backends (SSH)").
 //
-// A Host is one remote machine for the app's session: its transport (one
-// multiplexed ssh connection, backend/ssh) and the core installed there
-// once (backend/remotecore). A Run is one run of a backend there: a
-// channel running our remote watchdog (remotewd.RemoteMain), whose stdin
-// is its lifeline; the heartbeat the app writes into it every few seconds
-// and the watchdog answers; the backend's output streamed back into its
-// log; and a forward from a local loopback port to the backend's remote
-// one, through which the health check, Open Hermes and Copy connection
-// details reach it.
+// A Machine is one remote machine for the app's session: its transport
+// (one multiplexed ssh connection, backend/ssh) and the core installed
+// there once (backend/remotecore). An Instance is one run of a backend
+// there: a channel running our remote watchdog (remotewd.RemoteMain),
+// whose stdin is its lifeline; the heartbeat the app writes into it every
+// few seconds and the watchdog answers; the backend's output streamed
+// back into its log; and a forward from a local loopback port to the
+// backend's remote one, through which the health check, Open Hermes and
+// Copy connection details reach it.
 //
 // When the channel closes (quit, crash, a killed ssh client) the remote
 // watchdog tears the tree down at once; when it stays open but silent (a

@@ -12,43 +12,43 @@ import (
 )
 
 // Release lets the remote watchdog start the backend.
-func (r *Run) Release() error {
-	r.releaseOnce.Do(func() { close(r.released) })
+func (r *Instance) Release() error {
+	r.released.open()
 	return nil
 }
 
 // BackendKnown is closed once the remote watchdog reported the backend.
-func (r *Run) BackendKnown() <-chan struct{} { return r.backendKnown }
+func (r *Instance) BackendKnown() <-chan struct{} { return r.backendKnown }
 
 // Token is the session token of a desktop-owned kind ("" for a dashboard).
-func (r *Run) Token() string { return r.token }
+func (r *Instance) Token() string { return r.ids.token }
 
 // Exited is closed once the channel has ended: the remote tree is gone,
 // or going (its lifeline is).
-func (r *Run) Exited() <-chan struct{} { return r.exited }
+func (r *Instance) Exited() <-chan struct{} { return r.exited }
 
 // Info is what the status shows of the run; its PIDs are the host's.
-func (r *Run) Info() run.Info {
+func (r *Instance) Info() run.Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	in := run.Info{
-		PID: r.backend.Backend.PID, ShimPID: r.hello.Shim.PID, Nonce: r.nonce, Argv: r.spec.Command,
-		Containment: model.Containment(r.backend.Containment), Reason: r.backend.Reason, Cgroup: r.backend.Cgroup,
+		PID: r.said.backend.Backend.PID, ShimPID: r.said.hello.Shim.PID, Nonce: r.ids.nonce, Argv: r.spec.Command,
+		Containment: model.Containment(r.said.backend.Containment), Reason: r.said.backend.Reason, Cgroup: r.said.backend.Cgroup,
 	}
-	if len(r.backend.Argv) > 0 {
-		in.Argv, in.Command = r.backend.Argv, r.backend.Argv // what runs there, as the remote watchdog resolved it
+	if len(r.said.backend.Argv) > 0 {
+		in.Argv, in.Command = r.said.backend.Argv, r.said.backend.Argv // what runs there, as the remote watchdog resolved it
 	}
 	return in
 }
 
 // Connection is the connection to the host as it is now; safe to call
 // from any goroutine.
-func (r *Run) Connection() run.Connection {
+func (r *Instance) Connection() run.Connection {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := run.Connection{
-		Host: r.host.Destination, Platform: r.hello.Platform, Port: r.remotePort,
-		Latency: r.latency, LockDir: r.backend.LockDir, Error: r.failure,
+		Host: r.host.Destination, Platform: r.said.hello.Platform, Port: r.remotePort,
+		Latency: r.beat.measured(), LockDir: r.said.backend.LockDir, Error: r.said.failure,
 	}
 	select {
 	case <-r.exited: // the channel ended: nothing listens there for us any more
@@ -60,19 +60,17 @@ func (r *Run) Connection() run.Connection {
 }
 
 // connection fills in the connection's state: the host's while there is
-// no channel yet, else the heartbeat's ("reconnecting" once a pong is
-// later than silenceLimit, its latency no longer shown). Called with mu
-// held.
-func (r *Run) connection(ri *run.Connection) {
+// no channel yet, else the heartbeat's. Called with mu held.
+func (r *Instance) connection(c *run.Connection) {
 	st := r.host.t.Status()
-	ri.State = st.State.String()
-	if st.State.String() == "reconnecting" || st.State.String() == "connecting" {
-		ri.Attempt, ri.NextAttempt = st.Attempt, st.Next
+	c.State = st.State.String()
+	if c.State == "reconnecting" || c.State == "connecting" {
+		c.Attempt, c.NextAttempt = st.Attempt, st.Next
 	}
-	if st.Err != nil && ri.Error == "" {
-		ri.Error = st.Err.Error()
+	if st.Err != nil && c.Error == "" {
+		c.Error = st.Err.Error()
 	}
-	if r.ch == nil || r.lastPong.IsZero() {
+	if r.ch == nil {
 		return
 	}
 	select {
@@ -80,22 +78,13 @@ func (r *Run) connection(ri *run.Connection) {
 		return
 	default:
 	}
-	silent := time.Since(r.lastPong)
-	if silent <= r.silenceLimit() {
-		ri.State = "connected"
-		return
-	}
-	ri.State = "reconnecting"
-	ri.Latency = 0 // the last one measured says nothing of now
-	ri.Attempt = int(silent / r.beat)
-	ri.NextAttempt = r.lastPong.Add(time.Duration(ri.Attempt+1) * r.beat)
-	ri.Error = fmt.Sprintf("no answer from %s for %s; the backend there ends after %s without one", r.host.Destination, silent.Round(time.Second), r.grace)
+	r.beat.show(c, r.host.Destination, r.grace)
 }
 
 // AwaitReady waits for the backend's port in its output, forwards a local
 // port to it, and checks its health through the forward; the port
 // returned is the local end.
-func (r *Run) AwaitReady(ctx context.Context) (int, error) {
+func (r *Instance) AwaitReady(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.spec.StartTimeout)
 	defer cancel()
 	var remote int
@@ -120,9 +109,9 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	r.send("port " + strconv.Itoa(remote))
+	r.line.send("port " + strconv.Itoa(remote))
 	base := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(local))
-	if err := run.AwaitHealth(ctx, base, r.spec, r.token, r.exited); err != nil {
+	if err := run.AwaitHealth(ctx, base, r.spec, r.ids.token, r.exited); err != nil {
 		return 0, err
 	}
 	return local, nil
@@ -130,7 +119,7 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 
 // forward forwards a free local port to the remote one, trying another
 // port when one was taken meanwhile.
-func (r *Run) forward(ctx context.Context, remote int) (int, error) {
+func (r *Instance) forward(ctx context.Context, remote int) (int, error) {
 	var last error
 	for range 3 {
 		local, err := freePort()
@@ -150,19 +139,19 @@ func (r *Run) forward(ctx context.Context, remote int) (int, error) {
 // Exit says how the run ended: the backend's status as the remote
 // watchdog reported it, or unknown when the channel ended without its
 // last word.
-func (r *Run) Exit() run.Exit {
+func (r *Instance) Exit() run.Exit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case r.failure != "":
-		return run.Exit{Status: run.ExitStatus{Code: -1, Unknown: true, Why: r.failure, Permanent: r.permanent}}
-	case r.exit == nil:
+	case r.said.failure != "":
+		return run.Exit{Status: run.ExitStatus{Code: -1, Unknown: true, Why: r.said.failure, Permanent: r.said.permanent}}
+	case r.said.exit == nil:
 		return run.Exit{Status: run.ExitStatus{Code: -1, Unknown: true,
 			Why: "the connection to " + r.host.Destination + " ended without word from the backend's watchdog there"}}
 	}
-	st := run.ExitStatus{Code: r.exit.Code}
-	if r.exit.Code > 128 && r.exit.Why != "the backend exited" {
-		st.Why = fmt.Sprintf("on %s: %s (%s)", r.host.Destination, r.exit.Why, st)
+	st := run.ExitStatus{Code: r.said.exit.Code}
+	if r.said.exit.Code > 128 && r.said.exit.Why != "the backend exited" {
+		st.Why = fmt.Sprintf("on %s: %s (%s)", r.host.Destination, r.said.exit.Why, st)
 	}
 	return run.Exit{Status: st}
 }
@@ -170,8 +159,8 @@ func (r *Run) Exit() run.Exit {
 // Stop asks the remote watchdog to tear the tree down and waits for the
 // channel to end (it is killed when that takes too long: EOF on the
 // lifeline ends the tree there too). Idempotent.
-func (r *Run) Stop() error {
-	r.stopOnce.Do(func() { close(r.stopping) })
+func (r *Instance) Stop() error {
+	r.stopping.open()
 	select {
 	case <-r.exited:
 		return nil
@@ -186,7 +175,7 @@ var errNoLastWord = errors.New("remote: the channel ended before the remote watc
 
 // TreeGone is nil once the remote watchdog said the tree is gone, or when
 // the backend never started there.
-func (r *Run) TreeGone() error {
+func (r *Instance) TreeGone() error {
 	select {
 	case <-r.exited:
 	default:
@@ -194,7 +183,7 @@ func (r *Run) TreeGone() error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.exit != nil || r.backend.Backend.PID == 0 {
+	if r.said.exit != nil || r.said.backend.Backend.PID == 0 {
 		return nil
 	}
 	return errNoLastWord
