@@ -255,7 +255,7 @@ func (r *Instance) reap(ctx context.Context, in remotecore.Installed) {
 const reapTimeout = 30 * time.Second
 
 // finish waits for the channel's end (bounded: the remote watchdog tears
-// down within its grace once its lifeline is gone), reaps our ssh client
+// down within its grace once its lifeline is gone), collects our ssh client
 // and drops the forward.
 func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 	select {
