@@ -111,7 +111,7 @@ func New(spec runspec.Spec, runner run.Runner, out *logs.Log, records *lockfile.
 // Status returns a copy of the backend's current status.
 func (s *Supervisor) Status() model.BackendStatus {
 	st := s.snapshot()
-	if lc := s.live.Load(); lc != nil && st.Remote != nil {
+	if lc := s.live.Load(); lc != nil {
 		st.Remote = remoteStatus(lc.c.Connection())
 	}
 	st.Command = append([]string(nil), st.Command...)
