@@ -16,26 +16,24 @@ const stillRunningHinted = "closed-to-tray-hinted"
 // written only once one was shown, so a session without a notification
 // server tries again next time). It runs in the background: beforeClose is
 // on the UI thread, and the notification server may be slow.
-func (a *App) hintStillRunning() {
-	mark := filepath.Join(a.stateDir, stillRunningHinted)
-	if a.notify == nil || !a.hinting.CompareAndSwap(false, true) {
+func (w *shell) hintStillRunning() {
+	mark := filepath.Join(w.stateDir, stillRunningHinted)
+	if w.notify == nil || !w.hinting.CompareAndSwap(false, true) {
 		return
 	}
 	if _, err := os.Stat(mark); err == nil {
 		return // hinting stays set: nothing more to do in this run
 	}
-	a.background.Add(1)
-	go func() {
-		defer a.background.Done()
-		err := a.notify("Hermes Desktop is still running",
+	w.background.Go(func() {
+		err := w.notify("Hermes Desktop is still running",
 			"Its backends keep running. Open the window again from the tray icon; Quit in the tray menu stops everything.")
 		if err != nil {
 			slog.Info("no notification that the app still runs", "err", err)
-			a.hinting.Store(false)
+			w.hinting.Store(false)
 			return
 		}
 		if err := os.WriteFile(mark, nil, 0o600); err != nil {
 			slog.Warn("remember the still-running notification", "err", err)
 		}
-	}()
+	})
 }

@@ -98,10 +98,10 @@ func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *b
 	}
 	app := newApp(l, bin)
 	ui := &fakeUI{}
-	app.attach(ui)
+	app.win.attach(ui)
 	l.Start()
 	t.Cleanup(func() {
-		app.detach()
+		app.win.detach()
 		if err := l.Shutdown(); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
@@ -155,7 +155,7 @@ func TestAppPushesStatusAndLogsInBatches(t *testing.T) {
 func TestAppSendsNothingToAHiddenWindow(t *testing.T) {
 	app, ui, l := startApp(t)
 	var trayLines atomic.Int32
-	app.setOnStatus(func(model.Status) { trayLines.Add(1) })
+	app.win.setOnStatus(func(model.Status) { trayLines.Add(1) })
 	waitFor(t, "a ready status event", func() bool {
 		return ui.find("status", func(e any) bool {
 			st := e.(model.Status)
@@ -208,7 +208,7 @@ func TestAppTakeArmsABatchOnlyForWhatIsSent(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ui := &fakeUI{}
-			a := &App{}
+			a := &shell{}
 			a.ui.Store(func() *windowUI { var w windowUI = ui; return &w }())
 			a.visible.Store(c.visible)
 			status, lines := false, []logs.Line(nil)
@@ -224,20 +224,20 @@ func TestAppTakeArmsABatchOnlyForWhatIsSent(t *testing.T) {
 
 func TestAppCloseButton(t *testing.T) {
 	app, ui, l := startApp(t)
-	app.trayAvailable = func() bool { return true }
-	if !app.beforeClose() || ui.hidden != 1 {
+	app.win.trayAvailable = func() bool { return true }
+	if !app.win.beforeClose() || ui.hidden != 1 {
 		t.Errorf("with a tray: close should hide (prevented=%v, hidden=%d)", true, ui.hidden)
 	}
-	app.trayAvailable = func() bool { return false }
-	if app.beforeClose() {
+	app.win.trayAvailable = func() bool { return false }
+	if app.win.beforeClose() {
 		t.Errorf("without a tray: close must quit")
 	}
-	if !app.quitting.Load() {
+	if !app.win.quitting.Load() {
 		t.Errorf("closing without a tray did not mark the app as quitting")
 	}
 	// Once quitting, even with a tray, nothing prevents the close.
-	app.trayAvailable = func() bool { return true }
-	if app.beforeClose() {
+	app.win.trayAvailable = func() bool { return true }
+	if app.win.beforeClose() {
 		t.Errorf("a quitting app must not be kept open")
 	}
 	_ = l
@@ -273,17 +273,17 @@ func (n *notifications) count() int {
 // is tried again at the next close.
 func TestAppCloseToTrayHintsOnce(t *testing.T) {
 	app, ui, _ := startApp(t)
-	app.trayAvailable = func() bool { return true }
+	app.win.trayAvailable = func() bool { return true }
 	n := &notifications{fail: true}
-	app.notify = n.notify
+	app.win.notify = n.notify
 	mark := filepath.Join(app.stateDir, stillRunningHinted)
 	closeAndSettle := func() {
 		t.Helper()
-		if !app.beforeClose() {
+		if !app.win.beforeClose() {
 			t.Fatal("with a tray: close should hide")
 		}
 		app.SetWindowVisible(true)
-		waitFor(t, "the hint to be tried", func() bool { return !app.hinting.Load() || n.count() > 0 })
+		waitFor(t, "the hint to be tried", func() bool { return !app.win.hinting.Load() || n.count() > 0 })
 	}
 	closeAndSettle()
 	if n.count() != 0 {
@@ -300,12 +300,12 @@ func TestAppCloseToTrayHintsOnce(t *testing.T) {
 	}
 	// The next run of the app on the same state dir says nothing more.
 	next := newApp(app.l, app.self)
-	next.trayAvailable = func() bool { return true }
-	next.notify = n.notify
-	next.attach(ui)
-	defer next.detach()
-	next.beforeClose()
-	next.endBackground()
+	next.win.trayAvailable = func() bool { return true }
+	next.win.notify = n.notify
+	next.win.attach(ui)
+	defer next.win.detach()
+	next.win.beforeClose()
+	next.win.end()
 	if got := n.count(); got != 1 {
 		t.Errorf("notifications after a relaunch: got %d, want 1", got)
 	}
@@ -314,10 +314,10 @@ func TestAppCloseToTrayHintsOnce(t *testing.T) {
 func TestAppQuitAndFocus(t *testing.T) {
 	app, ui, l := startApp(t)
 	_ = app.Quit()
-	if ui.quit != 1 || !app.quitting.Load() {
-		t.Errorf("Quit: window quit %d times, quitting=%v", ui.quit, app.quitting.Load())
+	if ui.quit != 1 || !app.win.quitting.Load() {
+		t.Errorf("Quit: window quit %d times, quitting=%v", ui.quit, app.win.quitting.Load())
 	}
-	app.detach()
+	app.win.detach()
 	_ = app.Quit() // no window any more: the launcher is asked to stop instead
 	select {
 	case <-l.StopRequested():
@@ -681,7 +681,7 @@ func stopInstance(t *testing.T, dir string) {
 func TestTrayOpenHermesSaysWhyItCannot(t *testing.T) {
 	app, ui, _ := startApp(t) // a serve backend: no page
 	n := &notifications{}
-	app.notify = n.notify
+	app.win.notify = n.notify
 	menuActions{app}.OpenHermes()
 	if n.count() != 1 || n.shown[0] != "Could not open Hermes" {
 		t.Errorf("notifications: %q, want one saying it could not open Hermes", n.shown)
@@ -707,9 +707,9 @@ func TestTraySavesADiagnosticReport(t *testing.T) {
 	t.Setenv("HOME", home)
 	app, _, _ := startApp(t)
 	n := &notifications{}
-	app.notify = n.notify
+	app.win.notify = n.notify
 	menuActions{app}.SaveReport()
-	app.endBackground()
+	app.win.end()
 	reports, _ := filepath.Glob(filepath.Join(home, "Downloads", "hermes-desktop-report-*.zip"))
 	if len(reports) != 1 || n.count() != 1 || n.shown[0] != "Diagnostic report saved" {
 		t.Fatalf("reports %v, notifications %q; want one report and one notification saying so", reports, n.shown)

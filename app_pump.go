@@ -8,34 +8,34 @@ import (
 )
 
 // attach connects the window and starts pushing events to it. The pump
-// goroutine is owned by the App and ends in detach.
-func (a *App) attach(ui windowUI) {
-	a.attachMu.Lock()
-	defer a.attachMu.Unlock()
-	a.ui.Store(&ui)
-	a.l.SetFocus(func() { a.showWindow() })
-	if a.quitting.Load() {
+// goroutine is owned by the shell and ends in detach.
+func (w *shell) attach(ui windowUI) {
+	w.attachMu.Lock()
+	defer w.attachMu.Unlock()
+	w.ui.Store(&ui)
+	w.l.Pages().SetFocus(w.showWindow)
+	if w.quitting.Load() {
 		ui.Quit() // a quit (a stop over the socket) came before the window was up
 	}
-	a.pumpStop, a.pumpDone = make(chan struct{}), make(chan struct{})
-	sub := a.l.Subscribe()
+	w.pumpStop, w.pumpDone = make(chan struct{}), make(chan struct{})
+	sub := w.l.Subscribe()
 	go func() {
-		defer close(a.pumpDone)
+		defer close(w.pumpDone)
 		defer sub.Close()
-		a.pump(sub, a.pumpStop)
+		w.pump(sub, w.pumpStop)
 	}()
 }
 
 // detach stops the pump; the window is going away.
-func (a *App) detach() {
-	a.attachMu.Lock()
-	defer a.attachMu.Unlock()
-	if a.pumpStop != nil {
-		close(a.pumpStop)
-		<-a.pumpDone
-		a.pumpStop = nil
+func (w *shell) detach() {
+	w.attachMu.Lock()
+	defer w.attachMu.Unlock()
+	if w.pumpStop != nil {
+		close(w.pumpStop)
+		<-w.pumpDone
+		w.pumpStop = nil
 	}
-	a.ui.Store(nil)
+	w.ui.Store(nil)
 }
 
 // pumpInterval batches what the window is sent: one status and one block of
@@ -49,7 +49,7 @@ const pumpInterval = 250 * time.Millisecond
 // sent to it (the tray still gets the status) and a log line arms no
 // timer; shown again, it gets one fresh status and fetches the log lines
 // it missed itself.
-func (a *App) pump(sub *model.Subscription, stop <-chan struct{}) {
+func (w *shell) pump(sub *model.Subscription, stop <-chan struct{}) {
 	var flush *time.Timer // armed while something waits to be sent
 	var flushC <-chan time.Time
 	arm := func() {
@@ -70,19 +70,19 @@ func (a *App) pump(sub *model.Subscription, stop <-chan struct{}) {
 		select {
 		case <-stop:
 			return
-		case <-a.shown:
+		case <-w.shown:
 			statusDirty = true
 			arm()
 		case ev, ok := <-sub.C:
 			if !ok {
 				return
 			}
-			if a.take(ev, &statusDirty, &lines) {
+			if w.take(ev, &statusDirty, &lines) {
 				arm()
 			}
 		case <-flushC:
 			flush, flushC = nil, nil
-			a.flush(sub, statusDirty, lines)
+			w.flush(sub, statusDirty, lines)
 			statusDirty, lines = false, nil
 		}
 	}
@@ -91,18 +91,18 @@ func (a *App) pump(sub *model.Subscription, stop <-chan struct{}) {
 // take notes what ev leaves for the next batch, and reports whether it left
 // anything. A reap report goes out at once. A hidden window is sent no log
 // lines, so they leave nothing: no batch timer wakes for them.
-func (a *App) take(ev model.Event, statusDirty *bool, lines *[]logs.Line) bool {
+func (w *shell) take(ev model.Event, statusDirty *bool, lines *[]logs.Line) bool {
 	switch ev.Kind {
 	case model.EventStatus:
 		*statusDirty = true
 	case model.EventLog:
-		if !a.visible.Load() {
+		if !w.visible.Load() {
 			return false
 		}
 		*lines = append(*lines, *ev.Log)
 	case model.EventReap:
-		if a.visible.Load() {
-			a.emit("reap", ev.Reap)
+		if w.visible.Load() {
+			w.emit("reap", ev.Reap)
 		}
 		*statusDirty = true
 	default:
@@ -112,41 +112,40 @@ func (a *App) take(ev model.Event, statusDirty *bool, lines *[]logs.Line) bool {
 }
 
 // flush sends one batch: the status when it changed, the new log lines.
-func (a *App) flush(sub *model.Subscription, statusDirty bool, lines []logs.Line) {
+func (w *shell) flush(sub *model.Subscription, statusDirty bool, lines []logs.Line) {
 	if sub.Lagged() {
 		statusDirty = true // events were dropped: the full status catches up
 	}
-	visible := a.visible.Load()
+	visible := w.visible.Load()
 	if statusDirty {
-		st, _ := a.Status()
+		st := w.l.Status()
 		if visible {
-			a.emit("status", st)
+			w.emit("status", st)
 		}
-		if fn := a.onStatus.Load(); fn != nil {
+		if fn := w.onStatus.Load(); fn != nil {
 			(*fn)(st)
 		}
 	}
 	if len(lines) > 0 && visible {
-		a.emit("logs", lines)
+		w.emit("logs", lines)
 	}
 }
 
-// SetWindowVisible tells the App whether the window can be seen (the page
-// reports visibilitychange: minimized, hidden to the tray, shown again).
-// Hidden, the window is sent nothing; shown, it gets one fresh status.
-func (a *App) SetWindowVisible(visible bool) error {
-	if a.visible.Swap(visible) == visible || !visible {
-		return nil
+// setVisible notes whether the window can be seen (the page reports
+// visibilitychange: minimized, hidden to the tray, shown again). Hidden,
+// the window is sent nothing; shown, it gets one fresh status.
+func (w *shell) setVisible(visible bool) {
+	if w.visible.Swap(visible) == visible || !visible {
+		return
 	}
 	select {
-	case a.shown <- struct{}{}:
+	case w.shown <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
-func (a *App) emit(topic string, data any) {
-	if ui := a.ui.Load(); ui != nil {
+func (w *shell) emit(topic string, data any) {
+	if ui := w.ui.Load(); ui != nil {
 		(*ui).Emit(topic, data)
 	}
 }

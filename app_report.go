@@ -34,7 +34,7 @@ func (a *App) OpenReportFolder() error {
 	if p == nil {
 		return errors.New("no diagnostic report was saved yet")
 	}
-	return a.l.OpenExternal(filepath.Dir(*p))
+	return a.l.Pages().OpenExternal(filepath.Dir(*p))
 }
 
 // reportDir is the Downloads folder when there is one, else the home
@@ -50,28 +50,23 @@ func reportDir(stateDir string) string {
 	return home
 }
 
-// saveReportInBackground is the tray's "Save a diagnostic report...": it
-// says where the report went (or why it could not be saved) in a desktop
+// SaveReport is the tray's "Save a diagnostic report...": it says where
+// the report went (or why it could not be saved) in a desktop
 // notification and the launcher log; where there are no notifications
-// (Windows, macOS) it opens the report's folder instead.
-func (a *App) saveReportInBackground() {
-	a.background.Add(1)
-	go func() {
-		defer a.background.Done()
+// (Windows, macOS) it opens the report's folder instead. It runs in the
+// background, not to hold the menu.
+func (m menuActions) SaveReport() {
+	a := m.a
+	a.win.background.Go(func() {
 		path, err := a.SaveDiagnosticReport()
 		if err != nil {
 			a.l.Logger().Error("diagnostic report", "err", err)
-			a.tell("Hermes Desktop: no diagnostic report", err.Error())
+			a.win.tell("Hermes Desktop: no diagnostic report", err.Error())
 			return
 		}
 		a.l.Logger().Info("diagnostic report saved", "path", path)
-		if !a.tell("Diagnostic report saved", path+"\nSecrets are redacted; look it over before you send it.") {
+		if !a.win.tell("Diagnostic report saved", path+"\nSecrets are redacted; look it over before you send it.") {
 			_ = a.OpenReportFolder()
 		}
-	}()
-}
-
-// tell shows a desktop notification, reporting whether it could.
-func (a *App) tell(summary, body string) bool {
-	return a.notify != nil && a.notify(summary, body) == nil
+	})
 }

@@ -61,24 +61,26 @@ type desktopWindow struct {
 // window itself opens in Run.
 func newWindow(l *backend.Launcher, self string) lifecycle.Window {
 	app := newApp(l, self)
-	app.trayAvailable = desktop.TrayAvailable
-	app.notify = desktop.Notify
+	app.win.trayAvailable = desktop.TrayAvailable
+	app.win.notify = desktop.Notify
 	w := &desktopWindow{app: app}
 	w.tray = desktop.StartTray(menuActions{app}, desktop.Icons{PNG: trayIconPNG, ICO: trayIconICO})
-	app.setOnStatus(w.tray.SetStatus)
+	app.win.setOnStatus(w.tray.SetStatus)
 	return w
 }
 
 // Run runs the Wails main loop until the window quits.
 func (w *desktopWindow) Run(sig *lifecycle.Signals) error { return runWindow(w.app, sig) }
 
-// Close quits the window, as Quit in the tray does.
-func (w *desktopWindow) Close() { _ = w.app.Quit() }
+// Close quits the window: the run stops from elsewhere (a signal, a stop
+// request, a committed handoff). Unlike the tray's Quit it cancels nothing
+// the page asked for: a handoff that committed finishes its answer.
+func (w *desktopWindow) Close() { w.app.win.quit() }
 
 // End stops the tray and the restarts still running in the background.
 func (w *desktopWindow) End() {
 	w.tray.Stop()
-	w.app.endBackground()
+	w.app.win.end()
 }
 
 // runWindow runs the Wails main loop until the window quits. GTK that
@@ -101,12 +103,12 @@ func runWindow(app *App, sig *lifecycle.Signals) (err error) {
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets, Middleware: bootPage(distFS(), app.l.Status)},
 		OnStartup: func(ctx context.Context) {
-			app.attach(&wailsUI{ctx: ctx})
+			app.win.attach(&wailsUI{ctx: ctx})
 			sig.Reclaim()
 		},
 		OnDomReady:    func(context.Context) { restoreEnv() },
-		OnBeforeClose: func(context.Context) bool { return app.beforeClose() },
-		OnShutdown:    func(context.Context) { app.detach() },
+		OnBeforeClose: func(context.Context) bool { return app.win.beforeClose() },
+		OnShutdown:    func(context.Context) { app.win.detach() },
 		Bind:          []interface{}{app},
 		Menu:          desktop.AppMenu(menuActions{app}),
 		Linux: &linux.Options{

@@ -7,8 +7,9 @@
 // lifecycle in app/lifecycle, the engine in backend, watchdog and
 // lockfile, the tray and login items in app/desktop. What must stay
 // here is what Wails needs in package main: the window (gui_desktop.go, a
-// lifecycle.Window), the facade the page calls (app.go, app_pump.go) and
-// the //go:embed of the built page.
+// lifecycle.Window), the App the page calls (app.go, app_report.go), the
+// shell around it that the window and the tray drive (app_shell.go,
+// app_pump.go, app_hint.go) and the //go:embed of the built page.
 package main
 
 import (

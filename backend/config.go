@@ -76,13 +76,39 @@ type Config struct {
 	MinOrphanAge *time.Duration
 	// NoBootReap skips the reap before the first spawn.
 	NoBootReap bool
-	// MaxRestarts and RestartWindow bound automatic restarts; 0 means 3
-	// within 120 seconds.
-	MaxRestarts   int
-	RestartWindow time.Duration
+	// RestartPolicy bounds automatic restarts.
+	RestartPolicy
 	// LeakGuard configures the tree sampler, its warnings and policies;
 	// its zero value takes leakguard's defaults.
 	LeakGuard leakguard.Config
+	// HandoffOptions say how this launcher was handed over to, and how it
+	// hands over.
+	HandoffOptions
+	// UI is "headless" or "gui", reported in status (its "mode").
+	UI string
+	// Remote configures backends on other hosts.
+	Remote remote.Config
+	// Shown is what status shows of the launcher from the start.
+	Shown
+	// Logger receives the launcher's own log; nil discards it.
+	Logger *slog.Logger
+	// Announce receives one line per user-visible event ("backend X ready
+	// ..."); nil discards them.
+	Announce io.Writer
+	// UpdateOptions configure the self-update.
+	UpdateOptions
+}
+
+// RestartPolicy bounds automatic restarts.
+type RestartPolicy struct {
+	// MaxRestarts restarts within RestartWindow at most; 0 means 3 within
+	// 120 seconds.
+	MaxRestarts   int
+	RestartWindow time.Duration
+}
+
+// HandoffOptions are what a handoff between two launchers needs.
+type HandoffOptions struct {
 	// Args is the command line the launcher was started with (without the
 	// program name): a handoff starts its successor with the same one.
 	Args []string
@@ -92,23 +118,19 @@ type Config struct {
 	// AdoptFrom, when set, is the pipe a predecessor writes the handoff
 	// state to: Open adopts its running backends (adopt mode).
 	AdoptFrom *os.File
-	// UI is "headless" or "gui", reported in status (its "mode").
-	UI string
-	// Remote configures backends on other hosts.
-	Remote remote.Config
+}
+
+// Shown is what the launcher shows of itself from the start.
+type Shown struct {
 	// Version is reported in status.
 	Version string
-	// Logger receives the launcher's own log; nil discards it.
-	Logger *slog.Logger
 	// Notices are shown to the user from the start (a settings file that
 	// was set aside, say).
 	Notices []string
-	// Announce receives one line per user-visible event ("backend X ready
-	// ..."); nil discards them.
-	Announce io.Writer
+}
 
-	// Self-update (see backend/selfupdate).
-	//
+// UpdateOptions configure the self-update (see backend/selfupdate).
+type UpdateOptions struct {
 	// UpdateFeed is the feed's manifest URL; "" means updates are off:
 	// there is no default feed.
 	UpdateFeed string

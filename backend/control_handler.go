@@ -22,9 +22,9 @@ func (h controlHandler) HandleControl(ctx context.Context, req control.Request) 
 	case protocol.OpRestart.Name:
 		return protocol.OpRestart.Answer(protocol.None{}, l.Restart(ctx, req.Backend))
 	case protocol.OpPage.Name, protocol.OpOpen.Name:
-		u, err := l.PageURL(req.Backend)
+		u, err := l.pages.URL(req.Backend)
 		if err == nil && req.Op == protocol.OpOpen.Name {
-			err = l.OpenExternal(u)
+			err = l.pages.OpenExternal(u)
 		}
 		return protocol.OpPage.Answer(protocol.PageResult{URL: u}, err)
 	case protocol.OpStartBackend.Name:
@@ -40,11 +40,8 @@ func (h controlHandler) HandleControl(ctx context.Context, req control.Request) 
 			return nil, ctx.Err()
 		}
 	case protocol.OpFocus.Name:
-		fn := l.focus.Load()
-		if fn != nil {
-			(*fn)()
-		}
-		return protocol.OpFocus.Answer(protocol.FocusResult{Focused: fn != nil, UI: l.cfg.UI}, nil)
+		focused := l.pages.focusWindow()
+		return protocol.OpFocus.Answer(protocol.FocusResult{Focused: focused, UI: l.cfg.UI}, nil)
 	}
 	return h.handleArgs(ctx, req)
 }
@@ -64,12 +61,12 @@ func (h controlHandler) handleArgs(ctx context.Context, req control.Request) (an
 		if err != nil {
 			return nil, err
 		}
-		return protocol.OpAddBackend.Answer(protocol.None{}, h.l.AddSavedBackend(b))
+		return protocol.OpAddBackend.Answer(protocol.None{}, h.l.Saved().AddBackend(b))
 	case protocol.OpRemoveBackend.Name:
 		if req.Backend == "" { // never "the default one": a removal names what it removes
 			return nil, fmt.Errorf("%w: remove-backend names the backend to remove", control.ErrBadRequest)
 		}
-		return protocol.OpRemoveBackend.Answer(protocol.None{}, h.l.RemoveSavedBackend(ctx, req.Backend))
+		return protocol.OpRemoveBackend.Answer(protocol.None{}, h.l.Saved().RemoveBackend(ctx, req.Backend))
 	case protocol.OpLogs.Name:
 		args, err := protocol.OpLogs.Args(req)
 		if err != nil {

@@ -4,23 +4,28 @@ import (
 	"slices"
 	"sync"
 
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/runspec"
 )
 
-// coreLookup is the lookup of the core (Config.LocateCore) that Open
-// leaves to Prepare, so that a window can open while it runs.
-type coreLookup struct {
+// preparation is what Open leaves to Prepare and Start: the lookup of the
+// core (Config.LocateCore), so that a window can open while it runs, and
+// the backends a predecessor handed over (adopt mode).
+type preparation struct {
 	locate   func() string  // nil: Open had the core already
 	given    []runspec.Spec // the backends as configured, resolved anew with the core
 	once     sync.Once
 	prepared chan struct{} // closed once cfg.Core and cfg.Backends are final
+	// adopted are the backends a predecessor handed over: written in
+	// Open, read in Start, which the caller runs after Open.
+	adopted map[string]*handoff.Adopted
 }
 
-// newCoreLookup takes the lookup out of cfg: a successor that adopts
+// newPreparation takes the lookup out of cfg: a successor that adopts
 // backends does it now (Open resolves their commands to match the
 // handover), any other launcher at Prepare.
-func newCoreLookup(cfg *Config) *coreLookup {
-	c := &coreLookup{prepared: make(chan struct{})}
+func newPreparation(cfg *Config) *preparation {
+	c := &preparation{prepared: make(chan struct{})}
 	locate := cfg.LocateCore
 	cfg.LocateCore = nil
 	switch {
@@ -37,30 +42,31 @@ func newCoreLookup(cfg *Config) *coreLookup {
 
 // deferred reports whether Prepare finds the core: until it has, cfg.Core
 // and cfg.Backends may still change.
-func (c *coreLookup) deferred() bool { return c.locate != nil }
+func (c *preparation) deferred() bool { return c.locate != nil }
 
-// awaitPrepared waits until what the launcher runs is fixed, when that is
+// await waits until what the launcher runs is fixed, when that is
 // Prepare's to do.
-func (l *Launcher) awaitPrepared() {
-	if l.core.deferred() {
-		<-l.core.prepared
+func (c *preparation) await() {
+	if c.deferred() {
+		<-c.prepared
 	}
 }
 
-// useCore makes core the launcher's and resolves the backends again from
-// their configuration with it. "" (the lookup's answer when the core
-// cannot be used) keeps Self, with which Open resolved them.
-func (l *Launcher) useCore(core string) {
-	if core == "" || core == l.cfg.Core {
-		return
+// use makes core cfg's and resolves the backends again from their
+// configuration with it, reporting whether it did. "" (the lookup's
+// answer when the core cannot be used) keeps Self, with which Open
+// resolved them.
+func (c *preparation) use(cfg *Config, core string) bool {
+	if core == "" || core == cfg.Core {
+		return false
 	}
-	c := Config{Core: core, Backends: slices.Clone(l.core.given)}
-	if err := c.applyBackendDefaults(); err != nil {
+	next := Config{Core: core, Backends: slices.Clone(c.given)}
+	if err := next.applyBackendDefaults(); err != nil {
 		// Never: Open checked the same specs, and no check depends on the
 		// executable's path. The shims then run from Self.
-		l.cfg.Logger.Warn("the backends keep the app's own executable", "err", err)
-		return
+		cfg.Logger.Warn("the backends keep the app's own executable", "err", err)
+		return false
 	}
-	l.cfg.Core, l.cfg.Backends = core, c.Backends
-	l.remotes.SetSelf(core)
+	cfg.Core, cfg.Backends = core, next.Backends
+	return true
 }

@@ -102,7 +102,7 @@ func TestQuitDuringFailedRestartHandoff(t *testing.T) {
 
 	handoffErr := make(chan error, 1)
 	go func() { // the window's Restart Hermes Desktop, keeping no backend
-		_, err := l.RestartSelf(context.Background(), false)
+		_, err := l.Relaunch(context.Background(), false)
 		handoffErr <- err
 	}()
 	waitFile(t, started) // the backends are stopped, the state dir let go

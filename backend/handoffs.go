@@ -16,12 +16,12 @@ import (
 // exit without tearing anything down.
 func (l *Launcher) HandedOff() <-chan struct{} { return l.handoff.HandedOff() }
 
-// RestartSelf hands this instance over to a new run of its own executable
-// (handoff.Sender.RestartSelf): with keepBackends the backends keep
+// Relaunch hands this instance over to a new run of its own executable
+// (handoff.Sender.Relaunch): with keepBackends the backends keep
 // running where the platform can hand them over; without, the new instance
 // starts them anew.
-func (l *Launcher) RestartSelf(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
-	return l.handoff.RestartSelf(ctx, keepBackends)
+func (l *Launcher) Relaunch(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
+	return l.handoff.Relaunch(ctx, keepBackends)
 }
 
 // handoff is the part of the configuration the handoff's Sender is built

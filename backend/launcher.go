@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"hermes-desktop/backend/handoff"
@@ -45,23 +44,21 @@ type Launcher struct {
 	handoff *handoff.Sender
 	saved   *settings.Store // config.json: the window's, the CLI's and ours
 
-	claim     *stateClaim            // the locks and the socket; guarded inside
-	sups      supervisor.List        // the backends' supervisors; guarded inside
-	logs      backendLogs            // the backends' logs; guarded inside
-	events    model.Broker           // safe for concurrent use
-	subreaper *subreaper             // the loops that take in orphans; guarded inside
-	reaps     reapHistory            // the reaps run, one at a time; guarded inside
-	stop      stopping               // stop asked, backends gone, shutdown once
-	notices   noticeList             // guarded inside
-	focus     atomic.Pointer[func()] // set by the GUI
+	claim     *stateClaim     // the locks and the socket; guarded inside
+	sups      supervisor.List // the backends' supervisors; guarded inside
+	logs      backendLogs     // the backends' logs; guarded inside
+	events    model.Broker    // safe for concurrent use
+	subreaper *subreaper      // the loops that take in orphans; guarded inside
+	reaps     reapHistory     // the reaps run, one at a time; guarded inside
+	stop      stopping        // stop asked, backends gone, shutdown once
+	notices   noticeList      // guarded inside
+	pages     *Pages          // what a person asks to see; the focus the GUI sets
 
-	// adopted are the backends a predecessor handed over (adopt mode):
-	// written in Open, read in Start, which the caller runs after Open.
-	adopted map[string]*handoff.Adopted
-	// core is the lookup Prepare does when Open did not (cfg.LocateCore);
-	// its prepared is closed once cfg.Core and cfg.Backends are final and
-	// the supervisors exist.
-	core *coreLookup
+	// prep is what Open leaves to Prepare and Start: the lookup of the
+	// core when Open did not do it (cfg.LocateCore), whose prepared is
+	// closed once cfg.Core and cfg.Backends are final and the supervisors
+	// exist, and the backends a predecessor handed over.
+	prep *preparation
 }
 
 // Logger is the launcher's log, for what the app around it does.
@@ -75,7 +72,7 @@ func (l *Launcher) Logger() *slog.Logger { return l.cfg.Logger }
 func Open(cfg Config) (_ *Launcher, err error) {
 	// The defaults are filled into our copy, never the caller's.
 	cfg.Backends = slices.Clone(cfg.Backends)
-	core := newCoreLookup(&cfg)
+	prep := newPreparation(&cfg)
 	if err := cfg.applyDefaults(); err != nil {
 		return nil, err
 	}
@@ -85,7 +82,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	if err := closeOnExecInherited(); err != nil {
 		cfg.Logger.Warn("could not mark inherited fds close-on-exec", "err", err)
 	}
-	l := &Launcher{cfg: cfg, started: time.Now(), stop: newStopping(), core: core}
+	l := &Launcher{cfg: cfg, started: time.Now(), stop: newStopping(), prep: prep}
 	defer func() {
 		if err != nil {
 			l.release()
@@ -103,6 +100,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	l.claim = &stateClaim{dir: cfg.StateDir, nonce: l.nonce, logger: cfg.Logger}
 	l.saved = settings.NewStore(cfg.StateDir)
 	l.logs = newBackendLogs(cfg.StateDir, &l.events)
+	l.pages = &Pages{sups: &l.sups, nonce: l.nonce}
 	l.subreaper = &subreaper{reclaimer: reclaim.New(l.self.PID, DefaultGrace, l.nonce, cfg.Logger)}
 	l.upd = selfupdate.New(cfg.selfUpdate(l.self), updateHost{l})
 	l.handoff = handoff.NewSender(cfg.handoff(l.self, l.nonce), handoffHost{l})
@@ -137,7 +135,7 @@ func (l *Launcher) receive() error {
 		return err
 	}
 	l.claim.hold(got.InstLock, got.OwnerLock)
-	l.adopted = got.Backends
+	l.prep.adopted = got.Backends
 	return nil
 }
 
@@ -147,21 +145,21 @@ func (l *Launcher) receive() error {
 // it; a caller may call it first, from another goroutine than the window's
 // (lifecycle), to learn the core before anything starts. Call it once.
 func (l *Launcher) Prepare() {
-	l.core.once.Do(func() {
-		if l.core.deferred() {
-			l.useCore(l.core.locate())
+	l.prep.once.Do(func() {
+		if l.prep.deferred() && l.prep.use(&l.cfg, l.prep.locate()) {
+			l.remotes.SetSelf(l.cfg.Core)
 		}
 		for _, spec := range l.cfg.Backends {
 			l.sups.Add(l.newSupervisor(spec))
 		}
-		close(l.core.prepared)
+		close(l.prep.prepared)
 	})
 }
 
 // Core is the executable the shims and the built-in backend run from; when
 // Prepare finds it, once Prepare has.
 func (l *Launcher) Core() string {
-	l.awaitPrepared()
+	l.prep.await()
 	return l.cfg.Core
 }
 
@@ -185,7 +183,7 @@ func (l *Launcher) Start() {
 		l.cfg.Logger.Info(msg)
 	}
 	l.sups.RunAll(func(sup *supervisor.Supervisor) (run.Process, model.BackendStatus) {
-		a := l.adopted[sup.Spec().Name]
+		a := l.prep.adopted[sup.Spec().Name]
 		if inst := a.Instance(); inst != nil {
 			return inst, a.Status()
 		}
@@ -244,9 +242,6 @@ func (l *Launcher) release() error {
 // AddNotice records something the user should see (a settings file set
 // aside, say); status carries it.
 func (l *Launcher) AddNotice(msg string) { l.notices.add(msg) }
-
-// SetFocus registers what a second launch should do (bring the window up).
-func (l *Launcher) SetFocus(fn func()) { l.focus.Store(&fn) }
 
 // Subscribe returns a subscription to status and log events.
 func (l *Launcher) Subscribe() *model.Subscription { return l.events.Subscribe(256) }

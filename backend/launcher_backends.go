@@ -8,13 +8,10 @@ import (
 	"hermes-desktop/backend/remote"
 	"hermes-desktop/backend/run"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
@@ -64,7 +61,7 @@ func (f failedRunner) Start(*runspec.Spec) (run.Process, error) {
 // AddBackend adds a backend while the launcher runs and starts it unless
 // it is disabled. Saving it to the settings is the caller's part.
 func (l *Launcher) AddBackend(spec runspec.Spec) error {
-	l.awaitPrepared()
+	l.prep.await()
 	if l.cfg.Explicit != nil {
 		l.cfg.Explicit(&spec)
 	}
@@ -196,68 +193,4 @@ func settingsOf(specs []runspec.Spec) []settings.Backend {
 		out = append(out, b)
 	}
 	return out
-}
-
-// ErrNoPage means no backend has a page to open yet.
-var ErrNoPage = fmt.Errorf("%w: no backend with a page is ready", control.ErrNotReady)
-
-// PageURL is the page Open Hermes opens: the named backend's, or the first
-// page-serving backend's that is ready (or attached) when name is "".
-func (l *Launcher) PageURL(name string) (string, error) {
-	if name != "" {
-		s, err := l.sups.Find(name)
-		if err != nil {
-			return "", err
-		}
-		if st := s.Status(); st.PageURL != "" {
-			return st.PageURL, nil
-		}
-		if spec := s.Spec(); spec.ServesPage() {
-			return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, name, s.Status().State)
-		}
-		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", control.ErrRefused, name)
-	}
-	for _, s := range l.sups.All() {
-		if st := s.Status(); st.PageURL != "" {
-			return st.PageURL, nil
-		}
-	}
-	return "", ErrNoPage
-}
-
-// OpenPage opens the page in the default browser and returns its URL.
-func (l *Launcher) OpenPage(name string) (string, error) {
-	u, err := l.PageURL(name)
-	if err != nil {
-		return "", err
-	}
-	return u, l.OpenExternal(u)
-}
-
-// ConnectionDetails is what a Hermes client needs to reach a backend: its
-// URL and, for a desktop-owned backend, the session token and how to send
-// it. It is the one place the token is shown, on the user's request.
-func (l *Launcher) ConnectionDetails(name string) (string, error) {
-	s, err := l.sups.Find(name)
-	if err != nil {
-		return "", err
-	}
-	st := s.Status()
-	if st.URL == "" {
-		return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, st.Name, st.State)
-	}
-	token, err := s.Token(context.Background())
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "URL: %s\n", st.URL)
-	if token == "" {
-		b.WriteString("Token: none of ours (a dashboard makes its own and puts it in its page)\n")
-		return b.String(), nil
-	}
-	ws, _ := url.Parse(st.URL)
-	ws.Scheme, ws.Path, ws.RawQuery = "ws", hermes.WebSocketPath, url.Values{hermes.QueryToken: {token}}.Encode()
-	fmt.Fprintf(&b, "Token: %s\nREST header: %s: %s\nWebSocket: %s\n", token, hermes.SessionTokenHeader, token, ws)
-	return b.String(), nil
 }

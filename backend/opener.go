@@ -24,10 +24,10 @@ const openerVerdict = 2 * time.Second
 // zombie; whatever the handler leaves behind (a browser xdg-open started,
 // a child that hands off to a running browser) is reaped by
 // proc.CollectOrphans, woken when the handler exits.
-func (l *Launcher) OpenExternal(target string) error {
+func (p *Pages) OpenExternal(target string) error {
 	argv := openerCommand(target)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), reclaim.HelperEnv+"="+l.nonce)
+	cmd.Env = append(os.Environ(), reclaim.HelperEnv+"="+p.nonce)
 	cmd.SysProcAttr = openerAttr()
 	waited, err := proc.StartChild(cmd)
 	if errors.Is(err, exec.ErrNotFound) {

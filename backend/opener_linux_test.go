@@ -13,7 +13,7 @@ import (
 // PATH, or one that found no program for the target (issue 23: the window
 // gave no feedback even when they failed).
 func TestOpenExternalSaysWhyNothingOpened(t *testing.T) {
-	l := &Launcher{}
+	l := &Pages{}
 	t.Setenv("PATH", t.TempDir()) // no xdg-open
 	err := l.OpenExternal(t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "xdg-open, which opens files and links, is not installed") || strings.Contains(err.Error(), "$PATH") {

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -15,25 +16,35 @@ import (
 // validation and words; with no app running, the CLI edits config.json
 // through the same store (AddToSaved, RemoveFromSaved).
 
-// Settings is the settings store of this instance's state dir: one store,
+// Saved is the settings a person saved, as the running launcher takes
+// them: the store, the backend list's Add and Remove (each saved as the
+// edit it is), and what applies at once of a save.
+type Saved struct{ l *Launcher }
+
+// Saved is the launcher's saved settings.
+func (l *Launcher) Saved() Saved { return Saved{l} }
+
+// Store is the settings store of this instance's state dir: one store,
 // so that the window, the control socket and the launcher never interleave
 // their writes of config.json.
-func (l *Launcher) Settings() *settings.Store { return l.saved }
+func (s Saved) Store() *settings.Store { return s.l.saved }
 
-// SettingsSaved applies at once what a running launcher can of settings
+// Applied applies at once what a running launcher can of settings
 // just saved: the update feed and automatic updates, and the ssh config
 // file, which connections made from now on read (a backend added next, or
 // one whose host was never reached, finds an alias it defines).
-func (l *Launcher) SettingsSaved(s settings.Settings) {
-	l.upd.SettingsSaved(s)
-	l.remotes.SetSSHConfig(s.SSHConfig)
+func (s Saved) Applied(st settings.Settings) {
+	s.l.upd.SettingsSaved(st)
+	s.l.remotes.SetSSHConfig(st.SSHConfig)
 }
 
-// AddSavedBackend adds a backend, starts it (unless disabled) and saves
-// the list. What it leaves empty of its ready pattern, health path and
+// AddBackend adds a backend, starts it (unless disabled) and saves
+// the addition (AddToSaved): the settings store's one writer adds it to
+// the list as saved now, never a copy of the running list. What it leaves empty of its ready pattern, health path and
 // grace is the shared settings' as saved now: a Settings change applies to
 // a backend added after it without a relaunch.
-func (l *Launcher) AddSavedBackend(b settings.Backend) error {
+func (s Saved) AddBackend(b settings.Backend) error {
+	l := s.l
 	shared, _ := l.saved.Load() // a file that cannot be used means the defaults; the Settings page says so
 	spec, err := runspec.FromSetting(b, shared)
 	if err != nil {
@@ -42,22 +53,28 @@ func (l *Launcher) AddSavedBackend(b settings.Backend) error {
 	if err := l.AddBackend(spec); err != nil {
 		return err
 	}
-	return l.saveBackends()
+	return savedForNextStart(AddToSaved(l.saved, b))
 }
 
-// RemoveSavedBackend stops a backend (its whole tree), forgets it and
-// saves the list.
-func (l *Launcher) RemoveSavedBackend(ctx context.Context, name string) error {
+// RemoveBackend stops a backend (its whole tree), forgets it and
+// saves the removal (RemoveFromSaved). A backend the saved list never had
+// (given by a flag) leaves it as it is.
+func (s Saved) RemoveBackend(ctx context.Context, name string) error {
+	l := s.l
 	if err := l.RemoveBackend(ctx, name); err != nil {
 		return err
 	}
-	return l.saveBackends()
+	err := RemoveFromSaved(l.saved, name)
+	if errors.Is(err, control.ErrNoSuchBackend) {
+		return nil // never saved: nothing to take out
+	}
+	return savedForNextStart(err)
 }
 
-// saveBackends writes the running list into the saved settings, leaving
-// the other settings as they are saved now.
-func (l *Launcher) saveBackends() error {
-	if _, err := l.saved.SaveBackends(l.BackendSettings); err != nil {
+// savedForNextStart says that a change applied to the running backends
+// could not be saved.
+func savedForNextStart(err error) error {
+	if err != nil {
 		return fmt.Errorf("the change applies now, but could not be saved for the next start: %w", err)
 	}
 	return nil
@@ -75,7 +92,8 @@ func SavedBackends(s settings.Settings) ([]settings.Backend, error) {
 }
 
 // AddToSaved adds a backend to the saved list, for the next start: what
-// `backends add` does with no app running.
+// `backends add` does with no app running, and the save of the window's
+// Add.
 func AddToSaved(store *settings.Store, b settings.Backend) error {
 	_, err := store.EditBackends(func(saved settings.Settings) ([]settings.Backend, error) {
 		if _, err := runspec.FromSetting(b, saved); err != nil {

@@ -10,7 +10,7 @@ import (
 // Status returns the instance's current status; while Prepare is finding
 // the core, once it has (the list of backends is fixed then).
 func (l *Launcher) Status() model.Status {
-	l.awaitPrepared()
+	l.prep.await()
 	st := model.Status{Instance: model.InstanceInfo{
 		PID: l.self.PID, StateDir: l.cfg.StateDir, Nonce: l.nonce, UI: l.cfg.UI,
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,

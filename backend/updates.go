@@ -15,7 +15,8 @@ import (
 // holds it and answers what it asks through updateHost, and nothing else.
 
 // Updates returns the self-update: checks, apply, skip, the update
-// settings, Restart to apply, and the health window after a handoff.
+// settings, the relaunch into an upgraded executable, and the health
+// window after a handoff.
 func (l *Launcher) Updates() *selfupdate.Updater { return l.upd }
 
 // selfUpdate is the part of the configuration the Updater is built from.

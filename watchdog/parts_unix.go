@@ -14,7 +14,8 @@ import (
 // The shim's parts, for the remote watchdog (watchdog/remotewd), which
 // runs the same tree, teardown and reaping as the shim behind another
 // lifeline (an ssh channel and a heartbeat instead of a pipe from a local
-// parent).
+// parent). Each part passes the hooks a fresh treeHold: on unix it carries
+// nothing (the subreaper bit and wait4(-1) are the process's own).
 
 // PrepareTree catches the teardown signals and makes this process the
 // leader of its own group and a subreaper, as the shim starts; failures
@@ -24,7 +25,7 @@ func PrepareTree(log *slog.Logger) chan os.Signal {
 	if err := leadProcessGroup(); err != nil {
 		log.Warn("cannot lead a process group", "err", err)
 	}
-	if err := containTree(); err != nil {
+	if err := containTree(&treeHold{}); err != nil {
 		log.Warn("not a subreaper; orphaned descendants may escape", "err", err)
 	}
 	return signals
@@ -34,7 +35,7 @@ func PrepareTree(log *slog.Logger) chan os.Signal {
 // when the backend exits, a teardown signal comes or parentGone speaks,
 // and returns the backend's status once no child is left.
 func RunTree(child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
-	return runShimLoop(child, tree, signals, parentGone, grace, log)
+	return runShimLoop(&treeHold{}, child, tree, signals, parentGone, grace, log)
 }
 
 // RequestStop hands a stop request to RunTree's loop.

@@ -51,10 +51,11 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 	}
 	exitWord := openOwnerExit(o, log)
 	signals := notifyShimSignals()
+	var hold treeHold // what containTree, startChild and runShimLoop hand each other
 	if err := leadProcessGroup(); err != nil {
 		log.Warn("cannot lead a process group; the tree is followed by parent links only", "err", err)
 	}
-	if err := containTree(); err != nil {
+	if err := containTree(&hold); err != nil {
 		log.Warn("not a subreaper; orphaned descendants may escape", "err", err)
 	}
 	if !awaitStart(lifeline) {
@@ -74,7 +75,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 		return 1
 	}
 	tree, cgroupErr := makeTreeCgroup(o.Cgroup, log)
-	child, tree, err := startBackend(o.Argv, env, tree, &cgroupErr, log)
+	child, tree, err := startBackend(&hold, o.Argv, env, tree, &cgroupErr, log)
 	if err != nil {
 		sendReport(report, Report{Error: err.Error()}, log)
 		log.Error("start backend", "argv", o.Argv, "err", err)
@@ -93,7 +94,7 @@ func runShim(o ShimOptions, log *slog.Logger) int {
 			parentGone <- reason
 		}
 	}()
-	code := runShimLoop(child, tree, signals, parentGone, o.Grace, log)
+	code := runShimLoop(&hold, child, tree, signals, parentGone, o.Grace, log)
 	releaseTreeCgroup(tree, log)
 	trace("tree-empty", strconv.Itoa(code))
 	cancel()
@@ -136,13 +137,13 @@ func makeTreeCgroup(name string, log *slog.Logger) (*cgroup.Cgroup, error) {
 // fails while a plain start works (a kernel or a delegation that refuses
 // the migration), the backend runs without the cgroup, which is removed,
 // and cgroupErr says why.
-func startBackend(argv, env []string, tree *cgroup.Cgroup, cgroupErr *error, log *slog.Logger) (proc.Identity, *cgroup.Cgroup, error) {
-	child, err := startChild(argv, env, tree)
+func startBackend(h *treeHold, argv, env []string, tree *cgroup.Cgroup, cgroupErr *error, log *slog.Logger) (proc.Identity, *cgroup.Cgroup, error) {
+	child, err := startChild(h, argv, env, tree)
 	if err == nil || tree == nil {
 		return child, tree, err
 	}
 	_ = tree.Remove()
-	child, err2 := startChild(argv, env, nil)
+	child, err2 := startChild(h, argv, env, nil)
 	if err2 != nil {
 		return proc.Identity{}, nil, err2
 	}

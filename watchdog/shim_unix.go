@@ -62,7 +62,7 @@ func openReportFD(fd uintptr) (*os.File, error) {
 // leads it) with stdio inherited, and inside tree when there is one. The
 // shim reaps all children itself with wait4(-1), so the os.Process is
 // released at once.
-func startChild(argv, env []string, tree *cgroup.Cgroup) (proc.Identity, error) {
+func startChild(_ *treeHold, argv, env []string, tree *cgroup.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: %w", err)
@@ -106,7 +106,7 @@ type shimLoop struct {
 // come to us), starts the teardown when the backend exits, a teardown signal
 // arrives, or the parent dies, and returns the backend's status once no
 // child is left.
-func runShimLoop(child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(_ *treeHold, child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	sigchld := make(chan os.Signal, 1)
 	signal.Notify(sigchld, syscall.SIGCHLD)
 	defer signal.Stop(sigchld)
@@ -257,4 +257,4 @@ func describe(ws unix.WaitStatus) string {
 // reapable. macOS has none: orphans go to launchd, and the shim signals its
 // group and every descendant it can see by parent links before they are
 // orphaned.
-func containTree() error { return proc.SetChildSubreaper(true) }
+func containTree(*treeHold) error { return proc.SetChildSubreaper(true) }

@@ -16,11 +16,18 @@ import (
 	"hermes-desktop/platform/proc"
 )
 
-// shimJob is the shim's kill-on-close job. The shim joins it before
-// starting the backend, so the backend and everything it starts are born
-// inside; when the shim exits, however it exits, Windows kills them all.
-// The handle is never closed: exiting closes it.
-var shimJob *job.Job
+// treeHold is what the shim's hooks hand each other on Windows, from
+// containTree to startChild to runShimLoop: the job that holds the tree
+// and the backend's process.
+type treeHold struct {
+	// job is the shim's kill-on-close job. The shim joins it before
+	// starting the backend, so the backend and everything it starts are
+	// born inside; when the shim exits, however it exits, Windows kills
+	// them all. The handle is never closed: exiting closes it.
+	job *job.Job
+	// child is the backend; runShimLoop owns its Wait.
+	child *os.Process
+}
 
 // notifyShimSignals catches console control events (delivered as SIGINT)
 // and SIGTERM from os.Process.Signal emulation.
@@ -43,16 +50,16 @@ func openReportFD(fd uintptr) (*os.File, error) {
 
 // containTree joins a kill-on-close job: the shim's descendants cannot
 // leave it (the Windows counterpart of the Linux subreaper).
-func containTree() error {
-	job, err := job.NewKillOnClose(false)
+func containTree(h *treeHold) error {
+	j, err := job.NewKillOnClose(false)
 	if err != nil {
 		return err
 	}
-	if err := job.AssignSelf(); err != nil {
-		job.Close()
+	if err := j.AssignSelf(); err != nil {
+		j.Close()
 		return err
 	}
-	shimJob = job
+	h.job = j
 	return nil
 }
 
@@ -60,7 +67,7 @@ func containTree() error {
 // be sent CTRL_BREAK as its SIGTERM, on a console of its own without a
 // window: the desktop build has no console to lend it, and Windows would
 // otherwise open a console window for a console backend (hermes.exe).
-func startChild(argv, env []string, _ *cgroup.Cgroup) (proc.Identity, error) {
+func startChild(h *treeHold, argv, env []string, _ *cgroup.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: %w", err)
@@ -73,7 +80,7 @@ func startChild(argv, env []string, _ *cgroup.Cgroup) (proc.Identity, error) {
 	if err != nil {
 		return proc.Identity{}, fmt.Errorf("watchdog: start %s: %w", path, err)
 	}
-	childProcess = p
+	h.child = p
 	id, err := proc.Lookup(p.Pid)
 	if err != nil {
 		_ = p.Kill()
@@ -82,22 +89,19 @@ func startChild(argv, env []string, _ *cgroup.Cgroup) (proc.Identity, error) {
 	return id, nil
 }
 
-// childProcess is the backend; runShimLoop owns its Wait.
-var childProcess *os.Process
-
 // runShimLoop waits for the backend's exit, a teardown signal or the parent's
 // death. A teardown sends CTRL_BREAK, waits the grace period, then kills
 // every other process in the job.
-func runShimLoop(child proc.Identity, _ *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
+func runShimLoop(h *treeHold, child proc.Identity, _ *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
-		st, _ := childProcess.Wait()
+		st, _ := h.child.Wait()
 		exited <- st
 	}()
 	var why string
 	select {
 	case st := <-exited:
-		killJobMembers(log)
+		h.killJobMembers(log)
 		return st.ExitCode()
 	case sig := <-signals:
 		why = "signal " + sig.String()
@@ -113,11 +117,11 @@ func runShimLoop(child proc.Identity, _ *cgroup.Cgroup, signals <-chan os.Signal
 	}
 	select {
 	case st := <-exited:
-		killJobMembers(log)
+		h.killJobMembers(log)
 		return st.ExitCode()
 	case <-time.After(grace):
 	}
-	killJobMembers(log)
+	h.killJobMembers(log)
 	select {
 	case st := <-exited:
 		return st.ExitCode()
@@ -130,11 +134,11 @@ func runShimLoop(child proc.Identity, _ *cgroup.Cgroup, signals <-chan os.Signal
 }
 
 // killJobMembers terminates every process in the shim's job except the shim.
-func killJobMembers(log *slog.Logger) {
-	if shimJob == nil {
+func (h *treeHold) killJobMembers(log *slog.Logger) {
+	if h.job == nil {
 		return
 	}
-	if err := shimJob.KillMembers(); err != nil {
+	if err := h.job.KillMembers(); err != nil {
 		log.Warn("kill job members", "err", err)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/corebin"
 	"hermes-desktop/backend/handoff"
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/logs"
@@ -25,40 +24,14 @@ import (
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/envflag"
-	"hermes-desktop/watchdog"
 )
 
-// runOptions are the flags of `run`; each has an environment variable.
+// runOptions are the flags of `run`, each from its row of settings.Options
+// (which names its environment variable too).
 type runOptions struct {
-	headless     bool
-	stateDir     string
-	backendCmd   string
-	readyRegex   string
-	healthPath   string
-	grace        time.Duration
-	startTimeout time.Duration
-	minOrphanAge time.Duration
-	noShim       bool
-	containment  string
-	noBootReap   bool
-	logLevel     string
-
-	// restartWindow is how far back the crash-loop breaker counts a
-	// backend's unexpected exits.
-	restartWindow time.Duration
-	// Leak guard.
-	sampleInterval time.Duration
-	maxDuplicates  int
-	fdRestart      bool
-	nofileFloor    int
-	// Self-update.
-	updateFeed     string
-	updateAuto     bool
-	healthWindow   time.Duration
-	updateInterval time.Duration
-	// adoptFD is the handoff state pipe a predecessor gives an adopting
-	// successor (hidden: only a handoff sets it).
-	adoptFD int
+	// values holds each flag's value by name: a *bool, *string, *int or
+	// *time.Duration, as its option's Type says.
+	values map[string]any
 	// explicit maps the options given by flag or environment variable to
 	// how they were given ("--grace" or watchdog.EnvGrace): those win
 	// over the saved settings (config.json).
@@ -70,20 +43,56 @@ type runOptions struct {
 	argv       []string
 }
 
-// settingsEnv maps the options that have a saved setting to their
-// environment variables.
-var settingsEnv = map[string]string{
-	"backend-cmd":            "HERMES_DESKTOP_BACKEND_CMD",
-	"ready-regex":            "HERMES_DESKTOP_READY_REGEX",
-	"health-path":            "HERMES_DESKTOP_HEALTH_PATH",
-	"grace":                  watchdog.EnvGrace,
-	"min-orphan-age":         "HERMES_DESKTOP_MIN_ORPHAN_AGE",
-	"sample-interval":        "HERMES_DESKTOP_SAMPLE_INTERVAL",
-	"max-duplicate-children": "HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN",
-	"restart-on-fd-pressure": "HERMES_DESKTOP_RESTART_ON_FD_PRESSURE",
-	"nofile-soft-limit":      "HERMES_DESKTOP_NOFILE_SOFT_LIMIT",
-	"update-feed":            "HERMES_DESKTOP_UPDATE_FEED",
-	"update-automatically":   "HERMES_DESKTOP_UPDATE_AUTOMATICALLY",
+// flagDefaults are the defaults of the flags whose default is not their
+// type's zero value (nor their environment variable's value).
+var flagDefaults = map[string]any{
+	"grace":                 backend.DefaultGrace,
+	"start-timeout":         backend.DefaultStartTimeout,
+	"restart-window":        backend.DefaultRestartWindow,
+	"min-orphan-age":        backend.DefaultMinOrphanAge,
+	"containment":           "auto",
+	"sample-interval":       leakguard.DefaultSampleInterval,
+	"nofile-soft-limit":     leakguard.DefaultNofileFloor,
+	"update-health-window":  backend.DefaultUpdateHealthWindow,
+	"update-check-interval": backend.DefaultUpdateCheckInterval,
+	handoff.AdoptFDFlag:     -1, // none: only a handoff sets it
+	"log-level":             "info",
+}
+
+// str, dur, num and on read a flag's value by name.
+func (o runOptions) str(name string) string        { return *o.values[name].(*string) }
+func (o runOptions) dur(name string) time.Duration { return *o.values[name].(*time.Duration) }
+func (o runOptions) num(name string) int           { return *o.values[name].(*int) }
+func (o runOptions) on(name string) bool           { return *o.values[name].(*bool) }
+
+// defineFlags defines a flag for each option that has one, its default
+// read from its environment variable, and returns where each value lands.
+func defineFlags(fs *flag.FlagSet) map[string]any {
+	values := map[string]any{}
+	for _, opt := range settings.Options {
+		if opt.Flag == "" {
+			continue
+		}
+		env := opt.Env
+		if opt.NoEnvDefault {
+			env = ""
+		}
+		def := flagDefaults[opt.Flag]
+		switch opt.Type {
+		case settings.TypeBool:
+			values[opt.Flag] = fs.Bool(opt.Flag, envflag.Bool(env), opt.Help())
+		case settings.TypeText:
+			d, _ := def.(string)
+			values[opt.Flag] = fs.String(opt.Flag, envflag.String(env, d), opt.Help())
+		case settings.TypeInt:
+			d, _ := def.(int)
+			values[opt.Flag] = fs.Int(opt.Flag, envflag.Int(env, d), opt.Help())
+		case settings.TypeDuration:
+			d, _ := def.(time.Duration)
+			values[opt.Flag] = fs.Duration(opt.Flag, envflag.Duration(env, d), opt.Help())
+		}
+	}
+	return values
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -94,28 +103,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 		fmt.Fprintln(stderr, "usage: hermes-desktop run [--headless] [flags]")
 		fs.PrintDefaults()
 	}
-	fs.BoolVar(&o.headless, "headless", envflag.Bool("HERMES_DESKTOP_HEADLESS"), "run without a window (env HERMES_DESKTOP_HEADLESS)")
-	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (env HERMES_DESKTOP_STATE_DIR; default $"+hermes.EnvHome+"/desktop)")
-	fs.StringVar(&o.backendCmd, "backend-cmd", os.Getenv("HERMES_DESKTOP_BACKEND_CMD"), "backend command line, quoted as in the system's shell (env HERMES_DESKTOP_BACKEND_CMD; default hermes serve, else the built-in backend)")
-	fs.StringVar(&o.readyRegex, "ready-regex", os.Getenv("HERMES_DESKTOP_READY_REGEX"), "regex whose first group is the port, matched on the backend's output (env HERMES_DESKTOP_READY_REGEX)")
-	fs.StringVar(&o.healthPath, "health-path", os.Getenv("HERMES_DESKTOP_HEALTH_PATH"), "health check path (env HERMES_DESKTOP_HEALTH_PATH; default "+runspec.DefaultHealthPath+")")
-	fs.DurationVar(&o.grace, "grace", envflag.Duration(watchdog.EnvGrace, backend.DefaultGrace), "time a backend has to exit once asked to stop (SIGTERM; CTRL_BREAK on Windows) before it is killed (env "+watchdog.EnvGrace+")")
-	fs.DurationVar(&o.startTimeout, "start-timeout", envflag.Duration("HERMES_DESKTOP_START_TIMEOUT", backend.DefaultStartTimeout), "time a backend has to become ready (env HERMES_DESKTOP_START_TIMEOUT)")
-	fs.DurationVar(&o.restartWindow, "restart-window", envflag.Duration("HERMES_DESKTOP_RESTART_WINDOW", backend.DefaultRestartWindow), "a backend that exits unexpectedly 4 times within this window is failed, not restarted (env HERMES_DESKTOP_RESTART_WINDOW)")
-	fs.DurationVar(&o.minOrphanAge, "min-orphan-age", envflag.Duration("HERMES_DESKTOP_MIN_ORPHAN_AGE", backend.DefaultMinOrphanAge), "minimum age of an unrecorded orphan before the boot reap removes it; 0s: no minimum (env HERMES_DESKTOP_MIN_ORPHAN_AGE)")
-	fs.BoolVar(&o.noShim, "no-shim", envflag.Bool("HERMES_DESKTOP_NO_SHIM"), "debugging only: run backends without the watchdog shim, so a killed launcher strands them (env HERMES_DESKTOP_NO_SHIM)")
-	fs.StringVar(&o.containment, "containment", envflag.String("HERMES_DESKTOP_CONTAINMENT", "auto"), "what holds each backend's tree: auto (the strongest available), cgroup, systemd-scope, job or process-tree (env HERMES_DESKTOP_CONTAINMENT)")
-	fs.BoolVar(&o.noBootReap, "no-boot-reap", envflag.Bool("HERMES_DESKTOP_NO_BOOT_REAP"), "skip the reap of abandoned backends before the first spawn (env HERMES_DESKTOP_NO_BOOT_REAP)")
-	fs.DurationVar(&o.sampleInterval, "sample-interval", envflag.Duration("HERMES_DESKTOP_SAMPLE_INTERVAL", leakguard.DefaultSampleInterval), "how often each backend's process tree is sampled (env HERMES_DESKTOP_SAMPLE_INTERVAL)")
-	fs.IntVar(&o.maxDuplicates, "max-duplicate-children", envflag.Int("HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", 0), "keep only the newest N descendants per identical command line; 0 is off (env HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN)")
-	fs.BoolVar(&o.fdRestart, "restart-on-fd-pressure", envflag.Bool("HERMES_DESKTOP_RESTART_ON_FD_PRESSURE"), "restart a backend at 95% of its open-file limit (env HERMES_DESKTOP_RESTART_ON_FD_PRESSURE)")
-	fs.IntVar(&o.nofileFloor, "nofile-soft-limit", envflag.Int("HERMES_DESKTOP_NOFILE_SOFT_LIMIT", leakguard.DefaultNofileFloor), "floor for the backends' soft open-file limit, never lowering it; 0 is off (env HERMES_DESKTOP_NOFILE_SOFT_LIMIT)")
-	fs.StringVar(&o.updateFeed, "update-feed", os.Getenv("HERMES_DESKTOP_UPDATE_FEED"), "the self-update feed's URL, like https://example.com/hermes-desktop/stable.json; no default: updates are off without one (env HERMES_DESKTOP_UPDATE_FEED)")
-	fs.BoolVar(&o.updateAuto, "update-automatically", envflag.Bool("HERMES_DESKTOP_UPDATE_AUTOMATICALLY"), "apply a downloaded update when the backends are idle, without asking (env HERMES_DESKTOP_UPDATE_AUTOMATICALLY)")
-	fs.DurationVar(&o.healthWindow, "update-health-window", envflag.Duration("HERMES_DESKTOP_UPDATE_HEALTH_WINDOW", backend.DefaultUpdateHealthWindow), "how long a new version must stay healthy after an update before it is kept; a failure inside it rolls back (env HERMES_DESKTOP_UPDATE_HEALTH_WINDOW)")
-	fs.DurationVar(&o.updateInterval, "update-check-interval", envflag.Duration("HERMES_DESKTOP_UPDATE_CHECK_INTERVAL", backend.DefaultUpdateCheckInterval), "time between automatic update checks; 0 turns them off (env HERMES_DESKTOP_UPDATE_CHECK_INTERVAL)")
-	fs.IntVar(&o.adoptFD, handoff.AdoptFDFlag, -1, "internal: handoff state pipe (set by a handoff in adopt mode)")
-	fs.StringVar(&o.logLevel, "log-level", envflag.String("HERMES_DESKTOP_LOG_LEVEL", "info"), "debug, info, warn or error (env HERMES_DESKTOP_LOG_LEVEL)")
+	o.values = defineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -124,9 +112,10 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	}
 	o.explicit = map[string]string{}
 	fs.Visit(func(f *flag.Flag) { o.explicit[f.Name] = "--" + f.Name })
-	for name, env := range settingsEnv {
-		if os.Getenv(env) != "" && o.explicit[name] == "" { // a flag wins over its variable
-			o.explicit[name] = env
+	// A saved option's variable wins over config.json as its flag does.
+	for _, opt := range settings.Options {
+		if opt.Field != "" && opt.Flag != "" && opt.Env != "" && os.Getenv(opt.Env) != "" && o.explicit[opt.Flag] == "" {
+			o.explicit[opt.Flag] = opt.Env // a flag wins over its variable
 		}
 	}
 	return o, nil
@@ -139,8 +128,8 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 // backend, over a backend's own saved value too (it is never saved).
 func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 	given := func(name string) bool { return o.explicit[name] != "" }
-	if given("backend-cmd") && o.backendCmd != "" {
-		argv, err := cmdline.Split(o.backendCmd)
+	if given("backend-cmd") && o.str("backend-cmd") != "" {
+		argv, err := cmdline.Split(o.str("backend-cmd"))
 		if err != nil {
 			return fmt.Errorf("--backend-cmd: %w", err)
 		}
@@ -149,48 +138,48 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 	// The same for a backend added in the window later (Launcher.AddBackend).
 	cfg.Explicit = func(spec *runspec.Spec) {
 		if given("ready-regex") {
-			spec.ReadyRegex = o.readyRegex
+			spec.ReadyRegex = o.str("ready-regex")
 		}
 		if given("health-path") {
-			spec.HealthPath = o.healthPath
+			spec.HealthPath = o.str("health-path")
 		}
 		if given("grace") {
-			spec.Grace = o.grace
+			spec.Grace = o.dur("grace")
 		}
-		spec.StartTimeout = o.startTimeout
+		spec.StartTimeout = o.dur("start-timeout")
 	}
 	for i := range cfg.Backends {
 		cfg.Explicit(&cfg.Backends[i])
 	}
 	if given("min-orphan-age") {
-		cfg.MinOrphanAge = new(o.minOrphanAge) // 0s given: no minimum
+		cfg.MinOrphanAge = new(o.dur("min-orphan-age")) // 0s given: no minimum
 	}
 	if given("sample-interval") {
-		cfg.LeakGuard.SampleInterval = o.sampleInterval
+		cfg.LeakGuard.SampleInterval = o.dur("sample-interval")
 	}
 	if given("max-duplicate-children") {
-		cfg.LeakGuard.MaxDuplicateChildren = o.maxDuplicates
+		cfg.LeakGuard.MaxDuplicateChildren = o.num("max-duplicate-children")
 	}
 	if given("restart-on-fd-pressure") {
-		cfg.LeakGuard.RestartOnFDPressure = o.fdRestart
+		cfg.LeakGuard.RestartOnFDPressure = o.on("restart-on-fd-pressure")
 	}
 	if given("nofile-soft-limit") {
-		cfg.LeakGuard.NofileSoftLimit = settings.NofileFloor(o.nofileFloor)
+		cfg.LeakGuard.NofileSoftLimit = settings.NofileFloor(o.num("nofile-soft-limit"))
 	}
 	if given("update-feed") {
-		if o.updateFeed != "" {
-			if err := settings.ValidateFeedURL(o.updateFeed); err != nil {
+		if o.str("update-feed") != "" {
+			if err := settings.ValidateFeedURL(o.str("update-feed")); err != nil {
 				return fmt.Errorf("--update-feed: %w", err)
 			}
 		}
-		cfg.UpdateFeed, cfg.UpdateFeedFrom = o.updateFeed, o.explicit["update-feed"]
+		cfg.UpdateFeed, cfg.UpdateFeedFrom = o.str("update-feed"), o.explicit["update-feed"]
 	}
 	if given("update-automatically") {
-		cfg.UpdateAutomatically, cfg.UpdateAutomaticallyFrom = o.updateAuto, o.explicit["update-automatically"]
+		cfg.UpdateAutomatically, cfg.UpdateAutomaticallyFrom = o.on("update-automatically"), o.explicit["update-automatically"]
 	}
-	cfg.UpdateHealthWindow = o.healthWindow
-	cfg.UpdateCheckInterval = o.updateInterval
-	if o.updateInterval == 0 {
+	cfg.UpdateHealthWindow = o.dur("update-health-window")
+	cfg.UpdateCheckInterval = o.dur("update-check-interval")
+	if o.dur("update-check-interval") == 0 {
 		cfg.UpdateCheckInterval = -1 // 0 on the command line: no automatic checks
 	}
 	return nil
@@ -199,7 +188,7 @@ func (o *runOptions) applyExplicit(cfg *backend.Config) error {
 // config turns the flags and the saved settings into a launcher
 // configuration.
 func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog func(), err error) {
-	stateDir, err := resolveStateDir(o.stateDir)
+	stateDir, err := resolveStateDir(o.str("state-dir"))
 	if err != nil {
 		return backend.Config{}, nil, err
 	}
@@ -209,7 +198,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 		return backend.Config{}, nil, err
 	}
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+	if err := level.UnmarshalText([]byte(o.str("log-level"))); err != nil {
 		return backend.Config{}, nil, fmt.Errorf("--log-level: %w", err)
 	}
 	logTo, closeLog := launcherLog(stateDir, stderr)
@@ -227,20 +216,21 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 	cfg := backend.Config{
 		StateDir:    stateDir,
 		Self:        self,
-		NoShim:      o.noShim,
+		NoShim:      o.on("no-shim"),
 		Containment: containment,
-		NoBootReap:  o.noBootReap,
-		Args:        successorArgs(o.argv),
-		HandoffWait: envflag.Duration(handoff.EnvWait, 0),
-		Version:     o.version,
-		Logger:      slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level})),
-		Announce:    stdout,
-		Notices:     nonEmpty(notice),
-		UpdateKeys:  o.updateKeys,
+		NoBootReap:  o.on("no-boot-reap"),
+		HandoffOptions: backend.HandoffOptions{
+			Args:        successorArgs(o.argv),
+			HandoffWait: envflag.Duration(handoff.EnvWait, 0),
+		},
+		Shown:    backend.Shown{Version: o.version, Notices: nonEmpty(notice)},
+		Logger:   slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level})),
+		Announce: stdout,
 		// A flag, not a setting: a test shortens it, so that a crash loop
 		// and start timeouts spaced wider than it are told apart in seconds.
-		RestartWindow: o.restartWindow,
+		RestartPolicy: backend.RestartPolicy{RestartWindow: o.dur("restart-window")},
 	}
+	cfg.UpdateKeys = o.updateKeys
 	cfg.LocateCore = func() string { return locateCore(stateDir, o.version, cfg.Logger) }
 	// One merge path: the saved settings (already validated), then what
 	// the user gave explicitly.
@@ -260,10 +250,10 @@ func (o runOptions) checked() (string, model.Containment, error) {
 	if err != nil {
 		return "", "", fmt.Errorf("find own executable: %w", err)
 	}
-	if o.restartWindow <= 0 {
-		return "", "", fmt.Errorf("--restart-window: %v is not a positive duration", o.restartWindow)
+	if o.dur("restart-window") <= 0 {
+		return "", "", fmt.Errorf("--restart-window: %v is not a positive duration", o.dur("restart-window"))
 	}
-	containment, err := model.ParseContainment(o.containment)
+	containment, err := model.ParseContainment(o.str("containment"))
 	if err != nil {
 		return "", "", fmt.Errorf("--containment: %w", err)
 	}
@@ -341,8 +331,8 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	defer closeLog()
-	if opts.adoptFD >= 0 {
-		cfg.AdoptFrom = handoff.InheritFile(opts.adoptFD, "handoff-state")
+	if opts.num(handoff.AdoptFDFlag) >= 0 {
+		cfg.AdoptFrom = handoff.InheritFile(opts.num(handoff.AdoptFDFlag), "handoff-state")
 	}
 	os.Unsetenv(handoff.EnvWait) // for us only, not for the backends
 	if err := instance.EnterLauncherJob(); err != nil {
@@ -352,7 +342,7 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 		Claimed: func(core string) { fmt.Fprint(stdout, announcement(cfg, core)) },
 		Started: func() { injectFaults(cfg) },
 	}
-	if !opts.headless {
+	if !opts.on("headless") {
 		ok, why := false, "this build has no GUI (build with 'make gui' for the window)"
 		if p.GUIAvailable != nil && p.Window != nil {
 			ok, why = p.GUIAvailable()

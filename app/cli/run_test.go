@@ -137,8 +137,10 @@ func TestSettingsMerge(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("PATH", t.TempDir()) // no hermes here
-			for _, env := range settingsEnv {
-				t.Setenv(env, "")
+			for _, opt := range settings.Options {
+				if opt.Env != "" {
+					t.Setenv(opt.Env, "")
+				}
 			}
 			for k, v := range tc.env {
 				t.Setenv(k, v)

@@ -47,7 +47,7 @@ func newFake(l *backend.Launcher) *fakeWindow {
 func (w *fakeWindow) Run(sig *Signals) error {
 	w.running.Store(true)
 	defer w.running.Store(false)
-	w.l.SetFocus(func() { w.focused.Add(1) }) // as the App's attach does
+	w.l.Pages().SetFocus(func() { w.focused.Add(1) }) // as the App's attach does
 	if w.inRun != nil {
 		w.inRun(sig)
 	}

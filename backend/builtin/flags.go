@@ -54,19 +54,42 @@ type Options struct {
 	PublicHealth bool
 	// SSHTokenFile and SSHOwnerNonce are Hermes' SSH contract flags.
 	SSHTokenFile, SSHOwnerNonce string
-	// Fault injection for tests; zero values mean "behave".
-	StartDelay          time.Duration
-	IgnoreSIGTERM       bool
-	CrashAfter          time.Duration
-	ExitCode            int // -1: unset
+	// Faults are the fault injection for tests; zero values mean "behave".
+	Faults
+	// ParentPoll, when set, watches the parent only by polling getppid()
+	// at this period, as Hermes' own watchdog does (a benchmark baseline).
+	ParentPoll time.Duration
+	// NoParentWatch disables the parent watchdog (a benchmark baseline).
+	NoParentWatch bool
+}
+
+// Faults are the built-in backend's fault flags, which tests use to
+// make it misbehave; each field's zero value means "behave".
+type Faults struct {
+	// StartDelay waits this long before listening.
+	StartDelay time.Duration
+	// IgnoreSIGTERM catches and ignores SIGTERM and SIGINT.
+	IgnoreSIGTERM bool
+	// CrashAfter exits with ExitCode (1 when unset) this long after
+	// becoming ready.
+	CrashAfter time.Duration
+	// ExitCode is the exit code; alone, exit with it before becoming
+	// ready. -1: unset.
+	ExitCode int
+	// SpawnChildren and SpawnSetsidChildren start this many children in
+	// the backend's process group, and in new sessions.
 	SpawnChildren       int
 	SpawnSetsidChildren int
 	// ChildrenAfter starts the SpawnChildren and SpawnSetsidChildren
 	// children this long after binding, as Hermes starts its stdio MCP
 	// servers about 1 s after bind; zero starts them before the READY line.
-	ChildrenAfter     time.Duration
+	ChildrenAfter time.Duration
+	// LeakChildrenEvery starts a new identical child this often and
+	// never stops the old ones.
 	LeakChildrenEvery time.Duration
-	LeakFDsEvery      time.Duration
+	// LeakFDsEvery opens a file descriptor this often and never closes
+	// it.
+	LeakFDsEvery time.Duration
 	// DaemonizeEvery starts, this often, a child that daemonizes itself the
 	// classic way (fork, setsid, fork again, the middle one exits) with an
 	// empty environment: the grandchild has no parent of ours, no session
@@ -82,11 +105,6 @@ type Options struct {
 	// KeepChildEnv names more variables a scrubbed child keeps (a test
 	// suite's tag, say).
 	KeepChildEnv []string
-	// ParentPoll, when set, watches the parent only by polling getppid()
-	// at this period, as Hermes' own watchdog does (a benchmark baseline).
-	ParentPoll time.Duration
-	// NoParentWatch disables the parent watchdog (a benchmark baseline).
-	NoParentWatch bool
 }
 
 func parseFlags(verb Verb, args []string, stderr io.Writer) (Options, error) {

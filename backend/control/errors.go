@@ -27,9 +27,9 @@ const (
 )
 
 // Sentinel errors, one per code: the one vocabulary of error kinds, which
-// the launcher's handlers and the update package's own errors wrap
-// (fmt.Errorf("%w: ...", control.ErrNoSuchBackend), or Kind for an error
-// with words of its own). Call returns a *RemoteError that matches the
+// the launcher's handlers wrap (fmt.Errorf("%w: ...",
+// control.ErrNoSuchBackend), or Kind for an error with words of its own)
+// and protocol.UpdateError gives the update package's errors. Call returns a *RemoteError that matches the
 // same sentinel.
 var (
 	ErrBadRequest    = errors.New("bad request")
@@ -98,9 +98,8 @@ func sentinelOf(code Code) error {
 }
 
 // Kind returns an error of the given kind (one of the sentinels above)
-// that reads as msg alone: a package's own sentinel (update.ErrDiskFull,
-// "disk full") that travels as a control code (CodeNoSpace) without the
-// kind's words in its message.
+// that reads as msg alone: a sentinel of its own words that travels as a
+// control code without the kind's words in its message.
 func Kind(kind error, msg string) error { return &kindError{kind: kind, msg: msg} }
 
 // kindError is an error of Kind.

@@ -18,7 +18,7 @@
 // removes what a dead successor would leave.
 //
 // The package sees the launcher only through Host (old's side) and
-// Receiving (new's side); it never imports package backend.
+// Receiving (new's side).
 package handoff
 
 import (
@@ -63,7 +63,7 @@ type Host interface {
 type Config struct {
 	// StateDir is the instance's state directory.
 	StateDir string
-	// Exe is our own executable, what RestartSelf starts again.
+	// Exe is our own executable, what Relaunch starts again.
 	Exe string
 	// Args is the command line we were started with (without the program
 	// name), which a successor is started with; none means "run".

@@ -65,14 +65,14 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 	return succ, &protocol.HandoffResult{Mode: args.Mode, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
 }
 
-// RestartSelf hands this instance over to a new run of its own executable,
+// Relaunch hands this instance over to a new run of its own executable,
 // which reads the settings saved since this one started. With keepBackends
 // the backends keep running (an adopt handoff, where the platform has one);
 // without, they are stopped first and the new instance starts them anew, as
 // a setting given to a backend as it starts (its grace period, its command)
 // needs. Once the new instance serves, this one is handed over (HandedOff
 // closes).
-func (s *Sender) RestartSelf(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
+func (s *Sender) Relaunch(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
 	mode := protocol.HandoffRestart
 	if keepBackends && adoptSupported() == nil {
 		mode = protocol.HandoffAdopt

@@ -55,10 +55,10 @@ type BackendStatus struct {
 	Command []string `json:"command"`
 	// Builtin: Command runs Hermes Desktop's own built-in backend (its
 	// first word is the core executable, not a program the user chose).
-	Builtin bool       `json:"builtin,omitempty"`
-	Nonce   string     `json:"nonce,omitempty"`
-	Started *time.Time `json:"started_at,omitempty"`
-	ReadyAt *time.Time `json:"ready_at,omitempty"`
+	Builtin bool `json:"builtin,omitempty"`
+	// SpawnInfo is the run now on: its nonce, when it started, when it
+	// became ready.
+	SpawnInfo
 	// LastError says, in words, why the backend last stopped unexpectedly
 	// or could not start; it is cleared once the backend is ready again.
 	LastError string `json:"last_error,omitempty"`
@@ -69,6 +69,29 @@ type BackendStatus struct {
 	LogTail []string `json:"log_tail,omitempty"`
 	// Tree is the latest sample of the backend's process tree.
 	Tree *leakguard.TreeSample `json:"tree,omitempty"`
+	// ContainmentInfo is what holds the backend's tree, and why.
+	ContainmentInfo
+	// Host is the ssh destination of a backend on another host; "" for a
+	// backend on this machine.
+	Host string `json:"host,omitempty"`
+	// Remote is what a backend on another host shows of its run there
+	// (nil for a local one). PID, ShimPID and Containment above are then
+	// the remote host's; Port and URL are the local end of the forward.
+	Remote *RemoteStatus `json:"remote,omitempty"`
+}
+
+// SpawnInfo is a backend's current run as its status shows it; its
+// fields are BackendStatus' own on the wire (encoding/json flattens an
+// embedded struct, and so does tsgen).
+type SpawnInfo struct {
+	Nonce   string     `json:"nonce,omitempty"`
+	Started *time.Time `json:"started_at,omitempty"`
+	ReadyAt *time.Time `json:"ready_at,omitempty"`
+}
+
+// ContainmentInfo is what holds a backend's process tree; its fields are
+// BackendStatus' own on the wire, as SpawnInfo's.
+type ContainmentInfo struct {
 	// Containment is what holds the backend's process tree (cgroup,
 	// systemd-scope, job or process-tree); "" while none runs.
 	Containment Containment `json:"containment,omitempty"`
@@ -77,13 +100,6 @@ type BackendStatus struct {
 	ContainmentReason string `json:"containment_reason,omitempty"`
 	// Cgroup is the backend's cgroup v2 path, when it has one.
 	Cgroup string `json:"cgroup,omitempty"`
-	// Host is the ssh destination of a backend on another host; "" for a
-	// backend on this machine.
-	Host string `json:"host,omitempty"`
-	// Remote is what a backend on another host shows of its run there
-	// (nil for a local one). PID, ShimPID and Containment above are then
-	// the remote host's; Port and URL are the local end of the forward.
-	Remote *RemoteStatus `json:"remote,omitempty"`
 }
 
 // RemoteStatus is the run of a backend on another host, as its status

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"hermes-desktop/backend/control/protocol"
@@ -31,17 +32,17 @@ func (u *Updater) Apply(ctx context.Context) (*update.Result, error) {
 // means the new version owns the backends, even with an error met after
 // its commit.
 func (u *Updater) apply(ctx context.Context) (*update.Result, error) {
-	if err := u.client.Load().Disabled(); err != nil {
+	if err := u.feed.load().Disabled(); err != nil {
 		return nil, err
 	}
-	if err := u.acquire(ctx); err != nil {
+	if err := u.feed.acquire(ctx); err != nil {
 		return nil, err
 	}
-	defer u.releaseSem()
+	defer u.feed.release()
 	if err := u.allowed(); err != nil {
 		return nil, err
 	}
-	rel, err := u.checkRelease(ctx)
+	rel, err := u.offer.check(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -51,65 +52,71 @@ func (u *Updater) apply(ctx context.Context) (*update.Result, error) {
 	}
 	if !in.SelfManaged() {
 		cmd := in.UpdateCommand(rel.Version)
-		u.set(func(i *update.Info) { i.Command = cmd })
+		u.status.set(func(i *update.Info) { i.Command = cmd })
 		return nil, fmt.Errorf("%w: %s %s is available, but %s; update it with: %s", update.ErrManaged, "Hermes Desktop", rel.Version, in.Why(), cmd)
 	}
-	artifact, err := u.download(ctx)
+	artifact, err := u.offer.download(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return u.install(ctx, rel, in, artifact)
+	return u.swap.install(ctx, rel, in, artifact)
+}
+
+// swapper stages, smoke-tests and swaps in a new version and hands over
+// to it; after the handoff commits it holds the watch of the new
+// version's health window.
+type swapper struct {
+	cfg    *Config
+	host   Host
+	status *statusBoard
+	dir    string // <state>/updates
+	// swapping is set while our own swap changes the executable on disk,
+	// so the watch on it does not announce a package upgrade.
+	swapping atomic.Bool
+	// watch is set once an update handoff committed: this process then
+	// watches the new version's health window (WatchUpdate).
+	watch atomic.Pointer[updateWatch]
 }
 
 // install stages and smoke-tests the download, records the health window,
 // swaps the new version in and hands over to it; it puts the old version
 // back if the handoff fails before the commit.
-func (u *Updater) install(ctx context.Context, rel *update.Release, in update.Install, artifact string) (*update.Result, error) {
+func (s *swapper) install(ctx context.Context, rel *update.Release, in update.Install, artifact string) (*update.Result, error) {
 	start := time.Now()
-	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateApplying, "", "" })
-	u.host.PublishStatus()
+	s.status.change(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateApplying, "", "" })
 	staged, err := update.Stage(ctx, artifact, in, rel.Version)
 	if err != nil {
-		return nil, u.failed(err)
+		return nil, s.status.fail(err)
 	}
-	p := update.Probation{Version: rel.Version, Previous: u.cfg.Version, Target: in.Target, Exe: in.Exe,
-		Watcher: u.cfg.Self, Started: time.Now(), Window: u.cfg.HealthWindow}
-	if err := update.WriteProbation(u.dir, p); err != nil {
+	p := update.Probation{Version: rel.Version, Previous: s.cfg.Version, Target: in.Target, Exe: in.Exe,
+		Watcher: s.cfg.Self, Started: time.Now(), Window: s.cfg.HealthWindow}
+	if err := update.WriteProbation(s.dir, p); err != nil {
 		os.RemoveAll(staged) // our own staged copy
-		return nil, u.failed(err)
+		return nil, s.status.fail(err)
 	}
-	baseline := u.host.CrashCounts()
-	u.swapping.Store(true)
-	defer u.swapping.Store(false)
+	baseline := s.host.CrashCounts()
+	s.swapping.Store(true)
+	defer s.swapping.Store(false)
 	if err := update.Swap(staged, in.Target); err != nil {
-		_ = update.ClearProbation(u.dir)
-		return nil, u.failed(err)
+		_ = update.ClearProbation(s.dir)
+		return nil, s.status.fail(err)
 	}
-	u.cfg.Logger.Info("update: swapped in; handing over", "version", rel.Version, "path", in.Target.Path)
-	succ, err := u.host.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
+	s.cfg.Logger.Info("update: swapped in; handing over", "version", rel.Version, "path", in.Target.Path)
+	succ, err := s.host.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
 	if succ == nil {
 		if rerr := update.Restore(in.Target); rerr != nil {
 			err = fmt.Errorf("%w; and putting the old version back failed: %v", err, rerr)
 		} else {
 			err = fmt.Errorf("%w; the old version is back in place", err)
 		}
-		_ = update.ClearProbation(u.dir)
-		return nil, u.failed(err)
+		_ = update.ClearProbation(s.dir)
+		return nil, s.status.fail(err)
 	}
-	u.watch.Store(&updateWatch{succ: succ, Watch: Watch{
+	s.watch.Store(&updateWatch{succ: succ, Watch: Watch{
 		PID: succ.PID(), Exited: succ.Exited(), ExitState: succ.ExitState,
-		Probation: p, Baseline: baseline, StateDir: u.cfg.StateDir,
+		Probation: p, Baseline: baseline, StateDir: s.cfg.StateDir,
 	}})
-	fmt.Fprintf(u.cfg.Announce, "update: %s -> %s: pid %d serves; watching it for %v\n", u.cfg.Version, rel.Version, succ.PID(), p.Window)
-	out := &update.Result{From: u.cfg.Version, To: rel.Version, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}
+	fmt.Fprintf(s.cfg.Announce, "update: %s -> %s: pid %d serves; watching it for %v\n", s.cfg.Version, rel.Version, succ.PID(), p.Window)
+	out := &update.Result{From: s.cfg.Version, To: rel.Version, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}
 	return out, err
-}
-
-// failed records a failed apply in the status and returns the error (an
-// update error carries its control kind, see update.ErrDisabled).
-func (u *Updater) failed(err error) error {
-	u.set(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err) })
-	u.host.PublishStatus()
-	u.cfg.Logger.Warn("update failed", "err", err)
-	return err
 }

@@ -48,7 +48,7 @@ func (u *Updater) watchExecutable() {
 			}
 			// Our own self-update swapping the file is not a package
 			// upgrade: it hands over, or puts the old file back.
-			if !u.swapping.Load() {
+			if !u.swap.swapping.Load() {
 				break
 			}
 		}
@@ -73,10 +73,11 @@ func (u *Updater) NewExecutable() (string, bool) {
 	}
 }
 
-// RestartToApply hands this instance over to the new executable on disk in
-// adopt mode: the backends keep their processes and ports. Once the new
-// instance serves, the launcher is handed over (Host.HandedOver).
-func (u *Updater) RestartToApply(ctx context.Context) error {
+// RelaunchUpgraded hands this instance over to the new executable a
+// package upgrade put on disk ("Restart to apply"), in adopt mode: the
+// backends keep their processes and ports. Once the new instance serves,
+// the launcher is handed over (Host.HandedOver).
+func (u *Updater) RelaunchUpgraded(ctx context.Context) error {
 	exe, ok := u.NewExecutable()
 	if !ok {
 		return fmt.Errorf("%w: this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)

@@ -24,7 +24,7 @@ func (u *Updater) SettingsSaved(s settings.Settings) {
 		u.setAutomatic(s.UpdateAutomatically)
 	}
 	if u.cfg.FeedFrom == "" {
-		u.changeFeed(s.UpdateFeed)
+		u.feed.change(s.UpdateFeed)
 	}
 }
 
@@ -34,63 +34,22 @@ func (u *Updater) setAutomatic(on bool) {
 	if u.automatic.Swap(on) == on {
 		return
 	}
-	u.set(func(i *update.Info) { i.Automatic = on })
-	u.host.PublishStatus()
+	u.status.change(func(i *update.Info) { i.Automatic = on })
 }
 
-// changeFeed puts feed in use: now if no check, download or apply runs,
-// else when it ends (releaseSem), so that it finishes with the feed it
-// started with.
-func (u *Updater) changeFeed(feed string) {
-	u.mu.Lock()
-	u.nextFeed = &feed
-	u.mu.Unlock()
-	if u.tryAcquire() {
-		u.switchFeed()
-		u.releaseSem()
-	}
-}
-
-// switchFeed puts the saved feed in use, if it differs from the one in
-// use: saving another setting must not forget a ready update. Call with
-// the semaphore held.
-func (u *Updater) switchFeed() {
-	u.mu.Lock()
-	next := u.nextFeed
-	u.nextFeed = nil
-	changed := next != nil && *next != u.feed
-	if changed {
-		u.useFeed(*next)
-	}
-	u.mu.Unlock()
-	if !changed {
-		return
-	}
-	select { // the scheduler plans its first check of the new feed
-	case u.feedChanged <- struct{}{}:
-	default: // one is pending already: it reads the feed in use then
-	}
-	u.host.PublishStatus()
-}
-
-// useFeed makes feed the one in use: a new client, and a status that says
-// "off" (and why) or "not checked yet". What another feed offered is
-// forgotten. Call with the semaphore and mu held, or before the updater is
-// shared.
-func (u *Updater) useFeed(feed string) {
-	cfg := u.base
-	cfg.FeedURL = feed
-	c := update.New(cfg)
-	u.client.Store(c)
-	u.feed, u.release, u.artifact = feed, nil, ""
-	i := &u.info
-	i.Feed = redactFeed(feed)
-	i.Latest, i.Notes, i.Command, i.CheckedAt = "", "", "", nil
-	i.Bytes, i.Total, i.Speed = 0, 0, 0
-	i.State, i.Error, i.Reason, i.BuildOff = update.StateIdle, "", "", false
-	if err := c.Disabled(); err != nil {
-		i.State, i.Error, i.Reason, i.BuildOff = update.StateOff, err.Error(), update.Reason(err), errors.Is(err, update.ErrBuildOff)
-	}
+// feedInUse forgets what another feed offered and resets the status to
+// "off" (and why) or "not checked yet" for feed (feedLine.onUse).
+func (u *Updater) feedInUse(feed string, c *update.Client) {
+	u.offer.forget()
+	u.status.set(func(i *update.Info) {
+		i.Feed = redactFeed(feed)
+		i.Latest, i.Notes, i.Command, i.CheckedAt = "", "", "", nil
+		i.Bytes, i.Total, i.Speed = 0, 0, 0
+		i.State, i.Error, i.Reason, i.BuildOff = update.StateIdle, "", "", false
+		if err := c.Disabled(); err != nil {
+			i.State, i.Error, i.Reason, i.BuildOff = update.StateOff, err.Error(), update.Reason(err), errors.Is(err, update.ErrBuildOff)
+		}
+	})
 }
 
 // redactFeed masks a password in a feed URL: status is shown, printed and

@@ -116,7 +116,7 @@ func TestSettingsSavedSwitchesTheFeed(t *testing.T) {
 		t.Error("the scheduler would not apply automatically")
 	}
 	select {
-	case <-u.feedChanged:
+	case <-u.feed.changed:
 	default:
 		t.Error("the scheduler was not told about the new feed")
 	}
@@ -147,14 +147,14 @@ func TestSettingsSavedWaitsForTheUpdaterToBeFree(t *testing.T) {
 	pub, priv := testUpdateKey(t)
 	a, b := newTestFeed(t, priv, "1.1.0"), newTestFeed(t, priv, "1.2.0")
 	u := newTestUpdater(t, Config{Keys: []string{pub.String()}, Feed: a.url})
-	if err := u.acquire(t.Context()); err != nil {
+	if err := u.feed.acquire(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	u.SettingsSaved(settings.Settings{UpdateFeed: b.url})
 	if got := u.Status().Feed; got != a.url {
 		t.Errorf("while busy: feed %s in use, want %s still", got, a.url)
 	}
-	u.releaseSem()
+	u.feed.release()
 	if got := u.Status().Feed; got != b.url {
 		t.Errorf("once free: feed %s in use, want %s", got, b.url)
 	}

@@ -3,10 +3,6 @@
 // validation, and loading it so that a file that cannot be trusted is set
 // aside (never deleted) and the defaults used. What each value means to the
 // engine, backend.Config.ApplySettings says.
-//
-// It sits below backend: it imports lockfile (reading and atomic writes),
-// backend/hermes (the loopback rule), platform/cmdline and the standard
-// library, never backend.
 package settings
 
 import (
@@ -136,22 +132,20 @@ type View struct {
 }
 
 // Labels names each field the Settings page edits as the page labels it
-// (frontend/src/settings.ts FIELD_LABELS, checked by a test): Validate
+// (cmd/tsgen gives the page them as FIELD_LABELS): Validate
 // starts a field's error with its label, so the person reads the name they
 // see, and the page puts the error under that field.
-var Labels = map[string]string{
-	"backend_command":        "Backend command",
-	"ready_regex":            "Ready pattern",
-	"health_path":            "Health check path",
-	"grace":                  "Stop grace period",
-	"min_orphan_age":         "Minimum orphan age",
-	"sample_interval":        "Sample interval",
-	"max_duplicate_children": "Duplicate helper limit",
-	"nofile_soft_limit":      "Open-file floor",
-	"update_feed":            "Update feed",
-	"host":                   "Host",
-	"ssh_config":             "SSH config file",
-	"disconnect_grace":       "Disconnect grace",
+var Labels = labels()
+
+// labels are the Options' labels by key, and a backend's Host.
+func labels() map[string]string {
+	m := map[string]string{"host": "Host"}
+	for _, o := range Options {
+		if o.Label != "" {
+			m[o.Key()] = o.Label
+		}
+	}
+	return m
 }
 
 // fieldError says what is wrong with one field: "Ready pattern: not a

@@ -2,7 +2,6 @@ package settings
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -69,9 +68,9 @@ func TestSettingsValidate(t *testing.T) {
 	}
 }
 
-// TestValidateFeedURLVectors checks the feed URLs whose verdicts the
-// window's form mirrors (frontend/tests/feedurl.test.ts reads the same
-// file): each one's category, by the words of its error.
+// TestValidateFeedURLVectors checks feed URLs where parsers disagree (the
+// page asks this rule through App.FeedURLError, never a copy of it): each
+// one's category, by the words of its error.
 func TestValidateFeedURLVectors(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "feed_urls.json"))
 	if err != nil {
@@ -164,20 +163,6 @@ func TestValidateSaysTheFieldOnce(t *testing.T) {
 	got := err.Error()
 	if want := "Ready pattern: not a valid regular expression: missing closing )"; got != want {
 		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-// The page puts each error under the field Labels names, by its label:
-// the labels must be the page's (frontend/src/settings.ts FIELD_LABELS).
-func TestLabelsAreThePages(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "frontend", "src", "settings.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for key, label := range Labels {
-		if want := fmt.Sprintf("%s: %q,", key, label); !strings.Contains(string(src), want) {
-			t.Errorf("frontend/src/settings.ts: got no %s, want the label Go uses", want)
-		}
 	}
 }
 

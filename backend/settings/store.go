@@ -33,25 +33,6 @@ var ErrNotEditable = errors.New("settings: not a field the Settings page edits")
 // the field would be saved and never used.
 var ErrBackendCommandUnused = errors.New("backend command: not used while backends are listed; each backend on the Backends page has its own command")
 
-// editable maps each field the Settings page owns, by JSON key, to the copy
-// of its value. "backends" is absent on purpose: see Edit.
-var editable = map[string]func(dst *Settings, src Settings){
-	"backend_command":        func(d *Settings, s Settings) { d.BackendCommand = s.BackendCommand },
-	"ready_regex":            func(d *Settings, s Settings) { d.ReadyRegex = s.ReadyRegex },
-	"health_path":            func(d *Settings, s Settings) { d.HealthPath = s.HealthPath },
-	"grace":                  func(d *Settings, s Settings) { d.Grace = s.Grace },
-	"min_orphan_age":         func(d *Settings, s Settings) { d.MinOrphanAge = s.MinOrphanAge },
-	"start_at_login":         func(d *Settings, s Settings) { d.StartAtLogin = s.StartAtLogin },
-	"sample_interval":        func(d *Settings, s Settings) { d.SampleInterval = s.SampleInterval },
-	"max_duplicate_children": func(d *Settings, s Settings) { d.MaxDuplicateChildren = s.MaxDuplicateChildren },
-	"restart_on_fd_pressure": func(d *Settings, s Settings) { d.RestartOnFDPressure = s.RestartOnFDPressure },
-	"nofile_soft_limit":      func(d *Settings, s Settings) { d.NofileSoftLimit = s.NofileSoftLimit },
-	"update_feed":            func(d *Settings, s Settings) { d.UpdateFeed = s.UpdateFeed },
-	"update_automatically":   func(d *Settings, s Settings) { d.UpdateAutomatically = s.UpdateAutomatically },
-	"ssh_config":             func(d *Settings, s Settings) { d.SSHConfig = s.SSHConfig },
-	"disconnect_grace":       func(d *Settings, s Settings) { d.DisconnectGrace = s.DisconnectGrace },
-}
-
 // Apply lays the edit over cur, field by field, and returns the result; cur
 // is not changed. It refuses a field it does not know (or the backend
 // list), and a backend command that a saved backend list would ignore
@@ -59,11 +40,11 @@ var editable = map[string]func(dst *Settings, src Settings){
 func (e Edit) Apply(cur Settings) (Settings, error) {
 	out := cur
 	for _, f := range e.Fields {
-		set, ok := editable[f]
-		if !ok {
+		o, ok := optionByKey(f)
+		if !ok || !o.Editable {
 			return Settings{}, fmt.Errorf("%w: %q", ErrNotEditable, f)
 		}
-		set(&out, e.Settings)
+		o.copyField(&out, e.Settings)
 	}
 	if out.BackendCommand != cur.BackendCommand && out.BackendCommand != "" && len(cur.Backends) > 0 {
 		return Settings{}, ErrBackendCommandUnused

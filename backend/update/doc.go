@@ -10,7 +10,7 @@
 // Updater (backend/selfupdate) schedules checks, publishes progress, has
 // the launcher hand over to the new binary and watches its health window.
 //
-// It sits beside backend/control and backend/reap, above lockfile and
-// platform/proc: it imports those, aead.dev/minisign and the standard
-// library, never backend, control or the CLI.
+// Its errors are sentinels of its own (errors.go); control/protocol maps
+// them to the control channel's codes, so this package sees nothing of the
+// socket. Where it sits among the layers is e2e/layers_test.go's to say.
 package update

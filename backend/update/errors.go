@@ -7,50 +7,48 @@ import (
 	"net"
 	"net/url"
 	"syscall"
-
-	"hermes-desktop/backend/control"
 )
 
 // Sentinels for the reasons an update is not offered or not applied.
 // Errors wrap one of them (check with errors.Is); Reason names it in one
-// word for scripts. Each is of one of the control channel's kinds
-// (control.Kind), the code it travels as over the socket, and keeps its
-// own words.
+// word for scripts. The code each travels as over the control socket is
+// control/protocol's to say (protocol.UpdateError): this package knows
+// nothing of the socket.
 var (
 	// ErrDisabled: this build has no update key, no feed is configured,
 	// or the running version is not a release version.
-	ErrDisabled = control.Kind(control.ErrRefused, "updates are off")
+	ErrDisabled = errors.New("updates are off")
 	// ErrBuildOff: updates are off in this build whatever the settings
 	// say (no update key, or not a release version); it wraps
 	// ErrDisabled. Said for a person: the page shows it next to the feed.
 	ErrBuildOff = fmt.Errorf("%w: this build of Hermes Desktop does not update itself", ErrDisabled)
 	// ErrOffline: the feed or the artifact could not be reached.
-	ErrOffline = control.Kind(control.ErrOffline, "offline")
+	ErrOffline = errors.New("offline")
 	// ErrFeed: the feed answered, but not with a usable manifest.
-	ErrFeed = control.Kind(control.ErrUnverified, "bad feed")
+	ErrFeed = errors.New("bad feed")
 	// ErrSignature: the manifest's signature does not verify with a
 	// trusted key, or its trusted comment does not name this channel and
 	// the manifest's version (a replayed or foreign manifest).
-	ErrSignature = control.Kind(control.ErrUnverified, "bad signature")
+	ErrSignature = errors.New("bad signature")
 	// ErrChecksum: the artifact's size or sha256 differ from the manifest's.
-	ErrChecksum = control.Kind(control.ErrUnverified, "checksum mismatch")
+	ErrChecksum = errors.New("checksum mismatch")
 	// ErrDiskFull: no space left to download or stage the new binary.
-	ErrDiskFull = control.Kind(control.ErrNoSpace, "disk full")
+	ErrDiskFull = errors.New("disk full")
 	// ErrInsecure: a feed or artifact URL that is neither https nor loopback.
-	ErrInsecure = control.Kind(control.ErrUnverified, "insecure URL")
+	ErrInsecure = errors.New("insecure URL")
 	// ErrUpToDate: no version newer than the running one is offered.
-	ErrUpToDate = control.Kind(control.ErrUpToDate, "no newer version")
+	ErrUpToDate = errors.New("no newer version")
 	// ErrNoBuild: the feed's newer version has no build for this
 	// install's platform and flavour (Platform); it wraps ErrUpToDate:
 	// nothing is offered, and the words say why.
 	ErrNoBuild = fmt.Errorf("%w for this install", ErrUpToDate)
 	// ErrManaged: a package manager owns this copy; it is never replaced.
-	ErrManaged = control.Kind(control.ErrRefused, "package-managed install")
+	ErrManaged = errors.New("package-managed install")
 	// ErrSmoke: the new binary did not answer `version --json` with the
 	// manifest's version.
-	ErrSmoke = control.Kind(control.ErrUnverified, "smoke test failed")
+	ErrSmoke = errors.New("smoke test failed")
 	// ErrSwap: the new binary could not be put in place (the old one was
-	// restored). It is of no kind: it travels as control.CodeInternal.
+	// restored). It is of no control kind: it travels as an internal error.
 	ErrSwap = errors.New("swap failed")
 )
 

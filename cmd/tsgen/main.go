@@ -14,6 +14,10 @@
 // a renamed or removed constant breaks this file's build, and a test parses
 // the declaring package to catch a constant added there but not here.
 //
+// It also writes the settings the page edits, from settings.Options
+// (options.go), and the interface of the methods Wails binds, read from the
+// root package's source (methods.go).
+//
 // Every type the page sees must be importable, so none may live in package
 // main: the settings form's SettingsView moved to package backend for that.
 package main
@@ -88,8 +92,9 @@ var enums = []enum{
 
 func main() {
 	out := flag.String("out", "", "write the TypeScript here (default: standard output)")
+	app := flag.String("app", ".", "the directory of the root package, whose App's methods Wails binds")
 	flag.Parse()
-	src, err := render(models, enums)
+	src, err := render(models, enums, writeOptions, methodsOf(*app))
 	if err == nil {
 		err = writeFile(*out, src)
 	}

@@ -152,7 +152,13 @@ func TestRenderFieldRules(t *testing.T) {
 }
 
 func TestRenderRefuses(t *testing.T) {
-	type embeds struct{ fixtureItem }
+	type embedsPointer struct{ *fixtureItem }
+	type one struct{ A string }
+	type other struct{ A string }
+	type clash struct {
+		one
+		other
+	}
 	type named struct {
 		M fixtureMode `json:"m"`
 	}
@@ -167,7 +173,8 @@ func TestRenderRefuses(t *testing.T) {
 	}{
 		{"struct not listed", []model{modelOf[unlisted]("U")}, nil, "not in the models table"},
 		{"named string without enum", []model{modelOf[named]("N")}, nil, "no enums entry"},
-		{"embedded field", []model{modelOf[embeds]("E")}, nil, "embedded"},
+		{"embedded pointer", []model{modelOf[embedsPointer]("E")}, nil, "embedded pointer"},
+		{"one name twice at one depth", []model{modelOf[clash]("C")}, nil, "two fields named"},
 		{"pin to a missing field", []model{modelOf[fixtureItem]("Item")},
 			[]enum{enumOf("K", "x").on("Item", "Nope")}, "no plain string field"},
 		{"pin to a non-string field", []model{modelOf[fixtureItem]("Item")},

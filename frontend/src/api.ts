@@ -17,34 +17,6 @@ import type { Quoting } from "./format";
 
 export type { HermesAPI } from "./types";
 
-/** The methods Wails binds for the Go App struct, as Go's JSON has them. */
-interface WailsApp {
-  Status(): Promise<Wire.Status>;
-  Restart(name: string): Promise<void>;
-  StartBackend(name: string): Promise<void>;
-  StopBackend(name: string): Promise<void>;
-  Logs(name: string, after: number, max: number): Promise<Wire.LogLine[] | null>;
-  OpenURL(url: string): Promise<void>;
-  OpenHermes(name: string): Promise<string>;
-  ConnectionDetails(name: string): Promise<string>;
-  AddBackend(b: Wire.BackendSetting): Promise<void>;
-  RemoveBackend(name: string): Promise<void>;
-  OpenLogFolder(): Promise<void>;
-  SaveDiagnosticReport(): Promise<string>;
-  OpenReportFolder(): Promise<void>;
-  ScanOrphans(): Promise<Wire.ReapReport>;
-  ReapOrphans(pids: number[]): Promise<Wire.ReapReport>;
-  GetSettings(): Promise<Wire.SettingsView>;
-  SaveSettings(edit: Wire.SettingsEdit): Promise<Wire.SettingsView>;
-  Quit(): Promise<void>;
-  SetWindowVisible(visible: boolean): Promise<void>;
-  RestartToApply(): Promise<void>;
-  RestartApp(): Promise<void>;
-  CheckForUpdate(): Promise<Wire.UpdateCheck>;
-  ApplyUpdate(): Promise<void>;
-  SkipVersion(version: string): Promise<void>;
-}
-
 /** The subset of the Wails runtime the page uses. */
 interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
@@ -68,7 +40,7 @@ export async function platformQuoting(w: Window = window): Promise<Quoting> {
 
 declare global {
   interface Window {
-    go?: { main?: { App?: WailsApp } };
+    go?: { main?: { App?: Wire.BoundApp } };
     runtime?: WailsRuntime;
     /** What Go served the page with (app_boot.go). */
     __HERMES_BOOT__?: { status?: Wire.Status; platform?: string };
@@ -175,6 +147,7 @@ export function createWailsApi(w: Window = window): HermesAPI {
     CheckForUpdate: () => app().CheckForUpdate(),
     ApplyUpdate: () => app().ApplyUpdate(),
     SkipVersion: (version) => app().SkipVersion(version),
+    FeedURLError: (raw) => app().FeedURLError(raw),
     onStatus: (cb) => on<Status>("status", (s) => cb(normalizeStatus(s))),
     onLogs: (cb) => on<LogLine[] | null>("logs", (l) => cb(l ?? [])),
     onReap: (cb) => on<ReapReport>("reap", (r) => cb(normalizeReport(r))),

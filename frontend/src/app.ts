@@ -1,35 +1,17 @@
-// The controller: owns the state, talks to the HermesAPI it is given, and
-// patches the DOM from the pure views.
+// The controller: wires the page together. It brings Go's status and log
+// lines into the Store, hands each click to its entry in the action
+// tables and each keystroke to its form, and asks the Renderer to draw.
+// The state has one writer, the Store; the DOM one, the Renderer.
 
-import { BackendActions } from "./backendactions";
-import { syncClocks } from "./clock";
-import { h, morph } from "./dom";
+import { APP_ACTIONS, type Action, type ActionContext } from "./actions";
+import { addInput, BACKEND_ACTIONS, escape, saveAddBackend } from "./backendactions";
 import { errorMessage } from "./format";
-import { reapFlow, wouldReap, type ReapEvent } from "./reap";
-import {
-  diffSettings,
-  fieldErrorsFrom,
-  hasErrors,
-  isBoolKey,
-  normalizeDraft,
-  resetToDefaults,
-  savedText,
-  settingsEdit,
-  SETTINGS_KEYS,
-  toDraft,
-  validateSettings,
-  type SettingsKey,
-} from "./settings";
-import { currentReport, initialState, reportKey, type AppState, type Tab } from "./state";
-import type { HermesAPI, LogLine, SettingsView, Status, Unsubscribe } from "./types";
-import { addFormView, backendsView } from "./views/backends";
-import { logChrome, logCountText, logsView, syncLogRows, visibleLogLines } from "./views/logs";
-import { reapView } from "./views/reap";
-import { settingsForm, settingsView } from "./views/settings";
-import { errorView, globalBanners, header, loadingView, sidebar } from "./views/shell";
-import { treeView } from "./views/tree";
-import { UpdateActions } from "./update";
-import { updateBanner } from "./views/update";
+import { Renderer } from "./render";
+import { FEED_CHECK_MS, SettingsActions } from "./settingsactions";
+import type { AppState, Tab } from "./state";
+import { Store } from "./store";
+import type { HermesAPI, LogLine, Status, Unsubscribe } from "./types";
+import { UPDATE_ACTIONS } from "./update";
 
 export const INITIAL_LOG_LINES = 500;
 
@@ -41,16 +23,8 @@ export const TREE_RECHECK_MS = 5000;
 /** How long a confirmation such as "Opened in your browser" stays. */
 export const FLASH_MS = 4000;
 
-/**
- * The forms a keystroke re-renders alone, by their data-form: each view
- * returns the whole form (null when it is not shown), which holds all that a
- * field's input can change (the field, its error, the Save state). A field
- * added to one of these forms needs nothing here.
- */
-const FORM_VIEWS: Record<string, (s: AppState) => HTMLElement | null> = {
-  settings: settingsForm,
-  "add-backend": addFormView,
-};
+/** Every click's action, by its data-action. */
+const ACTIONS: Readonly<Record<string, Action>> = { ...APP_ACTIONS, ...BACKEND_ACTIONS, ...UPDATE_ACTIONS };
 
 export interface AppOptions {
   now?: () => number;
@@ -64,6 +38,9 @@ export interface AppOptions {
   /** Called with the new tab, e.g. to update location.hash. */
   onTab?: (tab: Tab) => void;
   initialTab?: Tab;
+  /** How long typing in Update feed pauses before Go is asked about it
+   *  (FEED_CHECK_MS); tests pass 0. */
+  feedCheckMs?: number;
   /** Marks the page as showing simulated data. */
   preview?: boolean;
   /** The status the page arrived with (Go: app_boot.go), drawn at once;
@@ -72,56 +49,54 @@ export interface AppOptions {
 }
 
 export class App {
-  readonly state: AppState;
-  private readonly now: () => number;
-  private readonly schedule: (fn: () => void) => void;
+  readonly store: Store;
   private readonly subs: Unsubscribe[] = [];
   private readonly doc: Document;
-  /** The one timer: due when a running time on the page next reads
-   *  differently. Never armed while hidden. */
-  private clockTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly renderer: Renderer;
+  private readonly settings: SettingsActions;
+  private readonly ctx: ActionContext;
   /** Reads the status again while the Process tree page is shown. */
   private treeTimer: ReturnType<typeof setInterval> | null = null;
   /** The window cannot be seen: no timer runs and Go sends no events. */
   private hidden = false;
   private destroyed = false;
-  private renderQueued = false;
-  private logsQueued = false;
-  /** The data-form of the form a keystroke changed, to be re-rendered alone. */
-  private formQueued: string | null = null;
-  /** logChrome of the Logs tab as last rendered in full. */
-  private logChromeDrawn = "";
-  private logSig = "";
-  private logContainer: HTMLElement | null = null;
   private logsRequested = new Set<string>();
-  /** A selector to focus after the next render (a form opened or closed). */
-  private focusAfterRender: string | null = null;
-  private readonly backends: BackendActions;
-  private readonly updates: UpdateActions;
 
   constructor(
     private readonly api: HermesAPI,
     private readonly root: HTMLElement,
     private readonly opts: AppOptions = {},
   ) {
-    this.state = initialState(opts.initialTab ?? "backends");
-    this.state.preview = !!opts.preview;
-    this.now = opts.now ?? (() => Date.now());
+    this.store = new Store(opts.initialTab ?? "backends", !!opts.preview);
     this.doc = opts.doc ?? document;
-    this.schedule = opts.schedule ?? ((fn) => requestAnimationFrame(() => fn()));
-    this.backends = new BackendActions({
-      state: this.state,
-      api,
-      run: (busyKey, errKey, fn) => this.run(busyKey, errKey, fn),
-      update: () => this.update(),
-      refresh: () => this.refresh(),
-      focusAfterRender: (selector) => {
-        this.focusAfterRender = selector;
-      },
-      focusNow: (selector) => this.focusNow(selector),
-      flash: (key, text) => this.flash(key, text),
+    const now = opts.now ?? (() => Date.now());
+    const schedule = opts.schedule ?? ((fn) => requestAnimationFrame(() => fn()));
+    this.renderer = new Renderer({
+      root,
+      state: this.store.state,
+      now,
+      schedule,
+      clockOn: () => this.opts.timers !== false && !this.hidden && !this.destroyed,
+      render: () => this.render(),
     });
-    this.updates = new UpdateActions({ state: this.state, api, run: (b, e, fn) => this.run(b, e, fn), refresh: () => this.refresh() });
+    const page = {
+      store: this.store,
+      state: this.store.state,
+      api,
+      update: () => this.update(),
+      focusAfterRender: (selector: string) => this.renderer.focusAfterRender(selector),
+    };
+    this.settings = new SettingsActions({ ...page, alive: () => !this.destroyed, feedCheckMs: opts.feedCheckMs ?? FEED_CHECK_MS });
+    this.ctx = {
+      ...page,
+      run: (busyKey, errKey, fn) => this.run(busyKey, errKey, fn),
+      refresh: () => this.refresh(),
+      flash: (key, text) => this.flash(key, text),
+      focusNow: (selector) => this.renderer.focusNow(selector),
+      setTab: (tab) => this.setTab(tab),
+      loadStatus: () => this.loadStatus(),
+      settings: { load: () => this.settings.load(), reset: () => this.settings.reset() },
+    };
     root.addEventListener("click", this.onClick);
     root.addEventListener("input", this.onInput);
     root.addEventListener("change", this.onInput);
@@ -130,13 +105,18 @@ export class App {
     root.addEventListener("scroll", this.onScroll, true);
   }
 
+  /** The state, read only: the Store writes it. */
+  get state(): AppState {
+    return this.store.state;
+  }
+
   /** Subscribes to events, then loads the first status and logs. */
   async start(): Promise<void> {
     this.subs.push(
       this.api.onStatus((s) => this.applyStatus(s)),
       this.api.onLogs((lines) => this.addLogs(lines)),
       this.api.onReap((r) => {
-        this.state.lastReap = r;
+        this.store.reapReported(r);
         this.update();
       }),
     );
@@ -154,20 +134,21 @@ export class App {
       this.applyStatus(this.opts.initialStatus);
       this.render();
       this.armTreeRecheck();
-      if (this.state.tab === "settings") void this.loadSettings();
+      if (this.state.tab === "settings") void this.settings.load();
       await this.loadStatus();
       return;
     }
     this.render();
     this.armTreeRecheck();
     await this.loadStatus();
-    if (this.state.tab === "settings") await this.loadSettings();
+    if (this.state.tab === "settings") await this.settings.load();
   }
 
   destroy(): void {
     this.destroyed = true;
     for (const u of this.subs.splice(0)) u();
-    this.stopClock();
+    this.renderer.stopClock();
+    this.settings.destroy();
     this.stopTreeRecheck();
     this.doc.removeEventListener("visibilitychange", this.onVisibility);
     this.root.removeEventListener("click", this.onClick);
@@ -181,20 +162,18 @@ export class App {
   // ---- data ---------------------------------------------------------------
 
   async loadStatus(): Promise<void> {
-    this.state.busy.add("retry-status");
+    this.store.begin("retry-status");
     // Only the error page has a Retry to show busy. While "Connecting…" is
     // drawn, a render here is a frame the WebKit main thread paints
     // before it hands over Status()'s answer: "Connecting…" stayed that much
     // longer (issue 23).
     if (this.state.load.kind === "error") this.update();
     try {
-      const st = await this.api.Status();
-      this.applyStatus(st);
+      this.applyStatus(await this.api.Status());
     } catch (e) {
-      if (this.state.load.kind !== "ready") this.state.load = { kind: "error", message: errorMessage(e) };
-      else this.state.refreshError = errorMessage(e);
+      this.store.statusFailed(errorMessage(e), true);
     } finally {
-      this.state.busy.delete("retry-status");
+      this.store.end("retry-status");
       this.update();
     }
   }
@@ -207,16 +186,7 @@ export class App {
     const known = new Set(this.logsRequested);
     await this.refresh();
     for (const b of this.state.status?.backends ?? []) {
-      if (known.has(b.name)) void this.loadMissedLogs(b.name);
-    }
-  }
-
-  private async loadMissedLogs(name: string): Promise<void> {
-    try {
-      this.addLogs(await this.api.Logs(name, this.state.logs.lastSeq(name), this.state.logs.cap));
-    } catch (e) {
-      this.state.errors.set("logs", `Could not load the latest lines of ${name}: ${errorMessage(e)}`);
-      this.update();
+      if (known.has(b.name)) void this.loadLogs(b.name, this.state.logs.lastSeq(b.name), this.state.logs.cap, "the latest");
     }
   }
 
@@ -225,131 +195,52 @@ export class App {
       this.applyStatus(await this.api.Status());
     } catch (e) {
       if (this.state.load.kind === "ready") {
-        this.state.refreshError = errorMessage(e);
+        this.store.statusFailed(errorMessage(e), false);
         this.update();
       }
     }
   }
 
   applyStatus(st: Status): void {
-    this.state.status = st;
-    this.state.load = { kind: "ready" };
-    this.state.refreshError = null;
-    const names = new Set((st.backends ?? []).map((b) => b.name));
-    if (this.state.removeConfirm !== null && !names.has(this.state.removeConfirm)) this.state.removeConfirm = null;
-    for (const b of st.backends ?? []) void this.loadInitialLogs(b.name);
+    this.store.statusArrived(st);
+    for (const b of st.backends ?? []) {
+      // The one Logs() call per backend; after that "logs" events carry everything.
+      if (this.logsRequested.has(b.name)) continue;
+      this.logsRequested.add(b.name);
+      void this.loadLogs(b.name, 0, INITIAL_LOG_LINES, "earlier");
+    }
     this.update();
   }
 
-  /** The one Logs() call per backend; after that "logs" events carry everything. */
-  private async loadInitialLogs(name: string): Promise<void> {
-    if (this.logsRequested.has(name)) return;
-    this.logsRequested.add(name);
+  private async loadLogs(name: string, after: number, max: number, which: string): Promise<void> {
     try {
-      this.addLogs(await this.api.Logs(name, 0, INITIAL_LOG_LINES));
+      this.addLogs(await this.api.Logs(name, after, max));
     } catch (e) {
-      this.state.errors.set("logs", `Could not load earlier lines of ${name}: ${errorMessage(e)}`);
+      this.store.fail("logs", `Could not load ${which} lines of ${name}: ${errorMessage(e)}`);
       this.update();
     }
   }
 
   addLogs(lines: LogLine[]): void {
-    const added = this.state.logs.add(lines);
-    if (added === 0) return;
-    if (!this.state.logFollow) this.state.logUnseen += added;
-    if (this.state.tab === "logs") this.updateLogs();
-  }
-
-  /**
-   * New lines on the Logs tab: when nothing but the rows and the count would
-   * change, only they are touched, not the whole page rebuilt and compared
-   * (a backend that logs a line a second would otherwise cost that each
-   * second). Anything else (the first line, a jump button's count, a new
-   * backend to filter by) takes a full render.
-   */
-  private updateLogs(): void {
-    if (this.renderQueued || this.logsQueued) return;
-    this.logsQueued = true;
-    this.schedule(() => {
-      this.logsQueued = false;
-      if (!this.renderQueued && !this.syncLogsOnly()) this.render();
-    });
-  }
-
-  /** The rows and the count brought up to date alone; false when that is not enough. */
-  private syncLogsOnly(): boolean {
-    const s = this.state;
-    if (s.tab !== "logs" || s.load.kind !== "ready" || !this.logContainer?.isConnected) return false;
-    const visible = visibleLogLines(s);
-    if (logChrome(s, visible) !== this.logChromeDrawn) return false;
-    const count = this.root.querySelector<HTMLElement>(".log-count");
-    if (!count) return false;
-    count.textContent = logCountText(s, visible);
-    this.syncLogs(visible);
-    return true;
-  }
-
-  async loadSettings(): Promise<void> {
-    const st = this.state.settings;
-    st.load = "loading";
-    this.update();
-    try {
-      this.setSettingsView(await this.api.GetSettings());
-      st.load = "ready";
-    } catch (e) {
-      st.load = "error";
-      st.loadError = errorMessage(e);
-    }
-    this.update();
-  }
-
-  /**
-   * Reads the saved settings again when the Settings page is opened again
-   * with nothing unsaved, so it shows what the Backends page changed since
-   * (the backend list decides whether Backend command is used). Unsaved
-   * edits are kept as they are.
-   */
-  private async refreshSettings(): Promise<void> {
-    const st = this.state.settings;
-    if (st.load !== "ready" || st.saving || this.settingsDirty()) return;
-    try {
-      const v = await this.api.GetSettings();
-      if (st.saving || this.settingsDirty()) return; // typed into meanwhile
-      this.setSettingsView(v);
-      this.update();
-    } catch {
-      // The loaded copy stays; Save sends only the edit either way.
-    }
-  }
-
-  private settingsDirty(): boolean {
-    const st = this.state.settings;
-    return !!st.draft && !!st.view && diffSettings(st.draft, toDraft(st.view.settings), toDraft(st.view.defaults)).length > 0;
-  }
-
-  private setSettingsView(v: SettingsView): void {
-    const st = this.state.settings;
-    st.view = v;
-    st.draft = toDraft(v.settings);
-    st.errors = {};
+    if (this.store.addLogs(lines) === 0) return;
+    if (this.state.tab === "logs") this.renderer.updateLogs();
   }
 
   // ---- actions ------------------------------------------------------------
 
   /** Runs an action with a busy key, showing its error inline under errKey. */
   private async run(busyKey: string, errKey: string, fn: () => Promise<unknown>): Promise<boolean> {
-    if (this.state.busy.has(busyKey)) return false;
-    this.state.busy.add(busyKey);
-    this.state.errors.delete(errKey);
+    if (!this.store.begin(busyKey)) return false;
+    this.store.clearError(errKey);
     this.update();
     try {
       await fn();
       return true;
     } catch (e) {
-      this.state.errors.set(errKey, errorMessage(e));
+      this.store.fail(errKey, errorMessage(e));
       return false;
     } finally {
-      this.state.busy.delete(busyKey);
+      this.store.end(busyKey);
       this.update();
     }
   }
@@ -358,126 +249,27 @@ export class App {
    *  seconds or at the next click, whichever comes first. One timer, that
    *  ends. */
   private flash(key: string, text: string): void {
-    this.state.notes.set(key, text);
+    this.store.note(key, text);
     this.update();
     setTimeout(() => {
       if (this.destroyed || this.state.notes.get(key) !== text) return;
-      this.state.notes.delete(key);
+      this.store.unnote(key, text);
       this.update();
     }, FLASH_MS);
   }
 
   setTab(tab: Tab): void {
     if (this.state.tab === tab) return;
-    this.state.tab = tab;
-    this.state.errors.delete("topbar"); // its button is not on every tab
+    this.store.showTab(tab);
     this.opts.onTab?.(tab);
-    if (tab === "logs") {
-      this.state.logFollow = true;
-      this.state.logUnseen = 0;
-    }
     // The window is sent a tree only when it changed: opening the page
     // reads when it was last checked.
     if (tab === "tree") void this.refresh();
     this.armTreeRecheck();
-    if (tab === "settings" && (this.state.settings.load === "idle" || this.state.settings.load === "error")) {
-      void this.loadSettings();
-    } else if (tab === "settings") {
-      void this.refreshSettings();
-    }
+    const load = this.state.settings.load;
+    if (tab === "settings" && (load === "idle" || load === "error")) void this.settings.load();
+    else if (tab === "settings") void this.settings.refresh();
     this.update();
-  }
-
-  private dispatchReap(e: ReapEvent): void {
-    this.state.reapFlow = reapFlow(this.state.reapFlow, e);
-    this.update();
-  }
-
-  async scan(): Promise<void> {
-    const before = this.state.reapFlow;
-    this.dispatchReap({ type: "scan" });
-    if (this.state.reapFlow === before) return;
-    try {
-      this.dispatchReap({ type: "scanned", report: await this.api.ScanOrphans() });
-    } catch (e) {
-      this.dispatchReap({ type: "scanFailed", message: errorMessage(e) });
-    }
-  }
-
-  async confirmReap(): Promise<void> {
-    if (this.state.reapFlow.kind !== "confirm") return;
-    // Only what the user saw and confirmed: Go re-checks each one.
-    const pids = wouldReap(this.state.reapFlow.scan).map((d) => d.pid);
-    this.dispatchReap({ type: "confirm" });
-    try {
-      const r = await this.api.ReapOrphans(pids);
-      this.state.lastReap = r;
-      this.dispatchReap({ type: "reaped", report: r });
-    } catch (e) {
-      this.dispatchReap({ type: "reapFailed", message: errorMessage(e) });
-    }
-  }
-
-  /** Hands the app over to its new version. Once that worked the button
-   *  stays busy: this window is about to close, the new version opens its
-   *  own. */
-  async restartToApply(): Promise<void> {
-    if (await this.run("restart-to-apply", "restart-to-apply", () => this.api.RestartToApply())) {
-      this.state.busy.add("restart-to-apply");
-      this.update();
-    }
-  }
-
-  /** Restarts the app for the pending settings. Once that worked the
-   *  button stays busy: this window is about to close. */
-  async restartApp(): Promise<void> {
-    if (await this.run("restart-app", "restart-app", () => this.api.RestartApp())) {
-      this.state.busy.add("restart-app");
-      this.update();
-    }
-  }
-
-  /** Brings the first field with an error into view and focus: "Fix the
-   *  highlighted fields" with none on screen helped nobody (issue 31, item 7). */
-  private focusFirstSettingsError(): void {
-    const first = SETTINGS_KEYS.find((k) => this.state.settings.errors[k]);
-    if (first) this.focusAfterRender = `#set-${first}`;
-  }
-
-  async saveSettings(): Promise<void> {
-    const st = this.state.settings;
-    if (!st.draft || !st.view || st.saving) return;
-    const draft = normalizeDraft(st.draft);
-    st.errors = validateSettings(draft);
-    if (hasErrors(st.errors)) {
-      st.result = { ok: false, text: Object.keys(st.errors).length === 1 ? "Fix the highlighted field, then save again." : "Fix the highlighted fields, then save again." };
-      this.focusFirstSettingsError();
-      this.update();
-      return;
-    }
-    st.saving = true;
-    st.result = null;
-    this.update();
-    const changed = diffSettings(draft, toDraft(st.view.settings), toDraft(st.view.defaults));
-    const u = this.state.status?.instance.update;
-    const heldBy = { update_feed: u?.feed_from, update_automatically: u?.automatic_from };
-    try {
-      // Only the edit: Go lays it over what is saved now, so a backend
-      // added or removed since this page loaded stays as it is.
-      this.setSettingsView(await this.api.SaveSettings(settingsEdit(draft, changed)));
-      st.result = { ok: true, text: savedText(changed, heldBy, !!u?.build_off) };
-    } catch (e) {
-      // Go names the field of each error: it goes under that field, once.
-      const { errors, rest } = fieldErrorsFrom(errorMessage(e));
-      st.errors = errors;
-      const marked = Object.keys(errors).length;
-      const fix = marked === 1 ? "Fix the highlighted field, then save again." : "Fix the highlighted fields, then save again.";
-      st.result = { ok: false, text: rest.length ? rest.join(" ") : fix };
-      this.focusFirstSettingsError();
-    } finally {
-      st.saving = false;
-      this.update();
-    }
   }
 
   // ---- events -------------------------------------------------------------
@@ -487,149 +279,43 @@ export class App {
     if (!target || !this.root.contains(target)) return;
     if (target instanceof HTMLButtonElement && target.disabled) return;
     if (target instanceof HTMLButtonElement && target.type === "submit") return; // handled by onSubmit
-    const a = target.dataset.action ?? "";
-    const name = target.dataset.name ?? "";
     // A confirmation ("Copied URL and token") lasts until the next action.
-    if (this.state.notes.size) {
-      this.state.notes.clear();
-      this.update();
-    }
-    if (this.backends.click(a, target) || this.updates.click(a, target)) return;
-    switch (a) {
-      case "tab":
-        ev.preventDefault();
-        this.setTab((target.dataset.tab as Tab) ?? "backends");
-        break;
-      case "retry-status":
-        void this.loadStatus();
-        break;
-      case "quit":
-        void this.run("quit", "quit", () => this.api.Quit());
-        break;
-      case "restart-to-apply":
-        void this.restartToApply();
-        break;
-      case "restart-app":
-        void this.restartApp();
-        break;
-      case "restart-all":
-        void this.run("restart:", "backend:", () => this.api.Restart(""));
-        break;
-      case "show-logs":
-        this.state.logBackend = (this.state.status?.backends.length ?? 0) > 1 ? name : "";
-        this.setTab("logs");
-        break;
-      case "save-report":
-        void this.run("save-report", "logs", async () => {
-          this.state.reportPath = await this.api.SaveDiagnosticReport();
-        });
-        break;
-      case "open-report-folder":
-        void this.run("open-report-folder", "logs", () => this.api.OpenReportFolder()).then((ok) => ok && this.flash("logs", "Opened in your file manager"));
-        break;
-      case "open-log-folder":
-        void this.run("open-log-folder", "logs", () => this.api.OpenLogFolder()).then((ok) => ok && this.flash("logs", "Opened in your file manager"));
-        break;
-      case "jump-latest":
-        this.state.logFollow = true;
-        this.state.logUnseen = 0;
-        this.update();
-        break;
-      case "clear-log-filter":
-        this.state.logFilter = "";
-        this.state.logBackend = "";
-        this.update();
-        break;
-      case "reap-scan":
-        void this.scan();
-        break;
-      case "reap-confirm":
-        void this.confirmReap();
-        break;
-      case "reap-cancel":
-        this.dispatchReap({ type: "cancel" });
-        break;
-      case "settings-reset": {
-        const st = this.state.settings;
-        if (st.view) {
-          st.draft = resetToDefaults(st.view.defaults, st.view.settings);
-          st.errors = {};
-          st.result = { ok: true, text: "Defaults restored in the form — Save to apply" };
-          this.update();
-        }
-        break;
-      }
-      case "settings-reload":
-        void this.loadSettings();
-        break;
-      case "dismiss-notice":
-        this.state.dismissedNotices.add(target.dataset.notice ?? "");
-        this.update();
-        break;
-    }
+    if (this.store.clearNotes()) this.update();
+    const name = target.dataset.action ?? "";
+    if (Object.hasOwn(ACTIONS, name)) ACTIONS[name](this.ctx, target, ev);
   };
 
   private onSubmit = (ev: Event): void => {
     const form = ev.target as HTMLElement;
     if (form.dataset?.form === "settings") {
       ev.preventDefault();
-      void this.saveSettings();
+      void this.settings.save();
     } else if (form.dataset?.form === "add-backend") {
       ev.preventDefault();
-      void this.backends.saveAddBackend();
+      void saveAddBackend(this.ctx);
     }
   };
 
   private onKeyDown = (ev: KeyboardEvent): void => {
-    if (ev.key === "Escape" && this.backends.escape(ev.target as Element | null)) ev.preventDefault();
+    if (ev.key === "Escape" && escape(this.ctx, ev.target as Element | null)) ev.preventDefault();
   };
 
   private onInput = (ev: Event): void => {
     const el = ev.target as HTMLInputElement | HTMLSelectElement;
     const kind = el.dataset?.input;
-    if (!kind) return;
     if (kind === "log-filter" && ev.type === "input") {
-      this.state.logFilter = el.value;
-      this.state.logFollow = true;
-      this.state.logUnseen = 0;
+      this.store.filterLogs(el.value);
       this.update();
     } else if (kind === "log-backend" && ev.type === "change") {
-      this.state.logBackend = el.value;
-      this.state.logFollow = true;
-      this.state.logUnseen = 0;
+      this.store.pickLogBackend(el.value);
+      this.store.followLogs(true);
       this.update();
     } else if (kind === "add") {
-      if (this.backends.addInput(el, ev.type)) this.updateForm(el);
+      if (addInput(this.ctx, el, ev.type)) this.renderer.updateForm(el);
     } else if (kind === "setting") {
-      if (this.settingInput(el, ev.type)) this.updateForm(el);
+      if (this.settings.input(el, ev.type)) this.renderer.updateForm(el);
     }
   };
-
-  /** A Settings field changed: the draft follows; false when nothing did. */
-  private settingInput(el: HTMLInputElement | HTMLSelectElement, type: string): boolean {
-    const st = this.state.settings;
-    if (!st.draft) return false;
-    const key = el.dataset.field as SettingsKey;
-    if (isBoolKey(key)) {
-      if (type !== "change") return false;
-      st.draft = { ...st.draft, [key]: (el as HTMLInputElement).checked };
-    } else {
-      if (type !== "input") return false;
-      st.draft = { ...st.draft, [key]: el.value };
-      // Re-check a field that was flagged, so the error clears as it is fixed.
-      if (st.errors[key]) {
-        const e = validateSettings(st.draft)[key];
-        if (e) st.errors = { ...st.errors, [key]: e };
-        else {
-          const rest = { ...st.errors };
-          delete rest[key];
-          st.errors = rest;
-        }
-      }
-    }
-    st.result = null;
-    return true;
-  }
 
   /** visibilitychange: minimized, hidden to the tray, shown again. */
   private onVisibility = (): void => {
@@ -638,9 +324,9 @@ export class App {
     this.hidden = hidden;
     this.reportVisible(!hidden);
     if (hidden) {
-      this.stopClock();
+      this.renderer.stopClock();
     } else {
-      this.armClock(); // at once: running times still read as when hidden
+      this.renderer.armClock(); // at once: running times still read as when hidden
       void this.catchUp();
     }
     this.armTreeRecheck();
@@ -665,35 +351,12 @@ export class App {
     this.api.SetWindowVisible(visible).catch(() => {});
   }
 
-  /** Updates the running times now and arms one timer for their next change. */
-  private armClock(): void {
-    this.stopClock();
-    if (this.opts.timers === false || this.hidden || this.destroyed) return;
-    const wait = syncClocks(this.root, this.now());
-    if (Number.isFinite(wait)) this.clockTimer = setTimeout(this.tickClock, wait);
-  }
-
-  private tickClock = (): void => {
-    this.clockTimer = null;
-    this.armClock();
-  };
-
-  private stopClock(): void {
-    if (this.clockTimer !== null) clearTimeout(this.clockTimer);
-    this.clockTimer = null;
-  }
-
-  private focusNow(selector: string): void {
-    this.root.querySelector<HTMLElement>(selector)?.focus();
-  }
-
   private onScroll = (ev: Event): void => {
     const el = ev.target as HTMLElement;
     if (!(el instanceof HTMLElement) || !el.classList.contains("log-scroll")) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
     if (atBottom !== this.state.logFollow) {
-      this.state.logFollow = atBottom;
-      if (atBottom) this.state.logUnseen = 0;
+      this.store.followLogs(atBottom);
       this.update();
     }
   };
@@ -702,120 +365,11 @@ export class App {
 
   /** Renders soon (coalesced). */
   update(): void {
-    if (this.renderQueued) return;
-    this.renderQueued = true;
-    this.schedule(() => {
-      this.renderQueued = false;
-      this.render();
-    });
-  }
-
-  /**
-   * Re-renders soon (coalesced) only the form that el is in, for a keystroke:
-   * nothing outside it depends on what is typed, so building and comparing
-   * the whole page on every key was work for nothing (STYLE.md rule 20; the
-   * bulk of a key's cost was WebKit repainting the window, which style.css's
-   * input.input containment ends). A full render, queued or later, draws the
-   * same form from the same state, so the value and caret survive it.
-   */
-  private updateForm(el: Element): void {
-    const name = el.closest<HTMLElement>("form[data-form]")?.dataset.form ?? "";
-    if (!(name in FORM_VIEWS) || (this.formQueued !== null && this.formQueued !== name)) {
-      this.update();
-      return;
-    }
-    if (this.renderQueued || this.formQueued !== null) return;
-    this.formQueued = name;
-    this.schedule(() => {
-      this.formQueued = null;
-      if (!this.renderQueued && !this.syncForm(name)) this.render();
-    });
-  }
-
-  /** The form named name brought up to date alone; false when it is not on the page. */
-  private syncForm(name: string): boolean {
-    const live = this.root.querySelector(`form[data-form="${name}"]`);
-    const fresh = FORM_VIEWS[name](this.state);
-    if (!live || !fresh) return false;
-    morph(live, fresh);
-    return true;
+    this.renderer.update();
   }
 
   /** Renders now. */
   render(): void {
-    const s = this.state;
-    const now = this.now();
-    // The Boot reap page on screen shows the current report: its sidebar
-    // count is seen (and comes back with the next report).
-    if (s.tab === "reap" && s.load.kind === "ready") s.reapSeen = reportKey(currentReport(s));
-    let content: HTMLElement;
-    let visible: LogLine[] = [];
-    if (s.load.kind === "loading") content = loadingView();
-    else if (s.load.kind === "error") content = errorView(s.load.message, s.busy.has("retry-status"));
-    else {
-      switch (s.tab) {
-        case "backends":
-          content = backendsView(s, now);
-          break;
-        case "tree":
-          content = treeView(s, now);
-          break;
-        case "logs":
-          visible = visibleLogLines(s);
-          content = logsView(s, visible);
-          break;
-        case "reap":
-          content = reapView(s);
-          break;
-        case "settings":
-          content = settingsView(s);
-          break;
-      }
-    }
-    const tree = h(
-      "div.app",
-      { "data-active-tab": s.tab },
-      header(s),
-      h(
-        "div.body",
-        null,
-        sidebar(s, now),
-        h("main.content", { id: "content", "data-key": `tab:${s.tab}` }, ...(s.load.kind === "ready" ? [updateBanner(s), ...globalBanners(s)] : []), content),
-      ),
-    );
-    const current = this.root.firstElementChild;
-    if (current) morph(current, tree);
-    else this.root.appendChild(tree);
-    if (s.tab === "logs" && s.load.kind === "ready") {
-      this.syncLogs(visible);
-      this.logChromeDrawn = logChrome(s, visible);
-    } else this.logContainer = null;
-    if (this.focusAfterRender) {
-      this.focusNow(this.focusAfterRender);
-      this.focusAfterRender = null;
-    }
-    this.armClock(); // for the running times just drawn
-  }
-
-  private syncLogs(visible: LogLine[]): void {
-    const scroller = this.root.querySelector<HTMLElement>(".log-scroll");
-    const lines = scroller?.querySelector<HTMLElement>(".log-lines") ?? null;
-    if (!scroller || !lines) {
-      this.logContainer = null;
-      return;
-    }
-    const showBackend = new Set(this.state.logs.lines().map((l) => l.backend)).size > 1 && this.state.logBackend === "";
-    const sig = `${this.state.logFilter}\u0000${showBackend}`;
-    if (lines !== this.logContainer || sig !== this.logSig) {
-      lines.textContent = "";
-      this.logContainer = lines;
-      this.logSig = sig;
-    }
-    syncLogRows(lines, visible, this.state.logFilter, showBackend);
-    if (this.state.logFollow) {
-      const bottom = scroller.scrollHeight - scroller.clientHeight;
-      // A scroll event follows; at the bottom it leaves logFollow on.
-      if (Math.abs(scroller.scrollTop - bottom) > 1) scroller.scrollTop = bottom;
-    }
+    this.renderer.renderNow();
   }
 }

@@ -46,3 +46,22 @@ export function createMockUpdates(instance: InstanceInfo, emit: () => void): Upd
     },
   };
 }
+
+/**
+ * The preview's answer to App.FeedURLError: Go's rule (settings.ValidateFeedURL)
+ * as the browser's URL parser reads it, near enough for a preview; the app
+ * asks Go itself.
+ */
+export async function mockFeedURLError(raw: string): Promise<string> {
+  if (raw === "") return "";
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return `Update feed: "${raw}" is not an absolute URL like https://example.com/hermes-desktop/stable.json`;
+  }
+  if (new TextEncoder().encode(raw).length > 2048) return "Update feed: longer than 2048 bytes";
+  const loopback = u.hostname === "localhost" || u.hostname === "[::1]" || /^127\./.test(u.hostname);
+  if (u.protocol === "https:" || (u.protocol === "http:" && loopback)) return "";
+  return `Update feed: "${raw}" must be https (http only on this machine)`;
+}

@@ -2,70 +2,16 @@
 // side, diffs, and the object Save sends.
 
 import { currentQuoting, formatSpan } from "./format";
-import { FEED_MAX_BYTES, feedProblem, type FeedProblem } from "./feedurl";
+import { APPLIED_AT_ONCE, BOOL_KEYS, FIELD_LABELS, SETTINGS_KEYS, type BoolKey, type SettingsDraft, type SettingsKey, type TextKey } from "./generated/models";
+import { captureGroups, commandError, parseGoDuration } from "./settingsparse";
 import type { Settings, SettingsEdit } from "./types";
 
-/**
- * What the form edits: every text box as typed (numbers too, so a bad entry
- * can be shown and fixed), every checkbox as a boolean. "" means "the
- * default" for every text field.
- */
-export interface SettingsDraft {
-  backend_command: string;
-  ready_regex: string;
-  health_path: string;
-  grace: string;
-  min_orphan_age: string;
-  start_at_login: boolean;
-  sample_interval: string;
-  max_duplicate_children: string;
-  restart_on_fd_pressure: boolean;
-  nofile_soft_limit: string;
-  update_feed: string;
-  update_automatically: boolean;
-  ssh_config: string;
-  disconnect_grace: string;
-}
+export { captureGroups, commandError, parseGoDuration } from "./settingsparse";
 
-export type SettingsKey = keyof SettingsDraft;
-export type BoolKey = "start_at_login" | "restart_on_fd_pressure" | "update_automatically";
-export type TextKey = Exclude<SettingsKey, BoolKey>;
-
-export const SETTINGS_KEYS: SettingsKey[] = [
-  "backend_command",
-  "ready_regex",
-  "health_path",
-  "grace",
-  "min_orphan_age",
-  "start_at_login",
-  "sample_interval",
-  "max_duplicate_children",
-  "restart_on_fd_pressure",
-  "nofile_soft_limit",
-  "update_feed",
-  "update_automatically",
-  "ssh_config",
-  "disconnect_grace",
-];
-
-/**
- * The label of each text field, as the page shows it. Go starts a field's
- * error with the same label (settings.Labels, checked by a Go test), which
- * is how a refusal from Go lands under its field (fieldErrorsFrom).
- */
-export const FIELD_LABELS: Record<TextKey, string> = {
-  backend_command: "Backend command",
-  ready_regex: "Ready pattern",
-  health_path: "Health check path",
-  grace: "Stop grace period",
-  min_orphan_age: "Minimum orphan age",
-  sample_interval: "Sample interval",
-  max_duplicate_children: "Duplicate helper limit",
-  nofile_soft_limit: "Open-file floor",
-  update_feed: "Update feed",
-  ssh_config: "SSH config file",
-  disconnect_grace: "Disconnect grace",
-};
+// The keys, the draft's shape and the labels are settings.Options' (Go),
+// generated: src/generated/models.ts.
+export { APPLIED_AT_ONCE, BOOL_KEYS, FIELD_LABELS, SETTINGS_KEYS } from "./generated/models";
+export type { BoolKey, SettingsDraft, SettingsKey, TextKey } from "./generated/models";
 
 /**
  * The labels of a backend's own fields that are no setting of this page
@@ -96,14 +42,8 @@ export function fieldErrorsFrom(message: string): { errors: SettingsErrors; rest
 }
 
 export function isBoolKey(k: string): k is BoolKey {
-  return k === "start_at_login" || k === "restart_on_fd_pressure" || k === "update_automatically";
+  return (BOOL_KEYS as readonly string[]).includes(k);
 }
-
-/**
- * Keys the running app takes as soon as they are saved (Go: App.SaveSettings
- * and Launcher.SettingsSaved); the others apply when it next starts.
- */
-export const APPLIED_AT_ONCE: readonly SettingsKey[] = ["start_at_login", "update_feed", "update_automatically", "ssh_config"];
 
 /** The shared readiness settings a backend without its own takes. */
 const READINESS_KEYS = ["ready_regex", "health_path", "grace"] as const;
@@ -158,114 +98,6 @@ export function toDraft(s: Settings): SettingsDraft {
   };
 }
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  "µs": 1e-3,
-  "μs": 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/**
- * Parses a Go duration ("5s", "3m0s", "1h30m", "1.5s", "-2s", "0") to
- * milliseconds; null when Go's time.ParseDuration would reject it.
- */
-export function parseGoDuration(input: string): number | null {
-  let s = input.trim();
-  if (s === "") return null;
-  let sign = 1;
-  if (s[0] === "-" || s[0] === "+") {
-    if (s[0] === "-") sign = -1;
-    s = s.slice(1);
-  }
-  if (s === "0") return 0;
-  if (s === "") return null;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0;
-  let pos = 0;
-  while (pos < s.length) {
-    re.lastIndex = pos;
-    const m = re.exec(s);
-    if (!m) return null;
-    total += parseFloat(m[1]) * UNIT_MS[m[2]];
-    pos = re.lastIndex;
-  }
-  return sign * total;
-}
-
-/** Go's cmdline errors (ErrOpenSingleQuote...), as a sentence. */
-const COMMAND_ERRORS = {
-  single: "A ' quote is not closed",
-  double: 'A " quote is not closed',
-  backslash: "It ends with a backslash",
-};
-
-/** Mirrors Go's cmdline.Split on the engine's platform; returns an error or null. */
-export function commandError(line: string): string | null {
-  if (currentQuoting() === "windows") return windowsCommandError(line);
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (c === "'") {
-      const end = line.indexOf("'", i + 1);
-      if (end < 0) return COMMAND_ERRORS.single;
-      i = end;
-    } else if (c === '"') {
-      let j = i + 1;
-      for (; j < line.length && line[j] !== '"'; j++) {
-        if (line[j] === "\\" && j + 1 < line.length && (line[j + 1] === '"' || line[j + 1] === "\\")) j++;
-      }
-      if (j >= line.length) return COMMAND_ERRORS.double;
-      i = j;
-    } else if (c === "\\") {
-      if (i + 1 >= line.length) return COMMAND_ERRORS.backslash;
-      i++;
-    }
-  }
-  return null;
-}
-
-/**
- * Windows' rules (CommandLineToArgvW): only a "double" quote quotes, an odd
- * run of backslashes before one makes it literal; an apostrophe or a
- * backslash is just a character. An unclosed quote is the one error.
- */
-function windowsCommandError(line: string): string | null {
-  let quoted = false;
-  let slashes = 0;
-  for (const c of line) {
-    if (c === '"' && slashes % 2 === 0) quoted = !quoted;
-    slashes = c === "\\" ? slashes + 1 : 0;
-  }
-  return quoted ? COMMAND_ERRORS.double : null;
-}
-
-/**
- * Number of capture groups in a pattern, or null when JavaScript cannot
- * compile it. Go (RE2) syntax mostly matches; the Go-only spellings that
- * ready patterns use are translated first, so a null here is not proof the
- * pattern is wrong; the Go side has the last word.
- */
-export function captureGroups(pattern: string): number | null {
-  let src = pattern.replace(/\(\?P</g, "(?<");
-  const flags = /^\(\?([imsU]+)\)/.exec(src);
-  let jsFlags = "";
-  if (flags) {
-    src = src.slice(flags[0].length);
-    if (flags[1].includes("i")) jsFlags += "i";
-    if (flags[1].includes("m")) jsFlags += "m";
-    if (flags[1].includes("s")) jsFlags += "s";
-  }
-  try {
-    const m = new RegExp(src + "|", jsFlags).exec("");
-    return m ? m.length - 1 : 0;
-  } catch {
-    return null;
-  }
-}
-
 export type SettingsErrors = Partial<Record<SettingsKey, string>>;
 
 function durationError(key: DurationKey, text: string): string | null {
@@ -284,18 +116,6 @@ function countError(key: IntKey, text: string): string | null {
   if (Number.isNaN(n)) return `Enter a whole number from 0 to ${max.toLocaleString("en-US")}`;
   if (n > max) return `Must be at most ${max.toLocaleString("en-US")}`;
   return null;
-}
-
-const FEED_ERRORS: Record<FeedProblem, string> = {
-  "too-long": `Must be at most ${FEED_MAX_BYTES.toLocaleString("en-US")} bytes`,
-  "not-absolute": "Use a full URL like https://example.com/hermes-desktop/stable.json",
-  insecure: "Must be https (http only on this machine: localhost, 127.x.x.x or [::1])",
-};
-
-/** Mirrors Go's settings.ValidateFeedURL (see feedurl.ts); "" is no feed. */
-export function feedError(url: string): string | null {
-  const p = url === "" ? null : feedProblem(url);
-  return p && FEED_ERRORS[p];
 }
 
 /**
@@ -360,8 +180,8 @@ export function validateSettings(s: SettingsDraft): SettingsErrors {
     const e = v === "" ? null : countError(key, v);
     if (e) errs[key] = e;
   }
-  const feed = feedError(s.update_feed.trim());
-  if (feed) errs.update_feed = feed;
+  // The update feed is Go's to judge (App.FeedURLError, asked as it is
+  // typed; Save's refusal says the same).
   const ssh = sshConfigError(s.ssh_config.trim());
   if (ssh) errs.ssh_config = ssh;
   return errs;

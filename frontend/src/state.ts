@@ -1,4 +1,5 @@
-// The page's state and pure derivations from it.
+// The page's state and pure derivations from it. Its one writer is the
+// Store (src/store.ts); everyone else sees it as AppState, read only.
 
 import { emptyAddForm, type AddForm } from "./addbackend";
 import { LogBuffer } from "./logbuffer";
@@ -35,7 +36,8 @@ export interface SettingsForm {
   result: { ok: boolean; text: string } | null;
 }
 
-export interface AppState {
+/** The state as its owner, the Store, holds it. */
+export interface MutableState {
   tab: Tab;
   load: LoadState;
   status: Status | null;
@@ -73,7 +75,20 @@ export interface AppState {
   preview: boolean;
 }
 
-export function initialState(tab: Tab = "backends"): AppState {
+/**
+ * The state as the views and actions see it: every field read only, the
+ * busy keys, errors, notes and forms too. A change is a Store mutation.
+ */
+export type AppState = Readonly<Omit<MutableState, "busy" | "errors" | "notes" | "dismissedNotices" | "settings" | "addForm">> & {
+  readonly busy: ReadonlySet<string>;
+  readonly errors: ReadonlyMap<string, string>;
+  readonly notes: ReadonlyMap<string, string>;
+  readonly dismissedNotices: ReadonlySet<string>;
+  readonly settings: Readonly<SettingsForm>;
+  readonly addForm: Readonly<AddForm>;
+};
+
+export function initialState(tab: Tab = "backends"): MutableState {
   return {
     tab,
     load: { kind: "loading" },

@@ -1,26 +1,17 @@
 // The self-update as the page shows it: what the banner says for each
 // state of instance.update (Go: backend.UpdateInfo), the download's
 // progress, and the three actions (Check now, Skip this version, Restart to
-// update). Pure functions and a small action handler; the DOM is in
+// update). Pure functions and an action table; the DOM is in
 // src/views/update.ts.
 
 import { formatBytes } from "./format";
-import type { AppState } from "./state";
+import type { Action } from "./actions";
 import type { Normalized, Wire } from "./types";
+
+export type { UpdateAPI } from "./types";
 
 export type UpdateInfo = Normalized<Wire.UpdateInfo>;
 export type UpdateCheck = Normalized<Wire.UpdateCheck>;
-
-/** What the engine does for the update banner (part of HermesAPI). */
-export interface UpdateAPI {
-  /** Asks the feed now; a newer version starts downloading in the background. */
-  CheckForUpdate(): Promise<UpdateCheck>;
-  /** Installs the downloaded update and hands the backends over to it:
-   *  this window closes and the new version's opens. */
-  ApplyUpdate(): Promise<void>;
-  /** Stops offering one version. */
-  SkipVersion(version: string): Promise<void>;
-}
 
 /** Busy and error keys of the update actions (AppState.busy / errors). */
 export const UPDATE_KEYS = { check: "update-check", apply: "update-apply", skip: "update-skip", error: "update" } as const;
@@ -118,36 +109,18 @@ export function notesSummary(notes: string | undefined, max = 160): string {
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
 }
 
-interface Deps {
-  state: AppState;
-  api: UpdateAPI;
-  run: (busyKey: string, errKey: string, fn: () => Promise<unknown>) => Promise<boolean>;
-  refresh: () => Promise<void>;
-}
-
-/** The update banner's click handling, delegated from App.onClick. */
-export class UpdateActions {
-  constructor(private readonly d: Deps) {}
-
-  /** Handles data-action values of the update UI; false for anything else. */
-  click(action: string, target: HTMLElement): boolean {
-    switch (action) {
-      case "update-check":
-        void this.d.run(UPDATE_KEYS.check, UPDATE_KEYS.error, async () => {
-          await this.d.api.CheckForUpdate();
-          await this.d.refresh();
-        });
-        return true;
-      case "update-apply":
-        void this.d.run(UPDATE_KEYS.apply, UPDATE_KEYS.error, () => this.d.api.ApplyUpdate());
-        return true;
-      case "update-skip":
-        void this.d.run(UPDATE_KEYS.skip, UPDATE_KEYS.error, async () => {
-          await this.d.api.SkipVersion(target.dataset.version ?? "");
-          await this.d.refresh();
-        });
-        return true;
-    }
-    return false;
-  }
-}
+/** The update banner's actions (Check now, Restart to update, Skip this
+ *  version), by data-action. */
+export const UPDATE_ACTIONS: Readonly<Record<string, Action>> = {
+  "update-check": (c) =>
+    void c.run(UPDATE_KEYS.check, UPDATE_KEYS.error, async () => {
+      await c.api.CheckForUpdate();
+      await c.refresh();
+    }),
+  "update-apply": (c) => void c.run(UPDATE_KEYS.apply, UPDATE_KEYS.error, () => c.api.ApplyUpdate()),
+  "update-skip": (c, target) =>
+    void c.run(UPDATE_KEYS.skip, UPDATE_KEYS.error, async () => {
+      await c.api.SkipVersion(target.dataset.version ?? "");
+      await c.refresh();
+    }),
+};

@@ -927,7 +927,8 @@ describe("settings", () => {
       submit(root);
       await flush();
       expect(f.api.SaveSettings).not.toHaveBeenCalled();
-      expect(root.querySelector("#set-update_feed-err")!.textContent).toBe("Must be https (http only on this machine: localhost, 127.x.x.x or [::1])");
+      expect(f.api.FeedURLError).toHaveBeenCalledWith("http://updates.example.com/stable.json");
+      expect(root.querySelector("#set-update_feed-err")!.textContent).toBe('"http://updates.example.com/stable.json" must be https (http only on this machine)');
       expect(root.querySelector('[data-field="update_feed"]')!.getAttribute("aria-invalid")).toBe("true");
       type(root, "update_feed", "http://127.0.0.1:8080/stable.json");
       expect(root.querySelector("#set-update_feed-err")).toBeNull();

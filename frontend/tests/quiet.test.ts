@@ -358,7 +358,7 @@ describe("new log lines on the Logs tab", () => {
     expect(render).toHaveBeenCalledTimes(2);
     expect(root.querySelector("select[data-input=log-backend]")).not.toBeNull();
 
-    app.state.logFollow = false; // scrolled up: the jump button counts new lines
+    app.store.followLogs(false); // scrolled up: the jump button counts new lines
     app.update();
     f.emitLogs([line(3, "y")]);
     expect(render).toHaveBeenCalledTimes(4);

@@ -6,9 +6,9 @@
 // result typed.
 //
 // The error codes each operation may answer, and their sentinels, are the
-// control package's (control/errors.go), one layer down so that the
-// update package's own errors can wrap them; errors.Is works on them on
-// both sides of the channel.
+// control package's (control/errors.go); the update package's own errors
+// get theirs here (UpdateError), so that package knows nothing of the
+// channel. errors.Is works on them on both sides of the channel.
 package protocol
 
 import (
