@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
@@ -135,7 +135,7 @@ func TestWholeAppCrashLeavesNoDaemonAfterTheNextBoot(t *testing.T) {
 	for r := 1; r <= rounds && !t.Failed(); r++ {
 		l.WaitReady(1, readyWait)
 		b := status(t, l).Backends[0]
-		if b.Containment != instance.ContainmentCgroup || !strings.HasPrefix(b.Cgroup, l.Cgroup.Path()+"/") {
+		if b.Containment != model.ContainmentCgroup || !strings.HasPrefix(b.Cgroup, l.Cgroup.Path()+"/") {
 			t.Fatalf("round %d: containment %q in %q (%s), want a cgroup under %s", r, b.Containment, b.Cgroup, b.ContainmentReason, l.Cgroup.Path())
 		}
 		waitLabelled(t, label, seen, 2)

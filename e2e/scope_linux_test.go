@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/cgroup"
 )
@@ -93,7 +93,7 @@ func TestSystemdScopeHoldsTheTree(t *testing.T) {
 	l1.WaitReady(1, readyWait)
 	b := status(t, l1).Backends[0]
 	scopeOf := func(group string) string { return path.Dir(group) }
-	if b.Containment != instance.ContainmentSystemdScope || !strings.HasSuffix(scopeOf(b.Cgroup), ".scope") ||
+	if b.Containment != model.ContainmentSystemdScope || !strings.HasSuffix(scopeOf(b.Cgroup), ".scope") ||
 		!strings.HasPrefix(b.Cgroup, mgr.Path()+"/") {
 		t.Fatalf("containment %q in %q (%s), want a cgroup in a systemd scope under %s", b.Containment, b.Cgroup, b.ContainmentReason, mgr.Path())
 	}

@@ -12,6 +12,7 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
@@ -180,7 +181,7 @@ func TestShimLifelineEndsTreeWindows(t *testing.T) {
 	if took >= grace {
 		t.Errorf("teardown took %v, want less than the %v grace: the shim asks the backend, or kills it at once where it cannot", took, grace)
 	}
-	s.awaitExited(t, instance.ExitWait)
+	s.awaitExited(t, run.ExitWait)
 }
 
 // A stop request ends the whole tree, without waiting out the grace: the

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/settings"
 )
 
@@ -32,7 +32,7 @@ func (sl *List) Add(sup *Supervisor) {
 
 // RunAll starts every supervisor, each with the instance a predecessor
 // handed over (from adopted; nil for none).
-func (sl *List) RunAll(adopted func(*Supervisor) (instance.Process, model.BackendStatus)) {
+func (sl *List) RunAll(adopted func(*Supervisor) (run.Process, model.BackendStatus)) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	sl.ctx, sl.cancel = context.WithCancel(context.Background())
@@ -44,10 +44,10 @@ func (sl *List) RunAll(adopted func(*Supervisor) (instance.Process, model.Backen
 
 // runLocked starts sup's goroutine under the list's context, with a cancel
 // of its own for remove. Call with mu held, after RunAll.
-func (sl *List) runLocked(sup *Supervisor, inst instance.Process, prev model.BackendStatus) {
+func (sl *List) runLocked(sup *Supervisor, inst run.Process, prev model.BackendStatus) {
 	ctx, cancel := context.WithCancel(sl.ctx)
 	sup.cancel = cancel
-	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
+	go sup.serve(ctx, !sup.spec.Disabled, inst, prev)
 }
 
 // AddRunning adds a backend while the launcher runs, and starts it.

@@ -9,15 +9,14 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
@@ -27,9 +26,9 @@ import (
 
 // Runner starts backends on one host.
 type Runner struct {
-	// Host is the host's connection, asked at each start: one given up on
-	// is made anew when the ssh config file changed since (Hosts.Get).
-	Host func() (*Host, error)
+	// Machine is the host's connection, asked at each start: one given up
+	// on is made anew when the ssh config file changed since (Hosts.Get).
+	Machine func() (*Machine, error)
 	// Log receives the backend's output lines.
 	Log *logs.Log
 	// DisconnectGrace is how long the remote tree outlives a silent
@@ -40,97 +39,125 @@ type Runner struct {
 // Start starts a run of spec on the host. It returns at once: connecting,
 // installing the core and starting the remote watchdog go on in the run's
 // own goroutine, and AwaitReady reports how they went.
-func (r Runner) Start(spec *runspec.Spec) (instance.Process, error) {
-	h, err := r.Host()
+func (r Runner) Start(spec *runspec.Spec) (run.Process, error) {
+	h, err := r.Machine()
 	if err != nil {
 		return nil, fmt.Errorf("%w (%w)", err, fs.ErrPermission) // the app is closing, or the host cannot be: not retried
 	}
-	run, err := newRun(spec, h, r)
+	x, err := newInstance(spec, h, r)
 	if err != nil {
 		return nil, err
 	}
-	go run.main()
-	return run, nil
+	go x.main()
+	return x, nil
 }
 
-// Run is one run of a backend on another host (an instance.Process).
+// Instance is one run of a backend on another host (a run.Process, a peer
+// of backend/instance's), its parts each with a job of its own: the
+// lifeline it writes and the heartbeat over it (link.go), and what the
+// remote watchdog said.
 //
-// Goroutines, all owned by the run: main (connect, start the channel,
+// Goroutines, all owned by the instance: main (connect, start the channel,
 // then the heartbeat until the channel ends; it closes exited), and the
 // channel reader it starts (ends at the channel's EOF).
-type Run struct {
+type Instance struct {
 	spec  *runspec.Spec
-	host  *Host
+	host  *Machine
 	log   *logs.Log
 	grace time.Duration // the disconnect grace
-	beat  time.Duration // the heartbeat's period
+	ids   sessionIDs
 
-	nonce       string // local: the status' nonce
-	ownershipID string
-	spawnNonce  string
-	token       string // sent to the remote; "" for a dashboard's health checks
-	sendToken   string
-
-	released     chan struct{}
-	releaseOnce  sync.Once
-	stopping     chan struct{}
-	stopOnce     sync.Once
+	released     gate // Release was called
+	stopping     gate // Stop was called
 	backendKnown chan struct{}
-	portFound    chan int
+	ready        *run.PortMatcher // the port the output announces
 	exited       chan struct{}
-	changed      chan struct{} // buffered(1): the connection's state changed
 
-	writeMu sync.Mutex // one writer on the channel's stdin at a time
-	in      io.WriteCloser
+	line lifeline  // the channel's stdin
+	beat heartbeat // pings and pongs over it
 
-	mu         sync.Mutex // guards what follows
-	ch         *ssh.Channel
-	hello      remotewd.RemoteHello
-	backend    remotewd.RemoteBackend
-	exit       *remotewd.RemoteExit
-	failure    string // why the run could not start (connect, install, the watchdog's error line)
-	permanent  bool   // and retrying cannot help
-	remotePort int
-	localPort  int
-	sentAt     map[uint64]time.Time
-	lastPong   time.Time
-	latency    time.Duration
-	answered   bool // a pong has come: the remote watchdog answers at once now
-	pingSeq    uint64
+	mu   sync.Mutex // guards what follows
+	ch   *ssh.Channel
+	said said // what the remote watchdog said, or why the run could not start
+	// localPort forwards here to remotePort there, once the backend is ready.
+	localPort, remotePort int
 }
 
-func newRun(spec *runspec.Spec, host *Host, r Runner) (*Run, error) {
-	nonce, err := lockfile.NewNonce()
+// sessionIDs name one run: nonce locally (the status' nonce); the
+// ownership ID, spawn nonce and token for the remote watchdog.
+type sessionIDs struct {
+	nonce       string
+	ownershipID string
+	spawnNonce  string
+	sendToken   string // sent to the remote
+	token       string // the same, for a desktop-owned kind's health checks; "" for a dashboard
+}
+
+// said is what the remote watchdog said of the run, or why it could not
+// start.
+type said struct {
+	hello     remotewd.RemoteHello
+	backend   remotewd.RemoteBackend
+	exit      *remotewd.RemoteExit
+	failure   string // why the run could not start (connect, install, the watchdog's error line)
+	permanent bool   // and retrying cannot help
+}
+
+// gate is a signal given once, however often it is opened.
+type gate struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newGate() gate { return gate{ch: make(chan struct{})} }
+
+// open gives the signal; idempotent.
+func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
+
+// done is closed once the gate is open.
+func (g *gate) done() <-chan struct{} { return g.ch }
+
+func newInstance(spec *runspec.Spec, host *Machine, r Runner) (*Instance, error) {
+	ids, err := newSessionIDs(spec)
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{
-		spec: spec, host: host, log: r.Log, grace: r.DisconnectGrace, nonce: nonce,
-		released: make(chan struct{}), stopping: make(chan struct{}), backendKnown: make(chan struct{}),
-		portFound: make(chan int, 1), exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{},
+	grace := r.DisconnectGrace
+	if grace <= 0 {
+		grace = settings.DefaultDisconnectGrace
 	}
-	if run.grace <= 0 {
-		run.grace = settings.DefaultDisconnectGrace
+	return &Instance{
+		spec: spec, host: host, log: r.Log, grace: grace, ids: ids,
+		released: newGate(), stopping: newGate(), backendKnown: make(chan struct{}),
+		ready: run.NewPortMatcher(spec.ReadyRegex), exited: make(chan struct{}),
+		// A few beats per grace, so one lost beat is never a teardown.
+		beat: newHeartbeat(min(max(grace/6, 500*time.Millisecond), 5*time.Second)),
+	}, nil
+}
+
+func newSessionIDs(spec *runspec.Spec) (sessionIDs, error) {
+	var ids sessionIDs
+	var err error
+	if ids.nonce, err = lockfile.NewNonce(); err != nil {
+		return ids, err
 	}
-	// A few beats per grace, so one lost beat is never a teardown.
-	run.beat = min(max(run.grace/6, 500*time.Millisecond), 5*time.Second)
-	if run.ownershipID, err = hermes.NewOwnershipID(); err != nil {
-		return nil, err
+	if ids.ownershipID, err = hermes.NewOwnershipID(); err != nil {
+		return ids, err
 	}
-	if run.spawnNonce, err = hermes.NewSpawnNonce(); err != nil {
-		return nil, err
+	if ids.spawnNonce, err = hermes.NewSpawnNonce(); err != nil {
+		return ids, err
 	}
-	if run.sendToken, err = hermes.NewSSHToken(); err != nil {
-		return nil, err
+	if ids.sendToken, err = hermes.NewSSHToken(); err != nil {
+		return ids, err
 	}
 	if spec.DesktopOwned() {
-		run.token = run.sendToken
+		ids.token = ids.sendToken
 	}
-	return run, nil
+	return ids, nil
 }
 
 // options is the remote watchdog's command line for this run.
-func (r *Run) options() remotewd.RemoteOptions {
+func (r *Instance) options() remotewd.RemoteOptions {
 	tok := remotewd.TokenNone
 	switch {
 	case r.spec.Kind == settings.KindServe:
@@ -145,21 +172,21 @@ func (r *Run) options() remotewd.RemoteOptions {
 		env = append(env, "PYTHONUNBUFFERED=1")
 	}
 	return remotewd.RemoteOptions{
-		OwnershipID: r.ownershipID, SpawnNonce: r.spawnNonce, Token: tok, Env: env,
-		HeartbeatGrace: r.grace, Grace: r.spec.Grace, Cgroup: lockfile.CgroupName(r.nonce),
+		OwnershipID: r.ids.ownershipID, SpawnNonce: r.ids.spawnNonce, Token: tok, Env: env,
+		HeartbeatGrace: r.grace, Grace: r.spec.Grace, Cgroup: lockfile.CgroupName(r.ids.nonce),
 		Profile: r.spec.Profile, Argv: r.spec.Command,
 	}
 }
 
 // main is the run's life: connect, install, start the remote watchdog,
 // hand it the token, wait for Release, then beat until the channel ends.
-func (r *Run) main() {
+func (r *Instance) main() {
 	defer close(r.exited)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		select {
-		case <-r.stopping:
+		case <-r.stopping.done():
 			cancel()
 		case <-r.exited:
 		}
@@ -183,28 +210,26 @@ func (r *Run) main() {
 	r.mu.Lock()
 	r.ch = ch
 	r.mu.Unlock()
-	r.writeMu.Lock()
-	r.in = ch.Stdin
-	r.writeMu.Unlock()
+	r.line.attach(ch.Stdin)
 	readDone := make(chan struct{})
 	go func() { defer close(readDone); r.read(ch.Stdout) }()
-	r.send(remotewd.TagToken + " " + r.sendToken)
+	r.line.send(remotewd.TagToken + " " + r.ids.sendToken)
 	select {
-	case <-r.released:
-		r.send(remotewd.TagStart)
+	case <-r.released.done():
+		r.line.send(remotewd.TagStart)
 		r.heartbeat(readDone)
-	case <-r.stopping:
+	case <-r.stopping.done():
 	case <-readDone:
 	}
 	// Closing stdin is EOF on the lifeline: whatever runs there ends.
-	r.closeInput()
+	r.line.close()
 	r.finish(ch, readDone)
 }
 
 // reap ends, before this run starts, what dead sessions of ours left on
 // the host (remotewd.RemoteReapMain), saying in the backend's log what it
 // did and why. A reap that fails does not stop the start.
-func (r *Run) reap(ctx context.Context, in remotecore.Installed) {
+func (r *Instance) reap(ctx context.Context, in remotecore.Installed) {
 	out, err := r.host.t.Run(ctx, reapTimeout, nil, in.Exec(remotewd.RemoteReapSubcommand)...)
 	var rep remotewd.RemoteReapReport
 	if err == nil {
@@ -230,25 +255,25 @@ func (r *Run) reap(ctx context.Context, in remotecore.Installed) {
 const reapTimeout = 30 * time.Second
 
 // finish waits for the channel's end (bounded: the remote watchdog tears
-// down within its grace once its lifeline is gone), reaps our ssh client
+// down within its grace once its lifeline is gone), collects our ssh client
 // and drops the forward.
-func (r *Run) finish(ch *ssh.Channel, readDone <-chan struct{}) {
+func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 	select {
 	case <-readDone:
-	case <-time.After(r.spec.Grace + instance.ShimKillMargin + 5*time.Second):
+	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
 		_ = ch.Kill()
 		<-readDone
 	}
 	if err := ch.Wait(); err != nil {
 		r.mu.Lock()
-		if r.exit == nil && r.failure == "" {
-			r.failure = err.Error()
+		if r.said.exit == nil && r.said.failure == "" {
+			r.said.failure = err.Error()
 		}
 		r.mu.Unlock()
 	}
 	r.mu.Lock()
 	local, remote := r.localPort, r.remotePort
-	spoke := r.hello.Shim.PID != 0
+	spoke := r.said.hello.Shim.PID != 0
 	r.mu.Unlock()
 	if !spoke {
 		// The core did not even start there (removed or altered since it
@@ -264,88 +289,43 @@ func (r *Run) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 
 // heartbeat writes a ping every beat until the channel ends. A pong
 // coming back gives the latency; none for a while is "reconnecting".
-func (r *Run) heartbeat(readDone <-chan struct{}) {
+func (r *Instance) heartbeat(readDone <-chan struct{}) {
 	// Looked at four times a beat, so a silence is shown within a quarter
 	// beat of passing silenceLimit, not up to a beat later.
-	t := time.NewTicker(max(r.beat/4, 100*time.Millisecond))
+	t := time.NewTicker(max(r.beat.every/4, 100*time.Millisecond))
 	defer t.Stop()
-	r.mu.Lock()
-	r.lastPong = time.Now()
-	r.mu.Unlock()
+	r.beat.begin()
 	shown := "connected"
 	for tick := 0; ; tick++ {
-		if now := r.Info().Remote.Connection; now != shown {
+		if now := r.Connection().State; now != shown {
 			shown = now
-			select {
-			case r.changed <- struct{}{}:
-			default:
-			}
+			r.beat.notify()
 		}
-		if tick%4 != 0 {
-			select {
-			case <-t.C:
-				continue
-			case <-readDone:
-				return
-			case <-r.stopping:
-				r.send(remotewd.TagStop)
-				return
-			}
+		if tick%4 == 0 {
+			r.line.send(r.beat.ping())
 		}
-		r.mu.Lock()
-		r.pingSeq++
-		n := r.pingSeq
-		r.sentAt[n] = time.Now()
-		for k := range r.sentAt {
-			if k+64 < n {
-				delete(r.sentAt, k) // never answered: lost with a blip
-			}
-		}
-		r.mu.Unlock()
-		r.send(remotewd.FormatPing(n))
 		select {
 		case <-t.C:
 		case <-readDone:
 			return
-		case <-r.stopping:
-			r.send(remotewd.TagStop)
+		case <-r.stopping.done():
+			r.line.send(remotewd.TagStop)
 			return
 		}
 	}
 }
 
-// send writes one line on the lifeline. A failed write is the channel's
-// end, which the reader sees.
-func (r *Run) send(line string) {
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
-	if r.in == nil {
-		return
-	}
-	_, _ = io.WriteString(r.in, line+"\n")
-}
-
-func (r *Run) closeInput() {
-	r.writeMu.Lock()
-	defer r.writeMu.Unlock()
-	if r.in != nil {
-		r.in.Close()
-		r.in = nil
-	}
-}
-
-func (r *Run) setFailure(err error) {
+func (r *Instance) setFailure(err error) {
 	r.mu.Lock()
-	r.failure = "cannot run on " + r.host.Destination + ": " + err.Error()
-	r.permanent = ssh.Permanent(err) || errors.Is(err, remotecore.ErrNoCores) ||
+	r.said.failure = "cannot run on " + r.host.Destination + ": " + err.Error()
+	r.said.permanent = ssh.Permanent(err) || errors.Is(err, remotecore.ErrNoCores) ||
 		errors.Is(err, remotecore.ErrUnsupported) || errors.Is(err, remotecore.ErrUnsafeHome)
 	r.mu.Unlock()
 	r.log.Add("launcher", err.Error())
 }
 
 // read handles the remote watchdog's lines until EOF.
-func (r *Run) read(out io.Reader) {
-	re, _ := settings.CompileReadyRegex(r.spec.ReadyRegex) // validated by ApplyDefaults
+func (r *Instance) read(out io.Reader) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 0, 4096), 512<<10)
 	for sc.Scan() {
@@ -357,38 +337,32 @@ func (r *Run) read(out io.Reader) {
 				stream = "stderr"
 			}
 			r.log.Add(stream, payload)
-			if m := re.FindStringSubmatch(payload); m != nil {
-				if port, err := strconv.Atoi(m[1]); err == nil && port > 0 && port <= 65535 {
-					select {
-					case r.portFound <- port:
-					default: // only the first announcement counts
-					}
-				}
-			}
+			r.ready.Line(payload)
 		case remotewd.TagPong:
-			r.pong(payload)
+			r.beat.pong(payload)
 		case remotewd.TagHello:
 			r.mu.Lock()
-			_ = json.Unmarshal([]byte(payload), &r.hello)
+			_ = json.Unmarshal([]byte(payload), &r.said.hello)
 			r.mu.Unlock()
 		case remotewd.TagBackend:
 			r.mu.Lock()
-			err := json.Unmarshal([]byte(payload), &r.backend)
+			err := json.Unmarshal([]byte(payload), &r.said.backend)
+			pid := r.said.backend.Backend.PID
 			r.mu.Unlock()
-			if err == nil && r.backend.Backend.PID > 0 {
+			if err == nil && pid > 0 {
 				close(r.backendKnown)
 			}
 		case remotewd.TagError:
 			r.mu.Lock()
-			r.failure = "on " + r.host.Destination + ": " + payload
-			r.permanent = true // the watchdog could not start it: the same again would fail alike
+			r.said.failure = "on " + r.host.Destination + ": " + payload
+			r.said.permanent = true // the watchdog could not start it: the same again would fail alike
 			r.mu.Unlock()
 			r.log.Add("launcher", "remote: "+payload)
 		case remotewd.TagExit:
 			var ex remotewd.RemoteExit
 			if json.Unmarshal([]byte(payload), &ex) == nil {
 				r.mu.Lock()
-				r.exit = &ex
+				r.said.exit = &ex
 				r.mu.Unlock()
 				r.log.Add("launcher", "the remote tree is gone: "+ex.Why)
 			}
@@ -398,41 +372,7 @@ func (r *Run) read(out io.Reader) {
 
 // ConnectionChanged delivers a value when the connection's state changed
 // (looked at every beat, and at every pong after a silence).
-func (r *Run) ConnectionChanged() <-chan struct{} { return r.changed }
-
-func (r *Run) pong(payload string) {
-	n, err := strconv.ParseUint(payload, 10, 64)
-	if err != nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if sent, ok := r.sentAt[n]; ok {
-		// The first ping goes out with the start and waits until the
-		// backend runs there: its round trip is the backend's spawn (100 ms
-		// and more), not the link's, and was shown as the latency.
-		if r.answered {
-			r.latency = time.Since(sent)
-		}
-		r.answered = true
-		delete(r.sentAt, n)
-	}
-	if time.Since(r.lastPong) > r.silenceLimit() {
-		select { // back after a silence: say so now, not a beat later
-		case r.changed <- struct{}{}:
-		default:
-		}
-	}
-	r.lastPong = time.Now()
-}
-
-// silenceLimit is how long without a pong the connection still counts as
-// connected: one beat and the round trip, with a margin. Longer, the card
-// said Connected for seconds while the page did not answer. Called with mu
-// held.
-func (r *Run) silenceLimit() time.Duration {
-	return min(r.beat+500*time.Millisecond+2*r.latency, 2*r.beat+time.Second)
-}
+func (r *Instance) ConnectionChanged() <-chan struct{} { return r.beat.changed }
 
 // freePort asks the OS for a free loopback port here. Another program may
 // take it before ssh listens: Forward's error then says so, and the next
@@ -446,4 +386,10 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-var _ instance.Process = (*Run)(nil)
+// What a remote run is: a Process reached over a connection; no local
+// record, no sampled tree, never handed over (an update's successor starts
+// it anew over its own connection), so letting go of it is ending it.
+var (
+	_ run.Process   = (*Instance)(nil)
+	_ run.Connected = (*Instance)(nil)
+)
