@@ -3,12 +3,12 @@
 package watchdog
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -176,44 +176,50 @@ func (s *shimLoop) teardown(why string) {
 	s.tearing = true
 	// Our own group: we lead it and are alive, so the id is pinned. The
 	// SIGTERM reaches us too and is ignored above.
-	s.tree = &proc.Teardown{Root: s.self, Group: s.self}
-	if s.cgroup != nil { // the tree listed in one read, not walked
-		s.tree.Members, s.tree.Held = s.cgroup.Members, s.cgroup.Holds
+	s.tree = &proc.Teardown{Root: s.self, Group: s.self, Trace: traceTeardown}
+	if s.cgroup != nil {
+		// The tree listed in one read, not walked, and killed in one
+		// write to cgroup.kill.
+		s.tree.Members, s.tree.Held, s.tree.KillAll = s.cgroup.Members, s.cgroup.Holds, s.cgroup.Kill
 	}
-	outside, err := s.tree.Term()
-	if err != nil {
+	if _, err := s.tree.Term(); err != nil {
 		s.log.Warn("SIGTERM the tree", "err", err)
 	}
-	trace("term-sent", strconv.Itoa(outside)+" outside the group")
 	s.log.Info("tearing down the backend tree", "why", why, "grace", s.grace)
 	s.graceTimer = time.NewTimer(s.grace)
+}
+
+// traceTeardown traces the teardown's signals under the shim's event names:
+// "all" is the cgroup's one write.
+func traceTeardown(event, detail string) {
+	if detail == "all" {
+		detail = "cgroup"
+	}
+	trace(event, detail)
 }
 
 // kill ends what is left of the tree. With a cgroup, one write to
 // cgroup.kill takes every member at once, a child forked this instant
 // included, so nothing needs a second look; the tree walk that follows only
-// reaches a descendant that left the cgroup. Without one, the walk is
-// repeated every killRepeat until the tree is empty.
+// reaches a descendant that left the cgroup. Without one, or when that
+// write fails, the walk is repeated every killRepeat until the tree is
+// empty.
 func (s *shimLoop) kill() {
-	if s.cgroup != nil {
-		err := s.cgroup.Kill()
-		if err == nil {
-			trace("kill-sent", "cgroup")
-			s.killTree()
-			return
-		}
-		s.log.Warn("cgroup.kill failed; killing by the tree walk", "err", err)
+	err := s.tree.Kill()
+	walkOnly := s.cgroup == nil || errors.Is(err, proc.ErrKillAll)
+	if err != nil {
+		s.log.Warn("SIGKILL the tree", "err", err)
 	}
-	s.killTree()
-	trace("kill-sent", "")
-	s.killTicker = time.NewTicker(killRepeat)
+	if walkOnly {
+		s.killTicker = time.NewTicker(killRepeat)
+	}
 }
 
-// killTree pins and SIGKILLs every member of our tree: every descendant (by
-// parent links; as a subreaper we inherit the orphans, so the chain is never
-// broken) and every member of our group, even one that joined it without
-// descending from us. Never the shim itself, never anything outside its
-// tree.
+// killTree pins and SIGKILLs every member of our tree again: every
+// descendant (by parent links; as a subreaper we inherit the orphans, so
+// the chain is never broken) and every member of our group, even one that
+// joined it without descending from us. Never the shim itself, never
+// anything outside its tree.
 func (s *shimLoop) killTree() {
 	if err := s.tree.Kill(); err != nil {
 		s.log.Warn("SIGKILL the tree", "err", err)

@@ -51,7 +51,7 @@ type Instance struct {
 	argv  []string  // what was executed
 	cmd   *exec.Cmd // nil for an instance adopted from a previous launcher
 	// waited drops cmd's registration with proc.CollectOrphans once cmd.Wait
-	// has returned (proc.Spawning); set with cmd.
+	// has returned (proc.StartChild); set with cmd.
 	waited    func()
 	leader    proc.Identity
 	handle    *proc.Handle // on leader
@@ -292,25 +292,16 @@ func (i *Instance) start(env []string, pipes *watchdog.ShimPipes) error {
 	return nil
 }
 
-// startCommand starts cmd, registered as ours to wait for (wait, below),
-// not proc.CollectOrphans', before its zombie can be seen, however soon it
-// exits; and with the reclaimer, when there is one.
+// startCommand starts cmd through proc's registry of the children we wait
+// for (wait, below), not proc.CollectOrphans' nor the reclaimer's, before
+// its zombie can be seen, however soon it exits; the reclaimer, when there
+// is one, learns the backend's nonce first.
 func (i *Instance) startCommand(cmd *exec.Cmd) error {
-	var registered func(int)
 	if i.reclaimer != nil {
-		registered = i.reclaimer.Spawning(i.nonce)
+		i.reclaimer.Expect(i.nonce)
 	}
-	started := proc.Spawning()
-	err := cmd.Start()
-	pid := 0
-	if err == nil {
-		pid = cmd.Process.Pid
-	}
-	i.waited = started(pid)
-	if registered != nil {
-		registered(pid)
-	}
-	if err != nil {
+	var err error
+	if i.waited, err = proc.StartChild(cmd); err != nil {
 		return fmt.Errorf("%w %q: %w", errSpawn, i.argv[0], err)
 	}
 	return nil
@@ -332,7 +323,7 @@ func (i *Instance) identify(pid int) error {
 	_ = i.cmd.Wait()
 	i.waited()
 	if i.reclaimer != nil {
-		i.reclaimer.Collected(pid)
+		i.reclaimer.ChildExited()
 	}
 	return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
 }
@@ -406,7 +397,7 @@ func (i *Instance) wait() {
 	}
 	i.reaped = true
 	if i.reclaimer != nil {
-		i.reclaimer.Collected(i.leader.PID)
+		i.reclaimer.ChildExited()
 	}
 	i.tree.Close()
 	if i.jobKiller != nil {

@@ -103,7 +103,7 @@ func awaitGone(t *testing.T, id proc.Identity, why string) {
 
 func newReclaimer(grace time.Duration, helper string) *Reclaimer {
 	r := New(os.Getpid(), grace, helper, slog.Default())
-	r.Spawning(ourNonce)(0) // a backend start whose shim is gone since
+	r.Expect(ourNonce) // a backend start whose shim is gone since
 	return r
 }
 
@@ -171,18 +171,16 @@ func TestReclaimLeavesOthersAlone(t *testing.T) {
 }
 
 // startLeader starts a child with our nonce the way the launcher starts a
-// shim, registered with r, and waits for it when the test ends.
+// shim, registered with proc, and waits for it when the test ends.
 func startLeader(t *testing.T, r *Reclaimer) proc.Identity {
 	t.Helper()
 	cmd := exec.Command("sleep", "600")
 	cmd.Env = append(os.Environ(), hermes.EnvParentNonce+"="+ourNonce)
-	registered := r.Spawning(ourNonce)
+	r.Expect(ourNonce)
 	waited, err := proc.StartChild(cmd)
 	if err != nil {
-		registered(0)
 		t.Fatal(err)
 	}
-	registered(cmd.Process.Pid)
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
