@@ -60,7 +60,7 @@ func openReportFD(fd uintptr) (*os.File, error) {
 
 // startChild starts the backend in the shim's own process group (the shim
 // leads it) with stdio inherited, and inside tree when there is one. The
-// shim reaps all children itself with wait4(-1), so the os.Process is
+// shim collects all children itself with wait4(-1), so the os.Process is
 // released at once.
 func startChild(argv, env []string, tree *cgroup.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
@@ -80,7 +80,7 @@ func startChild(argv, env []string, tree *cgroup.Cgroup) (proc.Identity, error) 
 	id, err := proc.Lookup(p.Pid)
 	_ = p.Release()
 	if err != nil {
-		_ = unix.Kill(p.Pid, unix.SIGKILL) // our unreaped child: the PID cannot be anyone else
+		_ = unix.Kill(p.Pid, unix.SIGKILL) // our uncollected child: the PID cannot be anyone else
 		return proc.Identity{}, fmt.Errorf("watchdog: identify backend %d: %w", p.Pid, err)
 	}
 	return id, nil
@@ -102,7 +102,7 @@ type shimLoop struct {
 	killTicker *time.Ticker
 }
 
-// runShimLoop reaps every child (we are a subreaper, so orphaned descendants
+// runShimLoop collects every child (we are a subreaper, so orphaned descendants
 // come to us), starts the teardown when the backend exits, a teardown signal
 // arrives, or the parent dies, and returns the backend's status once no
 // child is left.
@@ -146,7 +146,7 @@ func runShimLoop(child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Sig
 	}
 }
 
-// reap collects every exited child and reports whether none is left.
+// collect waits for every exited child and reports whether none is left.
 func (s *shimLoop) collect() bool {
 	for {
 		var ws unix.WaitStatus
@@ -260,7 +260,7 @@ func describe(ws unix.WaitStatus) string {
 // containTree makes the shim a child subreaper (Linux), so orphaned
 // descendants (a backend's children after it died, MCP servers that called
 // setsid) reparent to us instead of init and the tree stays reachable and
-// reapable. macOS has none: orphans go to launchd, and the shim signals its
+// collectable. macOS has none: orphans go to launchd, and the shim signals its
 // group and every descendant it can see by parent links before they are
 // orphaned.
 func containTree() error { return proc.SetChildSubreaper(true) }

@@ -51,7 +51,7 @@ type orphan struct {
 
 // HelperEnv marks processes the launcher starts for the user (the URL and
 // folder opener) and everything they leave behind, such as a browser that
-// xdg-open started: the launcher may reap them, never signal them.
+// xdg-open started: the launcher may collect them, never signal them.
 const HelperEnv = "HERMES_DESKTOP_HELPER"
 
 // New returns a Reclaimer for the launcher self. Orphans are given grace
@@ -206,7 +206,7 @@ func (r *Reclaimer) wasSampled(id proc.Identity) bool {
 }
 
 // isHelper: the process descends from a helper we started (a URL opener)
-// and may only be reaped.
+// and may only be collected.
 func (r *Reclaimer) isHelper(pid int) bool {
 	if r.helper == "" {
 		return false

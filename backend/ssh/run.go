@@ -137,7 +137,7 @@ func StartChannel(cmd *exec.Cmd) (*Channel, error) {
 	return c, nil
 }
 
-// Wait waits for the channel to end (read Stdout to EOF first) and reaps
+// Wait waits for the channel to end (read Stdout to EOF first) and collects
 // our ssh client.
 func (c *Channel) Wait() error {
 	err := c.cmd.Wait()
