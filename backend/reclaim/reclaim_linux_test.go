@@ -14,6 +14,8 @@ import (
 
 	"hermes-desktop/backend/hermes"
 	"hermes-desktop/platform/proc"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // TestMain makes the test binary what the launcher is on Linux: a child
@@ -94,10 +96,8 @@ func runReclaimer(t *testing.T, r *Reclaimer) {
 // longer runs.
 func awaitGone(t *testing.T, id proc.Identity, why string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); alive(t, id); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("orphan %s still runs: %s", id, why)
-		}
+	if !waitfor.Try(30*time.Second, func() bool { return !alive(t, id) }) {
+		t.Fatalf("orphan %s still runs: %s", id, why)
 	}
 }
 

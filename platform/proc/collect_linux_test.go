@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // collectorHelperEnv runs TestCollectOrphansHelper for real: in a process of its
@@ -67,16 +69,9 @@ func TestCollectOrphansHelper(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		zombies := zombieChildren(t)
-		if len(zombies) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("zombie children 5 s after they exited: %v", zombies)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var zombies []int
+	if !waitfor.Try(5*time.Second, func() bool { zombies = zombieChildren(t); return len(zombies) == 0 }) {
+		t.Fatalf("zombie children 5 s after they exited: %v", zombies)
 	}
 }
 

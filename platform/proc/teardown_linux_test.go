@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // startTree starts script as the leader of its own process group. The
@@ -58,20 +60,10 @@ func startTree(t *testing.T, script string) (*exec.Cmd, map[string]Identity) {
 	}
 }
 
-// waitFor polls cond until it holds, failing after a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // waitLeftGroup waits until the process id has left group (setsid).
 func waitLeftGroup(t *testing.T, id Identity, group int) {
 	t.Helper()
-	waitFor(t, "the setsid member to leave the group", func() bool {
+	waitfor.Until(t, 10*time.Second, "the setsid member to leave the group", func() bool {
 		p, err := Stat(id.PID)
 		return err == nil && p.PGID != group
 	})
@@ -118,9 +110,9 @@ echo ready; while :; do sleep 0.05; done`)
 		t.Errorf("Term signalled one by one: got %d, want 1 (only the setsid member is outside the group)", outside)
 	}
 	for _, name := range []string{"plain", "setsid"} {
-		waitFor(t, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
+		waitfor.Until(t, 10*time.Second, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
 	}
-	waitFor(t, "the breeder's child", func() bool { _, err := os.Stat(born); return err == nil })
+	waitfor.Until(t, 10*time.Second, "the breeder's child", func() bool { _, err := os.Stat(born); return err == nil })
 	data, _ := os.ReadFile(born)
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	if ids["born"], err = Lookup(pid); err != nil {
@@ -231,7 +223,7 @@ echo ready; while :; do sleep 0.05; done`)
 		t.Errorf("Term signalled %d one by one, want 1: the setsid member (the plain one had the group's)", outside)
 	}
 	for _, name := range []string{"plain", "setsid", "unlisted"} {
-		waitFor(t, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
+		waitfor.Until(t, 10*time.Second, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
 	}
 	if got := len(td.pinned); got != 2 {
 		t.Errorf("pinned %d, want the 2 listed members the tree holds", got)
@@ -303,7 +295,7 @@ echo ready; while :; do sleep 0.05; done`)
 		t.Fatal("the process ended before the grace was over (it ignores SIGTERM)")
 	}
 	s.Escalate(now.Add(2 * time.Second))
-	waitFor(t, "the stopped process to exit", func() bool {
+	waitfor.Until(t, 10*time.Second, "the stopped process to exit", func() bool {
 		p, err := Stat(rootID.PID)
 		return err != nil || p.Zombie
 	})
