@@ -72,6 +72,8 @@ func TestStructurePlainExecCatchesAPlantedCall(t *testing.T) {
 		"\t_, _ = cmd.Output()\n" +
 		"\tvar c *exec.Cmd = exec.Command(\"true\")\n" +
 		"\t_ = c.Start()\n" +
+		"\tlit := &exec.Cmd{Path: \"/bin/true\"}\n" +
+		"\t_ = lit.Run()\n" +
 		"}\n"
 	plant("backend/bad/bad.go", bad)
 	plant("backend/bad/bad_test.go", bad)
@@ -87,7 +89,7 @@ func TestStructurePlainExecCatchesAPlantedCall(t *testing.T) {
 	for _, v := range vs {
 		got = append(got, v.pos)
 	}
-	want := []string{"backend/bad/bad.go:7", "backend/bad/bad.go:9", "backend/bad/bad.go:11"}
+	want := []string{"backend/bad/bad.go:7", "backend/bad/bad.go:9", "backend/bad/bad.go:11", "backend/bad/bad.go:13"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("violations at %v, want %v", got, want)
 	}
@@ -206,9 +208,15 @@ func cmdNames(f *ast.File, execName string) map[string]bool {
 	return names
 }
 
-// isCommandCall reports whether e is exec.Command(...) or
-// exec.CommandContext(...).
+// isCommandCall reports whether e makes an exec.Cmd: exec.Command(...),
+// exec.CommandContext(...), or a literal exec.Cmd{...} (or its address).
 func isCommandCall(e ast.Expr, execName string) bool {
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = u.X
+	}
+	if lit, ok := e.(*ast.CompositeLit); ok {
+		return isCmdType(lit.Type, execName)
+	}
 	call, ok := e.(*ast.CallExpr)
 	if !ok {
 		return false
