@@ -15,6 +15,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
@@ -172,19 +173,17 @@ func TestWholeAppCrashLeavesNoDaemonAfterTheNextBoot(t *testing.T) {
 // waitLabelled waits until n daemons not seen before are running.
 func waitLabelled(t *testing.T, label string, seen []proc.Identity, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		fresh := 0
+	fresh := 0
+	if !waitfor.Try(10*time.Second, func() bool {
+		fresh = 0
 		for _, id := range labelled(label) {
 			if !slices.Contains(seen, id) {
 				fresh++
 			}
 		}
-		if fresh >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemons: %d new, want %d", fresh, n)
-		}
+		return fresh >= n
+	}) {
+		t.Fatalf("daemons: %d new, want %d", fresh, n)
 	}
 }
 

@@ -133,7 +133,7 @@ func (i *Instance) wait() {
 	i.status = i.leader.collect()
 	i.collected = true
 	if i.reclaimer != nil {
-		i.reclaimer.Collected(i.leader.id.PID)
+		i.reclaimer.ChildExited()
 	}
 	i.tree.Close()
 	if i.jobKiller != nil {

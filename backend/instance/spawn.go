@@ -176,23 +176,16 @@ func (i *Instance) start(p Params, env []string) error {
 	return nil
 }
 
-// startCommand starts cmd, registered as ours to wait for (the waiter),
-// not proc.CollectOrphans', before its zombie can be seen, however soon it
-// exits (proc.StartChild); and with the reclaimer, when there is one.
+// startCommand starts cmd through proc's registry of the children we wait
+// for (the waiter), not proc.CollectOrphans' nor the reclaimer's, before
+// its zombie can be seen, however soon it exits; the reclaimer, when there
+// is one, learns the backend's nonce first.
 func (i *Instance) startCommand(cmd *exec.Cmd) error {
-	var registered func(int)
 	if i.reclaimer != nil {
-		registered = i.reclaimer.Spawning(i.nonce)
+		i.reclaimer.Expect(i.nonce)
 	}
 	waited, err := proc.StartChild(cmd)
 	i.leader.waited = waited
-	if registered != nil {
-		pid := 0
-		if err == nil {
-			pid = cmd.Process.Pid
-		}
-		registered(pid)
-	}
 	if err != nil {
 		return fmt.Errorf("%w %q: %w", errSpawn, cmd.Args[0], err)
 	}
@@ -214,7 +207,7 @@ func (i *Instance) identify(pid int) error {
 	_ = i.leader.cmd.Process.Kill()
 	i.leader.collect()
 	if i.reclaimer != nil {
-		i.reclaimer.Collected(pid)
+		i.reclaimer.ChildExited()
 	}
 	return fmt.Errorf("%w: identify pid %d: %w", errSpawn, pid, err)
 }
