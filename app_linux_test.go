@@ -18,10 +18,10 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/proc"

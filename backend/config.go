@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
 )
 
 // Defaults, in one place.

@@ -5,19 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hermes-desktop/backend/remote"
-	"hermes-desktop/backend/run"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/remote"
+	"hermes-desktop/backend/run"
+
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/supervisor"
+	"hermes-desktop/contract/errkind"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/platform/cmdline"
 )
 
@@ -66,7 +67,7 @@ func (l *Launcher) AddBackend(spec runspec.Spec) error {
 		l.cfg.Explicit(&spec)
 	}
 	if err := spec.ApplyDefaults(l.cfg.Core); err != nil {
-		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+		return fmt.Errorf("%w: %w", errkind.ErrBadRequest, err)
 	}
 	sup := l.newSupervisor(spec)
 	if err := l.sups.AddRunning(sup); err != nil {
@@ -107,7 +108,7 @@ func (l *Launcher) Restart(ctx context.Context, name string) error {
 			return err
 		}
 		if s.Status().State == model.StateStopped {
-			return fmt.Errorf("%w: backend %s is stopped; Start starts it", control.ErrRefused, name)
+			return fmt.Errorf("%w: backend %s is stopped; Start starts it", errkind.ErrRefused, name)
 		}
 		return s.Restart(ctx)
 	}

@@ -74,7 +74,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/envflag"
 	"hermes-desktop/platform/proc"
 )

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"

@@ -28,7 +28,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
 )

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/platform/proc"
 )
 

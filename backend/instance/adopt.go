@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"

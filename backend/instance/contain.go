@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"path"
 
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"

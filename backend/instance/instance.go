@@ -17,10 +17,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reclaim"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/platform/proc"
 )
 

@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
+	"hermes-desktop/contract/logs"
 )
 
 // output is a run's output and what readiness reads from it: the lines,

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/run"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )

@@ -6,9 +6,9 @@ import (
 	"net"
 	"strconv"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/run"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 )
 

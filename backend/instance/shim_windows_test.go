@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/human"
 	"hermes-desktop/platform/proc"

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/corebin"
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/watchdog"
 )
 

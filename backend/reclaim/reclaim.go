@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/proc"
 )
 

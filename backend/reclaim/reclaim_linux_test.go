@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/proc"
 
 	"hermes-desktop/internal/waitfor"

@@ -13,13 +13,13 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
+	"hermes-desktop/contract/hermes"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog/remotewd"
 )

@@ -5,7 +5,7 @@ import (
 	"os"
 	"syscall"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // ExitStatus is how a backend process ended.

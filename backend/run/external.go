@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // A Hermes asked for a dashboard while a host backend already runs starts

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/human"
 )
 

@@ -2,8 +2,8 @@ package run
 
 import (
 	"fmt"
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
 	"net/http"
 	"net/http/httptest"
 	"strings"

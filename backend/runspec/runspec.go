@@ -10,8 +10,8 @@ import (
 	"os/exec"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/cmdline"
 )
 

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/human"

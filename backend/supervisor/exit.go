@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
+	"hermes-desktop/contract/hermes"
 )
 
 // onExit handles an exit nobody asked for. Not every one is a crash: a

@@ -27,10 +27,10 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )

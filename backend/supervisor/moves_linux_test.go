@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )

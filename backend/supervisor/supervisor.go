@@ -15,10 +15,10 @@ import (
 
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 )
 

@@ -31,11 +31,11 @@ import (
 	"reflect"
 
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	status "hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 )
 

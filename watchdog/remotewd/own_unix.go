@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
