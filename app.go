@@ -14,6 +14,7 @@ import (
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/contract/logs"
@@ -139,13 +140,13 @@ func (a *App) OpenLogFolder() error {
 }
 
 // ScanOrphans is the dry run behind "Scan now": what would be reaped.
-func (a *App) ScanOrphans() (*reap.Report, error) {
+func (a *App) ScanOrphans() (*reapreport.Report, error) {
 	return a.l.Reap(a.win.ctx, true, nil, nil)
 }
 
 // ReapOrphans reaps the PIDs of a dry run the user confirmed, each only if
 // it still qualifies now.
-func (a *App) ReapOrphans(pids []int) (*reap.Report, error) {
+func (a *App) ReapOrphans(pids []int) (*reapreport.Report, error) {
 	if len(pids) == 0 {
 		return nil, errors.New("nothing to reap: run a scan first")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/lockfile"
 )
 
@@ -16,12 +17,12 @@ import (
 type reapHistory struct {
 	running sync.Mutex // held through a run: one at a time
 	mu      sync.Mutex // guards boot and last
-	boot    *reap.Report
-	last    *reap.Report
+	boot    *reapreport.Report
+	last    *reapreport.Report
 }
 
 // run runs the reaper and keeps its report as the latest.
-func (h *reapHistory) run(ctx context.Context, opts reap.Options) (*reap.Report, error) {
+func (h *reapHistory) run(ctx context.Context, opts reap.Options) (*reapreport.Report, error) {
 	h.running.Lock()
 	defer h.running.Unlock()
 	report, err := reap.Run(ctx, opts)
@@ -35,14 +36,14 @@ func (h *reapHistory) run(ctx context.Context, opts reap.Options) (*reap.Report,
 }
 
 // setBoot keeps the boot reap's report.
-func (h *reapHistory) setBoot(report *reap.Report) {
+func (h *reapHistory) setBoot(report *reapreport.Report) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.boot = report
 }
 
 // reports returns the boot reap's report and the latest one.
-func (h *reapHistory) reports() (boot, last *reap.Report) {
+func (h *reapHistory) reports() (boot, last *reapreport.Report) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.boot, h.last
@@ -77,7 +78,7 @@ func (l *Launcher) runBootReap() {
 // minAge overrides the configured minimum orphan age when non-nil (a
 // pointer to 0: no minimum); only, when non-nil, limits the reap to those
 // PIDs.
-func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge *time.Duration, only []int) (*reap.Report, error) {
+func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge *time.Duration, only []int) (*reapreport.Report, error) {
 	if minAge == nil {
 		minAge = l.cfg.MinOrphanAge // never nil once Open applied the defaults
 	}

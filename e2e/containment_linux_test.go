@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
@@ -197,7 +197,7 @@ func stillRunning(ids []proc.Identity) []proc.Identity {
 	return out
 }
 
-func cgroupDetail(r *reap.Report, cgroup string) string {
+func cgroupDetail(r *reapreport.Report, cgroup string) string {
 	if r != nil {
 		for _, d := range r.Cgroups {
 			if d.Cgroup == cgroup {
@@ -210,7 +210,7 @@ func cgroupDetail(r *reap.Report, cgroup string) string {
 
 // checkCgroupReaped: the boot reap decided on the crashed backend's cgroup,
 // reaped it for its dead owner, and it is gone.
-func checkCgroupReaped(t *testing.T, round int, r *reap.Report, group string) {
+func checkCgroupReaped(t *testing.T, round int, r *reapreport.Report, group string) {
 	t.Helper()
 	if r == nil {
 		t.Fatalf("round %d: no boot reap in the status", round)
@@ -219,7 +219,7 @@ func checkCgroupReaped(t *testing.T, round int, r *reap.Report, group string) {
 		if d.Cgroup != group {
 			continue
 		}
-		if d.Action != reap.ActionReaped || d.Reason != reap.ReasonOwnerDead {
+		if d.Action != reapreport.ActionReaped || d.Reason != reapreport.ReasonOwnerDead {
 			t.Errorf("round %d: cgroup %s: got %s/%s (%s), want reaped/owner-dead", round, group, d.Action, d.Reason, d.Detail)
 		}
 		if _, err := cgroup.Open(group); err == nil {
@@ -244,17 +244,17 @@ func TestBootReapSparesCgroupsItCannotProveOurs(t *testing.T) {
 	}
 	r := decodeReport(t, out)
 	want := map[string]string{
-		decoys.cgroups["backend with a live owner"].Path(): reap.ReasonOwned,
-		decoys.cgroups["backend with no record"].Path():    reap.ReasonFailClosed,
+		decoys.cgroups["backend with a live owner"].Path(): reapreport.ReasonOwned,
+		decoys.cgroups["backend with no record"].Path():    reapreport.ReasonFailClosed,
 	}
 	own := status(t, l).Backends[0].Cgroup
-	want[own] = reap.ReasonOwned // the running launcher's own backend
+	want[own] = reapreport.ReasonOwned // the running launcher's own backend
 	for _, d := range r.Cgroups {
 		if d.Cgroup == decoys.cgroups["foreign cgroup"].Path() {
 			t.Errorf("a cgroup not named like ours was judged: %+v", d)
 		}
 		if reason, ok := want[d.Cgroup]; ok {
-			if d.Action != reap.ActionSpared || d.Reason != reason {
+			if d.Action != reapreport.ActionSpared || d.Reason != reason {
 				t.Errorf("cgroup %s: got %s/%s (%s), want spared/%s", d.Cgroup, d.Action, d.Reason, d.Detail, reason)
 			}
 			delete(want, d.Cgroup)
@@ -269,9 +269,9 @@ func TestBootReapSparesCgroupsItCannotProveOurs(t *testing.T) {
 	decoys.intact(t)
 }
 
-func decodeReport(t *testing.T, out string) *reap.Report {
+func decodeReport(t *testing.T, out string) *reapreport.Report {
 	t.Helper()
-	var r reap.Report
+	var r reapreport.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("reap output: %v: %q", err, out)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/internal/waitfor"
@@ -182,7 +182,7 @@ func TestEarlyChildrenSurviveNoCrash(t *testing.T) {
 	l2 := l1.StartAnother()
 	l2.WaitReady(1, readyWait)
 	for _, d := range status(t, l2).BootReap.Decisions {
-		if slices.Contains(stranded, d.PID) && (d.Action != reap.ActionReaped || d.Reason != reap.ReasonOwnerDead) {
+		if slices.Contains(stranded, d.PID) && (d.Action != reapreport.ActionReaped || d.Reason != reapreport.ReasonOwnerDead) {
 			t.Errorf("pid %d: got %s/%s, want reaped/owner-dead", d.PID, d.Action, d.Reason)
 		}
 	}

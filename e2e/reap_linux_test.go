@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
@@ -160,7 +160,7 @@ func TestBootReapScene(t *testing.T) {
 	loopback := []string{"--host", "127.0.0.1", "--port", "0"}
 	type want struct {
 		id     proc.Identity
-		action reap.Action
+		action reapreport.Action
 		reason string
 	}
 	var cases = map[string]*want{}
@@ -169,7 +169,7 @@ func TestBootReapScene(t *testing.T) {
 	nonce, _ := lockfile.NewNonce()
 	deadRec := s.orphan(s.env("HERMES_PARENT_NONCE="+nonce), s.serve(loopback...)...)
 	s.record(deadRec, nonce, deadOwner(t))
-	cases["dead owner"] = &want{deadRec, reap.ActionReaped, reap.ReasonOwnerDead}
+	cases["dead owner"] = &want{deadRec, reapreport.ActionReaped, reapreport.ReasonOwnerDead}
 
 	// An orphan owned by a live launcher: we hold its owner lock here.
 	ownerNonce, _ := lockfile.NewNonce()
@@ -180,31 +180,31 @@ func TestBootReapScene(t *testing.T) {
 	liveNonce, _ := lockfile.NewNonce()
 	owned := s.orphan(s.env("HERMES_PARENT_NONCE="+liveNonce), s.serve(loopback...)...)
 	s.record(owned, liveNonce, lockfile.Owner{Nonce: ownerNonce, PID: self.PID, Start: self.Start})
-	cases["owned"] = &want{owned, reap.ActionSpared, reap.ReasonOwned}
+	cases["owned"] = &want{owned, reapreport.ActionSpared, reapreport.ReasonOwned}
 
 	// Unrecorded orphans: old enough goes, too young stays.
 	old := s.orphan(s.env(), s.serve(loopback...)...)
-	cases["old orphan"] = &want{old, reap.ActionReaped, reap.ReasonOrphanNoRecord}
+	cases["old orphan"] = &want{old, reapreport.ActionReaped, reapreport.ReasonOrphanNoRecord}
 
 	// Fixed-port and all-interfaces serves, orphaned and old: never.
 	fixed := s.orphan(s.env(), s.serve("--host", "127.0.0.1", "--port", strconv.Itoa(freePort(t)))...)
-	cases["fixed port"] = &want{fixed, reap.ActionSpared, reap.ReasonFixedPort}
+	cases["fixed port"] = &want{fixed, reapreport.ActionSpared, reapreport.ReasonFixedPort}
 	wide := s.orphan(s.env(), s.serve("--host", "0.0.0.0", "--port", "0")...)
-	cases["0.0.0.0"] = &want{wide, reap.ActionSpared, reap.ReasonNotLoopback}
+	cases["0.0.0.0"] = &want{wide, reapreport.ActionSpared, reapreport.ReasonNotLoopback}
 
 	// A remote SSH backend with the desktop's exact shape and a valid lock.
 	sshBackend := s.orphan(s.env(), s.serve(loopback...)...)
 	writeSSHLock(t, s.home, "0123456789abcdef0123456789abcdef", sshBackend.PID, true)
-	cases["ssh lock"] = &want{sshBackend, reap.ActionSpared, reap.ReasonSSHLock}
+	cases["ssh lock"] = &want{sshBackend, reapreport.ActionSpared, reapreport.ReasonSSHLock}
 	// ... and one whose lock is malformed but still names it: fail closed.
 	sshBad := s.orphan(s.env(), s.serve(loopback...)...)
 	writeSSHLock(t, s.home, "fedcba9876543210fedcba9876543210", sshBad.PID, false)
-	cases["malformed ssh lock"] = &want{sshBad, reap.ActionSpared, reap.ReasonFailClosed}
+	cases["malformed ssh lock"] = &want{sshBad, reapreport.ActionSpared, reapreport.ReasonFailClosed}
 	// ... and one whose lock is under ~/.hermes, where Hermes Desktop writes
 	// them whatever HERMES_HOME is (here HERMES_HOME is elsewhere).
 	sshHome := s.orphan(s.env(), s.serve(loopback...)...)
 	writeSSHLock(t, filepath.Join(s.userHome, ".hermes"), "00112233445566778899aabbccddeeff", sshHome.PID, true)
-	cases["ssh lock under ~/.hermes"] = &want{sshHome, reap.ActionSpared, reap.ReasonSSHLock}
+	cases["ssh lock under ~/.hermes"] = &want{sshHome, reapreport.ActionSpared, reapreport.ReasonSSHLock}
 
 	// A backend Hermes Desktop runs for an SSH session, with the desktop's
 	// exact shape and no lock: its --ssh-session-token-file says whose it
@@ -214,14 +214,14 @@ func TestBootReapScene(t *testing.T) {
 	must(t, syscall.Mkfifo(fifo, 0o600))
 	sshToken := s.orphan(s.env("FIFO="+fifo), "sh", "-c", `read x < "$FIFO"`, "serve", "--host", "127.0.0.1", "--port", "0",
 		"--ssh-session-token-file", "/x")
-	cases["ssh session token file"] = &want{sshToken, reap.ActionSpared, reap.ReasonSSHTokenFile}
+	cases["ssh session token file"] = &want{sshToken, reapreport.ActionSpared, reapreport.ReasonSSHTokenFile}
 
 	// The gateway named by its PID file, with a matching start time.
 	gw := s.orphan(s.env(), s.serve(loopback...)...)
 	ticks := strings.TrimPrefix(gw.Start, "linux:")
 	must(t, os.WriteFile(filepath.Join(s.home, "gateway.pid"),
 		[]byte(fmt.Sprintf(`{"pid":%d,"kind":"hermes-gateway","argv":["hermes","gateway"],"start_time":%s,"hermes_home":%q}`, gw.PID, ticks, s.home)), 0o600))
-	cases["gateway"] = &want{gw, reap.ActionSpared, reap.ReasonGatewayPIDFile}
+	cases["gateway"] = &want{gw, reapreport.ActionSpared, reapreport.ReasonGatewayPIDFile}
 
 	// A record whose PID now belongs to an unrelated process.
 	unrelated := exec.Command("sleep", "60")
@@ -232,7 +232,7 @@ func TestBootReapScene(t *testing.T) {
 	s.pids = append(s.pids, unrelatedID.PID)
 	staleNonce, _ := lockfile.NewNonce()
 	s.record(proc.Identity{PID: unrelatedID.PID, Start: "linux:1"}, staleNonce, deadOwner(t))
-	cases["reused pid"] = &want{unrelatedID, reap.ActionSpared, reap.ReasonIdentityMismatch}
+	cases["reused pid"] = &want{unrelatedID, reapreport.ActionSpared, reapreport.ReasonIdentityMismatch}
 
 	// The reap runs under an orphaned, old, serve-shaped shell: its own
 	// ancestor, never to be signalled. It waits for a trigger file.
@@ -240,11 +240,11 @@ func TestBootReapScene(t *testing.T) {
 	script := fmt.Sprintf(`while [ ! -e %q.go ]; do sleep 0.05; done; %q reap --json --min-age %s --grace 1s --state-dir %q --only "$(cat %q.pids)" > %q; echo $? > %q.code`,
 		out, s.bin, minAge, s.stateDir, out, out, out)
 	ancestor := s.orphan(s.env(), "sh", "-c", script, "serve", "--host", "127.0.0.1", "--port", "0")
-	cases["ancestor"] = &want{ancestor, reap.ActionSpared, reap.ReasonAncestor}
+	cases["ancestor"] = &want{ancestor, reapreport.ActionSpared, reapreport.ReasonAncestor}
 
 	time.Sleep(minAge + 500*time.Millisecond) // everything above is now old enough
 	young := s.orphan(s.env(), s.serve(loopback...)...)
-	cases["young orphan"] = &want{young, reap.ActionSpared, reap.ReasonTooYoung}
+	cases["young orphan"] = &want{young, reapreport.ActionSpared, reapreport.ReasonTooYoung}
 
 	// First a dry run: every verdict, nothing touched.
 	dry := runReap(t, s, "--dry-run", "--min-age", minAge.String())
@@ -253,8 +253,8 @@ func TestBootReapScene(t *testing.T) {
 			continue // only the real run below runs under it
 		}
 		wantAction := w.action
-		if wantAction == reap.ActionReaped {
-			wantAction = reap.ActionWouldReap
+		if wantAction == reapreport.ActionReaped {
+			wantAction = reapreport.ActionWouldReap
 		}
 		checkDecision(t, "dry run: "+name, dry, w.id.PID, wantAction, w.reason)
 		if !alive(w.id) {
@@ -267,7 +267,7 @@ func TestBootReapScene(t *testing.T) {
 
 	must(t, os.WriteFile(out+".pids", []byte(s.only()), 0o600))
 	must(t, os.WriteFile(out+".go", nil, 0o600))
-	var report reap.Report
+	var report reapreport.Report
 	waitfor.Until(t, 30*time.Second, "the reap under the ancestor shell to finish", func() bool {
 		data, err := os.ReadFile(out + ".code")
 		return err == nil && len(data) > 0
@@ -276,7 +276,7 @@ func TestBootReapScene(t *testing.T) {
 	must(t, json.Unmarshal(raw, &report))
 	for name, w := range cases {
 		checkDecision(t, name, &report, w.id.PID, w.action, w.reason)
-		wantAlive := w.action != reap.ActionReaped
+		wantAlive := w.action != reapreport.ActionReaped
 		if name == "ancestor" {
 			continue // it exits by itself once the reap is done
 		}
@@ -311,7 +311,7 @@ func TestReapEmptyGatewayFile(t *testing.T) {
 	old := s.orphan(s.env(), s.serve("--host", "127.0.0.1", "--port", "0")...)
 	time.Sleep(minAge + 500*time.Millisecond)
 	r := runReap(t, s, "--min-age", minAge.String(), "--grace", "1s")
-	checkDecision(t, "old orphan beside an empty gateway.pid", r, old.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	checkDecision(t, "old orphan beside an empty gateway.pid", r, old.PID, reapreport.ActionReaped, reapreport.ReasonOrphanNoRecord)
 	if alive(old) {
 		t.Errorf("old orphan %d: alive after the reap, want reaped", old.PID)
 	}
@@ -324,8 +324,8 @@ func TestReapMinAgeZero(t *testing.T) {
 	s := newScene(t)
 	loopback := []string{"--host", "127.0.0.1", "--port", "0"}
 	fresh := s.orphan(s.env(), s.serve(loopback...)...)
-	checkDecision(t, "--min-age unset", runReap(t, s, "--dry-run"), fresh.PID, reap.ActionSpared, reap.ReasonTooYoung)
-	checkDecision(t, "--min-age 0s", runReap(t, s, "--min-age", "0s", "--grace", "1s"), fresh.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	checkDecision(t, "--min-age unset", runReap(t, s, "--dry-run"), fresh.PID, reapreport.ActionSpared, reapreport.ReasonTooYoung)
+	checkDecision(t, "--min-age 0s", runReap(t, s, "--min-age", "0s", "--grace", "1s"), fresh.PID, reapreport.ActionReaped, reapreport.ReasonOrphanNoRecord)
 	if alive(fresh) {
 		t.Errorf("fresh orphan %d: alive after reap --min-age 0s, want reaped", fresh.PID)
 	}
@@ -337,9 +337,9 @@ func TestReapMinAgeZero(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("reap through the instance: exit %d: %s", code, errOut)
 	}
-	var r reap.Report
+	var r reapreport.Report
 	must(t, json.Unmarshal([]byte(out), &r))
-	checkDecision(t, "--min-age 0s through the instance", &r, viaInstance.PID, reap.ActionReaped, reap.ReasonOrphanNoRecord)
+	checkDecision(t, "--min-age 0s through the instance", &r, viaInstance.PID, reapreport.ActionReaped, reapreport.ReasonOrphanNoRecord)
 	if alive(viaInstance) {
 		t.Errorf("fresh orphan %d: alive after the instance's reap --min-age 0s, want reaped", viaInstance.PID)
 	}
@@ -360,7 +360,7 @@ func writeSSHLock(t *testing.T, home, id string, pid int, valid bool) {
 	must(t, os.WriteFile(filepath.Join(dir, "backend.lock.json"), []byte(lock), 0o600))
 }
 
-func runReap(t *testing.T, s *scene, args ...string) *reap.Report {
+func runReap(t *testing.T, s *scene, args ...string) *reapreport.Report {
 	t.Helper()
 	cmd := exec.Command(s.bin, append([]string{"reap", "--json", "--state-dir", s.stateDir, "--only", s.only()}, args...)...)
 	cmd.Env = s.env()
@@ -368,14 +368,14 @@ func runReap(t *testing.T, s *scene, args ...string) *reap.Report {
 	if err != nil {
 		t.Fatalf("reap %v: %v\n%s", args, err, out)
 	}
-	var r reap.Report
+	var r reapreport.Report
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("reap output: %v\n%s", err, out)
 	}
 	return &r
 }
 
-func checkDecision(t *testing.T, name string, r *reap.Report, pid int, action reap.Action, reason string) {
+func checkDecision(t *testing.T, name string, r *reapreport.Report, pid int, action reapreport.Action, reason string) {
 	t.Helper()
 	for _, d := range r.Decisions {
 		if d.PID == pid {
@@ -449,7 +449,7 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 	reaped := 0
 	for _, d := range st.BootReap.Decisions {
 		if slices.Contains(stranded, d.PID) {
-			if d.Action != reap.ActionReaped || d.Reason != reap.ReasonOwnerDead {
+			if d.Action != reapreport.ActionReaped || d.Reason != reapreport.ReasonOwnerDead {
 				t.Errorf("pid %d: got %s/%s, want reaped/owner-dead", d.PID, d.Action, d.Reason)
 			}
 			reaped++

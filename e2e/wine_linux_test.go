@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/internal/waitfor"
 )
@@ -460,7 +460,7 @@ func TestWineReapDecoys(t *testing.T) {
 	}
 
 	young := a.reap(t, "--dry-run")
-	if got := young.count(reap.ActionSpared); got != 4 {
+	if got := young.count(reapreport.ActionSpared); got != 4 {
 		t.Errorf("dry run: spared %d, want the 4 decoys:\n%s", got, young)
 	}
 	time.Sleep(2 * time.Second) // the orphan is now older than --min-age
@@ -470,10 +470,10 @@ func TestWineReapDecoys(t *testing.T) {
 		only = append(only, strconv.Itoa(d.PID))
 	}
 	real := a.reap(t, "--min-age", "1s", "--grace", "2s", "--only", strings.Join(only, ","))
-	if got := real.count(reap.ActionSpared); got != 3 {
+	if got := real.count(reapreport.ActionSpared); got != 3 {
 		t.Errorf("reap: spared %d, want 3 (fixed port, non-loopback, live parent):\n%s", got, real)
 	}
-	if got := real.count(reap.ActionReaped); got != 1 {
+	if got := real.count(reapreport.ActionReaped); got != 1 {
 		t.Errorf("reap: reaped %d, want the orphan:\n%s", got, real)
 	}
 	done := make(chan struct{})
@@ -494,7 +494,7 @@ func TestWineReapDecoys(t *testing.T) {
 		t.Fatalf("status has no boot reap")
 	}
 	boot := a.mine(st.BootReap)
-	if got := boot.count(reap.ActionSpared); got != 3 || len(boot) != 3 {
+	if got := boot.count(reapreport.ActionSpared); got != 3 || len(boot) != 3 {
 		t.Errorf("boot reap: spared %d of %d decisions, want the 3 decoys spared:\n%s", got, len(boot), boot)
 	}
 	if _, _, code := a.cli("stop"); code != 0 {
@@ -507,9 +507,9 @@ func TestWineReapDecoys(t *testing.T) {
 }
 
 // reapReport is the part of a reap report that concerns one test.
-type reapReport []reap.Decision
+type reapReport []reapreport.Decision
 
-func (r reapReport) count(action reap.Action) int {
+func (r reapReport) count(action reapreport.Action) int {
 	n := 0
 	for _, d := range r {
 		if d.Action == action {
@@ -535,7 +535,7 @@ func (a *winApp) reap(t *testing.T, args ...string) reapReport {
 	if code != 0 {
 		t.Fatalf("reap %v: exit %d: %s", args, code, errOut)
 	}
-	var r reap.Report
+	var r reapreport.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("reap --json: %v: %q", err, out)
 	}
@@ -543,7 +543,7 @@ func (a *winApp) reap(t *testing.T, args ...string) reapReport {
 }
 
 // mine is the part of r about this test's processes.
-func (a *winApp) mine(r *reap.Report) reapReport {
+func (a *winApp) mine(r *reapreport.Report) reapReport {
 	var mine reapReport
 	needle := strings.ToLower(winPath(a.dir))
 	for _, d := range r.Decisions {

@@ -16,6 +16,7 @@ import (
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/envflag"
 	"hermes-desktop/watchdog"
@@ -94,7 +95,7 @@ func cmdReap(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printReap(stdout, report)
 	}
-	if report.Count(reap.ActionFailed) > 0 {
+	if report.Count(reapreport.ActionFailed) > 0 {
 		return ExitError
 	}
 	return ExitOK
@@ -102,7 +103,7 @@ func cmdReap(args []string, stdout, stderr io.Writer) int {
 
 // reapVia asks the running instance to reap, or reaps here while holding the
 // single-instance lock, so two reaps (or a reap and a spawn) never overlap.
-func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
+func reapVia(stateDir string, f reapFlags) (*reapreport.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+2*f.grace)
 	defer cancel()
 	// --min-age always has a value (its default is 180 s, as for a reap
@@ -110,7 +111,7 @@ func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	report, err := protocol.OpReap.Call(ctx, stateDir, "", protocol.ReapArgs{DryRun: f.dryRun, MinAge: new(int64(f.minAge)), Only: f.only})
 	if err == nil {
 		if report == nil { // an answer of null: nothing was reaped
-			report = &reap.Report{}
+			report = &reapreport.Report{}
 		}
 		return report, nil
 	}
@@ -132,7 +133,7 @@ func reapVia(stateDir string, f reapFlags) (*reap.Report, error) {
 	return reap.Run(ctx, reap.Options{StateDir: stateDir, HermesHome: home, MinAge: new(f.minAge), Grace: f.grace, DryRun: f.dryRun, Only: f.only})
 }
 
-func printReap(w io.Writer, r *reap.Report) {
+func printReap(w io.Writer, r *reapreport.Report) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, d := range r.Decisions {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", d.Action, d.PID, d.Reason, d.Detail, shorten(strings.Join(d.Cmdline, " "), 80))

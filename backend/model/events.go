@@ -3,7 +3,7 @@ package model
 import (
 	"sync"
 
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/contract/logs"
 )
 
@@ -19,10 +19,10 @@ const (
 
 // Event is published to subscribers (the GUI) as things happen.
 type Event struct {
-	Kind    EventKind      `json:"kind"`
-	Backend *BackendStatus `json:"backend,omitempty"`
-	Log     *logs.Line     `json:"log,omitempty"`
-	Reap    *reap.Report   `json:"reap,omitempty"`
+	Kind    EventKind          `json:"kind"`
+	Backend *BackendStatus     `json:"backend,omitempty"`
+	Log     *logs.Line         `json:"log,omitempty"`
+	Reap    *reapreport.Report `json:"reap,omitempty"`
 }
 
 // Broker fans events out to subscribers without ever blocking a publisher:

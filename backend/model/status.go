@@ -3,7 +3,7 @@ package model
 import (
 	"time"
 
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/update"
 )
 
@@ -30,8 +30,8 @@ type Status struct {
 	Backends []BackendStatus `json:"backends"`
 	// BootReap is what the reap before the first spawn found; LastReap the
 	// latest reap (on demand), when there was one since.
-	BootReap *reap.Report `json:"boot_reap,omitempty"`
-	LastReap *reap.Report `json:"last_reap,omitempty"`
+	BootReap *reapreport.Report `json:"boot_reap,omitempty"`
+	LastReap *reapreport.Report `json:"last_reap,omitempty"`
 	// Notices are things the user should know, in words.
 	Notices []string `json:"notices,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
@@ -23,34 +24,12 @@ import (
 // and whose owner process is gone. Then every member is killed at once
 // (cgroup.kill), the cgroup is watched until "populated 0" and removed.
 
-// CgroupDecision is the reaper's verdict on one leftover backend cgroup,
-// with a reason word of the process rules (owned, owner-dead, fail-closed,
-// ancestor).
-type CgroupDecision struct {
-	// Cgroup is the cgroup's path in the v2 hierarchy.
-	Cgroup string `json:"cgroup"`
-	Action Action `json:"action"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-	// Members is how many processes were in it when it was judged.
-	Members int `json:"members"`
-	// Processes are those members, each with its command line (empty when
-	// it could not be read): what a reap of the cgroup kills.
-	Processes []CgroupMember `json:"processes"`
-}
-
-// CgroupMember is one process found in a backend cgroup when it was judged.
-type CgroupMember struct {
-	PID     int      `json:"pid"`
-	Cmdline []string `json:"cmdline"`
-}
-
 // membersOf lists the processes in a cgroup with their command lines.
-func membersOf(pids []int) []CgroupMember {
-	out := make([]CgroupMember, 0, len(pids))
+func membersOf(pids []int) []reapreport.CgroupMember {
+	out := make([]reapreport.CgroupMember, 0, len(pids))
 	for _, pid := range pids {
 		argv, _ := proc.Cmdline(pid) // gone meanwhile: no command line, still named
-		out = append(out, CgroupMember{PID: pid, Cmdline: argv})
+		out = append(out, reapreport.CgroupMember{PID: pid, Cmdline: argv})
 	}
 	return out
 }
@@ -65,14 +44,14 @@ type cgroupCandidate struct {
 // reapCgroups decides on every backend cgroup found, in path order, and
 // (unless this is a dry run) kills and removes the abandoned ones. A reap
 // limited to some PIDs (Only) leaves cgroups alone.
-func (r *reaper) reapCgroups(ctx context.Context) []CgroupDecision {
+func (r *reaper) reapCgroups(ctx context.Context) []reapreport.CgroupDecision {
 	if r.only != nil {
 		return nil
 	}
-	var out []CgroupDecision
+	var out []reapreport.CgroupDecision
 	for _, c := range r.findCgroups() {
 		d := r.decideCgroup(c)
-		if d.Action == ActionWouldReap && !r.o.DryRun {
+		if d.Action == reapreport.ActionWouldReap && !r.o.DryRun {
 			r.killCgroup(ctx, c, &d)
 		}
 		out = append(out, d)
@@ -132,31 +111,31 @@ func (r *reaper) cgroupParent() string {
 }
 
 // decideCgroup applies the ownership rule to one cgroup.
-func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
+func (r *reaper) decideCgroup(c cgroupCandidate) reapreport.CgroupDecision {
 	members, _ := c.cg.Members()
-	d := CgroupDecision{Cgroup: c.cg.Path(), Action: ActionSpared, Members: len(members), Processes: membersOf(members)}
-	spare := func(reason, format string, a ...any) CgroupDecision {
+	d := reapreport.CgroupDecision{Cgroup: c.cg.Path(), Action: reapreport.ActionSpared, Members: len(members), Processes: membersOf(members)}
+	spare := func(reason, format string, a ...any) reapreport.CgroupDecision {
 		d.Reason, d.Detail = reason, fmt.Sprintf(format, a...)
 		return d
 	}
 	if own, err := cgroup.Own(); err == nil && (own == c.cg.Path() || strings.HasPrefix(own, c.cg.Path()+"/")) {
-		return spare(ReasonAncestor, "the reaper itself runs in this cgroup")
+		return spare(reapreport.ReasonAncestor, "the reaper itself runs in this cgroup")
 	}
 	rec := c.record
 	if rec == nil {
-		return spare(ReasonFailClosed, "no backend this Hermes Desktop saved ran in it: it may be another one's (%s in it)", processes(len(members)))
+		return spare(reapreport.ReasonFailClosed, "no backend this Hermes Desktop saved ran in it: it may be another one's (%s in it)", processes(len(members)))
 	}
 	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil {
-		return spare(ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err)
+		return spare(reapreport.ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err)
 	}
 	if held {
-		return spare(ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID)
+		return spare(reapreport.ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID)
 	}
 	if alive, err := r.v.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
-		return spare(ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID)
+		return spare(reapreport.ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID)
 	}
-	d.Action, d.Reason = ActionWouldReap, ReasonOwnerDead
+	d.Action, d.Reason = reapreport.ActionWouldReap, reapreport.ReasonOwnerDead
 	d.Detail = fmt.Sprintf("it was a backend of Hermes Desktop (PID %d), which has exited; %s in it", rec.Owner.PID, processes(len(members)))
 	return d
 }
@@ -166,27 +145,27 @@ func (r *reaper) decideCgroup(c cgroupCandidate) CgroupDecision {
 // the backend started, another user's process) are spared: the cgroup is
 // frozen while they are picked out, the rest killed one by one, and the
 // cgroup stays.
-func (r *reaper) killCgroup(ctx context.Context, c cgroupCandidate, d *CgroupDecision) {
+func (r *reaper) killCgroup(ctx context.Context, c cgroupCandidate, d *reapreport.CgroupDecision) {
 	spared, err := c.cg.KillExcept(r.untouchable)
 	if err != nil {
-		d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; kill failed: %v", d.Detail, err)
+		d.Action, d.Detail = reapreport.ActionFailed, fmt.Sprintf("%s; kill failed: %v", d.Detail, err)
 		return
 	}
 	if len(spared) > 0 {
-		d.Action, d.Detail = ActionReaped, fmt.Sprintf("%s; the rest killed, but pids %v are never signalled (see the process decisions), so the cgroup stays", d.Detail, spared)
+		d.Action, d.Detail = reapreport.ActionReaped, fmt.Sprintf("%s; the rest killed, but pids %v are never signalled (see the process decisions), so the cgroup stays", d.Detail, spared)
 		return
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, cgroup.KillWait)
 	defer cancel()
 	if err := c.cg.WaitEmpty(waitCtx); err != nil {
-		d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; still populated after cgroup.kill: %v", d.Detail, err)
+		d.Action, d.Detail = reapreport.ActionFailed, fmt.Sprintf("%s; still populated after cgroup.kill: %v", d.Detail, err)
 		return
 	}
 	if err := c.cg.Remove(); err != nil {
-		d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; killed, but not removed: %v", d.Detail, err)
+		d.Action, d.Detail = reapreport.ActionFailed, fmt.Sprintf("%s; killed, but not removed: %v", d.Detail, err)
 		return
 	}
-	d.Action, d.Detail = ActionReaped, d.Detail+"; killed (cgroup.kill) and removed"
+	d.Action, d.Detail = reapreport.ActionReaped, d.Detail+"; killed (cgroup.kill) and removed"
 }
 
 // cgroupLive reports whether the record's cgroup still holds a process

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
@@ -88,7 +89,7 @@ func deadOwner(t *testing.T) lockfile.Owner {
 	return lockfile.Owner{Nonce: nonce, PID: id.PID, Start: id.Start}
 }
 
-func (s *cgroupScene) decision(t *testing.T, r *Report, what string) CgroupDecision {
+func (s *cgroupScene) decision(t *testing.T, r *reapreport.Report, what string) reapreport.CgroupDecision {
 	t.Helper()
 	for _, d := range r.Cgroups {
 		if d.Cgroup == s.cgs[what].Path() {
@@ -96,15 +97,15 @@ func (s *cgroupScene) decision(t *testing.T, r *Report, what string) CgroupDecis
 		}
 	}
 	t.Fatalf("%s: no decision on %s in %+v", what, s.cgs[what].Path(), r.Cgroups)
-	return CgroupDecision{}
+	return reapreport.CgroupDecision{}
 }
 
 func TestReapCgroups(t *testing.T) {
 	s := newCgroupScene(t)
 	want := map[string][2]string{
-		"dead owner": {string(ActionReaped), ReasonOwnerDead},
-		"live owner": {string(ActionSpared), ReasonOwned},
-		"no record":  {string(ActionSpared), ReasonFailClosed},
+		"dead owner": {string(reapreport.ActionReaped), reapreport.ReasonOwnerDead},
+		"live owner": {string(reapreport.ActionSpared), reapreport.ReasonOwned},
+		"no record":  {string(reapreport.ActionSpared), reapreport.ReasonFailClosed},
 	}
 
 	dry := s.o
@@ -116,8 +117,8 @@ func TestReapCgroups(t *testing.T) {
 	for what, w := range want {
 		d := s.decision(t, r, what)
 		action := w[0]
-		if action == string(ActionReaped) {
-			action = string(ActionWouldReap)
+		if action == string(reapreport.ActionReaped) {
+			action = string(reapreport.ActionWouldReap)
 		}
 		if string(d.Action) != action || d.Reason != w[1] || d.Members != 1 || d.Detail == "" {
 			t.Errorf("dry run: %s: got %+v, want %s/%s with 1 member", what, d, action, w[1])
@@ -141,7 +142,7 @@ func TestReapCgroups(t *testing.T) {
 		}
 		running, _ := proc.Running(s.procs[what])
 		_, openErr := cgroup.Open(s.cgs[what].Path())
-		if reaped := w[0] == string(ActionReaped); running == reaped || (openErr != nil) != reaped {
+		if reaped := w[0] == string(reapreport.ActionReaped); running == reaped || (openErr != nil) != reaped {
 			t.Errorf("%s: process running %v, cgroup there %v; want both %v", what, running, openErr == nil, !reaped)
 		}
 	}

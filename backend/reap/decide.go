@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/human"
@@ -30,12 +31,12 @@ type candidate struct {
 
 // judge scans the process table and decides on every candidate, in PID
 // order. It returns the decisions and how many processes it looked at.
-func (r *reaper) judge() ([]Decision, int, error) {
+func (r *reaper) judge() ([]verdict, int, error) {
 	cands, scanned, err := r.scan()
 	if err != nil {
 		return nil, 0, err
 	}
-	out := []Decision{} // "none" is [] to a reader of the JSON, not null
+	var out []verdict
 	for _, c := range cands {
 		if d := r.decide(c); d != nil {
 			out = append(out, *d)
@@ -176,24 +177,25 @@ func isCandidateShape(s Shape) bool {
 }
 
 // spare is the decision to leave c alone, and why.
-func spare(c candidate, reason, format string, a ...any) *Decision {
-	return &Decision{PID: c.pid, Action: ActionSpared, Reason: reason, Detail: fmt.Sprintf(format, a...), Cmdline: c.argv}
+func spare(c candidate, reason, format string, a ...any) *verdict {
+	return &verdict{Decision: reapreport.Decision{PID: c.pid, Action: reapreport.ActionSpared, Reason: reason,
+		Detail: fmt.Sprintf(format, a...), Cmdline: c.argv}}
 }
 
-// wouldReap is the decision to reap c (rec: its record, if any), and why.
-func wouldReap(c candidate, rec *lockfile.Record, reason, format string, a ...any) *Decision {
-	return &Decision{PID: c.pid, Action: ActionWouldReap, Reason: reason, Detail: fmt.Sprintf(format, a...), Cmdline: c.argv,
-		id: c.proc.Identity(), record: rec}
+// wouldReap is the decision to reap c, and why.
+func wouldReap(c candidate, reason, format string, a ...any) *verdict {
+	return &verdict{Decision: reapreport.Decision{PID: c.pid, Action: reapreport.ActionWouldReap, Reason: reason,
+		Detail: fmt.Sprintf(format, a...), Cmdline: c.argv}, id: c.proc.Identity()}
 }
 
 // decide applies the rules in order: first what is never signalled, then
 // the records (positive evidence either way), then the orphan test.
-func (r *reaper) decide(c candidate) *Decision {
+func (r *reaper) decide(c candidate) *verdict {
 	if d := r.neverSignalled(c); d != nil {
 		return d
 	}
 	if c.heir != nil && r.byPID[c.pid] == nil {
-		return wouldReap(c, nil, ReasonOwnerDead, "it was started by a backend of Hermes Desktop (PID %d), which has exited", c.heir.Owner.PID)
+		return wouldReap(c, reapreport.ReasonOwnerDead, "it was started by a backend of Hermes Desktop (PID %d), which has exited", c.heir.Owner.PID)
 	}
 	noRecordNote := ""
 	if rec := r.byPID[c.pid]; rec != nil {
@@ -203,16 +205,16 @@ func (r *reaper) decide(c candidate) *Decision {
 		}
 		noRecordNote = note
 		if !isCandidateShape(c.shape) {
-			return spare(c, ReasonIdentityMismatch, "%s; this process is not a backend, so it is left alone", note)
+			return spare(c, reapreport.ReasonIdentityMismatch, "%s; this process is not a backend, so it is left alone", note)
 		}
 	}
 	return r.decideOrphan(c, noRecordNote)
 }
 
 // neverSignalled covers what no evidence can override.
-func (r *reaper) neverSignalled(c candidate) *Decision {
+func (r *reaper) neverSignalled(c candidate) *verdict {
 	if c.statErr != nil {
-		return spare(c, ReasonFailClosed, "its identity could not be read (%v)", c.statErr)
+		return spare(c, reapreport.ReasonFailClosed, "its identity could not be read (%v)", c.statErr)
 	}
 	if d := r.neverSignalledByOwner(c); d != nil {
 		return d
@@ -226,9 +228,9 @@ func (r *reaper) neverSignalled(c candidate) *Decision {
 // sshSessionRule spares what Hermes Desktop runs for an SSH session: its
 // command line carries --ssh-session-token-file, whatever its shape and
 // whether or not a lock names it. It also guards a doomed tree's members.
-func (r *reaper) sshSessionRule(c candidate) *Decision {
+func (r *reaper) sshSessionRule(c candidate) *verdict {
 	if carriesSSHSessionToken(c.argv) {
-		return spare(c, ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", hermes.FlagSSHSessionTokenFile)
+		return spare(c, reapreport.ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", hermes.FlagSSHSessionTokenFile)
 	}
 	return nil
 }
@@ -236,21 +238,21 @@ func (r *reaper) sshSessionRule(c candidate) *Decision {
 // neverSignalledByOwner is the part of neverSignalled that looks at who
 // owns a process, not at its command line: it also guards the members of a
 // doomed tree.
-func (r *reaper) neverSignalledByOwner(c candidate) *Decision {
+func (r *reaper) neverSignalledByOwner(c candidate) *verdict {
 	if c.pid <= 1 {
-		return spare(c, ReasonAncestor, "PID %d is the system's init", c.pid)
+		return spare(c, reapreport.ReasonAncestor, "PID %d is the system's init", c.pid)
 	}
 	if c.pid == r.self {
-		return spare(c, ReasonAncestor, "this is the reaper itself")
+		return spare(c, reapreport.ReasonAncestor, "this is the reaper itself")
 	}
 	if r.isAncestor(c.pid) {
-		return spare(c, ReasonAncestor, "an ancestor of the reaper")
+		return spare(c, reapreport.ReasonAncestor, "an ancestor of the reaper")
 	}
 	if c.proc.UID >= 0 && c.proc.UID != r.uid {
-		return spare(c, ReasonOtherUser, "it belongs to uid %d, not to us (uid %d)", c.proc.UID, r.uid)
+		return spare(c, reapreport.ReasonOtherUser, "it belongs to uid %d, not to us (uid %d)", c.proc.UID, r.uid)
 	}
 	if r.exclude[c.pid] {
-		return spare(c, ReasonExcludedEnv, "HERMES_DESKTOP_CHILD_PID names it")
+		return spare(c, reapreport.ReasonExcludedEnv, "HERMES_DESKTOP_CHILD_PID names it")
 	}
 	for _, cl := range r.claims {
 		if cl.pid == c.pid {
@@ -258,11 +260,11 @@ func (r *reaper) neverSignalledByOwner(c candidate) *Decision {
 		}
 	}
 	if unit := r.v.ServiceUnit(c.pid); unit != "" && unit != r.ownUnit {
-		return spare(c, ReasonServiceManaged, "it runs in the service unit %s", unit)
+		return spare(c, reapreport.ReasonServiceManaged, "it runs in the service unit %s", unit)
 	}
 	parent := r.parentOf(c.proc)
 	if why := serviceManaged(c.proc, parent); why != "" {
-		return spare(c, ReasonServiceManaged, "%s", why)
+		return spare(c, reapreport.ReasonServiceManaged, "%s", why)
 	}
 	return nil
 }
@@ -297,7 +299,7 @@ func (r *reaper) parentOf(p proc.Process) proc.Process {
 // decideByRecord applies the ownership record. A nil decision with a note
 // means the record no longer describes this process (PID reused, another
 // boot): the record is dropped and the process judged as unrecorded.
-func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*Decision, string) {
+func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*verdict, string) {
 	recorded := *recordedIdentity(rec, c.pid)
 	now := c.proc.Identity()
 	if recorded.BootID == "" {
@@ -307,19 +309,19 @@ func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*Decision, s
 		return nil, fmt.Sprintf("record %s names PID %d with start %s, but PID %d is now %s (reused)", rec.Nonce, c.pid, recorded.Start, c.pid, now.Start)
 	}
 	if nonce, ok, err := r.v.Getenv(c.pid, hermes.EnvParentNonce); err == nil && ok && nonce != rec.Nonce {
-		return spare(c, ReasonIdentityMismatch, "PID and start time match record %s, but its nonce is %s: contradictory, left alone", rec.Nonce, nonce), ""
+		return spare(c, reapreport.ReasonIdentityMismatch, "PID and start time match record %s, but its nonce is %s: contradictory, left alone", rec.Nonce, nonce), ""
 	}
 	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil {
-		return spare(c, ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err), ""
+		return spare(c, reapreport.ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err), ""
 	}
 	if held {
-		return spare(c, ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID), ""
+		return spare(c, reapreport.ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID), ""
 	}
 	if alive, err := r.v.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
-		return spare(c, ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID), ""
+		return spare(c, reapreport.ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID), ""
 	}
-	return wouldReap(c, rec, ReasonOwnerDead, "it was a backend of Hermes Desktop (PID %d), which has exited", rec.Owner.PID), ""
+	return wouldReap(c, reapreport.ReasonOwnerDead, "it was a backend of Hermes Desktop (PID %d), which has exited", rec.Owner.PID), ""
 }
 
 func recordedIdentity(rec *lockfile.Record, pid int) *proc.Identity {
@@ -331,39 +333,39 @@ func recordedIdentity(rec *lockfile.Record, pid int) *proc.Identity {
 
 // shapeRule spares serve commands that are not the desktop's own shape:
 // fixed-port and non-loopback servers are never signalled, record or not.
-func (r *reaper) shapeRule(c candidate) *Decision {
+func (r *reaper) shapeRule(c candidate) *verdict {
 	if !serveSubcommands[c.shape.Subcommand] {
 		return nil // a watchdog shim, or a custom backend a record names
 	}
 	if !c.shape.Loopback() {
-		return spare(c, ReasonNotLoopback, "it listens on %q, not on loopback: not a desktop backend", c.shape.Host)
+		return spare(c, reapreport.ReasonNotLoopback, "it listens on %q, not on loopback: not a desktop backend", c.shape.Host)
 	}
 	if !c.shape.Ephemeral() {
-		return spare(c, ReasonFixedPort, "it has a fixed port, like a remote or manually started server")
+		return spare(c, reapreport.ReasonFixedPort, "it has a fixed port, like a remote or manually started server")
 	}
 	return nil
 }
 
 // decideOrphan judges a process with no (valid) record: only an orphan old
 // enough is reaped.
-func (r *reaper) decideOrphan(c candidate, note string) *Decision {
+func (r *reaper) decideOrphan(c candidate, note string) *verdict {
 	prefix := ""
 	if note != "" {
 		prefix = note + "; "
 	}
 	parent := r.parentOf(c.proc)
 	if !isOrphan(c.proc, parent, r.uid) {
-		return spare(c, ReasonNotOrphan, "%sits parent (PID %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
+		return spare(c, reapreport.ReasonNotOrphan, "%sits parent (PID %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
 	}
 	if r.failClosed != "" {
-		return spare(c, ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)
+		return spare(c, reapreport.ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)
 	}
 	age, minAge := time.Since(c.proc.Started).Truncate(time.Second), r.o.minAge()
 	if c.proc.Started.IsZero() {
-		return spare(c, ReasonTooYoung, "%sorphaned, but its age is not known (minimum %s)", prefix, human.Duration(minAge))
+		return spare(c, reapreport.ReasonTooYoung, "%sorphaned, but its age is not known (minimum %s)", prefix, human.Duration(minAge))
 	}
 	if age < minAge {
-		return spare(c, ReasonTooYoung, "%sorphaned but only %s old (minimum %s): it may be starting up", prefix, human.Duration(age), human.Duration(minAge))
+		return spare(c, reapreport.ReasonTooYoung, "%sorphaned but only %s old (minimum %s): it may be starting up", prefix, human.Duration(age), human.Duration(minAge))
 	}
-	return wouldReap(c, nil, ReasonOrphanNoRecord, "%sorphaned (parent PID %d) for %s with no owner", prefix, c.proc.PPID, human.Duration(age))
+	return wouldReap(c, reapreport.ReasonOrphanNoRecord, "%sorphaned (parent PID %d) for %s with no owner", prefix, c.proc.PPID, human.Duration(age))
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -158,7 +159,7 @@ func (w *world) record(nonce string, pid int) *lockfile.Record {
 }
 
 // judge runs the reaper over the world and returns its decision on w.pid.
-func (w *world) judge(t *testing.T) (Decision, bool) {
+func (w *world) judge(t *testing.T) (reapreport.Decision, bool) {
 	t.Helper()
 	r := newReaper(w.opts, w.v, selfPID, testUID, w.ev)
 	decisions, _, err := r.judge()
@@ -167,16 +168,16 @@ func (w *world) judge(t *testing.T) (Decision, bool) {
 	}
 	for _, d := range decisions {
 		if d.PID == w.pid {
-			return d, true
+			return d.Decision, true
 		}
 	}
-	return Decision{}, false
+	return reapreport.Decision{}, false
 }
 
 type decideCase struct {
 	name   string
 	setup  func(w *world)
-	action Action // "" means: no decision at all (not a candidate)
+	action reapreport.Action // "" means: no decision at all (not a candidate)
 	reason string
 	detail string // a phrase the detail must contain: which rule spoke
 }
@@ -187,60 +188,60 @@ var neverSignalledCases = []decideCase{
 		w.v.procs[shellPID].p.PPID = 0 // the reaper's chain does not reach PID 1 (a PID namespace)
 		w.add(1, 0, time.Hour, serveArgv("127.0.0.1", "0")...)
 		w.pid = 1
-	}, ActionSpared, ReasonAncestor, "init"},
+	}, reapreport.ActionSpared, reapreport.ReasonAncestor, "init"},
 	{"the reaper itself", func(w *world) {
 		w.v.procs[selfPID].argv = serveArgv("127.0.0.1", "0")
 		w.pid = selfPID
-	}, ActionSpared, ReasonAncestor, "the reaper itself"},
+	}, reapreport.ActionSpared, reapreport.ReasonAncestor, "the reaper itself"},
 	{"an ancestor", func(w *world) {
 		w.v.procs[shellPID].argv = serveArgv("127.0.0.1", "0")
 		w.pid = shellPID
-	}, ActionSpared, ReasonAncestor, "ancestor"},
-	{"another user's", func(w *world) { w.v.procs[target].p.UID = 0 }, ActionSpared, ReasonOtherUser, "uid 0"},
-	{"named by HERMES_DESKTOP_CHILD_PID", func(w *world) { w.opts.Exclude = []int{target} }, ActionSpared, ReasonExcludedEnv, "HERMES_DESKTOP_CHILD_PID"},
+	}, reapreport.ActionSpared, reapreport.ReasonAncestor, "ancestor"},
+	{"another user's", func(w *world) { w.v.procs[target].p.UID = 0 }, reapreport.ActionSpared, reapreport.ReasonOtherUser, "uid 0"},
+	{"named by HERMES_DESKTOP_CHILD_PID", func(w *world) { w.opts.Exclude = []int{target} }, reapreport.ActionSpared, reapreport.ReasonExcludedEnv, "HERMES_DESKTOP_CHILD_PID"},
 	{"named by an SSH lock", func(w *world) {
 		w.ev.ssh = []lockfile.ForeignClaim{{Path: "home/desktop-ssh/h/backend.lock.json", PID: target}}
-	}, ActionSpared, ReasonSSHLock, "SSH backend's lock"},
+	}, reapreport.ActionSpared, reapreport.ReasonSSHLock, "SSH backend's lock"},
 	{"carries --ssh-session-token-file", func(w *world) {
 		w.v.procs[target].argv = append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-file", "/x")
-	}, ActionSpared, ReasonSSHTokenFile, "--ssh-session-token-file"},
+	}, reapreport.ActionSpared, reapreport.ReasonSSHTokenFile, "--ssh-session-token-file"},
 	{"carries --ssh-session-token-file=", func(w *world) {
 		w.v.procs[target].argv = append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-file=/run/t")
-	}, ActionSpared, ReasonSSHTokenFile, "SSH session"},
+	}, reapreport.ActionSpared, reapreport.ReasonSSHTokenFile, "SSH session"},
 	{"a shim whose backend carries the SSH session token", func(w *world) {
 		w.v.procs[target].argv = append([]string{"/opt/hermes-desktop", "watchdog", "--"},
 			append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-file", "/x")...)
-	}, ActionSpared, ReasonSSHTokenFile, "SSH session"},
+	}, reapreport.ActionSpared, reapreport.ReasonSSHTokenFile, "SSH session"},
 	{"an heir that carries the SSH session token", func(w *world) {
 		w.record("n1", 450)
 		w.v.procs[target].argv = []string{"node", "mcp.js", "--ssh-session-token-file", "/x"}
 		w.v.procs[target].env["HERMES_PARENT_NONCE"] = "n1"
-	}, ActionSpared, ReasonSSHTokenFile, "SSH session"},
+	}, reapreport.ActionSpared, reapreport.ReasonSSHTokenFile, "SSH session"},
 	{"a flag that only starts like the token flag", func(w *world) {
 		w.v.procs[target].argv = append(serveArgv("127.0.0.1", "0"), "--ssh-session-token-filename=/x")
-	}, ActionWouldReap, ReasonOrphanNoRecord, "orphaned"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOrphanNoRecord, "orphaned"},
 	{"named by the gateway PID file", func(w *world) {
 		w.ev.gateway = []lockfile.ForeignClaim{{Path: "home/gateway.pid", PID: target, StartTicks: target * 10}}
-	}, ActionSpared, ReasonGatewayPIDFile, "gateway's PID file"},
+	}, reapreport.ActionSpared, reapreport.ReasonGatewayPIDFile, "gateway's PID file"},
 	{"stale gateway PID file: its PID was reused", func(w *world) {
 		w.ev.gateway = []lockfile.ForeignClaim{{Path: "home/gateway.pid", PID: target, StartTicks: 7}}
-	}, ActionWouldReap, ReasonOrphanNoRecord, "orphaned"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOrphanNoRecord, "orphaned"},
 	{"malformed claim naming the pid", func(w *world) {
 		w.ev.ssh = []lockfile.ForeignClaim{{Path: "home/desktop-ssh/h/backend.lock.json", PID: target, Err: errors.New("bad json")}}
-	}, ActionSpared, ReasonFailClosed, "malformed"},
+	}, reapreport.ActionSpared, reapreport.ReasonFailClosed, "malformed"},
 	{"malformed claim naming no pid", func(w *world) {
 		w.ev.gateway = []lockfile.ForeignClaim{{Path: "home/gateway.pid", Err: errors.New("bad json")}}
-	}, ActionSpared, ReasonFailClosed, "names no readable PID"},
+	}, reapreport.ActionSpared, reapreport.ReasonFailClosed, "names no readable PID"},
 	{"unreadable SSH lock directory", func(w *world) {
 		w.ev.sshErr = errors.New("permission denied")
-	}, ActionSpared, ReasonFailClosed, "SSH lock directory"},
-	{"in a service unit", func(w *world) { w.v.units[target] = "hermes-gateway.service" }, ActionSpared, ReasonServiceManaged, "hermes-gateway.service"},
+	}, reapreport.ActionSpared, reapreport.ReasonFailClosed, "SSH lock directory"},
+	{"in a service unit", func(w *world) { w.v.units[target] = "hermes-gateway.service" }, reapreport.ActionSpared, reapreport.ReasonServiceManaged, "hermes-gateway.service"},
 	{"in our own service unit", func(w *world) {
 		w.v.units[selfPID], w.v.units[target] = "hermes-desktop.service", "hermes-desktop.service"
-	}, ActionWouldReap, ReasonOrphanNoRecord, "orphaned"},
-	{"not on loopback", func(w *world) { w.v.procs[target].argv = serveArgv("0.0.0.0", "0") }, ActionSpared, ReasonNotLoopback, "not on loopback"},
-	{"fixed port", func(w *world) { w.v.procs[target].argv = serveArgv("127.0.0.1", "9119") }, ActionSpared, ReasonFixedPort, "fixed port"},
-	{"unreadable stat", func(w *world) { w.v.statErr[target] = errors.New("permission denied") }, ActionSpared, ReasonFailClosed, "identity could not be read"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOrphanNoRecord, "orphaned"},
+	{"not on loopback", func(w *world) { w.v.procs[target].argv = serveArgv("0.0.0.0", "0") }, reapreport.ActionSpared, reapreport.ReasonNotLoopback, "not on loopback"},
+	{"fixed port", func(w *world) { w.v.procs[target].argv = serveArgv("127.0.0.1", "9119") }, reapreport.ActionSpared, reapreport.ReasonFixedPort, "fixed port"},
+	{"unreadable stat", func(w *world) { w.v.statErr[target] = errors.New("permission denied") }, reapreport.ActionSpared, reapreport.ReasonFailClosed, "identity could not be read"},
 }
 
 // recordCases apply the ownership records: positive evidence either way.
@@ -248,42 +249,42 @@ var recordCases = []decideCase{
 	{"record, owner lock held", func(w *world) {
 		w.v.procs[target].p.PPID = bashPID // so only the record decides
 		w.v.locks[w.record("n1", target).Owner.Nonce] = true
-	}, ActionSpared, ReasonOwned, "belongs to the Hermes Desktop running now"},
+	}, reapreport.ActionSpared, reapreport.ReasonOwned, "belongs to the Hermes Desktop running now"},
 	{"record, owner lock free but owner running", func(w *world) {
 		w.v.procs[target].p.PPID = bashPID
 		w.record("n1", target)
 		w.add(ownerPID, shellPID, time.Hour, "/opt/hermes-desktop", "run")
-	}, ActionSpared, ReasonOwned, "still runs"},
+	}, reapreport.ActionSpared, reapreport.ReasonOwned, "still runs"},
 	{"record, owner lock unreadable", func(w *world) {
 		w.v.lockErr[w.record("n1", target).Owner.Nonce] = errors.New("EACCES")
-	}, ActionSpared, ReasonFailClosed, "could not be checked"},
+	}, reapreport.ActionSpared, reapreport.ReasonFailClosed, "could not be checked"},
 	{"record, owner dead", func(w *world) {
 		w.v.procs[target].p.PPID = bashPID // not an orphan, and young: only the record can doom it
 		w.v.procs[target].p.Started = time.Now().Add(-time.Second)
 		w.record("n1", target)
-	}, ActionWouldReap, ReasonOwnerDead, "which has exited"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOwnerDead, "which has exited"},
 	{"record of a reused PID: judged as unrecorded", func(w *world) {
 		w.record("n1", target).Backend.Start = "linux:1"
-	}, ActionWouldReap, ReasonOrphanNoRecord, "reused"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOrphanNoRecord, "reused"},
 	{"record of a reused PID that is no backend", func(w *world) {
 		w.v.procs[target].argv = []string{"vim", "notes.txt"}
 		w.record("n1", target).Backend.Start = "linux:1"
-	}, ActionSpared, ReasonIdentityMismatch, "not a backend"},
+	}, reapreport.ActionSpared, reapreport.ReasonIdentityMismatch, "not a backend"},
 	{"record contradicted by the nonce", func(w *world) {
 		w.record("n1", target)
 		w.v.procs[target].env["HERMES_PARENT_NONCE"] = "n2"
-	}, ActionSpared, ReasonIdentityMismatch, "contradictory"},
+	}, reapreport.ActionSpared, reapreport.ReasonIdentityMismatch, "contradictory"},
 	{"heir by nonce", func(w *world) {
 		w.record("n1", 450) // the backend itself is gone
 		w.v.procs[target].argv = []string{"node", "mcp-server.js"}
 		w.v.procs[target].p.Started = time.Now().Add(-time.Second) // too young to go as an orphan
 		w.v.procs[target].env["HERMES_PARENT_NONCE"] = "n1"
-	}, ActionWouldReap, ReasonOwnerDead, "started by a backend"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOwnerDead, "started by a backend"},
 	{"heir by the recorded tree", func(w *world) {
 		w.record("n1", 450).Descendants = []proc.Identity{{PID: target, Start: startOf(target)}}
 		w.v.procs[target].argv = []string{"python3", "mcp.py"} // its environment was scrubbed
 		w.v.procs[target].p.Started = time.Now().Add(-time.Second)
-	}, ActionWouldReap, ReasonOwnerDead, "started by a backend"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOwnerDead, "started by a backend"},
 	{"recorded descendant whose PID was reused", func(w *world) {
 		w.record("n1", 450).Descendants = []proc.Identity{{PID: target, Start: "linux:1"}}
 		w.v.procs[target].argv = []string{"python3", "mcp.py"}
@@ -299,27 +300,27 @@ var recordCases = []decideCase{
 var orphanCases = []decideCase{
 	{"corrupt record present", func(w *world) {
 		w.ev.bad = []lockfile.SetAside{{File: "n9.json", Reason: errors.New("unexpected EOF")}}
-	}, ActionSpared, ReasonFailClosed, "could not be read"},
-	{"not an orphan", func(w *world) { w.v.procs[target].p.PPID = bashPID }, ActionSpared, ReasonNotOrphan, "is alive"},
+	}, reapreport.ActionSpared, reapreport.ReasonFailClosed, "could not be read"},
+	{"not an orphan", func(w *world) { w.v.procs[target].p.PPID = bashPID }, reapreport.ActionSpared, reapreport.ReasonNotOrphan, "is alive"},
 	{"too young", func(w *world) {
 		w.v.procs[target].p.Started = time.Now().Add(-10 * time.Second)
-	}, ActionSpared, ReasonTooYoung, "only"},
-	{"old orphan", func(w *world) {}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
+	}, reapreport.ActionSpared, reapreport.ReasonTooYoung, "only"},
+	{"old orphan", func(w *world) {}, reapreport.ActionWouldReap, reapreport.ReasonOrphanNoRecord, "with no owner"},
 	{"fresh orphan, minimum age 0: no minimum", func(w *world) {
 		w.v.procs[target].p.Started = time.Now()
 		w.opts.MinAge = new(time.Duration(0))
-	}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOrphanNoRecord, "with no owner"},
 	{"orphan of 179 s, minimum age unset: 180 s", func(w *world) {
 		w.v.procs[target].p.Started = time.Now().Add(-179 * time.Second)
 		w.opts.MinAge = nil
-	}, ActionSpared, ReasonTooYoung, "minimum 3 min"},
+	}, reapreport.ActionSpared, reapreport.ReasonTooYoung, "minimum 3 min"},
 	{"orphan without a start time, minimum age 0", func(w *world) {
 		w.v.procs[target].p.Started = time.Time{}
 		w.opts.MinAge = new(time.Duration(0))
-	}, ActionSpared, ReasonTooYoung, "age is not known"},
+	}, reapreport.ActionSpared, reapreport.ReasonTooYoung, "age is not known"},
 	{"old orphaned watchdog shim", func(w *world) {
 		w.v.procs[target].argv = append([]string{"/opt/hermes-desktop", "watchdog", "--"}, serveArgv("127.0.0.1", "0")...)
-	}, ActionWouldReap, ReasonOrphanNoRecord, "with no owner"},
+	}, reapreport.ActionWouldReap, reapreport.ReasonOrphanNoRecord, "with no owner"},
 	{"not serve-shaped", func(w *world) { w.v.procs[target].argv = []string{"vim"} }, "", "", ""},
 	{"a zombie", func(w *world) { w.v.procs[target].p.Zombie = true }, "", "", ""},
 	{"outside Only", func(w *world) { w.opts.Only = []int{bashPID} }, "", "", ""},
@@ -400,7 +401,7 @@ func TestJudgeNoCandidatesIsEmptyNotNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := json.Marshal(Report{Decisions: decisions})
+	data, _ := json.Marshal(reapreport.Report{Decisions: decisionsOf(decisions)})
 	if !strings.Contains(string(data), `"decisions":[]`) {
 		t.Errorf("report with no candidate: got %s, want \"decisions\":[]", data)
 	}

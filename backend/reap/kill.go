@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -12,9 +13,9 @@ import (
 // shim's SIGTERM must not reach, say, a fixed-port server that happens to
 // run under it.
 var protectedReasons = map[string]bool{
-	ReasonAncestor: true, ReasonOtherUser: true, ReasonExcludedEnv: true, ReasonSSHLock: true, ReasonSSHTokenFile: true,
-	ReasonGatewayPIDFile: true, ReasonServiceManaged: true, ReasonFixedPort: true, ReasonNotLoopback: true,
-	ReasonFailClosed: true, ReasonIdentityMismatch: true, ReasonOwned: true,
+	reapreport.ReasonAncestor: true, reapreport.ReasonOtherUser: true, reapreport.ReasonExcludedEnv: true, reapreport.ReasonSSHLock: true, reapreport.ReasonSSHTokenFile: true,
+	reapreport.ReasonGatewayPIDFile: true, reapreport.ReasonServiceManaged: true, reapreport.ReasonFixedPort: true, reapreport.ReasonNotLoopback: true,
+	reapreport.ReasonFailClosed: true, reapreport.ReasonIdentityMismatch: true, reapreport.ReasonOwned: true,
 }
 
 // kill reaps the doomed candidates together (proc.EndAll): every tree
@@ -24,22 +25,22 @@ var protectedReasons = map[string]bool{
 // to a process another decision protects. The group is not signalled as a
 // whole: the root is not our child, so its group id is not pinned once it
 // exits.
-func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
+func (r *reaper) kill(ctx context.Context, all []verdict, doomed []*verdict) {
 	protected := map[int]bool{}
 	for _, d := range all {
-		if d.Action == ActionSpared && protectedReasons[d.Reason] {
+		if d.Action == reapreport.ActionSpared && protectedReasons[d.Reason] {
 			protected[d.PID] = true
 		}
 	}
-	var ends []*Decision
+	var ends []*verdict
 	var trees []*proc.Teardown
 	for _, d := range doomed {
 		h, err := proc.Open(d.id)
 		if err != nil {
 			if proc.IsGone(err) {
-				d.Action, d.Detail = ActionReaped, d.Detail+" (it exited by itself)"
+				d.Action, d.Detail = reapreport.ActionReaped, d.Detail+" (it exited by itself)"
 			} else {
-				d.Action, d.Detail = ActionFailed, fmt.Sprintf("%s; re-validation failed: %v", d.Detail, err)
+				d.Action, d.Detail = reapreport.ActionFailed, fmt.Sprintf("%s; re-validation failed: %v", d.Detail, err)
 			}
 			continue
 		}
@@ -50,9 +51,9 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 	}
 	for i, gone := range proc.EndAll(ctx, r.o.Grace, trees...) {
 		if gone {
-			ends[i].Action = ActionReaped
+			ends[i].Action = reapreport.ActionReaped
 		} else {
-			ends[i].Action, ends[i].Detail = ActionFailed, ends[i].Detail+"; still alive after SIGKILL"
+			ends[i].Action, ends[i].Detail = reapreport.ActionFailed, ends[i].Detail+"; still alive after SIGKILL"
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
@@ -24,109 +25,21 @@ const (
 	DefaultGrace = 5 * time.Second
 )
 
-// Action is what the reaper did, or would do, with a candidate.
-type Action string
-
-// Actions.
-const (
-	ActionReaped    Action = "reaped"
-	ActionSpared    Action = "spared"
-	ActionWouldReap Action = "would-reap" // dry run
-	ActionFailed    Action = "failed"     // meant to reap, but it survived SIGKILL or could not be signalled
-)
-
-// Reason words, one per rule.
-const (
-	ReasonOwned            = "owned"
-	ReasonOwnerDead        = "owner-dead"
-	ReasonOrphanNoRecord   = "orphan-no-record"
-	ReasonTooYoung         = "too-young"
-	ReasonNotOrphan        = "not-orphan"
-	ReasonSSHLock          = "ssh-lock"
-	ReasonSSHTokenFile     = "ssh-token-file"
-	ReasonGatewayPIDFile   = "gateway-pidfile"
-	ReasonServiceManaged   = "service-managed"
-	ReasonExcludedEnv      = "excluded-env"
-	ReasonOtherUser        = "other-user"
-	ReasonAncestor         = "ancestor"
-	ReasonFixedPort        = "fixed-port"
-	ReasonNotLoopback      = "not-loopback"
-	ReasonIdentityMismatch = "identity-mismatch"
-	ReasonFailClosed       = "fail-closed"
-)
-
-// Decision is the reaper's verdict on one process.
-type Decision struct {
-	PID     int      `json:"pid"`
-	Action  Action   `json:"action"`
-	Reason  string   `json:"reason"`
-	Detail  string   `json:"detail"`
-	Cmdline []string `json:"cmdline"`
-
-	id     proc.Identity    // what was checked, for the kill
-	record *lockfile.Record // the record that matched, if any
+// verdict is a Decision and the identity it was made on: a kill signals
+// that process only, and the report has no use for it.
+type verdict struct {
+	reapreport.Decision
+	id proc.Identity
 }
 
-// Report is what a reap found and did.
-type Report struct {
-	StartedAt time.Time  `json:"started_at"`
-	DryRun    bool       `json:"dry_run"`
-	Scanned   int        `json:"scanned"`
-	ElapsedMS float64    `json:"elapsed_ms"`
-	Decisions []Decision `json:"decisions"`
-	// Cgroups are the decisions on leftover backend cgroups (Linux), made
-	// before the processes are looked at: a reaped cgroup's members are
-	// gone by then.
-	Cgroups []CgroupDecision `json:"cgroups,omitempty"`
-	// RecordsRemoved lists the nonces of records dropped (their processes
-	// gone or their PIDs reused); SetAside the record files moved aside.
-	RecordsRemoved []string `json:"records_removed,omitempty"`
-	SetAside       []string `json:"set_aside,omitempty"`
-}
-
-// Count returns how many process decisions have action a.
-func (r *Report) Count(a Action) int { return countAction(r.Decisions, a) }
-
-// Summary says what a reap did in one line: "reaped 2, spared 3 (scanned
-// 412 processes in 21.3 ms)".
-func (r *Report) Summary() string {
-	s := fmt.Sprintf("reaped %d, spared %d", r.Count(ActionReaped), r.Count(ActionSpared))
-	if n := r.Count(ActionWouldReap); n > 0 {
-		s += fmt.Sprintf(", would reap %d", n)
+// decisionsOf is what the report shows of the verdicts: [] when there are
+// none, not null, for a reader of `reap --json`.
+func decisionsOf(vs []verdict) []reapreport.Decision {
+	out := make([]reapreport.Decision, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, v.Decision)
 	}
-	if n := r.Count(ActionFailed); n > 0 {
-		s += fmt.Sprintf(", failed %d", n)
-	}
-	if len(r.Cgroups) > 0 {
-		s += fmt.Sprintf("; cgroups: reaped %d, spared %d", countAction(r.Cgroups, ActionReaped), countAction(r.Cgroups, ActionSpared))
-		if n := countAction(r.Cgroups, ActionWouldReap); n > 0 {
-			s += fmt.Sprintf(", would reap %d", n)
-		}
-		if n := countAction(r.Cgroups, ActionFailed); n > 0 {
-			s += fmt.Sprintf(", failed %d", n)
-		}
-	}
-	return s + fmt.Sprintf(" (scanned %d processes in %.1f ms)", r.Scanned, r.ElapsedMS)
-}
-
-func countAction[D Decision | CgroupDecision](ds []D, a Action) int {
-	n := 0
-	for _, d := range ds {
-		if action(d) == a {
-			n++
-		}
-	}
-	return n
-}
-
-func action[D Decision | CgroupDecision](d D) Action {
-	switch d := any(d).(type) {
-	case Decision:
-		return d.Action
-	case CgroupDecision:
-		return d.Action
-	}
-	return ""
+	return out
 }
 
 // Options configure a reap. Zero values take the documented defaults; the
@@ -182,7 +95,7 @@ func ExcludedFromEnv() []int {
 // Run runs the boot reaper over stateDir's records and the process table.
 // It returns an error only when it could not look at all; a partial view
 // makes individual decisions fail closed instead.
-func Run(ctx context.Context, o Options) (*Report, error) {
+func Run(ctx context.Context, o Options) (*reapreport.Report, error) {
 	if o.minAge() < 0 || o.Grace < 0 {
 		return nil, fmt.Errorf("reap: negative minimum age (%v) or grace period (%v)", o.minAge(), o.Grace)
 	}
@@ -193,20 +106,22 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	r := newReaper(o, osView{stateDir: o.StateDir}, os.Getpid(), os.Geteuid(), ev)
-	report := &Report{StartedAt: start, DryRun: o.DryRun, SetAside: r.setAside}
+	report := &reapreport.Report{StartedAt: start, DryRun: o.DryRun, SetAside: r.setAside}
 	report.Cgroups = r.reapCgroups(ctx)
-	if report.Decisions, report.Scanned, err = r.judge(); err != nil {
+	verdicts, scanned, err := r.judge()
+	if err != nil {
 		return nil, err
 	}
-	var doomed []*Decision // pointers taken only now that the slice is complete
-	for i := range report.Decisions {
-		if report.Decisions[i].Action == ActionWouldReap {
-			doomed = append(doomed, &report.Decisions[i])
+	var doomed []*verdict // pointers taken only now that the slice is complete
+	for i := range verdicts {
+		if verdicts[i].Action == reapreport.ActionWouldReap {
+			doomed = append(doomed, &verdicts[i])
 		}
 	}
 	if !o.DryRun && len(doomed) > 0 {
-		r.kill(ctx, report.Decisions, doomed)
+		r.kill(ctx, verdicts, doomed)
 	}
+	report.Decisions, report.Scanned = decisionsOf(verdicts), scanned
 	if !o.DryRun {
 		report.RecordsRemoved = r.dropRecords()
 	}
@@ -314,7 +229,7 @@ type reaper struct {
 // claim is a PID that someone else's ownership file names.
 type claim struct {
 	pid    int
-	reason string // ReasonSSHLock or ReasonGatewayPIDFile; ReasonFailClosed for a malformed file
+	reason string // reapreport.ReasonSSHLock or reapreport.ReasonGatewayPIDFile; reapreport.ReasonFailClosed for a malformed file
 	detail string
 }
 
@@ -366,13 +281,13 @@ func (r *reaper) useClaims(ev evidence) {
 		r.failClosed = fmt.Sprintf("an SSH lock directory could not be read (%v)", ev.sshErr)
 	}
 	for _, c := range ev.ssh {
-		r.addClaim(c, ReasonSSHLock, "a remote SSH backend's lock")
+		r.addClaim(c, reapreport.ReasonSSHLock, "a remote SSH backend's lock")
 	}
 	for _, c := range ev.gateway {
 		if c.Err == nil && !r.gatewayAlive(c) {
 			continue // a stale PID file names nobody
 		}
-		r.addClaim(c, ReasonGatewayPIDFile, "the gateway's PID file")
+		r.addClaim(c, reapreport.ReasonGatewayPIDFile, "the gateway's PID file")
 	}
 }
 
@@ -382,7 +297,7 @@ func (r *reaper) addClaim(c lockfile.ForeignClaim, reason, what string) {
 			r.failClosed = fmt.Sprintf("%s %s is malformed (%v) and names no readable PID", what, c.Path, c.Err)
 			return
 		}
-		r.claims = append(r.claims, claim{pid: c.PID, reason: ReasonFailClosed,
+		r.claims = append(r.claims, claim{pid: c.PID, reason: reapreport.ReasonFailClosed,
 			detail: fmt.Sprintf("%s %s is malformed (%v) but seems to name this process", what, c.Path, c.Err)})
 		return
 	}

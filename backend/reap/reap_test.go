@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/lockfile"
 )
 
@@ -47,8 +48,8 @@ func TestEvidenceReadsSSHLocksUnderHome(t *testing.T) {
 	}
 	w := newWorld()
 	w.ev = ev
-	if d, _ := w.judge(t); d.Action != ActionSpared || d.Reason != ReasonSSHLock {
-		t.Errorf("got %v/%v (%s), want spared/%s", d.Action, d.Reason, d.Detail, ReasonSSHLock)
+	if d, _ := w.judge(t); d.Action != reapreport.ActionSpared || d.Reason != reapreport.ReasonSSHLock {
+		t.Errorf("got %v/%v (%s), want spared/%s", d.Action, d.Reason, d.Detail, reapreport.ReasonSSHLock)
 	}
 
 	// The home lock directory cannot be listed: orphans fail closed.
@@ -63,8 +64,8 @@ func TestEvidenceReadsSSHLocksUnderHome(t *testing.T) {
 	}
 	w = newWorld()
 	w.ev = ev
-	if d, _ := w.judge(t); d.Action != ActionSpared || d.Reason != ReasonFailClosed {
-		t.Errorf("got %v/%v (%s), want spared/%s", d.Action, d.Reason, d.Detail, ReasonFailClosed)
+	if d, _ := w.judge(t); d.Action != reapreport.ActionSpared || d.Reason != reapreport.ReasonFailClosed {
+		t.Errorf("got %v/%v (%s), want spared/%s", d.Action, d.Reason, d.Detail, reapreport.ReasonFailClosed)
 	}
 }
 

@@ -32,7 +32,7 @@ import (
 
 	"hermes-desktop/backend/leakguard"
 	status "hermes-desktop/backend/model"
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/contract/logs"
@@ -54,10 +54,10 @@ var models = []model{
 	modelOf[leakguard.TreeProc]("TreeProc"),
 	modelOf[leakguard.DuplicateGroup]("DuplicateGroup"),
 	modelOf[leakguard.TreeWarning]("TreeWarning"),
-	modelOf[reap.Report]("ReapReport"),
-	modelOf[reap.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
-	modelOf[reap.CgroupDecision]("ReapCgroupDecision"),
-	modelOf[reap.CgroupMember]("ReapCgroupMember"),
+	modelOf[reapreport.Report]("ReapReport"),
+	modelOf[reapreport.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
+	modelOf[reapreport.CgroupDecision]("ReapCgroupDecision"),
+	modelOf[reapreport.CgroupMember]("ReapCgroupMember"),
 	modelOf[logs.Line]("LogLine"),
 	modelOf[settings.Settings]("Settings"),
 	modelOf[settings.Backend]("BackendSetting"),
@@ -76,13 +76,13 @@ var enums = []enum{
 	enumOf("BackendKind", settings.KindDashboard, settings.KindServe, settings.KindCustom),
 	enumOf("Containment", status.ContainmentCgroup, status.ContainmentSystemdScope, status.ContainmentJob,
 		status.ContainmentProcessTree),
-	enumOf("ReapAction", reap.ActionReaped, reap.ActionSpared, reap.ActionWouldReap,
-		reap.ActionFailed),
-	enumOf("ReapReason", reap.ReasonOwned, reap.ReasonOwnerDead, reap.ReasonOrphanNoRecord,
-		reap.ReasonTooYoung, reap.ReasonNotOrphan, reap.ReasonSSHLock, reap.ReasonSSHTokenFile, reap.ReasonGatewayPIDFile,
-		reap.ReasonServiceManaged, reap.ReasonExcludedEnv, reap.ReasonOtherUser,
-		reap.ReasonAncestor, reap.ReasonFixedPort, reap.ReasonNotLoopback,
-		reap.ReasonIdentityMismatch, reap.ReasonFailClosed).on("ReapDecision", "Reason").on("ReapCgroupDecision", "Reason"),
+	enumOf("ReapAction", reapreport.ActionReaped, reapreport.ActionSpared, reapreport.ActionWouldReap,
+		reapreport.ActionFailed),
+	enumOf("ReapReason", reapreport.ReasonOwned, reapreport.ReasonOwnerDead, reapreport.ReasonOrphanNoRecord,
+		reapreport.ReasonTooYoung, reapreport.ReasonNotOrphan, reapreport.ReasonSSHLock, reapreport.ReasonSSHTokenFile, reapreport.ReasonGatewayPIDFile,
+		reapreport.ReasonServiceManaged, reapreport.ReasonExcludedEnv, reapreport.ReasonOtherUser,
+		reapreport.ReasonAncestor, reapreport.ReasonFixedPort, reapreport.ReasonNotLoopback,
+		reapreport.ReasonIdentityMismatch, reapreport.ReasonFailClosed).on("ReapDecision", "Reason").on("ReapCgroupDecision", "Reason"),
 	enumOf("TreeWarningKind", leakguard.WarnFDPressure, leakguard.WarnDuplicates,
 		leakguard.WarnRSSGrowth).on("TreeWarning", "Kind"),
 	enumOf("EventKind", status.EventStatus, status.EventLog, status.EventReap),

@@ -19,7 +19,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/contract/logs"
@@ -58,7 +58,7 @@ var (
 	// OpFocus brings the instance's window forward (a second launch).
 	OpFocus = Op[None, FocusResult]{"focus"}
 	// OpReap reaps orphaned backends now.
-	OpReap = Op[ReapArgs, *reap.Report]{"reap"}
+	OpReap = Op[ReapArgs, *reapreport.Report]{"reap"}
 	// OpLogs answers a backend's log lines after a sequence number.
 	OpLogs = Op[LogsArgs, []logs.Line]{"logs"}
 	// OpPage answers the page Open Hermes opens.

@@ -11,7 +11,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/contract/errkind"
@@ -82,7 +82,7 @@ func TestRoundTrip(t *testing.T) {
 		Backends: []model.BackendStatus{{Name: "hermes", State: model.StateReady, PID: 43, Port: 8642}},
 		Notices:  []string{"hello"},
 	}
-	report := &reap.Report{DryRun: true}
+	report := &reapreport.Report{DryRun: true}
 	lines := []logs.Line{{Seq: 7, Time: started, Backend: "hermes", Stream: "stdout", Text: "ready"}}
 	check := update.Check{Current: "1.0.0", Latest: "1.1.0", Available: true, Notes: "n"}
 	applied := &update.Result{From: "1.0.0", To: "1.1.0", NewPID: 44, ElapsedMS: 12.5}

@@ -26,14 +26,14 @@ export type Containment =
   | "job"
   | "process-tree";
 
-/** The constants of reap.Action. */
+/** The constants of reapreport.Action. */
 export type ReapAction =
   | "reaped"
   | "spared"
   | "would-reap"
   | "failed";
 
-/** The untyped Go string constants reap.Decision.Reason and reap.CgroupDecision.Reason holds. */
+/** The untyped Go string constants reapreport.Decision.Reason and reapreport.CgroupDecision.Reason holds. */
 export type ReapReason =
   | "owned"
   | "owner-dead"
@@ -215,7 +215,7 @@ export interface TreeWarning {
   message: string;
 }
 
-/** Generated from reap.Report. */
+/** Generated from reapreport.Report. */
 export interface ReapReport {
   /** RFC3339 (time.Time) */
   started_at: string;
@@ -228,7 +228,7 @@ export interface ReapReport {
   set_aside?: string[];
 }
 
-/** Generated from reap.Decision. */
+/** Generated from reapreport.Decision. */
 export interface ReapDecision {
   pid: number;
   action: ReapAction;
@@ -237,7 +237,7 @@ export interface ReapDecision {
   cmdline: string[] | null;
 }
 
-/** Generated from reap.CgroupDecision. */
+/** Generated from reapreport.CgroupDecision. */
 export interface ReapCgroupDecision {
   cgroup: string;
   action: ReapAction;
@@ -247,7 +247,7 @@ export interface ReapCgroupDecision {
   processes: ReapCgroupMember[] | null;
 }
 
-/** Generated from reap.CgroupMember. */
+/** Generated from reapreport.CgroupMember. */
 export interface ReapCgroupMember {
   pid: number;
   cmdline: string[] | null;
