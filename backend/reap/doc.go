@@ -6,8 +6,11 @@
 // word, and the TERM -> grace -> KILL of the doomed trees; every candidate
 // gets a Decision that says why. Before the processes it judges the
 // leftover backend cgroups (cgroup.go): membership is evidence no fork can
-// shed, so an abandoned one is killed whole and removed.
+// shed, so an abandoned one is killed whole and removed. The report's
+// types (Report, Decision, the actions and reason words) are package
+// reapreport's, a leaf, so that what only reads a report does not take in
+// the reaper.
 //
 // The Launcher in package backend runs it, so reap must never import
-// backend: it sits beside watchdog, above platform/proc and lockfile.
+// backend.
 package reap
