@@ -332,14 +332,14 @@ func TestHandoffSurvivesOldBeingKilled(t *testing.T) {
 // A package upgrade replaces the executable under the running app: the app
 // notices (status: restart_to_apply) and `handoff` with no --to applies it
 // as an adopt handoff, the backend keeping its PID.
-func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
+func TestHandoffAppliesThePackagesUpgrade(t *testing.T) {
 	dir := t.TempDir()
 	exe := copyBinary(t, testbin.Path(t))
 	base := testbin.Base(t, filepath.Join(dir, "state"), filepath.Join(dir, "home"), testbin.Tag(t))
 	base.Bin = exe
 	l := base.StartAnother("--grace", "2s")
 	first := l.WaitReady(1, readyWait)
-	if st, ok := statusOf(t, l); !ok || st.Instance.RestartToApply {
+	if st, ok := statusOf(t, l); !ok || st.Instance.UpdateInstalled {
 		t.Fatalf("before the upgrade: got %+v, want no restart to apply", st.Instance)
 	}
 	if _, errOut, code := l.CLI("handoff", "--timeout", "30s"); code == 0 || !strings.Contains(errOut, "has not changed") {
@@ -352,7 +352,7 @@ func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
 	must(t, os.WriteFile(exe+".dpkg-new", data, 0o755))
 	must(t, os.Rename(exe+".dpkg-new", exe))
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if st, ok := statusOf(t, l); ok && st.Instance.RestartToApply {
+		if st, ok := statusOf(t, l); ok && st.Instance.UpdateInstalled {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -370,7 +370,7 @@ func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
 			break
 		}
 	}
-	if len(st.Backends) != 1 || st.Instance.PID == l.Cmd.Process.Pid || st.Backends[0].PID != first.PID || st.Instance.RestartToApply {
+	if len(st.Backends) != 1 || st.Instance.PID == l.Cmd.Process.Pid || st.Backends[0].PID != first.PID || st.Instance.UpdateInstalled {
 		t.Errorf("after applying: got %+v / backend %d, want a new instance, the same backend %d, nothing left to apply",
 			st.Instance, st.Backends[0].PID, first.PID)
 	}

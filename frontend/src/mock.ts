@@ -343,7 +343,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       await delay(400);
       throw "Quit is not available in the browser preview";
     },
-    async RestartApp() {
+    async Relaunch() {
       await delay(900);
       // In Wails this window closes and the new instance opens its own; here
       // the new instance simply takes over the status.
@@ -351,7 +351,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       instance = { ...instance, pid: instance.pid + 17, started_at: iso(Date.now()) };
       emitStatus();
     },
-    async RestartToApply() {
+    async ApplyInstalledUpdate() {
       await delay(900);
       if (!instance.restart_to_apply) throw "nothing to apply: the executable on disk is the one running";
       // In Wails this window closes and the new version opens its own; here

@@ -271,7 +271,7 @@ export function settingsForm(s: AppState): HTMLElement | null {
   const listed = !backendCommandInUse(st.view.settings);
 
   const restart = pendingRestart(s);
-  const restartError = inlineError(s.errors.get("restart-app"));
+  const restartError = inlineError(s.errors.get("relaunch"));
   const result = st.result
     ? h(st.result.ok ? "div.save-result.ok" : "div.save-result.bad", { role: st.result.ok ? "status" : "alert" }, icon(st.result.ok ? "check" : "warning", 15), h("span", null, st.result.text))
     : null;
@@ -348,11 +348,11 @@ export function pendingRestart(s: AppState): { note: HTMLElement; button: HTMLEl
   return {
     note: h("div.muted.small.pending-note", null, `Waiting for a restart: ${what} — ${backends}.`),
     button: button("Restart Hermes Desktop", {
-      action: "restart-app",
+      action: "relaunch",
       variant: "primary",
       size: "sm",
       icon: "restart",
-      busy: s.busy.has("restart-app"),
+      busy: s.busy.has("relaunch"),
       busyLabel: "Restarting…",
       title: `Start Hermes Desktop again with the saved ${what}; ${backends}`,
     }),

@@ -66,7 +66,7 @@ func (h *handOffHost) HandedOver() {
 // executable (inotify sees the rename); then it hands over to that file in
 // adopt mode, and tells the launcher it is handed over only once a
 // successor owns the backends.
-func TestRelaunchUpgradedHandsOverToTheReplacedExecutable(t *testing.T) {
+func TestApplyInstalledHandsOverToTheReplacedExecutable(t *testing.T) {
 	exe := filepath.Join(t.TempDir(), "hermes-desktop")
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestRelaunchUpgradedHandsOverToTheReplacedExecutable(t *testing.T) {
 	h := &handOffHost{t: t}
 	u := newTestUpdaterOn(t, Config{Exe: exe, CheckInterval: -1}, h)
 	u.Start()
-	if err := u.RelaunchUpgraded(t.Context()); !errors.Is(err, control.ErrRefused) || len(h.args) != 0 {
+	if err := u.ApplyInstalled(t.Context()); !errors.Is(err, control.ErrRefused) || len(h.args) != 0 {
 		t.Fatalf("before an upgrade: got %v after %d handoffs, want refused and none", err, len(h.args))
 	}
 
@@ -103,11 +103,11 @@ func TestRelaunchUpgradedHandsOverToTheReplacedExecutable(t *testing.T) {
 	}
 
 	h.refuse = true
-	if err := u.RelaunchUpgraded(t.Context()); err == nil || h.over != 0 {
+	if err := u.ApplyInstalled(t.Context()); err == nil || h.over != 0 {
 		t.Fatalf("failed handoff: got %v, handed over %d times; want the error and still in charge", err, h.over)
 	}
 	h.refuse = false
-	if err := u.RelaunchUpgraded(t.Context()); err != nil || h.over != 1 {
+	if err := u.ApplyInstalled(t.Context()); err != nil || h.over != 1 {
 		t.Fatalf("handoff: got %v, handed over %d times; want nil, once", err, h.over)
 	}
 	for _, a := range h.args {
