@@ -32,7 +32,7 @@ type App struct {
 	settings *settings.Store
 	// started is the settings as saved when the app started, which the
 	// launcher runs with: what was saved since applies at the next start
-	// (settings.PendingRestart).
+	// (settings.PendingRelaunch).
 	started settings.Settings
 	// win is the window and the tray; its context is the one the page's
 	// calls run under: Quit and the end of the app cancel it.
@@ -179,7 +179,7 @@ func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
 }
 
 func (a *App) settingsView(s settings.Settings, notice string) settings.View {
-	pending, backends := settings.PendingRestart(a.started, s, backend.DefaultSettings(a.self))
+	pending, backends := settings.PendingRelaunch(a.started, s, backend.DefaultSettings(a.self))
 	return settings.View{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: settings.Path(a.stateDir), Notice: notice,
 		Pending: pending, PendingRestartsBackends: backends}
 }
@@ -195,7 +195,7 @@ func (a *App) Relaunch() error {
 	if notice != "" {
 		return fmt.Errorf("the saved settings could not be read (%s): nothing was restarted", notice)
 	}
-	_, restartBackends := settings.PendingRestart(a.started, saved, backend.DefaultSettings(a.self))
+	_, restartBackends := settings.PendingRelaunch(a.started, saved, backend.DefaultSettings(a.self))
 	_, err := a.l.Relaunch(a.win.ctx, !restartBackends)
 	return err
 }

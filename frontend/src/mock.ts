@@ -35,7 +35,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   const history: LogLine[] = [];
   // The preview's updates come from a feed, as a real app's would.
   let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true, update_feed: "https://updates.example.com/hermes-desktop/stable.json" };
-  // Like Go (settings.PendingRestart): what was saved since the app started
+  // Like Go (settings.PendingRelaunch): what was saved since the app started
   // and waits for a restart; some of it restarts the backends too.
   let started: Settings = { ...settings };
   const pendingOf = (s: Settings) => pendingRestart(started, s);

@@ -220,7 +220,7 @@ export const FAIL_TAIL = [
   "ModuleNotFoundError: No module named 'feedparser'",
 ];
 
-/** The settings that apply only at a restart, like Go (settings.PendingRestart). */
+/** The settings that apply only at a relaunch, like Go (settings.PendingRelaunch). */
 const RESTART_KEYS = SETTINGS_KEYS.filter((k) => !APPLIED_AT_ONCE.includes(k));
 
 /** What was saved since the app started and waits for a restart; some of
