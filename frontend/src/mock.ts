@@ -14,7 +14,7 @@
 
 import { createMockUpdates, mockFeedURLError } from "./mockupdate";
 import { bootReapReport, CHATTER, checkMockBackend, checkMockSettings, clone, DEFAULTS, delay, FAIL_TAIL, HOME, iso } from "./mockdata";
-import { mockBackend, pendingRestart, sampleTree, scanReport, scenarioBackends, type MockBackend } from "./mockdata";
+import { mockBackend, pendingRelaunch, sampleTree, scanReport, scenarioBackends, type MockBackend } from "./mockdata";
 import { applyEdit } from "./settings";
 import type { BackendKind, BackendSetting, HermesAPI, InstanceInfo, LogLine, ReapReport, Settings, SettingsView, Status } from "./types";
 
@@ -38,7 +38,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   // Like Go (settings.PendingRelaunch): what was saved since the app started
   // and waits for a restart; some of it restarts the backends too.
   let started: Settings = { ...settings };
-  const pendingOf = (s: Settings) => pendingRestart(started, s);
+  const pendingOf = (s: Settings) => pendingRelaunch(started, s);
   let lastReap: ReapReport | null = null;
   /** The running list as settings, as Go's Launcher.BackendSettings says it. */
   // Like Go (runspec.Spec.Setting): each added backend is saved as it was configured.
