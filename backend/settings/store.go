@@ -18,7 +18,7 @@ import (
 // by their JSON keys ("grace", "update_feed"), with their new values in
 // Settings. A field not named keeps the value saved now, whatever Settings
 // holds for it; the zero Edit changes nothing. The backend list cannot be
-// named: the Backends page is its one writer (Store.SaveBackends).
+// named: the Backends page is its one writer (Store.EditBackends).
 type Edit struct {
 	Settings Settings `json:"settings"`
 	Fields   []string `json:"fields"`
