@@ -48,7 +48,7 @@ FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.conf
 # generator can read changes.
 MODELS_TS  := frontend/src/generated/models.ts
 TSGEN      := $(GO) run ./cmd/tsgen
-TSGEN_DEPS := $(shell find backend cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) $(filter-out %_test.go,$(wildcard *.go)) go.mod
+TSGEN_DEPS := $(shell find backend contract cmd/tsgen -name '*.go' -not -name '*_test.go' 2>/dev/null) $(filter-out %_test.go,$(wildcard *.go)) go.mod
 
 .PHONY: all build run gui test vet staticcheck staticcheck-gui unit fuzz-short fuzz cross fmt-check \
 	gen gen-check frontend frontend-test frontend-dist-check gui-deps gui-webkit40 ssh-test-deps core-payload remote-cores gui-smoke gui-journeys bench bench-remote bench-idle bench-window bench-flavours chaos clean \

@@ -12,11 +12,11 @@ import (
 
 	"hermes-desktop/app/desktop"
 	"hermes-desktop/backend"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/logs"
 )
 
 // App is the page's API: every exported method is bound to the frontend

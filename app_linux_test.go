@@ -18,11 +18,10 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/proc"
@@ -85,14 +84,14 @@ func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *b
 	// would give it.
 	t.Setenv("HERMES_DESKTOP_STATE_DIR", filepath.Join(dir, "state"))
 	t.Setenv("HERMES_HOME", filepath.Join(dir, "home"))
-	t.Setenv("HERMES_DESKTOP_CONTAINMENT", string(instance.ContainmentProcessTree))
+	t.Setenv("HERMES_DESKTOP_CONTAINMENT", string(model.ContainmentProcessTree))
 	l, err := backend.Open(backend.Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: filepath.Join(dir, "home"), Self: bin,
 		Backends: []runspec.Spec{{Command: []string{bin, "serve", "--host", "127.0.0.1", "--port", "0"}}},
 		UI:       "gui", NoBootReap: true, Explicit: explicit,
 		// In-process: backends' cgroups would go under the test's own
 		// cgroup, which no test owns; the e2e tests cover containment.
-		Containment: instance.ContainmentProcessTree,
+		Containment: model.ContainmentProcessTree,
 	})
 	if err != nil {
 		t.Fatal(err)

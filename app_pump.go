@@ -3,8 +3,8 @@ package main
 import (
 	"time"
 
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/contract/logs"
 )
 
 // attach connects the window and starts pushing events to it. The pump

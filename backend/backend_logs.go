@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/contract/logs"
 )
 
 // backendLogs are the backends' logs, by name: a ring for the window and a

@@ -3,6 +3,7 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/remote"
 	"io"
 	"log/slog"
@@ -10,11 +11,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
 )
 
 // Defaults, in one place.
@@ -69,7 +69,7 @@ type Config struct {
 	// the launcher's own is writable, else a systemd user scope, else the
 	// process tree (Linux), a job object (Windows), the process tree
 	// (macOS).
-	Containment instance.Containment
+	Containment model.Containment
 	// MinOrphanAge is how old an unrecorded orphan must be before the boot
 	// reaper removes it: nil means 180 seconds, a pointer to 0 no minimum
 	// (`run --min-orphan-age 0s`; the saved setting cannot go below 1 s).

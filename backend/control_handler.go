@@ -6,6 +6,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
+	"hermes-desktop/contract/errkind"
 )
 
 // controlHandler answers the control socket for the launcher l: its own
@@ -64,7 +65,7 @@ func (h controlHandler) handleArgs(ctx context.Context, req control.Request) (an
 		return protocol.OpAddBackend.Answer(protocol.None{}, h.l.Saved().AddBackend(b))
 	case protocol.OpRemoveBackend.Name:
 		if req.Backend == "" { // never "the default one": a removal names what it removes
-			return nil, fmt.Errorf("%w: remove-backend names the backend to remove", control.ErrBadRequest)
+			return nil, fmt.Errorf("%w: remove-backend names the backend to remove", errkind.ErrBadRequest)
 		}
 		return protocol.OpRemoveBackend.Answer(protocol.None{}, h.l.Saved().RemoveBackend(ctx, req.Backend))
 	case protocol.OpLogs.Name:
@@ -78,5 +79,5 @@ func (h controlHandler) handleArgs(ctx context.Context, req control.Request) (an
 	case protocol.OpUpdateCheck.Name, protocol.OpUpdateApply.Name, protocol.OpUpdateSkip.Name:
 		return h.l.upd.HandleControl(ctx, req)
 	}
-	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+	return nil, fmt.Errorf("%w %q", errkind.ErrUnknownOp, req.Op)
 }

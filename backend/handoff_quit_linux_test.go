@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/lockfile"
@@ -92,7 +91,7 @@ func TestQuitDuringFailedRestartHandoff(t *testing.T) {
 	l, err := Open(Config{
 		StateDir: stateDir, HermesHome: dir, Self: exe, Core: "/bin/false", NoShim: true, NoBootReap: true,
 		Backends:    []runspec.Spec{{Name: "unit", Command: []string{"/bin/sh", "-c", fmt.Sprintf(scriptReadyLine, port)}, Grace: 2 * time.Second}},
-		Containment: instance.ContainmentProcessTree, Logger: slog.New(slog.DiscardHandler), Announce: io.Discard,
+		Containment: model.ContainmentProcessTree, Logger: slog.New(slog.DiscardHandler), Announce: io.Discard,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +167,7 @@ func startLauncher(t *testing.T, dir, exe string) *Launcher {
 	l, err := Open(Config{
 		StateDir: filepath.Join(dir, "state"), HermesHome: dir, Self: exe, Core: "/bin/false", NoShim: true, NoBootReap: true,
 		Backends:    []runspec.Spec{{Name: "unit", Command: []string{"/bin/sh", "-c", fmt.Sprintf(scriptReadyLine, port)}, Grace: 2 * time.Second}},
-		Containment: instance.ContainmentProcessTree, Logger: slog.New(slog.DiscardHandler), Announce: io.Discard,
+		Containment: model.ContainmentProcessTree, Logger: slog.New(slog.DiscardHandler), Announce: io.Discard,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hermes-desktop/backend/remote"
+	"hermes-desktop/backend/run"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -181,7 +182,7 @@ func (l *Launcher) Start() {
 	} else if msg != "" {
 		l.cfg.Logger.Info(msg)
 	}
-	l.sups.RunAll(func(sup *supervisor.Supervisor) (instance.Process, model.BackendStatus) {
+	l.sups.RunAll(func(sup *supervisor.Supervisor) (run.Process, model.BackendStatus) {
 		a := l.prep.adopted[sup.Spec().Name]
 		if inst := a.Instance(); inst != nil {
 			return inst, a.Status()

@@ -5,18 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hermes-desktop/backend/remote"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"hermes-desktop/backend/control"
+	"hermes-desktop/backend/remote"
+	"hermes-desktop/backend/run"
+
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/supervisor"
+	"hermes-desktop/contract/errkind"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/platform/cmdline"
 )
 
@@ -29,7 +31,7 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *supervisor.Supervisor {
 		LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger,
 	}
 	policy := supervisor.Policy{Max: l.cfg.MaxRestarts, Window: l.cfg.RestartWindow}
-	var runner instance.Runner = instance.Local{Params: params}
+	var runner run.Runner = instance.Local{Params: params}
 	if spec.Host != "" {
 		runner = l.remoteRunner(spec.Host, params.Log)
 	}
@@ -39,21 +41,21 @@ func (l *Launcher) newSupervisor(spec runspec.Spec) *supervisor.Supervisor {
 // remoteRunner is the runner of a backend on host: over that host's one
 // connection, made on first use; or, when there can be none, a runner
 // whose every start fails at once saying why.
-func (l *Launcher) remoteRunner(host string, log *logs.Log) instance.Runner {
+func (l *Launcher) remoteRunner(host string, log *logs.Log) run.Runner {
 	if err := os.MkdirAll(filepath.Join(l.cfg.StateDir, "ssh"), 0o700); err != nil {
 		return failedRunner{err}
 	}
 	if _, err := l.remotes.Get(host); err != nil {
 		return failedRunner{err}
 	}
-	return remote.Runner{Host: func() (*remote.Host, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
+	return remote.Runner{Machine: func() (*remote.Machine, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
 }
 
 // failedRunner starts nothing: its error wraps fs.ErrPermission, so the
 // backend fails at once instead of retrying what cannot work.
 type failedRunner struct{ err error }
 
-func (f failedRunner) Start(*runspec.Spec) (instance.Process, error) {
+func (f failedRunner) Start(*runspec.Spec) (run.Process, error) {
 	return nil, fmt.Errorf("%w (%w)", f.err, fs.ErrPermission)
 }
 
@@ -65,7 +67,7 @@ func (l *Launcher) AddBackend(spec runspec.Spec) error {
 		l.cfg.Explicit(&spec)
 	}
 	if err := spec.ApplyDefaults(l.cfg.Core); err != nil {
-		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+		return fmt.Errorf("%w: %w", errkind.ErrBadRequest, err)
 	}
 	sup := l.newSupervisor(spec)
 	if err := l.sups.AddRunning(sup); err != nil {
@@ -106,7 +108,7 @@ func (l *Launcher) Restart(ctx context.Context, name string) error {
 			return err
 		}
 		if s.Status().State == model.StateStopped {
-			return fmt.Errorf("%w: backend %s is stopped; Start starts it", control.ErrRefused, name)
+			return fmt.Errorf("%w: backend %s is stopped; Start starts it", errkind.ErrRefused, name)
 		}
 		return s.Restart(ctx)
 	}

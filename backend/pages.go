@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/supervisor"
+	"hermes-desktop/contract/errkind"
+	"hermes-desktop/contract/hermes"
 )
 
 // Pages opens what a person asks to see: a backend's page in the browser,
@@ -39,7 +39,7 @@ func (p *Pages) focusWindow() bool {
 }
 
 // ErrNoPage means no backend has a page to open yet.
-var ErrNoPage = fmt.Errorf("%w: no backend with a page is ready", control.ErrNotReady)
+var ErrNoPage = fmt.Errorf("%w: no backend with a page is ready", errkind.ErrNotReady)
 
 // URL is the page Open Hermes opens: the named backend's, or the first
 // page-serving backend's that is ready (or attached) when name is "".
@@ -53,9 +53,9 @@ func (p *Pages) URL(name string) (string, error) {
 			return st.PageURL, nil
 		}
 		if spec := s.Spec(); spec.ServesPage() {
-			return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, name, s.Status().State)
+			return "", fmt.Errorf("%w: backend %s is %s", errkind.ErrNotReady, name, s.Status().State)
 		}
-		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", control.ErrRefused, name)
+		return "", fmt.Errorf("%w: backend %s is API only (a serve backend); use its connection details", errkind.ErrRefused, name)
 	}
 	for _, s := range p.sups.All() {
 		if st := s.Status(); st.PageURL != "" {
@@ -84,7 +84,7 @@ func (p *Pages) ConnectionDetails(name string) (string, error) {
 	}
 	st := s.Status()
 	if st.URL == "" {
-		return "", fmt.Errorf("%w: backend %s is %s", control.ErrNotReady, st.Name, st.State)
+		return "", fmt.Errorf("%w: backend %s is %s", errkind.ErrNotReady, st.Name, st.State)
 	}
 	token, err := s.Token(context.Background())
 	if err != nil {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/errkind"
 )
 
 // Adding and removing a backend, saved: the window's Add and Remove and
@@ -48,7 +48,7 @@ func (s Saved) AddBackend(b settings.Backend) error {
 	shared, _ := l.saved.Load() // a file that cannot be used means the defaults; the Settings page says so
 	spec, err := runspec.FromSetting(b, shared)
 	if err != nil {
-		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+		return fmt.Errorf("%w: %w", errkind.ErrBadRequest, err)
 	}
 	if err := l.AddBackend(spec); err != nil {
 		return err
@@ -65,7 +65,7 @@ func (s Saved) RemoveBackend(ctx context.Context, name string) error {
 		return err
 	}
 	err := RemoveFromSaved(l.saved, name)
-	if errors.Is(err, control.ErrNoSuchBackend) {
+	if errors.Is(err, errkind.ErrNoSuchBackend) {
 		return nil // never saved: nothing to take out
 	}
 	return savedForNextStart(err)
@@ -97,7 +97,7 @@ func SavedBackends(s settings.Settings) ([]settings.Backend, error) {
 func AddToSaved(store *settings.Store, b settings.Backend) error {
 	_, err := store.EditBackends(func(saved settings.Settings) ([]settings.Backend, error) {
 		if _, err := runspec.FromSetting(b, saved); err != nil {
-			return nil, fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+			return nil, fmt.Errorf("%w: %w", errkind.ErrBadRequest, err)
 		}
 		list, err := SavedBackends(saved)
 		if err != nil {
@@ -105,7 +105,7 @@ func AddToSaved(store *settings.Store, b settings.Backend) error {
 		}
 		for _, x := range list {
 			if settings.SameName(x.Name, b.Name) {
-				return nil, fmt.Errorf("%w: backend %q: %w", control.ErrBadRequest, b.Name, settings.ErrNameTaken)
+				return nil, fmt.Errorf("%w: backend %q: %w", errkind.ErrBadRequest, b.Name, settings.ErrNameTaken)
 			}
 		}
 		return append(list, b), nil
@@ -124,7 +124,7 @@ func RemoveFromSaved(store *settings.Store, name string) error {
 		}
 		i := slices.IndexFunc(list, func(b settings.Backend) bool { return b.Name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("%w %q", control.ErrNoSuchBackend, name)
+			return nil, fmt.Errorf("%w %q", errkind.ErrNoSuchBackend, name)
 		}
 		return slices.Delete(list, i, i+1), nil
 	})

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/selfupdate"
+	"hermes-desktop/contract/errkind"
 	"hermes-desktop/platform/proc"
 )
 
@@ -53,11 +53,11 @@ func (h updateHost) HandedOver() { h.l.handoff.Finish() }
 // Busy refuses while a handoff runs or a backend is (re)starting.
 func (h updateHost) Busy() error {
 	if h.l.handoff.Busy() {
-		return fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
+		return fmt.Errorf("%w: a handoff is under way", errkind.ErrBusy)
 	}
 	for _, s := range h.l.sups.All() {
 		if st := s.Status(); st.State == model.StateStarting || st.State == model.StateRestarting {
-			return fmt.Errorf("%w: backend %s is %s", control.ErrBusy, st.Name, st.State)
+			return fmt.Errorf("%w: backend %s is %s", errkind.ErrBusy, st.Name, st.State)
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -274,26 +275,23 @@ func (c *chaos) track(r int) func() {
 // earlierAllGone: every process seen in this round or earlier (the boot
 // was not tracked) is gone, once a dying tree's grace period has passed.
 func (c *chaos) earlierAllGone(r int) bool {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var alive []string
+	var alive []string
+	if waitfor.Try(5*time.Second, func() bool {
+		alive = alive[:0]
 		c.mu.Lock()
+		defer c.mu.Unlock()
 		for id := range c.seen {
 			if running, _ := proc.Running(id); running {
 				argv, _ := proc.Cmdline(id.PID)
 				alive = append(alive, fmt.Sprintf("%d %s", id.PID, strings.Join(argv, " ")))
 			}
 		}
-		c.mu.Unlock()
-		if len(alive) == 0 {
-			return true
-		}
-		if time.Now().After(deadline) {
-			c.t.Logf("alive after round %d's boot: %v", r, alive)
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(alive) == 0
+	}) {
+		return true
 	}
+	c.t.Logf("alive after round %d's boot: %v", r, alive)
+	return false
 }
 
 // startDecoys starts what the app must never touch. They are orphans (the

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
@@ -135,7 +136,7 @@ func TestWholeAppCrashLeavesNoDaemonAfterTheNextBoot(t *testing.T) {
 	for r := 1; r <= rounds && !t.Failed(); r++ {
 		l.WaitReady(1, readyWait)
 		b := status(t, l).Backends[0]
-		if b.Containment != instance.ContainmentCgroup || !strings.HasPrefix(b.Cgroup, l.Cgroup.Path()+"/") {
+		if b.Containment != model.ContainmentCgroup || !strings.HasPrefix(b.Cgroup, l.Cgroup.Path()+"/") {
 			t.Fatalf("round %d: containment %q in %q (%s), want a cgroup under %s", r, b.Containment, b.Cgroup, b.ContainmentReason, l.Cgroup.Path())
 		}
 		waitLabelled(t, label, seen, 2)
@@ -172,19 +173,17 @@ func TestWholeAppCrashLeavesNoDaemonAfterTheNextBoot(t *testing.T) {
 // waitLabelled waits until n daemons not seen before are running.
 func waitLabelled(t *testing.T, label string, seen []proc.Identity, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		fresh := 0
+	fresh := 0
+	if !waitfor.Try(10*time.Second, func() bool {
+		fresh = 0
 		for _, id := range labelled(label) {
 			if !slices.Contains(seen, id) {
 				fresh++
 			}
 		}
-		if fresh >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemons: %d new, want %d", fresh, n)
-		}
+		return fresh >= n
+	}) {
+		t.Fatalf("daemons: %d new, want %d", fresh, n)
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 )
 
 // `hermes-desktop diagnose` against a running app with secrets planted in
@@ -24,10 +24,8 @@ func TestDiagnoseOfARunningAppHoldsNoSecret(t *testing.T) {
 		t.Fatalf("backends add: exit %d: %s%s", code, out, errOut)
 	}
 	// Its lines are in its log before the report is asked for.
-	for deadline := time.Now().Add(readyWait); !strings.Contains(readLogs(t, l.StateDir), "session "); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the leak backend's lines never reached its log:\n%s", readLogs(t, l.StateDir))
-		}
+	if !waitfor.Try(readyWait, func() bool { return strings.Contains(readLogs(t, l.StateDir), "session ") }) {
+		t.Fatalf("the leak backend's lines never reached its log:\n%s", readLogs(t, l.StateDir))
 	}
 	report := filepath.Join(t.TempDir(), "report.zip")
 	out, errOut, code := l.CLI("diagnose", "-o", report)

@@ -12,6 +12,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 )
 
 // A handoff waits for the new instance's own word, not for the number of
@@ -44,16 +45,11 @@ func TestHandoffAfterTheBackendsChanged(t *testing.T) {
 			if took > 20*time.Second {
 				t.Errorf("the handoff took %s: it waited for something the new instance never says", took)
 			}
-			deadline := time.Now().Add(readyWait)
-			for {
+			if !waitfor.Try(readyWait, func() bool {
 				st, _ = statusOf(t, l)
-				if names(st) == "added,keep,more" && allReady(st, 0) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("after the handoff: %+v, want keep, added and more ready", st.Backends)
-				}
-				time.Sleep(50 * time.Millisecond)
+				return names(st) == "added,keep,more" && allReady(st, 0)
+			}) {
+				t.Fatalf("after the handoff: %+v, want keep, added and more ready", st.Backends)
 			}
 			if st.Instance.PID == l.Cmd.Process.Pid {
 				t.Fatal("the old instance is still in charge")

@@ -19,6 +19,7 @@ import (
 	"hermes-desktop/app/cli"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -187,18 +188,17 @@ func TestHandoffsInARow(t *testing.T) {
 				}
 				prevPID = st.Instance.PID
 				// Exactly one instance and one tree once it is done.
-				deadline := time.Now().Add(10 * time.Second)
-				for {
-					r := countRoles(l.Tag)
+				var r roles
+				if !waitfor.Try(10*time.Second, func() bool {
+					r = countRoles(l.Tag)
 					ready := len(st.Backends) == 1 && st.Backends[0].State == model.StateReady
 					if len(r.launchers) == 1 && len(r.shims) == 1 && len(r.backends) == 1 && ready {
-						break
+						return true
 					}
-					if time.Now().After(deadline) {
-						t.Fatalf("handoff %d: not one instance and one tree: %+v, backend %+v", i, r, st.Backends)
-					}
-					time.Sleep(20 * time.Millisecond)
 					st, _ = statusOf(t, l)
+					return false
+				}) {
+					t.Fatalf("handoff %d: not one instance and one tree: %+v, backend %+v", i, r, st.Backends)
 				}
 				b := st.Backends[0]
 				if mode == "adopt" && (b.PID != first.PID || b.Port != first.Port) {
@@ -313,16 +313,12 @@ func TestHandoffSurvivesOldBeingKilled(t *testing.T) {
 				t.Fatalf("no instance with a ready backend after the next boot: %+v", countRoles(l.Tag))
 			}
 			// Settle: a dying predecessor's tree may take the grace period.
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				r := countRoles(l.Tag)
-				if len(r.launchers) == 1 && len(r.shims) == 1 && len(r.backends) == 1 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("orphans or duplicates after the next boot: %+v (instance %d)", r, st.Instance.PID)
-				}
-				time.Sleep(50 * time.Millisecond)
+			var r roles
+			if !waitfor.Try(10*time.Second, func() bool {
+				r = countRoles(l.Tag)
+				return len(r.launchers) == 1 && len(r.shims) == 1 && len(r.backends) == 1
+			}) {
+				t.Fatalf("orphans or duplicates after the next boot: %+v (instance %d)", r, st.Instance.PID)
 			}
 			stopSuccessor(t, l)
 		})
@@ -351,25 +347,23 @@ func TestHandoffAppliesThePackagesUpgrade(t *testing.T) {
 	must(t, err)
 	must(t, os.WriteFile(exe+".dpkg-new", data, 0o755))
 	must(t, os.Rename(exe+".dpkg-new", exe))
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if st, ok := statusOf(t, l); ok && st.Instance.UpdateInstalled {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the replaced executable was not noticed")
-		}
-	}
+	waitfor.Until(t, 10*time.Second, "the replaced executable to be noticed", func() bool {
+		st, ok := statusOf(t, l)
+		return ok && st.Instance.UpdateInstalled
+	})
 	out, errOut, code := l.CLI("handoff", "--timeout", "30s")
 	if code != 0 || !strings.Contains(out, "adopt") {
 		t.Fatalf("handoff to apply: exit %d: %s%s", code, out, errOut)
 	}
 	var st model.Status
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if now, ok := statusOf(t, l); ok && len(now.Backends) == 1 && now.Backends[0].State == model.StateReady {
+	waitfor.Try(10*time.Second, func() bool {
+		now, ok := statusOf(t, l)
+		if ok && len(now.Backends) == 1 && now.Backends[0].State == model.StateReady {
 			st = now
-			break
+			return true
 		}
-	}
+		return false
+	})
 	if len(st.Backends) != 1 || st.Instance.PID == l.Cmd.Process.Pid || st.Backends[0].PID != first.PID || st.Instance.UpdateInstalled {
 		t.Errorf("after applying: got %+v / backend %d, want a new instance, the same backend %d, nothing left to apply",
 			st.Instance, st.Backends[0].PID, first.PID)

@@ -17,6 +17,7 @@ import (
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -134,13 +135,8 @@ func TestAttachesToARunningHermes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b model.BackendStatus
-	for deadline := time.Now().Add(readyWait); ; time.Sleep(50 * time.Millisecond) {
-		if b = status(t, l).Backends[0]; b.State == model.StateExternal {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("backend: got %+v, want external", b)
-		}
+	if !waitfor.Try(readyWait, func() bool { b = status(t, l).Backends[0]; return b.State == model.StateExternal }) {
+		t.Fatalf("backend: got %+v, want external", b)
 	}
 	if b.Port != port || !strings.Contains(b.PageURL, ":"+strconv.Itoa(port)) || b.PID != 0 || b.Restarts != 0 {
 		t.Errorf("attached backend: got %+v, want port %d, its page, no PID, no restarts", b, port)
@@ -179,11 +175,7 @@ func TestEarlyChildrenSurviveNoCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stranded []int
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if stranded = testbin.Tagged(l1.Tag); len(stranded) <= 2 || time.Now().After(deadline) {
-			break
-		}
-	}
+	waitfor.Try(10*time.Second, func() bool { stranded = testbin.Tagged(l1.Tag); return len(stranded) <= 2 })
 	if len(stranded) != 2 {
 		t.Fatalf("stranded: got %v, want the 2 scrubbed children of %v", stranded, kids)
 	}

@@ -1,20 +1,24 @@
 package e2e
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 )
 
-// The layers are folders (README "Layout"; DESIGN "Layout"): a package's
-// floor is its top folder's, and it may import only packages of its own
-// floor or lower. Within a floor the compiler's ban on import cycles is
-// the order; across floors this test is.
+// The layers are folders (docs/DESIGN.md "Layers"): a package's floor is
+// its top folder's, and it may import only packages of its own floor or
+// lower. Within a floor the compiler's ban on import cycles is the order;
+// across floors this test is.
 const (
-	floorPlatform = 0 // platform/: the OS and text primitives
-	floorBackend  = 1 // backend/: the engine
-	floorApp      = 2 // app/ and the root package main: what a user runs
-	floorTop      = 3 // tools, tests, benchmarks and test support
+	floorPlatform = iota // platform/: the OS and text primitives
+	floorContract        // contract/: the leaves every side speaks (Hermes, error kinds, log lines)
+	floorLockfile        // lockfile/: ownership records and locks
+	floorWatchdog        // watchdog/: the shim and its client side
+	floorEngine          // backend/: the engine
+	floorApp             // app/ and the root package main: what a user runs
+	floorTop             // tools, tests, benchmarks and test support
 )
 
 // floors names the floor of each top folder; "" is the module's root.
@@ -23,11 +27,10 @@ const (
 // production package may import them.
 var floors = map[string]int{
 	"platform": floorPlatform,
-	"backend":  floorBackend,
-	// The engine's two folders at the top level, which DESIGN's design
-	// card fixes there: the ownership records and the shim.
-	"lockfile": floorBackend,
-	"watchdog": floorBackend,
+	"contract": floorContract,
+	"lockfile": floorLockfile,
+	"watchdog": floorWatchdog,
+	"backend":  floorEngine,
 	"app":      floorApp,
 	"":         floorApp,
 	"cmd":      floorTop,
@@ -43,16 +46,12 @@ var narrow = []struct {
 	allow []string // import paths relative to the module; "x/" allows the folder
 	why   string
 }{
-	{"watchdog", []string{"platform/", "backend/hermes", "lockfile"},
-		"the shim starts for every backend: it carries the OS primitives, the Hermes contract and the nonces, nothing of the engine"},
-	{"watchdog/remotewd", []string{"platform/", "backend/hermes", "lockfile", "watchdog"},
-		"the remote watchdog is the shim on another host: the same parts, nothing of the engine"},
-	{"backend/hermes", nil,
+	{"contract/hermes", nil,
 		"the Hermes contract is a leaf: every side imports it"},
-	{"backend/control", nil,
-		"the channel and its error kinds are a leaf: update's errors wrap them, the protocol is built on them"},
-	{"backend/logs", nil,
-		"a leaf under backend, as its doc says: the standard library only"},
+	{"contract/errkind", nil,
+		"the error kinds that survive the control channel are a leaf: update's errors wrap them, the protocol is built on them"},
+	{"contract/logs", nil,
+		"the log line and its files are a leaf: the standard library only"},
 }
 
 // rel returns pkg's path relative to the module ("" for the root) and
@@ -121,36 +120,70 @@ func TestLayers(t *testing.T) {
 	for _, goos := range []string{"linux", "windows", "darwin"} {
 		for _, tags := range []string{"", "desktop,production"} {
 			for _, p := range goList(t, goos, tags) {
-				checkFloors(t, goos, tags, p)
-				checkNarrow(t, goos, tags, p)
+				for _, msg := range append(floorProblems(p), narrowProblems(p)...) {
+					t.Errorf("GOOS %s, tags %q: %s", goos, tags, msg)
+				}
 			}
 		}
 	}
 }
 
-func checkFloors(t *testing.T, goos, tags string, p listed) {
-	t.Helper()
+// TestLayersCatchPlanted feeds the checks planted violations, one per
+// rule, and a package that keeps them, so that neither check can pass by
+// checking nothing.
+func TestLayersCatchPlanted(t *testing.T) {
+	const m = "hermes-desktop/"
+	cases := []struct {
+		p    listed
+		want string // in the one problem reported; "" for none
+	}{
+		{listed{pkg: m + "lockfile", imports: []string{m + "watchdog"}}, "lockfile (floor 2) imports hermes-desktop/watchdog (floor 3)"},
+		{listed{pkg: m + "watchdog", imports: []string{m + "backend/instance"}}, "watchdog (floor 3) imports hermes-desktop/backend/instance (floor 4)"},
+		{listed{pkg: m + "contract/hermes", imports: []string{m + "lockfile"}}, "contract/hermes (floor 1) imports hermes-desktop/lockfile (floor 2)"},
+		{listed{pkg: m + "backend/reap", imports: []string{m + "app/cli"}}, "backend/reap (floor 4) imports hermes-desktop/app/cli (floor 5)"},
+		{listed{pkg: m + "backend/reap", imports: []string{m + "internal/testbin"}}, "imports hermes-desktop/internal/testbin (floor 6)"},
+		{listed{pkg: m + "nowhere/x"}, "is in no layer's folder"},
+		{listed{pkg: m + "contract/logs", deps: []string{m + "platform/proc"}}, "contract/logs depends on hermes-desktop/platform/proc"},
+		{listed{pkg: m + "contract/hermes", imports: []string{"fmt"}, deps: []string{"fmt"}}, ""},
+		{listed{pkg: m + "watchdog", imports: []string{m + "lockfile", m + "contract/hermes"}}, ""},
+	}
+	for _, c := range cases {
+		got := append(floorProblems(c.p), narrowProblems(c.p)...)
+		switch {
+		case c.want == "" && len(got) != 0:
+			t.Errorf("%s: got %q, want no problem", c.p.pkg, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+			t.Errorf("%s: got %q, want one problem with %q", c.p.pkg, got, c.want)
+		}
+	}
+}
+
+// floorProblems says which of p's imports climb above its floor.
+func floorProblems(p listed) []string {
 	relPkg, _ := rel(p.pkg)
 	floor, ok := floorOf(relPkg)
 	if !ok {
-		t.Errorf("%s is in no layer's folder (platform/, backend/, app/, cmd/, ...): put it in one, or give its folder a floor here", p.pkg)
-		return
+		return []string{fmt.Sprintf("%s is in no layer's folder (platform/, contract/, backend/, app/, cmd/, ...): put it in one, or give its folder a floor here", p.pkg)}
 	}
+	var out []string
 	for _, imp := range p.imports {
 		relImp, inModule := rel(imp)
 		if !inModule {
 			continue
 		}
 		if f, ok := floorOf(relImp); !ok || f > floor {
-			t.Errorf("GOOS %s, tags %q: %s (floor %d) imports %s (floor %d): a package imports only its own floor or lower",
-				goos, tags, p.pkg, floor, imp, f)
+			out = append(out, fmt.Sprintf("%s (floor %d) imports %s (floor %d): a package imports only its own floor or lower",
+				relPkg, floor, imp, f))
 		}
 	}
+	return out
 }
 
-func checkNarrow(t *testing.T, goos, tags string, p listed) {
-	t.Helper()
+// narrowProblems says which of a narrow package's dependencies its list
+// does not allow.
+func narrowProblems(p listed) []string {
 	relPkg, _ := rel(p.pkg)
+	var out []string
 	for _, n := range narrow {
 		if n.pkg != relPkg {
 			continue
@@ -160,10 +193,11 @@ func checkNarrow(t *testing.T, goos, tags string, p listed) {
 			if !inModule || allowed(relDep, n.allow) {
 				continue
 			}
-			t.Errorf("GOOS %s, tags %q: %s depends on %s: it may depend only on %v in this module (%s)",
-				goos, tags, p.pkg, dep, n.allow, n.why)
+			out = append(out, fmt.Sprintf("%s depends on %s: it may depend only on %v in this module (%s)",
+				relPkg, dep, n.allow, n.why))
 		}
 	}
+	return out
 }
 
 func allowed(relDep string, allow []string) bool {

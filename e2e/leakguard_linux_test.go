@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -40,19 +41,14 @@ func TestLeakGuardSeesDuplicatesPileUp(t *testing.T) {
 	l := testbin.StartLauncher(t, "--sample-interval", "200ms", "--backend-cmd", leakyChildren)
 	l.WaitReady(1, readyWait)
 	var seen []int
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	if !waitfor.Try(20*time.Second, func() bool {
 		dups, warned, ok := treeState(t, l, leakguard.WarnDuplicates)
 		if ok && (len(seen) == 0 || seen[len(seen)-1] != dups) {
 			seen = append(seen, dups)
 		}
-		if warned && dups > 4 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no duplicate warning; counts seen: %v", seen)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return warned && dups > 4
+	}) {
+		t.Fatalf("no duplicate warning; counts seen: %v", seen)
 	}
 	if len(seen) < 3 {
 		t.Errorf("the duplicate count did not grow sample after sample: %v", seen)
@@ -113,16 +109,10 @@ func TestLeakGuardFDPressure(t *testing.T) {
 	t.Run("warning", func(t *testing.T) {
 		l := testbin.StartLauncherUnder(t, under, "--nofile-soft-limit", "0", "--sample-interval", "100ms", "--backend-cmd", leaky)
 		l.WaitReady(1, readyWait)
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if _, warned, _ := treeState(t, l, leakguard.WarnFDPressure); warned {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("no fd-pressure warning")
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		waitfor.Until(t, 20*time.Second, "an fd-pressure warning", func() bool {
+			_, warned, _ := treeState(t, l, leakguard.WarnFDPressure)
+			return warned
+		})
 		stopAndCheck(t, l)
 	})
 	t.Run("restart", func(t *testing.T) {

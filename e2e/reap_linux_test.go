@@ -17,6 +17,7 @@ import (
 
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -93,26 +94,21 @@ func (s *scene) orphan(env []string, argv ...string) proc.Identity {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		p, err := proc.Stat(pid)
-		if err != nil {
-			s.t.Fatalf("orphan %d: %v", pid, err)
-		}
-		if p.PPID != cmd.Process.Pid {
-			if p.PPID != 1 {
-				_ = proc.Signal(p.Identity(), syscall.SIGKILL) // ours: started just above
-				s.t.Skipf("orphans are reparented to pid %d here, not to init: the orphan rules cannot be exercised", p.PPID)
-			}
-			s.pids = append(s.pids, pid)
-			s.orphans = append(s.orphans, p.Identity())
-			return p.Identity()
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("orphan %d was not reparented", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var p proc.Process
+	waitfor.Until(s.t, 5*time.Second, fmt.Sprintf("orphan %d to be reparented", pid), func() bool {
+		p, err = proc.Stat(pid)
+		return err != nil || p.PPID != cmd.Process.Pid
+	})
+	if err != nil {
+		s.t.Fatalf("orphan %d: %v", pid, err)
 	}
+	if p.PPID != 1 {
+		_ = proc.Signal(p.Identity(), syscall.SIGKILL) // ours: started just above
+		s.t.Skipf("orphans are reparented to pid %d here, not to init: the orphan rules cannot be exercised", p.PPID)
+	}
+	s.pids = append(s.pids, pid)
+	s.orphans = append(s.orphans, p.Identity())
+	return p.Identity()
 }
 
 func (s *scene) serve(extra ...string) []string {
@@ -272,19 +268,12 @@ func TestBootReapScene(t *testing.T) {
 	must(t, os.WriteFile(out+".pids", []byte(s.only()), 0o600))
 	must(t, os.WriteFile(out+".go", nil, 0o600))
 	var report reap.Report
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitfor.Until(t, 30*time.Second, "the reap under the ancestor shell to finish", func() bool {
 		data, err := os.ReadFile(out + ".code")
-		if err == nil && len(data) > 0 {
-			raw, _ := os.ReadFile(out)
-			must(t, json.Unmarshal(raw, &report))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the reap under the ancestor shell never finished")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil && len(data) > 0
+	})
+	raw, _ := os.ReadFile(out)
+	must(t, json.Unmarshal(raw, &report))
 	for name, w := range cases {
 		checkDecision(t, name, &report, w.id.PID, w.action, w.reason)
 		wantAlive := w.action != reap.ActionReaped
@@ -415,16 +404,10 @@ func killLauncherAndShim(t *testing.T, l *testbin.Launcher, shim int) {
 	}
 	must(t, syscall.Kill(shim, syscall.SIGKILL))
 	// Our launcher is frozen and cannot reap it: wait for the zombie.
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	waitfor.Until(t, 5*time.Second, fmt.Sprintf("shim %d to die of SIGKILL", shim), func() bool {
 		st, err := os.ReadFile("/proc/" + strconv.Itoa(shim) + "/stat")
-		if err != nil || bytes.Contains(st, []byte(") Z ")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("shim %d still running after SIGKILL", shim)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return err != nil || bytes.Contains(st, []byte(") Z "))
+	})
 	must(t, syscall.Kill(l.Cmd.Process.Pid, syscall.SIGKILL))
 }
 
@@ -447,14 +430,7 @@ func TestBootReapAfterLauncherAndShimDied(t *testing.T) {
 	// The built-in backend follows its parent (the shim) and exits; its
 	// children do not (as with Hermes' MCP servers).
 	var stranded []int
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		stranded = testbin.Tagged(l1.Tag)
-		if len(stranded) == 4 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Try(10*time.Second, func() bool { stranded = testbin.Tagged(l1.Tag); return len(stranded) == 4 })
 	if len(stranded) != 4 {
 		t.Fatalf("stranded children: got %v, want the 4 children of the first tree (%v)", stranded, first)
 	}
@@ -503,13 +479,7 @@ func TestBootReapFindsScrubbedChildrenThroughTheRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stranded []int
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		stranded = testbin.Tagged(l1.Tag)
-		if len(stranded) == 2 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Try(10*time.Second, func() bool { stranded = testbin.Tagged(l1.Tag); return len(stranded) == 2 })
 	if len(stranded) != 2 {
 		t.Fatalf("stranded: %v, want the 2 children", stranded)
 	}

@@ -23,6 +23,7 @@ import (
 	"hermes-desktop/internal/coretest"
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog/remotewd"
@@ -67,18 +68,20 @@ func startRemoteAppOn(t *testing.T, srv *sshtest.Server, grace string, flags []s
 // status.
 func (a *remoteApp) remoteBackend(t *testing.T, name string, d time.Duration) model.BackendStatus {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		for _, b := range status(t, a.l).Backends {
-			if b.Name == name && b.State == model.StateReady {
-				return b
-			}
-			if b.Name == name && time.Now().After(deadline) {
-				t.Fatalf("backend %s: %s after %v: %+v (remote %+v)\nstderr:\n%s", name, b.State, d, b, b.Remote, a.l.Stderr.String())
+	var b model.BackendStatus
+	if waitfor.Try(d, func() bool {
+		for _, s := range status(t, a.l).Backends {
+			if s.Name == name {
+				b = s
+				return s.State == model.StateReady
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		return false
+	}) {
+		return b
 	}
+	t.Fatalf("backend %s: %s after %v: %+v (remote %+v)\nstderr:\n%s", name, b.State, d, b, b.Remote, a.l.Stderr.String())
+	return b
 }
 
 // TestRemoteBackendLifecycle: a serve, a dashboard and a custom server on
@@ -229,12 +232,9 @@ func TestRemoteTreeGoneWhenTheAppDies(t *testing.T) {
 // remote PID other than old.
 func (a *remoteApp) waitNewRemote(t *testing.T, name string, old int) model.BackendStatus {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if b := a.remoteBackend(t, name, 60*time.Second); b.PID != old {
-			return b
-		}
-		time.Sleep(100 * time.Millisecond)
+	var b model.BackendStatus
+	if waitfor.Try(60*time.Second, func() bool { b = a.remoteBackend(t, name, 60*time.Second); return b.PID != old }) {
+		return b
 	}
 	t.Fatalf("backend %s: no fresh remote backend after %d", name, old)
 	return model.BackendStatus{}
@@ -263,15 +263,11 @@ func TestRemoteBlipReattaches(t *testing.T) {
 	if seen != "reconnecting" {
 		t.Errorf("during the blip the connection showed %q, want reconnecting", seen)
 	}
-	deadline := time.Now().Add(15 * time.Second)
 	var now model.BackendStatus
-	for time.Now().Before(deadline) {
+	waitfor.Try(15*time.Second, func() bool {
 		now = a.remoteBackend(t, "far", 10*time.Second)
-		if now.Remote.Connection == "connected" {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return now.Remote.Connection == "connected"
+	})
 	if now.PID != b.PID || now.Remote.Connection != "connected" || now.Restarts != 0 {
 		t.Fatalf("after the blip: pid %d (was %d), %s, %d restarts; want the same backend, connected", now.PID, b.PID, now.Remote.Connection, now.Restarts)
 	}
@@ -312,32 +308,25 @@ func TestRemoteHangingHermes(t *testing.T) {
 // returns its status then (or at d).
 func (a *remoteApp) waitFailed(t *testing.T, d time.Duration) model.BackendStatus {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		b := status(t, a.l).Backends[0]
-		if b.State == model.StateFailed || time.Now().After(deadline) {
-			return b
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	var b model.BackendStatus
+	waitfor.Try(d, func() bool { b = status(t, a.l).Backends[0]; return b.State == model.StateFailed })
+	return b
 }
 
 // remoteWork waits up to d for the remote to run nothing but sshd's own
 // processes (the app's connection) and returns what else is there.
 func (a *remoteApp) remoteWork(d time.Duration) []sshtest.Proc {
-	deadline := time.Now().Add(d)
-	for {
-		var work []sshtest.Proc
+	var work []sshtest.Proc
+	waitfor.Try(d, func() bool {
+		work = work[:0]
 		for _, p := range a.srv.Processes() {
 			if !strings.HasPrefix(p.Args, "sshd:") {
 				work = append(work, p)
 			}
 		}
-		if len(work) == 0 || time.Now().After(deadline) {
-			return work
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(work) == 0
+	})
+	return work
 }
 
 // TestRemoteUnknownHostKey: a host whose key is not in known_hosts is

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/cgroup"
 )
 
@@ -58,13 +59,11 @@ func startUserManager(t *testing.T, cg *cgroup.Cgroup) string {
 		_ = cg.Remove()
 	})
 	bus := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "root/run/user/0/bus")
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if fi, err := os.Stat(bus); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Skipf("the systemd user manager did not come up (no %s)", bus)
-		}
+	if !waitfor.Try(15*time.Second, func() bool {
+		fi, err := os.Stat(bus)
+		return err == nil && fi.Mode()&os.ModeSocket != 0
+	}) {
+		t.Skipf("the systemd user manager did not come up (no %s)", bus)
 	}
 	addr := "unix:path=" + bus
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
@@ -93,7 +92,7 @@ func TestSystemdScopeHoldsTheTree(t *testing.T) {
 	l1.WaitReady(1, readyWait)
 	b := status(t, l1).Backends[0]
 	scopeOf := func(group string) string { return path.Dir(group) }
-	if b.Containment != instance.ContainmentSystemdScope || !strings.HasSuffix(scopeOf(b.Cgroup), ".scope") ||
+	if b.Containment != model.ContainmentSystemdScope || !strings.HasSuffix(scopeOf(b.Cgroup), ".scope") ||
 		!strings.HasPrefix(b.Cgroup, mgr.Path()+"/") {
 		t.Fatalf("containment %q in %q (%s), want a cgroup in a systemd scope under %s", b.Containment, b.Cgroup, b.ContainmentReason, mgr.Path())
 	}
@@ -132,13 +131,7 @@ func TestSystemdScopeHoldsTheTree(t *testing.T) {
 // waitGone waits for a cgroup to disappear.
 func waitGone(t *testing.T, group string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := cgroup.Open(group); err != nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("cgroup %s still there", group)
-			return
-		}
+	if !waitfor.Try(10*time.Second, func() bool { _, err := cgroup.Open(group); return err != nil }) {
+		t.Errorf("cgroup %s still there", group)
 	}
 }

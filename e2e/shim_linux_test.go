@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
@@ -23,15 +25,10 @@ const treeFlags = " --spawn-children 3 --spawn-setsid-children 3"
 // the first backend's tree.
 func waitSampledTree(t *testing.T, l *testbin.Launcher, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if b := status(t, l).Backends[0]; b.Tree != nil && b.Tree.Count == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the sampler never saw %d processes in the tree", n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitfor.Until(t, 10*time.Second, fmt.Sprintf("the sampler to see %d processes in the tree", n), func() bool {
+		b := status(t, l).Backends[0]
+		return b.Tree != nil && b.Tree.Count == n
+	})
 }
 
 // tagWait bounds the wait for a launcher's tree to appear.
@@ -84,21 +81,17 @@ func TestShimSIGKILLRestartsBackendAndLeavesNothing(t *testing.T) {
 	if second.PID == first.PID {
 		t.Fatalf("backend not restarted: pid %d", second.PID)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var alive []int
+	var alive []int
+	if !waitfor.Try(10*time.Second, func() bool {
+		alive = alive[:0]
 		for _, pid := range old {
 			if pid != l.Cmd.Process.Pid && slices.Contains(testbin.Tagged(l.Tag), pid) {
 				alive = append(alive, pid)
 			}
 		}
-		if len(alive) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes of the first tree still alive: %v", alive)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return len(alive) == 0
+	}) {
+		t.Fatalf("processes of the first tree still alive: %v", alive)
 	}
 	if st := status(t, l).Backends[0]; st.Restarts != 1 {
 		t.Errorf("restarts: got %d, want 1", st.Restarts)
@@ -230,21 +223,17 @@ func TestShimSIGKILLWithScrubbedChildren(t *testing.T) {
 	}
 	must(t, syscall.Kill(status(t, l).Backends[0].ShimPID, syscall.SIGKILL)) // our test's shim
 	l.WaitReady(2, readyWait)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		alive := 0
+	alive := 0
+	if !waitfor.Try(10*time.Second, func() bool {
+		alive = 0
 		for _, pid := range old {
 			if pid != l.Cmd.Process.Pid && pid != first.PID && slices.Contains(testbin.Tagged(l.Tag), pid) {
 				alive++
 			}
 		}
-		if alive == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d scrubbed children of the killed shim's tree survived", alive)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return alive == 0
+	}) {
+		t.Fatalf("%d scrubbed children of the killed shim's tree survived", alive)
 	}
 	stopAndCheck(t, l)
 }

@@ -26,6 +26,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 )
 
 // The self-update, end to end: versions of the real binary built with the
@@ -423,14 +424,15 @@ func TestUpdateRollsBackAVersionThatDies(t *testing.T) {
 	}
 	// The restored version serves with a ready backend, and says what happened.
 	var st model.Status
-	for deadline := time.Now().Add(readyWait); ; time.Sleep(50 * time.Millisecond) {
-		if s, ok := statusOf(t, l); ok && s.Instance.Version == "1.0.0" && len(s.Backends) == 1 && s.Backends[0].State == model.StateReady {
+	if !waitfor.Try(readyWait, func() bool {
+		s, ok := statusOf(t, l)
+		if ok && s.Instance.Version == "1.0.0" && len(s.Backends) == 1 && s.Backends[0].State == model.StateReady {
 			st = s
-			break
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the old version does not serve a ready backend after the rollback: %+v", st)
-		}
+		return false
+	}) {
+		t.Fatalf("the old version does not serve a ready backend after the rollback: %+v", st)
 	}
 	if resp, err := http.Get(st.Backends[0].URL + "/api/status"); err != nil || resp.StatusCode != 200 {
 		t.Errorf("the backend after the rollback: %v %v", resp, err)
@@ -500,11 +502,17 @@ func TestUpdateRollsBackACrashLoopAndKeepsTheBackends(t *testing.T) {
 // backend ready with a PID other than not.
 func waitReadyBackend(t *testing.T, l *testbin.Launcher, version string, not int) model.BackendStatus {
 	t.Helper()
-	for deadline := time.Now().Add(readyWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if st, ok := statusOf(t, l); ok && st.Instance.Version == version && len(st.Backends) == 1 &&
+	var b model.BackendStatus
+	if waitfor.Try(readyWait, func() bool {
+		st, ok := statusOf(t, l)
+		if ok && st.Instance.Version == version && len(st.Backends) == 1 &&
 			st.Backends[0].State == model.StateReady && st.Backends[0].PID != not {
-			return st.Backends[0]
+			b = st.Backends[0]
+			return true
 		}
+		return false
+	}) {
+		return b
 	}
 	t.Fatalf("no ready backend under %s (other than pid %d)", version, not)
 	return model.BackendStatus{}

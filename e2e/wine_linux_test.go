@@ -29,6 +29,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 )
 
 // The lane's contract with these tests.
@@ -196,11 +197,11 @@ func (a *winApp) status() (model.Status, bool) {
 // returns that status; it fails the test early if l (when not nil) exits.
 func (a *winApp) waitReady(l *winLauncher, notPID int) model.Status {
 	a.t.Helper()
-	deadline := time.Now().Add(wineReadyWait)
-	for {
-		st, ok := a.status()
-		if ok && len(st.Backends) > 0 && allReady(st, notPID) {
-			return st
+	var st model.Status
+	if !waitfor.Try(wineReadyWait, func() bool {
+		var ok bool
+		if st, ok = a.status(); ok && len(st.Backends) > 0 && allReady(st, notPID) {
+			return true
 		}
 		if l != nil {
 			select {
@@ -209,11 +210,11 @@ func (a *winApp) waitReady(l *winLauncher, notPID int) model.Status {
 			default:
 			}
 		}
-		if time.Now().After(deadline) {
-			a.t.Fatalf("not ready after %v: %+v", wineReadyWait, st.Backends)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return false
+	}) {
+		a.t.Fatalf("not ready after %v: %+v", wineReadyWait, st.Backends)
 	}
+	return st
 }
 
 func allReady(st model.Status, notPID int) bool {
@@ -350,14 +351,9 @@ func TestWineLauncherKilledTreeGone(t *testing.T) {
 // waitCount waits until the test has at least n processes and returns how
 // many it has.
 func waitCount(a *winApp, n int, d time.Duration) int {
-	deadline := time.Now().Add(d)
-	for {
-		got := len(a.processes())
-		if got >= n || time.Now().After(deadline) {
-			return got
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	got := 0
+	waitfor.Try(d, func() bool { got = len(a.processes()); return got >= n })
+	return got
 }
 
 // `restart` from the CLI replaces the backend: a new PID, ready again, and

@@ -9,8 +9,4 @@
 // a record of ours is moved aside as ".corrupt"), never trusted and never
 // deleted. Lock files are never removed: the kernel drops a lock when its
 // holder dies, and that is the only proof of death we rely on.
-//
-// It sits on platform/proc (identities) and backend/hermes (the schemas of
-// Hermes' own ownership files it reads), and imports nothing else of this
-// module.
 package lockfile

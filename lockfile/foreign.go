@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // Ownership files other Hermes components write, read from disk: their
-// schemas are Hermes' (backend/hermes). The boot reaper must never signal
+// schemas are Hermes' (contract/hermes). The boot reaper must never signal
 // what they name; a file it cannot read with certainty makes it fail
 // closed.
 

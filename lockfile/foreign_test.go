@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/hermes/hermestest"
+	"hermes-desktop/contract/hermes"
+	"hermes-desktop/contract/hermes/hermestest"
 	"hermes-desktop/platform/proc"
 )
 

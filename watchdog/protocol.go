@@ -1,7 +1,7 @@
 package watchdog
 
 // The wire protocol between the launcher and the watchdog shim, defined here
-// and nowhere else: the launcher (backend/instance/shim.go, backend's
+// and nowhere else: the launcher's side (ShimClient, client.go; backend's
 // handoff) builds and writes it with these names, the shim (ShimMain) parses
 // and reads it with the same names, and protocol_test.go checks that each
 // side inverts the other, across a real process boundary too.
@@ -74,7 +74,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/envflag"
 	"hermes-desktop/platform/proc"
 )

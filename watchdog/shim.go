@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
@@ -165,7 +165,7 @@ func backendReport(child proc.Identity, tree *cgroup.Cgroup, cgroupErr error) Re
 }
 
 // releaseTreeCgroup removes the backend's cgroup once the tree is gone.
-// Every child of ours has been reaped by now; a member that never was our
+// Every child of ours has been collected by now; a member that never was our
 // descendant (moved in from outside) is killed: membership makes it the
 // backend's. The wait is for "populated 0" (inotify), bounded.
 func releaseTreeCgroup(tree *cgroup.Cgroup, log *slog.Logger) {

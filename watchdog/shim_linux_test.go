@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // shim is a `hermes-desktop watchdog` started by a test, with a lifeline and
@@ -279,7 +281,7 @@ func TestShimKeepsTheTreeInACgroup(t *testing.T) {
 	// then has its shell set its trap (a SIGTERM before that would end it,
 	// and the shim with it, before the grace period: a race of the test's).
 	looping := false
-	for deadline := time.Now().Add(10 * time.Second); len(members) < 5 || !looping; time.Sleep(10 * time.Millisecond) {
+	if !waitfor.Try(10*time.Second, func() bool {
 		pids, _ := cg.Members()
 		members = members[:0]
 		for _, pid := range pids {
@@ -290,9 +292,9 @@ func TestShimKeepsTheTreeInACgroup(t *testing.T) {
 				looping = true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("members: got %v, want the backend, 3 children and the escaped grandchild's shell and sleep", members)
-		}
+		return len(members) >= 5 && looping
+	}) {
+		t.Fatalf("members: got %v, want the backend, 3 children and the escaped grandchild's shell and sleep", members)
 	}
 	if cg.Holds(s.cmd.Process.Pid) {
 		t.Error("the shim is in the backend's cgroup: populated 0 would never come")

@@ -3,12 +3,12 @@
 package watchdog
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -60,7 +60,7 @@ func openReportFD(fd uintptr) (*os.File, error) {
 
 // startChild starts the backend in the shim's own process group (the shim
 // leads it) with stdio inherited, and inside tree when there is one. The
-// shim reaps all children itself with wait4(-1), so the os.Process is
+// shim collects all children itself with wait4(-1), so the os.Process is
 // released at once.
 func startChild(_ *treeHold, argv, env []string, tree *cgroup.Cgroup) (proc.Identity, error) {
 	path, err := exec.LookPath(argv[0])
@@ -80,7 +80,7 @@ func startChild(_ *treeHold, argv, env []string, tree *cgroup.Cgroup) (proc.Iden
 	id, err := proc.Lookup(p.Pid)
 	_ = p.Release()
 	if err != nil {
-		_ = unix.Kill(p.Pid, unix.SIGKILL) // our unreaped child: the PID cannot be anyone else
+		_ = unix.Kill(p.Pid, unix.SIGKILL) // our uncollected child: the PID cannot be anyone else
 		return proc.Identity{}, fmt.Errorf("watchdog: identify backend %d: %w", p.Pid, err)
 	}
 	return id, nil
@@ -102,7 +102,7 @@ type shimLoop struct {
 	killTicker *time.Ticker
 }
 
-// runShimLoop reaps every child (we are a subreaper, so orphaned descendants
+// runShimLoop collects every child (we are a subreaper, so orphaned descendants
 // come to us), starts the teardown when the backend exits, a teardown signal
 // arrives, or the parent dies, and returns the backend's status once no
 // child is left.
@@ -146,7 +146,7 @@ func runShimLoop(_ *treeHold, child proc.Identity, tree *cgroup.Cgroup, signals 
 	}
 }
 
-// reap collects every exited child and reports whether none is left.
+// collect waits for every exited child and reports whether none is left.
 func (s *shimLoop) collect() bool {
 	for {
 		var ws unix.WaitStatus
@@ -176,44 +176,50 @@ func (s *shimLoop) teardown(why string) {
 	s.tearing = true
 	// Our own group: we lead it and are alive, so the id is pinned. The
 	// SIGTERM reaches us too and is ignored above.
-	s.tree = &proc.Teardown{Root: s.self, Group: s.self}
-	if s.cgroup != nil { // the tree listed in one read, not walked
-		s.tree.Members, s.tree.Held = s.cgroup.Members, s.cgroup.Holds
+	s.tree = &proc.Teardown{Root: s.self, Group: s.self, Trace: traceTeardown}
+	if s.cgroup != nil {
+		// The tree listed in one read, not walked, and killed in one
+		// write to cgroup.kill.
+		s.tree.Members, s.tree.Held, s.tree.KillAll = s.cgroup.Members, s.cgroup.Holds, s.cgroup.Kill
 	}
-	outside, err := s.tree.Term()
-	if err != nil {
+	if _, err := s.tree.Term(); err != nil {
 		s.log.Warn("SIGTERM the tree", "err", err)
 	}
-	trace("term-sent", strconv.Itoa(outside)+" outside the group")
 	s.log.Info("tearing down the backend tree", "why", why, "grace", s.grace)
 	s.graceTimer = time.NewTimer(s.grace)
+}
+
+// traceTeardown traces the teardown's signals under the shim's event names:
+// "all" is the cgroup's one write.
+func traceTeardown(event, detail string) {
+	if detail == "all" {
+		detail = "cgroup"
+	}
+	trace(event, detail)
 }
 
 // kill ends what is left of the tree. With a cgroup, one write to
 // cgroup.kill takes every member at once, a child forked this instant
 // included, so nothing needs a second look; the tree walk that follows only
-// reaches a descendant that left the cgroup. Without one, the walk is
-// repeated every killRepeat until the tree is empty.
+// reaches a descendant that left the cgroup. Without one, or when that
+// write fails, the walk is repeated every killRepeat until the tree is
+// empty.
 func (s *shimLoop) kill() {
-	if s.cgroup != nil {
-		err := s.cgroup.Kill()
-		if err == nil {
-			trace("kill-sent", "cgroup")
-			s.killTree()
-			return
-		}
-		s.log.Warn("cgroup.kill failed; killing by the tree walk", "err", err)
+	err := s.tree.Kill()
+	walkOnly := s.cgroup == nil || errors.Is(err, proc.ErrKillAll)
+	if err != nil {
+		s.log.Warn("SIGKILL the tree", "err", err)
 	}
-	s.killTree()
-	trace("kill-sent", "")
-	s.killTicker = time.NewTicker(killRepeat)
+	if walkOnly {
+		s.killTicker = time.NewTicker(killRepeat)
+	}
 }
 
-// killTree pins and SIGKILLs every member of our tree: every descendant (by
-// parent links; as a subreaper we inherit the orphans, so the chain is never
-// broken) and every member of our group, even one that joined it without
-// descending from us. Never the shim itself, never anything outside its
-// tree.
+// killTree pins and SIGKILLs every member of our tree again: every
+// descendant (by parent links; as a subreaper we inherit the orphans, so
+// the chain is never broken) and every member of our group, even one that
+// joined it without descending from us. Never the shim itself, never
+// anything outside its tree.
 func (s *shimLoop) killTree() {
 	if err := s.tree.Kill(); err != nil {
 		s.log.Warn("SIGKILL the tree", "err", err)
@@ -254,7 +260,7 @@ func describe(ws unix.WaitStatus) string {
 // containTree makes the shim a child subreaper (Linux), so orphaned
 // descendants (a backend's children after it died, MCP servers that called
 // setsid) reparent to us instead of init and the tree stays reachable and
-// reapable. macOS has none: orphans go to launchd, and the shim signals its
+// collectable. macOS has none: orphans go to launchd, and the shim signals its
 // group and every descendant it can see by parent links before they are
 // orphaned.
 func containTree(*treeHold) error { return proc.SetChildSubreaper(true) }

@@ -10,11 +10,10 @@
 // (checked once a second, and only where the exit notification could not
 // be armed: at rest a watch wakes nobody).
 //
-// It sits on platform/ (proc, cgroup, job, envflag), backend/hermes and
-// lockfile (nonces), and nothing else of the engine
-// (e2e/layers_test.go): the shim starts for every backend, and the
-// launcher imports the shim's protocol (protocol.go) from here, never the
-// other way round.
+// The shim starts for every backend, so it carries the OS primitives, the
+// Hermes contract and the nonces, nothing of the engine: the launcher
+// imports the shim's protocol (protocol.go) from here, never the other way
+// round.
 package watchdog
 
 import (
@@ -26,7 +25,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/proc"
 )
 

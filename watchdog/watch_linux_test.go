@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/proc"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 func startParent(t *testing.T) (*exec.Cmd, Parent) {
@@ -112,10 +114,7 @@ func TestWatchCancelEndsEveryGoroutine(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Watch did not return after cancel")
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Try(2*time.Second, func() bool { return runtime.NumGoroutine() <= before })
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("goroutines: %d after Watch returned, %d before", n, before)
 	}

@@ -15,6 +15,7 @@ import (
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/errkind"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 )
@@ -278,7 +279,7 @@ func onApp(stateDir string, stderr io.Writer, verb string, viaApp func(ctx conte
 		return ExitOK, running
 	}
 	fmt.Fprintf(stderr, "hermes-desktop: %s: %v\n", verb, err)
-	if errors.Is(err, control.ErrBadRequest) || errors.Is(err, control.ErrNoSuchBackend) {
+	if errors.Is(err, errkind.ErrBadRequest) || errors.Is(err, errkind.ErrNoSuchBackend) {
 		return ExitUsage, running
 	}
 	return ExitError, running

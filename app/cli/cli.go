@@ -5,9 +5,8 @@
 // turns flags, environment variables and saved settings into a
 // backend.Config and talks to a running instance over the control socket.
 //
-// It sits above backend, watchdog, lockfile and the lifecycle, and below
-// main: it never imports Wails or the desktop package; the window is
-// reached only through Program.Window, which main provides.
+// The window is reached only through Program.Window, which main provides,
+// so the CLI builds without Wails.
 package cli
 
 import (

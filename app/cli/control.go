@@ -12,6 +12,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
+	"hermes-desktop/contract/errkind"
 )
 
 // controlFlags are the flags every control-socket command shares.
@@ -77,10 +78,10 @@ func callInstance[Req, Res any](name string, args []string, op protocol.Op[Req, 
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-desktop: %s: %v\n", name, err)
-		if errors.Is(err, control.ErrNoSuchBackend) || errors.Is(err, control.ErrBadRequest) {
+		if errors.Is(err, errkind.ErrNoSuchBackend) || errors.Is(err, errkind.ErrBadRequest) {
 			return r, ExitUsage // the caller's words were wrong, not the instance
 		}
-		if errors.Is(err, control.ErrNotReady) {
+		if errors.Is(err, errkind.ErrNotReady) {
 			return r, ExitNotRunning // nothing runs that could do it
 		}
 		return r, ExitError

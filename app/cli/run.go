@@ -17,9 +17,10 @@ import (
 	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/envflag"
@@ -244,7 +245,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 
 // checked is our own executable and the containment asked for, once the
 // flags that need more than parsing are checked.
-func (o runOptions) checked() (string, instance.Containment, error) {
+func (o runOptions) checked() (string, model.Containment, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", "", fmt.Errorf("find own executable: %w", err)
@@ -252,7 +253,7 @@ func (o runOptions) checked() (string, instance.Containment, error) {
 	if o.dur("restart-window") <= 0 {
 		return "", "", fmt.Errorf("--restart-window: %v is not a positive duration", o.dur("restart-window"))
 	}
-	containment, err := instance.ParseContainment(o.str("containment"))
+	containment, err := model.ParseContainment(o.str("containment"))
 	if err != nil {
 		return "", "", fmt.Errorf("--containment: %w", err)
 	}

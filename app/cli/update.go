@@ -14,6 +14,7 @@ import (
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/errkind"
 )
 
 // cmdUpdate runs `update check|apply|skip`: the self-update, done by the
@@ -255,8 +256,8 @@ func (p *progressPrinter) failed(err error, dir string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hermes-desktop is not running (no instance on state dir %s)\n", dir)
 		return ExitNotRunning
 	}
-	code := control.CodeOf(err)
-	var remote *control.RemoteError
+	code := errkind.CodeOf(err)
+	var remote *errkind.RemoteError
 	if errors.As(err, &remote) {
 		code = remote.Code
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/errkind"
 )
 
 func TestVersionJSON(t *testing.T) {
@@ -66,8 +66,8 @@ func TestFailedSaysTheCodeOnce(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&control.RemoteError{Code: control.CodeBusy, Message: "busy: a handoff is under way"}, "hermes-desktop: update apply: busy: a handoff is under way\n"},
-		{&control.RemoteError{Code: control.CodeBusy, Message: "a handoff is under way"}, "hermes-desktop: update apply: busy: a handoff is under way\n"},
+		{&errkind.RemoteError{Code: errkind.CodeBusy, Message: "busy: a handoff is under way"}, "hermes-desktop: update apply: busy: a handoff is under way\n"},
+		{&errkind.RemoteError{Code: errkind.CodeBusy, Message: "a handoff is under way"}, "hermes-desktop: update apply: busy: a handoff is under way\n"},
 	} {
 		var out, stderr strings.Builder
 		p := &progressPrinter{w: &out}

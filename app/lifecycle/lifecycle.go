@@ -6,9 +6,6 @@
 // backend down. What only the window needs (the toolkit's main loop on the
 // main thread, the tray, a signal handler to take back from Wails) comes in
 // through Window, not a second copy of the flow.
-//
-// It sits above backend and below app/cli and main; it never imports
-// Wails or app/desktop.
 package lifecycle
 
 import (

@@ -16,7 +16,6 @@ import (
 
 	"hermes-desktop/backend"
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/testbin"
@@ -96,7 +95,7 @@ func config(t *testing.T) backend.Config {
 		NoBootReap: true,
 		// In-process: backends' cgroups would go under the test's own
 		// cgroup, which no test owns; the e2e tests cover containment.
-		Containment: instance.ContainmentProcessTree,
+		Containment: model.ContainmentProcessTree,
 	}
 }
 
@@ -349,7 +348,7 @@ func TestRunHandsOverWithoutTeardown(t *testing.T) {
 	cfg := config(t)
 	bin := testbin.Path(t)
 	// The successor's command line, as `run` would pass on its own.
-	cfg.Args = []string{"run", "--headless", "--state-dir", cfg.StateDir, "--no-boot-reap", "--containment", string(instance.ContainmentProcessTree)}
+	cfg.Args = []string{"run", "--headless", "--state-dir", cfg.StateDir, "--no-boot-reap", "--containment", string(model.ContainmentProcessTree)}
 	t.Setenv("HERMES_HOME", cfg.HermesHome)
 	r := start(t, cfg, false, nil)
 	w := <-r.window

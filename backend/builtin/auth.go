@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // sessionToken returns the token of the SSH token file when there is one

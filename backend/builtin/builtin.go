@@ -7,9 +7,8 @@
 // children, late children, leaks) let the test suite reproduce every failure
 // the Hermes desktop met.
 //
-// It is a child process of its own and sits beside the engine: it imports
-// backend/hermes (the contract it speaks), platform/proc, lockfile and
-// watchdog (the parent-death watch), never backend.
+// It is a child process of its own: it speaks the Hermes contract and
+// watches its parent as a real backend does.
 package builtin
 
 import (
@@ -29,7 +28,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/watchdog"
 )

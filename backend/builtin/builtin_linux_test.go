@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hermes-desktop/backend/builtin"
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
 )

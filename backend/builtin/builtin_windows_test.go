@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/builtin"
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // Verb is what the server serves besides the API, as Hermes' two verbs

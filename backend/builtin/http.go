@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // headlessDetail is what `hermes serve` answers on every non-API path.

@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"net/http"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // pageTemplate is the dashboard page: Hermes' dashboard injects its session

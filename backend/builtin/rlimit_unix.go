@@ -2,7 +2,7 @@
 
 package builtin
 
-import "hermes-desktop/platform/proc"
+import "hermes-desktop/platform/rlimit"
 
 // keepInheritedNofile puts back the open-file limit we were started with.
 // The Go runtime raises its soft limit to the hard one at start-up; Hermes
@@ -10,9 +10,9 @@ import "hermes-desktop/platform/proc"
 // where Hermes would, or the launcher's nofile floor and fd-pressure policy
 // could not be seen working.
 func keepInheritedNofile() error {
-	n, err := proc.InheritedNofileSoft()
+	n, err := rlimit.InheritedNofileSoft()
 	if err != nil {
 		return err
 	}
-	return proc.SetNofileSoft(n)
+	return rlimit.SetNofileSoft(n)
 }

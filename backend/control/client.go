@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"hermes-desktop/contract/errkind"
 )
 
 // Call sends req to the instance running on stateDir and returns its
@@ -46,9 +48,9 @@ func Call(ctx context.Context, stateDir string, req Request) (json.RawMessage, e
 	if !resp.OK {
 		code := resp.Code
 		if code == "" {
-			code = CodeInternal // an instance older than the codes
+			code = errkind.CodeInternal // an instance older than the codes
 		}
-		return nil, &RemoteError{Code: code, Message: resp.Error}
+		return nil, &errkind.RemoteError{Code: code, Message: resp.Error}
 	}
 	return resp.Result, nil
 }

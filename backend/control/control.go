@@ -7,17 +7,18 @@
 // running instance. The flow (server.go, client.go) is shared; listen_*,
 // dial_* and peer_* hold what differs.
 //
-// It imports nothing of this module: it is the channel and the one
-// vocabulary of error kinds (errors.go), which the update package's errors
-// wrap too. The operations, with the types of their arguments and results,
-// are in one file one layer up, control/protocol/protocol.go, which both
-// the launcher and the CLI import.
+// It is the channel only: the kinds of error that survive it are
+// contract/errkind's, and the operations, with the types of their arguments
+// and results, are in control/protocol/protocol.go, which both the launcher
+// and the CLI import.
 package control
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"hermes-desktop/contract/errkind"
 )
 
 // SocketName is the control socket's file name inside the state dir (Unix;
@@ -42,7 +43,7 @@ func (r Request) DecodeArgs(v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(r.Args, v); err != nil {
-		return fmt.Errorf("%s: %w: %w", r.Op, ErrBadRequest, err)
+		return fmt.Errorf("%s: %w: %w", r.Op, errkind.ErrBadRequest, err)
 	}
 	return nil
 }
@@ -52,7 +53,7 @@ type Response struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
 	// Code is the error's kind (see Code); empty when OK.
-	Code   Code            `json:"code,omitempty"`
+	Code   errkind.Code    `json:"code,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hermes-desktop/contract/errkind"
 )
 
 func serve(t *testing.T, dir string, h HandlerFunc) *Server {
@@ -55,27 +57,27 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string]struct {
 		err      error
-		code     Code
+		code     errkind.Code
 		sentinel error
 	}{
-		"no-backend": {fmt.Errorf("%w: %q", ErrNoSuchBackend, "x"), CodeNoSuchBackend, ErrNoSuchBackend},
-		"busy":       {fmt.Errorf("handoff: %w", ErrBusy), CodeBusy, ErrBusy},
-		"bad":        {fmt.Errorf("reap: %w: bad json", ErrBadRequest), CodeBadRequest, ErrBadRequest},
-		"unknown":    {fmt.Errorf("%w %q", ErrUnknownOp, "x"), CodeUnknownOp, ErrUnknownOp},
-		"refused":    {fmt.Errorf("%w: adopt mode needs the shim", ErrRefused), CodeRefused, ErrRefused},
-		"canceled":   {fmt.Errorf("stop: %w", context.DeadlineExceeded), CodeCanceled, context.Canceled},
-		"up-to-date": {fmt.Errorf("update: %w: 1.0.0 is the latest", ErrUpToDate), CodeUpToDate, ErrUpToDate},
-		"offline":    {fmt.Errorf("update: %w: connection refused", ErrOffline), CodeOffline, ErrOffline},
-		"unverified": {fmt.Errorf("update: %w: bad signature", ErrUnverified), CodeUnverified, ErrUnverified},
-		"no-space":   {fmt.Errorf("update: %w: ENOSPC", ErrNoSpace), CodeNoSpace, ErrNoSpace},
-		"internal":   {errors.New("disk on fire"), CodeInternal, nil},
+		"no-backend": {fmt.Errorf("%w: %q", errkind.ErrNoSuchBackend, "x"), errkind.CodeNoSuchBackend, errkind.ErrNoSuchBackend},
+		"busy":       {fmt.Errorf("handoff: %w", errkind.ErrBusy), errkind.CodeBusy, errkind.ErrBusy},
+		"bad":        {fmt.Errorf("reap: %w: bad json", errkind.ErrBadRequest), errkind.CodeBadRequest, errkind.ErrBadRequest},
+		"unknown":    {fmt.Errorf("%w %q", errkind.ErrUnknownOp, "x"), errkind.CodeUnknownOp, errkind.ErrUnknownOp},
+		"refused":    {fmt.Errorf("%w: adopt mode needs the shim", errkind.ErrRefused), errkind.CodeRefused, errkind.ErrRefused},
+		"canceled":   {fmt.Errorf("stop: %w", context.DeadlineExceeded), errkind.CodeCanceled, context.Canceled},
+		"up-to-date": {fmt.Errorf("update: %w: 1.0.0 is the latest", errkind.ErrUpToDate), errkind.CodeUpToDate, errkind.ErrUpToDate},
+		"offline":    {fmt.Errorf("update: %w: connection refused", errkind.ErrOffline), errkind.CodeOffline, errkind.ErrOffline},
+		"unverified": {fmt.Errorf("update: %w: bad signature", errkind.ErrUnverified), errkind.CodeUnverified, errkind.ErrUnverified},
+		"no-space":   {fmt.Errorf("update: %w: ENOSPC", errkind.ErrNoSpace), errkind.CodeNoSpace, errkind.ErrNoSpace},
+		"internal":   {errors.New("disk on fire"), errkind.CodeInternal, nil},
 	}
 	serve(t, dir, func(ctx context.Context, req Request) (any, error) { return nil, cases[req.Op].err })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for name, tc := range cases {
 		_, err := Call(ctx, dir, Request{Op: name})
-		var remote *RemoteError
+		var remote *errkind.RemoteError
 		if !errors.As(err, &remote) || remote.Code != tc.code {
 			t.Errorf("%s: got %#v, want a RemoteError with code %q", name, err, tc.code)
 			continue
@@ -86,7 +88,7 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 		if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
 			t.Errorf("%s: errors.Is(%v, %v) is false", name, err, tc.sentinel)
 		}
-		for _, other := range []error{ErrNoSuchBackend, ErrBusy, ErrBadRequest, ErrUpToDate, ErrOffline, ErrUnverified, ErrNoSpace} {
+		for _, other := range []error{errkind.ErrNoSuchBackend, errkind.ErrBusy, errkind.ErrBadRequest, errkind.ErrUpToDate, errkind.ErrOffline, errkind.ErrUnverified, errkind.ErrNoSpace} {
 			if other != tc.sentinel && errors.Is(err, other) {
 				t.Errorf("%s: matches %v too", name, other)
 			}
@@ -204,39 +206,5 @@ func TestListenWhileAPredecessorAnswers(t *testing.T) {
 	letGo()
 	if got := <-inFlight; got != `"old"` {
 		t.Errorf("the request in flight: got %s, want the predecessor's \"old\"", got)
-	}
-}
-
-// An error that wraps two kinds gets the same code every time: the first
-// of the codes list, whichever order it wraps them in (CodeOf once ranged
-// over a map, and such an error got either code at random).
-func TestCodeOfTwoKinds(t *testing.T) {
-	cases := []struct {
-		err  error
-		want Code
-	}{
-		{errors.Join(ErrOffline, ErrBusy), CodeBusy},
-		{errors.Join(ErrBusy, ErrOffline), CodeBusy},
-		{fmt.Errorf("%w: %w", ErrUnverified, ErrNoSpace), CodeNoSpace},
-		{fmt.Errorf("%w: %w", ErrRefused, ErrUpToDate), CodeUpToDate},
-		{fmt.Errorf("%w: %w", ErrRefused, ErrBadRequest), CodeBadRequest},
-		{fmt.Errorf("%w: %w", ErrUpToDate, context.Canceled), CodeCanceled},
-		{Kind(ErrUnverified, "bad signature"), CodeUnverified},
-		{errors.Join(Kind(ErrNoSpace, "disk full"), Kind(ErrOffline, "offline")), CodeNoSpace},
-	}
-	for _, tc := range cases {
-		for i := range 50 { // a map's order would differ between some of these
-			if got := CodeOf(tc.err); got != tc.want {
-				t.Fatalf("%v (try %d): got %q, want %q", tc.err, i, got, tc.want)
-			}
-		}
-	}
-}
-
-// Kind's error reads as its own words and matches its kind.
-func TestKind(t *testing.T) {
-	err := fmt.Errorf("update: %w: details", Kind(ErrNoSpace, "disk full"))
-	if err.Error() != "update: disk full: details" || !errors.Is(err, ErrNoSpace) || CodeOf(err) != CodeNoSpace {
-		t.Errorf("got %q (is ErrNoSpace %v, code %q)", err, errors.Is(err, ErrNoSpace), CodeOf(err))
 	}
 }

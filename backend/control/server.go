@@ -10,6 +10,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"hermes-desktop/contract/errkind"
 )
 
 // Handler answers control requests. The returned value is encoded as the
@@ -120,7 +122,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn, h Handler) {
 		return
 	}
 	if decodeErr != nil {
-		writeResponse(conn, Response{Error: fmt.Sprintf("bad request: %v", decodeErr), Code: CodeBadRequest})
+		writeResponse(conn, Response{Error: fmt.Sprintf("bad request: %v", decodeErr), Code: errkind.CodeBadRequest})
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
@@ -137,11 +139,11 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn, h Handler) {
 	}
 	resp := Response{OK: err == nil}
 	if err != nil {
-		resp.Error, resp.Code = err.Error(), CodeOf(err)
+		resp.Error, resp.Code = err.Error(), errkind.CodeOf(err)
 	} else if result != nil {
 		raw, merr := json.Marshal(result)
 		if merr != nil {
-			resp = Response{Error: fmt.Sprintf("encode result: %v", merr), Code: CodeInternal}
+			resp = Response{Error: fmt.Sprintf("encode result: %v", merr), Code: errkind.CodeInternal}
 		} else {
 			resp.Result = raw
 		}

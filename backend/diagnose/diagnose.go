@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 )
 

@@ -18,7 +18,7 @@
 // removes what a dead successor would leave.
 //
 // The package sees the launcher only through Host (old's side) and
-// Receiving (new's side); it never imports package backend.
+// Receiving (new's side).
 package handoff
 
 import (

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/windows"
+	"hermes-desktop/contract/errkind"
 
-	"hermes-desktop/backend/control"
+	"golang.org/x/sys/windows"
 )
 
 // successorAttr starts a handoff's successor outside our kill-on-close job
@@ -23,7 +23,7 @@ func successorAttr() *syscall.SysProcAttr {
 // with us; adopting them would take handing over the job's handle as well
 // as the lifelines, which is not built: use the restart mode there.
 func adoptSupported() error {
-	return fmt.Errorf("handoff: %w: adopt mode is not available on Windows; use --mode restart", control.ErrRefused)
+	return fmt.Errorf("handoff: %w: adopt mode is not available on Windows; use --mode restart", errkind.ErrRefused)
 }
 
 // InheritFile wraps a handed-over handle (adopt mode never runs on Windows).

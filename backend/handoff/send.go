@@ -10,6 +10,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
+	"hermes-desktop/contract/errkind"
 	"hermes-desktop/platform/proc"
 )
 
@@ -29,7 +30,7 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 		}
 	}()
 	if !s.running.TryLock() {
-		return nil, nil, fmt.Errorf("%w: a handoff is already under way", control.ErrBusy)
+		return nil, nil, fmt.Errorf("%w: a handoff is already under way", errkind.ErrBusy)
 	}
 	defer s.running.Unlock()
 	timeout := time.Duration(args.TimeoutNS)
@@ -42,7 +43,7 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 	if args.To == "" { // apply the update a package upgrade put on disk
 		exe, ok := s.host.NewExecutable()
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
+			return nil, nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", errkind.ErrRefused)
 		}
 		args.To = exe
 	}
@@ -187,7 +188,7 @@ func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
 			continue
 		}
 		if !v.ViaShim {
-			return State{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", control.ErrRefused)
+			return State{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", errkind.ErrRefused)
 		}
 		views = append(views, v)
 	}
@@ -202,13 +203,13 @@ func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
 func (s *Sender) Commit(args protocol.CommitArgs) error {
 	succ := s.awaiting.Load()
 	if succ == nil || succ.PID() != args.PID {
-		return fmt.Errorf("%w: no handoff to this process is under way", control.ErrRefused)
+		return fmt.Errorf("%w: no handoff to this process is under way", errkind.ErrRefused)
 	}
 	if err := proc.Check(proc.Identity{PID: args.PID, Start: args.Start}); err != nil {
 		return fmt.Errorf("handoff commit: %w", err)
 	}
 	if !succ.phase.CompareAndSwap(phasePending, phaseCommitting) {
-		return fmt.Errorf("handoff commit: %w: the handoff was given up; this instance stays in charge", control.ErrRefused)
+		return fmt.Errorf("handoff commit: %w: the handoff was given up; this instance stays in charge", errkind.ErrRefused)
 	}
 	// Past this point there is no way back: every supervisor lets go, even
 	// if one of them fails to answer.
@@ -242,5 +243,5 @@ func (s *Sender) HandleControl(ctx context.Context, req control.Request) (any, e
 		}
 		return protocol.OpHandoffCommit.Answer(protocol.CommitResult{Committed: true}, s.Commit(args))
 	}
-	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+	return nil, fmt.Errorf("%w %q", errkind.ErrUnknownOp, req.Op)
 }

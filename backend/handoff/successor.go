@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control/protocol"
-	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/platform/proc"
 )
 
@@ -51,7 +51,7 @@ func (s *Successor) Stop() {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
-	case <-time.After(runspec.DefaultGrace + instance.ShimKillMargin):
+	case <-time.After(runspec.DefaultGrace + run.ShimKillMargin):
 		s.abort()
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"os"
 	"strconv"
 
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/platform/proc"
 )
 
@@ -87,7 +87,7 @@ type View struct {
 	Remote bool
 	// Handover is the instance's own account of itself (zero when
 	// External).
-	instance.Handover
+	run.Handover
 }
 
 // NewState lays the backends out on the wire: their descriptions,

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/platform/proc"
 )
 
@@ -24,8 +24,8 @@ func TestHandoffStateRoundTrip(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	views := []View{
-		{Status: model.BackendStatus{Name: "a", State: model.StateReady, Port: 41000}, Handover: instance.Handover{ViaShim: true, Nonce: "n1", Argv: []string{"x", "serve"}, Shim: self, Backend: self, Lifeline: w, Stdout: r, Stderr: r}},
-		{Status: model.BackendStatus{Name: "b", State: model.StateReady, Port: 41001}, Handover: instance.Handover{ViaShim: true, Nonce: "n2", Argv: []string{"y"}, Shim: self, Backend: self, Lifeline: r, Stdout: w, Stderr: w}},
+		{Status: model.BackendStatus{Name: "a", State: model.StateReady, Port: 41000}, Handover: run.Handover{ViaShim: true, Nonce: "n1", Argv: []string{"x", "serve"}, Shim: self, Backend: self, Lifeline: w, Stdout: r, Stderr: r}},
+		{Status: model.BackendStatus{Name: "b", State: model.StateReady, Port: 41001}, Handover: run.Handover{ViaShim: true, Nonce: "n2", Argv: []string{"y"}, Shim: self, Backend: self, Lifeline: r, Stdout: w, Stderr: w}},
 	}
 	st, files := NewState(self, "owner", views)
 	wantFiles := []*os.File{w, r, r, r, w, w}

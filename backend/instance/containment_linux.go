@@ -3,6 +3,7 @@ package instance
 import (
 	"strings"
 
+	"hermes-desktop/backend/model"
 	"hermes-desktop/platform/cgroup"
 )
 
@@ -11,31 +12,31 @@ import (
 // cgroup is writable (root, or a delegated subtree; never anywhere else),
 // else a systemd user scope where a user manager answers on the session
 // bus, else the process tree. Every step down says why.
-func PlanContainment(want Containment) *Plan {
+func PlanContainment(want model.Containment) *Plan {
 	var why []string
-	if want == ContainmentProcessTree {
-		return &Plan{kind: ContainmentProcessTree, reason: "process-tree asked for (--containment)"}
+	if want == model.ContainmentProcessTree {
+		return &Plan{kind: model.ContainmentProcessTree, reason: "process-tree asked for (--containment)"}
 	}
-	if want == ContainmentJob {
+	if want == model.ContainmentJob {
 		why = append(why, "job objects are Windows-only")
 		want = ""
 	}
-	if want == "" || want == ContainmentCgroup {
+	if want == "" || want == model.ContainmentCgroup {
 		own, err := cgroup.Own()
 		if err == nil {
 			err = cgroup.Writable(own)
 		}
 		if err == nil {
-			return &Plan{kind: ContainmentCgroup, parent: own, reason: strings.Join(why, "; ")}
+			return &Plan{kind: model.ContainmentCgroup, parent: own, reason: strings.Join(why, "; ")}
 		}
 		why = append(why, "cgroup v2 not writable here: "+err.Error())
 	}
-	if want == "" || want == ContainmentSystemdScope {
+	if want == "" || want == model.ContainmentSystemdScope {
 		m, err := cgroup.ConnectUserManager()
 		if err == nil {
-			return &Plan{kind: ContainmentSystemdScope, scopes: m, reason: strings.Join(why, "; ")}
+			return &Plan{kind: model.ContainmentSystemdScope, scopes: m, reason: strings.Join(why, "; ")}
 		}
 		why = append(why, "no systemd user scope: "+err.Error())
 	}
-	return &Plan{kind: ContainmentProcessTree, reason: strings.Join(why, "; ")}
+	return &Plan{kind: model.ContainmentProcessTree, reason: strings.Join(why, "; ")}
 }

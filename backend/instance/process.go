@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/run"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -23,6 +24,7 @@ type recordState struct {
 	owner   lockfile.Owner  // the launcher that owns the run
 	created time.Time       // when that launcher started or adopted it
 	desc    []proc.Identity // the descendants the last Sample saw
+	guard   *leakguard.Guard
 }
 
 // Record is the ownership record of this run: the shim (when there is
@@ -30,7 +32,7 @@ type recordState struct {
 // Sample saw, port (0 until ready), and the launcher that owns it.
 func (i *Instance) Record(port int) *lockfile.Record {
 	boot := proc.BootID()
-	leader := i.leader
+	leader := i.leader.id
 	leader.BootID = boot
 	r := &lockfile.Record{
 		Schema:      lockfile.RecordSchema,
@@ -44,15 +46,15 @@ func (i *Instance) Record(port int) *lockfile.Record {
 		Profile:     i.spec.Profile,
 		Owner:       i.rec.owner,
 		Created:     i.rec.created.UTC(),
-		Cgroup:      i.TreeCgroup(),
+		Cgroup:      i.cont.treeCgroup(),
 	}
-	if !i.viaShim {
+	if !i.shim.on() {
 		r.Backend = &leader
 		return r
 	}
 	r.Shim = &leader
-	if i.backendPID() != 0 {
-		b := i.backendID
+	if i.shim.pid() != 0 {
+		b := i.shim.backend
 		b.BootID = boot
 		r.Backend = &b
 	}
@@ -60,42 +62,43 @@ func (i *Instance) Record(port int) *lockfile.Record {
 }
 
 // Info is what the status shows of the run.
-func (i *Instance) Info() Info {
-	in := Info{PID: i.backendPID(), Nonce: i.nonce, Argv: i.argv, Cgroup: i.TreeCgroup()}
-	if i.viaShim {
-		in.ShimPID = i.leader.PID
+func (i *Instance) Info() run.Info {
+	in := run.Info{PID: i.shim.pid(), Nonce: i.nonce, Argv: i.argv, Cgroup: i.cont.treeCgroup()}
+	if i.shim.on() {
+		in.ShimPID = i.leader.id.PID
 	}
-	in.Containment, in.Reason = i.Containment()
+	in.Containment, in.Reason = i.cont.current()
 	return in
 }
 
-// newGuard is a run's leak guard: its warnings go to log, with the
-// backend's name, and the lines meant for the backend's own log to out.
-func newGuard(cfg leakguard.Config, log *slog.Logger, name string, out *logs.Log) *leakguard.Guard {
+// newRecordState is the record of a run owner owns, and its leak guard:
+// the guard's warnings go to log, with the backend's name, and the lines
+// meant for the backend's own log to out.
+func newRecordState(cfg leakguard.Config, log *slog.Logger, name string, out *logs.Log, owner lockfile.Owner) recordState {
 	if log != nil {
 		log = log.With("backend", name)
 	}
-	return leakguard.New(cfg, log, func(line string) { out.Add("launcher", line) })
+	return recordState{owner: owner, guard: leakguard.New(cfg, log, func(line string) { out.Add("launcher", line) })}
 }
 
 // Sample samples the backend's tree with what this run's earlier samples
 // read, adds its members to the tree the teardown ends, keeps the first
 // lockfile.MaxDescendants descendants for the record (and the reclaimer),
 // and applies the leak guard, which may stop duplicate children here.
-func (i *Instance) Sample() (Sampled, error) {
+func (i *Instance) Sample() (run.Sampled, error) {
 	select {
-	case <-i.backendKnown:
+	case <-i.shim.known:
 	default:
-		return Sampled{}, fmt.Errorf("%w: the shim has not reported the backend yet", leakguard.ErrGone)
+		return run.Sampled{}, fmt.Errorf("%w: the shim has not reported the backend yet", leakguard.ErrGone)
 	}
-	ts, err := i.guard.Sample(i.backendID, i.TreeCgroup())
+	ts, err := i.rec.guard.Sample(i.shim.backend, i.cont.treeCgroup())
 	if err != nil {
-		return Sampled{}, err
+		return run.Sampled{}, err
 	}
 	i.track(ts.Processes)
 	changed := i.keepDescendants(ts)
-	restart := i.guard.Check(ts, i.spec.Grace)
-	return Sampled{Tree: ts, Restart: restart, RecordChanged: changed}, nil
+	restart := i.rec.guard.Check(ts, i.spec.Grace)
+	return run.Sampled{Tree: ts, Restart: restart, RecordChanged: changed}, nil
 }
 
 // keepDescendants keeps the sample's first lockfile.MaxDescendants
@@ -122,10 +125,10 @@ func (i *Instance) keepDescendants(ts *leakguard.TreeSample) bool {
 }
 
 // Exit says how the run ended; valid once Exited is closed.
-func (i *Instance) Exit() Exit {
-	e := Exit{Status: i.status}
-	if u := i.seenURL.Load(); u != nil && i.status.Code == 0 && !i.status.Unknown {
-		e.Attach, _ = NewExternal(*u)
+func (i *Instance) Exit() run.Exit {
+	e := run.Exit{Status: i.status}
+	if u := i.out.seenURL.Load(); u != nil && i.status.Code == 0 && !i.status.Unknown {
+		e.Attach, _ = run.NewExternal(*u)
 	}
 	if i.exe.Changed() {
 		e.Replaced = i.exe.path
@@ -144,16 +147,20 @@ func (i *Instance) TreeGone() error {
 	default:
 		return errStillRunning
 	}
-	if i.cgroupPopulated() {
-		return fmt.Errorf("instance: the backend's cgroup %s still holds processes after SIGKILL", i.TreeCgroup())
+	if i.cont.populated() {
+		return fmt.Errorf("instance: the backend's cgroup %s still holds processes after SIGKILL", i.cont.treeCgroup())
 	}
 	return nil
 }
 
 // Handover is what a successor needs to adopt the running instance.
-func (i *Instance) Handover() Handover {
-	return Handover{
-		ViaShim: i.viaShim, Nonce: i.nonce, Argv: i.argv, Shim: i.leader, Backend: i.backendID,
-		Token: i.token, Cgroup: i.TreeCgroup(), Lifeline: i.shim.lifeline, Stdout: i.outR, Stderr: i.errR,
+func (i *Instance) Handover() run.Handover {
+	h := run.Handover{
+		ViaShim: i.shim.on(), Nonce: i.nonce, Argv: i.argv, Shim: i.leader.id, Backend: i.shim.backend,
+		Token: i.token, Cgroup: i.cont.treeCgroup(), Stdout: i.out.outR, Stderr: i.out.errR,
 	}
+	if i.shim.on() {
+		h.Lifeline = i.shim.client.Lifeline()
+	}
+	return h
 }

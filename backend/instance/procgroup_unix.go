@@ -31,4 +31,4 @@ func EnterLauncherJob() error { return nil }
 
 // askToStop sends the leader (the shim, or the backend) SIGTERM and reports
 // whether it went out.
-func askToStop(i *Instance) bool { return i.handle.Signal(syscall.SIGTERM) == nil }
+func askToStop(i *Instance) bool { return i.leader.handle.Signal(syscall.SIGTERM) == nil }

@@ -1,14 +1,12 @@
 package instance
 
 import (
-	"io"
 	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/windows"
 
 	"hermes-desktop/platform/job"
-	"hermes-desktop/watchdog"
 )
 
 // setupCommand starts the child in a new console process group so it can be
@@ -74,9 +72,5 @@ func EnterLauncherJob() error {
 // console of its own (CREATE_NO_WINDOW), which no event of ours reaches,
 // and a shim that is gone reads nothing.
 func askToStop(i *Instance) bool {
-	if !i.viaShim || i.shim.lifeline == nil {
-		return false
-	}
-	_, err := io.WriteString(i.shim.lifeline, watchdog.FormatStop())
-	return err == nil
+	return i.shim.on() && i.shim.client.Stop() == nil
 }

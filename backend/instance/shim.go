@@ -3,61 +3,75 @@ package instance
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
 
-// shimPipes are the launcher's ends of its two pipes to a watchdog shim.
-// The protocol they carry, like the shim's command line, is defined in
-// watchdog/protocol.go; this file only follows it.
-type shimPipes struct {
-	lifeline *os.File // write end
-	report   *os.File // read end
+// shimLink is an instance's link to its watchdog shim (watchdog's client
+// side, which follows watchdog/protocol.go) and what the shim reports of
+// the backend. Without a shim (--no-shim) there is no client and the
+// backend is the leader, known at once.
+type shimLink struct {
+	client *watchdog.ShimClient // nil without a shim
+	// released: the backend was let start (Release). Owned by the
+	// instance's owner.
+	released bool
+	// backend is the backend's identity: the leader without a shim, or
+	// what the shim reported. Written once before known is closed.
+	backend proc.Identity
+	known   chan struct{}
 }
 
-// prepareShim makes the pipes and rewrites argv to run the backend behind
-// the shim, whose flags name the shim's ends as the shim will know them.
-// It returns the pipes, whose shim ends start attaches to the command and
-// the caller closes after the start.
-func (i *Instance) prepareShim(p Params) (*watchdog.ShimPipes, error) {
-	pipes, err := watchdog.NewShimPipes()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errSpawn, err)
+// on reports whether the backend runs behind a shim.
+func (s *shimLink) on() bool { return s.client != nil }
+
+// pid is the backend's PID, or 0 while the shim has not reported it.
+func (s *shimLink) pid() int {
+	select {
+	case <-s.known:
+		return s.backend.PID
+	default:
+		return 0
 	}
-	i.shim = shimPipes{lifeline: pipes.Lifeline, report: pipes.Report}
-	i.argv = watchdog.ShimCommand(p.Self, watchdog.ShimOptions{
-		Lifeline:  pipes.ShimLifeline,
-		Report:    pipes.ShimReport,
-		OwnerExit: pipes.ShimOwnerExit,
-		Parent:    watchdog.Parent{PID: p.Owner.PID, Start: p.Owner.Start, Nonce: i.nonce},
-		Grace:     p.Spec.Grace,
-		Cgroup:    i.shimCgroup(),
-		Argv:      p.Spec.Command,
-	})
-	return pipes, nil
+}
+
+// close closes our ends of the shim's pipes: its lifeline closing tells
+// the shim to tear its tree down.
+func (s *shimLink) close() {
+	if s.client != nil {
+		_ = s.client.Close()
+	}
+}
+
+// shimOptions are the flags of the shim that runs the backend.
+func (i *Instance) shimOptions(p Params) watchdog.ShimOptions {
+	return watchdog.ShimOptions{
+		Parent: watchdog.Parent{PID: p.Owner.PID, Start: p.Owner.Start, Nonce: i.nonce},
+		Grace:  p.Spec.Grace,
+		Cgroup: i.cont.shimCgroup(),
+		Argv:   p.Spec.Command,
+	}
 }
 
 // Release lets the shim start the backend. The caller has recorded the shim
 // first, so no backend ever runs without an ownership record.
 func (i *Instance) Release() error {
-	i.released = true
-	if !i.viaShim {
+	i.shim.released = true
+	if !i.shim.on() {
 		return nil
 	}
-	if _, err := io.WriteString(i.shim.lifeline, watchdog.FormatStart()); err != nil {
-		return fmt.Errorf("backend %s: release shim: %w", i.spec.Name, err)
+	if err := i.shim.client.Release(); err != nil {
+		return fmt.Errorf("backend %s: %w", i.spec.Name, err)
 	}
 	return nil
 }
 
 // readShimReport reads the backend's identity from the shim. It ends at the
 // report or at EOF (the shim died or failed to start the backend). It is the
-// only writer of backendID.
+// only writer of the shim's backend.
 func (i *Instance) readShimReport() {
-	r, err := watchdog.ReadReport(i.shim.report)
+	r, err := i.shim.client.ReadReport()
 	if errors.Is(err, watchdog.ErrBadReport) {
 		i.log.Add("launcher", fmt.Sprintf("report from the watchdog shim: %v", err))
 		return
@@ -74,18 +88,7 @@ func (i *Instance) readShimReport() {
 		i.log.Add("launcher", fmt.Sprintf("invalid report from the watchdog shim: %v", err))
 		return
 	}
-	i.backendID = id
-	i.takeReport(r.Cgroup, r.CgroupError)
-	close(i.backendKnown)
-}
-
-// closeShimPipes closes our ends of the shim's pipes: its lifeline closing
-// tells the shim to tear its tree down.
-func (i *Instance) closeShimPipes() {
-	if i.shim.lifeline != nil {
-		i.shim.lifeline.Close()
-	}
-	if i.shim.report != nil {
-		i.shim.report.Close()
-	}
+	i.shim.backend = id
+	i.cont.takeReport(r.Cgroup, r.CgroupError)
+	close(i.shim.known)
 }

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
@@ -180,7 +181,7 @@ func TestShimLifelineEndsTreeWindows(t *testing.T) {
 	if took >= grace {
 		t.Errorf("teardown took %v, want less than the %v grace: the shim asks the backend, or kills it at once where it cannot", took, grace)
 	}
-	s.awaitExited(t, instance.ExitWait)
+	s.awaitExited(t, run.ExitWait)
 }
 
 // A stop request ends the whole tree, without waiting out the grace: the

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hermes-desktop/platform/proc"
+	"hermes-desktop/platform/rlimit"
 	"hermes-desktop/platform/sampling"
 )
 
@@ -25,7 +25,7 @@ func ApplyNofileFloor(floor int) (string, error) {
 	if floor <= 0 {
 		return "", nil
 	}
-	inherited, err := proc.InheritedNofileSoft()
+	inherited, err := rlimit.InheritedNofileSoft()
 	if err != nil {
 		return "", err
 	}
@@ -40,7 +40,7 @@ func ApplyNofileFloor(floor int) (string, error) {
 	if target <= inherited {
 		return fmt.Sprintf("open-file limit for backends stays at %d (floor %d, hard limit %d)", inherited, floor, lim.Max), nil
 	}
-	if err := proc.SetNofileSoft(target); err != nil {
+	if err := rlimit.SetNofileSoft(target); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("open-file limit for backends raised from %d to %d (floor %d, hard limit %d)", inherited, target, floor, lim.Max), nil

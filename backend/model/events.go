@@ -3,8 +3,8 @@ package model
 import (
 	"sync"
 
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/contract/logs"
 )
 
 // EventKind names what an Event carries.

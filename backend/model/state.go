@@ -5,17 +5,13 @@
 // Subscription). The page's TypeScript types are generated from these
 // structs (cmd/tsgen).
 //
-// It is data: it imports the leaf packages whose values it carries
-// (instance's containment, reap's report, logs' lines, runspec's kinds,
-// update's state, leakguard's samples), never backend, and does no I/O: a
-// running instance is asked for its Status over the control protocol
-// (control/protocol).
+// It is data, and does no I/O: a running instance is asked for its Status
+// over the control protocol (control/protocol).
 package model
 
 import (
 	"time"
 
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/settings"
 )
@@ -98,7 +94,7 @@ type SpawnInfo struct {
 type ContainmentInfo struct {
 	// Containment is what holds the backend's process tree (cgroup,
 	// systemd-scope, job or process-tree); "" while none runs.
-	Containment instance.Containment `json:"containment,omitempty"`
+	Containment Containment `json:"containment,omitempty"`
 	// ContainmentReason says why nothing stronger holds it ("cgroup v2 not
 	// writable here: ..."); "" when the strongest the OS knows does.
 	ContainmentReason string `json:"containment_reason,omitempty"`

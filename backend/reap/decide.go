@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/human"
 	"hermes-desktop/platform/proc"
@@ -175,11 +175,13 @@ func isCandidateShape(s Shape) bool {
 	return serveSubcommands[s.Subcommand] || s.Subcommand == watchdog.Subcommand
 }
 
-func (r *reaper) spare(c candidate, reason, format string, a ...any) *Decision {
+// spare is the decision to leave c alone, and why.
+func spare(c candidate, reason, format string, a ...any) *Decision {
 	return &Decision{PID: c.pid, Action: ActionSpared, Reason: reason, Detail: fmt.Sprintf(format, a...), Cmdline: c.argv}
 }
 
-func (r *reaper) reap(c candidate, rec *lockfile.Record, reason, format string, a ...any) *Decision {
+// wouldReap is the decision to reap c (rec: its record, if any), and why.
+func wouldReap(c candidate, rec *lockfile.Record, reason, format string, a ...any) *Decision {
 	return &Decision{PID: c.pid, Action: ActionWouldReap, Reason: reason, Detail: fmt.Sprintf(format, a...), Cmdline: c.argv,
 		id: c.proc.Identity(), record: rec}
 }
@@ -191,7 +193,7 @@ func (r *reaper) decide(c candidate) *Decision {
 		return d
 	}
 	if c.heir != nil && r.byPID[c.pid] == nil {
-		return r.reap(c, nil, ReasonOwnerDead, "it was started by a backend of Hermes Desktop (PID %d), which has exited", c.heir.Owner.PID)
+		return wouldReap(c, nil, ReasonOwnerDead, "it was started by a backend of Hermes Desktop (PID %d), which has exited", c.heir.Owner.PID)
 	}
 	noRecordNote := ""
 	if rec := r.byPID[c.pid]; rec != nil {
@@ -201,7 +203,7 @@ func (r *reaper) decide(c candidate) *Decision {
 		}
 		noRecordNote = note
 		if !isCandidateShape(c.shape) {
-			return r.spare(c, ReasonIdentityMismatch, "%s; this process is not a backend, so it is left alone", note)
+			return spare(c, ReasonIdentityMismatch, "%s; this process is not a backend, so it is left alone", note)
 		}
 	}
 	return r.decideOrphan(c, noRecordNote)
@@ -210,7 +212,7 @@ func (r *reaper) decide(c candidate) *Decision {
 // neverSignalled covers what no evidence can override.
 func (r *reaper) neverSignalled(c candidate) *Decision {
 	if c.statErr != nil {
-		return r.spare(c, ReasonFailClosed, "its identity could not be read (%v)", c.statErr)
+		return spare(c, ReasonFailClosed, "its identity could not be read (%v)", c.statErr)
 	}
 	if d := r.neverSignalledByOwner(c); d != nil {
 		return d
@@ -226,7 +228,7 @@ func (r *reaper) neverSignalled(c candidate) *Decision {
 // whether or not a lock names it. It also guards a doomed tree's members.
 func (r *reaper) sshSessionRule(c candidate) *Decision {
 	if carriesSSHSessionToken(c.argv) {
-		return r.spare(c, ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", hermes.FlagSSHSessionTokenFile)
+		return spare(c, ReasonSSHTokenFile, "its command line carries %s: Hermes Desktop runs it for an SSH session", hermes.FlagSSHSessionTokenFile)
 	}
 	return nil
 }
@@ -236,31 +238,31 @@ func (r *reaper) sshSessionRule(c candidate) *Decision {
 // doomed tree.
 func (r *reaper) neverSignalledByOwner(c candidate) *Decision {
 	if c.pid <= 1 {
-		return r.spare(c, ReasonAncestor, "PID %d is the system's init", c.pid)
+		return spare(c, ReasonAncestor, "PID %d is the system's init", c.pid)
 	}
 	if c.pid == r.self {
-		return r.spare(c, ReasonAncestor, "this is the reaper itself")
+		return spare(c, ReasonAncestor, "this is the reaper itself")
 	}
 	if r.isAncestor(c.pid) {
-		return r.spare(c, ReasonAncestor, "an ancestor of the reaper")
+		return spare(c, ReasonAncestor, "an ancestor of the reaper")
 	}
 	if c.proc.UID >= 0 && c.proc.UID != r.uid {
-		return r.spare(c, ReasonOtherUser, "it belongs to uid %d, not to us (uid %d)", c.proc.UID, r.uid)
+		return spare(c, ReasonOtherUser, "it belongs to uid %d, not to us (uid %d)", c.proc.UID, r.uid)
 	}
 	if r.exclude[c.pid] {
-		return r.spare(c, ReasonExcludedEnv, "HERMES_DESKTOP_CHILD_PID names it")
+		return spare(c, ReasonExcludedEnv, "HERMES_DESKTOP_CHILD_PID names it")
 	}
 	for _, cl := range r.claims {
 		if cl.pid == c.pid {
-			return r.spare(c, cl.reason, "%s", cl.detail)
+			return spare(c, cl.reason, "%s", cl.detail)
 		}
 	}
 	if unit := r.v.ServiceUnit(c.pid); unit != "" && unit != r.ownUnit {
-		return r.spare(c, ReasonServiceManaged, "it runs in the service unit %s", unit)
+		return spare(c, ReasonServiceManaged, "it runs in the service unit %s", unit)
 	}
 	parent := r.parentOf(c.proc)
 	if why := serviceManaged(c.proc, parent); why != "" {
-		return r.spare(c, ReasonServiceManaged, "%s", why)
+		return spare(c, ReasonServiceManaged, "%s", why)
 	}
 	return nil
 }
@@ -305,19 +307,19 @@ func (r *reaper) decideByRecord(c candidate, rec *lockfile.Record) (*Decision, s
 		return nil, fmt.Sprintf("record %s names PID %d with start %s, but PID %d is now %s (reused)", rec.Nonce, c.pid, recorded.Start, c.pid, now.Start)
 	}
 	if nonce, ok, err := r.v.Getenv(c.pid, hermes.EnvParentNonce); err == nil && ok && nonce != rec.Nonce {
-		return r.spare(c, ReasonIdentityMismatch, "PID and start time match record %s, but its nonce is %s: contradictory, left alone", rec.Nonce, nonce), ""
+		return spare(c, ReasonIdentityMismatch, "PID and start time match record %s, but its nonce is %s: contradictory, left alone", rec.Nonce, nonce), ""
 	}
 	held, err := r.v.OwnerLockHeld(rec.Owner.Nonce)
 	if err != nil {
-		return r.spare(c, ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err), ""
+		return spare(c, ReasonFailClosed, "whether the Hermes Desktop that started it still runs could not be checked (%v)", err), ""
 	}
 	if held {
-		return r.spare(c, ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID), ""
+		return spare(c, ReasonOwned, "it belongs to the Hermes Desktop running now (PID %d)", rec.Owner.PID), ""
 	}
 	if alive, err := r.v.Running(rec.Owner.Identity(rec.BootID)); err != nil || alive {
-		return r.spare(c, ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID), ""
+		return spare(c, ReasonOwned, "the Hermes Desktop that started it (PID %d) still runs, or cannot be checked: left alone", rec.Owner.PID), ""
 	}
-	return r.reap(c, rec, ReasonOwnerDead, "it was a backend of Hermes Desktop (PID %d), which has exited", rec.Owner.PID), ""
+	return wouldReap(c, rec, ReasonOwnerDead, "it was a backend of Hermes Desktop (PID %d), which has exited", rec.Owner.PID), ""
 }
 
 func recordedIdentity(rec *lockfile.Record, pid int) *proc.Identity {
@@ -334,10 +336,10 @@ func (r *reaper) shapeRule(c candidate) *Decision {
 		return nil // a watchdog shim, or a custom backend a record names
 	}
 	if !c.shape.Loopback() {
-		return r.spare(c, ReasonNotLoopback, "it listens on %q, not on loopback: not a desktop backend", c.shape.Host)
+		return spare(c, ReasonNotLoopback, "it listens on %q, not on loopback: not a desktop backend", c.shape.Host)
 	}
 	if !c.shape.Ephemeral() {
-		return r.spare(c, ReasonFixedPort, "it has a fixed port, like a remote or manually started server")
+		return spare(c, ReasonFixedPort, "it has a fixed port, like a remote or manually started server")
 	}
 	return nil
 }
@@ -351,17 +353,17 @@ func (r *reaper) decideOrphan(c candidate, note string) *Decision {
 	}
 	parent := r.parentOf(c.proc)
 	if !isOrphan(c.proc, parent, r.uid) {
-		return r.spare(c, ReasonNotOrphan, "%sits parent (PID %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
+		return spare(c, ReasonNotOrphan, "%sits parent (PID %d, %s) is alive: someone runs it", prefix, c.proc.PPID, parent.Comm)
 	}
 	if r.failClosed != "" {
-		return r.spare(c, ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)
+		return spare(c, ReasonFailClosed, "%sorphaned, but %s", prefix, r.failClosed)
 	}
 	age, minAge := time.Since(c.proc.Started).Truncate(time.Second), r.o.minAge()
 	if c.proc.Started.IsZero() {
-		return r.spare(c, ReasonTooYoung, "%sorphaned, but its age is not known (minimum %s)", prefix, human.Duration(minAge))
+		return spare(c, ReasonTooYoung, "%sorphaned, but its age is not known (minimum %s)", prefix, human.Duration(minAge))
 	}
 	if age < minAge {
-		return r.spare(c, ReasonTooYoung, "%sorphaned but only %s old (minimum %s): it may be starting up", prefix, human.Duration(age), human.Duration(minAge))
+		return spare(c, ReasonTooYoung, "%sorphaned but only %s old (minimum %s): it may be starting up", prefix, human.Duration(age), human.Duration(minAge))
 	}
-	return r.reap(c, nil, ReasonOrphanNoRecord, "%sorphaned (parent PID %d) for %s with no owner", prefix, c.proc.PPID, human.Duration(age))
+	return wouldReap(c, nil, ReasonOrphanNoRecord, "%sorphaned (parent PID %d) for %s with no owner", prefix, c.proc.PPID, human.Duration(age))
 }

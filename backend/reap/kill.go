@@ -17,19 +17,13 @@ var protectedReasons = map[string]bool{
 	ReasonFailClosed: true, ReasonIdentityMismatch: true, ReasonOwned: true,
 }
 
-// doomedTree is one process to reap and the teardown of its tree.
-type doomedTree struct {
-	d    *Decision
-	root *proc.Handle
-	td   *proc.Teardown // root as its leader; its group (if it leads one) and descendants pinned
-}
-
-// kill reaps the doomed candidates together: SIGTERM to each tree, one
-// shared grace period, then SIGKILL to survivors and anything they started
-// meanwhile. Every signal goes through a handle opened before the identity
-// check, and never to a process another decision protects. The group is not
-// signalled as a whole: the root is not our child, so its group id is not
-// pinned once it exits.
+// kill reaps the doomed candidates together (proc.EndAll): every tree
+// pinned before any is signalled, SIGTERM to each, one shared grace period,
+// then SIGKILL to survivors and anything they started meanwhile. Every
+// signal goes through a handle opened before the identity check, and never
+// to a process another decision protects. The group is not signalled as a
+// whole: the root is not our child, so its group id is not pinned once it
+// exits.
 func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 	protected := map[int]bool{}
 	for _, d := range all {
@@ -37,7 +31,8 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 			protected[d.PID] = true
 		}
 	}
-	var trees []*doomedTree
+	var ends []*Decision
+	var trees []*proc.Teardown
 	for _, d := range doomed {
 		h, err := proc.Open(d.id)
 		if err != nil {
@@ -48,31 +43,17 @@ func (r *reaper) kill(ctx context.Context, all []Decision, doomed []*Decision) {
 			}
 			continue
 		}
+		defer h.Close()
 		td := &proc.Teardown{Root: d.id.PID, Leader: h, Skip: r.skipper(protected)}
-		_ = td.Pin() // every tree pinned before any is signalled
-		trees = append(trees, &doomedTree{d: d, root: h, td: td})
+		defer td.Close()
+		ends, trees = append(ends, d), append(trees, td)
 	}
-	for _, t := range trees {
-		_, _ = t.td.Term()
-	}
-	graceCtx, cancel := context.WithTimeout(ctx, r.o.Grace)
-	for _, t := range trees {
-		t.td.Wait(graceCtx)
-	}
-	cancel()
-	for _, t := range trees {
-		_ = t.td.Kill() // children born during the grace period are pinned now
-	}
-	killCtx, cancel := context.WithTimeout(ctx, proc.KillWait)
-	defer cancel()
-	for _, t := range trees {
-		if t.td.Wait(killCtx) {
-			t.d.Action = ActionReaped
+	for i, gone := range proc.EndAll(ctx, r.o.Grace, trees...) {
+		if gone {
+			ends[i].Action = ActionReaped
 		} else {
-			t.d.Action, t.d.Detail = ActionFailed, t.d.Detail+"; still alive after SIGKILL"
+			ends[i].Action, ends[i].Detail = ActionFailed, ends[i].Detail+"; still alive after SIGKILL"
 		}
-		t.root.Close()
-		t.td.Close()
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"hermes-desktop/backend/corebin"
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/watchdog"
 )
 
@@ -108,8 +108,8 @@ func (s Shape) Ephemeral() bool { return s.PortSet && s.Port == 0 }
 // Loopback reports whether --host names a loopback address.
 func (s Shape) Loopback() bool { return hermes.IsLoopbackHost(s.Host) }
 
-// IsLoopbackHost is hermes.IsLoopbackHost, for the window's OpenURL until
-// app.go imports the rule from there.
+// IsLoopbackHost is hermes.IsLoopbackHost, the rule App.OpenURL applies
+// before it opens a page.
 func IsLoopbackHost(host string) bool { return hermes.IsLoopbackHost(host) }
 
 // ProbeHost is the address to reach a backend that was told to bind host:

@@ -2,10 +2,10 @@
 // backend whose watchdog shim died, reparented to the launcher (a Linux
 // child subreaper). It stops those with positive evidence of descent (the
 // backend's nonce, or a sample of the backend's tree); everything else is
-// left alone. It never collects an exit: proc.CollectOrphans, the one loop that owns
-// wait for what the launcher did not start, collects whatever exits. It
-// imports only platform/proc and the Hermes contract (backend/hermes: the
-// nonce's name), never backend.
+// left alone. It never collects an exit: proc.CollectOrphans, the one loop
+// that waits for what nobody here waits for, collects whatever exits; and
+// the children we started are proc's registry's (proc.StartChild), never
+// orphans.
 package reclaim
 
 import (
@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/proc"
 )
 
@@ -30,12 +30,7 @@ type Reclaimer struct {
 	grace time.Duration
 	log   *slog.Logger
 
-	// spawnMu is held for writing across starting a child and registering
-	// it, and for reading during a pass, so a pass never mistakes our own
-	// just-started shim for an orphan.
-	spawnMu sync.RWMutex
-	mu      sync.Mutex                 // guards leaders, nonces and known
-	leaders map[int]bool               // children we started and reap ourselves
+	mu      sync.Mutex                 // guards nonces, known and watchUntil
 	nonces  map[string]bool            // every backend nonce this launcher used
 	known   map[string][]proc.Identity // per backend nonce: the descendants last sampled
 	helper  string                     // HERMES_DESKTOP_HELPER value of our own helpers
@@ -56,7 +51,7 @@ type orphan struct {
 
 // HelperEnv marks processes the launcher starts for the user (the URL and
 // folder opener) and everything they leave behind, such as a browser that
-// xdg-open started: the launcher may reap them, never signal them.
+// xdg-open started: the launcher may collect them, never signal them.
 const HelperEnv = "HERMES_DESKTOP_HELPER"
 
 // New returns a Reclaimer for the launcher self. Orphans are given grace
@@ -65,34 +60,25 @@ const HelperEnv = "HERMES_DESKTOP_HELPER"
 func New(self int, grace time.Duration, helper string, log *slog.Logger) *Reclaimer {
 	return &Reclaimer{
 		self: self, grace: grace, log: log, helper: helper,
-		leaders: map[int]bool{}, nonces: map[string]bool{}, known: map[string][]proc.Identity{},
+		nonces: map[string]bool{}, known: map[string][]proc.Identity{},
 		orphans: map[int]*orphan{}, wake: make(chan struct{}, 1),
 		table: proc.Snapshot,
 	}
 }
 
-// Spawning registers a child start: call the returned function with the new
-// child's PID (0 if the start failed) once it is known.
-func (r *Reclaimer) Spawning(nonce string) func(pid int) {
-	r.spawnMu.Lock()
+// Expect records nonce as one of our backends', before its start: what
+// inherits it is ours. The child itself is started through proc.StartChild,
+// whose registry every pass asks, so it is never taken for an orphan.
+func (r *Reclaimer) Expect(nonce string) {
 	r.mu.Lock()
 	r.nonces[nonce] = true
 	r.mu.Unlock()
-	return func(pid int) {
-		if pid > 0 {
-			r.mu.Lock()
-			r.leaders[pid] = true
-			r.mu.Unlock()
-		}
-		r.spawnMu.Unlock()
-	}
 }
 
-// Collected unregisters a child the launcher has collected itself, and wakes the
-// Reclaimer: a shim that died may have left orphans.
-func (r *Reclaimer) Collected(pid int) {
+// ChildExited wakes the Reclaimer after the launcher collected a child of
+// its own: a shim that died may have left orphans.
+func (r *Reclaimer) ChildExited() {
 	r.mu.Lock()
-	delete(r.leaders, pid)
 	r.watchUntil = time.Now().Add(watchAfterExit)
 	r.mu.Unlock()
 	r.poke()
@@ -106,12 +92,18 @@ func (r *Reclaimer) poke() {
 	}
 }
 
-// pass looks at every child of the launcher once. It returns whether
+// pass looks at every child of the launcher once, with proc's registry of
+// the children we wait for held (proc.WithOwned): a child of ours started
+// this instant is registered before the pass can see it. It returns whether
 // orphans that need signalling are still pending, so the caller can come
 // back soon.
-func (r *Reclaimer) pass() bool {
-	r.spawnMu.RLock()
-	defer r.spawnMu.RUnlock()
+func (r *Reclaimer) pass() (pending bool) {
+	proc.WithOwned(func(owned func(int) bool) { pending = r.passOwned(owned) })
+	return pending
+}
+
+// passOwned is pass with the registry held; owned names our own children.
+func (r *Reclaimer) passOwned(owned func(pid int) bool) bool {
 	table, err := r.table()
 	if err != nil {
 		r.log.Warn("Reclaimer: list processes", "err", err)
@@ -119,7 +111,7 @@ func (r *Reclaimer) pass() bool {
 	}
 	now := time.Now()
 	for _, p := range table {
-		if p.PPID != r.self || r.isLeader(p.PID) {
+		if p.PPID != r.self || owned(p.PID) {
 			continue
 		}
 		r.handleChild(p, now)
@@ -164,12 +156,6 @@ func (r *Reclaimer) handleChild(p proc.Process, now time.Time) {
 		return // looked at again on the next pass
 	}
 	r.orphans[p.PID] = &orphan{id: id, stop: stop}
-}
-
-func (r *Reclaimer) isLeader(pid int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.leaders[pid]
 }
 
 // isOurs is the positive evidence: the process inherited the nonce of one of
@@ -220,7 +206,7 @@ func (r *Reclaimer) wasSampled(id proc.Identity) bool {
 }
 
 // isHelper: the process descends from a helper we started (a URL opener)
-// and may only be reaped.
+// and may only be collected.
 func (r *Reclaimer) isHelper(pid int) bool {
 	if r.helper == "" {
 		return false

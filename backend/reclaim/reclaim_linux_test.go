@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/proc"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // TestMain makes the test binary what the launcher is on Linux: a child
@@ -94,16 +96,14 @@ func runReclaimer(t *testing.T, r *Reclaimer) {
 // longer runs.
 func awaitGone(t *testing.T, id proc.Identity, why string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); alive(t, id); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("orphan %s still runs: %s", id, why)
-		}
+	if !waitfor.Try(30*time.Second, func() bool { return !alive(t, id) }) {
+		t.Fatalf("orphan %s still runs: %s", id, why)
 	}
 }
 
 func newReclaimer(grace time.Duration, helper string) *Reclaimer {
 	r := New(os.Getpid(), grace, helper, slog.Default())
-	r.Spawning(ourNonce)(0) // a backend start whose shim is gone since
+	r.Expect(ourNonce) // a backend start whose shim is gone since
 	return r
 }
 
@@ -171,18 +171,16 @@ func TestReclaimLeavesOthersAlone(t *testing.T) {
 }
 
 // startLeader starts a child with our nonce the way the launcher starts a
-// shim, registered with r, and waits for it when the test ends.
+// shim, registered with proc, and waits for it when the test ends.
 func startLeader(t *testing.T, r *Reclaimer) proc.Identity {
 	t.Helper()
 	cmd := exec.Command("sleep", "600")
 	cmd.Env = append(os.Environ(), hermes.EnvParentNonce+"="+ourNonce)
-	registered := r.Spawning(ourNonce)
+	r.Expect(ourNonce)
 	waited, err := proc.StartChild(cmd)
 	if err != nil {
-		registered(0)
 		t.Fatal(err)
 	}
-	registered(cmd.Process.Pid)
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()

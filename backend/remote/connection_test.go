@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/instance"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/ssh"
 )
 
@@ -26,36 +26,36 @@ func (connectedTransport) Status() ssh.Status                                   
 // round trip: with two beats and a second of margin it said Connected for
 // seconds while the page did not answer (issue 31, item 8).
 func TestConnectionGoesReconnectingAfterOneMissedBeat(t *testing.T) {
-	run := func(silent time.Duration) instance.RemoteInfo {
-		r := &Run{host: NewHost("box", connectedTransport{}, nil, nil), beat: time.Second, grace: 30 * time.Second,
-			ch: &ssh.Channel{}, exited: make(chan struct{}), latency: 2 * time.Millisecond}
-		r.lastPong = time.Now().Add(-silent)
-		ri := instance.RemoteInfo{Latency: r.latency}
+	run := func(silent time.Duration) run.Connection {
+		r := &Instance{host: NewMachine("box", connectedTransport{}, nil, nil), beat: newHeartbeat(time.Second), grace: 30 * time.Second,
+			ch: &ssh.Channel{}, exited: make(chan struct{})}
+		r.beat.latency = 2 * time.Millisecond
+		r.beat.lastPong = time.Now().Add(-silent)
+		ri := run.Connection{Latency: r.beat.latency}
 		r.connection(&ri)
 		return ri
 	}
-	if ri := run(900 * time.Millisecond); ri.Connection != "connected" {
-		t.Errorf("a pong 0.9 s ago (beat 1 s): %s, want connected", ri.Connection)
+	if ri := run(900 * time.Millisecond); ri.State != "connected" {
+		t.Errorf("a pong 0.9 s ago (beat 1 s): %s, want connected", ri.State)
 	}
 	ri := run(1700 * time.Millisecond)
-	if ri.Connection != "reconnecting" || ri.Latency != 0 {
-		t.Errorf("no pong for 1.7 s (beat 1 s): %s with latency %s, want reconnecting and no latency", ri.Connection, ri.Latency)
+	if ri.State != "reconnecting" || ri.Latency != 0 {
+		t.Errorf("no pong for 1.7 s (beat 1 s): %s with latency %s, want reconnecting and no latency", ri.State, ri.Latency)
 	}
 }
 
 // The first ping waits for the backend's start on the host: its round trip
 // is not the link's latency; the next one's is.
 func TestFirstPongGivesNoLatency(t *testing.T) {
-	r := &Run{host: NewHost("box", connectedTransport{}, nil, nil), beat: time.Second, grace: 30 * time.Second,
-		ch: &ssh.Channel{}, exited: make(chan struct{}), changed: make(chan struct{}, 1), sentAt: map[uint64]time.Time{}}
-	r.sentAt[1] = time.Now().Add(-150 * time.Millisecond) // sent with the start
-	r.pong("1")
-	if r.latency != 0 {
-		t.Errorf("after the first pong: latency %s, want none yet", r.latency)
+	h := newHeartbeat(time.Second)
+	h.sentAt[1] = time.Now().Add(-150 * time.Millisecond) // sent with the start
+	h.pong("1")
+	if h.latency != 0 {
+		t.Errorf("after the first pong: latency %s, want none yet", h.latency)
 	}
-	r.sentAt[2] = time.Now().Add(-2 * time.Millisecond)
-	r.pong("2")
-	if r.latency < 2*time.Millisecond || r.latency > 100*time.Millisecond {
-		t.Errorf("after the second pong: latency %s, want its own round trip (about 2 ms)", r.latency)
+	h.sentAt[2] = time.Now().Add(-2 * time.Millisecond)
+	h.pong("2")
+	if h.latency < 2*time.Millisecond || h.latency > 100*time.Millisecond {
+		t.Errorf("after the second pong: latency %s, want its own round trip (about 2 ms)", h.latency)
 	}
 }

@@ -1,16 +1,16 @@
-// Package remote runs backends on other hosts: the instance.Runner and
-// instance.Process of a backend whose settings name a host (issue 25,
+// Package remote runs backends on other hosts: the run.Runner and
+// run.Process of a backend whose settings name a host (issue 25,
 // DESIGN "Remote backends (SSH)").
 //
-// A Host is one remote machine for the app's session: its transport (one
-// multiplexed ssh connection, backend/ssh) and the core installed there
-// once (backend/remotecore). A Run is one run of a backend there: a
-// channel running our remote watchdog (remotewd.RemoteMain), whose stdin
-// is its lifeline; the heartbeat the app writes into it every few seconds
-// and the watchdog answers; the backend's output streamed back into its
-// log; and a forward from a local loopback port to the backend's remote
-// one, through which the health check, Open Hermes and Copy connection
-// details reach it.
+// A Machine is one remote machine for the app's session: its transport
+// (one multiplexed ssh connection, backend/ssh) and the core installed
+// there once (backend/remotecore). An Instance is one run of a backend
+// there: a channel running our remote watchdog (remotewd.RemoteMain),
+// whose stdin is its lifeline; the heartbeat the app writes into it every
+// few seconds and the watchdog answers; the backend's output streamed
+// back into its log; and a forward from a local loopback port to the
+// backend's remote one, through which the health check, Open Hermes and
+// Copy connection details reach it.
 //
 // When the channel closes (quit, crash, a killed ssh client) the remote
 // watchdog tears the tree down at once; when it stays open but silent (a
@@ -18,7 +18,6 @@
 // shorter than the grace shows as "reconnecting" and heals on the same
 // channel: the same remote backend, its forward re-added if ssh lost it.
 //
-// It sits in the engine beside instance: it imports instance (the seam),
-// ssh, remotecore, runspec, settings, logs, lockfile and watchdog's wire
-// protocol, never backend.
+// A remote run is a peer of the local one (backend/instance): both
+// implement package run, and neither imports the other.
 package remote

@@ -28,10 +28,10 @@ type Transport interface {
 	Status() ssh.Status
 }
 
-// Host is one remote machine for the app's session: its transport and the
-// core installed there, installed at most once at a time and again only
-// after a failure.
-type Host struct {
+// Machine is one remote machine for the app's session: its transport and
+// the core installed there, installed at most once at a time and again
+// only after a failure.
+type Machine struct {
 	// Destination is the ssh destination, as the settings name it.
 	Destination string
 	t           Transport
@@ -45,22 +45,22 @@ type Host struct {
 	installed *remotecore.Installed
 }
 
-// NewHost is the host dest reached through t, running cores (coresErr says
+// NewMachine is the machine dest reached through t, running cores (coresErr says
 // why there are none: each start then fails with it).
-func NewHost(dest string, t Transport, cores *remotecore.Cores, coresErr error) *Host {
-	return &Host{Destination: dest, t: t, cores: cores, coresErr: coresErr}
+func NewMachine(dest string, t Transport, cores *remotecore.Cores, coresErr error) *Machine {
+	return &Machine{Destination: dest, t: t, cores: cores, coresErr: coresErr}
 }
 
 // Forget drops what Install found, so the next Install checks the host
 // again (and uploads again if need be).
-func (h *Host) Forget() {
+func (h *Machine) Forget() {
 	h.mu.Lock()
 	h.installed = nil
 	h.mu.Unlock()
 }
 
 // Install connects and makes sure the core is in place on the host.
-func (h *Host) Install(ctx context.Context) (remotecore.Installed, error) {
+func (h *Machine) Install(ctx context.Context) (remotecore.Installed, error) {
 	if h.cores == nil {
 		return remotecore.Installed{}, fmt.Errorf("remote: %s: %w", h.Destination, h.coresErr)
 	}

@@ -25,7 +25,7 @@ type Config struct {
 	SSH string
 }
 
-// Hosts are the remote hosts of the app's session, one Host (one
+// Hosts are the remote hosts of the app's session, one Machine (one
 // connection, one authentication) per destination, made on first use and
 // closed together.
 type Hosts struct {
@@ -35,10 +35,10 @@ type Hosts struct {
 	version    string
 
 	mu        sync.Mutex
-	hosts     map[string]*Host
+	hosts     map[string]*Machine
 	sshConfig string // the ssh config file new connections read (SetSSHConfig)
 	closed    bool
-	retired   []*Host // replaced by a newer ssh config; closed with the rest
+	retired   []*Machine // replaced by a newer ssh config; closed with the rest
 	// cores are located once, on first use.
 	cores    *remotecore.Cores
 	coresErr error
@@ -49,7 +49,7 @@ type Hosts struct {
 // runs each master's watchdog shim, version names the cores to install.
 func NewHosts(cfg Config, controlDir, self, version string) *Hosts {
 	ssh.SweepStale(controlDir) // what masters of instances now dead left
-	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Host{}, sshConfig: cfg.SSHConfig}
+	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Machine{}, sshConfig: cfg.SSHConfig}
 }
 
 // SetSelf changes the executable the masters' shims run from, for the
@@ -67,8 +67,8 @@ func (hs *Hosts) DisconnectGrace() time.Duration { return hs.cfg.DisconnectGrace
 // ErrClosed means the app is shutting down: no new connection.
 var ErrClosed = errors.New("remote: the app is shutting down")
 
-// Get returns the Host of dest, making it on first use.
-func (hs *Hosts) Get(dest string) (*Host, error) {
+// Get returns the Machine of dest, making it on first use.
+func (hs *Hosts) Get(dest string) (*Machine, error) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.closed {
@@ -91,7 +91,7 @@ func (hs *Hosts) Get(dest string) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remote: %s: %w", dest, err)
 	}
-	h := NewHost(dest, t, hs.cores, hs.coresErr)
+	h := NewMachine(dest, t, hs.cores, hs.coresErr)
 	h.closer, h.sshConfig = t, hs.sshConfig
 	hs.hosts[dest] = h
 	return h, nil
@@ -134,7 +134,7 @@ func (hs *Hosts) Close() {
 	hs.mu.Lock()
 	hs.closed = true
 	hosts := append(slices.Collect(maps.Values(hs.hosts)), hs.retired...)
-	hs.hosts, hs.retired = map[string]*Host{}, nil
+	hs.hosts, hs.retired = map[string]*Machine{}, nil
 	hs.mu.Unlock()
 	for _, h := range hosts {
 		if h.closer != nil {

@@ -4,75 +4,73 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"net"
 	"strconv"
 	"time"
-
-	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/lockfile"
 )
 
-// Record is nil: a remote run has no local ownership record. Its
-// ownership lives on its host (Hermes' lock and our session file, written
-// by the remote watchdog); here it has only our ssh client, a child of
-// the app that ends with the master, which runs behind its own shim.
-func (r *Run) Record(int) *lockfile.Record { return nil }
-
 // Release lets the remote watchdog start the backend.
-func (r *Run) Release() error {
-	r.releaseOnce.Do(func() { close(r.released) })
+func (r *Instance) Release() error {
+	r.released.open()
 	return nil
 }
 
 // BackendKnown is closed once the remote watchdog reported the backend.
-func (r *Run) BackendKnown() <-chan struct{} { return r.backendKnown }
+func (r *Instance) BackendKnown() <-chan struct{} { return r.backendKnown }
 
 // Token is the session token of a desktop-owned kind ("" for a dashboard).
-func (r *Run) Token() string { return r.token }
+func (r *Instance) Token() string { return r.ids.token }
 
 // Exited is closed once the channel has ended: the remote tree is gone,
 // or going (its lifeline is).
-func (r *Run) Exited() <-chan struct{} { return r.exited }
+func (r *Instance) Exited() <-chan struct{} { return r.exited }
 
 // Info is what the status shows of the run; its PIDs are the host's.
-func (r *Run) Info() instance.Info {
+func (r *Instance) Info() run.Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	in := instance.Info{
-		PID: r.backend.Backend.PID, ShimPID: r.hello.Shim.PID, Nonce: r.nonce, Argv: r.spec.Command,
-		Containment: instance.Containment(r.backend.Containment), Reason: r.backend.Reason, Cgroup: r.backend.Cgroup,
+	in := run.Info{
+		PID: r.said.backend.Backend.PID, ShimPID: r.said.hello.Shim.PID, Nonce: r.ids.nonce, Argv: r.spec.Command,
+		Containment: model.Containment(r.said.backend.Containment), Reason: r.said.backend.Reason, Cgroup: r.said.backend.Cgroup,
 	}
-	if len(r.backend.Argv) > 0 {
-		in.Argv = r.backend.Argv
+	if len(r.said.backend.Argv) > 0 {
+		in.Argv, in.Command = r.said.backend.Argv, r.said.backend.Argv // what runs there, as the remote watchdog resolved it
 	}
-	in.Remote = &instance.RemoteInfo{
-		Host: r.host.Destination, Platform: r.hello.Platform, Port: r.remotePort,
-		Latency: r.latency, LockDir: r.backend.LockDir, Error: r.failure,
-	}
-	select {
-	case <-r.exited: // the channel ended: nothing listens there for us any more
-		in.Remote.Port, in.Remote.Latency = 0, 0
-	default:
-	}
-	r.connection(in.Remote)
 	return in
 }
 
+// Connection is the connection to the host as it is now; safe to call
+// from any goroutine.
+func (r *Instance) Connection() run.Connection {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := run.Connection{
+		Host: r.host.Destination, Platform: r.said.hello.Platform, Port: r.remotePort,
+		Latency: r.beat.measured(), LockDir: r.said.backend.LockDir, Error: r.said.failure,
+	}
+	select {
+	case <-r.exited: // the channel ended: nothing listens there for us any more
+		c.Port, c.Latency = 0, 0
+	default:
+	}
+	r.connection(&c)
+	return c
+}
+
 // connection fills in the connection's state: the host's while there is
-// no channel yet, else the heartbeat's ("reconnecting" once a pong is
-// later than silenceLimit, its latency no longer shown). Called with mu
-// held.
-func (r *Run) connection(ri *instance.RemoteInfo) {
+// no channel yet, else the heartbeat's. Called with mu held.
+func (r *Instance) connection(c *run.Connection) {
 	st := r.host.t.Status()
-	ri.Connection = st.State.String()
-	if st.State.String() == "reconnecting" || st.State.String() == "connecting" {
-		ri.Attempt, ri.NextAttempt = st.Attempt, st.Next
+	c.State = st.State.String()
+	if c.State == "reconnecting" || c.State == "connecting" {
+		c.Attempt, c.NextAttempt = st.Attempt, st.Next
 	}
-	if st.Err != nil && ri.Error == "" {
-		ri.Error = st.Err.Error()
+	if st.Err != nil && c.Error == "" {
+		c.Error = st.Err.Error()
 	}
-	if r.ch == nil || r.lastPong.IsZero() {
+	if r.ch == nil {
 		return
 	}
 	select {
@@ -80,29 +78,20 @@ func (r *Run) connection(ri *instance.RemoteInfo) {
 		return
 	default:
 	}
-	silent := time.Since(r.lastPong)
-	if silent <= r.silenceLimit() {
-		ri.Connection = "connected"
-		return
-	}
-	ri.Connection = "reconnecting"
-	ri.Latency = 0 // the last one measured says nothing of now
-	ri.Attempt = int(silent / r.beat)
-	ri.NextAttempt = r.lastPong.Add(time.Duration(ri.Attempt+1) * r.beat)
-	ri.Error = fmt.Sprintf("no answer from %s for %s; the backend there ends after %s without one", r.host.Destination, silent.Round(time.Second), r.grace)
+	r.beat.show(c, r.host.Destination, r.grace)
 }
 
 // AwaitReady waits for the backend's port in its output, forwards a local
 // port to it, and checks its health through the forward; the port
 // returned is the local end.
-func (r *Run) AwaitReady(ctx context.Context) (int, error) {
+func (r *Instance) AwaitReady(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.spec.StartTimeout)
 	defer cancel()
 	var remote int
 	select {
-	case remote = <-r.portFound:
+	case remote = <-r.ready.Found():
 	case <-r.exited:
-		return 0, instance.ErrExitedEarly // Exit says why; the Supervisor reads it there
+		return 0, run.ErrExitedEarly // Exit says why; the Supervisor reads it there
 	case <-ctx.Done():
 		r.mu.Lock()
 		started := r.ch != nil
@@ -112,17 +101,17 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 			if st := r.host.t.Status(); st.Err != nil {
 				what += " (" + st.State.String() + ": " + st.Err.Error() + ")"
 			}
-			return 0, instance.TimeoutError(ctx, r.spec, what)
+			return 0, run.TimeoutError(ctx, r.spec, what)
 		}
-		return 0, instance.TimeoutError(ctx, r.spec, "announce a port on "+r.host.Destination+" (no line matched "+strconv.Quote(r.spec.ReadyRegex)+")")
+		return 0, run.TimeoutError(ctx, r.spec, "announce a port on "+r.host.Destination+" (no line matched "+strconv.Quote(r.spec.ReadyRegex)+")")
 	}
 	local, err := r.forward(ctx, remote)
 	if err != nil {
 		return 0, err
 	}
-	r.send("port " + strconv.Itoa(remote))
+	r.line.send("port " + strconv.Itoa(remote))
 	base := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(local))
-	if err := instance.AwaitHealth(ctx, base, r.spec, r.token, r.exited); err != nil {
+	if err := run.AwaitHealth(ctx, base, r.spec, r.ids.token, r.exited); err != nil {
 		return 0, err
 	}
 	return local, nil
@@ -130,7 +119,7 @@ func (r *Run) AwaitReady(ctx context.Context) (int, error) {
 
 // forward forwards a free local port to the remote one, trying another
 // port when one was taken meanwhile.
-func (r *Run) forward(ctx context.Context, remote int) (int, error) {
+func (r *Instance) forward(ctx context.Context, remote int) (int, error) {
 	var last error
 	for range 3 {
 		local, err := freePort()
@@ -147,41 +136,35 @@ func (r *Run) forward(ctx context.Context, remote int) (int, error) {
 	return 0, fmt.Errorf("remote: forward a local port to port %d on %s: %w", remote, r.host.Destination, last)
 }
 
-// Sample answers leakguard.ErrGone: the remote tree is not sampled from
-// here; the status shows the remote PIDs and the connection instead.
-func (r *Run) Sample() (instance.Sampled, error) {
-	return instance.Sampled{}, fmt.Errorf("%w: the tree on %s is not sampled", leakguard.ErrGone, r.host.Destination)
-}
-
 // Exit says how the run ended: the backend's status as the remote
 // watchdog reported it, or unknown when the channel ended without its
 // last word.
-func (r *Run) Exit() instance.Exit {
+func (r *Instance) Exit() run.Exit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case r.failure != "":
-		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true, Why: r.failure, Permanent: r.permanent}}
-	case r.exit == nil:
-		return instance.Exit{Status: instance.ExitStatus{Code: -1, Unknown: true,
+	case r.said.failure != "":
+		return run.Exit{Status: run.ExitStatus{Code: -1, Unknown: true, Why: r.said.failure, Permanent: r.said.permanent}}
+	case r.said.exit == nil:
+		return run.Exit{Status: run.ExitStatus{Code: -1, Unknown: true,
 			Why: "the connection to " + r.host.Destination + " ended without word from the backend's watchdog there"}}
 	}
-	st := instance.ExitStatus{Code: r.exit.Code}
-	if r.exit.Code > 128 && r.exit.Why != "the backend exited" {
-		st.Why = fmt.Sprintf("on %s: %s (%s)", r.host.Destination, r.exit.Why, st)
+	st := run.ExitStatus{Code: r.said.exit.Code}
+	if r.said.exit.Code > 128 && r.said.exit.Why != "the backend exited" {
+		st.Why = fmt.Sprintf("on %s: %s (%s)", r.host.Destination, r.said.exit.Why, st)
 	}
-	return instance.Exit{Status: st}
+	return run.Exit{Status: st}
 }
 
 // Stop asks the remote watchdog to tear the tree down and waits for the
 // channel to end (it is killed when that takes too long: EOF on the
 // lifeline ends the tree there too). Idempotent.
-func (r *Run) Stop() error {
-	r.stopOnce.Do(func() { close(r.stopping) })
+func (r *Instance) Stop() error {
+	r.stopping.open()
 	select {
 	case <-r.exited:
 		return nil
-	case <-time.After(r.spec.Grace + instance.ShimKillMargin + instance.ExitWait):
+	case <-time.After(r.spec.Grace + run.ShimKillMargin + run.ExitWait):
 		return fmt.Errorf("backend %s: the channel to %s did not end", r.spec.Name, r.host.Destination)
 	}
 }
@@ -192,7 +175,7 @@ var errNoLastWord = errors.New("remote: the channel ended before the remote watc
 
 // TreeGone is nil once the remote watchdog said the tree is gone, or when
 // the backend never started there.
-func (r *Run) TreeGone() error {
+func (r *Instance) TreeGone() error {
 	select {
 	case <-r.exited:
 	default:
@@ -200,16 +183,8 @@ func (r *Run) TreeGone() error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.exit != nil || r.backend.Backend.PID == 0 {
+	if r.said.exit != nil || r.said.backend.Backend.PID == 0 {
 		return nil
 	}
 	return errNoLastWord
 }
-
-// Handover is empty: a remote run is never adopted (handoff.View.Remote);
-// the successor starts it anew over its own connection.
-func (r *Run) Handover() instance.Handover { return instance.Handover{} }
-
-// Detach ends the run in the background: a successor does not take a
-// remote run over (it starts its own), so letting go of it is ending it.
-func (r *Run) Detach() { go func() { _ = r.Stop() }() }

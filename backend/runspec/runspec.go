@@ -1,10 +1,7 @@
 // Package runspec describes what the launcher runs for one backend: its
 // kind, command, ready pattern, health path and timings (Spec), with the
 // defaults and the command Hermes' kinds resolve to. It is what settings
-// and flags become, and what an instance is started from.
-//
-// It sits below backend: it imports backend/hermes, backend/settings,
-// lockfile and platform/cmdline, never backend.
+// and flags become, and what a run is started from.
 package runspec
 
 import (
@@ -13,8 +10,8 @@ import (
 	"os/exec"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/cmdline"
 )
 

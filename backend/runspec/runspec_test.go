@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/hermes"
 )
 
 const self = "/opt/hermes-desktop/hermes-desktop"

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
+	"hermes-desktop/contract/errkind"
 )
 
 // childSuccessor is a real child standing in for the new instance.
@@ -74,7 +74,7 @@ func TestApplyInstalledHandsOverToTheReplacedExecutable(t *testing.T) {
 	h := &handOffHost{t: t}
 	u := newTestUpdaterOn(t, Config{Exe: exe, CheckInterval: -1}, h)
 	u.Start()
-	if err := u.ApplyInstalled(t.Context()); !errors.Is(err, control.ErrRefused) || len(h.args) != 0 {
+	if err := u.ApplyInstalled(t.Context()); !errors.Is(err, errkind.ErrRefused) || len(h.args) != 0 {
 		t.Fatalf("before an upgrade: got %v after %d handoffs, want refused and none", err, len(h.args))
 	}
 

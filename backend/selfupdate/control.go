@@ -6,6 +6,7 @@ import (
 
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
+	"hermes-desktop/contract/errkind"
 )
 
 // HandleControl answers the control socket's update operations (update
@@ -31,5 +32,5 @@ func (u *Updater) HandleControl(ctx context.Context, req control.Request) (any, 
 		}
 		return protocol.OpUpdateSkip.Answer(protocol.SkipResult{Skipped: args.Version}, u.Skip(args.Version))
 	}
-	return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+	return nil, fmt.Errorf("%w %q", errkind.ErrUnknownOp, req.Op)
 }

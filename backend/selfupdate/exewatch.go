@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/instance"
+	"hermes-desktop/contract/errkind"
 )
 
 // A package upgrade (dpkg, an installer) can replace our executable under
@@ -80,7 +80,7 @@ func (u *Updater) NewExecutable() (string, bool) {
 func (u *Updater) ApplyInstalled(ctx context.Context) error {
 	exe, ok := u.NewExecutable()
 	if !ok {
-		return fmt.Errorf("%w: this instance's executable has not changed on disk: nothing to apply", control.ErrRefused)
+		return fmt.Errorf("%w: this instance's executable has not changed on disk: nothing to apply", errkind.ErrRefused)
 	}
 	succ, err := u.host.HandOff(ctx, protocol.HandoffArgs{To: exe, Mode: protocol.HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
 	if succ != nil { // the new instance owns the backends, error or not

@@ -25,7 +25,7 @@ type Host interface {
 	HandedOver()
 	// Busy says why the instance cannot be handed over now (a handoff is
 	// under way, a backend is starting or restarting), as an error of kind
-	// control.ErrBusy; nil when it can.
+	// errkind.ErrBusy; nil when it can.
 	Busy() error
 	// CrashCounts is each backend's crash count, the baseline against
 	// which the health window tells a crash loop.

@@ -19,10 +19,10 @@ import (
 
 	"aead.dev/minisign"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/errkind"
 )
 
 // testFeed serves a signed manifest that offers version, and counts the
@@ -60,13 +60,13 @@ func newTestFeed(t *testing.T, priv minisign.PrivateKey, version string) *testFe
 type idleHost struct{ published atomic.Int32 }
 
 func (h *idleHost) HandOff(context.Context, protocol.HandoffArgs) (Successor, error) {
-	return nil, fmt.Errorf("%w: no handoff in this test", control.ErrRefused)
+	return nil, fmt.Errorf("%w: no handoff in this test", errkind.ErrRefused)
 }
 func (h *idleHost) HandedOver()                 {}
 func (h *idleHost) Busy() error                 { return nil }
 func (h *idleHost) CrashCounts() map[string]int { return nil }
 func (h *idleHost) StartFresh(context.Context, string) (Successor, error) {
-	return nil, fmt.Errorf("%w: no start in this test", control.ErrRefused)
+	return nil, fmt.Errorf("%w: no start in this test", errkind.ErrRefused)
 }
 func (h *idleHost) PublishStatus()   { h.published.Add(1) }
 func (h *idleHost) AddNotice(string) {}

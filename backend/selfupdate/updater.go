@@ -35,8 +35,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/errkind"
 )
 
 // First automatic check: this long after start, plus up to as much again.
@@ -227,7 +227,7 @@ func (u *Updater) Check(ctx context.Context, download bool) (update.Check, error
 // Skip stops offering version ("" offers everything again).
 func (u *Updater) Skip(version string) error {
 	if err := update.Skip(u.dir, version); err != nil {
-		return fmt.Errorf("%w: %w", control.ErrBadRequest, err)
+		return fmt.Errorf("%w: %w", errkind.ErrBadRequest, err)
 	}
 	u.status.change(func(i *update.Info) {
 		i.Skipped = version
@@ -243,7 +243,7 @@ func (u *Updater) Skip(version string) error {
 // handoff or a restart.
 func (u *Updater) allowed() error {
 	if until := u.status.probation(); time.Now().Before(until) {
-		return fmt.Errorf("%w: this version is in its health window after an update until %s", control.ErrBusy, until.Format(time.TimeOnly))
+		return fmt.Errorf("%w: this version is in its health window after an update until %s", errkind.ErrBusy, until.Format(time.TimeOnly))
 	}
 	return u.host.Busy()
 }

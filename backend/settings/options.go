@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"strings"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // Options is the one table of the launcher's options: each says where it

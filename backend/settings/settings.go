@@ -3,10 +3,6 @@
 // validation, and loading it so that a file that cannot be trusted is set
 // aside (never deleted) and the defaults used. What each value means to the
 // engine, backend.Config.ApplySettings says.
-//
-// It sits below backend: it imports lockfile (reading and atomic writes),
-// backend/hermes (the loopback rule), platform/cmdline and the standard
-// library, never backend.
 package settings
 
 import (
@@ -20,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/human"

@@ -9,7 +9,7 @@
 // that is a long tail of differences; running ssh(1) inherits it.
 //
 // One authentication per host: a Host runs one master (`ssh -M -N`,
-// ControlPersist off, our child, reaped by Close) with its control socket
+// ControlPersist off, our child, collected by Close) with its control socket
 // in our state dir; every command and forward goes through it as a mux
 // client (`-S socket -o ControlMaster=no`). A mux client never opens a
 // connection of its own: ProxyCommand=false makes ssh's fallback (master

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"hermes-desktop/platform/cmdline"
+
+	"hermes-desktop/platform/proc"
 )
 
 // Sentinels for the cases callers branch on (errors.Is).
@@ -154,13 +156,13 @@ func hostKeyError(ctx context.Context, o Options, r resolved, kind error) error 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	scan, err := exec.CommandContext(ctx, "ssh-keyscan", "-T", "5", "-p", r.Port, "--", r.HostName).Output()
+	scan, err := proc.OutputChild(exec.CommandContext(ctx, "ssh-keyscan", "-T", "5", "-p", r.Port, "--", r.HostName))
 	if err != nil || len(scan) == 0 {
 		return e
 	}
 	keygen := exec.CommandContext(ctx, "ssh-keygen", "-lf", "-")
 	keygen.Stdin = bytes.NewReader(scan)
-	out, err := keygen.Output()
+	out, err := proc.OutputChild(keygen)
 	if err != nil {
 		return e
 	}

@@ -274,7 +274,7 @@ func (h *Host) watch(m *master) {
 
 // Close ends the master (`ssh -O exit`, then its shim's teardown if it
 // lingers), waits for it and every goroutine of the Host, and removes the
-// socket. Channels from Start end with it (their caller reaps them).
+// socket. Channels from Start end with it (their caller collects them).
 // Idempotent.
 func (h *Host) Close() error {
 	h.mu.Lock()

@@ -21,6 +21,8 @@ import (
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // newHost returns a Host for the test server's alias; Close runs at the
@@ -156,19 +158,15 @@ func TestRunTimeoutKillsRemote(t *testing.T) {
 	}
 	// The master's sshd processes stay; nothing else may.
 	var left []sshtest.Proc
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitfor.Try(10*time.Second, func() bool {
 		left = left[:0]
 		for _, p := range srv.Processes() {
 			if !strings.HasPrefix(p.Args, "sshd") {
 				left = append(left, p)
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(left) == 0
+	})
 	if len(left) > 0 {
 		t.Errorf("left on the remote after the timeout: %v", left)
 	}
@@ -251,10 +249,7 @@ func TestReconnectBackoffBounded(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for h.Status().State != ssh.Failed && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Try(30*time.Second, func() bool { return h.Status().State == ssh.Failed })
 	l.Close()
 	<-acceptDone
 	if st := h.Status(); st.State != ssh.Failed {
@@ -400,12 +395,7 @@ func TestMasterDiesWithApp(t *testing.T) {
 
 // gone waits up to d for id to be no running process.
 func gone(id proc.Identity, d time.Duration) bool {
-	for deadline := time.Now().Add(d); alive(id); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			return false
-		}
-	}
-	return true
+	return waitfor.Try(d, func() bool { return !alive(id) })
 }
 
 // descendantsNamed lists root's live descendants whose comm is name.

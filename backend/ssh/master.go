@@ -27,48 +27,42 @@ const masterGrace = 2 * time.Second
 // lifeline, open (issue 25). One goroutine (run) owns the shim's Wait and
 // closes done after it; ready closes when the ready line arrives.
 type master struct {
-	cmd      *exec.Cmd
-	lifeline *os.File // our end of the shim's lifeline; closing it ends the master
-	stderr   *Tail
-	ready    chan struct{}
-	done     chan struct{}
-	waited   func() // drops cmd's registration with the orphan collector
+	cmd    *exec.Cmd
+	shim   *watchdog.ShimClient // closing it ends the master
+	stderr *Tail
+	ready  chan struct{}
+	done   chan struct{}
+	waited func() // drops cmd's registration with the orphan collector
 }
 
-// startMaster spawns the shim, releases it, waits for its report that ssh
-// runs, and starts the goroutine that owns the shim.
+// startMaster starts ssh behind the shim, releases it, waits for its
+// report that ssh runs, and starts the goroutine that owns the shim.
 func startMaster(self string, owner proc.Identity, ssh string, args []string) (*master, error) {
-	pipes, err := watchdog.NewShimPipes()
-	if err != nil {
-		return nil, fmt.Errorf("ssh: master: %w", err)
+	m := &master{stderr: NewTail(8 << 10), ready: make(chan struct{}), done: make(chan struct{})}
+	var out io.Reader
+	prepare := func(cmd *exec.Cmd) error {
+		setProcAttr(cmd)
+		cmd.Stderr = m.stderr
+		var err error
+		out, err = cmd.StdoutPipe()
+		return err
 	}
-	defer pipes.Report.Close()
-	argv := watchdog.ShimCommand(self, watchdog.ShimOptions{
-		Lifeline:  pipes.ShimLifeline,
-		Report:    pipes.ShimReport,
-		OwnerExit: pipes.ShimOwnerExit,
-		Parent:    watchdog.Parent{PID: owner.PID, Start: owner.Start},
-		Grace:     masterGrace,
-		Argv:      append([]string{ssh}, args...),
-	})
-	cmd := exec.Command(argv[0], argv[1:]...)
-	setProcAttr(cmd)
-	m := &master{cmd: cmd, lifeline: pipes.Lifeline, stderr: NewTail(8 << 10), ready: make(chan struct{}), done: make(chan struct{})}
-	cmd.Stderr = m.stderr
-	out, err := cmd.StdoutPipe()
-	if err == nil {
-		err = pipes.Attach(cmd)
-	}
-	if err == nil {
+	start := func(cmd *exec.Cmd) error {
+		var err error
 		m.waited, err = proc.StartChild(cmd)
+		return err
 	}
-	pipes.CloseShimEnds()
+	var err error
+	m.cmd, m.shim, err = watchdog.StartShim(self, watchdog.ShimOptions{
+		Parent: watchdog.Parent{PID: owner.PID, Start: owner.Start},
+		Grace:  masterGrace,
+		Argv:   append([]string{ssh}, args...),
+	}, prepare, start)
 	if err != nil {
-		m.lifeline.Close()
 		return nil, fmt.Errorf("ssh: start the master's shim %s: %w", self, err)
 	}
-	go m.run(out) // ends when the shim exits and is reaped
-	if err := m.release(pipes.Report); err != nil {
+	go m.run(out) // ends when the shim exits and is collected
+	if err := m.release(); err != nil {
 		m.kill()
 		<-m.done
 		return nil, err
@@ -78,11 +72,11 @@ func startMaster(self string, owner proc.Identity, ssh string, args []string) (*
 
 // release lets the shim start ssh and reads its report: ssh runs, or why
 // not (not found, say).
-func (m *master) release(report io.Reader) error {
-	if _, err := io.WriteString(m.lifeline, watchdog.FormatStart()); err != nil {
-		return fmt.Errorf("ssh: release the master's shim: %w", err)
+func (m *master) release() error {
+	if err := m.shim.Release(); err != nil {
+		return fmt.Errorf("ssh: the master: %w", err)
 	}
-	r, err := watchdog.ReadReport(report)
+	r, err := m.shim.ReadReport()
 	switch {
 	case err != nil:
 		return fmt.Errorf("ssh: the master's shim: %w: %s", err, lastLine(m.stderr.String()))
@@ -92,7 +86,8 @@ func (m *master) release(report io.Reader) error {
 	return nil
 }
 
-// run reads stdout until EOF (the ready line, then nothing), then reaps.
+// run reads stdout until EOF (the ready line, then nothing), then
+// collects the shim.
 func (m *master) run(out io.Reader) {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
@@ -131,22 +126,14 @@ func (m *master) waitReady(ctx context.Context, timeout time.Duration) error {
 // then SIGKILL after masterGrace), then exits. No PID is signalled, so
 // nothing can hit a reused one. Idempotent.
 func (m *master) kill() {
-	if err := m.lifeline.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+	if err := m.shim.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		_ = m.cmd.Process.Kill() // cannot happen for a pipe; the shim at least goes
 	}
 }
 
 // sshStderr is the master's stderr without the shim's own log lines, so
 // that classify and lastLine see what ssh said.
-func (m *master) sshStderr() string {
-	var b strings.Builder
-	for line := range strings.Lines(m.stderr.String()) {
-		if !strings.Contains(line, "component=watchdog") {
-			b.WriteString(line)
-		}
-	}
-	return b.String()
-}
+func (m *master) sshStderr() string { return watchdog.WithoutShimLog(m.stderr.String()) }
 
 // Tail keeps the last bytes written to it (a command's stderr, for the
 // line an error quotes). Safe for concurrent use.

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"hermes-desktop/platform/proc"
 )
 
 // resolved is what ssh -G says a destination means under the user's
@@ -35,7 +37,7 @@ func resolve(ctx context.Context, o Options) (resolved, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	args := append(configArgs(o), "-G", "--", o.Destination)
-	out, err := exec.CommandContext(ctx, o.SSH, args...).Output()
+	out, err := proc.OutputChild(exec.CommandContext(ctx, o.SSH, args...))
 	if err != nil {
 		return resolved{}, fmt.Errorf("ssh: resolve %q (ssh -G): %w%s", o.Destination, err, stderrOf(err))
 	}

@@ -137,7 +137,7 @@ func StartChannel(cmd *exec.Cmd) (*Channel, error) {
 	return c, nil
 }
 
-// Wait waits for the channel to end (read Stdout to EOF first) and reaps
+// Wait waits for the channel to end (read Stdout to EOF first) and collects
 // our ssh client.
 func (c *Channel) Wait() error {
 	err := c.cmd.Wait()
@@ -202,7 +202,7 @@ func (h *Host) control(ctx context.Context, op string, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	a := append(h.clientArgs("-O", op), args...)
-	out, err := exec.CommandContext(ctx, h.opts.SSH, append(a, "--", h.opts.Destination)...).CombinedOutput()
+	out, err := proc.CombinedOutputChild(exec.CommandContext(ctx, h.opts.SSH, append(a, "--", h.opts.Destination)...))
 	if err != nil {
 		return fmt.Errorf("ssh: -O %s %s: %w: %s", op, h.opts.Destination, err, lastLine(string(out)))
 	}

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"hermes-desktop/backend/hermes"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
-	"hermes-desktop/platform/human"
+	"hermes-desktop/backend/run"
+	"hermes-desktop/contract/hermes"
 )
 
 // onExit handles an exit nobody asked for. Not every one is a crash: a
@@ -20,7 +19,7 @@ func (s *Supervisor) onExit(ctx context.Context) error {
 	s.live.Store(nil) // what the status shows of the run stays as it was last seen
 	e := s.cur.Exit()
 	if e.Attach != nil {
-		if s.curPort == 0 {
+		if s.cur.port == 0 {
 			return s.enterExternal(e.Attach)
 		}
 		e.Attach.Stop() // it was ready: its URL is its own, not another's
@@ -41,7 +40,7 @@ func (s *Supervisor) onExit(ctx context.Context) error {
 
 // enterExternal shows the backend someone else runs as ours to use, not
 // ours to manage: no PID, no record, never signalled.
-func (s *Supervisor) enterExternal(ext *instance.External) error {
+func (s *Supervisor) enterExternal(ext *run.External) error {
 	err := s.move(model.StateExternal, func() bool {
 		s.halt() // the instance that found it has exited: its record goes
 		s.ext = ext
@@ -66,7 +65,7 @@ func (s *Supervisor) checkExternal(ctx context.Context) error {
 		return nil
 	}
 	s.ext.Failures++
-	if s.ext.Failures < instance.ExternalFailures {
+	if s.ext.Failures < run.ExternalFailures {
 		return nil
 	}
 	s.out.Add("launcher", "the Hermes backend at "+s.ext.Page+" went away: starting our own")
@@ -86,21 +85,13 @@ func (s *Supervisor) leaveExternal() {
 func (s *Supervisor) onCrash(reason string) error {
 	s.log.Warn("backend stopped unexpectedly", "reason", reason)
 	s.out.Add("launcher", reason)
-	now := time.Now()
-	var recent []time.Time
-	for _, t := range s.crashes {
-		if now.Sub(t) < s.policy.Window {
-			recent = append(recent, t)
-		}
-	}
-	if len(recent) >= s.policy.Max {
-		s.crashes = recent
-		return s.fail(fmt.Sprintf("%s; restarted %d times within %s, giving up", reason, len(recent), human.Duration(s.policy.Window)))
+	giveUp, crashes := s.restarts.crashed(reason, time.Now())
+	if giveUp != "" {
+		return s.fail(giveUp)
 	}
 	return s.move(model.StateRestarting, func() bool {
 		s.halt()
-		s.crashes = append(recent, now)
-		s.timer = time.NewTimer(s.policy.Backoff << (len(s.crashes) - 1))
+		s.restarts.schedule(crashes)
 		return true
 	}, func(st *model.BackendStatus) {
 		st.Restarts++
@@ -131,54 +122,23 @@ func forgetRun(st *model.BackendStatus) {
 	st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = 0, 0, 0, "", ""
 	st.Containment, st.ContainmentReason, st.Cgroup = "", "", ""
 	st.Tree = nil
-	if st.Remote != nil { // the connection's last word stays; the dead run's figures go
-		st.Remote = &model.RemoteStatus{Connection: st.Remote.Connection, Platform: st.Remote.Platform, Error: st.Remote.Error}
-	}
+	st.Remote = lastWord(st.Remote)
 }
 
-// halt stops whatever runs or is scheduled, synchronously. An attached
-// backend is only let go of: it is not ours to stop.
-func (s *Supervisor) halt() {
+// halt stops whatever runs or is scheduled, synchronously; as a move's
+// act, it always gets there. An attached backend is only let go of: it is
+// not ours to stop.
+func (s *Supervisor) halt() bool {
 	s.leaveExternal()
-	if s.timer != nil {
-		s.timer.Stop()
-		s.timer = nil
-	}
-	if s.stopReady != nil {
-		s.stopReady()
-		s.stopReady = nil
-	}
-	s.readyCh = nil
+	s.restarts.cancel()
 	if s.cur == nil {
-		return
+		return true
 	}
+	s.cur.endWait()
 	if err := s.cur.Stop(); err != nil {
 		s.log.Error("stop", "err", err)
 	}
-	s.finish(s.cur)
+	s.cur.finish(s.records, s.log)
 	s.cur = nil
-}
-
-// halted is halt as a move's act.
-func (s *Supervisor) halted() bool {
-	s.halt()
 	return true
-}
-
-// finish removes the record of a run whose tree is gone. If the tree could
-// not be confirmed gone, the record stays: it is the evidence the next
-// boot's reaper needs.
-func (s *Supervisor) finish(p instance.Process) {
-	select {
-	case <-p.Exited():
-	default:
-		return
-	}
-	if err := p.TreeGone(); err != nil {
-		s.log.Error("the backend's tree may not be gone; its record stays for the next boot's reap", "err", err)
-		return
-	}
-	if err := s.records.Remove(p.Info().Nonce); err != nil {
-		s.log.Error("remove record", "err", err)
-	}
 }

@@ -27,9 +27,10 @@ import (
 
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -205,7 +206,7 @@ func newHarness(t *testing.T, o supOptions) *supHarness {
 	h.sup = New(spec, instance.Local{Params: params}, out, records, o.policy, lg.SampleInterval, slog.New(slog.DiscardHandler), h.rec.notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	go h.sup.run(ctx, o.autostart, nil, model.BackendStatus{})
+	go h.sup.serve(ctx, o.autostart, nil, model.BackendStatus{})
 	t.Cleanup(func() { h.shutdown(t) })
 	return h
 }
@@ -218,7 +219,7 @@ func (h *supHarness) shutdown(t *testing.T) {
 		h.cancel()
 		select {
 		case <-h.sup.Done():
-		case <-time.After(waitLimit + instance.ExitWait):
+		case <-time.After(waitLimit + run.ExitWait):
 			t.Errorf("run did not return after its context ended")
 			return
 		}

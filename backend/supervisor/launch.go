@@ -9,10 +9,9 @@ import (
 	"strconv"
 	"time"
 
-	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
+	"hermes-desktop/backend/run"
 )
 
 // launch starts a new run and starts watching for its readiness. It ends
@@ -32,20 +31,13 @@ func (s *Supervisor) launch(ctx context.Context) error {
 		info := s.cur.Info()
 		st.PID, st.ShimPID, st.Port, st.URL, st.PageURL = info.PID, info.ShimPID, 0, "", ""
 		st.Nonce, st.Started, st.ReadyAt, st.LogTail, st.Tree = info.Nonce, &started, nil, nil, nil
-		setContainment(st, info)
+		setRun(st, info, s.cur.connection())
 	})
 	if err != nil || s.cur == nil {
 		return err // refused, or the spawn failed and moved on
 	}
-	readyCtx, cancel := context.WithCancel(ctx)
-	ch := make(chan readyResult, 1) // never blocks the sender, even after we stop listening
-	s.readyCh, s.stopReady = ch, cancel
-	p := s.cur
-	go func() {
-		port, err := p.AwaitReady(readyCtx)
-		ch <- readyResult{inst: p, port: port, err: err}
-	}()
-	info := p.Info()
+	s.cur.awaitReady(ctx)
+	info := s.cur.Info()
 	leader := info.ShimPID
 	if leader == 0 {
 		leader = info.PID
@@ -67,10 +59,8 @@ func (s *Supervisor) spawn() bool {
 		_ = s.onCrash(err.Error())
 		return false
 	}
-	if r := p.Record(0); r != nil {
-		err = s.records.Write(r)
-	}
-	if err != nil {
+	cur := newCurrent(p)
+	if err := cur.writeRecord(s.records); err != nil {
 		// Without a record we could not prove this backend is ours after a
 		// crash; do not run it. Stopped before Release, a shim still at its
 		// start barrier exits at once.
@@ -78,9 +68,10 @@ func (s *Supervisor) spawn() bool {
 		_ = s.fail(fmt.Sprintf("cannot write the ownership record: %v", err))
 		return false
 	}
-	s.cur, s.curPort, s.curReported = p, 0, p.Info().PID != 0
-	if p.Info().Remote != nil {
-		s.live.Store(&liveRun{p})
+	cur.reported = p.Info().PID != 0
+	s.cur = cur
+	if cur.can.Connected != nil {
+		s.live.Store(&liveConnection{cur.can.Connected})
 	}
 	if err := p.Release(); err != nil {
 		s.out.Add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
@@ -95,16 +86,18 @@ func (s *Supervisor) relaunch(ctx context.Context, why string) error {
 	if why != "" {
 		edit = func(st *model.BackendStatus) { st.Restarts++; st.LastRestart = why }
 	}
-	if err := s.move(model.StateStarting, s.halted, edit); err != nil {
+	if err := s.move(model.StateStarting, s.halt, edit); err != nil {
 		return err
 	}
 	return s.launch(ctx)
 }
 
 func (s *Supervisor) onReady(r readyResult) error {
-	s.readyCh = nil
-	if r.inst != s.cur {
-		return nil // a result about an instance we already stopped
+	if r.p != s.cur.process() {
+		return nil // a result about a run we already stopped
+	}
+	if s.cur != nil {
+		s.cur.ready = nil
 	}
 	if r.err != nil {
 		return s.notReady(r.err)
@@ -112,14 +105,14 @@ func (s *Supervisor) onReady(r readyResult) error {
 	url := "http://" + net.JoinHostPort(reap.ProbeHost(reap.ParseShape(s.spec.Command).Host), strconv.Itoa(r.port))
 	now := time.Now()
 	return s.move(model.StateReady, func() bool {
-		s.startTimeouts, s.curPort = 0, r.port
-		if err := s.writeRecord(); err != nil {
+		s.restarts.startTimeouts, s.cur.port = 0, r.port
+		if err := s.cur.writeRecord(s.records); err != nil {
 			s.log.Warn("update record with port", "err", err)
 		}
 		s.clock.Ready(now)
 		return true
 	}, func(st *model.BackendStatus) {
-		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.inst.Info().PID, r.port, url, &now, ""
+		st.PID, st.Port, st.URL, st.ReadyAt, st.LastError = r.p.Info().PID, r.port, url, &now, ""
 		st.PageURL = ""
 		if s.spec.ServesPage() {
 			st.PageURL = url + "/"
@@ -130,13 +123,12 @@ func (s *Supervisor) onReady(r readyResult) error {
 // notReady handles a start that did not become ready: a crash, or, after
 // too many in a row, a failure.
 func (s *Supervisor) notReady(err error) error {
-	if errors.Is(err, instance.ErrExitedEarly) || errors.Is(err, context.Canceled) {
+	if errors.Is(err, run.ErrExitedEarly) || errors.Is(err, context.Canceled) {
 		return nil // the exit is handled where it is noticed
 	}
 	s.out.Add("launcher", "not ready: "+err.Error())
-	s.startTimeouts++
-	if s.startTimeouts > s.policy.Max {
-		return s.fail(fmt.Sprintf("%s; it did not become ready in %d starts in a row, giving up", err, s.startTimeouts))
+	if why := s.restarts.timedOut(err); why != "" {
+		return s.fail(why)
 	}
 	return s.onCrash(err.Error())
 }
@@ -147,13 +139,16 @@ func (s *Supervisor) sample(ctx context.Context) {
 	if s.clock.Off() || s.cur == nil {
 		return
 	}
-	s.refreshRemote()
-	sm, err := s.cur.Sample()
+	s.showConnection(s.cur.connection())
+	if s.cur.can.Sampler == nil {
+		return // a tree this machine does not sample: the status shows its connection instead
+	}
+	sm, err := s.cur.can.Sampler.Sample()
 	if err != nil {
 		return // not known yet, or exiting: the exit is handled where it is seen
 	}
 	if sm.RecordChanged {
-		if err := s.writeRecord(); err != nil {
+		if err := s.cur.writeRecord(s.records); err != nil {
 			s.log.Warn("update record with descendants", "err", err)
 		}
 	}
@@ -165,58 +160,14 @@ func (s *Supervisor) sample(ctx context.Context) {
 	}
 }
 
-// publishTree keeps the sample in the status, and tells the window only
-// when something a person would notice changed: the processes, the
-// warnings, or the memory by more than a tenth. At rest, nothing is sent:
-// the status (and `status --json`) still has each sample, its SampledAt
-// saying when the tree was last checked and its ChangedAt since when it
-// looks the same, so the page can say "unchanged since" honestly.
-func (s *Supervisor) publishTree(ts *leakguard.TreeSample) {
-	s.mu.Lock()
-	if s.st.Tree == nil {
-		s.shownTree = nil // the window was told there is no tree
-	}
-	changed := treeChanged(s.shownTree, ts)
-	ts.ChangedAt = ts.SampledAt
-	if !changed {
-		ts.ChangedAt = s.shownTree.ChangedAt
-		s.st.Tree = ts
-	}
-	s.mu.Unlock()
-	if changed {
-		s.shownTree = ts
-		s.edit(func(st *model.BackendStatus) { st.Tree = ts })
-	}
-}
-
-func treeChanged(old, now *leakguard.TreeSample) bool {
-	if old == nil || now == nil {
-		return old != now
-	}
-	if old.Count != now.Count || len(old.Warnings) != len(now.Warnings) {
-		return true
-	}
-	for i := range old.Processes {
-		if old.Processes[i].PID != now.Processes[i].PID {
-			return true
-		}
-	}
-	for i := range old.Warnings {
-		if old.Warnings[i] != now.Warnings[i] {
-			return true
-		}
-	}
-	diff := now.RSSBytes - old.RSSBytes
-	return diff*10 > old.RSSBytes || -diff*10 > old.RSSBytes
-}
-
 // adopt takes over a running instance from the previous launcher: it is
 // ready, its record already names us.
-func (s *Supervisor) adopt(p instance.Process, prev model.BackendStatus) {
+func (s *Supervisor) adopt(p run.Process, prev model.BackendStatus) {
 	now := time.Now()
 	info := p.Info()
 	_ = s.move(model.StateStarting, func() bool {
-		s.cur, s.curPort, s.curReported = p, prev.Port, true
+		s.cur = newCurrent(p)
+		s.cur.port, s.cur.reported = prev.Port, true
 		return true
 	}, nil)
 	_ = s.move(model.StateReady, nil, func(st *model.BackendStatus) {
@@ -226,89 +177,30 @@ func (s *Supervisor) adopt(p instance.Process, prev model.BackendStatus) {
 			st.ReadyAt = prev.ReadyAt
 		}
 		st.ShimPID = info.ShimPID
-		setContainment(st, info)
+		setRun(st, info, s.cur.connection())
 	})
 	s.log.Info("adopted from the previous launcher", "pid", info.PID, "port", prev.Port)
 }
 
 // onReported records the backend's identity once the shim has told us.
 func (s *Supervisor) onReported() {
-	s.curReported = true
-	if err := s.writeRecord(); err != nil {
+	s.cur.reported = true
+	if err := s.cur.writeRecord(s.records); err != nil {
 		s.log.Warn("update record with backend identity", "err", err)
 	}
-	info := s.cur.Info()
+	info, conn := s.cur.Info(), s.cur.connection()
 	s.edit(func(st *model.BackendStatus) {
 		st.PID, st.ShimPID = info.PID, info.ShimPID
-		setContainment(st, info)
-		if info.Remote != nil {
-			st.Command = info.Argv // what runs there, as the remote watchdog resolved it
+		setRun(st, info, conn)
+		if info.Command != nil {
+			st.Command = info.Command
 		}
 	})
 }
 
-// setContainment shows what holds the run's tree.
-func setContainment(st *model.BackendStatus, info instance.Info) {
+// setRun shows what holds the run's tree, and its connection (nil for a
+// run without one).
+func setRun(st *model.BackendStatus, info run.Info, conn *model.RemoteStatus) {
 	st.Containment, st.ContainmentReason, st.Cgroup = info.Containment, info.Reason, info.Cgroup
-	st.Remote = remoteStatus(info.Remote)
-}
-
-// remoteStatus is the status' view of a run on another host (nil for a
-// local run).
-func remoteStatus(r *instance.RemoteInfo) *model.RemoteStatus {
-	if r == nil {
-		return nil
-	}
-	rs := &model.RemoteStatus{
-		Connection: r.Connection, Attempt: r.Attempt, Platform: r.Platform, Port: r.Port,
-		LockDir: r.LockDir, Error: r.Error,
-	}
-	if !r.NextAttempt.IsZero() {
-		t := r.NextAttempt
-		rs.NextAttempt = &t
-	}
-	if r.Latency > 0 {
-		rs.LatencyMS = float64(r.Latency.Microseconds()) / 1000
-	}
-	return rs
-}
-
-// refreshRemote shows a remote run's connection as it is now (its state,
-// latency), publishing only a change a person would notice: latency
-// within a tenth, or a millisecond, is not one.
-func (s *Supervisor) refreshRemote() {
-	now := remoteStatus(s.cur.Info().Remote)
-	if now == nil {
-		return
-	}
-	s.mu.Lock()
-	old := s.st.Remote
-	s.mu.Unlock()
-	if old != nil && sameRemote(*old, *now) {
-		return
-	}
-	s.edit(func(st *model.BackendStatus) { st.Remote = now })
-}
-
-func sameRemote(a, b model.RemoteStatus) bool {
-	la, lb := a.LatencyMS, b.LatencyMS
-	a.LatencyMS, b.LatencyMS = 0, 0
-	na, nb := a.NextAttempt, b.NextAttempt
-	a.NextAttempt, b.NextAttempt = nil, nil
-	if a != b || (na == nil) != (nb == nil) || (na != nil && !na.Equal(*nb)) {
-		return false
-	}
-	d := la - lb
-	return (d < 1 && d > -1) || (d*10 < lb && -d*10 < lb)
-}
-
-// writeRecord writes the running instance's ownership record again. A run
-// with no local record (one on another host, whose ownership lives there)
-// writes nothing.
-func (s *Supervisor) writeRecord() error {
-	r := s.cur.Record(s.curPort)
-	if r == nil {
-		return nil
-	}
-	return s.records.Write(r)
+	st.Remote = conn
 }

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/settings"
+	"hermes-desktop/contract/errkind"
 )
 
 // List is the launcher's backends, one supervisor each, in the order the
@@ -32,7 +32,7 @@ func (sl *List) Add(sup *Supervisor) {
 
 // RunAll starts every supervisor, each with the instance a predecessor
 // handed over (from adopted; nil for none).
-func (sl *List) RunAll(adopted func(*Supervisor) (instance.Process, model.BackendStatus)) {
+func (sl *List) RunAll(adopted func(*Supervisor) (run.Process, model.BackendStatus)) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	sl.ctx, sl.cancel = context.WithCancel(context.Background())
@@ -44,10 +44,10 @@ func (sl *List) RunAll(adopted func(*Supervisor) (instance.Process, model.Backen
 
 // runLocked starts sup's goroutine under the list's context, with a cancel
 // of its own for remove. Call with mu held, after RunAll.
-func (sl *List) runLocked(sup *Supervisor, inst instance.Process, prev model.BackendStatus) {
+func (sl *List) runLocked(sup *Supervisor, inst run.Process, prev model.BackendStatus) {
 	ctx, cancel := context.WithCancel(sl.ctx)
 	sup.cancel = cancel
-	go sup.run(ctx, !sup.spec.Disabled, inst, prev)
+	go sup.serve(ctx, !sup.spec.Disabled, inst, prev)
 }
 
 // AddRunning adds a backend while the launcher runs, and starts it.
@@ -55,11 +55,11 @@ func (sl *List) AddRunning(sup *Supervisor) error {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.ctx == nil {
-		return fmt.Errorf("%w: the launcher is not running yet", control.ErrRefused)
+		return fmt.Errorf("%w: the launcher is not running yet", errkind.ErrRefused)
 	}
 	for _, s := range sl.list {
 		if settings.SameName(s.spec.Name, sup.spec.Name) {
-			return fmt.Errorf("%w: backend %q: %w", control.ErrBadRequest, sup.spec.Name, settings.ErrNameTaken)
+			return fmt.Errorf("%w: backend %q: %w", errkind.ErrBadRequest, sup.spec.Name, settings.ErrNameTaken)
 		}
 	}
 	sl.list = append(sl.list, sup)
@@ -108,5 +108,5 @@ func (sl *List) Find(name string) (*Supervisor, error) {
 		}
 		names = append(names, s.spec.Name)
 	}
-	return nil, fmt.Errorf("%w named %q (backends: %s)", control.ErrNoSuchBackend, name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("%w named %q (backends: %s)", errkind.ErrNoSuchBackend, name, strings.Join(names, ", "))
 }

@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/instance"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -64,7 +65,7 @@ func newIdleSupervisor(t *testing.T) *idleSupervisor {
 var steps = map[model.State]func(s *Supervisor) error{
 	model.StateReady: func(s *Supervisor) error { return s.onReady(readyResult{port: 4242}) },
 	model.StateExternal: func(s *Supervisor) error {
-		ext, _ := instance.NewExternal("http://127.0.0.1:4242/")
+		ext, _ := run.NewExternal("http://127.0.0.1:4242/")
 		return s.enterExternal(ext)
 	},
 	model.StateFailed:     func(s *Supervisor) error { return s.fail("a test gives up") },
@@ -126,8 +127,8 @@ func (is *idleSupervisor) assertUntouched(t *testing.T, state model.State) {
 	if got := is.rec.count(); got != 0 {
 		t.Errorf("notices after a refused step: got %d, want 0", got)
 	}
-	if s.timer != nil || s.ext != nil || s.cur != nil || s.curPort != 0 {
-		t.Errorf("after a refused step: got timer %v, attached %v, run %v, port %d, want none of them", s.timer != nil, s.ext != nil, s.cur != nil, s.curPort)
+	if s.restarts.timer != nil || s.ext != nil || s.cur != nil {
+		t.Errorf("after a refused step: got timer %v, attached %v, run %v, want none of them", s.restarts.timer != nil, s.ext != nil, s.cur != nil)
 	}
 	if rs, bad, err := is.records.Peek(); err != nil || len(rs)+len(bad) != 0 {
 		t.Errorf("records after a refused step: got %d (+%d bad, err %v), want 0", len(rs), len(bad), err)

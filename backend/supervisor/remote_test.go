@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/run"
 )
 
 // A remote run's status is published when what a person reads changes:
@@ -34,13 +34,14 @@ func TestSameRemote(t *testing.T) {
 	}
 }
 
-// remoteStatus carries a run's remote info into the status: the latency
-// in milliseconds, a zero next attempt left out, nil for a local run.
+// remoteStatus carries a run's connection into the status: the latency
+// in milliseconds, a zero next attempt left out; a run without a
+// connection shows none.
 func TestRemoteStatus(t *testing.T) {
-	if remoteStatus(nil) != nil {
-		t.Error("a local run got a remote status")
+	if (&current{}).connection() != nil {
+		t.Error("a run without a connection got a remote status")
 	}
-	got := remoteStatus(&instance.RemoteInfo{Connection: "connected", Latency: 1500 * time.Microsecond, Port: 9})
+	got := remoteStatus(run.Connection{State: "connected", Latency: 1500 * time.Microsecond, Port: 9})
 	if got.LatencyMS != 1.5 || got.NextAttempt != nil || got.Port != 9 || got.Connection != "connected" {
 		t.Errorf("got %+v", got)
 	}

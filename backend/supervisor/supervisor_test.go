@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/contract/hermes"
 )
 
 func TestSupervisorBecomesReady(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 
 	"aead.dev/minisign"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // Config configures a Client. Every zero field takes the default it names.

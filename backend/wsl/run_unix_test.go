@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/ssh"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // fakeWSL stands in for wsl.exe: it checks the options Args writes and
@@ -95,13 +97,9 @@ func TestRunTimeout(t *testing.T) {
 	if pid <= 0 {
 		t.Fatalf("pid file holds %q", data)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the timed-out command (pid %d) still runs", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitfor.Try(5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the timed-out command (pid %d) still runs", pid)
 	}
 }
 

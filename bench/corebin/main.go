@@ -34,7 +34,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 const payloadDir = "backend/corebin/payload"

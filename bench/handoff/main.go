@@ -25,8 +25,8 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
 )

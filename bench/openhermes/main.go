@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
 )

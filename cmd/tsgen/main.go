@@ -30,13 +30,12 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
-	"hermes-desktop/backend/logs"
 	status "hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 )
 
@@ -75,8 +74,8 @@ var enums = []enum{
 	enumOf("BackendState", status.StateStopped, status.StateStarting, status.StateReady,
 		status.StateRestarting, status.StateFailed, status.StateExternal),
 	enumOf("BackendKind", settings.KindDashboard, settings.KindServe, settings.KindCustom),
-	enumOf("Containment", instance.ContainmentCgroup, instance.ContainmentSystemdScope, instance.ContainmentJob,
-		instance.ContainmentProcessTree),
+	enumOf("Containment", status.ContainmentCgroup, status.ContainmentSystemdScope, status.ContainmentJob,
+		status.ContainmentProcessTree),
 	enumOf("ReapAction", reap.ActionReaped, reap.ActionSpared, reap.ActionWouldReap,
 		reap.ActionFailed),
 	enumOf("ReapReason", reap.ReasonOwned, reap.ReasonOwnerDead, reap.ReasonOrphanNoRecord,

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }

@@ -12,7 +12,7 @@ import (
 )
 
 // The fake hermes' contract, for the tests that drive it, beside Hermes'
-// own (backend/hermes): the fake reads hermes.EnvGatewayLockDir (unset,
+// own (contract/hermes): the fake reads hermes.EnvGatewayLockDir (unset,
 // ${XDG_STATE_HOME:-$HOME/.local/state}/hermes/gateway-locks) and exits
 // with hermes.ExitRefused when it refuses. The script below is a stand-in
 // for Hermes, so it spells those as Hermes does.

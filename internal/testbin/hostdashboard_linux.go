@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 var dashboardReady = regexp.MustCompile(`^` + regexp.QuoteMeta(hermes.DashboardReadyPrefix) + `(\d+)$`)

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -24,124 +22,6 @@ import (
 type Cgroup struct {
 	path string // in the hierarchy: "/a/b"
 	dir  string // on the file system: "<mount>/a/b"
-}
-
-// cgroupMount is where the v2 hierarchy is mounted and which of its paths
-// the mount's root shows (not "/" when a subtree is bind-mounted).
-type cgroupMount struct {
-	dir  string
-	root string
-}
-
-var findMount = sync.OnceValues(readCgroupMount)
-
-// readCgroupMount finds the cgroup2 mount in /proc/self/mountinfo (proc(5):
-// field 4 is the root within the file system, field 5 the mount point; the
-// file system type follows the " - " separator).
-func readCgroupMount() (cgroupMount, error) {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return cgroupMount{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, fsType := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 5 || len(fsType) < 1 || fsType[0] != "cgroup2" {
-			continue
-		}
-		return cgroupMount{dir: unescapeMountinfo(f[4]), root: unescapeMountinfo(f[3])}, nil
-	}
-	return cgroupMount{}, fmt.Errorf("%w: no cgroup2 mount in /proc/self/mountinfo", ErrUnavailable)
-}
-
-// unescapeMountinfo undoes the kernel's octal escapes (\040 for a space).
-func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// Mount returns the directory the cgroup v2 hierarchy is mounted on.
-func Mount() (string, error) {
-	m, err := findMount()
-	return m.dir, err
-}
-
-// Own returns the calling process's cgroup v2 path.
-func Own() (string, error) { return cgroupOfFile("/proc/self/cgroup") }
-
-// Of returns pid's cgroup v2 path (proc.ErrNotFound when it is gone).
-func Of(pid int) (string, error) {
-	p, err := cgroupOfFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
-	if proc.Vanished(err) {
-		return "", fmt.Errorf("%w: pid %d", proc.ErrNotFound, pid)
-	}
-	return p, err
-}
-
-// cgroupOfFile reads the "0::<path>" line of a /proc/PID/cgroup file.
-func cgroupOfFile(file string) (string, error) {
-	var buf [4096]byte
-	data, err := proc.ReadFile(file, buf[:])
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if p, ok := strings.CutPrefix(line, "0::"); ok {
-			return strings.TrimSuffix(p, " (deleted)"), nil
-		}
-	}
-	return "", fmt.Errorf("%w: no cgroup v2 line in %s", ErrUnavailable, file)
-}
-
-// cgroupDir maps a hierarchy path to its directory, refusing anything that
-// is not a clean absolute path or lies outside the mount.
-func cgroupDir(p string) (string, error) {
-	if !path.IsAbs(p) || path.Clean(p) != p {
-		return "", fmt.Errorf("cgroup: cgroup path %q is not clean and absolute", p)
-	}
-	m, err := findMount()
-	if err != nil {
-		return "", err
-	}
-	rel := p
-	if m.root != "/" {
-		var ok bool
-		if rel, ok = strings.CutPrefix(p, m.root); !ok || (rel != "" && rel[0] != '/') {
-			return "", fmt.Errorf("cgroup: cgroup %s is outside the mounted subtree %s", p, m.root)
-		}
-	}
-	return m.dir + strings.TrimSuffix(rel, "/"), nil
-}
-
-// Writable reports (nil) whether this process may create cgroups
-// under p and move processes into them: write access to the directory and
-// to its cgroup.procs (the delegation rule for migrations: the common
-// ancestor's cgroup.procs must be writable). A read-only mount answers
-// EROFS.
-func Writable(p string) error {
-	dir, err := cgroupDir(p)
-	if err != nil {
-		return err
-	}
-	for _, f := range []string{dir, dir + "/cgroup.procs"} {
-		if err := unix.Access(f, unix.W_OK); err != nil {
-			return fmt.Errorf("cgroup: %s: %w", f, err)
-		}
-	}
-	return nil
 }
 
 // Open returns the existing cgroup p.
@@ -336,134 +216,6 @@ func (c *Cgroup) waitEvent(ctx context.Context, key, want string) error {
 	}
 }
 
-// cgroupFreezeWait bounds the wait for cgroup.freeze to take effect.
-const cgroupFreezeWait = time.Second
-
-// The backoff of waitEvent's second look, for an event the kernel dropped.
-const (
-	eventRecheck    = 50 * time.Millisecond
-	maxEventRecheck = time.Second
-)
-
-// Signal sends sig to every process in c and below it, each through a
-// pidfd checked to be in c after it was opened (see signalMember).
-// Processes that exit meanwhile are skipped.
-func (c *Cgroup) Signal(sig syscall.Signal) error {
-	pids, err := c.Members()
-	var errs []error
-	for _, pid := range pids {
-		if err := c.signalMember(pid, sig); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(append([]error{err}, errs...)...)
-}
-
-// signalMember signals pid if it is in c. The pidfd is opened before the
-// membership check, so the signal reaches the process that was checked:
-// if the PID had been reused before the open, the stranger it names now
-// was born outside c (members are born inside, and only a write to
-// cgroup.procs moves a process), so the check fails and nothing is sent.
-func (c *Cgroup) signalMember(pid int, sig syscall.Signal) error {
-	fd, err := unix.PidfdOpen(pid, 0)
-	switch {
-	case err == unix.ESRCH:
-		return nil
-	case err == unix.ENOSYS: // Linux < 5.3: check, then kill; the window is one syscall
-		if c.Holds(pid) {
-			if err := unix.Kill(pid, sig); err != nil && err != unix.ESRCH {
-				return fmt.Errorf("cgroup: signal %v to %d in %s: %w", sig, pid, c.path, err)
-			}
-		}
-		return nil
-	case err != nil:
-		return fmt.Errorf("cgroup: pidfd_open %d: %w", pid, err)
-	}
-	defer unix.Close(fd)
-	if !c.Holds(pid) {
-		return nil
-	}
-	if err := unix.PidfdSendSignal(fd, sig, nil, 0); err != nil && err != unix.ESRCH {
-		return fmt.Errorf("cgroup: signal %v to %d in %s: %w", sig, pid, c.path, err)
-	}
-	return nil
-}
-
-// Kill SIGKILLs every process in c and below it at once: a write to
-// cgroup.kill (Linux 5.14), which also catches a process forked while the
-// kill runs. Older kernels get KillExcept's freeze and per-process kill.
-// It returns without waiting: WaitEmpty tells when they are gone.
-func (c *Cgroup) Kill() error {
-	err := c.write("cgroup.kill", "1")
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if _, serr := os.Stat(c.dir); errors.Is(serr, fs.ErrNotExist) {
-		return nil // the cgroup itself is gone: nothing to kill
-	}
-	_, err = c.KillExcept(nil)
-	return err
-}
-
-// KillExcept freezes c (no member can fork or exit meanwhile), lists its
-// members, SIGKILLs those spare (nil: none) does not keep, and thaws it.
-// With nothing spared it uses cgroup.kill where the kernel has it. It
-// returns the members it spared. Without cgroup.freeze (Linux < 5.2) the
-// kill is repeated a few times to catch children forked meanwhile.
-func (c *Cgroup) KillExcept(spare func(pid int) bool) ([]int, error) {
-	asked, err := c.freeze()
-	if asked { // thawed again even if freezing did not complete in time
-		defer func() { _ = c.write("cgroup.freeze", "0") }()
-	}
-	frozen := err == nil
-	rounds := 1
-	if !frozen {
-		rounds = 5
-	}
-	var spared []int
-	for round := 0; round < rounds; round++ {
-		pids, err := c.Members()
-		if err != nil {
-			return spared, err
-		}
-		var doomed []int
-		spared = spared[:0]
-		for _, pid := range pids {
-			if spare != nil && spare(pid) {
-				spared = append(spared, pid)
-			} else {
-				doomed = append(doomed, pid)
-			}
-		}
-		if len(doomed) == 0 {
-			return spared, nil
-		}
-		if len(spared) == 0 && c.write("cgroup.kill", "1") == nil {
-			return nil, nil
-		}
-		var errs []error
-		for _, pid := range doomed {
-			errs = append(errs, c.signalMember(pid, unix.SIGKILL))
-		}
-		if err := errors.Join(errs...); err != nil {
-			return spared, err
-		}
-	}
-	return spared, nil
-}
-
-// freeze writes cgroup.freeze (asked) and waits until the kernel reports
-// "frozen 1" (err nil). Freezing is asynchronous: it can be asked for and
-// not yet be done.
-func (c *Cgroup) freeze() (asked bool, err error) {
-	if err := c.write("cgroup.freeze", "1"); err != nil {
-		return false, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cgroupFreezeWait)
-	defer cancel()
-	return true, c.waitEvent(ctx, "frozen", "1")
-}
-
 // Join moves pid (with all its threads) into c.
 func (c *Cgroup) Join(pid int) error {
 	return c.write("cgroup.procs", strconv.Itoa(pid))
@@ -519,3 +271,9 @@ func (c *Cgroup) write(file, value string) error {
 	}
 	return nil
 }
+
+// The backoff of waitEvent's second look, for an event the kernel dropped.
+const (
+	eventRecheck    = 50 * time.Millisecond
+	maxEventRecheck = time.Second
+)

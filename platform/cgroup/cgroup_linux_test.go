@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // testCgroup creates a cgroup of the test's own under this process's
@@ -65,19 +67,15 @@ func startIn(t *testing.T, cg *Cgroup, env []string, script string) *exec.Cmd {
 
 func waitMembers(t *testing.T, cg *Cgroup, n int) []int {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		pids, err := cg.Members()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(pids) >= n {
-			return pids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("members of %s: got %v, want %d", cg.Path(), pids, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var pids []int
+	var err error
+	if !waitfor.Try(10*time.Second, func() bool { pids, err = cg.Members(); return err != nil || len(pids) >= n }) {
+		t.Fatalf("members of %s: got %v, want %d", cg.Path(), pids, n)
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pids
 }
 
 // A double-forked, setsid'd, environment-less grandchild is still a member:

@@ -2,7 +2,5 @@
 // members, signal them, kill them in one write, wait until it is empty)
 // and asks the systemd user manager for a scope that can hold one
 // (UserManager). cgroup.go says why a cgroup holds a tree whatever it
-// does; other systems report ErrUnavailable. It is in the bottom layer,
-// platform/, and imports only platform/proc (its /proc reads and
-// ErrNotFound).
+// does; other systems report ErrUnavailable.
 package cgroup

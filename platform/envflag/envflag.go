@@ -1,9 +1,6 @@
 // Package envflag reads the environment variables that stand behind the
 // command-line flags (every option has both, as in tini): the value of a
 // variable becomes a flag's default, so an explicit flag still wins.
-//
-// It is a leaf: it imports only the standard library, and everything above
-// it (watchdog, app/cli) may use it.
 package envflag
 
 import (

@@ -1,5 +1,4 @@
 // Package job holds a process tree in a Windows kill-on-close job object
 // (Job), the Windows counterpart of a subreaper and a cgroup; on other
-// systems it is empty. It is in the bottom layer, platform/, and imports
-// only platform/proc (Identity, in its tests) and x/sys.
+// systems it is empty.
 package job

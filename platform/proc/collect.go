@@ -9,12 +9,10 @@ import (
 
 // owned is the registry of the children this process started itself and
 // whose Wait someone here owns (an exec.Cmd's Wait, a Handle that notices
-// the exit first and reaps later). CollectOrphans collects every other child that
-// exits and leaves these alone, so their owners keep their exit status.
-//
-// mu is held across a start and its registration (Spawning), and by each
-// CollectOrphans pass: a pass never sees a child of ours that has been started
-// but not registered yet, however soon it exits.
+// the exit first and collects later). CollectOrphans collects every other
+// child that exits and leaves these alone, so their owners keep their exit
+// status; the reclaimer never takes them for orphans. mu is held across a
+// start and its registration (StartChild) and by each pass (WithOwned).
 var owned = struct {
 	mu   sync.Mutex
 	pids map[int]*ownedChild
@@ -24,43 +22,43 @@ var owned = struct {
 // release never removes a later child's registration of a reused PID.
 type ownedChild struct{ pid int }
 
-// Spawning marks the start of a child whose Wait the caller owns. It holds
-// the registry until the returned function is called with the child's PID
-// (0 when the start failed), which must follow the start at once, on the
-// same goroutine; that function returns the one to call after the child has
-// been waited for (a no-op for a failed start).
-func Spawning() (started func(pid int) (waited func())) {
+// WithOwned runs f with the registry held: no child can be started or
+// released meanwhile, so a child of ours that f finds in the process table
+// is registered (owned reports true) or is nobody's.
+func WithOwned(f func(owned func(pid int) bool)) {
 	owned.mu.Lock()
-	return func(pid int) func() {
-		defer owned.mu.Unlock()
-		if pid <= 0 {
-			return func() {}
-		}
-		c := &ownedChild{pid: pid}
-		owned.pids[pid] = c
-		return func() {
-			owned.mu.Lock()
-			defer owned.mu.Unlock()
-			if owned.pids[pid] == c {
-				delete(owned.pids, pid)
-			}
-		}
-	}
+	defer owned.mu.Unlock()
+	f(isOwned)
 }
 
-// StartChild is cmd.Start with the child registered as owned (see
-// Spawning). The caller owns cmd.Wait and calls waited after it returns.
+// isOwned reports whether pid is a registered child; owned.mu is held.
+func isOwned(pid int) bool { return owned.pids[pid] != nil }
+
+// StartChild is cmd.Start with the child registered as owned: the one way
+// this module starts a child it waits for (e2e's structure test holds every
+// other package to it). The registry is held from before the start until
+// the child is registered, so no CollectOrphans or reclaim pass sees it
+// unregistered, however soon it exits. The caller owns cmd.Wait and calls
+// waited after it returns (a no-op for a failed start).
 func StartChild(cmd *exec.Cmd) (waited func(), err error) {
-	started := Spawning()
-	err = cmd.Start()
-	pid := 0
-	if err == nil {
-		pid = cmd.Process.Pid
+	owned.mu.Lock()
+	defer owned.mu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return func() {}, err
 	}
-	return started(pid), err
+	pid := cmd.Process.Pid
+	c := &ownedChild{pid: pid}
+	owned.pids[pid] = c
+	return func() {
+		owned.mu.Lock()
+		defer owned.mu.Unlock()
+		if owned.pids[pid] == c {
+			delete(owned.pids, pid)
+		}
+	}, nil
 }
 
-// RunChild is cmd.Run for a registered child (see StartChild).
+// RunChild is cmd.Run for a registered child.
 func RunChild(cmd *exec.Cmd) error {
 	waited, err := StartChild(cmd)
 	if err != nil {

@@ -15,13 +15,13 @@ import (
 // whoever may have started it outside this package's registry (GLib's
 // spawn of WebKit's helper processes, a library's exec.Cmd.Run): those wait
 // for their children at once, so a zombie still there after ForeignWait is
-// nobody's, and is reaped.
+// nobody's, and is collected.
 const ForeignWait = time.Second
 
-// CollectOrphans is the one loop that reaps, for this process, every child
+// CollectOrphans is the one loop that collects, for this process, every child
 // nobody here waits for: on a child subreaper, the orphans of its whole
 // subtree (a backend whose shim died, what xdg-open leaves behind), as tini
-// does. Children registered as owned (Spawning, StartChild) are left to
+// does. Children registered as owned (StartChild) are left to
 // their owners, who keep their exit status. It runs until ctx ends; run one
 // per process (passes are serialized, so a second loop only adds cost).
 // Passes run on SIGCHLD and WakeCollector, so it costs nothing at rest.
@@ -70,7 +70,7 @@ type zombie struct {
 	ticks uint64
 }
 
-// pass reaps the zombie children due, and returns when to look again (0:
+// pass collects the zombie children due, and returns when to look again (0:
 // only on the next SIGCHLD).
 func (r *orphanCollector) pass(now time.Time) (next time.Duration) {
 	owned.mu.Lock()
@@ -101,11 +101,11 @@ func (r *orphanCollector) pass(now time.Time) (next time.Duration) {
 			}
 			continue
 		}
-		r.reap(z, f.comm)
+		r.collect(z, f.comm)
 	}
 	for z := range r.seen {
 		if !present[z] {
-			delete(r.seen, z) // reaped, or reaped by whoever started it
+			delete(r.seen, z) // collected, by us or by whoever started it
 		}
 	}
 	return next
@@ -127,12 +127,12 @@ func (r *orphanCollector) scanChildren() []int {
 	return kids
 }
 
-// reap collects the zombie z and nothing else: through a pidfd opened
+// collect waits for the zombie z and nothing else: through a pidfd opened
 // before its identity is checked again, so a PID reused in between (the
-// zombie reaped by someone else, the number handed out again) is never
+// zombie collected by someone else, the number handed out again) is never
 // waited for; wait4 on PID only where pidfds are missing. Never wait(-1),
 // which would take the status of a child its owner waits for.
-func (r *orphanCollector) reap(z zombie, comm string) {
+func (r *orphanCollector) collect(z zombie, comm string) {
 	var status unix.WaitStatus
 	fd, err := unix.PidfdOpen(z.pid, 0)
 	switch {
@@ -153,9 +153,6 @@ func (r *orphanCollector) reap(z zombie, comm string) {
 		return
 	}
 	if r.log != nil {
-		r.log.Info("reaped an orphan", "pid", z.pid, "comm", comm)
+		r.log.Info("collected an orphan", "pid", z.pid, "comm", comm)
 	}
 }
-
-// isOwned reports whether pid is a registered child; owned.mu is held.
-func isOwned(pid int) bool { return owned.pids[pid] != nil }

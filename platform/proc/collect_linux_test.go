@@ -8,28 +8,30 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/waitfor"
 )
 
-// reaperHelperEnv runs TestReapOrphansHelper for real: in a process of its
-// own, since it makes that process a subreaper and reaps its orphans.
-const reaperHelperEnv = "HERMES_PROC_TEST_REAPER"
+// collectorHelperEnv runs TestCollectOrphansHelper for real: in a process of its
+// own, since it makes that process a subreaper and collects its orphans.
+const collectorHelperEnv = "HERMES_PROC_TEST_REAPER"
 
-// TestReapOrphans: a subreaper running CollectOrphans is left no zombie by
+// TestCollectOrphans: a subreaper running CollectOrphans is left no zombie by
 // orphans (an opener that forks a child and exits, five times), and the
 // children it starts itself keep their exit status for their owners, even
 // when the owner waits long after the exit and the child exits at once.
-func TestReapOrphans(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReapOrphansHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), reaperHelperEnv+"=1")
+func TestCollectOrphans(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCollectOrphansHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), collectorHelperEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("helper: %v\n%s", err, out)
 	}
 }
 
-func TestReapOrphansHelper(t *testing.T) {
-	if os.Getenv(reaperHelperEnv) != "1" {
-		t.Skip("run by TestReapOrphans")
+func TestCollectOrphansHelper(t *testing.T) {
+	if os.Getenv(collectorHelperEnv) != "1" {
+		t.Skip("run by TestCollectOrphans")
 	}
 	if err := SetChildSubreaper(true); err != nil {
 		t.Fatal(err)
@@ -67,16 +69,9 @@ func TestReapOrphansHelper(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		zombies := zombieChildren(t)
-		if len(zombies) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("zombie children 5 s after they exited: %v", zombies)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var zombies []int
+	if !waitfor.Try(5*time.Second, func() bool { zombies = zombieChildren(t); return len(zombies) == 0 }) {
+		t.Fatalf("zombie children 5 s after they exited: %v", zombies)
 	}
 }
 

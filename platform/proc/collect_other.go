@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ForeignWait is Linux's: see reaper_linux.go.
+// ForeignWait is Linux's: see collect_linux.go.
 const ForeignWait = time.Second
 
 // CollectOrphans returns at once outside Linux: without a child subreaper no

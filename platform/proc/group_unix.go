@@ -12,7 +12,7 @@ import (
 //
 // A group cannot be signalled through a handle, so the caller must pin the
 // group id: pgid is safe only while its leader is the caller itself or an
-// unreaped child of the caller (a zombie keeps its PID, and the kernel never
+// uncollected child of the caller (a zombie keeps its PID, and the kernel never
 // hands out a PID still in use as a group id). ESRCH (empty group) is
 // reported as ErrNotFound.
 func SignalGroup(pgid int, sig syscall.Signal) error {

@@ -10,7 +10,7 @@ import (
 
 // Sentinel errors callers branch on.
 var (
-	// ErrNotFound means no process has the PID (it exited and was reaped).
+	// ErrNotFound means no process has the PID (it exited and was collected).
 	ErrNotFound = errors.New("proc: no such process")
 	// ErrMismatch means a process has the PID but it is not the one named:
 	// the PID was reused, or it belongs to another boot.
@@ -147,7 +147,7 @@ func ParseMarker(marker string) (scheme, value string, err error) {
 }
 
 // Running reports whether id names a process that has not exited: like
-// Alive, but a zombie (exited, waiting for its parent to reap it) counts as
+// Alive, but a zombie (exited, waiting for its parent to collect it) counts as
 // gone. Use it where the question is "can this process still act?".
 func Running(id Identity) (bool, error) {
 	alive, err := Alive(id)

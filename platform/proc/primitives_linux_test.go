@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // startGroup starts a shell script as the leader of its own process group
@@ -39,16 +41,14 @@ func startGroup(t *testing.T, script string) *exec.Cmd {
 
 func waitDescendants(t *testing.T, root, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	got := 0
+	if !waitfor.Try(10*time.Second, func() bool {
 		hs, _ := PinDescendants(root)
 		CloseAll(hs)
-		if len(hs) >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("descendants of %d: got %d, want %d", root, len(hs), n)
-		}
-		time.Sleep(10 * time.Millisecond)
+		got = len(hs)
+		return got >= n
+	}) {
+		t.Fatalf("descendants of %d: got %d, want %d", root, got, n)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 func TestParseStat(t *testing.T) {
@@ -104,12 +106,9 @@ func TestTreeReachesSetsidDescendants(t *testing.T) {
 	}
 	tree := NewTree(leader, pid)
 	defer tree.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for tree.Size() < 2 && time.Now().Before(deadline) {
-		if err := tree.Refresh(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	waitfor.Try(5*time.Second, func() bool { return tree.Refresh() == nil && tree.Size() >= 2 })
+	if err := tree.Refresh(); err != nil {
+		t.Fatal(err)
 	}
 	if tree.Size() != 2 {
 		t.Fatalf("tree members: got %d, want 2", tree.Size())

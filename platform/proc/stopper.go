@@ -2,7 +2,6 @@ package proc
 
 import (
 	"errors"
-	"syscall"
 	"time"
 )
 
@@ -12,10 +11,10 @@ import (
 // SignalConsoleGroup). Terminate kills such a process at the first Escalate.
 var ErrNoGracefulStop = errors.New("proc: no graceful stop for this process on windows")
 
-// Stopper ends one process the way every teardown here does: SIGTERM now,
-// SIGKILL once the grace period is over. Each signal re-validates the
-// identity first (Signal), so a recycled PID is never hit. The zero value
-// is not usable; a Stopper is owned by one goroutine.
+// Stopper is a Teardown of one process (Alone) paced by the caller's clock:
+// SIGTERM now, SIGKILL at the first Escalate past the grace. Each step opens
+// a handle on the identity (Open), so a recycled PID is never hit. The zero
+// value is not usable; a Stopper is owned by one goroutine.
 type Stopper struct {
 	id       Identity
 	deadline time.Time
@@ -23,11 +22,10 @@ type Stopper struct {
 }
 
 // Terminate sends SIGTERM to id and returns the Stopper that will SIGKILL
-// it after grace. A process already gone is not an error. Where nothing can
-// ask id to stop (ErrNoGracefulStop), waiting would buy nothing: the
-// Stopper kills it at its first Escalate.
+// it after grace. A process gone is no error. Where nothing can ask id to
+// stop (ErrNoGracefulStop), the Stopper kills it at its first Escalate.
 func Terminate(id Identity, grace time.Duration, now time.Time) (*Stopper, error) {
-	err := Signal(id, syscall.SIGTERM)
+	err := stepAlone(id, func(t *Teardown) error { _, err := t.Term(); return err })
 	switch {
 	case errors.Is(err, ErrNoGracefulStop):
 		grace = 0
@@ -46,5 +44,17 @@ func (s *Stopper) Escalate(now time.Time) {
 		return
 	}
 	s.killed = true
-	_ = Signal(s.id, syscall.SIGKILL)
+	_ = stepAlone(s.id, (*Teardown).Kill)
+}
+
+// stepAlone runs one step of id's Teardown through a handle opened for it.
+func stepAlone(id Identity, step func(*Teardown) error) error {
+	h, err := Open(id)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	t := &Teardown{Root: id.PID, Leader: h, Alone: true}
+	defer t.Close()
+	return step(t)
 }

@@ -8,7 +8,7 @@ import (
 
 // SetChildSubreaper makes the calling process the nearest subreaper of its
 // descendants (on) or not (off): orphans of its tree are reparented to it
-// instead of init, so the tree stays reachable and reapable (prctl(2),
+// instead of init, so the tree stays reachable and collectable (prctl(2),
 // PR_SET_CHILD_SUBREAPER).
 func SetChildSubreaper(on bool) error {
 	v := uintptr(0)

@@ -24,7 +24,7 @@ type Process struct {
 	Started time.Time
 	// Comm is the short executable name the kernel reports.
 	Comm string
-	// Zombie is true for a process that has exited and waits to be reaped.
+	// Zombie is true for a process that has exited and waits to be collected.
 	Zombie bool
 }
 
@@ -97,26 +97,6 @@ func (t Table) Group(pgid int) []Process {
 		}
 	}
 	return out
-}
-
-// Ancestors returns the PIDs on pid's parent chain, nearest first, stopping
-// at PID 1 or 0 or at a loop.
-func (t Table) Ancestors(pid int) []int {
-	byPID := make(map[int]Process, len(t))
-	for _, p := range t {
-		byPID[p.PID] = p
-	}
-	var out []int
-	seen := map[int]bool{pid: true}
-	for {
-		p, ok := byPID[pid]
-		if !ok || p.PPID <= 0 || seen[p.PPID] {
-			return out
-		}
-		out = append(out, p.PPID)
-		seen[p.PPID] = true
-		pid = p.PPID
-	}
 }
 
 // Cmdline returns the argument vector of pid. A process whose command line

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sZomb is SZOMB from <sys/proc.h>: the process has exited, not reaped.
+// sZomb is SZOMB from <sys/proc.h>: the process has exited, not collected.
 const sZomb = 5
 
 func fromKinfo(k *unix.KinfoProc) Process {

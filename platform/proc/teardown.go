@@ -4,26 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"syscall"
+	"time"
 )
 
-// Teardown ends one process tree the way every teardown here does (the
-// watchdog shim's and the boot reaper's; the launcher's Tree signals by the
-// same rule): Term sends SIGTERM to the group as a whole and once to each
-// member outside it; the caller waits out its grace (Wait, or its own
-// loop); Kill pins the tree again, which catches children born meanwhile,
-// and sends SIGKILL to every member one by one. Members are signalled only
-// through handles opened before their identity was checked (PinTree), so a
-// recycled PID is never hit.
-//
-// Pinning walks from Root. A subreaper (the shim) inherits every orphan, so
-// nothing escapes the walk; any other caller whose Root dies during the
-// grace finds at Kill only what is still in the group or was pinned before.
-// On Windows Term reaches nobody one by one (ErrNoGracefulStop, reported
-// for each); Kill ends them.
-//
-// The caller fills the exported fields; the zero value of each says what it
-// means. A Teardown is owned by one goroutine and must be closed.
+// Teardown is the one TERM -> grace -> KILL of this module, over a tree or
+// (Alone) one process: the shim's, the boot reaper's, the remote
+// watchdog's, the launcher's, the Stopper's. Term sends SIGTERM to the
+// group as a whole and once to each member outside it; the grace is waited
+// out by End/EndAll or the caller's own loop; Kill pins the tree again
+// (children born meanwhile) and sends SIGKILL one by one. Members are
+// signalled only through handles opened before their identity was checked
+// (PinTree), so a recycled PID is never hit. Pinning walks from Root: a
+// subreaper (the shim) inherits every orphan, so nothing escapes; for any
+// other caller whose Root dies during the grace, Kill finds what is still in
+// the group or was pinned before. On Windows Term reaches nobody one by one
+// (ErrNoGracefulStop); Kill ends them. The zero value of each exported
+// field says what it means. A Teardown is owned by one goroutine and must
+// be closed.
 type Teardown struct {
 	// Root is the process whose tree is torn down: its descendants and, when
 	// it leads a group, the group's members. Root itself is never pinned.
@@ -40,25 +39,38 @@ type Teardown struct {
 	// Skip, when non-nil, names members never to signal (processes another
 	// decision protects).
 	Skip func(pid int) bool
-	// Members, when non-nil, lists the whole tree at once (the cgroup
-	// that holds it), and Term pins what it lists instead of walking from
-	// Root: one read, where the walk reads a file per thread of every
-	// member (1.3 ms of the shim's way from its parent's death to its
-	// SIGTERM). Held must then say whether a listed PID, once its handle
-	// is open, is still in the tree. Kill walks all the same: a member may
-	// have left the cgroup.
+	// Members, when non-nil, lists the whole tree at once (its cgroup):
+	// Term pins what it lists instead of walking (one read, where the walk
+	// cost the shim 1.3 ms before its SIGTERM); Held says whether a listed
+	// PID, once its handle is open, is still in the tree. Kill walks anyway:
+	// a member may have left the cgroup.
 	Members func() ([]int, error)
 	Held    func(pid int) bool
+	// KillAll, when non-nil, kills every member at once (cgroup.kill: a
+	// child forked this instant too), once, before the first Kill's walk.
+	// When it fails Kill's error wraps ErrKillAll: the walk alone ended the
+	// tree, and a tree that keeps forking needs Kill again.
+	KillAll func() error
+	// Alone, when true, ends Leader alone: nothing of its tree is pinned or
+	// signalled (an orphan whose descendants come to us one by one).
+	Alone bool
+	// Trace, when non-nil, hears "term-sent" (detail: how many outside the
+	// group) and "kill-sent" (detail "all" when KillAll took the tree).
+	Trace func(event, detail string)
 
-	pinned []*Handle
-	seen   map[Identity]bool // what pinned holds, so re-pinning adds no duplicate
-	termed bool
+	pinned  []*Handle
+	seen    map[Identity]bool // what pinned holds, so re-pinning adds no duplicate
+	termed  bool
+	killing bool // Kill has run once: KillAll is not tried again
 }
 
-// Pin pins the tree now, adding to what is pinned: every descendant of
-// Root and, unless Term will signal the group as a whole, every member of
-// Root's group. Pinning all trees of a batch before any is signalled walks
-// them while nothing is dying yet. Term pins by itself when nothing is.
+// ErrKillAll means Teardown.KillAll failed: the tree walk alone sent SIGKILL.
+var ErrKillAll = errors.New("proc: kill the tree at once")
+
+// Pin adds to what is pinned every descendant of Root and, unless Term
+// will signal the group as a whole, every member of Root's group: a batch
+// pinned before any is signalled is walked while nothing is dying yet.
+// Term pins by itself when nothing is.
 func (t *Teardown) Pin() error {
 	return t.pin(t.termed || t.Group == 0)
 }
@@ -75,18 +87,71 @@ func (t *Teardown) Term() (int, error) {
 	}
 	t.termed = true
 	n, err := signalOnce(t.Group, t.targets(), syscall.SIGTERM)
+	t.trace("term-sent", strconv.Itoa(n)+" outside the group")
 	return n, errors.Join(append(errs, err)...)
 }
 
-// Kill pins the tree again (children born during the grace period, or
-// members that joined the group) and sends SIGKILL to the leader and to
-// every pinned member, old and new: one reparented away since the last walk
-// is still held by its handle. It may be called again, as a tree that keeps
-// forking needs.
+// Kill pins the tree again (children born during the grace, members that
+// joined the group) and sends SIGKILL to the leader and every pinned
+// member, old and new (one reparented away is still held by its handle).
+// A tree that keeps forking needs it again.
 func (t *Teardown) Kill() error {
+	first := !t.killing
+	t.killing = true
+	var allErr error
+	if first && t.KillAll != nil {
+		if allErr = t.KillAll(); allErr == nil {
+			t.trace("kill-sent", "all")
+		} else {
+			allErr = fmt.Errorf("%w: %w", ErrKillAll, allErr)
+		}
+	}
 	err := t.pin(true)
 	_, kerr := signalOnce(0, t.targets(), syscall.SIGKILL)
-	return errors.Join(err, kerr)
+	if first && (t.KillAll == nil || allErr != nil) {
+		t.trace("kill-sent", "")
+	}
+	return errors.Join(allErr, err, kerr)
+}
+
+// End is EndAll of this one tree: it blocks and reports whether it all exited.
+func (t *Teardown) End(ctx context.Context, grace time.Duration) bool {
+	return EndAll(ctx, grace, t)[0]
+}
+
+// EndAll ends trees together: all pinned before any is signalled, SIGTERM
+// to each, one shared grace, SIGKILL to each (children born during the
+// grace too), then up to KillWait. It reports, per tree, whether all it
+// pinned exited; one that could not be signalled shows there. The caller
+// closes the trees.
+func EndAll(ctx context.Context, grace time.Duration, ts ...*Teardown) []bool {
+	for _, t := range ts {
+		_ = t.Pin()
+	}
+	for _, t := range ts {
+		_, _ = t.Term()
+	}
+	graceCtx, cancel := context.WithTimeout(ctx, grace)
+	for _, t := range ts {
+		t.Wait(graceCtx)
+	}
+	cancel()
+	for _, t := range ts {
+		_ = t.Kill()
+	}
+	killCtx, cancel := context.WithTimeout(ctx, KillWait)
+	defer cancel()
+	gone := make([]bool, len(ts))
+	for i, t := range ts {
+		gone[i] = t.Wait(killCtx)
+	}
+	return gone
+}
+
+func (t *Teardown) trace(event, detail string) {
+	if t.Trace != nil {
+		t.Trace(event, detail)
+	}
 }
 
 // Wait blocks until the leader and every pinned member have exited or ctx
@@ -98,6 +163,17 @@ func (t *Teardown) Wait(ctx context.Context) bool {
 		}
 	}
 	return true
+}
+
+// Alive returns the PIDs of the leader and pinned members still running.
+func (t *Teardown) Alive() []int {
+	var out []int
+	for _, h := range t.targets() {
+		if !h.Exited() {
+			out = append(out, h.Identity().PID)
+		}
+	}
+	return out
 }
 
 // Close releases the pinned members' handles (never Leader's).
@@ -112,6 +188,9 @@ func (t *Teardown) Close() {
 func (t *Teardown) pin(withGroup bool) error {
 	if t.seen == nil {
 		t.seen = map[Identity]bool{}
+	}
+	if t.Alone {
+		return nil
 	}
 	var hs []*Handle
 	var err error

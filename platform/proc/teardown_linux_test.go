@@ -3,14 +3,18 @@ package proc
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // startTree starts script as the leader of its own process group. The
@@ -56,20 +60,10 @@ func startTree(t *testing.T, script string) (*exec.Cmd, map[string]Identity) {
 	}
 }
 
-// waitFor polls cond until it holds, failing after a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // waitLeftGroup waits until the process id has left group (setsid).
 func waitLeftGroup(t *testing.T, id Identity, group int) {
 	t.Helper()
-	waitFor(t, "the setsid member to leave the group", func() bool {
+	waitfor.Until(t, 10*time.Second, "the setsid member to leave the group", func() bool {
 		p, err := Stat(id.PID)
 		return err == nil && p.PGID != group
 	})
@@ -116,9 +110,9 @@ echo ready; while :; do sleep 0.05; done`)
 		t.Errorf("Term signalled one by one: got %d, want 1 (only the setsid member is outside the group)", outside)
 	}
 	for _, name := range []string{"plain", "setsid"} {
-		waitFor(t, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
+		waitfor.Until(t, 10*time.Second, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
 	}
-	waitFor(t, "the breeder's child", func() bool { _, err := os.Stat(born); return err == nil })
+	waitfor.Until(t, 10*time.Second, "the breeder's child", func() bool { _, err := os.Stat(born); return err == nil })
 	data, _ := os.ReadFile(born)
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	if ids["born"], err = Lookup(pid); err != nil {
@@ -229,12 +223,83 @@ echo ready; while :; do sleep 0.05; done`)
 		t.Errorf("Term signalled %d one by one, want 1: the setsid member (the plain one had the group's)", outside)
 	}
 	for _, name := range []string{"plain", "setsid", "unlisted"} {
-		waitFor(t, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
+		waitfor.Until(t, 10*time.Second, name+" to end on SIGTERM", func() bool { return !running(ids[name]) })
 	}
 	if got := len(td.pinned); got != 2 {
 		t.Errorf("pinned %d, want the 2 listed members the tree holds", got)
 	}
 	if err := td.Kill(); err != nil { // walks from Root: nothing is left to find
 		t.Fatalf("Kill: %v", err)
+	}
+}
+
+// TestTeardownEndWithKillAll runs End over a tree with a member that
+// ignores SIGTERM: KillAll is tried once, at the first Kill; a failing one
+// is reported as ErrKillAll and the walk still ends the tree; Trace hears
+// each signal go out.
+func TestTeardownEndWithKillAll(t *testing.T) {
+	cmd, ids := startTree(t, `sleep 60 & echo plain $!
+(trap "" TERM; while :; do sleep 0.05; done) & echo stubborn $!
+echo ready; wait`)
+	root := cmd.Process.Pid
+	rootID, err := Lookup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader, err := Open(rootID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leader.Close()
+	calls := 0
+	var events []string
+	td := &Teardown{
+		Root: root, Leader: leader, Group: root,
+		KillAll: func() error { calls++; return syscall.EPERM },
+		Trace:   func(event, detail string) { events = append(events, event) },
+	}
+	defer td.Close()
+	if !td.End(context.Background(), 100*time.Millisecond) {
+		t.Fatalf("End: still alive %v", td.Alive())
+	}
+	if err := td.Kill(); errors.Is(err, ErrKillAll) || calls != 1 {
+		t.Errorf("a second Kill: got %v and %d KillAll calls, want no ErrKillAll and 1 call", err, calls)
+	}
+	if want := []string{"term-sent", "kill-sent"}; !slices.Equal(events, want) {
+		t.Errorf("traced %v, want %v", events, want)
+	}
+	for name, id := range ids {
+		if running(id) {
+			t.Errorf("%s survived End", name)
+		}
+	}
+}
+
+// TestStopperEndsOneProcessAlone: a Stopper signals its process and none of
+// that process's children.
+func TestStopperEndsOneProcessAlone(t *testing.T) {
+	cmd, ids := startTree(t, `trap "" TERM
+sleep 60 & echo child $!
+echo ready; while :; do sleep 0.05; done`)
+	rootID, err := Lookup(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	s, err := Terminate(rootID, time.Second, now)
+	if err != nil {
+		t.Fatalf("Terminate: %v", err)
+	}
+	s.Escalate(now) // within the grace: nothing
+	if !running(rootID) {
+		t.Fatal("the process ended before the grace was over (it ignores SIGTERM)")
+	}
+	s.Escalate(now.Add(2 * time.Second))
+	waitfor.Until(t, 10*time.Second, "the stopped process to exit", func() bool {
+		p, err := Stat(rootID.PID)
+		return err != nil || p.Zombie
+	})
+	if !running(ids["child"]) {
+		t.Error("the stopped process's child was signalled; a Stopper ends its process alone")
 	}
 }

@@ -7,14 +7,10 @@ import (
 )
 
 // Tree is a process tree the caller owns: a leader, the process group it
-// leads, and every descendant seen so far. Once a member has been seen it
-// stays tracked by identity even if it is later reparented away (to init,
-// after its parent died), so a tree can be torn down completely even
-// without being a subreaper. Members are signalled through handles opened
-// at signal time and checked against the recorded identity, so a recycled
-// PID is never hit.
-//
-// A Tree is not safe for concurrent use.
+// leads, and every descendant seen so far, tracked by identity even once
+// reparented away (to init), so a caller that is no subreaper can still end
+// it all. Members are signalled through handles opened and checked at
+// signal time. A Tree is not safe for concurrent use.
 type Tree struct {
 	leader   int
 	leaderID Identity // the leader's identity; zero when unknown
@@ -24,9 +20,8 @@ type Tree struct {
 	members map[int]Identity
 }
 
-// NewTree starts tracking the tree under leader. pgid is signalled as a
-// group only if non-zero: pass it only while the group id is pinned (the
-// leader is the caller or the caller's unreaped child).
+// NewTree starts tracking the tree under leader. pgid, signalled as a group
+// when non-zero, must be pinned (the caller's, or its uncollected child's).
 func NewTree(leader Identity, pgid int) *Tree {
 	return &Tree{leader: leader.PID, leaderID: leader, pgid: pgid, members: map[int]Identity{}}
 }
@@ -53,7 +48,7 @@ func (t *Tree) Refresh() error {
 	}
 	var roots []int
 	// The leader's PID counts as a root only while it is still the leader:
-	// one that is not our child may be reaped and its PID reused.
+	// one that is not our child may be collected and its PID reused.
 	if lp, ok := table.Find(t.leader); ok && (t.leaderID.Start == "" || lp.Start == t.leaderID.Start) {
 		roots = append(roots, t.leader)
 	}

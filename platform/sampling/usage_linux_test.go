@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"hermes-desktop/platform/proc"
+
+	"hermes-desktop/internal/waitfor"
 )
 
 // TestReadUsageReadsStatmRSS: the resident set is the kernel's exact count,
@@ -37,22 +39,18 @@ func TestReadUsageReadsStatmRSS(t *testing.T) {
 	// Until sleep has exec'd and loaded, its memory moves: compare once a
 	// reading before and one after agree.
 	var u Usage
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		before := vmRSS()
-		usage, err := ReadUsage(cmd.Process.Pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if before > 0 && before == vmRSS() {
-			if usage.RSS != before {
-				t.Fatalf("got RSS %d, want %d (VmRSS)", usage.RSS, before)
-			}
-			u = usage
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("sleep's memory never settled")
-		}
+	var before int64
+	var err error
+	waitfor.Until(t, 5*time.Second, "sleep's memory to settle", func() bool {
+		before = vmRSS()
+		u, err = ReadUsage(cmd.Process.Pid)
+		return err != nil || (before > 0 && before == vmRSS())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.RSS != before {
+		t.Fatalf("got RSS %d, want %d (VmRSS)", u.RSS, before)
 	}
 	if u.FDs < 3 {
 		t.Fatalf("got %d fds, want at least stdin, stdout, stderr", u.FDs)

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
@@ -128,7 +128,7 @@ func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *rela
 	}
 	rel.started()
 	id, err := proc.Lookup(p.Pid)
-	_ = p.Release() // reaped by the shim loop's wait4(-1)
+	_ = p.Release() // collected by the shim loop's wait4(-1)
 	if err != nil {
 		holdW.Close()
 		_ = syscall.Kill(p.Pid, syscall.SIGKILL)

@@ -51,7 +51,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )

@@ -11,10 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
@@ -117,8 +116,10 @@ func removeSessionCgroup(path string) {
 	_ = c.Remove()
 }
 
-// endTree ends the backend and its descendants: SIGTERM, grace, SIGKILL;
-// each process checked against its identity when signalled.
+// endTree ends the backend and its descendants (proc.Teardown: SIGTERM,
+// grace, SIGKILL), each process signalled through a handle opened before
+// its identity was checked. The group is not signalled as a whole: the
+// backend is not our child, so its group id is not pinned.
 func endTree(backend proc.Identity, grace time.Duration) error {
 	// The process table's uid, not /proc/PID's owner: a process that
 	// changed its uid is not dumpable, and its /proc entry is root's.
@@ -129,22 +130,17 @@ func endTree(backend proc.Identity, grace time.Duration) error {
 	if p.UID != os.Getuid() {
 		return fmt.Errorf("it is another user's process (uid %d)", p.UID)
 	}
-	tree := proc.NewTree(proc.Identity{}, 0) // no leader: the backend is a member, signalled like the rest
-	defer tree.Close()
-	tree.Add(backend)
-	_ = tree.Refresh()
-	_ = tree.Signal(syscall.SIGTERM)
-	ctx, cancel := context.WithTimeout(context.Background(), grace)
-	gone := tree.Wait(ctx)
-	cancel()
-	if !gone {
-		_ = tree.Refresh()
-		_ = tree.Signal(syscall.SIGKILL)
-		ctx, cancel = context.WithTimeout(context.Background(), proc.KillWait)
-		gone = tree.Wait(ctx)
-		cancel()
+	h, err := proc.Open(backend)
+	if proc.IsGone(err) {
+		return nil
 	}
-	if !gone {
+	if err != nil {
+		return fmt.Errorf("open it: %w", err)
+	}
+	defer h.Close()
+	tree := &proc.Teardown{Root: backend.PID, Leader: h}
+	defer tree.Close()
+	if !tree.End(context.Background(), grace) {
 		return fmt.Errorf("processes %v still alive after SIGKILL", tree.Alive())
 	}
 	return nil

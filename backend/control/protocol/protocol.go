@@ -6,7 +6,7 @@
 // result typed.
 //
 // The error codes each operation may answer, and their sentinels, are the
-// control package's (control/errors.go); the update package's own errors
+// contract's (contract/errkind); the update package's own errors
 // get theirs here (UpdateError), so that package knows nothing of the
 // channel. errors.Is works on them on both sides of the channel.
 package protocol
@@ -18,11 +18,11 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/logs"
 )
 
 // Op is one operation: its name on the wire (control.Request.Op), the
@@ -170,7 +170,7 @@ type SkipResult struct {
 }
 
 // Args decodes req's arguments as o's (none leave the zero value); bad
-// arguments are control.ErrBadRequest.
+// arguments are errkind.ErrBadRequest.
 func (o Op[Req, Res]) Args(req control.Request) (Req, error) {
 	var args Req
 	err := req.DecodeArgs(&args)
@@ -198,7 +198,7 @@ func (o Op[Req, Res]) result(res Res) any {
 
 // Call sends o with args to the instance running on stateDir, for backend
 // (see the operations), and returns its typed result. Errors are
-// control.Call's: ErrNotRunning, or a *control.RemoteError matching its
+// control.Call's: ErrNotRunning, or a *errkind.RemoteError matching its
 // code's sentinel.
 func (o Op[Req, Res]) Call(ctx context.Context, stateDir, backend string, args Req) (Res, error) {
 	res, _, err := o.CallRaw(ctx, stateDir, backend, args)

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"hermes-desktop/backend/control"
-	"hermes-desktop/backend/logs"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/errkind"
+	"hermes-desktop/contract/logs"
 )
 
 // opCase is one operation's round trip: the arguments a caller sends and
@@ -33,14 +34,14 @@ func roundTrip[Req, Res any](op Op[Req, Res], backend string, args Req, argsJSON
 		name: op.Name,
 		answer: func(req control.Request) (any, error) {
 			if string(req.Args) != argsJSON || req.Backend != backend {
-				return nil, fmt.Errorf("%w: got args %s for %q, want %s for %q", control.ErrBadRequest, req.Args, req.Backend, argsJSON, backend)
+				return nil, fmt.Errorf("%w: got args %s for %q, want %s for %q", errkind.ErrBadRequest, req.Args, req.Backend, argsJSON, backend)
 			}
 			got, err := op.Args(req)
 			if err != nil {
 				return nil, err
 			}
 			if !reflect.DeepEqual(got, args) {
-				return nil, fmt.Errorf("%w: decoded %+v, want %+v", control.ErrBadRequest, got, args)
+				return nil, fmt.Errorf("%w: decoded %+v, want %+v", errkind.ErrBadRequest, got, args)
 			}
 			return op.Answer(res, nil)
 		},
@@ -115,7 +116,7 @@ func TestRoundTrip(t *testing.T) {
 		if h, ok := handlers[req.Op]; ok {
 			return h(req)
 		}
-		return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+		return nil, fmt.Errorf("%w %q", errkind.ErrUnknownOp, req.Op)
 	})
 	for _, c := range cases {
 		c.call(t, dir)
@@ -134,19 +135,19 @@ func TestErrorsAndBadArgs(t *testing.T) {
 			_, err := OpReap.Args(req)
 			return nil, err
 		case OpPage.Name:
-			return OpPage.Answer(PageResult{}, fmt.Errorf("%w: no backend with a page is ready", control.ErrNotReady))
+			return OpPage.Answer(PageResult{}, fmt.Errorf("%w: no backend with a page is ready", errkind.ErrNotReady))
 		}
-		return nil, fmt.Errorf("%w %q", control.ErrUnknownOp, req.Op)
+		return nil, fmt.Errorf("%w %q", errkind.ErrUnknownOp, req.Op)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := control.Call(ctx, dir, control.Request{Op: OpReap.Name, Args: json.RawMessage(`{"dry_run":"yes"}`)}); !errors.Is(err, control.ErrBadRequest) {
+	if _, err := control.Call(ctx, dir, control.Request{Op: OpReap.Name, Args: json.RawMessage(`{"dry_run":"yes"}`)}); !errors.Is(err, errkind.ErrBadRequest) {
 		t.Errorf("bad reap args: got %v, want a bad request", err)
 	}
-	if _, err := OpPage.Call(ctx, dir, "", None{}); !errors.Is(err, control.ErrNotReady) {
+	if _, err := OpPage.Call(ctx, dir, "", None{}); !errors.Is(err, errkind.ErrNotReady) {
 		t.Errorf("page: got %v, want not ready", err)
 	}
-	if _, err := OpFocus.Call(ctx, dir, "", None{}); !errors.Is(err, control.ErrUnknownOp) {
+	if _, err := OpFocus.Call(ctx, dir, "", None{}); !errors.Is(err, errkind.ErrUnknownOp) {
 		t.Errorf("focus: got %v, want an unknown operation", err)
 	}
 }

@@ -3,30 +3,30 @@ package protocol
 import (
 	"errors"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/errkind"
 )
 
 // updateKinds pairs each of the update package's sentinels with the
 // control kind it travels as over the socket. The update package knows
 // nothing of the channel; this table is the one place its errors meet the
 // channel's codes. An update error of no kind (update.ErrSwap) travels as
-// control.CodeInternal.
+// errkind.CodeInternal.
 var updateKinds = []struct{ err, kind error }{
-	{update.ErrDisabled, control.ErrRefused},
-	{update.ErrManaged, control.ErrRefused},
-	{update.ErrUpToDate, control.ErrUpToDate},
-	{update.ErrOffline, control.ErrOffline},
-	{update.ErrFeed, control.ErrUnverified},
-	{update.ErrSignature, control.ErrUnverified},
-	{update.ErrChecksum, control.ErrUnverified},
-	{update.ErrInsecure, control.ErrUnverified},
-	{update.ErrSmoke, control.ErrUnverified},
-	{update.ErrDiskFull, control.ErrNoSpace},
+	{update.ErrDisabled, errkind.ErrRefused},
+	{update.ErrManaged, errkind.ErrRefused},
+	{update.ErrUpToDate, errkind.ErrUpToDate},
+	{update.ErrOffline, errkind.ErrOffline},
+	{update.ErrFeed, errkind.ErrUnverified},
+	{update.ErrSignature, errkind.ErrUnverified},
+	{update.ErrChecksum, errkind.ErrUnverified},
+	{update.ErrInsecure, errkind.ErrUnverified},
+	{update.ErrSmoke, errkind.ErrUnverified},
+	{update.ErrDiskFull, errkind.ErrNoSpace},
 }
 
 // UpdateError gives err the control kind of every update sentinel it
-// wraps, so that control.CodeOf answers the code the update's failure
+// wraps, so that errkind.CodeOf answers the code the update's failure
 // travels as; its words stay err's. Nil stays nil.
 func UpdateError(err error) error {
 	if err == nil {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/contract/errkind"
 )
 
 // An update error keeps its own sentinel and words and, mapped by
@@ -15,21 +15,21 @@ func TestUpdateErrorKinds(t *testing.T) {
 	cases := []struct {
 		err  error
 		kind error
-		code control.Code
+		code errkind.Code
 	}{
-		{update.ErrUpToDate, control.ErrUpToDate, control.CodeUpToDate},
-		{update.ErrNoBuild, control.ErrUpToDate, control.CodeUpToDate},
-		{update.ErrDisabled, control.ErrRefused, control.CodeRefused},
-		{update.ErrBuildOff, control.ErrRefused, control.CodeRefused},
-		{update.ErrManaged, control.ErrRefused, control.CodeRefused},
-		{update.ErrSignature, control.ErrUnverified, control.CodeUnverified},
-		{update.ErrChecksum, control.ErrUnverified, control.CodeUnverified},
-		{update.ErrSmoke, control.ErrUnverified, control.CodeUnverified},
-		{update.ErrFeed, control.ErrUnverified, control.CodeUnverified},
-		{update.ErrInsecure, control.ErrUnverified, control.CodeUnverified},
-		{update.ErrOffline, control.ErrOffline, control.CodeOffline},
-		{update.ErrDiskFull, control.ErrNoSpace, control.CodeNoSpace},
-		{update.ErrSwap, nil, control.CodeInternal},
+		{update.ErrUpToDate, errkind.ErrUpToDate, errkind.CodeUpToDate},
+		{update.ErrNoBuild, errkind.ErrUpToDate, errkind.CodeUpToDate},
+		{update.ErrDisabled, errkind.ErrRefused, errkind.CodeRefused},
+		{update.ErrBuildOff, errkind.ErrRefused, errkind.CodeRefused},
+		{update.ErrManaged, errkind.ErrRefused, errkind.CodeRefused},
+		{update.ErrSignature, errkind.ErrUnverified, errkind.CodeUnverified},
+		{update.ErrChecksum, errkind.ErrUnverified, errkind.CodeUnverified},
+		{update.ErrSmoke, errkind.ErrUnverified, errkind.CodeUnverified},
+		{update.ErrFeed, errkind.ErrUnverified, errkind.CodeUnverified},
+		{update.ErrInsecure, errkind.ErrUnverified, errkind.CodeUnverified},
+		{update.ErrOffline, errkind.ErrOffline, errkind.CodeOffline},
+		{update.ErrDiskFull, errkind.ErrNoSpace, errkind.CodeNoSpace},
+		{update.ErrSwap, nil, errkind.CodeInternal},
 	}
 	for _, tc := range cases {
 		err := UpdateError(fmt.Errorf("update: %w: details", tc.err))
@@ -39,7 +39,7 @@ func TestUpdateErrorKinds(t *testing.T) {
 		if !errors.Is(err, tc.err) {
 			t.Errorf("%v: lost its own sentinel", tc.err)
 		}
-		if got := control.CodeOf(err); got != tc.code {
+		if got := errkind.CodeOf(err); got != tc.code {
 			t.Errorf("%v: code: got %q, want %q", tc.err, got, tc.code)
 		}
 		if want := "update: " + tc.err.Error() + ": details"; err.Error() != want {
@@ -48,13 +48,13 @@ func TestUpdateErrorKinds(t *testing.T) {
 	}
 	// A disk that fills during a download whose check then fails travels
 	// as the cause.
-	if got := control.CodeOf(UpdateError(errors.Join(update.ErrChecksum, update.ErrDiskFull))); got != control.CodeNoSpace {
-		t.Errorf("checksum and disk full: got %q, want %q", got, control.CodeNoSpace)
+	if got := errkind.CodeOf(UpdateError(errors.Join(update.ErrChecksum, update.ErrDiskFull))); got != errkind.CodeNoSpace {
+		t.Errorf("checksum and disk full: got %q, want %q", got, errkind.CodeNoSpace)
 	}
 	// An error already of a kind (a busy instance) keeps it first.
-	busy := fmt.Errorf("%w: a handoff is under way", control.ErrBusy)
-	if got := control.CodeOf(UpdateError(busy)); got != control.CodeBusy {
-		t.Errorf("busy: got %q, want %q", got, control.CodeBusy)
+	busy := fmt.Errorf("%w: a handoff is under way", errkind.ErrBusy)
+	if got := errkind.CodeOf(UpdateError(busy)); got != errkind.CodeBusy {
+		t.Errorf("busy: got %q, want %q", got, errkind.CodeBusy)
 	}
 	if UpdateError(nil) != nil {
 		t.Error("nil: got an error, want nil")

@@ -19,7 +19,7 @@ export type BackendKind =
   | "serve"
   | "custom";
 
-/** The constants of instance.Containment. */
+/** The constants of model.Containment. */
 export type Containment =
   | "cgroup"
   | "systemd-scope"

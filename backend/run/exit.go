@@ -1,11 +1,11 @@
-package instance
+package run
 
 import (
 	"fmt"
 	"os"
 	"syscall"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // ExitStatus is how a backend process ended.
@@ -25,7 +25,8 @@ type ExitStatus struct {
 	Permanent bool
 }
 
-func exitStatusOf(ps *os.ProcessState) ExitStatus {
+// StatusOf is how a process we waited for ended, from its wait status.
+func StatusOf(ps *os.ProcessState) ExitStatus {
 	if ps == nil {
 		return ExitStatus{Code: -1}
 	}

@@ -1,9 +1,9 @@
-package instance
+package run
 
 import (
 	"fmt"
-	"hermes-desktop/backend/hermes"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/contract/hermes"
 	"net/http"
 	"net/http/httptest"
 	"strings"

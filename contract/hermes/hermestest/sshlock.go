@@ -1,5 +1,5 @@
 // Package hermestest holds fixtures of Hermes' files for tests: what
-// Hermes Desktop's SSH mode writes, as backend/hermes parses it. Only tests
+// Hermes Desktop's SSH mode writes, as contract/hermes parses it. Only tests
 // import it.
 package hermestest
 

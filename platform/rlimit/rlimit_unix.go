@@ -1,6 +1,9 @@
 //go:build unix
 
-package proc
+// Package rlimit reads and sets this process's open-file limit: the one
+// it was started with, which the Go runtime hides, and the one its
+// children inherit.
+package rlimit
 
 import (
 	"fmt"
@@ -10,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"hermes-desktop/platform/proc"
 )
 
 // InheritedNofileSoft returns the soft RLIMIT_NOFILE this process was
@@ -17,9 +22,9 @@ import (
 // (and restores the original in every child it execs), so the original is
 // not what getrlimit says any more: it is read back from a child shell.
 func InheritedNofileSoft() (uint64, error) {
-	out, err := OutputChild(exec.Command("/bin/sh", "-c", "ulimit -Sn"))
+	out, err := proc.OutputChild(exec.Command("/bin/sh", "-c", "ulimit -Sn"))
 	if err != nil {
-		return 0, fmt.Errorf("proc: ask a shell for the inherited open-file limit: %w", err)
+		return 0, fmt.Errorf("rlimit: ask a shell for the inherited open-file limit: %w", err)
 	}
 	v := strings.TrimSpace(string(out))
 	if v == "unlimited" {
@@ -27,7 +32,7 @@ func InheritedNofileSoft() (uint64, error) {
 	}
 	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("proc: inherited open-file limit %q: %w", v, err)
+		return 0, fmt.Errorf("rlimit: inherited open-file limit %q: %w", v, err)
 	}
 	return n, nil
 }
@@ -38,11 +43,11 @@ func InheritedNofileSoft() (uint64, error) {
 func SetNofileSoft(soft uint64) error {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return fmt.Errorf("proc: getrlimit: %w", err)
+		return fmt.Errorf("rlimit: getrlimit: %w", err)
 	}
 	lim.Cur = soft
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return fmt.Errorf("proc: setrlimit nofile %d: %w", soft, err)
+		return fmt.Errorf("rlimit: setrlimit nofile %d: %w", soft, err)
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hermes-desktop/backend/hermes/hermestest"
+	"hermes-desktop/contract/hermes/hermestest"
 )
 
 func TestParseSSHLock(t *testing.T) {

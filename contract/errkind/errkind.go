@@ -1,4 +1,9 @@
-package control
+// Package errkind is the vocabulary of error kinds that survive the control
+// channel: a Code per kind, a sentinel per code, and RemoteError, which a
+// caller gets back and branches on with errors.Is as if the error had never
+// left the instance. The channel (backend/control) carries the code; the
+// launcher's handlers and the update package's errors wrap the sentinels.
+package errkind
 
 import (
 	"context"
@@ -27,10 +32,10 @@ const (
 )
 
 // Sentinel errors, one per code: the one vocabulary of error kinds, which
-// the launcher's handlers wrap (fmt.Errorf("%w: ...",
-// control.ErrNoSuchBackend), or Kind for an error with words of its own)
-// and protocol.UpdateError gives the update package's errors. Call returns a *RemoteError that matches the
-// same sentinel.
+// the launcher's handlers wrap (fmt.Errorf("%w: ...", ErrNoSuchBackend),
+// or Kind for an error with words of its own) and protocol.UpdateError
+// gives the update package's errors. control.Call returns a *RemoteError
+// that matches the same sentinel.
 var (
 	ErrBadRequest    = errors.New("bad request")
 	ErrUnknownOp     = errors.New("unknown operation")

@@ -13,8 +13,7 @@
 //     (sshlock.go), and the gateway's PID file (gateway.go);
 //   - the one rule for "is this host loopback" (loopback.go).
 //
-// It is a leaf: it imports the standard library only, nothing of this
-// module, so every layer may use it. Variables of our own protocol between
+// Every layer may use it. Variables of our own protocol between
 // the launcher and its watchdog shim are not here but in watchdog's
 // protocol.go; the launcher's own settings (HERMES_DESKTOP_*) are not Hermes'
 // either, except HERMES_DESKTOP_READY_FILE, which Hermes reads.

@@ -1,7 +1,7 @@
 // Package logs keeps each backend's output twice: a ring buffer of recent
 // lines for the window and status, and a size-rotated file under
-// <state>/logs. It is a leaf under backend: it imports only the standard
-// library.
+// <state>/logs. Its Line is what the page, the CLI and the diagnostic
+// report read of a backend's output.
 package logs
 
 import (

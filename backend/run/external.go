@@ -1,4 +1,4 @@
-package instance
+package run
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"hermes-desktop/backend/hermes"
+	"hermes-desktop/contract/hermes"
 )
 
 // A Hermes asked for a dashboard while a host backend already runs starts
