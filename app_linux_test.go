@@ -23,6 +23,7 @@ import (
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/proc"
 )
@@ -114,13 +115,7 @@ func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *b
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Until(t, 20*time.Second, what, cond)
 }
 
 func TestAppPushesStatusAndLogsInBatches(t *testing.T) {

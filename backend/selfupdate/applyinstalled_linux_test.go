@@ -12,6 +12,7 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/contract/errkind"
+	"hermes-desktop/internal/waitfor"
 )
 
 // childSuccessor is a real child standing in for the new instance.
@@ -85,18 +86,12 @@ func TestApplyInstalledHandsOverToTheReplacedExecutable(t *testing.T) {
 	if err := os.Rename(exe+".dpkg-new", exe); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if path, ok := u.NewExecutable(); ok {
-			if path != exe {
-				t.Fatalf("replaced: got %s, want %s", path, exe)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the replaced executable was never noticed")
-		}
-		time.Sleep(10 * time.Millisecond)
+	var path string
+	if !waitfor.Try(10*time.Second, func() bool { p, ok := u.NewExecutable(); path = p; return ok }) {
+		t.Fatal("the replaced executable was never noticed")
+	}
+	if path != exe {
+		t.Fatalf("replaced: got %s, want %s", path, exe)
 	}
 	if h.published.Load() == 0 {
 		t.Error("status was not told about the replaced executable")
