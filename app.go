@@ -33,7 +33,7 @@ type App struct {
 	settings *settings.Store
 	// started is the settings as saved when the app started, which the
 	// launcher runs with: what was saved since applies at the next start
-	// (settings.PendingRestart).
+	// (settings.PendingRelaunch).
 	started settings.Settings
 	// win is the window and the tray; its context is the one the page's
 	// calls run under: Quit and the end of the app cancel it.
@@ -108,12 +108,11 @@ func (a *App) RemoveBackend(name string) error {
 	return a.l.Saved().RemoveBackend(a.win.ctx, name)
 }
 
-// RestartToApply relaunches the app into the new executable a package
+// ApplyInstalledUpdate hands the app over to the new executable a package
 // upgrade put on disk ("Restart to apply"), keeping the backends running
-// (Updater.RelaunchUpgraded, an adopt handoff). The page calls it by this
-// name.
-func (a *App) RestartToApply() error {
-	return a.l.Updates().RelaunchUpgraded(a.win.ctx)
+// (Updater.ApplyInstalled, an adopt handoff).
+func (a *App) ApplyInstalledUpdate() error {
+	return a.l.Updates().ApplyInstalled(a.win.ctx)
 }
 
 // CheckForUpdate asks the update feed now ("Check now"); a newer version
@@ -181,24 +180,23 @@ func (a *App) SaveSettings(e settings.Edit) (settings.View, error) {
 }
 
 func (a *App) settingsView(s settings.Settings, notice string) settings.View {
-	pending, backends := settings.PendingRestart(a.started, s, backend.DefaultSettings(a.self))
+	pending, backends := settings.PendingRelaunch(a.started, s, backend.DefaultSettings(a.self))
 	return settings.View{Settings: s, Defaults: backend.DefaultSettings(a.self), Path: settings.Path(a.stateDir), Notice: notice,
 		Pending: pending, PendingRestartsBackends: backends}
 }
 
-// RestartApp relaunches Hermes Desktop so that the settings saved since it
-// started apply ("Restart Hermes Desktop" on the Settings page): a handoff
-// to a new run of this executable, which reads them (Launcher.Relaunch;
-// the page calls it by this name). The backends keep
+// Relaunch hands Hermes Desktop over to a new run of this executable, so
+// that the settings saved since it started apply ("Restart Hermes Desktop"
+// on the Settings page; Launcher.Relaunch). The backends keep
 // running unless a pending setting is given to a backend as it starts;
 // then they restart with the app. This window closes once the new
 // instance serves, and the new one opens its own.
-func (a *App) RestartApp() error {
+func (a *App) Relaunch() error {
 	saved, notice := a.settings.Load()
 	if notice != "" {
 		return fmt.Errorf("the saved settings could not be read (%s): nothing was restarted", notice)
 	}
-	_, restartBackends := settings.PendingRestart(a.started, saved, backend.DefaultSettings(a.self))
+	_, restartBackends := settings.PendingRelaunch(a.started, saved, backend.DefaultSettings(a.self))
 	_, err := a.l.Relaunch(a.win.ctx, !restartBackends)
 	return err
 }

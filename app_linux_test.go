@@ -23,6 +23,7 @@ import (
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/proc"
 )
@@ -80,7 +81,7 @@ func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *b
 	tag := testbin.Tag(t)
 	t.Setenv(testbin.TagEnv, tag) // the backend tree inherits it; the cleanup checks it
 	dir := t.TempDir()
-	// What a successor (App.RestartApp) reads, as a launch from a shell
+	// What a successor (App.Relaunch) reads, as a launch from a shell
 	// would give it.
 	t.Setenv("HERMES_DESKTOP_STATE_DIR", filepath.Join(dir, "state"))
 	t.Setenv("HERMES_HOME", filepath.Join(dir, "home"))
@@ -114,13 +115,7 @@ func startAppWith(t *testing.T, explicit func(*runspec.Spec)) (*App, *fakeUI, *b
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Until(t, 20*time.Second, what, cond)
 }
 
 func TestAppPushesStatusAndLogsInBatches(t *testing.T) {
@@ -570,12 +565,12 @@ func TestAppAddBackendTakesTheFlags(t *testing.T) {
 	}
 }
 
-// TestAppRestartAppAppliesSavedSettings: "Restart Hermes Desktop" on the
+// TestAppRelaunchAppliesSavedSettings: "Restart Hermes Desktop" on the
 // Settings page hands over to a new run of the executable, which reads the
 // settings saved since the app started. A launcher setting keeps the
 // backend running (the same process); a setting given to a backend as it
 // starts (the grace period, in the shim's flags) restarts it with the app.
-func TestAppRestartAppAppliesSavedSettings(t *testing.T) {
+func TestAppRelaunchAppliesSavedSettings(t *testing.T) {
 	for _, c := range []struct {
 		name             string
 		edit             settings.Settings
@@ -596,13 +591,13 @@ func TestAppRestartAppAppliesSavedSettings(t *testing.T) {
 			if !slices.Equal(v.Pending, []string{c.field}) || v.PendingRestartsBackends != c.restartsBackends {
 				t.Fatalf("pending after saving %s: got %q (backends restart: %v), want [%s] (%v)", c.field, v.Pending, v.PendingRestartsBackends, c.field, c.restartsBackends)
 			}
-			if err := app.RestartApp(); err != nil {
-				t.Fatalf("RestartApp: %v", err)
+			if err := app.Relaunch(); err != nil {
+				t.Fatalf("Relaunch: %v", err)
 			}
 			select {
 			case <-l.HandedOff():
 			default:
-				t.Fatal("RestartApp returned, but this instance was not handed over")
+				t.Fatal("Relaunch returned, but this instance was not handed over")
 			}
 			var after model.BackendStatus
 			waitFor(t, "the new instance's ready backend", func() bool {

@@ -12,19 +12,23 @@
 // of each and answers them through handoffs.go and updates.go.
 //
 // The restarts, one word each in Go:
-//   - Restart: a backend's (Launcher.Restart, the tray's Restart, the
-//     control op "restart").
-//   - Relaunch: this app handing over to a new run of its own executable
-//     (Launcher.Relaunch, for the settings saved since it started: the
-//     page's RestartApp, "Restart Hermes Desktop"; Updater.RelaunchUpgraded,
-//     into the executable a package upgrade put on disk: the page's
-//     RestartToApply, "Restart to apply").
-//   - Apply: installing a downloaded update and handing over to it
-//     (Updater.Apply: the page's ApplyUpdate, "Restart to update"; the
-//     control op "update-apply").
+//   - Restart: a backend's, stopped and started again (Launcher.Restart,
+//     App.Restart, the tray's Restart, the control op "restart"; the
+//     handoff's "restart" mode, where the successor starts the backends
+//     afresh, is one too).
+//   - Relaunch: this app handing over to a new run of the same executable,
+//     for the settings saved since it started (Launcher.Relaunch,
+//     handoff.Sender.Relaunch, App.Relaunch: "Restart Hermes Desktop").
+//   - Apply: handing over to a new version: one downloaded and installed
+//     by the self-update (Updater.Apply, App.ApplyUpdate: "Restart to
+//     update", the control op "update-apply"), or one a package upgrade
+//     put on disk (Updater.ApplyInstalled, App.ApplyInstalledUpdate,
+//     model.InstanceInfo.UpdateInstalled: "Restart to apply", `handoff`
+//     with no --to).
 //
-// The page's names, the control ops and the handoff's "restart" mode are
-// on the wire between binaries of different versions and stay as they are.
+// The labels a person reads, the control ops, the CLI's words, the JSON
+// (restart_to_apply) and the handoff's "restart" mode are on the wire or
+// on screen and stay as they are.
 // Where the package sits among the layers is e2e/layers_test.go's to say:
 // it never imports app/, main or Wails.
 package backend

@@ -20,6 +20,7 @@ import (
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
 )
 
@@ -205,34 +206,23 @@ func checkLetGo(t *testing.T, l *Launcher) {
 // waitState waits until every backend of l is in state.
 func waitState(t *testing.T, l *Launcher, state model.State) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
-		st := l.Status()
+	var st model.Status
+	if !waitfor.Try(waitLimit, func() bool {
+		st = l.Status()
 		ok := len(st.Backends) > 0
 		for _, b := range st.Backends {
 			ok = ok && b.State == state
 		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("backends: got %+v, want all %s within %v", st.Backends, state, waitLimit)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return ok
+	}) {
+		t.Fatalf("backends: got %+v, want all %s within %v", st.Backends, state, waitLimit)
 	}
 }
 
 // waitFile waits until path exists.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not appear within %v", path, waitLimit)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitfor.Try(waitLimit, func() bool { _, err := os.Stat(path); return err == nil }) {
+		t.Fatalf("%s did not appear within %v", path, waitLimit)
 	}
 }

@@ -16,7 +16,7 @@ func (l *Launcher) Status() model.Status {
 		Version: l.cfg.Version, Started: l.started, Shim: !l.cfg.NoShim,
 		Update: l.upd.Status(),
 	}}
-	_, st.Instance.RestartToApply = l.upd.NewExecutable()
+	_, st.Instance.UpdateInstalled = l.upd.NewExecutable()
 	st.Notices = l.notices.all()
 	boot, last := l.reaps.reports()
 	st.BootReap = boot

@@ -328,14 +328,14 @@ func TestHandoffSurvivesOldBeingKilled(t *testing.T) {
 // A package upgrade replaces the executable under the running app: the app
 // notices (status: restart_to_apply) and `handoff` with no --to applies it
 // as an adopt handoff, the backend keeping its PID.
-func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
+func TestHandoffAppliesThePackagesUpgrade(t *testing.T) {
 	dir := t.TempDir()
 	exe := copyBinary(t, testbin.Path(t))
 	base := testbin.Base(t, filepath.Join(dir, "state"), filepath.Join(dir, "home"), testbin.Tag(t))
 	base.Bin = exe
 	l := base.StartAnother("--grace", "2s")
 	first := l.WaitReady(1, readyWait)
-	if st, ok := statusOf(t, l); !ok || st.Instance.RestartToApply {
+	if st, ok := statusOf(t, l); !ok || st.Instance.UpdateInstalled {
 		t.Fatalf("before the upgrade: got %+v, want no restart to apply", st.Instance)
 	}
 	if _, errOut, code := l.CLI("handoff", "--timeout", "30s"); code == 0 || !strings.Contains(errOut, "has not changed") {
@@ -349,7 +349,7 @@ func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
 	must(t, os.Rename(exe+".dpkg-new", exe))
 	waitfor.Until(t, 10*time.Second, "the replaced executable to be noticed", func() bool {
 		st, ok := statusOf(t, l)
-		return ok && st.Instance.RestartToApply
+		return ok && st.Instance.UpdateInstalled
 	})
 	out, errOut, code := l.CLI("handoff", "--timeout", "30s")
 	if code != 0 || !strings.Contains(out, "adopt") {
@@ -364,7 +364,7 @@ func TestRestartToApplyAfterThePackageReplacedUs(t *testing.T) {
 		}
 		return false
 	})
-	if len(st.Backends) != 1 || st.Instance.PID == l.Cmd.Process.Pid || st.Backends[0].PID != first.PID || st.Instance.RestartToApply {
+	if len(st.Backends) != 1 || st.Instance.PID == l.Cmd.Process.Pid || st.Backends[0].PID != first.PID || st.Instance.UpdateInstalled {
 		t.Errorf("after applying: got %+v / backend %d, want a new instance, the same backend %d, nothing left to apply",
 			st.Instance, st.Backends[0].PID, first.PID)
 	}

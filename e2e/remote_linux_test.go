@@ -165,8 +165,9 @@ func running(pid int) bool {
 func waitRemoteGone(t *testing.T, d time.Duration, what string, pids ...int) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for {
-		alive := 0
+	alive := 0
+	if !waitfor.Try(d, func() bool {
+		alive = 0
 		for _, pid := range pids {
 			if pid <= 0 {
 				t.Fatalf("%s: no PID to wait for in %v", what, pids)
@@ -175,14 +176,11 @@ func waitRemoteGone(t *testing.T, d time.Duration, what string, pids ...int) tim
 				alive++
 			}
 		}
-		if alive == 0 {
-			return time.Since(start)
-		}
-		if time.Since(start) > d {
-			t.Fatalf("%s: %d of %v still alive after %v", what, alive, pids, d)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return alive == 0
+	}) {
+		t.Fatalf("%s: %d of %v still alive after %v", what, alive, pids, d)
 	}
+	return time.Since(start)
 }
 
 // TestRemoteTreeGoneWhenTheAppDies: the app SIGKILLed, its ssh client
@@ -249,16 +247,15 @@ func TestRemoteBlipReattaches(t *testing.T) {
 	b := a.remoteBackend(t, "far", 60*time.Second)
 	master := a.localSSH(t, "-M")
 	must(t, syscall.Kill(master, syscall.SIGSTOP))
-	stopped := time.Now()
 	seen := ""
-	for time.Since(stopped) < grace-3*time.Second && seen != "reconnecting" {
+	waitfor.Try(grace-3*time.Second, func() bool { // resumed well inside the grace
 		for _, s := range status(t, a.l).Backends {
 			if s.Remote != nil {
 				seen = s.Remote.Connection
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return seen == "reconnecting"
+	})
 	must(t, syscall.Kill(master, syscall.SIGCONT))
 	if seen != "reconnecting" {
 		t.Errorf("during the blip the connection showed %q, want reconnecting", seen)

@@ -244,16 +244,11 @@ func (a *winApp) processes() []int {
 // returns how long that took, or those left.
 func (a *winApp) waitGone(d time.Duration) (time.Duration, []int) {
 	start := time.Now()
-	for {
-		left := a.processes()
-		if len(left) == 0 {
-			return time.Since(start), nil
-		}
-		if time.Since(start) > d {
-			return 0, left
-		}
-		time.Sleep(2 * time.Millisecond)
+	var left []int
+	if !waitfor.Try(d, func() bool { left = a.processes(); return len(left) == 0 }) {
+		return 0, left
 	}
+	return time.Since(start), nil
 }
 
 // checkNothingLeft fails the test for every process of it still alive,

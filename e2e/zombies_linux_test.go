@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -51,21 +52,18 @@ func zombiesUnder(pids ...int) []string {
 // shims zombieWait after the last child exit (since).
 func checkNoZombies(t *testing.T, l *testbin.Launcher, since time.Time) {
 	t.Helper()
-	for {
+	var zs []string
+	if !waitfor.Try(zombieWait-time.Since(since), func() bool { // the promise runs from since, not from now
 		under := []int{l.Cmd.Process.Pid}
 		for _, b := range status(t, l).Backends {
 			if b.ShimPID > 0 {
 				under = append(under, b.ShimPID)
 			}
 		}
-		zs := zombiesUnder(under...)
-		if len(zs) == 0 {
-			return
-		}
-		if time.Since(since) > zombieWait {
-			t.Fatalf("zombies %v after %v: %v", zombieWait, time.Since(since).Round(time.Millisecond), zs)
-		}
-		time.Sleep(100 * time.Millisecond)
+		zs = zombiesUnder(under...)
+		return len(zs) == 0
+	}) {
+		t.Fatalf("zombies %v after %v: %v", zombieWait, time.Since(since).Round(time.Millisecond), zs)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/cmdline"
 )
 
@@ -111,17 +112,15 @@ func TestRunWindowAndHeadlessShareTheLifecycle(t *testing.T) {
 // ready, and returns its status.
 func waitReady(t *testing.T, stateDir string) model.Status {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var st model.Status
+	var err error
+	if !waitfor.Try(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		st, err := protocol.OpStatus.Call(ctx, stateDir, "", protocol.None{})
-		cancel()
-		if err == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no ready instance on %s: %v", stateDir, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		defer cancel()
+		st, err = protocol.OpStatus.Call(ctx, stateDir, "", protocol.None{})
+		return err == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady
+	}) {
+		t.Fatalf("no ready instance on %s: %v", stateDir, err)
 	}
+	return st
 }

@@ -19,7 +19,7 @@ import (
 // from.
 func printStatus(w io.Writer, st model.Status, now time.Time) {
 	fmt.Fprintf(w, "hermes-desktop %s: pid %d (%s), state dir %s\n", st.Instance.Version, st.Instance.PID, st.Instance.UI, st.Instance.StateDir)
-	if st.Instance.RestartToApply {
+	if st.Instance.UpdateInstalled {
 		fmt.Fprintln(w, "updated on disk: 'hermes-desktop handoff' applies it (the backends keep running)")
 	}
 	// The HOST column only when a backend runs elsewhere: a local-only

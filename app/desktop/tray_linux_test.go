@@ -18,6 +18,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"hermes-desktop/backend/model"
+	"hermes-desktop/internal/waitfor"
 )
 
 // startSessionBus runs a private dbus-daemon for the test and points
@@ -155,13 +156,7 @@ func tooltipTitle(t *testing.T, item dbus.BusObject) string {
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.Until(t, 20*time.Second, what, cond)
 }
 
 func twoBackends() model.Status {

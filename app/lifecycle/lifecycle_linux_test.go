@@ -19,6 +19,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 )
 
 func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
@@ -159,19 +160,17 @@ func (r *aRun) wait(t *testing.T) error {
 // with its backend ready, and returns its status.
 func waitServing(t *testing.T, stateDir string) model.Status {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var st model.Status
+	var err error
+	if !waitfor.Try(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		st, err := protocol.OpStatus.Call(ctx, stateDir, "", protocol.None{})
-		cancel()
-		if err == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no ready instance on %s: %v", stateDir, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		defer cancel()
+		st, err = protocol.OpStatus.Call(ctx, stateDir, "", protocol.None{})
+		return err == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady
+	}) {
+		t.Fatalf("no ready instance on %s: %v", stateDir, err)
 	}
+	return st
 }
 
 // stopCLI runs `hermes-desktop stop`, a real second process, as a user

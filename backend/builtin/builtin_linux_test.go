@@ -21,6 +21,7 @@ import (
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -181,10 +182,7 @@ func TestDaemonizeEvery(t *testing.T) {
 		_ = cg.WaitEmpty(ctx)
 	}()
 	var daemons []int
-	for deadline := time.Now().Add(10 * time.Second); len(daemons) < 3; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("daemons: got %v, want 3", daemons)
-		}
+	if !waitfor.Try(10*time.Second, func() bool {
 		daemons = daemons[:0]
 		pids, _ := cg.Members()
 		for _, pid := range pids {
@@ -193,6 +191,9 @@ func TestDaemonizeEvery(t *testing.T) {
 				daemons = append(daemons, pid)
 			}
 		}
+		return len(daemons) >= 3
+	}) {
+		t.Fatalf("daemons: got %v, want 3", daemons)
 	}
 	for _, pid := range daemons {
 		p, err := proc.Stat(pid)

@@ -15,6 +15,7 @@ import (
 
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 )
 
 // testToken is the session token the tests hand the backend through
@@ -216,12 +217,9 @@ func TestChildrenAfter(t *testing.T) {
 	if n := len(statusChildren(t, p.port)); n != 0 {
 		t.Errorf("children right after READY: got %d, want 0", n)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(statusChildren(t, p.port)) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("children after 10 s: got %v, want 2", statusChildren(t, p.port))
-		}
-		time.Sleep(50 * time.Millisecond)
+	var children []int
+	if !waitfor.Try(10*time.Second, func() bool { children = statusChildren(t, p.port); return len(children) >= 2 }) {
+		t.Fatalf("children after 10 s: got %v, want 2", children)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -101,19 +102,18 @@ func TestGuardStopsOldestDuplicatesOnly(t *testing.T) {
 	if len(s.Duplicates) != 1 || s.Duplicates[0].Count != 2 {
 		t.Fatalf("after the policy: got %+v, want one group of 2", s.Duplicates)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for _, k := range kids[:2] { // the two oldest: stopped (zombies of ours count as gone)
-		for {
-			running, _ := proc.Running(k.id)
-			if !running {
-				break
+	var still int
+	if !waitfor.Try(5*time.Second, func() bool {
+		for _, k := range kids[:2] { // the two oldest: stopped (zombies of ours count as gone)
+			if running, _ := proc.Running(k.id); running {
+				still = k.PID
+				g.Check(tree(), grace) // as the supervisor does at each sample
+				return false
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("oldest duplicate %d still runs", k.PID)
-			}
-			time.Sleep(10 * time.Millisecond)
-			g.Check(tree(), grace) // as the supervisor does at each sample
 		}
+		return true
+	}) {
+		t.Fatalf("oldest duplicate %d still runs", still)
 	}
 	for _, k := range kids[2:] {
 		if running, _ := proc.Running(k.id); !running {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -159,14 +160,11 @@ func TestSamplerSamplesARealTree(t *testing.T) {
 		return len(argv) > 0 && argv[len(argv)-1] == sleeperArg
 	}
 	var first *TreeSample
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if first, err = sm.Sample(root, ""); err == nil && twoSleepers(first) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the tree never showed a parent and two sleepers: %+v, %v", first, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitfor.Try(10*time.Second, func() bool {
+		first, err = sm.Sample(root, "")
+		return err == nil && twoSleepers(first)
+	}) {
+		t.Fatalf("the tree never showed a parent and two sleepers: %+v, %v", first, err)
 	}
 	argvReads, nofileReads = 0, 0
 	second, err := sm.Sample(root, "")

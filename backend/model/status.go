@@ -17,9 +17,10 @@ type InstanceInfo struct {
 	Version string    `json:"version,omitempty"`
 	Started time.Time `json:"started_at"`
 	Shim    bool      `json:"shim"`
-	// RestartToApply is set once our executable was replaced on disk (a
-	// package upgrade): a handoff to it applies the update.
-	RestartToApply bool `json:"restart_to_apply,omitempty"`
+	// UpdateInstalled is set once our executable was replaced on disk (a
+	// package upgrade): a handoff to it applies the update ("Restart to
+	// apply"; restart_to_apply on the wire, as before).
+	UpdateInstalled bool `json:"restart_to_apply,omitempty"`
 	// Update is the self-update's state (see update.Info).
 	Update *update.Info `json:"update,omitempty"`
 }

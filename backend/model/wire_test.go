@@ -32,3 +32,18 @@ func TestBackendStatusWire(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestInstanceInfoWire pins the instance's keys: the Go names changed
+// (UI, UpdateInstalled) while the page and older binaries read "mode" and
+// "restart_to_apply".
+func TestInstanceInfoWire(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	got, err := json.Marshal(InstanceInfo{PID: 1, StateDir: "/s", Nonce: "x", UI: "gui", Version: "v", Started: at, Shim: true, UpdateInstalled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"pid":1,"state_dir":"/s","nonce":"x","mode":"gui","version":"v","started_at":"2026-01-02T03:04:05Z","shim":true,"restart_to_apply":true}`
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

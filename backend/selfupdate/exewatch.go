@@ -73,11 +73,11 @@ func (u *Updater) NewExecutable() (string, bool) {
 	}
 }
 
-// RelaunchUpgraded hands this instance over to the new executable a
+// ApplyInstalled hands this instance over to the new executable a
 // package upgrade put on disk ("Restart to apply"), in adopt mode: the
 // backends keep their processes and ports. Once the new instance serves,
 // the launcher is handed over (Host.HandedOver).
-func (u *Updater) RelaunchUpgraded(ctx context.Context) error {
+func (u *Updater) ApplyInstalled(ctx context.Context) error {
 	exe, ok := u.NewExecutable()
 	if !ok {
 		return fmt.Errorf("%w: this instance's executable has not changed on disk: nothing to apply", errkind.ErrRefused)

@@ -14,6 +14,7 @@ import (
 	"hermes-desktop/backend/control"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/internal/waitfor"
 )
 
 // newInstance starts a real child standing in for the new version (a
@@ -142,9 +143,7 @@ func TestWaitSettled(t *testing.T) {
 		return st
 	})
 	go func() { // ready after two probes saw it restarting
-		for deadline := time.Now().Add(10 * time.Second); probes.Load() < 2 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitfor.Try(10*time.Second, func() bool { return probes.Load() >= 2 })
 		state.Store(model.StateReady)
 	}()
 	if err := w.WaitSettled(context.Background()); err != nil {

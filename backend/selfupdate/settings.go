@@ -11,7 +11,7 @@ import (
 // The update settings of a running instance. The window's Settings page
 // saves the feed and "update automatically"; a user who just typed a feed
 // expects "Check now" to ask it, and the sidebar to stop saying "Updates
-// off", without restarting the app. A value given by flag or environment
+// off", without relaunching the app. A value given by flag or environment
 // variable wins over the settings at start (app/cli), and so it does
 // here: it stays until the app is started without it.
 

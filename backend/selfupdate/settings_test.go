@@ -23,6 +23,7 @@ import (
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/contract/errkind"
+	"hermes-desktop/internal/waitfor"
 )
 
 // testFeed serves a signed manifest that offers version, and counts the
@@ -204,12 +205,8 @@ func TestSchedulerChecksASavedFeed(t *testing.T) {
 	u.Start()
 	time.Sleep(50 * time.Millisecond)
 	u.SettingsSaved(settings.Settings{UpdateFeed: feed.url})
-	deadline := time.Now().Add(5 * time.Second)
-	for feed.asks.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the scheduler never asked the saved feed")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !waitfor.Try(5*time.Second, func() bool { return feed.asks.Load() > 0 }) {
+		t.Fatal("the scheduler never asked the saved feed")
 	}
 }
 

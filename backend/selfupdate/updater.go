@@ -16,7 +16,7 @@
 // it fails (rollback.go, healthwindow.go). A package-managed copy is never
 // replaced: the user is told the command that updates it. A package
 // upgrade that replaced our executable is offered as "Restart to apply"
-// (exewatch.go).
+// (exewatch.go: ApplyInstalled).
 //
 // The Updater is split by job: the feed in use and the one-at-a-time lane
 // through it (feed.go), the offer and its download (download.go), the

@@ -14,23 +14,23 @@ import (
 // and when a saved change applies. The store's editable set, run's flags,
 // the environment a flag reads and the page's setting keys (cmd/tsgen) are
 // all derived from it; nothing else lists them. Order is the page's order
-// of keys and the order of PendingRestart's answer.
+// of keys and the order of PendingRelaunch's answer.
 var Options = []Option{
 	{Flag: "headless", Env: "HERMES_DESKTOP_HEADLESS", Type: TypeBool, Usage: "run without a window"},
 	{Flag: "state-dir", Env: "HERMES_DESKTOP_STATE_DIR", Type: TypeText, Usage: "state directory", Note: "default $" + hermes.EnvHome + "/desktop", NoEnvDefault: true},
 	{Field: "Backends"}, // the Backends page's (Store.EditBackends), never an Edit's
 	{Field: "BackendCommand", Label: "Backend command", Editable: true, Applies: AppliesToBackends, Flag: "backend-cmd", Env: "HERMES_DESKTOP_BACKEND_CMD", Type: TypeText,
 		Usage: "backend command line, quoted as in the system's shell", Note: "default hermes serve, else the built-in backend"},
-	{Field: "ReadyRegex", Label: "Ready pattern", Editable: true, Applies: AppliesOnRestart, Flag: "ready-regex", Env: "HERMES_DESKTOP_READY_REGEX", Type: TypeText,
+	{Field: "ReadyRegex", Label: "Ready pattern", Editable: true, Applies: AppliesOnRelaunch, Flag: "ready-regex", Env: "HERMES_DESKTOP_READY_REGEX", Type: TypeText,
 		Usage: "regex whose first group is the port, matched on the backend's output"},
-	{Field: "HealthPath", Label: "Health check path", Editable: true, Applies: AppliesOnRestart, Flag: "health-path", Env: "HERMES_DESKTOP_HEALTH_PATH", Type: TypeText,
+	{Field: "HealthPath", Label: "Health check path", Editable: true, Applies: AppliesOnRelaunch, Flag: "health-path", Env: "HERMES_DESKTOP_HEALTH_PATH", Type: TypeText,
 		Usage: "health check path", Note: "default " + hermes.HealthPath},
 	{Field: "Grace", Label: "Stop grace period", Editable: true, Applies: AppliesToBackends, Flag: "grace", Env: "HERMES_DESKTOP_GRACE", Type: TypeDuration,
 		Usage: "time a backend has to exit once asked to stop (SIGTERM; CTRL_BREAK on Windows) before it is killed"},
 	{Flag: "start-timeout", Env: "HERMES_DESKTOP_START_TIMEOUT", Type: TypeDuration, Usage: "time a backend has to become ready"},
 	{Flag: "restart-window", Env: "HERMES_DESKTOP_RESTART_WINDOW", Type: TypeDuration,
 		Usage: "a backend that exits unexpectedly 4 times within this window is failed, not restarted"},
-	{Field: "MinOrphanAge", Label: "Minimum orphan age", Editable: true, Applies: AppliesOnRestart, Flag: "min-orphan-age", Env: "HERMES_DESKTOP_MIN_ORPHAN_AGE", Type: TypeDuration,
+	{Field: "MinOrphanAge", Label: "Minimum orphan age", Editable: true, Applies: AppliesOnRelaunch, Flag: "min-orphan-age", Env: "HERMES_DESKTOP_MIN_ORPHAN_AGE", Type: TypeDuration,
 		Usage: "minimum age of an unrecorded orphan before the boot reap removes it; 0s: no minimum"},
 	{Flag: "no-shim", Env: "HERMES_DESKTOP_NO_SHIM", Type: TypeBool,
 		Usage: "debugging only: run backends without the watchdog shim, so a killed launcher strands them"},
@@ -38,11 +38,11 @@ var Options = []Option{
 		Usage: "what holds each backend's tree: auto (the strongest available), cgroup, systemd-scope, job or process-tree"},
 	{Flag: "no-boot-reap", Env: "HERMES_DESKTOP_NO_BOOT_REAP", Type: TypeBool, Usage: "skip the reap of abandoned backends before the first spawn"},
 	{Field: "StartAtLogin", Editable: true, Type: TypeBool},
-	{Field: "SampleInterval", Label: "Sample interval", Editable: true, Applies: AppliesOnRestart, Flag: "sample-interval", Env: "HERMES_DESKTOP_SAMPLE_INTERVAL", Type: TypeDuration,
+	{Field: "SampleInterval", Label: "Sample interval", Editable: true, Applies: AppliesOnRelaunch, Flag: "sample-interval", Env: "HERMES_DESKTOP_SAMPLE_INTERVAL", Type: TypeDuration,
 		Usage: "how often each backend's process tree is sampled"},
-	{Field: "MaxDuplicateChildren", Label: "Duplicate helper limit", Editable: true, Applies: AppliesOnRestart, Flag: "max-duplicate-children", Env: "HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", Type: TypeInt,
+	{Field: "MaxDuplicateChildren", Label: "Duplicate helper limit", Editable: true, Applies: AppliesOnRelaunch, Flag: "max-duplicate-children", Env: "HERMES_DESKTOP_MAX_DUPLICATE_CHILDREN", Type: TypeInt,
 		Usage: "keep only the newest N descendants per identical command line; 0 is off"},
-	{Field: "RestartOnFDPressure", Editable: true, Applies: AppliesOnRestart, Flag: "restart-on-fd-pressure", Env: "HERMES_DESKTOP_RESTART_ON_FD_PRESSURE", Type: TypeBool,
+	{Field: "RestartOnFDPressure", Editable: true, Applies: AppliesOnRelaunch, Flag: "restart-on-fd-pressure", Env: "HERMES_DESKTOP_RESTART_ON_FD_PRESSURE", Type: TypeBool,
 		Usage: "restart a backend at 95% of its open-file limit"},
 	{Field: "NofileSoftLimit", Label: "Open-file floor", Editable: true, Applies: AppliesToBackends, Flag: "nofile-soft-limit", Env: "HERMES_DESKTOP_NOFILE_SOFT_LIMIT", Type: TypeInt,
 		Usage: "floor for the backends' soft open-file limit, never lowering it; 0 is off"},
@@ -107,9 +107,10 @@ type Applies int
 const (
 	// AppliesAtOnce: the running app takes it on save (the zero value).
 	AppliesAtOnce Applies = iota
-	// AppliesOnRestart: the launcher reads it as it starts; a running
-	// backend can be handed to the new launcher as it is.
-	AppliesOnRestart
+	// AppliesOnRelaunch: the launcher reads it as it starts, so the app
+	// must relaunch to take it; a running backend can be handed to the new
+	// launcher as it is.
+	AppliesOnRelaunch
 	// AppliesToBackends: a backend is given it as it starts, so the
 	// backends must restart to take it.
 	AppliesToBackends

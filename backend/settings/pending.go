@@ -6,21 +6,21 @@ import (
 	"time"
 )
 
-// PendingRestart compares the settings the app started with and the
+// PendingRelaunch compares the settings the app started with and the
 // settings saved now, and names (by JSON key) those that apply only when the
-// app restarts: the options whose Applies is not AppliesAtOnce (the backend
+// app relaunches (a new run of it reads them): the options whose Applies is not AppliesAtOnce (the backend
 // list, start at login, the update settings and the ssh config file apply at
 // once). backends is true when one of them is given to a backend as it
 // starts (AppliesToBackends: its command, the shim's grace period, its
 // open-file limit, a remote watchdog's disconnect grace), so the backends
-// must restart to take it; the others (AppliesOnRestart) are the
+// must restart to take it; the others (AppliesOnRelaunch) are the
 // launcher's, and a running backend can be handed to a new launcher as it
 // is.
 //
 // An empty field is its default (defaults): a field saved as its default's
 // value, or a duration written another way ("5000ms" for "5s"), is no
-// change, and asks for no restart.
-func PendingRestart(started, saved, defaults Settings) (keys []string, backends bool) {
+// change, and asks for no relaunch.
+func PendingRelaunch(started, saved, defaults Settings) (keys []string, backends bool) {
 	// The backend command is used only without a backend list.
 	commandUsed := len(started.Backends) == 0 || len(saved.Backends) == 0
 	keys = []string{} // none is an empty list, for the page

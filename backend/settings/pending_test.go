@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestPendingRestart(t *testing.T) {
+func TestPendingRelaunch(t *testing.T) {
 	four, five := 4096, 8192
 	list := []Backend{{Name: "a", Kind: KindCustom, Command: "x"}}
 	for _, c := range []struct {
@@ -27,7 +27,7 @@ func TestPendingRestart(t *testing.T) {
 		{"command beside a list: unused", Settings{BackendCommand: "a", Backends: list}, Settings{BackendCommand: "b", Backends: list}, []string{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			keys, backends := PendingRestart(c.started, c.saved, Settings{})
+			keys, backends := PendingRelaunch(c.started, c.saved, Settings{})
 			if !slices.Equal(keys, c.keys) || backends != c.backends {
 				t.Errorf("got %q, %v; want %q, %v", keys, backends, c.keys, c.backends)
 			}
@@ -37,17 +37,17 @@ func TestPendingRestart(t *testing.T) {
 
 // A field saved as its default's value is no change (issue 31, item 6:
 // after Reset to defaults every backend was asked to restart).
-func TestPendingRestartReadsEmptyAsTheDefault(t *testing.T) {
+func TestPendingRelaunchReadsEmptyAsTheDefault(t *testing.T) {
 	four := 4096
 	defaults := Settings{Grace: "5s", MinOrphanAge: "3m", SampleInterval: "5s", NofileSoftLimit: &four, DisconnectGrace: "30s",
 		ReadyRegex: "READY port=(\\d+)", HealthPath: "/api/health"}
 	saved := defaults
 	saved.Grace = "5000ms"
-	if keys, backends := PendingRestart(Settings{}, saved, defaults); len(keys) != 0 || backends {
+	if keys, backends := PendingRelaunch(Settings{}, saved, defaults); len(keys) != 0 || backends {
 		t.Errorf("every field at its default: got %q, %v; want nothing pending", keys, backends)
 	}
 	saved.Grace = "6s"
-	if keys, backends := PendingRestart(Settings{}, saved, defaults); !slices.Equal(keys, []string{"grace"}) || !backends {
+	if keys, backends := PendingRelaunch(Settings{}, saved, defaults); !slices.Equal(keys, []string{"grace"}) || !backends {
 		t.Errorf("grace changed: got %q, %v", keys, backends)
 	}
 }

@@ -124,10 +124,10 @@ type View struct {
 	Path     string   `json:"path"`
 	Notice   string   `json:"notice,omitempty"`
 	// Pending names the saved settings (their JSON keys) the running app
-	// does not use yet: they apply when it restarts (PendingRestart).
+	// does not use yet: they apply when it relaunches (PendingRelaunch).
 	Pending []string `json:"pending"`
 	// PendingRestartsBackends says that one of them applies to a backend
-	// only as it starts, so restarting the app restarts the backends too.
+	// only as it starts, so relaunching the app restarts the backends too.
 	PendingRestartsBackends bool `json:"pending_restarts_backends"`
 }
 

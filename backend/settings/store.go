@@ -18,7 +18,7 @@ import (
 // by their JSON keys ("grace", "update_feed"), with their new values in
 // Settings. A field not named keeps the value saved now, whatever Settings
 // holds for it; the zero Edit changes nothing. The backend list cannot be
-// named: the Backends page is its one writer (Store.SaveBackends).
+// named: the Backends page is its one writer (Store.EditBackends).
 type Edit struct {
 	Settings Settings `json:"settings"`
 	Fields   []string `json:"fields"`
@@ -87,19 +87,12 @@ func (st *Store) Edit(e Edit) (Settings, error) {
 	return s, nil
 }
 
-// SaveBackends saves the backend list that list returns, keeping every
-// other setting as the file has it. The list is read under the store's
-// lock, so of two changes made one after the other the later list is the
-// one saved. A saved list replaces the backend command of earlier versions,
-// which is cleared.
-func (st *Store) SaveBackends(list func() []Backend) (Settings, error) {
-	return st.EditBackends(func(Settings) ([]Backend, error) { return list(), nil })
-}
-
 // EditBackends saves the backend list edit makes of the settings saved
 // now (read and written under the store's lock), keeping every other
-// setting; an error from edit, or a list that does not validate, saves
-// nothing.
+// setting: an add or a remove is made to the list as the file has it, never
+// a copy of the whole taken earlier. An error from edit, or a list that does
+// not validate, saves nothing. A saved list replaces the backend command of
+// earlier versions, which is cleared.
 func (st *Store) EditBackends(edit func(saved Settings) ([]Backend, error)) (Settings, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

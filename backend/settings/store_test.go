@@ -48,8 +48,8 @@ func TestStoreEditKeepsBackendsAddedSincePageOpened(t *testing.T) {
 	st := NewStore(dir)
 	opened, _ := st.Load() // the page's copy
 
-	added := []Backend{{Name: "hermes", Kind: KindDashboard}, {Name: "web", Kind: KindCustom, Command: "python3 -m http.server 0"}}
-	if _, err := st.SaveBackends(func() []Backend { return added }); err != nil {
+	web := Backend{Name: "web", Kind: KindCustom, Command: "python3 -m http.server 0"}
+	if _, err := st.EditBackends(func(saved Settings) ([]Backend, error) { return append(saved.Backends, web), nil }); err != nil {
 		t.Fatal(err)
 	}
 	stale := opened
@@ -75,7 +75,10 @@ func TestStoreEditDoesNotResurrectRemovedBackend(t *testing.T) {
 	writeConfig(t, dir, `{"backends":[{"name":"hermes","kind":"dashboard"},{"name":"api","kind":"serve"}],"backend_command":"","ready_regex":"","health_path":"","grace":"","min_orphan_age":"","start_at_login":false}`)
 	st := NewStore(dir)
 	opened, _ := st.Load()
-	if _, err := st.SaveBackends(func() []Backend { return []Backend{{Name: "hermes", Kind: KindDashboard}} }); err != nil {
+	removeAPI := func(saved Settings) ([]Backend, error) {
+		return slices.DeleteFunc(saved.Backends, func(b Backend) bool { return b.Name == "api" }), nil
+	}
+	if _, err := st.EditBackends(removeAPI); err != nil {
 		t.Fatal(err)
 	}
 	// Even a page that sends the whole old copy and names "everything" it
@@ -133,22 +136,18 @@ func TestEditRefuses(t *testing.T) {
 }
 
 // TestStoreConcurrentChangesKeepEveryBackend: Settings saves racing with
-// backends being added, each add saving the list it sees after its change:
-// the file ends with every backend and the last edit.
+// backends being added, each add an edit of the list as saved: the file
+// ends with every backend and the last edit.
 func TestStoreConcurrentChangesKeepEveryBackend(t *testing.T) {
 	dir := t.TempDir()
 	st := NewStore(dir)
-	var mu sync.Mutex
-	var running []Backend // the launcher's list
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			mu.Lock()
-			running = append(running, Backend{Name: "b" + string(rune('0'+i)), Kind: KindServe})
-			mu.Unlock()
-			if _, err := st.SaveBackends(func() []Backend { mu.Lock(); defer mu.Unlock(); return slices.Clone(running) }); err != nil {
+			add := Backend{Name: "b" + string(rune('0'+i)), Kind: KindServe}
+			if _, err := st.EditBackends(func(saved Settings) ([]Backend, error) { return append(saved.Backends, add), nil }); err != nil {
 				t.Error(err)
 			}
 		}()

@@ -31,6 +31,7 @@ import (
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/contract/logs"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/proc"
 )
@@ -275,12 +276,8 @@ func assertReaped(t *testing.T, pid int) {
 // Polling: the test has no handle on that waiter.
 func waitReaped(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		if time.Now().After(deadline) {
-			t.Fatalf("pid %d not reaped within %v: got it alive or a zombie, want ESRCH", pid, waitLimit)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitfor.Try(waitLimit, func() bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }) {
+		t.Fatalf("pid %d not reaped within %v: got it alive or a zombie, want ESRCH", pid, waitLimit)
 	}
 }
 
@@ -290,17 +287,12 @@ func waitReaped(t *testing.T, pid int) {
 // process we are not the parent of.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
-		err := syscall.Kill(pid, 0)
-		if errors.Is(err, syscall.ESRCH) || isZombie(pid) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("pid %d still alive after teardown: kill(pid, 0) got %v, want ESRCH", pid, err)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	var err error
+	if !waitfor.Try(waitLimit, func() bool {
+		err = syscall.Kill(pid, 0)
+		return errors.Is(err, syscall.ESRCH) || isZombie(pid)
+	}) {
+		t.Errorf("pid %d still alive after teardown: kill(pid, 0) got %v, want ESRCH", pid, err)
 	}
 }
 

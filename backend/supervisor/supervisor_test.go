@@ -22,6 +22,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/contract/hermes"
+	"hermes-desktop/internal/waitfor"
 )
 
 func TestSupervisorBecomesReady(t *testing.T) {
@@ -398,28 +399,24 @@ func TestSupervisorUnchangedTreeIsCheckedQuietly(t *testing.T) {
 	// A young backend's tree may still change (its memory grows, a helper
 	// exits): wait for a sample that found it unchanged, then check that
 	// the window was not told of that one.
-	deadline := time.Now().Add(waitLimit)
-	for {
-		var later *leakguard.TreeSample
-		for ; ; time.Sleep(10 * time.Millisecond) {
-			if later = h.sup.Status().Tree; later != nil && later.SampledAt.After(first.SampledAt) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no unchanged sample after %v", first.SampledAt)
-			}
+	var later *leakguard.TreeSample
+	if !waitfor.Try(waitLimit, func() bool {
+		if later = h.sup.Status().Tree; later == nil || !later.SampledAt.After(first.SampledAt) {
+			return false
 		}
 		if later.ChangedAt.Equal(later.SampledAt) { // it changed: the window was told; look again
 			first, told = later, h.rec.count()
-			continue
+			return false
 		}
-		if !later.ChangedAt.Equal(first.ChangedAt) {
-			t.Errorf("unchanged tree: got changed_at %v, want the previous sample's %v", later.ChangedAt, first.ChangedAt)
-		}
-		if got := h.rec.count(); got != told {
-			t.Errorf("notifications after an unchanged sample: got %d, want %d", got, told)
-		}
-		return
+		return true
+	}) {
+		t.Fatalf("no unchanged sample after %v", first.SampledAt)
+	}
+	if !later.ChangedAt.Equal(first.ChangedAt) {
+		t.Errorf("unchanged tree: got changed_at %v, want the previous sample's %v", later.ChangedAt, first.ChangedAt)
+	}
+	if got := h.rec.count(); got != told {
+		t.Errorf("notifications after an unchanged sample: got %d, want %d", got, told)
 	}
 }
 
@@ -439,11 +436,9 @@ func TestSupervisorSamplesOnlyWhileRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The clock stops at the top of the run loop, after the reply.
-	for deadline := time.Now().Add(waitLimit); countTimerfds(t) != before; {
-		if time.Now().After(deadline) {
-			t.Fatalf("stopped: got %d timerfds, want %d: the clock still runs", countTimerfds(t), before)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got int
+	if !waitfor.Try(waitLimit, func() bool { got = countTimerfds(t); return got == before }) {
+		t.Fatalf("stopped: got %d timerfds, want %d: the clock still runs", got, before)
 	}
 }
 

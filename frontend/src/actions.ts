@@ -45,10 +45,10 @@ export const APP_ACTIONS: Readonly<Record<string, Action>> = {
   },
   "retry-status": (c) => void c.loadStatus(),
   quit: (c) => void c.run("quit", "quit", () => c.api.Quit()),
-  // Hands the app over to its new version.
-  "restart-to-apply": (c) => void restartAndStay(c, "restart-to-apply", () => c.api.RestartToApply()),
-  // Restarts the app for the pending settings.
-  "restart-app": (c) => void restartAndStay(c, "restart-app", () => c.api.RestartApp()),
+  // Hands the app over to the version a package upgrade installed.
+  "apply-installed-update": (c) => void handOverAndStay(c, "apply-installed-update", () => c.api.ApplyInstalledUpdate()),
+  // Relaunches the app for the pending settings.
+  relaunch: (c) => void handOverAndStay(c, "relaunch", () => c.api.Relaunch()),
   "restart-all": (c) => void c.run("restart:", "backend:", () => c.api.Restart("")),
   "show-logs": (c, target) => {
     c.store.pickLogBackend((c.state.status?.backends.length ?? 0) > 1 ? (target.dataset.name ?? "") : "");
@@ -79,9 +79,10 @@ export const APP_ACTIONS: Readonly<Record<string, Action>> = {
   },
 };
 
-/** Runs a restart of the app. Once that worked the button stays busy: this
- *  window is about to close, and the new instance opens its own. */
-async function restartAndStay(c: ActionContext, key: string, fn: () => Promise<void>): Promise<void> {
+/** Hands the app over to a new run of itself (a relaunch, or an update to
+ *  apply). Once that worked the button stays busy: this window is about
+ *  to close, and the new instance opens its own. */
+async function handOverAndStay(c: ActionContext, key: string, fn: () => Promise<void>): Promise<void> {
   if (await c.run(key, key, fn)) {
     c.store.stayBusy(key);
     c.update();

@@ -14,7 +14,7 @@
 
 import { createMockUpdates, mockFeedURLError } from "./mockupdate";
 import { bootReapReport, CHATTER, checkMockBackend, checkMockSettings, clone, DEFAULTS, delay, FAIL_TAIL, HOME, iso } from "./mockdata";
-import { mockBackend, pendingRestart, sampleTree, scanReport, scenarioBackends, type MockBackend } from "./mockdata";
+import { mockBackend, pendingRelaunch, sampleTree, scanReport, scenarioBackends, type MockBackend } from "./mockdata";
 import { applyEdit } from "./settings";
 import type { BackendKind, BackendSetting, HermesAPI, InstanceInfo, LogLine, ReapReport, Settings, SettingsView, Status } from "./types";
 
@@ -35,10 +35,10 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
   const history: LogLine[] = [];
   // The preview's updates come from a feed, as a real app's would.
   let settings: Settings = { ...DEFAULTS, restart_on_fd_pressure: true, update_feed: "https://updates.example.com/hermes-desktop/stable.json" };
-  // Like Go (settings.PendingRestart): what was saved since the app started
+  // Like Go (settings.PendingRelaunch): what was saved since the app started
   // and waits for a restart; some of it restarts the backends too.
   let started: Settings = { ...settings };
-  const pendingOf = (s: Settings) => pendingRestart(started, s);
+  const pendingOf = (s: Settings) => pendingRelaunch(started, s);
   let lastReap: ReapReport | null = null;
   /** The running list as settings, as Go's Launcher.BackendSettings says it. */
   // Like Go (runspec.Spec.Setting): each added backend is saved as it was configured.
@@ -343,7 +343,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       await delay(400);
       throw "Quit is not available in the browser preview";
     },
-    async RestartApp() {
+    async Relaunch() {
       await delay(900);
       // In Wails this window closes and the new instance opens its own; here
       // the new instance simply takes over the status.
@@ -351,7 +351,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       instance = { ...instance, pid: instance.pid + 17, started_at: iso(Date.now()) };
       emitStatus();
     },
-    async RestartToApply() {
+    async ApplyInstalledUpdate() {
       await delay(900);
       if (!instance.restart_to_apply) throw "nothing to apply: the executable on disk is the one running";
       // In Wails this window closes and the new version opens its own; here

@@ -220,12 +220,12 @@ export const FAIL_TAIL = [
   "ModuleNotFoundError: No module named 'feedparser'",
 ];
 
-/** The settings that apply only at a restart, like Go (settings.PendingRestart). */
+/** The settings that apply only at a relaunch, like Go (settings.PendingRelaunch). */
 const RESTART_KEYS = SETTINGS_KEYS.filter((k) => !APPLIED_AT_ONCE.includes(k));
 
 /** What was saved since the app started and waits for a restart; some of
  *  it restarts the backends too. */
-export function pendingRestart(started: Settings, s: Settings): { pending: string[]; pending_restarts_backends: boolean } {
+export function pendingRelaunch(started: Settings, s: Settings): { pending: string[]; pending_restarts_backends: boolean } {
   const pending: string[] = RESTART_KEYS.filter((k) => (k !== "backend_command" || !s.backends?.length) && JSON.stringify(started[k] ?? null) !== JSON.stringify(s[k] ?? null));
   return { pending, pending_restarts_backends: pending.some((k) => (RESTARTS_BACKENDS as readonly string[]).includes(k)) };
 }

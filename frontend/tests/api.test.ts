@@ -24,8 +24,8 @@ function fakeWindow() {
     SaveSettings: vi.fn(async () => ({})),
     Quit: vi.fn(async () => {}),
     SetWindowVisible: vi.fn(async () => {}),
-    RestartToApply: vi.fn(async () => Promise.reject("the new executable did not start")),
-    RestartApp: vi.fn(async () => {}),
+    ApplyInstalledUpdate: vi.fn(async () => Promise.reject("the new executable did not start")),
+    Relaunch: vi.fn(async () => {}),
     CheckForUpdate: vi.fn(async () => ({ current: "1.0.0", latest: "1.1.0", available: true, notes: "", reason: "" })),
     ApplyUpdate: vi.fn(async () => {}),
     SkipVersion: vi.fn(async () => {}),
@@ -82,10 +82,10 @@ describe("createWailsApi", () => {
     expect(App.SetWindowVisible.mock.calls).toEqual([[false], [true]]);
   });
 
-  it("calls RestartToApply and passes its error through", async () => {
+  it("calls ApplyInstalledUpdate and passes its error through", async () => {
     const { w, App } = fakeWindow();
-    await expect(createWailsApi(w).RestartToApply()).rejects.toBe("the new executable did not start");
-    expect(App.RestartToApply).toHaveBeenCalledTimes(1);
+    await expect(createWailsApi(w).ApplyInstalledUpdate()).rejects.toBe("the new executable did not start");
+    expect(App.ApplyInstalledUpdate).toHaveBeenCalledTimes(1);
   });
 
   it("turns Go's null slices into arrays", async () => {

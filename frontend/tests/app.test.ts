@@ -585,22 +585,22 @@ describe("settings", () => {
     f.api.SaveSettings.mockResolvedValueOnce({ ...settingsView({ grace: "7s" }), pending: ["grace", "sample_interval"], pending_restarts_backends: true });
     const { app, root } = await mount(f.api, "settings");
     const bar = () => root.querySelector(".form-actions")!;
-    const restart = () => bar().querySelector('button[data-action="restart-app"]');
+    const restart = () => bar().querySelector('button[data-action="relaunch"]');
     expect(restart()).toBeNull();
     type(root, "grace", "7s");
     submit(root);
     await flush();
     expect(bar().querySelector(".pending-note")!.textContent).toBe("Waiting for a restart: Stop grace period, Sample interval — your backends restart with it.");
     const d = deferred<void>();
-    f.api.RestartApp.mockReturnValueOnce(d.promise);
+    f.api.Relaunch.mockReturnValueOnce(d.promise);
     click(restart());
     await flush();
-    expect(f.api.RestartApp).toHaveBeenCalledTimes(1);
+    expect(f.api.Relaunch).toHaveBeenCalledTimes(1);
     expect(restart()!.textContent).toContain("Restarting…");
     d.resolve();
     await flush();
     // The window is about to close: the button stays busy.
-    expect(app.state.busy.has("restart-app")).toBe(true);
+    expect(app.state.busy.has("relaunch")).toBe(true);
   });
 
   it("says on a failed card that Try again keeps the old command once a new one is saved, and offers the restart", async () => {
@@ -616,19 +616,19 @@ describe("settings", () => {
     app.setTab("backends");
     await flush();
     expect(root.querySelector(".failure .stale-settings")!.textContent).toContain("are not used by Try again");
-    click(root.querySelector('.failure button[data-action="restart-app"]'));
+    click(root.querySelector('.failure button[data-action="relaunch"]'));
     await flush();
-    expect(f.api.RestartApp).toHaveBeenCalledTimes(1);
+    expect(f.api.Relaunch).toHaveBeenCalledTimes(1);
   });
 
   it("says when a restart keeps the backends running, and shows why it failed", async () => {
     const f = fakeApi();
     f.api.GetSettings.mockResolvedValueOnce({ ...settingsView({ sample_interval: "2s" }), pending: ["sample_interval"], pending_restarts_backends: false });
-    f.api.RestartApp.mockRejectedValueOnce("handoff: the new instance did not answer within 2m0s");
+    f.api.Relaunch.mockRejectedValueOnce("handoff: the new instance did not answer within 2m0s");
     const { root } = await mount(f.api, "settings");
     const bar = root.querySelector(".form-actions")!;
     expect(bar.querySelector(".pending-note")!.textContent).toBe("Waiting for a restart: Sample interval — your backends keep running.");
-    click(bar.querySelector('button[data-action="restart-app"]'));
+    click(bar.querySelector('button[data-action="relaunch"]'));
     await flush();
     expect(root.querySelector(".form-actions .form-status")!.textContent).toContain("the new instance did not answer");
   });
@@ -1037,12 +1037,12 @@ describe("header", () => {
 
 describe("restart to apply", () => {
   const updated = () => status([backend()], { instance: { ...status().instance, restart_to_apply: true } });
-  const restartBanner = (root: HTMLElement) => root.querySelector('.content > .banner[data-key="restart-to-apply"]');
+  const restartBanner = (root: HTMLElement) => root.querySelector('.content > .banner[data-key="apply-installed-update"]');
 
   it("offers nothing while the running executable is the installed one", async () => {
     const { root } = await mount(fakeApi().api);
     expect(restartBanner(root)).toBeNull();
-    expect(root.querySelector('[data-action="restart-to-apply"]')).toBeNull();
+    expect(root.querySelector('[data-action="apply-installed-update"]')).toBeNull();
   });
 
   it("shows a banner above every tab once Go says the app was updated", async () => {
@@ -1054,7 +1054,7 @@ describe("restart to apply", () => {
     expect(b).not.toBeNull();
     expect(b.getAttribute("role")).toBe("status");
     expect(b.textContent).toContain("Hermes Desktop was updated. Restart to apply — your backends keep running.");
-    const btn = b.querySelector<HTMLButtonElement>('button[data-action="restart-to-apply"]')!;
+    const btn = b.querySelector<HTMLButtonElement>('button[data-action="apply-installed-update"]')!;
     expect(btn.textContent).toBe("Restart to apply");
     expect(btn.classList.contains("btn-primary")).toBe(true);
     for (const tab of ["tree", "logs", "reap", "settings"] as Tab[]) {
@@ -1077,36 +1077,36 @@ describe("restart to apply", () => {
     expect(texts().filter((t) => /restart to apply/i.test(t))).toHaveLength(1);
   });
 
-  it("calls RestartToApply once, busy while pending and after it worked", async () => {
+  it("calls ApplyInstalledUpdate once, busy while pending and after it worked", async () => {
     const f = fakeApi(updated());
     const d = deferred<void>();
-    f.api.RestartToApply.mockReturnValueOnce(d.promise);
+    f.api.ApplyInstalledUpdate.mockReturnValueOnce(d.promise);
     const { root } = await mount(f.api);
-    click(root.querySelector('[data-action="restart-to-apply"]'));
-    const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
+    click(root.querySelector('[data-action="apply-installed-update"]'));
+    const btn = root.querySelector<HTMLButtonElement>('[data-action="apply-installed-update"]')!;
     expect(btn.disabled).toBe(true);
     expect(btn.getAttribute("aria-busy")).toBe("true");
     expect(btn.textContent).toBe("Restarting…");
     click(btn);
-    expect(f.api.RestartToApply).toHaveBeenCalledTimes(1);
+    expect(f.api.ApplyInstalledUpdate).toHaveBeenCalledTimes(1);
     d.resolve();
     await flush();
     // The window is about to close: nothing to click again.
-    expect(root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!.disabled).toBe(true);
+    expect(root.querySelector<HTMLButtonElement>('[data-action="apply-installed-update"]')!.disabled).toBe(true);
   });
 
   it("shows a failure inside the banner and lets the user try again", async () => {
     const f = fakeApi(updated());
-    f.api.RestartToApply.mockRejectedValueOnce("the new version did not take over within 2m0s");
+    f.api.ApplyInstalledUpdate.mockRejectedValueOnce("the new version did not take over within 2m0s");
     const { root } = await mount(f.api);
-    click(root.querySelector('[data-action="restart-to-apply"]'));
+    click(root.querySelector('[data-action="apply-installed-update"]'));
     await flush();
     expect(restartBanner(root)!.querySelector(".inline-error")!.textContent).toBe("The new version did not take over within 2m0s");
-    const btn = root.querySelector<HTMLButtonElement>('[data-action="restart-to-apply"]')!;
+    const btn = root.querySelector<HTMLButtonElement>('[data-action="apply-installed-update"]')!;
     expect(btn.disabled).toBe(false);
     click(btn);
     await flush();
-    expect(f.api.RestartToApply).toHaveBeenCalledTimes(2);
+    expect(f.api.ApplyInstalledUpdate).toHaveBeenCalledTimes(2);
     expect(restartBanner(root)!.querySelector(".inline-error")).toBeNull();
   });
 });

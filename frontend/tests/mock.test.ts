@@ -111,7 +111,7 @@ describe("createMockApi", () => {
     expect(scenarioFromLocation("?scenario=remote")).toBe("remote");
     const api = createMockApi("update");
     expect((await settle(api.Status())).instance.restart_to_apply).toBe(true);
-    await settle(api.RestartToApply());
+    await settle(api.ApplyInstalledUpdate());
     const st = await settle(api.Status());
     expect(st.instance.restart_to_apply).toBeFalsy();
     expect(st.instance.version).toBe("0.4.1-dev");

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -163,19 +164,22 @@ func (s *Server) start(t testing.TB) {
 	t.Fatalf("sshd did not start listening; its log:\n%s", s.LogText())
 }
 
+// waitListening reports whether sshd says it listens within 10 s; it stops
+// early, false, if sshd exits first.
 func (s *Server) waitListening() bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Contains(s.LogText(), "Server listening on") {
+	listening := false
+	waitfor.Try(10*time.Second, func() bool {
+		if listening = strings.Contains(s.LogText(), "Server listening on"); listening {
 			return true
 		}
 		select {
 		case <-s.done:
+			return true // exited: no use waiting on
+		default:
 			return false
-		case <-time.After(10 * time.Millisecond):
 		}
-	}
-	return false
+	})
+	return listening
 }
 
 func freePort(t testing.TB) int {
@@ -282,14 +286,9 @@ func (s *Server) pids() []int {
 // WaitClean waits up to d for the server to have no process but its
 // listener (no session, no command) and returns what is still there.
 func (s *Server) WaitClean(d time.Duration) []Proc {
-	deadline := time.Now().Add(d)
-	for {
-		left := s.Processes()
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var left []Proc
+	waitfor.Try(d, func() bool { left = s.Processes(); return len(left) == 0 })
+	return left
 }
 
 // Kill SIGKILLs the listener and every session, as a crashed server or a

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -36,14 +37,9 @@ func WaitReadyLine(out io.Reader) error {
 // returns them without the launcher; a short tree is returned as it is, so
 // it shows in the counts.
 func WaitTree(tag string, size, launcher int, d time.Duration) []int {
-	deadline := time.Now().Add(d)
-	for {
-		pids := Tagged(tag)
-		if len(pids) >= size || time.Now().After(deadline) {
-			return slices.DeleteFunc(pids, func(p int) bool { return p == launcher })
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var pids []int
+	waitfor.Try(d, func() bool { pids = Tagged(tag); return len(pids) >= size })
+	return slices.DeleteFunc(pids, func(p int) bool { return p == launcher })
 }
 
 // SweepTagged SIGKILLs whatever still carries tag after a short wait, each

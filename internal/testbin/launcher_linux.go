@@ -276,9 +276,10 @@ func (l *Lines) String() string {
 // WaitMatchN waits up to d for the n-th line matching re and returns its
 // submatches.
 func (l *Lines) WaitMatchN(re *regexp.Regexp, n int, d time.Duration) ([]string, error) {
-	deadline := time.Now().Add(d)
+	expired := false // guarded by l.mu; the timer wakes the wait below
 	timer := time.AfterFunc(d, func() {
 		l.mu.Lock()
+		expired = true
 		l.cond.Broadcast()
 		l.mu.Unlock()
 	})
@@ -299,7 +300,7 @@ func (l *Lines) WaitMatchN(re *regexp.Regexp, n int, d time.Duration) ([]string,
 			return nil, fmt.Errorf("stream ended without match %d of %q", n, re)
 		default:
 		}
-		if time.Now().After(deadline) {
+		if expired {
 			return nil, fmt.Errorf("no match %d of %q within %v", n, re, d)
 		}
 		l.cond.Wait()

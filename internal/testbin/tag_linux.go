@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -81,28 +82,17 @@ func isZombie(stat []byte) bool {
 // returns them; it fails the test if they never appear.
 func WaitTagged(t testing.TB, tag string, n int, d time.Duration) []int {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		pids := Tagged(tag)
-		if len(pids) >= n {
-			return pids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tagged processes: got %d %v, want %d", len(pids), pids, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var pids []int
+	if !waitfor.Try(d, func() bool { pids = Tagged(tag); return len(pids) >= n }) {
+		t.Fatalf("tagged processes: got %d %v, want %d", len(pids), pids, n)
 	}
+	return pids
 }
 
 // WaitUntagged waits up to d for every process carrying tag to be gone and
 // returns those still alive.
 func WaitUntagged(tag string, d time.Duration) []int {
-	deadline := time.Now().Add(d)
-	for {
-		left := Tagged(tag)
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var left []int
+	waitfor.Try(d, func() bool { left = Tagged(tag); return len(left) == 0 })
+	return left
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
@@ -80,28 +81,17 @@ func (tr *Tree) Running() []proc.Identity {
 // included, and returns them; it fails the test if they never appear.
 func (tr *Tree) WaitRunning(n int, d time.Duration) []proc.Identity {
 	tr.t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ids := tr.Running()
-		if len(ids) >= n {
-			return ids
-		}
-		if time.Now().After(deadline) {
-			tr.t.Fatalf("processes in the tree of %s: got %d %v, want %d", tr.root, len(ids), ids, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var ids []proc.Identity
+	if !waitfor.Try(d, func() bool { ids = tr.Running(); return len(ids) >= n }) {
+		tr.t.Fatalf("processes in the tree of %s: got %d %v, want %d", tr.root, len(ids), ids, n)
 	}
+	return ids
 }
 
 // WaitGone waits up to d for every member seen to be gone and returns
 // those still running.
 func (tr *Tree) WaitGone(d time.Duration) []proc.Identity {
-	deadline := time.Now().Add(d)
-	for {
-		left := tr.Running()
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var left []proc.Identity
+	waitfor.Try(d, func() bool { left = tr.Running(); return len(left) == 0 })
+	return left
 }

@@ -423,6 +423,10 @@ export interface BoundApp {
   /** AddBackend adds a backend, starts it (unless disabled) and saves the
    *  addition (Saved.AddBackend, which `backends add` uses too). */
   AddBackend(b: BackendSetting): Promise<void>;
+  /** ApplyInstalledUpdate hands the app over to the new executable a package
+   *  upgrade put on disk ("Restart to apply"), keeping the backends running
+   *  (Updater.ApplyInstalled, an adopt handoff). */
+  ApplyInstalledUpdate(): Promise<void>;
   /** ApplyUpdate installs the downloaded update and hands over to it
    *  ("Restart to update"): the backends keep running, this window closes
    *  and the new version's opens. */
@@ -463,24 +467,18 @@ export interface BoundApp {
   /** ReapOrphans reaps the PIDs of a dry run the user confirmed, each only if
    *  it still qualifies now. */
   ReapOrphans(pids: number[]): Promise<ReapReport>;
+  /** Relaunch hands Hermes Desktop over to a new run of this executable, so
+   *  that the settings saved since it started apply ("Restart Hermes Desktop"
+   *  on the Settings page; Launcher.Relaunch). The backends keep
+   *  running unless a pending setting is given to a backend as it starts;
+   *  then they restart with the app. This window closes once the new
+   *  instance serves, and the new one opens its own. */
+  Relaunch(): Promise<void>;
   /** RemoveBackend stops a backend (its whole tree) and removes it from the
    *  saved list. */
   RemoveBackend(name: string): Promise<void>;
   /** Restart restarts one backend ("" restarts all). */
   Restart(name: string): Promise<void>;
-  /** RestartApp relaunches Hermes Desktop so that the settings saved since it
-   *  started apply ("Restart Hermes Desktop" on the Settings page): a handoff
-   *  to a new run of this executable, which reads them (Launcher.Relaunch;
-   *  the page calls it by this name). The backends keep
-   *  running unless a pending setting is given to a backend as it starts;
-   *  then they restart with the app. This window closes once the new
-   *  instance serves, and the new one opens its own. */
-  RestartApp(): Promise<void>;
-  /** RestartToApply relaunches the app into the new executable a package
-   *  upgrade put on disk ("Restart to apply"), keeping the backends running
-   *  (Updater.RelaunchUpgraded, an adopt handoff). The page calls it by this
-   *  name. */
-  RestartToApply(): Promise<void>;
   /** SaveDiagnosticReport saves the report and returns its path. */
   SaveDiagnosticReport(): Promise<string>;
   /** SaveSettings saves the Settings page's edit: the fields it names, laid

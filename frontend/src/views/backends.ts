@@ -188,7 +188,7 @@ export function backendCard(b: BackendStatus, s: AppState, now: number): HTMLEle
         null,
         button("Try again", { action: "restart", icon: "restart", variant: "primary", busy: busy(s, "restart", b.name), busyLabel: "Starting…", disabled: anyBusy, attrs: { "data-name": b.name } }),
         s.settings.view?.pending_restarts_backends
-          ? button("Restart Hermes Desktop", { action: "restart-app", icon: "restart", variant: "ghost", busy: s.busy.has("restart-app"), busyLabel: "Restarting…" })
+          ? button("Restart Hermes Desktop", { action: "relaunch", icon: "restart", variant: "ghost", busy: s.busy.has("relaunch"), busyLabel: "Restarting…" })
           : null,
         button("View logs", { action: "show-logs", icon: "logs", variant: "ghost", attrs: { "data-name": b.name } }),
       ),

@@ -270,8 +270,8 @@ export function settingsForm(s: AppState): HTMLElement | null {
   // to say so (Go: Config.ApplySettings, settings.ErrBackendCommandUnused).
   const listed = !backendCommandInUse(st.view.settings);
 
-  const restart = pendingRestart(s);
-  const restartError = inlineError(s.errors.get("restart-app"));
+  const relaunch = pendingRelaunch(s);
+  const relaunchError = inlineError(s.errors.get("relaunch"));
   const result = st.result
     ? h(st.result.ok ? "div.save-result.ok" : "div.save-result.bad", { role: st.result.ok ? "status" : "alert" }, icon(st.result.ok ? "check" : "warning", 15), h("span", null, st.result.text))
     : null;
@@ -318,11 +318,11 @@ export function settingsForm(s: AppState): HTMLElement | null {
       h(
         "div.form-status",
         null,
-        restartError ?? result,
+        relaunchError ?? result,
         !result && dirty ? h("span.muted.small", null, "Unsaved changes") : null,
-        !dirty && restart ? restart.note : null,
+        !dirty && relaunch ? relaunch.note : null,
       ),
-      restart?.button ?? null,
+      relaunch?.button ?? null,
     ),
   );
 }
@@ -334,12 +334,12 @@ function labelOf(key: string): string {
 }
 
 /**
- * The offer to restart Hermes Desktop while saved settings wait for it (Go:
+ * The offer to relaunch ("Restart Hermes Desktop") while saved settings wait for it (Go:
  * settings.View.pending, against what the app started with), in the form's
  * bar, which stays in view: which settings, and whether the backends keep
  * running or restart with the app. null when nothing waits.
  */
-export function pendingRestart(s: AppState): { note: HTMLElement; button: HTMLElement } | null {
+export function pendingRelaunch(s: AppState): { note: HTMLElement; button: HTMLElement } | null {
   const v = s.settings.view;
   const pending = v?.pending ?? [];
   if (!v || pending.length === 0) return null;
@@ -348,11 +348,11 @@ export function pendingRestart(s: AppState): { note: HTMLElement; button: HTMLEl
   return {
     note: h("div.muted.small.pending-note", null, `Waiting for a restart: ${what} — ${backends}.`),
     button: button("Restart Hermes Desktop", {
-      action: "restart-app",
+      action: "relaunch",
       variant: "primary",
       size: "sm",
       icon: "restart",
-      busy: s.busy.has("restart-app"),
+      busy: s.busy.has("relaunch"),
       busyLabel: "Restarting…",
       title: `Start Hermes Desktop again with the saved ${what}; ${backends}`,
     }),

@@ -115,20 +115,20 @@ export function errorView(message: string, retrying: boolean): HTMLElement {
 }
 
 /** The offer to switch to the version a package upgrade installed. */
-function restartToApplyBanner(s: AppState): HTMLElement {
-  const err = inlineError(s.errors.get("restart-to-apply"));
+function installedUpdateBanner(s: AppState): HTMLElement {
+  const err = inlineError(s.errors.get("apply-installed-update"));
   return banner(
     "info",
     [h("strong", null, "Hermes Desktop was updated."), " Restart to apply — your backends keep running.", ...(err ? [err] : [])],
     {
-      key: "restart-to-apply",
+      key: "apply-installed-update",
       actions: [
         button("Restart to apply", {
-          action: "restart-to-apply",
+          action: "apply-installed-update",
           variant: "primary",
           size: "sm",
           icon: "restart",
-          busy: s.busy.has("restart-to-apply"),
+          busy: s.busy.has("apply-installed-update"),
           busyLabel: "Restarting…",
           title: "Switch to the new version; the backends keep running",
         }),
@@ -144,7 +144,7 @@ export function globalBanners(s: AppState): HTMLElement[] {
   if (s.refreshError) {
     out.push(banner("error", [h("strong", null, "Lost contact with the app. "), s.refreshError], { key: "refresh-error", actions: [button("Retry", { action: "retry-status", size: "sm" })] }));
   }
-  if (s.status?.instance.restart_to_apply) out.push(restartToApplyBanner(s));
+  if (s.status?.instance.restart_to_apply) out.push(installedUpdateBanner(s));
   if (s.tab !== "settings") {
     for (const n of shownNotices(s.status)) {
       if (s.dismissedNotices.has(n)) continue;

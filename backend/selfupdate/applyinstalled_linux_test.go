@@ -12,6 +12,7 @@ import (
 
 	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/contract/errkind"
+	"hermes-desktop/internal/waitfor"
 )
 
 // childSuccessor is a real child standing in for the new instance.
@@ -66,7 +67,7 @@ func (h *handOffHost) HandedOver() {
 // executable (inotify sees the rename); then it hands over to that file in
 // adopt mode, and tells the launcher it is handed over only once a
 // successor owns the backends.
-func TestRelaunchUpgradedHandsOverToTheReplacedExecutable(t *testing.T) {
+func TestApplyInstalledHandsOverToTheReplacedExecutable(t *testing.T) {
 	exe := filepath.Join(t.TempDir(), "hermes-desktop")
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestRelaunchUpgradedHandsOverToTheReplacedExecutable(t *testing.T) {
 	h := &handOffHost{t: t}
 	u := newTestUpdaterOn(t, Config{Exe: exe, CheckInterval: -1}, h)
 	u.Start()
-	if err := u.RelaunchUpgraded(t.Context()); !errors.Is(err, errkind.ErrRefused) || len(h.args) != 0 {
+	if err := u.ApplyInstalled(t.Context()); !errors.Is(err, errkind.ErrRefused) || len(h.args) != 0 {
 		t.Fatalf("before an upgrade: got %v after %d handoffs, want refused and none", err, len(h.args))
 	}
 
@@ -85,29 +86,23 @@ func TestRelaunchUpgradedHandsOverToTheReplacedExecutable(t *testing.T) {
 	if err := os.Rename(exe+".dpkg-new", exe); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if path, ok := u.NewExecutable(); ok {
-			if path != exe {
-				t.Fatalf("replaced: got %s, want %s", path, exe)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the replaced executable was never noticed")
-		}
-		time.Sleep(10 * time.Millisecond)
+	var path string
+	if !waitfor.Try(10*time.Second, func() bool { p, ok := u.NewExecutable(); path = p; return ok }) {
+		t.Fatal("the replaced executable was never noticed")
+	}
+	if path != exe {
+		t.Fatalf("replaced: got %s, want %s", path, exe)
 	}
 	if h.published.Load() == 0 {
 		t.Error("status was not told about the replaced executable")
 	}
 
 	h.refuse = true
-	if err := u.RelaunchUpgraded(t.Context()); err == nil || h.over != 0 {
+	if err := u.ApplyInstalled(t.Context()); err == nil || h.over != 0 {
 		t.Fatalf("failed handoff: got %v, handed over %d times; want the error and still in charge", err, h.over)
 	}
 	h.refuse = false
-	if err := u.RelaunchUpgraded(t.Context()); err != nil || h.over != 1 {
+	if err := u.ApplyInstalled(t.Context()); err != nil || h.over != 1 {
 		t.Fatalf("handoff: got %v, handed over %d times; want nil, once", err, h.over)
 	}
 	for _, a := range h.args {
