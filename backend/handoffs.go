@@ -34,7 +34,7 @@ func (c *Config) handoff(self proc.Identity, nonce string) handoff.Config {
 }
 
 // handoffHost is the launcher as the handoff's Sender sees it
-// (handoff.Host).
+// (handoff.Launcher).
 type handoffHost struct{ l *Launcher }
 
 // NewExecutable is what a package upgrade put in place of our executable.

@@ -33,7 +33,7 @@ func (c *Config) selfUpdate(self proc.Identity) selfupdate.Config {
 	}
 }
 
-// updateHost is the launcher as the Updater sees it (selfupdate.Host).
+// updateHost is the launcher as the Updater sees it (selfupdate.Launcher).
 type updateHost struct{ l *Launcher }
 
 // HandOff hands the instance over; a successor is returned only once it

@@ -17,7 +17,7 @@
 // untouched; after it, old exits whatever happens, and a later boot reap
 // removes what a dead successor would leave.
 //
-// The package sees the launcher only through Host (old's side) and
+// The package sees the launcher only through Launcher (old's side) and
 // Receiving (new's side).
 package handoff
 
@@ -30,9 +30,9 @@ import (
 	"hermes-desktop/platform/proc"
 )
 
-// Host is what the Sender needs of the launcher it hands over, and all it
+// Launcher is what the Sender needs of the launcher it hands over, and all it
 // sees of it. The launcher implements it.
-type Host interface {
+type Launcher interface {
 	// NewExecutable is the executable a package upgrade put in place of
 	// ours, if any: what a handoff without a target applies.
 	NewExecutable() (string, bool)
@@ -79,8 +79,8 @@ type Config struct {
 // hands it the backends (adopt) or lets it boot anew (restart), answers its
 // commit, and says when the instance is handed over.
 type Sender struct {
-	cfg  Config
-	host Host
+	cfg      Config
+	launcher Launcher
 
 	// running is held through a handoff: one at a time.
 	running sync.Mutex
@@ -92,9 +92,9 @@ type Sender struct {
 	handOnce  sync.Once
 }
 
-// NewSender makes old's side of a handoff for the launcher host.
-func NewSender(cfg Config, host Host) *Sender {
-	return &Sender{cfg: cfg, host: host, handedOff: make(chan struct{})}
+// NewSender makes old's side of a handoff for the launcher.
+func NewSender(cfg Config, launcher Launcher) *Sender {
+	return &Sender{cfg: cfg, launcher: launcher, handedOff: make(chan struct{})}
 }
 
 // HandedOff is closed once a successor owns everything: the launcher must

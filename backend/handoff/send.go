@@ -41,7 +41,7 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 	defer cancel()
 	start := time.Now()
 	if args.To == "" { // apply the update a package upgrade put on disk
-		exe, ok := s.host.NewExecutable()
+		exe, ok := s.launcher.NewExecutable()
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: no --to, and this instance's executable has not changed on disk: nothing to apply", errkind.ErrRefused)
 		}
@@ -88,10 +88,10 @@ func (s *Sender) Relaunch(ctx context.Context, keepBackends bool) (*protocol.Han
 // restart: tear down, let go, start the successor, wait for it. On
 // failure, take everything back and start the backends again.
 func (s *Sender) restart(ctx context.Context, to string) (*Successor, error) {
-	if err := s.host.StopBackends(ctx); err != nil {
+	if err := s.launcher.StopBackends(ctx); err != nil {
 		return nil, s.resume(fmt.Errorf("handoff: %w", err))
 	}
-	s.host.LetGo()
+	s.launcher.LetGo()
 	succ, err := s.start(to, nil, nil, []string{fmt.Sprintf("%s=%s", EnvWait, 30*time.Second)})
 	if err == nil {
 		if err = s.waitRunning(ctx, succ); err == nil {
@@ -108,10 +108,10 @@ func (s *Sender) restart(ctx context.Context, to string) (*Successor, error) {
 func (s *Sender) resume(cause error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := s.host.TakeBack(ctx); err != nil {
+	if err := s.launcher.TakeBack(ctx); err != nil {
 		return fmt.Errorf("%w; and %w", cause, err)
 	}
-	s.host.StartBackends(ctx)
+	s.launcher.StartBackends(ctx)
 	return fmt.Errorf("%w; this instance is still in charge and restarted its backends", cause)
 }
 
@@ -178,7 +178,7 @@ func (s *Sender) awaitCommit(ctx context.Context, succ *Successor) error {
 // state describes every backend to the successor, with the files it will
 // inherit (see wire.go for the layout).
 func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
-	all, err := s.host.Views(ctx)
+	all, err := s.launcher.Views(ctx)
 	if err != nil {
 		return State{}, nil, fmt.Errorf("handoff: %w", err)
 	}
@@ -213,8 +213,8 @@ func (s *Sender) Commit(args protocol.CommitArgs) error {
 	}
 	// Past this point there is no way back: every supervisor lets go, even
 	// if one of them fails to answer.
-	s.host.Detach()
-	s.host.LetGo()
+	s.launcher.Detach()
+	s.launcher.LetGo()
 	close(succ.committed)
 	return nil
 }

@@ -16,12 +16,12 @@ const handoffTimeout = 2 * time.Minute
 
 // Apply installs the offered newer version and hands over to it, for
 // callers with no answer to write first (the window, the scheduler). Once
-// the new version serves, the launcher is handed over (Host.HandedOver);
+// the new version serves, the launcher is handed over (Launcher.HandedOver);
 // main then runs WatchUpdate before it exits.
 func (u *Updater) Apply(ctx context.Context) (*update.Result, error) {
 	res, err := u.apply(ctx)
 	if res != nil { // the new version owns the backends, error or not
-		u.host.HandedOver()
+		u.launcher.HandedOver()
 	}
 	return res, err
 }
@@ -66,10 +66,10 @@ func (u *Updater) apply(ctx context.Context) (*update.Result, error) {
 // to it; after the handoff commits it holds the watch of the new
 // version's health window.
 type swapper struct {
-	cfg    *Config
-	host   Host
-	status *statusBoard
-	dir    string // <state>/updates
+	cfg      *Config
+	launcher Launcher
+	status   *statusBoard
+	dir      string // <state>/updates
 	// swapping is set while our own swap changes the executable on disk,
 	// so the watch on it does not announce a package upgrade.
 	swapping atomic.Bool
@@ -94,7 +94,7 @@ func (s *swapper) install(ctx context.Context, rel *update.Release, in update.In
 		os.RemoveAll(staged) // our own staged copy
 		return nil, s.status.fail(err)
 	}
-	baseline := s.host.CrashCounts()
+	baseline := s.launcher.CrashCounts()
 	s.swapping.Store(true)
 	defer s.swapping.Store(false)
 	if err := update.Swap(staged, in.Target); err != nil {
@@ -102,7 +102,7 @@ func (s *swapper) install(ctx context.Context, rel *update.Release, in update.In
 		return nil, s.status.fail(err)
 	}
 	s.cfg.Logger.Info("update: swapped in; handing over", "version", rel.Version, "path", in.Target.Path)
-	succ, err := s.host.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
+	succ, err := s.launcher.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
 	if succ == nil {
 		if rerr := update.Restore(in.Target); rerr != nil {
 			err = fmt.Errorf("%w; and putting the old version back failed: %v", err, rerr)

@@ -24,7 +24,7 @@ func (u *Updater) HandleControl(ctx context.Context, req control.Request) (any, 
 		if res == nil {
 			return nil, err
 		}
-		return protocol.OpUpdateApply.AnswerThen(res, err, u.host.HandedOver)
+		return protocol.OpUpdateApply.AnswerThen(res, err, u.launcher.HandedOver)
 	case protocol.OpUpdateSkip.Name:
 		args, err := protocol.OpUpdateSkip.Args(req)
 		if err != nil {

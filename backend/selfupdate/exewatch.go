@@ -53,7 +53,7 @@ func (u *Updater) watchExecutable() {
 			}
 		}
 		close(w.changed) // status says so (instance.restart_to_apply): the window shows its banner
-		u.host.PublishStatus()
+		u.launcher.PublishStatus()
 		u.cfg.Logger.Info("the executable was replaced on disk", "path", w.stamp.Path())
 	}()
 }
@@ -76,15 +76,15 @@ func (u *Updater) NewExecutable() (string, bool) {
 // ApplyInstalled hands this instance over to the new executable a
 // package upgrade put on disk ("Restart to apply"), in adopt mode: the
 // backends keep their processes and ports. Once the new instance serves,
-// the launcher is handed over (Host.HandedOver).
+// the launcher is handed over (Launcher.HandedOver).
 func (u *Updater) ApplyInstalled(ctx context.Context) error {
 	exe, ok := u.NewExecutable()
 	if !ok {
 		return fmt.Errorf("%w: this instance's executable has not changed on disk: nothing to apply", errkind.ErrRefused)
 	}
-	succ, err := u.host.HandOff(ctx, protocol.HandoffArgs{To: exe, Mode: protocol.HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
+	succ, err := u.launcher.HandOff(ctx, protocol.HandoffArgs{To: exe, Mode: protocol.HandoffAdopt, TimeoutNS: int64(2 * time.Minute)})
 	if succ != nil { // the new instance owns the backends, error or not
-		u.host.HandedOver()
+		u.launcher.HandedOver()
 	}
 	return err
 }

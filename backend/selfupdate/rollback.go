@@ -35,15 +35,15 @@ func (u *Updater) WatchUpdate(ctx context.Context) {
 	if w == nil {
 		return
 	}
-	healthWatcher{cfg: &u.cfg, host: u.host, dir: u.dir}.watch(ctx, w)
+	healthWatcher{cfg: &u.cfg, launcher: u.launcher, dir: u.dir}.watch(ctx, w)
 }
 
 // healthWatcher is this (old) process watching the new version's health
 // window after an update handoff, and rolling back if it fails.
 type healthWatcher struct {
-	cfg  *Config
-	host Host
-	dir  string // <state>/updates
+	cfg      *Config
+	launcher Launcher
+	dir      string // <state>/updates
 }
 
 // watch waits for the window's verdict and acts on it.
@@ -129,7 +129,7 @@ func (h healthWatcher) handBack(ctx context.Context, w *updateWatch, rb update.R
 func (h healthWatcher) startOld(ctx context.Context, w *updateWatch) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	succ, err := h.host.StartFresh(cctx, w.Probation.Exe)
+	succ, err := h.launcher.StartFresh(cctx, w.Probation.Exe)
 	if err != nil {
 		h.cfg.Logger.Error("update: rollback: start the old version", "err", err)
 		return

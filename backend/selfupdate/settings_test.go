@@ -72,19 +72,19 @@ func (h *idleHost) StartFresh(context.Context, string) (Successor, error) {
 func (h *idleHost) PublishStatus()   { h.published.Add(1) }
 func (h *idleHost) AddNotice(string) {}
 
-// newTestUpdater is an Updater over an idle host, with nothing started.
+// newTestUpdater is an Updater over an idle launcher, with nothing started.
 func newTestUpdater(t *testing.T, cfg Config) *Updater {
 	t.Helper()
 	return newTestUpdaterOn(t, cfg, &idleHost{})
 }
 
-// newTestUpdaterOn is an Updater over host, with nothing started; Stop
+// newTestUpdaterOn is an Updater over launcher, with nothing started; Stop
 // runs at the end of the test.
-func newTestUpdaterOn(t *testing.T, cfg Config, host Host) *Updater {
+func newTestUpdaterOn(t *testing.T, cfg Config, launcher Launcher) *Updater {
 	t.Helper()
 	cfg.StateDir, cfg.Version = t.TempDir(), "1.0.0"
 	cfg.Logger, cfg.Announce = slog.New(slog.NewTextHandler(io.Discard, nil)), os.Stderr
-	u := New(cfg, host)
+	u := New(cfg, launcher)
 	t.Cleanup(u.Stop)
 	return u
 }

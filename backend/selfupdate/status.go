@@ -11,9 +11,9 @@ import (
 
 // statusBoard is the self-update's status (update.Info), written by the
 // check, the download, the apply and the feed switch, read by status at
-// any time, and announced through Host.PublishStatus.
+// any time, and announced through Launcher.PublishStatus.
 type statusBoard struct {
-	publish func() // Host.PublishStatus
+	publish func() // Launcher.PublishStatus
 	log     *slog.Logger
 
 	mu   sync.Mutex // guards info and probationUntil

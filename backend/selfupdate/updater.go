@@ -1,5 +1,5 @@
 // Package selfupdate is the running app's self-update: an Updater that
-// holds its own state and sees the launcher only through Host (hand off,
+// holds its own state and sees the launcher only through Launcher (hand off,
 // busy?, publish status, add a notice, crash counts, start afresh). The
 // mechanism (feed, download, verify, stage, swap) is backend/update.
 //
@@ -46,10 +46,10 @@ const updateFirstCheck = 30 * time.Second
 // that do each job (feed, offer and download, swap, health window), the
 // watch on our own executable.
 type Updater struct {
-	cfg  Config
-	host Host
-	exe  *exeWatch // the watch on our own executable; nil when none runs (set in New)
-	dir  string    // <state>/updates
+	cfg      Config
+	launcher Launcher
+	exe      *exeWatch // the watch on our own executable; nil when none runs (set in New)
+	dir      string    // <state>/updates
 
 	status *statusBoard
 	feed   *feedLine
@@ -67,18 +67,18 @@ type Updater struct {
 
 // New builds the Updater from the configuration. Nothing runs until
 // Start.
-func New(cfg Config, host Host) *Updater {
+func New(cfg Config, launcher Launcher) *Updater {
 	dir := filepath.Join(cfg.StateDir, "updates")
 	ctx, cancel := context.WithCancel(context.Background())
-	u := &Updater{cfg: cfg, host: host, exe: newExeWatch(cfg.Exe), dir: dir, firstCheck: updateFirstCheck, ctx: ctx, cancel: cancel}
-	u.status = &statusBoard{publish: host.PublishStatus, log: cfg.Logger, info: update.Info{
+	u := &Updater{cfg: cfg, launcher: launcher, exe: newExeWatch(cfg.Exe), dir: dir, firstCheck: updateFirstCheck, ctx: ctx, cancel: cancel}
+	u.status = &statusBoard{publish: launcher.PublishStatus, log: cfg.Logger, info: update.Info{
 		Current: cfg.Version, Automatic: cfg.Automatic, Skipped: update.Skipped(dir),
 		FeedFrom: cfg.FeedFrom, AutomaticFrom: cfg.AutomaticFrom}}
 	u.offer = &offer{status: u.status, cfg: &u.cfg, dir: dir}
-	u.swap = &swapper{cfg: &u.cfg, host: host, status: u.status, dir: dir}
+	u.swap = &swapper{cfg: &u.cfg, launcher: launcher, status: u.status, dir: dir}
 	u.automatic.Store(cfg.Automatic)
 	u.feed = newFeedLine(update.Config{Keys: cfg.Keys, Current: cfg.Version, Dir: dir}, cfg.Feed, u.feedInUse)
-	u.feed.announce = host.PublishStatus
+	u.feed.announce = launcher.PublishStatus
 	u.offer.feed = u.feed
 	return u
 }
@@ -90,7 +90,7 @@ func New(cfg Config, host Host) *Updater {
 func (u *Updater) Start() {
 	u.watchExecutable()
 	if r := update.TakeRollback(u.dir); r != nil {
-		u.host.AddNotice(rollbackNotice(r))
+		u.launcher.AddNotice(rollbackNotice(r))
 	}
 	if p := update.ReadProbation(u.dir); p != nil {
 		u.noteProbation(p)
@@ -120,7 +120,7 @@ func (u *Updater) noteProbation(p *update.Probation) {
 	}
 	_ = update.ClearProbation(u.dir)
 	if p.Version == u.cfg.Version {
-		u.host.AddNotice(fmt.Sprintf("The health check of Hermes Desktop %s after its update was interrupted; %s stays installed (%s keeps %s).",
+		u.launcher.AddNotice(fmt.Sprintf("The health check of Hermes Desktop %s after its update was interrupted; %s stays installed (%s keeps %s).",
 			p.Version, p.Version, filepath.Base(update.OldPath(p.Target)), p.Previous))
 	}
 }
@@ -239,13 +239,13 @@ func (u *Updater) Skip(version string) error {
 }
 
 // allowed refuses an update while one is being watched, while a handoff
-// runs or while a backend is (re)starting (Host.Busy): never during a
+// runs or while a backend is (re)starting (Launcher.Busy): never during a
 // handoff or a restart.
 func (u *Updater) allowed() error {
 	if until := u.status.probation(); time.Now().Before(until) {
 		return fmt.Errorf("%w: this version is in its health window after an update until %s", errkind.ErrBusy, until.Format(time.TimeOnly))
 	}
-	return u.host.Busy()
+	return u.launcher.Busy()
 }
 
 // Status is the self-update's state for status (instance.update).

@@ -11,10 +11,10 @@ import (
 	"hermes-desktop/platform/proc"
 )
 
-// Host is what the Updater needs of the launcher it updates, and all it
+// Launcher is what the Updater needs of the launcher it updates, and all it
 // sees of it. The launcher implements it; the Updater never reaches into
 // the launcher's locks, socket or supervisors.
-type Host interface {
+type Launcher interface {
 	// HandOff hands the instance over to the binary args.To. A non-nil
 	// Successor means the successor owns the backends, with or without an
 	// error (one met after its commit); nil means this instance is still
