@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"hermes-desktop/contract/hermes"
+	"hermes-desktop/backend/update"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/human"
@@ -218,9 +218,10 @@ func validateReadiness(readyRegex, healthPath, grace string) []error {
 	return errs
 }
 
-// ValidateFeedURL checks an update feed's URL: absolute, https, or http to
-// a loopback host (a feed on this machine), at most 2048 bytes. (The
-// update client checks the same again, and every redirect.)
+// ValidateFeedURL checks an update feed's URL: absolute, at most 2048
+// bytes, and of a scheme and host the update client fetches from
+// (update.CheckURL, the one rule: https, or http to a loopback host, a feed
+// on this machine; the client checks it again, and every redirect).
 func ValidateFeedURL(raw string) error {
 	u, err := url.Parse(raw)
 	switch {
@@ -228,12 +229,10 @@ func ValidateFeedURL(raw string) error {
 		return fieldError("update_feed", errors.New("longer than 2048 bytes"))
 	case err != nil || u.Host == "" || u.Opaque != "":
 		return fieldError("update_feed", fmt.Errorf("%q is not an absolute URL like https://example.com/hermes-desktop/stable.json", raw))
-	case u.Scheme == "https":
-		return nil
-	case u.Scheme == "http" && hermes.IsLoopbackHost(u.Hostname()):
-		return nil
+	case update.CheckURL(u) != nil:
+		return fieldError("update_feed", fmt.Errorf("%q must be https (http only on this machine)", raw))
 	}
-	return fieldError("update_feed", fmt.Errorf("%q must be https (http only on this machine)", raw))
+	return nil
 }
 
 // maxBackends bounds the list: each is a process tree.
