@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -55,9 +56,30 @@ func trusted(path, version, digest string) bool {
 }
 
 // stamp records path as checked. Best effort: without a stamp the next
-// start checks the core again.
+// start checks the core again. A stamp written in the clock tick of the
+// core's last change would not count (trusted), and that is the usual case
+// right after the core was written: it is written again once the tick has
+// passed, a few milliseconds once per version, so the next start uses it.
 func stamp(path, version, digest string) {
-	if line, _, ok := stampOf(path, version, digest); ok {
-		_ = lockfile.WriteFileAtomic(stampPath(path), []byte(line))
+	line, core, ok := stampOf(path, version, digest)
+	if !ok {
+		return
+	}
+	for range stampTries {
+		if lockfile.WriteFileAtomic(stampPath(path), []byte(line)) != nil {
+			return
+		}
+		var written unix.Stat_t
+		if unix.Lstat(stampPath(path), &written) != nil || core.Ctim.Nano() < written.Mtim.Nano() {
+			return
+		}
+		time.Sleep(stampTick)
 	}
 }
+
+// The wait for the tick of a core's last change to pass: file times move
+// by the kernel's coarse clock (a jiffy, 1-10 ms).
+const (
+	stampTick  = 2 * time.Millisecond
+	stampTries = 25
+)
