@@ -3,7 +3,6 @@ package instance
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"hermes-desktop/backend/leakguard"
@@ -76,10 +75,13 @@ func (i *Instance) newTeardown(cg *cgroup.Cgroup) *proc.Teardown {
 	}
 	return &proc.Teardown{
 		Root: i.leader.id.PID, Leader: i.leader.handle, Group: group,
-		Members: func() ([]int, error) { return i.members(cg), nil },
+		// The group as a whole too: our uncollected leader pins it, and a
+		// process forked into it after the last listing is then not missed.
+		KillGroup: group != 0,
+		Members:   func() ([]int, error) { return i.members(cg), nil },
 		// Still the member the tree tracks, now that its handle is open:
 		// one that exited, its PID reused, is no longer alive in the tree.
-		Held: func(pid int) bool { return slices.Contains(i.tree.Alive(), pid) },
+		Held: i.tree.Holds,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -16,10 +17,12 @@ import (
 // out by End/EndAll or the caller's own loop; Kill pins the tree again
 // (children born meanwhile) and sends SIGKILL one by one. Members are
 // signalled only through handles opened before their identity was checked
-// (PinTree), so a recycled PID is never hit. Pinning walks from Root: a
-// subreaper (the shim) inherits every orphan, so nothing escapes; for any
-// other caller whose Root dies during the grace, Kill finds what is still in
-// the group or was pinned before. On Windows Term reaches nobody one by one
+// (PinTree), so a recycled PID is never hit. Pinning walks from Root while
+// Root is provably itself (the caller, or a Leader that has not exited): a
+// subreaper (the shim) inherits every orphan, so nothing escapes; once
+// another caller's Root has exited, its PID may be another process's, and
+// Kill walks from the pinned members still running instead (a child forked
+// during the grace by a member that outlived Root is found there). On Windows Term reaches nobody one by one
 // (ErrNoGracefulStop); Kill ends them. The zero value of each exported
 // field says what it means. A Teardown is owned by one goroutine and must
 // be closed.
@@ -32,10 +35,14 @@ type Teardown struct {
 	// signals it otherwise. The caller owns it: Close leaves it open.
 	Leader *Handle
 	// Group is the process group Term signals as a whole; 0 for none. Only
-	// a pinned group (see SignalGroup). Kill never signals it as a whole:
-	// the caller may be in it (the shim leads its own), and a SIGKILL sent
-	// twice does no harm.
+	// a pinned group (see SignalGroup). Kill signals it as a whole only
+	// with KillGroup: the caller may be in it (the shim leads its own).
 	Group int
+	// KillGroup, when true, has Kill send SIGKILL to Group as a whole too,
+	// so that a process forked into the group after the last walk is not
+	// missed: for a caller outside the group that holds its leader
+	// uncollected (the launcher's own child), which pins the group id.
+	KillGroup bool
 	// Skip, when non-nil, names members never to signal (processes another
 	// decision protects).
 	Skip func(pid int) bool
@@ -107,7 +114,11 @@ func (t *Teardown) Kill() error {
 		}
 	}
 	err := t.pin(true)
-	_, kerr := signalOnce(0, t.targets(), syscall.SIGKILL)
+	group := 0
+	if t.KillGroup {
+		group = t.Group
+	}
+	_, kerr := signalOnce(group, t.targets(), syscall.SIGKILL)
 	if first && (t.KillAll == nil || allErr != nil) {
 		t.trace("kill-sent", "")
 	}
@@ -184,7 +195,9 @@ func (t *Teardown) Close() {
 
 // pin adds the tree's members to pinned: the descendants, and with
 // withGroup the group's members too (PinTree), minus Skip and minus what is
-// pinned already.
+// pinned already. It walks from Root only while Root is provably the
+// process it was (see rootHeld); otherwise from the pinned members still
+// running, as each is provably itself while its handle says so.
 func (t *Teardown) pin(withGroup bool) error {
 	if t.seen == nil {
 		t.seen = map[Identity]bool{}
@@ -194,18 +207,30 @@ func (t *Teardown) pin(withGroup bool) error {
 	}
 	var hs []*Handle
 	var err error
+	filtered := false // PinTree has applied Skip and left Root out already
 	switch {
 	case !t.termed && t.Members != nil && t.Held != nil:
 		hs, err = t.pinListed()
-	case withGroup:
-		hs, err = PinTree(t.Root, t.Skip)
+	case t.rootHeld():
+		if withGroup {
+			hs, err = PinTree(t.Root, t.Skip)
+			filtered = true
+		} else {
+			hs, err = PinDescendants(t.Root)
+		}
+		if !t.rootHeld() {
+			// Root ended during the walk: its PID may have gone to another
+			// process, whose tree is not ours.
+			CloseAll(hs)
+			hs, err = t.pinFromMembers()
+			filtered = false
+		}
 	default:
-		hs, err = PinDescendants(t.Root)
+		hs, err = t.pinFromMembers()
 	}
 	for _, h := range hs {
 		id := h.Identity()
-		// PinTree has applied Skip and left Root out already.
-		skip := !withGroup && (id.PID == t.Root || (t.Skip != nil && t.Skip(id.PID)))
+		skip := !filtered && (id.PID == t.Root || (t.Skip != nil && t.Skip(id.PID)))
 		if skip || t.seen[id] {
 			h.Close()
 			continue
@@ -217,6 +242,37 @@ func (t *Teardown) pin(withGroup bool) error {
 		return fmt.Errorf("proc: pin the tree of %d: %w", t.Root, err)
 	}
 	return nil
+}
+
+// rootHeld says whether Root is still the process the teardown is for, so
+// that a walk from its PID (its children, its group) finds its tree: it is
+// the caller itself (no Leader), or Leader has not exited. A root that is
+// not the caller's child is freed as it exits, and its PID can go to
+// another process at once.
+func (t *Teardown) rootHeld() bool { return t.Leader == nil || !t.Leader.Exited() }
+
+// pinFromMembers pins the descendants of each pinned member still running:
+// children born during the grace to a member that outlived Root. A walk
+// whose member exited meanwhile is dropped, since that PID may have gone
+// to another process.
+func (t *Teardown) pinFromMembers() ([]*Handle, error) {
+	var out []*Handle
+	var errs []error
+	for _, m := range slices.Clone(t.pinned) {
+		if m.Exited() {
+			continue
+		}
+		hs, err := PinDescendants(m.Identity().PID)
+		if m.Exited() {
+			CloseAll(hs)
+			continue
+		}
+		out = append(out, hs...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return out, errors.Join(errs...)
 }
 
 // pinListed pins what Members lists, but Root, what Skip protects and what

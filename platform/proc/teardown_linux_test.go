@@ -303,3 +303,91 @@ echo ready; while :; do sleep 0.05; done`)
 		t.Error("the stopped process's child was signalled; a Stopper ends its process alone")
 	}
 }
+
+// A root that is not the caller's child exits on SIGTERM (the remote
+// watchdog's backend, a boot reap's orphan), while its child ignores
+// SIGTERM and forks during the grace: Kill finds the grandchild by walking
+// from the child, which outlived the root and is still pinned.
+func TestTeardownKillFindsChildrenBornAfterRootExited(t *testing.T) {
+	grandFile := filepath.Join(t.TempDir(), "grand")
+	cmd, ids := startTree(t, `sh -c 'trap "" TERM; sleep 0.6; sleep 60 & echo $! > `+grandFile+`; wait' &
+echo child $!
+echo ready
+exec sleep 60`)
+	root, err := Lookup(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	// Not the test's child any more: collected at once when it exits, so
+	// its PID is free for another process during the grace.
+	go func() { _, _ = cmd.Process.Wait() }()
+	td := &Teardown{Root: root.PID, Leader: h}
+	defer td.Close()
+	ended := make(chan bool, 1)
+	go func() { ended <- td.End(context.Background(), 1500*time.Millisecond) }()
+	var grand Identity
+	waitfor.Until(t, 5*time.Second, "the grandchild born during the grace", func() bool {
+		b, err := os.ReadFile(grandFile)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid == 0 {
+			return false
+		}
+		grand, err = Lookup(pid)
+		return err == nil
+	})
+	t.Cleanup(func() { _ = Signal(grand, syscall.SIGKILL) })
+	if !<-ended {
+		t.Errorf("End: got not gone, want every pinned process gone; alive %v", td.Alive())
+	}
+	if running(ids["child"]) {
+		t.Errorf("the child %d that ignores SIGTERM: got running after End, want killed", ids["child"].PID)
+	}
+	if running(grand) {
+		t.Errorf("the grandchild %d born during the grace: got running after End, want killed", grand.PID)
+	}
+}
+
+// Once Root has exited, its PID may be another process's: Kill must not
+// walk from it. (The PID's reuse is played by pointing Root at an
+// unrelated process, which is what the same number names after reuse.)
+func TestTeardownKillDoesNotWalkFromAnExitedRoot(t *testing.T) {
+	other, others := startTree(t, `sleep 60 & echo kid $!
+echo ready
+wait`)
+	kid := others["kid"]
+	victim := exec.Command("sleep", "60")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := Lookup(victim.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	go func() { _ = victim.Wait() }()
+	td := &Teardown{Root: id.PID, Leader: h}
+	defer td.Close()
+	if _, err := td.Term(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if !td.Wait(ctx) {
+		t.Fatal("the root did not exit on SIGTERM")
+	}
+	td.Root = other.Process.Pid // the root's PID, now another process's
+	_ = td.Kill()
+	time.Sleep(100 * time.Millisecond)
+	if !running(kid) {
+		t.Errorf("the other process's child %d: got killed, want untouched", kid.PID)
+	}
+}

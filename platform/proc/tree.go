@@ -113,6 +113,18 @@ func (t *Tree) Alive() []int {
 	return out
 }
 
+// Holds reports whether the member tracked as pid is still running: false
+// for a PID the tree does not track, or whose process exited (the PID may
+// be another's now). One check, where Alive checks every member.
+func (t *Tree) Holds(pid int) bool {
+	id, ok := t.members[pid]
+	if !ok {
+		return false
+	}
+	running, err := Running(id)
+	return err != nil || running
+}
+
 // Wait blocks until every tracked member has exited or ctx ends, and
 // reports whether all did.
 func (t *Tree) Wait(ctx context.Context) bool {
