@@ -391,3 +391,32 @@ wait`)
 		t.Errorf("the other process's child %d: got killed, want untouched", kid.PID)
 	}
 }
+
+// With KillGroup, Kill sends SIGKILL to the group as a whole, so a member
+// the listing missed (forked into the group after it) is killed too; the
+// launcher tears down its own uncollected child's group this way.
+func TestTeardownKillGroupReachesUnlistedMembers(t *testing.T) {
+	cmd, ids := startTree(t, `trap "" TERM
+(trap "" TERM; exec sleep 60) & echo unlisted $!
+echo ready; wait`)
+	root := cmd.Process.Pid
+	rootID, err := Lookup(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Open(rootID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	td := &Teardown{
+		Root: root, Leader: h, Group: root, KillGroup: true,
+		Members: func() ([]int, error) { return nil, nil }, // the listing missed it
+		Held:    func(int) bool { return true },
+	}
+	defer td.Close()
+	if err := td.Kill(); err != nil {
+		t.Fatalf("Kill: %v", err)
+	}
+	waitfor.Until(t, 5*time.Second, "the unlisted group member to be killed", func() bool { return !running(ids["unlisted"]) })
+}
