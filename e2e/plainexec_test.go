@@ -3,10 +3,7 @@ package e2e
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -36,14 +33,7 @@ var execMethods = map[string]bool{"Start": true, "Run": true, "Output": true, "C
 // child with a plain exec.Cmd method, which would leave the child outside
 // the registry of the children we wait for.
 func TestStructurePlainExec(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Skipf("no module source to check: %v", err)
-	}
-	vs, err := checkPlainExec(root)
+	vs, err := checkPlainExec(sourceRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,15 +47,7 @@ func TestStructurePlainExec(t *testing.T) {
 // an exempt folder, tests and a method of the same name on another type.
 func TestStructurePlainExecCatchesAPlantedCall(t *testing.T) {
 	root := t.TempDir()
-	plant := func(rel, src string) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	plant := func(rel, src string) { plant(t, root, rel, src) }
 	const bad = "package bad\n\nimport \"os/exec\"\n\n// F starts children unregistered.\nfunc F() {\n" +
 		"\t_ = exec.Command(\"true\").Run()\n" +
 		"\tcmd := exec.Command(\"true\")\n" +
@@ -100,37 +82,12 @@ func TestStructurePlainExecCatchesAPlantedCall(t *testing.T) {
 func checkPlainExec(root string) ([]violation, error) {
 	fset := token.NewFileSet()
 	var vs []violation
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) || rel == execRegistry || plainExecExempt[rel] != "" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if generated.Match(src) {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	src := goSources{keep: production, skip: func(rel string) bool { return rel == execRegistry || plainExecExempt[rel] != "" }}
+	err := src.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
 		for _, pos := range plainExecCalls(fset, f) {
 			vs = append(vs, violation{pos: fmt.Sprintf("%s:%d", rel, pos),
 				msg: "a child started with a plain exec.Cmd method: start it through proc.StartChild (or RunChild, OutputChild, CombinedOutputChild)"})
 		}
-		return nil
 	})
 	sort.Slice(vs, func(i, j int) bool { return lessPos(vs[i].pos, vs[j].pos) })
 	return vs, err

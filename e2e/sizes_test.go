@@ -3,12 +3,8 @@ package e2e
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -34,14 +30,7 @@ type typeSize struct {
 // module, whatever its build tags (tests, testdata, third_party and
 // generated files aside).
 func TestSizes(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Skipf("no module source to check: %v", err)
-	}
-	vs, err := checkSizes(root)
+	vs, err := checkSizes(sourceRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +44,7 @@ func TestSizes(t *testing.T) {
 // written once per OS is counted once.
 func TestSizesCatchPlanted(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, src string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, src string) { plant(t, root, rel, src) }
 	var fields, methods strings.Builder
 	for i := range maxTypeFields + 1 {
 		fmt.Fprintf(&fields, "\tf%d int\n", i)
@@ -109,37 +89,11 @@ func checkSizes(root string) ([]violation, error) {
 		}
 		return types[key]
 	}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if generated.Match(src) {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := goSources{keep: production}.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
 		if n := fset.File(f.Pos()).LineCount(); n > maxFileLines {
 			vs = append(vs, violation{pos: rel, msg: fmt.Sprintf("%d lines, over %d", n, maxFileLines)})
 		}
 		countTypes(fset, path.Dir(rel), f, sizeOf)
-		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,35 +61,10 @@ func checkStructure(root string) ([]violation, error) {
 	fset := token.NewFileSet()
 	var vs []violation
 	pkgLines := map[string]int{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if generated.Match(src) {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	src := goSources{keep: production, mode: parser.ParseComments}
+	err := src.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
 		pkgLines[path.Dir(rel)] += fset.File(f.Pos()).LineCount()
 		vs = append(vs, checkFile(fset, rel, f)...)
-		return nil
 	})
 	if err != nil {
 		return nil, err

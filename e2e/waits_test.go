@@ -3,11 +3,7 @@ package e2e
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -28,15 +24,8 @@ var handLoopAllowed = map[string]string{
 // TestWaitsGoThroughWaitfor: no test, and no test helper under internal/,
 // hand-writes a deadline loop; it waits with waitfor.Until or waitfor.Try.
 func TestWaitsGoThroughWaitfor(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Skipf("no module source to check: %v", err)
-	}
 	used := map[string]bool{}
-	vs, err := checkHandLoops(root, handLoopAllowed, used)
+	vs, err := checkHandLoops(sourceRoot(t), handLoopAllowed, used)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +45,7 @@ func TestWaitsGoThroughWaitfor(t *testing.T) {
 // and one inside a closure are spared.
 func TestWaitsCatchAPlantedLoop(t *testing.T) {
 	root := t.TempDir()
-	plant := func(rel, src string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	plant := func(rel, src string) { plant(t, root, rel, src) }
 	const bad = "package bad\n\nimport (\n\t\"testing\"\n\tclock \"time\"\n)\n\n" +
 		"func TestBad(t *testing.T) {\n" +
 		"\tdeadline := clock.Now().Add(clock.Second)\n" + // 9: outside a loop
@@ -116,29 +96,12 @@ func TestWaitsCatchAPlantedLoop(t *testing.T) {
 func checkHandLoops(root string, allowed map[string]string, used map[string]bool) ([]violation, error) {
 	fset := token.NewFileSet()
 	var vs []violation
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) || rel == waitHelper {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || (!strings.HasSuffix(rel, "_test.go") && !strings.HasPrefix(rel, "internal/")) {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	src := goSources{
+		keep:          func(rel string) bool { return !production(rel) || strings.HasPrefix(rel, "internal/") },
+		skip:          func(rel string) bool { return rel == waitHelper },
+		withGenerated: true,
+	}
+	err := src.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
 		for _, c := range clockLoops(fset, f) {
 			if key := rel + " " + c.fn; allowed[key] != "" {
 				used[key] = true
@@ -147,7 +110,6 @@ func checkHandLoops(root string, allowed map[string]string, used map[string]bool
 					msg: "a hand-written deadline loop in " + c.fn + ": wait with waitfor.Until or waitfor.Try"})
 			}
 		}
-		return nil
 	})
 	sort.Slice(vs, func(i, j int) bool { return lessPos(vs[i].pos, vs[j].pos) })
 	return vs, err

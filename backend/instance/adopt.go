@@ -65,7 +65,7 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 			cgroup: b.Cgroup, known: known},
 		out:    output{log: log, ready: run.NewPortMatcher(spec.ReadyRegex), outR: outR, errR: errR},
 		rec:    newRecordState(b.LeakGuard, b.Logger, spec.Name, log, b.Owner),
-		tree:   proc.NewTree(b.Shim, 0),
+		tree:   newTree(b.Shim, 0),
 		exited: make(chan struct{}),
 	}
 	i.rec.created = time.Now()
@@ -73,8 +73,8 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 	close(known)
 	// Known from the start, so a teardown finds the tree even before the
 	// first sample, and even if the shim dies first.
-	i.tree.Add(b.Backend)
-	_ = i.tree.Refresh()
+	i.tree.add(b.Backend)
+	_ = i.tree.refresh()
 	i.out.start()
 	go i.wait()
 	return i, nil

@@ -59,7 +59,7 @@ type Instance struct {
 
 	mu        sync.Mutex // guards collected and tree; held through a teardown
 	collected bool       // the leader has been collected: nothing is left to end
-	tree      *proc.Tree
+	tree      *tree
 
 	exited   chan struct{}
 	status   run.ExitStatus // valid once exited is closed
@@ -99,7 +99,7 @@ type jobKiller interface {
 // waiter.
 func (i *Instance) watch() {
 	pid := i.leader.id.PID
-	i.tree = proc.NewTree(i.leader.id, GroupOf(pid))
+	i.tree = newTree(i.leader.id, GroupOf(pid))
 	var err error
 	if i.jobKiller, err = newJobKiller(pid); err != nil {
 		i.log.Add("launcher", "warning: "+err.Error())
@@ -135,7 +135,7 @@ func (i *Instance) wait() {
 	if i.reclaimer != nil {
 		i.reclaimer.ChildExited()
 	}
-	i.tree.Close()
+	i.tree.close()
 	if i.jobKiller != nil {
 		i.jobKiller.release()
 	}

@@ -61,7 +61,7 @@ func (i *Instance) teardown(grace time.Duration) {
 	ctx, cancel = context.WithTimeout(context.Background(), proc.KillWait)
 	defer cancel()
 	if !td.Wait(ctx) || !cgroupGone(ctx, cg) {
-		i.log.Add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.Alive()))
+		i.log.Add("launcher", fmt.Sprintf("warning: processes still alive %v after SIGKILL", i.tree.alive()))
 	}
 }
 
@@ -81,7 +81,7 @@ func (i *Instance) newTeardown(cg *cgroup.Cgroup) *proc.Teardown {
 		Members:   func() ([]int, error) { return i.members(cg), nil },
 		// Still the member the tree tracks, now that its handle is open:
 		// one that exited, its PID reused, is no longer alive in the tree.
-		Held: i.tree.Holds,
+		Held: i.tree.holds,
 	}
 }
 
@@ -89,9 +89,9 @@ func (i *Instance) newTeardown(cg *cgroup.Cgroup) *proc.Teardown {
 // descendants of the leader and of every member, and the cgroup's
 // members. Called with mu held.
 func (i *Instance) members(cg *cgroup.Cgroup) []int {
-	_ = i.tree.Refresh()
-	i.tree.Add(cgroupMembers(cg)...)
-	return i.tree.Alive()
+	_ = i.tree.refresh()
+	i.tree.add(cgroupMembers(cg)...)
+	return i.tree.alive()
 }
 
 // track adds sampled processes to the tree the teardown ends, so a
@@ -109,6 +109,6 @@ func (i *Instance) track(ps []leakguard.TreeProc) {
 	for n, p := range ps {
 		ids[n] = p.Identity()
 	}
-	i.tree.Prune(ids...)
-	i.tree.Add(ids...)
+	i.tree.prune(ids...)
+	i.tree.add(ids...)
 }

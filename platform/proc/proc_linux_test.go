@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"hermes-desktop/internal/waitfor"
 )
 
 func TestParseStat(t *testing.T) {
@@ -96,33 +94,6 @@ func TestHandleRefusesReusedPID(t *testing.T) {
 	}
 }
 
-func TestTreeReachesSetsidDescendants(t *testing.T) {
-	// A child in the group, and one that escaped it with setsid.
-	cmd := startSleeper(t, "sleep 60 & setsid sleep 60 & wait")
-	pid := cmd.Process.Pid
-	leader, err := Lookup(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := NewTree(leader, pid)
-	defer tree.Close()
-	waitfor.Try(5*time.Second, func() bool { return tree.Refresh() == nil && tree.Size() >= 2 })
-	if err := tree.Refresh(); err != nil {
-		t.Fatal(err)
-	}
-	if tree.Size() != 2 {
-		t.Fatalf("tree members: got %d, want 2", tree.Size())
-	}
-	if err := tree.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if !tree.Wait(ctx) {
-		t.Fatalf("members alive after SIGKILL: %v", tree.Alive())
-	}
-}
-
 func TestHandleWaitSeesExitOfNonChild(t *testing.T) {
 	cmd := startSleeper(t, "sleep 0.2")
 	id, _ := Lookup(cmd.Process.Pid)
@@ -138,30 +109,5 @@ func TestHandleWaitSeesExitOfNonChild(t *testing.T) {
 	}
 	if !h.Exited() {
 		t.Error("Exited false after Wait returned")
-	}
-}
-
-// Prune forgets members that are gone, but takes the caller's word for
-// those it names as just seen alive: a sampler that has just read them
-// need not have them read again.
-func TestTreePruneSkipsWhatWasJustSeen(t *testing.T) {
-	cmd := startSleeper(t, "sleep 60")
-	leader, err := Lookup(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := NewTree(leader, 0)
-	defer tree.Close()
-	gone := Identity{PID: 4194000, Start: "linux:1"}     // no such process
-	reported := Identity{PID: 4194001, Start: "linux:2"} // none either, but named as seen
-	reused := Identity{PID: 4194002, Start: "linux:3"}   // named with another start: not the same
-	tree.Add(gone, reported, reused)
-	tree.Prune(reported, Identity{PID: reused.PID, Start: "linux:4"})
-	if got := tree.Size(); got != 1 {
-		t.Fatalf("got %d members after Prune, want 1 (the one named as seen)", got)
-	}
-	tree.Prune()
-	if got := tree.Size(); got != 0 {
-		t.Errorf("got %d members after a Prune naming none, want 0", got)
 	}
 }

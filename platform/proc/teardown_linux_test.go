@@ -173,28 +173,6 @@ echo ready; wait`)
 	}
 }
 
-// TestTreeSignalSkipsReusedPID gives a Tree a member whose PID now names
-// another process: Signal must leave that process alone and not fail.
-func TestTreeSignalSkipsReusedPID(t *testing.T) {
-	_, ids := startTree(t, `sleep 60 & echo stranger $!
-echo ready; wait`)
-	forged := ids["stranger"]
-	forged.Start = "linux:1" // what the tree would hold had the PID been recycled
-	self, err := Lookup(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := NewTree(self, 0)
-	tree.Add(forged)
-	defer tree.Close()
-	if err := tree.Signal(syscall.SIGKILL); err != nil {
-		t.Fatalf("Signal: got %v, want nil (a recycled PID is no error)", err)
-	}
-	if err := Check(ids["stranger"]); err != nil {
-		t.Fatalf("the process now holding the PID was signalled: %v", err)
-	}
-}
-
 // TestTeardownPinsWhatMembersLists: with a lister (the shim's cgroup), Term
 // pins what it lists rather than walking from Root, and never signals a
 // listed PID the tree no longer holds, nor Root; Kill walks all the same.
