@@ -22,7 +22,7 @@ const openerVerdict = 2 * time.Second
 // or one that exited with an error. It waits for the opener at most
 // openerVerdict, but owns its Wait until it exits, so nothing is left as a
 // zombie; whatever the handler leaves behind (a browser xdg-open started,
-// a child that hands off to a running browser) is reaped by
+// a child that hands off to a running browser) is collected by
 // proc.CollectOrphans, woken when the handler exits.
 func (p *Pages) OpenExternal(target string) error {
 	argv := openerCommand(target)

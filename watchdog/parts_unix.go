@@ -31,7 +31,7 @@ func PrepareTree(log *slog.Logger) chan os.Signal {
 	return signals
 }
 
-// RunTree is the shim's loop: it reaps every child, tears the tree down
+// RunTree is the shim's loop: it collects every child, tears the tree down
 // when the backend exits, a teardown signal comes or parentGone speaks,
 // and returns the backend's status once no child is left.
 func RunTree(child proc.Identity, tree *cgroup.Cgroup, signals <-chan os.Signal, parentGone <-chan Reason, grace time.Duration, log *slog.Logger) int {

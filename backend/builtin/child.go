@@ -14,7 +14,7 @@ import (
 const ChildCommand = "serve-child"
 
 // spawnChild starts `hermes-desktop serve-child --kind KIND`, optionally in
-// a new session (as the Python MCP SDK starts stdio servers), and reaps it
+// a new session (as the Python MCP SDK starts stdio servers), and collects it
 // when it exits so it never lingers as a zombie of ours.
 func (s *server) spawnChild(kind string, newSession bool) error {
 	self, err := os.Executable()
@@ -40,7 +40,7 @@ func (s *server) spawnChild(kind string, newSession bool) error {
 // spawnDaemon starts `serve-child --daemonize` with an empty environment:
 // it starts the daemon in a new session and exits at once, so the daemon is
 // orphaned (reparented to the nearest subreaper, or init) and carries
-// nothing of ours. The middle child is reaped here.
+// nothing of ours. The middle child is collected here.
 func (s *server) spawnDaemon() error {
 	self, err := os.Executable()
 	if err != nil {

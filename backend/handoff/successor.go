@@ -19,7 +19,7 @@ import (
 )
 
 // Successor is a new instance a handoff started. It is our child until we
-// exit: its PID cannot be reused before we reap it.
+// exit: its PID cannot be reused before we collect it.
 type Successor struct {
 	cmd       *exec.Cmd
 	exited    chan struct{}
@@ -32,7 +32,7 @@ type Successor struct {
 // PID is the successor's process ID.
 func (s *Successor) PID() int { return s.cmd.Process.Pid }
 
-// Exited is closed once the successor has been reaped.
+// Exited is closed once the successor has been collected.
 func (s *Successor) Exited() <-chan struct{} { return s.exited }
 
 // ExitState says how the successor ended, once Exited is closed.
@@ -113,7 +113,7 @@ func (s *Sender) start(to string, extraArgs []string, files []*os.File, env []st
 	}
 	succ := &Successor{cmd: cmd, exited: make(chan struct{}), committed: make(chan struct{})}
 	restoreNonblock(files) // starting the child put our copies in blocking mode
-	go func() {            // our child until we exit: reaped here
+	go func() {            // our child until we exit: collected here
 		_ = cmd.Wait()
 		waited()
 		close(succ.exited)

@@ -18,10 +18,10 @@ import (
 //
 // After an update handoff commits, the old instance owns nothing any more
 // (no lock, no socket, no backend), but the new instance is its child:
-// started by its cmd.Start, reaped by its Wait. So instead of exiting, the
+// started by its cmd.Start, collected by its Wait. So instead of exiting, the
 // old process stays for the window as the watcher. Its Wait returns the
 // moment the new instance dies, however it dies: no polling, and no PID
-// reuse (an unreaped child's PID cannot be reused). It also probes the new
+// reuse (an uncollected child's PID cannot be reused). It also probes the new
 // instance's status about once a second, for a failed or crash-looping
 // backend. It runs the old binary, whose file is kept as .old, so it can
 // restore and start the old version without anything from the failed one.
@@ -46,7 +46,7 @@ import (
 // window, and each backend's crash count when the handoff began.
 type Watch struct {
 	PID int
-	// Exited is closed once the new instance has been reaped; ExitState
+	// Exited is closed once the new instance has been collected; ExitState
 	// then says how it ended.
 	Exited    <-chan struct{}
 	ExitState func() *os.ProcessState

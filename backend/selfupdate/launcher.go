@@ -41,11 +41,11 @@ type Launcher interface {
 }
 
 // Successor is the new instance a handoff started. It is our child until
-// we exit: its PID cannot be reused before we reap it.
+// we exit: its PID cannot be reused before we collect it.
 type Successor interface {
 	// PID is its process ID.
 	PID() int
-	// Exited is closed once it has been reaped.
+	// Exited is closed once it has been collected.
 	Exited() <-chan struct{}
 	// ExitState says how it ended, once Exited is closed.
 	ExitState() *os.ProcessState

@@ -95,7 +95,7 @@ func (h healthWatcher) rollback(ctx context.Context, w *updateWatch, why string)
 
 // handBack asks a failing new instance that still runs to hand the
 // backends over to the restored old binary. If it cannot, it is stopped
-// (it is our child: its PID is ours until we reap it).
+// (it is our child: its PID is ours until we collect it).
 func (h healthWatcher) handBack(ctx context.Context, w *updateWatch, rb update.Rollback) bool {
 	select {
 	case <-w.succ.Exited():

@@ -72,7 +72,7 @@ func killToEOF(argv []string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer func() { _ = cmd.Wait() }()  // killed below; only reaped
+	defer func() { _ = cmd.Wait() }()  // killed below; only collected
 	time.Sleep(100 * time.Millisecond) // started, and for a Go child its memory touched
 	buf := make([]byte, 64)
 	start := time.Now()

@@ -306,7 +306,7 @@ func (s *Server) killAll() {
 	select {
 	case <-s.done:
 	default:
-		_ = s.cmd.Process.Kill() // our unreaped child until done closes
+		_ = s.cmd.Process.Kill() // our uncollected child until done closes
 		<-s.done
 	}
 	for _, pid := range pids {
