@@ -110,8 +110,5 @@ func (t *tree) holds(pid int) bool {
 	return err != nil || running
 }
 
-// size returns how many members are tracked.
-func (t *tree) size() int { return len(t.members) }
-
 // close forgets every member.
 func (t *tree) close() { clear(t.members) }

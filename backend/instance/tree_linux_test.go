@@ -37,8 +37,8 @@ func TestTreeReachesSetsidDescendants(t *testing.T) {
 	}
 	tr := newTree(leader, pid)
 	defer tr.close()
-	waitfor.Until(t, 5*time.Second, "the two children in the tree", func() bool { return tr.refresh() == nil && tr.size() >= 2 })
-	if got := tr.size(); got != 2 {
+	waitfor.Until(t, 5*time.Second, "the two children in the tree", func() bool { return tr.refresh() == nil && len(tr.members) >= 2 })
+	if got := len(tr.members); got != 2 {
 		t.Fatalf("tree members: got %d, want 2", got)
 	}
 	for _, m := range tr.alive() {
@@ -71,11 +71,11 @@ func TestTreePruneSkipsWhatWasJustSeen(t *testing.T) {
 	reused := proc.Identity{PID: 4194002, Start: "linux:3"}   // named with another start: not the same
 	tr.add(gone, reported, reused)
 	tr.prune(reported, proc.Identity{PID: reused.PID, Start: "linux:4"})
-	if got := tr.size(); got != 1 {
+	if got := len(tr.members); got != 1 {
 		t.Fatalf("got %d members after prune, want 1 (the one named as seen)", got)
 	}
 	tr.prune()
-	if got := tr.size(); got != 0 {
+	if got := len(tr.members); got != 0 {
 		t.Errorf("got %d members after a prune naming none, want 0", got)
 	}
 }
