@@ -1,35 +1,19 @@
 package instance
 
 import (
-	"os/exec"
 	"syscall"
 	"testing"
 	"time"
 
+	"hermes-desktop/internal/shellgroup"
 	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
 )
 
-// startGroup starts script as the leader of its own process group; the
-// test's cleanup kills the group and collects the leader.
-func startGroup(t *testing.T, script string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	return cmd
-}
-
 // The tree finds a child in the leader's group and one that left it with
 // setsid, and tells them from a PID it does not track.
 func TestTreeReachesSetsidDescendants(t *testing.T) {
-	cmd := startGroup(t, "sleep 60 & setsid sleep 60 & wait")
+	cmd := shellgroup.Start(t, "sleep 60 & setsid sleep 60 & wait")
 	pid := cmd.Process.Pid
 	leader, err := proc.Lookup(pid)
 	if err != nil {
@@ -59,7 +43,7 @@ func TestTreeReachesSetsidDescendants(t *testing.T) {
 // those it names as just seen alive: a sampler that has just read them
 // need not have them read again.
 func TestTreePruneSkipsWhatWasJustSeen(t *testing.T) {
-	cmd := startGroup(t, "sleep 60")
+	cmd := shellgroup.Start(t, "sleep 60")
 	leader, err := proc.Lookup(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hermes-desktop/internal/shellgroup"
 )
 
 func TestParseStat(t *testing.T) {
@@ -56,20 +58,8 @@ func TestLookupSelf(t *testing.T) {
 	}
 }
 
-func startSleeper(t *testing.T, script string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	return cmd
-}
+// startSleeper starts script as its own group's leader, killed at the end.
+func startSleeper(t *testing.T, script string) *exec.Cmd { return shellgroup.Start(t, script) }
 
 func TestHandleRefusesReusedPID(t *testing.T) {
 	cmd := startSleeper(t, "sleep 30")
