@@ -204,6 +204,12 @@ func (w *exitWord) wait(ctx context.Context) bool {
 	}
 }
 
+// marked reports, without waiting, whether the owner's holding thread has
+// begun to exit; false for no word.
+func (w *exitWord) marked() bool {
+	return w != nil && w.mem != nil && atomic.LoadUint32(exitWordAt(w.mem))&futexOwnerDied != 0
+}
+
 func (w *exitWord) close() {
 	if w != nil && w.mem != nil {
 		_ = unix.Munmap(w.mem)

@@ -22,4 +22,6 @@ func openExitWord(int, int) (*exitWord, error) { return nil, errNoExitWord }
 
 func (*exitWord) wait(ctx context.Context) bool { <-ctx.Done(); return false }
 
+func (*exitWord) marked() bool { return false }
+
 func (*exitWord) close() {}

@@ -160,6 +160,13 @@ func Watch(ctx context.Context, opts Options) (Reason, error) {
 	var err error
 	select {
 	case reason = <-found:
+		// The kernel marks the exit word as the owner's exit begins, before
+		// it frees the owner's memory, closes its files (the lifeline) or
+		// reports its exit: when the word is marked too, it was first, even
+		// if its waiter was scheduled after another watcher's.
+		if reason != ReasonOwnerExiting && opts.exitWord.marked() {
+			reason = ReasonOwnerExiting
+		}
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
