@@ -156,23 +156,27 @@ func Watch(ctx context.Context, opts Options) (Reason, error) {
 	if !armed && opts.PollInterval >= 0 && os.Getppid() == opts.Parent.PID {
 		start(func(ctx context.Context) (Reason, bool) { return pollParent(ctx, opts.Parent.PID, opts.PollInterval) })
 	}
-	var reason Reason
-	var err error
-	select {
-	case reason = <-found:
-		// The kernel marks the exit word as the owner's exit begins, before
-		// it frees the owner's memory, closes its files (the lifeline) or
-		// reports its exit: when the word is marked too, it was first, even
-		// if its waiter was scheduled after another watcher's.
-		if reason != ReasonOwnerExiting && opts.exitWord.marked() {
-			reason = ReasonOwnerExiting
-		}
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+	reason, err := firstReason(ctx, found, opts.exitWord)
 	cancel()
 	wg.Wait()
 	return reason, err
+}
+
+// firstReason waits for the first watcher's word, or ctx's end. The kernel
+// marks the exit word as the owner's exit begins, before it frees the
+// owner's memory, closes its files (the lifeline) or reports its exit:
+// when the word is marked too, it was first, even if its waiter was
+// scheduled after another watcher's.
+func firstReason(ctx context.Context, found <-chan Reason, word *exitWord) (Reason, error) {
+	select {
+	case r := <-found:
+		if r != ReasonOwnerExiting && word.marked() {
+			return ReasonOwnerExiting, nil
+		}
+		return r, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 // gone reports whether the parent is already dead or its PID reused.
