@@ -1,12 +1,12 @@
 package proc
 
 import (
-	"bufio"
 	"os/exec"
 	"syscall"
 	"testing"
 	"time"
 
+	"hermes-desktop/internal/shellgroup"
 	"hermes-desktop/internal/waitfor"
 )
 
@@ -14,27 +14,17 @@ import (
 // and makes sure it (and anything it leaves) is gone at the end.
 func startGroup(t *testing.T, script string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := shellgroup.Piped(t, script)
 	// Every script says "ready" once its traps are set.
-	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+	if _, err := out.ReadString('\n'); err != nil {
 		t.Fatalf("script never got ready: %v", err)
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // a setsid member is outside the group
 		hs, _ := PinTree(cmd.Process.Pid, nil)
 		for _, h := range hs {
 			_ = h.Signal(syscall.SIGKILL)
 		}
 		CloseAll(hs)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
 	})
 	return cmd
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,11 +57,8 @@ func TestLookupSelf(t *testing.T) {
 	}
 }
 
-// startSleeper starts script as its own group's leader, killed at the end.
-func startSleeper(t *testing.T, script string) *exec.Cmd { return shellgroup.Start(t, script) }
-
 func TestHandleRefusesReusedPID(t *testing.T) {
-	cmd := startSleeper(t, "sleep 30")
+	cmd := shellgroup.Start(t, "sleep 30")
 	id, err := Lookup(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +81,7 @@ func TestHandleRefusesReusedPID(t *testing.T) {
 }
 
 func TestHandleWaitSeesExitOfNonChild(t *testing.T) {
-	cmd := startSleeper(t, "sleep 0.2")
+	cmd := shellgroup.Start(t, "sleep 0.2")
 	id, _ := Lookup(cmd.Process.Pid)
 	h, err := Open(id)
 	if err != nil {

@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -14,33 +13,23 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/internal/shellgroup"
 	"hermes-desktop/internal/waitfor"
 )
 
 // startTree starts script as the leader of its own process group. The
 // script prints "<name> <pid>" for each process it starts, then "ready";
-// startTree returns the identities by name, and its cleanup SIGKILLs them
-// and the leader.
+// startTree returns the identities by name; the cleanup SIGKILLs them (a
+// setsid one is outside the group), then the group and the leader.
 func startTree(t *testing.T, script string) (*exec.Cmd, map[string]Identity) {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, r := shellgroup.Piped(t, script)
 	ids := map[string]Identity{}
 	t.Cleanup(func() {
 		for _, id := range ids {
 			_ = Signal(id, syscall.SIGKILL)
 		}
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
 	})
-	r := bufio.NewReader(out)
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -342,6 +331,10 @@ wait`)
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = victim.Process.Kill() })
+	// Not the test's child for long: collected as soon as it exits, so its
+	// PID is free, as a root that is not the caller's child is.
+	go func() { _ = victim.Wait() }()
 	id, err := Lookup(victim.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +344,6 @@ wait`)
 		t.Fatal(err)
 	}
 	defer h.Close()
-	go func() { _ = victim.Wait() }()
 	td := &Teardown{Root: id.PID, Leader: h}
 	defer td.Close()
 	if _, err := td.Term(); err != nil {
