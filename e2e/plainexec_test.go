@@ -83,7 +83,7 @@ func checkPlainExec(root string) ([]violation, error) {
 	fset := token.NewFileSet()
 	var vs []violation
 	src := goSources{keep: production, skip: func(rel string) bool { return rel == execRegistry || plainExecExempt[rel] != "" }}
-	err := src.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
+	err := src.walk(root, fset, func(rel string, f *ast.File) {
 		for _, pos := range plainExecCalls(fset, f) {
 			vs = append(vs, violation{pos: fmt.Sprintf("%s:%d", rel, pos),
 				msg: "a child started with a plain exec.Cmd method: start it through proc.StartChild (or RunChild, OutputChild, CombinedOutputChild)"})

@@ -89,7 +89,7 @@ func checkSizes(root string) ([]violation, error) {
 		}
 		return types[key]
 	}
-	err := goSources{keep: production}.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
+	err := goSources{keep: production}.walk(root, fset, func(rel string, f *ast.File) {
 		if n := fset.File(f.Pos()).LineCount(); n > maxFileLines {
 			vs = append(vs, violation{pos: rel, msg: fmt.Sprintf("%d lines, over %d", n, maxFileLines)})
 		}
@@ -113,7 +113,7 @@ func checkSizes(root string) ([]violation, error) {
 			vs = append(vs, violation{pos: ts.pos, msg: fmt.Sprintf("type %s has %d methods, over %d", name, n, maxTypeMethods)})
 		}
 	}
-	sort.SliceStable(vs, func(i, j int) bool { return vs[i].pos < vs[j].pos })
+	sort.SliceStable(vs, func(i, j int) bool { return lessPos(vs[i].pos, vs[j].pos) })
 	return vs, nil
 }
 

@@ -50,7 +50,7 @@ type goSources struct {
 }
 
 // walk calls fn with each file under root that g reads, parsed into fset.
-func (g goSources) walk(root string, fset *token.FileSet, fn func(rel string, src []byte, f *ast.File)) error {
+func (g goSources) walk(root string, fset *token.FileSet, fn func(rel string, f *ast.File)) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -77,7 +77,7 @@ func (g goSources) walk(root string, fset *token.FileSet, fn func(rel string, sr
 		if err != nil {
 			return err
 		}
-		fn(rel, src, f)
+		fn(rel, f)
 		return nil
 	})
 }

@@ -62,7 +62,7 @@ func checkStructure(root string) ([]violation, error) {
 	var vs []violation
 	pkgLines := map[string]int{}
 	src := goSources{keep: production, mode: parser.ParseComments}
-	err := src.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
+	err := src.walk(root, fset, func(rel string, f *ast.File) {
 		pkgLines[path.Dir(rel)] += fset.File(f.Pos()).LineCount()
 		vs = append(vs, checkFile(fset, rel, f)...)
 	})
@@ -75,7 +75,7 @@ func checkStructure(root string) ([]violation, error) {
 				msg: fmt.Sprintf("package has %d non-test lines, over %d", n, maxPackageLines)})
 		}
 	}
-	sort.Slice(vs, func(i, j int) bool { return vs[i].pos < vs[j].pos })
+	sort.SliceStable(vs, func(i, j int) bool { return lessPos(vs[i].pos, vs[j].pos) })
 	return vs, nil
 }
 

@@ -101,7 +101,7 @@ func checkHandLoops(root string, allowed map[string]string, used map[string]bool
 		skip:          func(rel string) bool { return rel == waitHelper },
 		withGenerated: true,
 	}
-	err := src.walk(root, fset, func(rel string, _ []byte, f *ast.File) {
+	err := src.walk(root, fset, func(rel string, f *ast.File) {
 		for _, c := range clockLoops(fset, f) {
 			if key := rel + " " + c.fn; allowed[key] != "" {
 				used[key] = true

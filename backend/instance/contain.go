@@ -172,13 +172,3 @@ func cgroupMembers(cg *cgroup.Cgroup) []proc.Identity {
 func cgroupGone(ctx context.Context, cg *cgroup.Cgroup) bool {
 	return cg == nil || cg.WaitEmpty(ctx) == nil
 }
-
-// killCgroup SIGKILLs every member of the cgroup at once.
-func killCgroup(cg *cgroup.Cgroup, log *logs.Log) {
-	if cg == nil {
-		return
-	}
-	if err := cg.Kill(); err != nil {
-		log.Add("launcher", "warning: cgroup.kill: "+err.Error())
-	}
-}

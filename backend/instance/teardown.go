@@ -2,6 +2,7 @@ package instance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,8 +52,11 @@ func (i *Instance) teardown(grace time.Duration) {
 	if !allGone || len(i.members(cg)) > 0 { // children forked during the grace period count
 		kill := i.newTeardown(cg) // the members found again: children forked meanwhile too
 		defer kill.Close()
-		_ = kill.Kill()
-		killCgroup(cg, i.log) // every member at once, a child forked this instant included
+		// The cgroup first (KillAll: every member at once, a child forked
+		// this instant included), then each member listed.
+		if err := kill.Kill(); errors.Is(err, proc.ErrKillAll) {
+			i.log.Add("launcher", "warning: "+err.Error())
+		}
 		if i.jobKiller != nil {
 			i.jobKiller.kill()
 		}
@@ -73,8 +77,12 @@ func (i *Instance) newTeardown(cg *cgroup.Cgroup) *proc.Teardown {
 	if i.leader.cmd != nil {
 		group = GroupOf(i.leader.id.PID)
 	}
+	var killAll func() error
+	if cg != nil {
+		killAll = cg.Kill
+	}
 	return &proc.Teardown{
-		Root: i.leader.id.PID, Leader: i.leader.handle, Group: group,
+		Root: i.leader.id.PID, Leader: i.leader.handle, Group: group, KillAll: killAll,
 		// The group as a whole too: our uncollected leader pins it, and a
 		// process forked into it after the last listing is then not missed.
 		KillGroup: group != 0,
