@@ -92,31 +92,32 @@ func (r *Reclaimer) poke() {
 	}
 }
 
-// pass looks at every child of the launcher once, with proc's registry of
-// the children we wait for held (proc.WithOwned): a child of ours started
-// this instant is registered before the pass can see it. It returns whether
+// pass looks at every child of the launcher once. The table is read first
+// and only the sorting out of our own children holds proc's registry of
+// the children we wait for (proc.WithOwned): a child of ours in the table
+// was registered before its start returned, so by the time the registry is
+// ours it names that child. The /proc reads and the signals run without it,
+// so no start elsewhere in the launcher waits on them. It returns whether
 // orphans that need signalling are still pending, so the caller can come
 // back soon.
 func (r *Reclaimer) pass() (pending bool) {
-	proc.WithOwned(func(owned func(int) bool) { pending = r.passOwned(owned) })
-	return pending
-}
-
-// passOwned is pass with the registry held; owned names our own children.
-func (r *Reclaimer) passOwned(owned func(pid int) bool) bool {
 	table, err := r.table()
 	if err != nil {
 		r.log.Warn("Reclaimer: list processes", "err", err)
 		return true
 	}
-	now := time.Now()
-	for _, p := range table {
-		if p.PPID != r.self || owned(p.PID) {
-			continue
+	var orphans []proc.Process
+	proc.WithOwned(func(owned func(int) bool) {
+		for _, p := range table {
+			if p.PPID == r.self && !owned(p.PID) {
+				orphans = append(orphans, p)
+			}
 		}
+	})
+	now := time.Now()
+	for _, p := range orphans {
 		r.handleChild(p, now)
 	}
-	pending := false
 	for pid, o := range r.orphans {
 		if _, ok := table.Find(pid); !ok {
 			delete(r.orphans, pid) // collected (by proc.CollectOrphans) or never ours any more
