@@ -2,6 +2,7 @@ package proc
 
 import (
 	"errors"
+	"syscall"
 	"time"
 )
 
@@ -11,7 +12,7 @@ import (
 // SignalConsoleGroup). Terminate kills such a process at the first Escalate.
 var ErrNoGracefulStop = errors.New("proc: no graceful stop for this process on windows")
 
-// Stopper is a Teardown of one process (Alone) paced by the caller's clock:
+// Stopper stops one process, paced by the caller's clock:
 // SIGTERM now, SIGKILL at the first Escalate past the grace. Each step opens
 // a handle on the identity (Open), so a recycled PID is never hit. The zero
 // value is not usable; a Stopper is owned by one goroutine.
@@ -25,7 +26,7 @@ type Stopper struct {
 // it after grace. A process gone is no error. Where nothing can ask id to
 // stop (ErrNoGracefulStop), the Stopper kills it at its first Escalate.
 func Terminate(id Identity, grace time.Duration, now time.Time) (*Stopper, error) {
-	err := stepAlone(id, func(t *Teardown) error { _, err := t.Term(); return err })
+	err := Signal(id, syscall.SIGTERM)
 	switch {
 	case errors.Is(err, ErrNoGracefulStop):
 		grace = 0
@@ -44,17 +45,5 @@ func (s *Stopper) Escalate(now time.Time) {
 		return
 	}
 	s.killed = true
-	_ = stepAlone(s.id, (*Teardown).Kill)
-}
-
-// stepAlone runs one step of id's Teardown through a handle opened for it.
-func stepAlone(id Identity, step func(*Teardown) error) error {
-	h, err := Open(id)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	t := &Teardown{Root: id.PID, Leader: h, Alone: true}
-	defer t.Close()
-	return step(t)
+	_ = Signal(s.id, syscall.SIGKILL)
 }

@@ -10,9 +10,8 @@ import (
 	"time"
 )
 
-// Teardown is the one TERM -> grace -> KILL of this module, over a tree or
-// (Alone) one process: the shim's, the boot reaper's, the remote
-// watchdog's, the launcher's, the Stopper's. Term sends SIGTERM to the
+// Teardown is the one TERM -> grace -> KILL of this module over a tree:
+// the shim's, the boot reaper's, the remote watchdog's, the launcher's. Term sends SIGTERM to the
 // group as a whole and once to each member outside it; the grace is waited
 // out by End/EndAll or the caller's own loop; Kill pins the tree again
 // (children born meanwhile) and sends SIGKILL one by one. Members are
@@ -58,9 +57,6 @@ type Teardown struct {
 	// When it fails Kill's error wraps ErrKillAll: the walk alone ended the
 	// tree, and a tree that keeps forking needs Kill again.
 	KillAll func() error
-	// Alone, when true, ends Leader alone: nothing of its tree is pinned or
-	// signalled (an orphan whose descendants come to us one by one).
-	Alone bool
 	// Trace, when non-nil, hears "term-sent" (detail: how many outside the
 	// group) and "kill-sent" (detail "all" when KillAll took the tree).
 	Trace func(event, detail string)
@@ -201,9 +197,6 @@ func (t *Teardown) Close() {
 func (t *Teardown) pin(withGroup bool) error {
 	if t.seen == nil {
 		t.seen = map[Identity]bool{}
-	}
-	if t.Alone {
-		return nil
 	}
 	var hs []*Handle
 	var err error
