@@ -111,18 +111,7 @@ func (g *generator) writeUnion(b *bytes.Buffer, e enum) {
 	} else {
 		fmt.Fprintf(b, "\n/** The constants of %s. */\n", e.goType)
 	}
-	if len(e.values) == 0 {
-		fmt.Fprintf(b, "export type %s = never;\n", e.name)
-		return
-	}
-	fmt.Fprintf(b, "export type %s =\n", e.name)
-	for i, v := range e.values {
-		end := ""
-		if i == len(e.values)-1 {
-			end = ";"
-		}
-		fmt.Fprintf(b, "  | %s%s\n", quote(v), end)
-	}
+	writeLiteralUnion(b, e.name, e.values)
 }
 
 func (g *generator) pinList(pins []pin) string {

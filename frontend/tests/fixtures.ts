@@ -14,6 +14,7 @@ import type {
   Status,
 } from "../src/types";
 import { applyEdit } from "../src/settings";
+import { mockFeedURLError } from "../src/mockupdate";
 
 export function backend(over: Partial<BackendStatus> = {}): BackendStatus {
   return {
@@ -148,14 +149,7 @@ export function fakeApi(st: Status = status()) {
     CheckForUpdate: vi.fn(async () => ({ current: "1.2.3", latest: "1.3.0", available: true, notes: "", reason: "" })),
     ApplyUpdate: vi.fn(async () => {}),
     SkipVersion: vi.fn(async (_version: string) => {}),
-    // Go's rule (settings.ValidateFeedURL) in the few cases the tests type.
-    FeedURLError: vi.fn(async (raw: string) =>
-      raw === "" || raw.startsWith("https://") || /^http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?\//.test(raw)
-        ? ""
-        : /^[a-z]+:\/\//.test(raw)
-          ? `Update feed: "${raw}" must be https (http only on this machine)`
-          : `Update feed: "${raw}" is not an absolute URL like https://example.com/hermes-desktop/stable.json`,
-    ),
+    FeedURLError: vi.fn(mockFeedURLError),
     onStatus: vi.fn((cb: (s: Status) => void) => {
       statusCbs.push(cb);
       return () => statusCbs.splice(statusCbs.indexOf(cb), 1);
