@@ -50,6 +50,8 @@ var narrow = []struct {
 		"the Hermes contract is a leaf: every side imports it"},
 	{"contract/errkind", nil,
 		"the error kinds that survive the control channel are a leaf: update's errors wrap them, the protocol is built on them"},
+	{"contract/muxwire", nil,
+		"the protocol inside a remote host's ssh session is a leaf: the core serves it, the app speaks it"},
 	{"contract/logs", nil,
 		"the log line and its files are a leaf: the standard library only"},
 	{"backend/reapreport", nil,
