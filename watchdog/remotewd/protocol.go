@@ -10,7 +10,7 @@ package remotewd
 // Command line, run over ssh on the remote host (RemoteOptions.Args):
 //
 //	<core> watchdog-remote --ownership-id=ID --spawn-nonce=N --token=file|env|none \
-//	    --heartbeat-grace=30s --grace=5s [--cgroup=NAME] [--profile=P] -- CMD ARGS...
+//	    --heartbeat-grace=30s --grace=5s --sample-every=5s [--cgroup=NAME] [--profile=P] -- CMD ARGS...
 //
 // The channel is the lifeline. stdin, app to shim, one line each:
 //   - "token <64 hex>": the session token, before "start" (never on a
@@ -20,6 +20,10 @@ package remotewd
 //   - "start": the app is ready to follow the run; CMD may start;
 //   - "ping <n>": the heartbeat; the shim answers "pong <n>" at once;
 //   - "port <n>": the port CMD announced, for its lock;
+//   - "kill <pid> <start>": stop that process of CMD's tree (the leak
+//     guard's duplicate policy): SIGTERM, SIGKILL after --grace; refused
+//     (fail closed) unless a process of the tree has that PID and start
+//     time, and never CMD itself (see sample_unix.go);
 //   - "stop": tear CMD's tree down now.
 //
 // Every line counts as a heartbeat. EOF (the channel closed: the app quit
@@ -30,7 +34,9 @@ package remotewd
 // stdout, shim to app, "<tag> <payload>" lines: "hello {RemoteHello}",
 // then "backend {RemoteBackend}" or "error <text>", then any number of
 // "out <line>", "err <line>" (CMD's output, also kept in the lock
-// directory's <spawn nonce>.log), "pong <n>", and last "exit {RemoteExit}"
+// directory's <spawn nonce>.log), "pong <n>", "sample {RemoteSample}"
+// (CMD's tree, every --sample-every), "killed {RemoteKilled}" (what a
+// kill line did), and last "exit {RemoteExit}"
 // once the tree is gone and the lock removed. stderr carries the shim's
 // own log.
 //
@@ -71,6 +77,7 @@ const (
 	FlagHeartbeatGrace = "heartbeat-grace"
 	FlagProfile        = "profile"
 	FlagEnv            = "env"
+	FlagSampleEvery    = "sample-every"
 )
 
 // How the remote backend gets its session token (FlagToken).
@@ -94,6 +101,9 @@ const (
 	TagOut     = "out"
 	TagErr     = "err"
 	TagExit    = "exit"
+	TagSample  = "sample"
+	TagKill    = "kill"
+	TagKilled  = "killed"
 )
 
 // RemoteOptions are the remote watchdog's flags.
@@ -101,7 +111,10 @@ type RemoteOptions struct {
 	OwnershipID, SpawnNonce string
 	Token                   string // TokenFile, TokenEnv or TokenNone
 	HeartbeatGrace, Grace   time.Duration
-	Cgroup, Profile         string
+	// SampleEvery is how often the backend's tree is sampled and sent
+	// (TagSample); 0 turns sampling off.
+	SampleEvery     time.Duration
+	Cgroup, Profile string
 	// Env are KEY=VALUE entries added to the backend's environment
 	// (PYTHONUNBUFFERED=1 for a custom command, as a local one gets).
 	Env  []string
@@ -116,6 +129,7 @@ func (o RemoteOptions) Args() []string {
 		flagArg(FlagToken, o.Token),
 		flagArg(FlagHeartbeatGrace, o.HeartbeatGrace.String()),
 		flagArg(watchdog.FlagGrace, o.Grace.String()),
+		flagArg(FlagSampleEvery, o.SampleEvery.String()),
 	}
 	if o.Cgroup != "" {
 		args = append(args, flagArg(watchdog.FlagCgroup, o.Cgroup))
@@ -156,6 +170,66 @@ type RemoteExit struct {
 	Why    string `json:"why"`
 }
 
+// Sampling: the defaults of FlagSampleEvery.
+const (
+	DefaultSampleEvery = 5 * time.Second
+	MinSampleEvery     = 100 * time.Millisecond
+)
+
+// RemoteSample is one look at the backend's tree (TagSample): what the
+// app's leak guard judges and its Process tree shows, as a local tree's
+// sample is. Its PIDs and times are the host's.
+type RemoteSample struct {
+	At time.Time `json:"at"`
+	// NofileSoft is the backend's soft RLIMIT_NOFILE (0: unlimited or
+	// unknown).
+	NofileSoft int64 `json:"nofile_soft,omitempty"`
+	// Processes are the backend (first) and every process of its tree.
+	Processes []RemoteProc `json:"processes"`
+}
+
+// RemoteProc is one process of a RemoteSample.
+type RemoteProc struct {
+	PID     int       `json:"pid"`
+	PPID    int       `json:"ppid"`
+	Start   string    `json:"start"` // its start marker (proc.Identity.Start)
+	Started time.Time `json:"started"`
+	Argv    []string  `json:"argv,omitempty"`
+	RSS     int64     `json:"rss"`
+	FDs     int       `json:"fds"`
+}
+
+// Identity is the process's identity on its host.
+func (p RemoteProc) Identity() proc.Identity { return proc.Identity{PID: p.PID, Start: p.Start} }
+
+// RemoteKilled answers a kill line (TagKilled): whether the process was
+// asked to stop, or why not.
+type RemoteKilled struct {
+	PID   int    `json:"pid"`
+	Start string `json:"start"`
+	Done  bool   `json:"done"`
+	Why   string `json:"why"`
+}
+
+// FormatKill is the kill line for id.
+func FormatKill(id proc.Identity) string {
+	return TagKill + " " + strconv.Itoa(id.PID) + " " + id.Start
+}
+
+// ParseKill reads a kill line's argument ("<pid> <start>").
+func ParseKill(arg string) (proc.Identity, error) {
+	pid, start, ok := strings.Cut(arg, " ")
+	n, err := strconv.Atoi(pid)
+	id := proc.Identity{PID: n, Start: start}
+	if !ok || err != nil {
+		return id, fmt.Errorf("kill %q: not <pid> <start>", arg)
+	}
+	if err := id.Validate(); err != nil {
+		return id, fmt.Errorf("kill %q: %w", arg, err)
+	}
+	return id, nil
+}
+
 // RemoteSession is our own ownership record on the remote host, beside
 // Hermes' lock: what a later remote reap needs to prove a leftover ours
 // and its owner gone.
@@ -194,6 +268,7 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 	fs.StringVar(&o.Token, FlagToken, TokenNone, "how CMD gets the session token: file, env or none")
 	fs.DurationVar(&o.HeartbeatGrace, FlagHeartbeatGrace, 30*time.Second, "tear down after this long without a line from the app")
 	fs.DurationVar(&o.Grace, watchdog.FlagGrace, 5*time.Second, "time between SIGTERM and SIGKILL")
+	fs.DurationVar(&o.SampleEvery, FlagSampleEvery, DefaultSampleEvery, "sample the backend's tree this often (0: never)")
 	fs.StringVar(&o.Cgroup, watchdog.FlagCgroup, "", "Linux: start CMD in this cgroup v2 under the watchdog's own, where allowed")
 	fs.StringVar(&o.Profile, FlagProfile, "", "the Hermes profile, for the lock")
 	fs.Func(FlagEnv, "KEY=VALUE added to CMD's environment (repeatable)", func(kv string) error {
@@ -214,8 +289,10 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 		return o, fmt.Errorf("watchdog-remote: --%s %q is not 16 lowercase hex digits", FlagSpawnNonce, o.SpawnNonce)
 	case o.Token != TokenFile && o.Token != TokenEnv && o.Token != TokenNone:
 		return o, fmt.Errorf("watchdog-remote: --%s %q is not file, env or none", FlagToken, o.Token)
-	case o.HeartbeatGrace <= 0 || o.Grace < 0:
-		return o, fmt.Errorf("watchdog-remote: --%s and --%s must be positive", FlagHeartbeatGrace, watchdog.FlagGrace)
+	case o.HeartbeatGrace <= 0 || o.Grace < 0 || o.SampleEvery < 0:
+		return o, fmt.Errorf("watchdog-remote: --%s, --%s and --%s must be positive", FlagHeartbeatGrace, watchdog.FlagGrace, FlagSampleEvery)
+	case o.SampleEvery > 0 && o.SampleEvery < MinSampleEvery:
+		return o, fmt.Errorf("watchdog-remote: --%s %s is below %s", FlagSampleEvery, o.SampleEvery, MinSampleEvery)
 	case o.Cgroup != "" && !watchdog.ValidCgroupName(o.Cgroup):
 		return o, fmt.Errorf("watchdog-remote: --%s=%q is not one path element", watchdog.FlagCgroup, o.Cgroup)
 	case len(o.Argv) == 0:

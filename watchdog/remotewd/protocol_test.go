@@ -13,7 +13,7 @@ func TestRemoteOptionsRoundTrip(t *testing.T) {
 	o := RemoteOptions{
 		OwnershipID: "0123456789abcdef0123456789abcdef", SpawnNonce: "0123456789abcdef", Token: TokenFile,
 		HeartbeatGrace: 30 * time.Second, Grace: 5 * time.Second, Cgroup: "hd-x", Profile: "work",
-		Env: []string{"PYTHONUNBUFFERED=1", "A=b=c"}, Argv: []string{"hermes", "serve", "--", "--port=0"},
+		SampleEvery: 5 * time.Second, Env: []string{"PYTHONUNBUFFERED=1", "A=b=c"}, Argv: []string{"hermes", "serve", "--", "--port=0"},
 	}
 	got, err := ParseRemoteFlags(o.Args(), io.Discard)
 	if err != nil || !reflect.DeepEqual(got, o) {

@@ -50,7 +50,8 @@ type remoteRun struct {
 	why  atomic.Pointer[string] // why the tree was torn down
 	lock hermes.SSHLock
 	home string
-	dir  string // the lock directory
+	dir  string   // the lock directory
+	smp  *sampler // samples the tree and carries out kill lines (sample_unix.go)
 }
 
 func (r *remoteRun) run(version string, stdin io.Reader) int {
@@ -73,9 +74,11 @@ func (r *remoteRun) run(version string, stdin io.Reader) int {
 		r.cleanup()
 		return watchdog.ExecExitCode(err)
 	}
+	r.smp = startSampling(child, tree, r.o.SampleEvery, r.o.Grace, r.out, r.log)
 	parentGone := make(chan watchdog.Reason, 1)
 	go r.follow(lines, signals, parentGone)
 	code := watchdog.RunTree(child, tree, signals, parentGone, r.o.Grace, r.log)
+	r.smp.close()
 	watchdog.ReleaseTreeCgroup(tree, r.log)
 	rel.drain(2 * time.Second)
 	r.cleanup()
@@ -148,6 +151,8 @@ func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parent
 						r.log.Warn("update the lock's port", "err", err)
 					}
 				}
+			case TagKill:
+				r.smp.request(arg)
 			case TagStop:
 				why := "the app asked it to stop"
 				r.why.CompareAndSwap(nil, &why)
