@@ -22,6 +22,10 @@ type Guard struct {
 	rss     []rssPoint
 	active  map[string]bool       // warnings of the current episodes
 	ending  map[int]*proc.Stopper // duplicates being stopped: asked to stop, killed after the grace
+	// stopElsewhere, when set (StopWith), stops duplicates instead of a
+	// signal here; asked are those it was handed.
+	stopElsewhere func(p TreeProc, grace time.Duration) error
+	asked         map[proc.Identity]bool
 }
 
 type rssPoint struct {
@@ -40,7 +44,7 @@ func New(cfg Config, log *slog.Logger, notify func(line string)) *Guard {
 	if notify == nil {
 		notify = func(string) {}
 	}
-	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]*proc.Stopper{}}
+	return &Guard{cfg: cfg.WithDefaults(), log: log, notify: notify, active: map[string]bool{}, ending: map[int]*proc.Stopper{}, asked: map[proc.Identity]bool{}}
 }
 
 // Reset forgets everything about the previous instance.
@@ -49,6 +53,7 @@ func (g *Guard) Reset() {
 	g.rss = nil
 	clear(g.active)
 	clear(g.ending)
+	clear(g.asked)
 }
 
 // Sample samples the backend's tree (Sampler.Sample) with what earlier
@@ -64,6 +69,7 @@ func (g *Guard) Sample(backend proc.Identity, cgroup string) (*TreeSample, error
 func (g *Guard) Check(s *TreeSample, grace time.Duration) (restart string) {
 	now := s.SampledAt
 	g.finishEnding(now)
+	g.forgetStopped(s)
 	if g.cfg.MaxDuplicateChildren > 0 {
 		g.stopDuplicates(s, grace, now)
 	}
@@ -166,16 +172,14 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 		}
 		for _, pid := range d.PIDs[:d.Count-keep] { // oldest first
 			p := findProc(s.Processes, pid)
-			if p == nil || g.ending[pid] != nil {
+			if p == nil || g.ending[pid] != nil || g.asked[p.id] {
 				stopped[pid] = true
 				continue
 			}
-			stop, err := proc.Terminate(p.id, grace, now)
-			if err != nil {
+			if err := g.stopOne(p, grace, now); err != nil {
 				g.log.Warn("leak guard: stop duplicate", "pid", pid, "err", err)
 				continue
 			}
-			g.ending[pid] = stop
 			stopped[pid] = true
 			g.notify(fmt.Sprintf("stopped duplicate child %d (%s): more than %d copies", pid, shortArgv(p.Argv), keep))
 		}
@@ -191,6 +195,23 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 	}
 	s.Processes, s.Count = rest, len(rest)
 	s.Duplicates = duplicateGroups(rest[1:])
+}
+
+// stopOne stops one duplicate: here, or through StopWith's function.
+func (g *Guard) stopOne(p *TreeProc, grace time.Duration, now time.Time) error {
+	if g.stopElsewhere != nil {
+		if err := g.stopElsewhere(*p, grace); err != nil {
+			return err
+		}
+		g.asked[p.id] = true
+		return nil
+	}
+	stop, err := proc.Terminate(p.id, grace, now)
+	if err != nil {
+		return err
+	}
+	g.ending[p.PID] = stop
+	return nil
 }
 
 // finishEnding SIGKILLs duplicates that outlived the grace period.
