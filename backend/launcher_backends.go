@@ -48,7 +48,8 @@ func (l *Launcher) remoteRunner(host string, log *logs.Log) run.Runner {
 	if _, err := l.remotes.Get(host); err != nil {
 		return failedRunner{err}
 	}
-	return remote.Runner{Machine: func() (*remote.Machine, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace()}
+	return remote.Runner{Machine: func() (*remote.Machine, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace(),
+		LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger, Reaped: l.reaps.addRemote}
 }
 
 // failedRunner starts nothing: its error wraps fs.ErrPermission, so the

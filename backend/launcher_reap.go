@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,12 +14,45 @@ import (
 )
 
 // reapHistory runs the reaper for the launcher, one run at a time, and
-// keeps the boot reap's report and the latest one for status.
+// keeps the boot reap's report and the latest one for status, and the
+// remote reaps' decisions, which every report it hands out carries.
 type reapHistory struct {
 	running sync.Mutex // held through a run: one at a time
-	mu      sync.Mutex // guards boot and last
+	mu      sync.Mutex // guards boot, last and remote
 	boot    *reapreport.Report
 	last    *reapreport.Report
+	remote  []reapreport.RemoteDecision // the latest per host and session, oldest first
+}
+
+// maxRemoteDecisions bounds the remote decisions kept: the oldest go.
+const maxRemoteDecisions = 100
+
+// addRemote keeps a remote reap's decisions (remote.Runner.Reaped): each
+// replaces an earlier one on the same session of the same host, so a
+// session spared at each start there is listed once.
+func (h *reapHistory) addRemote(ds []reapreport.RemoteDecision) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, d := range ds {
+		h.remote = slices.DeleteFunc(h.remote, func(o reapreport.RemoteDecision) bool {
+			return o.Host == d.Host && o.OwnershipID == d.OwnershipID
+		})
+		h.remote = append(h.remote, d)
+	}
+	if n := len(h.remote) - maxRemoteDecisions; n > 0 {
+		h.remote = slices.Delete(h.remote, 0, n)
+	}
+}
+
+// withRemote is r (a copy) with the remote decisions kept; nil stays nil.
+// Called with mu held.
+func (h *reapHistory) withRemote(r *reapreport.Report) *reapreport.Report {
+	if r == nil || len(h.remote) == 0 {
+		return r
+	}
+	c := *r
+	c.Remote = slices.Clone(h.remote)
+	return &c
 }
 
 // run runs the reaper and keeps its report as the latest.
@@ -42,11 +76,24 @@ func (h *reapHistory) setBoot(report *reapreport.Report) {
 	h.boot = report
 }
 
-// reports returns the boot reap's report and the latest one.
+// reports returns the boot reap's report and the latest one (the same
+// pointer when the latest is the boot's), each with the remote reaps'
+// decisions.
 func (h *reapHistory) reports() (boot, last *reapreport.Report) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.boot, h.last
+	boot = h.withRemote(h.boot)
+	if h.last == h.boot {
+		return boot, boot
+	}
+	return boot, h.withRemote(h.last)
+}
+
+// attach is r with the remote reaps' decisions.
+func (h *reapHistory) attach(r *reapreport.Report) *reapreport.Report {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.withRemote(r)
 }
 
 // runBootReap reaps what earlier runs left behind, keeps the report for
@@ -89,6 +136,7 @@ func (l *Launcher) Reap(ctx context.Context, dryRun bool, minAge *time.Duration,
 	if err != nil {
 		return nil, err
 	}
+	report = l.reaps.attach(report)
 	l.events.Publish(model.Event{Kind: model.EventReap, Reap: report})
 	return report, nil
 }

@@ -20,6 +20,9 @@ const (
 	ActionSpared    Action = "spared"
 	ActionWouldReap Action = "would-reap" // dry run
 	ActionFailed    Action = "failed"     // meant to reap, but it survived SIGKILL or could not be signalled
+	// ActionCleaned: a remote reap found nothing of a dead session running
+	// and removed its files.
+	ActionCleaned Action = "cleaned"
 )
 
 // Reason words, one per rule.
@@ -88,6 +91,26 @@ type Report struct {
 	// gone or their PIDs reused); SetAside the record files moved aside.
 	RecordsRemoved []string `json:"records_removed,omitempty"`
 	SetAside       []string `json:"set_aside,omitempty"`
+	// Remote are the decisions of the remote reaps on other hosts (one
+	// before each start there, not part of this reap): the latest per
+	// session, merged in by whoever hands the report out.
+	Remote []RemoteDecision `json:"remote,omitempty"`
+}
+
+// RemoteDecision is what the remote reap on a host did about one session
+// of ours left there, and why.
+type RemoteDecision struct {
+	// Host is the ssh destination the reap ran on.
+	Host string    `json:"host"`
+	At   time.Time `json:"at"`
+	// OwnershipID names the session; PID is the host's PID of the backend
+	// its file names (0 when unknown).
+	OwnershipID string `json:"ownership_id"`
+	PID         int    `json:"pid"`
+	// Action is ActionReaped (it was ended), ActionSpared or
+	// ActionCleaned.
+	Action Action `json:"action"`
+	Reason string `json:"reason"`
 }
 
 // Count returns how many process decisions have action a.

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
 	"time"
 
+	"hermes-desktop/backend/leakguard"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
@@ -34,6 +37,13 @@ type Runner struct {
 	// DisconnectGrace is how long the remote tree outlives a silent
 	// channel; zero means settings.DefaultDisconnectGrace.
 	DisconnectGrace time.Duration
+	// LeakGuard configures the sampling of the remote tree and each run's
+	// leak guard (sample.go); Logger gets the guard's log.
+	LeakGuard leakguard.Config
+	Logger    *slog.Logger
+	// Reaped, when set, gets the decisions of the remote reap before each
+	// start on the host (for the Boot reap page).
+	Reaped func([]reapreport.RemoteDecision)
 }
 
 // Start starts a run of spec on the host. It returns at once: connecting,
@@ -73,8 +83,11 @@ type Instance struct {
 	ready        *run.PortMatcher // the port the output announces
 	exited       chan struct{}
 
-	line lifeline  // the channel's stdin
-	beat heartbeat // pings and pongs over it
+	line lifeline    // the channel's stdin
+	beat heartbeat   // pings and pongs over it
+	tree treeSamples // the remote tree's samples and their leak guard (sample.go)
+
+	reaped func([]reapreport.RemoteDecision)
 
 	mu   sync.Mutex // guards what follows
 	ch   *ssh.Channel
@@ -126,13 +139,15 @@ func newInstance(spec *runspec.Spec, host *Machine, r Runner) (*Instance, error)
 	if grace <= 0 {
 		grace = settings.DefaultDisconnectGrace
 	}
-	return &Instance{
-		spec: spec, host: host, log: r.Log, grace: grace, ids: ids,
+	x := &Instance{
+		spec: spec, host: host, log: r.Log, grace: grace, ids: ids, reaped: r.Reaped,
 		released: newGate(), stopping: newGate(), backendKnown: make(chan struct{}),
 		ready: run.NewPortMatcher(spec.ReadyRegex), exited: make(chan struct{}),
 		// A few beats per grace, so one lost beat is never a teardown.
 		beat: newHeartbeat(min(max(grace/6, 500*time.Millisecond), 5*time.Second)),
-	}, nil
+	}
+	x.newTreeSamples(r.LeakGuard, r.Logger)
+	return x, nil
 }
 
 func newSessionIDs(spec *runspec.Spec) (sessionIDs, error) {
@@ -173,7 +188,7 @@ func (r *Instance) options() remotewd.RemoteOptions {
 	}
 	return remotewd.RemoteOptions{
 		OwnershipID: r.ids.ownershipID, SpawnNonce: r.ids.spawnNonce, Token: tok, Env: env,
-		HeartbeatGrace: r.grace, Grace: r.spec.Grace, Cgroup: lockfile.CgroupName(r.ids.nonce),
+		HeartbeatGrace: r.grace, Grace: r.spec.Grace, SampleEvery: r.tree.period, Cgroup: lockfile.CgroupName(r.ids.nonce),
 		Profile: r.spec.Profile, Argv: r.spec.Command,
 	}
 }
@@ -248,6 +263,9 @@ func (r *Instance) reap(ctx context.Context, in remotecore.Installed) {
 			line += fmt.Sprintf(" (backend PID %d)", d.PID)
 		}
 		r.log.Add("launcher", line+": "+d.Reason)
+	}
+	if r.reaped != nil && len(rep.Decisions) > 0 {
+		r.reaped(reapDecisions(r.host.Destination, time.Now(), rep.Decisions))
 	}
 }
 
@@ -340,6 +358,10 @@ func (r *Instance) read(out io.Reader) {
 			r.ready.Line(payload)
 		case remotewd.TagPong:
 			r.beat.pong(payload)
+		case remotewd.TagSample:
+			r.tree.took(payload)
+		case remotewd.TagKilled:
+			r.killed(payload)
 		case remotewd.TagHello:
 			r.mu.Lock()
 			_ = json.Unmarshal([]byte(payload), &r.said.hello)
@@ -386,10 +408,12 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// What a remote run is: a Process reached over a connection; no local
-// record, no sampled tree, never handed over (an update's successor starts
-// it anew over its own connection), so letting go of it is ending it.
+// What a remote run is: a Process reached over a connection, whose tree
+// its host's watchdog samples (sample.go); no local record, never handed
+// over (an update's successor starts it anew over its own connection), so
+// letting go of it is ending it.
 var (
 	_ run.Process   = (*Instance)(nil)
 	_ run.Connected = (*Instance)(nil)
+	_ run.Sampler   = (*Instance)(nil)
 )
