@@ -58,6 +58,7 @@ var models = []model{
 	modelOf[reapreport.Decision]("ReapDecision"), // "reap decision" in a flat TypeScript namespace
 	modelOf[reapreport.CgroupDecision]("ReapCgroupDecision"),
 	modelOf[reapreport.CgroupMember]("ReapCgroupMember"),
+	modelOf[reapreport.RemoteDecision]("ReapRemoteDecision"),
 	modelOf[logs.Line]("LogLine"),
 	modelOf[settings.Settings]("Settings"),
 	modelOf[settings.Backend]("BackendSetting"),
@@ -77,7 +78,7 @@ var enums = []enum{
 	enumOf("Containment", status.ContainmentCgroup, status.ContainmentSystemdScope, status.ContainmentJob,
 		status.ContainmentProcessTree),
 	enumOf("ReapAction", reapreport.ActionReaped, reapreport.ActionSpared, reapreport.ActionWouldReap,
-		reapreport.ActionFailed),
+		reapreport.ActionFailed, reapreport.ActionCleaned),
 	enumOf("ReapReason", reapreport.ReasonOwned, reapreport.ReasonOwnerDead, reapreport.ReasonOrphanNoRecord,
 		reapreport.ReasonTooYoung, reapreport.ReasonNotOrphan, reapreport.ReasonSSHLock, reapreport.ReasonSSHTokenFile, reapreport.ReasonGatewayPIDFile,
 		reapreport.ReasonServiceManaged, reapreport.ReasonExcludedEnv, reapreport.ReasonOtherUser,

@@ -1,7 +1,7 @@
 // Reap report summaries and the scan -> confirm -> reap flow.
 
 import { formatCount } from "./format";
-import type { ReapDecision, ReapReport } from "./types";
+import type { ReapDecision, ReapReport, Wire } from "./types";
 
 export interface ReapCounts {
   reaped: number;
@@ -126,4 +126,12 @@ export function nothingToReapMessage(r: ReapReport): string {
 export function confirmQuestion(scan: ReapReport): string {
   const n = wouldReap(scan).length;
   return n === 1 ? "Reap this process?" : `Reap these ${n} processes?`;
+}
+
+/**
+ * The remote reaps' decisions (one reap before each start on a host), by
+ * host, the latest first within a host.
+ */
+export function remoteRows(r: ReapReport | null | undefined): Wire.ReapRemoteDecision[] {
+  return [...(r?.remote ?? [])].sort((a, b) => a.host.localeCompare(b.host) || b.at.localeCompare(a.at));
 }

@@ -32,6 +32,8 @@ const ACTIONS: Record<ReapAction, string> = {
   spared: "Spared",
   "would-reap": "Would reap",
   failed: "Failed",
+  // A remote reap found nothing of a dead session running and removed its files.
+  cleaned: "Cleaned up",
 };
 
 export function actionLabel(action: string): string {

@@ -255,6 +255,24 @@ describe("process tree", () => {
     expect(root.querySelector(".banner-error")!.textContent).toContain("Open files are close to the limit");
   });
 
+  it("says a remote backend's tree is its host's: the host on the card, its PIDs the host's (issue 33)", async () => {
+    const tree = {
+      sampled_at: "2024-05-01T10:03:10Z",
+      changed_at: "2024-05-01T10:03:10Z",
+      count: 1,
+      rss_bytes: 1024 * 1024,
+      fds: 12,
+      nofile_soft: 1024,
+      processes: [{ pid: 77, ppid: 70, argv: ["hermes", "serve"], rss_bytes: 1024 * 1024, fds: 12, started: "2024-05-01T10:00:00Z" }],
+      duplicates: [],
+      warnings: [],
+    };
+    const { root } = await mount(fakeApi(status([backend({ tree, host: "me@box" })])).api, "tree");
+    expect(root.querySelector(".proc-table thead")!.textContent).toContain("Remote PID");
+    expect(root.querySelector(".tree-card .host-chip")!.textContent).toBe("on me@box");
+    expect(root.querySelector(".proc-table tbody td")!.textContent).toBe("77");
+  });
+
   it("says since when the tree is unchanged and when it was last checked, reading it again when the page opens", async () => {
     const tree = {
       sampled_at: "2024-05-01T10:03:10Z",
@@ -461,6 +479,22 @@ describe("boot reap", () => {
     expect(root.textContent).toContain("Its launcher has exited");
     expect(root.textContent).toContain("Its launcher exited.");
     expect(root.querySelector(".cmd-trunc")!.getAttribute("title")).toBe("hermes serve");
+  });
+
+  it("lists the remote reaps' decisions with their host, remote PIDs said to be the host's (issue 33)", async () => {
+    const remote = [
+      { host: "me@box", at: "2024-05-01T10:02:00Z", ownership_id: "a".repeat(32), pid: 4321, action: "reaped" as const, reason: "its watchdog (PID 4320) is gone" },
+      { host: "me@box", at: "2024-05-01T10:03:00Z", ownership_id: "b".repeat(32), pid: 0, action: "cleaned" as const, reason: "its watchdog and backend are gone" },
+    ];
+    const { root } = await mount(fakeApi(status([backend()], { boot_reap: report({ remote }) })).api, "reap");
+    const table = root.querySelector(".remote-reap-table")!;
+    expect(table.querySelector("thead")!.textContent).toContain("Remote PID");
+    const rows = Array.from(table.querySelectorAll("tbody tr")).map((r) => Array.from(r.querySelectorAll("td")).map((c) => c.textContent));
+    expect(rows).toEqual([
+      ["me@box", "—", "Cleaned up", "its watchdog and backend are gone"],
+      ["me@box", "4321", "Reaped", "its watchdog (PID 4320) is gone"],
+    ]);
+    expect(root.textContent).toContain("On remote hosts");
   });
 
   it("says an empty spared cgroup instead of 'no candidate processes' (issue 31, item 11)", async () => {

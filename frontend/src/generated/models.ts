@@ -31,7 +31,8 @@ export type ReapAction =
   | "reaped"
   | "spared"
   | "would-reap"
-  | "failed";
+  | "failed"
+  | "cleaned";
 
 /** The untyped Go string constants reapreport.Decision.Reason and reapreport.CgroupDecision.Reason holds. */
 export type ReapReason =
@@ -226,6 +227,7 @@ export interface ReapReport {
   cgroups?: ReapCgroupDecision[];
   records_removed?: string[];
   set_aside?: string[];
+  remote?: ReapRemoteDecision[];
 }
 
 /** Generated from reapreport.Decision. */
@@ -251,6 +253,17 @@ export interface ReapCgroupDecision {
 export interface ReapCgroupMember {
   pid: number;
   cmdline: string[] | null;
+}
+
+/** Generated from reapreport.RemoteDecision. */
+export interface ReapRemoteDecision {
+  host: string;
+  /** RFC3339 (time.Time) */
+  at: string;
+  ownership_id: string;
+  pid: number;
+  action: ReapAction;
+  reason: string;
 }
 
 /** Generated from logs.Line. */

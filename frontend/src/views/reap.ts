@@ -1,9 +1,9 @@
 import { h } from "../dom";
 import { formatDateTime, shellJoin, truncate } from "../format";
-import { cgroupRows, confirmQuestion, countDecisions, nothingToReapMessage, reapSummary, sortedDecisions, wouldReap } from "../reap";
+import { cgroupRows, confirmQuestion, countDecisions, nothingToReapMessage, reapSummary, remoteRows, sortedDecisions, wouldReap } from "../reap";
 import { actionLabel, actionTone, reasonLabel } from "../reasons";
 import { currentReport, type AppState } from "../state";
-import type { ReapDecision, ReapReport } from "../types";
+import type { ReapDecision, ReapReport, Wire } from "../types";
 import { badge, banner, button, emptyState, icon, pageHeader } from "../ui";
 
 const CMD_MAX = 72;
@@ -35,9 +35,40 @@ export function decisionsTable(decisions: readonly ReapDecision[]): HTMLElement 
   );
 }
 
+/**
+ * What the remote reaps did on other hosts (before each start there), the
+ * host named on each row: its PIDs are that host's, never this machine's.
+ */
+export function remoteTable(rows: readonly Wire.ReapRemoteDecision[]): HTMLElement {
+  return h(
+    "div.table-wrap",
+    null,
+    h(
+      "table.reap-table.remote-reap-table",
+      null,
+      h("thead", null, h("tr", null, h("th", null, "Host"), h("th.col-pid", null, "Remote PID"), h("th", null, "Action"), h("th", null, "Why"))),
+      h(
+        "tbody",
+        null,
+        ...rows.map((d) =>
+          h(
+            "tr",
+            { "data-key": `r${d.host}:${d.ownership_id}` },
+            h("td.mono", null, d.host),
+            h("td.mono.col-pid", null, d.pid > 0 ? String(d.pid) : "—"),
+            h("td", null, badge(actionTone(d.action), actionLabel(d.action), { dot: false })),
+            h("td.col-why", null, h("div.detail", { title: `session ${d.ownership_id}, ${formatDateTime(d.at)}` }, d.reason)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 function reportCard(r: ReapReport, title: string): HTMLElement {
   const ds = sortedDecisions(r);
   const cgs = cgroupRows(r);
+  const remote = remoteRows(r);
   return h(
     "article.card",
     { "data-key": `report:${title}` },
@@ -56,6 +87,8 @@ function reportCard(r: ReapReport, title: string): HTMLElement {
     ...(r.cgroups ?? [])
       .filter((c) => (c.processes ?? []).length === 0)
       .map((c) => h("p.muted.small", null, `An empty backend cgroup (${c.cgroup}) was ${c.action}: ${c.detail || c.reason}`)),
+    remote.length ? h("h3.subhead", null, "On remote hosts") : null,
+    remote.length ? remoteTable(remote) : null,
   );
 }
 

@@ -41,7 +41,8 @@ function treeTable(b: BackendStatus, t: TreeSample, now: number): HTMLElement {
     h(
       "table.proc-table",
       null,
-      h("thead", null, h("tr", null, h("th.col-pid", null, "PID"), h("th", null, "Command"), h("th.num", null, "Memory"), h("th.num", null, "Files"), h("th.num", null, "Age"))),
+      // A remote backend's PIDs are its host's: said so, never taken for one here.
+      h("thead", null, h("tr", null, h("th.col-pid", null, b.host ? "Remote PID" : "PID"), h("th", null, "Command"), h("th.num", null, "Memory"), h("th.num", null, "Files"), h("th.num", null, "Age"))),
       h(
         "tbody",
         null,
@@ -81,7 +82,13 @@ function backendTree(b: BackendStatus, now: number): HTMLElement {
   const head = h(
     "header.card-head",
     null,
-    h("div.card-title", null, h("h2", null, b.name), badge(stateTone(b.state), stateLabel(b.state), { pulse: b.state === "starting" || b.state === "restarting" })),
+    h(
+      "div.card-title",
+      null,
+      h("h2", null, b.name),
+      badge(stateTone(b.state), stateLabel(b.state), { pulse: b.state === "starting" || b.state === "restarting" }),
+      b.host ? h("span.chip.host-chip.mono", { title: `Sampled on ${b.host} by the watchdog there` }, `on ${b.host}`) : null,
+    ),
     t ? h("span.muted.small.tree-checked", null, checkedText(t)) : null,
   );
   if (!running || b.pid <= 0) {
