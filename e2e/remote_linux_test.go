@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/reapreport"
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/internal/coretest"
@@ -490,4 +492,92 @@ func TestRemoteCoreRemovedIsUploadedAgain(t *testing.T) {
 		t.Errorf("the core was not uploaded again: %v", err)
 	}
 	stopAndCheck(t, a.l)
+}
+
+// TestRemoteTreeIsWatched: a remote backend's status shows its remote
+// tree (the host's PIDs, RSS, descriptors) from its watchdog's samples;
+// the leak guard's duplicate policy acts there, through the remote
+// watchdog, saying so in the backend's log, and the live duplicates stay
+// bounded; the remote reap's decision before the start (a leftover of a
+// dead session of ours) is in the status' boot reap report, with the host.
+func TestRemoteTreeIsWatched(t *testing.T) {
+	srv := sshtest.Start(t)
+	leftover := startDecoy(t)
+	writeOurSession(t, srv.Home, strings.Repeat("f", 32), leftover, goneIdentity(t))
+	a := startRemoteAppOn(t, srv, "30s", []string{"--no-boot-reap=false", "--sample-interval", "300ms", "--max-duplicate-children", "2"},
+		settings.Backend{Name: "leaky", Kind: settings.KindServe, Args: []string{"--leak-children-every", "700ms"}})
+	b := a.remoteBackend(t, "leaky", 60*time.Second)
+
+	var tree *leakguard.TreeSample
+	if !waitfor.Try(20*time.Second, func() bool {
+		for _, s := range status(t, a.l).Backends {
+			tree = s.Tree
+		}
+		return tree != nil && len(tree.Processes) > 1 && tree.Processes[0].PID == b.PID
+	}) {
+		t.Fatalf("no remote tree with the backend %d first and a child in the status: %+v", b.PID, tree)
+	}
+	if p := tree.Processes[0]; p.RSSBytes <= 0 || p.FDs <= 0 || tree.RSSBytes < p.RSSBytes || tree.FDs < p.FDs {
+		t.Errorf("the remote backend in the tree: %+v (totals %d B, %d fds), want its RSS and descriptors", p, tree.RSSBytes, tree.FDs)
+	}
+	for _, p := range tree.Processes[1:] {
+		if ppid := remoteParent(p.PID); ppid != p.PPID {
+			t.Errorf("remote process %d: the status says parent %d, the host says %d", p.PID, p.PPID, ppid)
+		}
+	}
+
+	log := ""
+	if !waitfor.Try(30*time.Second, func() bool {
+		log = readLogs(t, a.l.StateDir)
+		return strings.Contains(log, "the watchdog on "+sshtest.Alias+" stopped remote:")
+	}) {
+		t.Fatalf("the duplicate policy did not act on the remote tree:\n%s", log)
+	}
+	if !strings.Contains(log, "asking the watchdog on "+sshtest.Alias+" to stop remote:") {
+		t.Errorf("the backend's log does not say what was asked of the remote watchdog:\n%s", log)
+	}
+	time.Sleep(5 * time.Second) // seven more leaked children
+	if n := leakedChildren(t, b.PID); n > 4 {
+		t.Errorf("%d leaked children run on the remote, want at most 2 kept and 2 newer than a sample", n)
+	}
+
+	var remote []reapreport.RemoteDecision
+	if st := status(t, a.l); st.BootReap != nil {
+		remote = st.BootReap.Remote
+	}
+	if !slices.ContainsFunc(remote, func(d reapreport.RemoteDecision) bool {
+		return d.Host == sshtest.Alias && d.PID == leftover.Process.Pid && d.Action == reapreport.ActionReaped
+	}) {
+		t.Errorf("the boot reap report's remote decisions: %+v, want the leftover %d reaped on %s", remote, leftover.Process.Pid, sshtest.Alias)
+	}
+	waitRemoteGone(t, 10*time.Second, "the leftover the remote reap ended", leftover.Process.Pid)
+	stopAndCheck(t, a.l)
+	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
+		t.Errorf("left on the remote after stop: %v", left)
+	}
+}
+
+// remoteParent is pid's parent on the "remote" (this machine); -1 when
+// gone.
+func remoteParent(pid int) int {
+	p, err := proc.Stat(pid)
+	if err != nil {
+		return -1
+	}
+	return p.PPID
+}
+
+// leakedChildren counts the live children of backend that the built-in
+// backend's --leak-children-every started.
+func leakedChildren(t *testing.T, backend int) int {
+	t.Helper()
+	ps, err := proc.DescendantsOf(backend)
+	must(t, err)
+	n := 0
+	for _, p := range ps {
+		if argv, _ := proc.Cmdline(p.PID); slices.Contains(argv, "leaked") && !p.Zombie {
+			n++
+		}
+	}
+	return n
 }
