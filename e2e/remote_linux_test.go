@@ -533,7 +533,7 @@ func TestRemoteTreeIsWatched(t *testing.T) {
 	}) {
 		t.Fatalf("the duplicate policy did not act on the remote tree:\n%s", log)
 	}
-	if !strings.Contains(log, "asking the watchdog on "+sshtest.Alias+" to stop remote:") {
+	if !strings.Contains(log, "asking the watchdog on "+sshtest.Alias+" to stop duplicate child remote:") {
 		t.Errorf("the backend's log does not say what was asked of the remote watchdog:\n%s", log)
 	}
 	time.Sleep(5 * time.Second) // seven more leaked children

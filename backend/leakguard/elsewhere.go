@@ -32,11 +32,12 @@ func Assemble(at time.Time, nofileSoft int64, procs []TreeProc) *TreeSample {
 	return s
 }
 
-// StopWith makes the guard hand each duplicate it stops to stop instead of
-// signalling it here: for a tree on another host, whose watchdog stops it
-// there (SIGTERM, grace, SIGKILL) and only inside its own tree. A process
-// handed over is left out of the samples until it is gone from them.
-func (g *Guard) StopWith(stop func(p TreeProc, grace time.Duration) error) {
+// StopWith makes the guard hand each duplicate it stops to stop, with why,
+// instead of signalling it here: for a tree on another host, whose
+// watchdog stops it there (SIGTERM, grace, SIGKILL) and only inside its
+// own tree. stop says in the backend's log what it does. A process handed
+// over is left out of the samples until it is gone from them.
+func (g *Guard) StopWith(stop func(p TreeProc, grace time.Duration, why string) error) {
 	g.stopElsewhere = stop
 }
 

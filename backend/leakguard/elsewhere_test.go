@@ -21,7 +21,10 @@ func TestGuardStopsElsewhere(t *testing.T) {
 	}
 	var handed []proc.Identity
 	g := New(Config{MaxDuplicateChildren: 2}, nil, nil)
-	g.StopWith(func(p TreeProc, grace time.Duration) error {
+	g.StopWith(func(p TreeProc, grace time.Duration, why string) error {
+		if why != "more than 2 copies" {
+			t.Errorf("why: %q", why)
+		}
 		handed = append(handed, p.Identity())
 		return nil
 	})

@@ -24,7 +24,7 @@ type Guard struct {
 	ending  map[int]*proc.Stopper // duplicates being stopped: asked to stop, killed after the grace
 	// stopElsewhere, when set (StopWith), stops duplicates instead of a
 	// signal here; asked are those it was handed.
-	stopElsewhere func(p TreeProc, grace time.Duration) error
+	stopElsewhere func(p TreeProc, grace time.Duration, why string) error
 	asked         map[proc.Identity]bool
 }
 
@@ -176,12 +176,12 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 				stopped[pid] = true
 				continue
 			}
-			if err := g.stopOne(p, grace, now); err != nil {
+			why := fmt.Sprintf("more than %d copies", keep)
+			if err := g.stopOne(p, grace, now, why); err != nil {
 				g.log.Warn("leak guard: stop duplicate", "pid", pid, "err", err)
 				continue
 			}
 			stopped[pid] = true
-			g.notify(fmt.Sprintf("stopped duplicate child %d (%s): more than %d copies", pid, shortArgv(p.Argv), keep))
 		}
 	}
 	if len(stopped) == 0 {
@@ -197,10 +197,11 @@ func (g *Guard) stopDuplicates(s *TreeSample, grace time.Duration, now time.Time
 	s.Duplicates = duplicateGroups(rest[1:])
 }
 
-// stopOne stops one duplicate: here, or through StopWith's function.
-func (g *Guard) stopOne(p *TreeProc, grace time.Duration, now time.Time) error {
+// stopOne stops one duplicate, for why: here, saying so in the backend's
+// log, or through StopWith's function, which says what it does.
+func (g *Guard) stopOne(p *TreeProc, grace time.Duration, now time.Time, why string) error {
 	if g.stopElsewhere != nil {
-		if err := g.stopElsewhere(*p, grace); err != nil {
+		if err := g.stopElsewhere(*p, grace, why); err != nil {
 			return err
 		}
 		g.asked[p.id] = true
@@ -211,6 +212,7 @@ func (g *Guard) stopOne(p *TreeProc, grace time.Duration, now time.Time) error {
 		return err
 	}
 	g.ending[p.PID] = stop
+	g.notify(fmt.Sprintf("stopped duplicate child %d (%s): %s", p.PID, shortArgv(p.Argv), why))
 	return nil
 }
 

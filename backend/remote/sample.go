@@ -44,10 +44,10 @@ func (r *Instance) newTreeSamples(cfg leakguard.Config, logger *slog.Logger) {
 }
 
 // stopRemote asks the remote watchdog to stop p, a process of the tree it
-// sampled (the leak guard's duplicate policy); it answers with a
-// "killed" line (took).
-func (r *Instance) stopRemote(p leakguard.TreeProc, _ time.Duration) error {
-	r.log.Add("launcher", fmt.Sprintf("asking the watchdog on %s to stop remote:%d (%s)", r.host.Destination, p.PID, strings.Join(p.Argv, " ")))
+// sampled (the leak guard's duplicate policy), for why; it answers with a
+// "killed" line (killed).
+func (r *Instance) stopRemote(p leakguard.TreeProc, _ time.Duration, why string) error {
+	r.log.Add("launcher", fmt.Sprintf("asking the watchdog on %s to stop duplicate child remote:%d (%s): %s", r.host.Destination, p.PID, strings.Join(p.Argv, " "), why))
 	r.line.send(remotewd.FormatKill(p.Identity()))
 	return nil
 }

@@ -71,7 +71,7 @@ func TestSamplerFromSampleLines(t *testing.T) {
 		t.Errorf("to the remote watchdog: got %q, want the kill line of the oldest duplicate", got)
 	}
 	all := strings.Join(log.Tail(20), "\n")
-	for _, want := range []string{"asking the watchdog on me@box to stop remote:501 (mcp)", "the watchdog on me@box stopped remote:501: sent SIGTERM"} {
+	for _, want := range []string{"asking the watchdog on me@box to stop duplicate child remote:501 (mcp): more than 1 copies", "the watchdog on me@box stopped remote:501: sent SIGTERM"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the backend's log lacks %q:\n%s", want, all)
 		}

@@ -74,10 +74,11 @@ type Recorder interface {
 	Record(port int) *lockfile.Record
 }
 
-// Sampler is a run whose tree this machine samples: once per call, its
-// members kept for the teardown and the record, the leak guard's warnings
-// and policies applied. It returns leakguard.ErrGone while there is no
-// backend.
+// Sampler is a run whose tree is sampled: by this machine once per call
+// (its members kept for the teardown and the record), or by its host's
+// watchdog (the latest sample it sent); the leak guard's warnings and
+// policies applied. It returns leakguard.ErrGone while there is no
+// backend (or no sample yet).
 type Sampler interface {
 	Sample() (Sampled, error)
 }
