@@ -187,14 +187,28 @@ func (s *sampler) sample() (RemoteSample, error) {
 		smp.Processes = append(smp.Processes, rp)
 	}
 	s.argv = seen // what is gone is forgotten
-	if now.Sub(s.nofAt) >= argvMaxAge {
+	smp.NofileSoft = s.nofileSoft(now, smp.Processes)
+	return smp, nil
+}
+
+// nofileSoft is the backend's soft open-file limit, read again once a
+// minute, or at once when a process of the tree nears the limit
+// remembered: the app's leak guard must not restart the backend on a
+// limit it has since raised.
+func (s *sampler) nofileSoft(now time.Time, ps []RemoteProc) int64 {
+	fresh := now.Sub(s.nofAt) < argvMaxAge
+	for _, p := range ps {
+		fresh = fresh && (s.nofile <= 0 || float64(p.FDs) < 0.8*float64(s.nofile))
+	}
+	if !fresh {
 		s.nofile, s.nofAt = 0, now
 		if n, err := sampling.NofileSoft(s.backend.PID); err == nil {
 			s.nofile = int64(n)
+		} else {
+			s.nofAt = time.Time{} // unknown this time: ask again next time
 		}
 	}
-	smp.NofileSoft = s.nofile
-	return smp, nil
+	return s.nofile
 }
 
 // argvOf returns p's command line, read again only when it may have

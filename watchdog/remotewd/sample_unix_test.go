@@ -17,11 +17,12 @@ import (
 	"hermes-desktop/platform/proc"
 )
 
-// startTree starts `sh` with two sleeping children and three more open
-// descriptors, and returns its identity; the test's cleanup ends it all.
+// startTree starts `sh` with two sleeping children, three more open
+// descriptors and a soft open-file limit of 100, and returns its identity
+// once its children run; the test's cleanup ends it all.
 func startTree(t *testing.T) proc.Identity {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", "exec 5</dev/null 6</dev/null 7</dev/null; sleep 60 & sleep 60 & wait")
+	cmd := exec.Command("sh", "-c", "ulimit -n 100; exec 5</dev/null 6</dev/null 7</dev/null; sleep 60 & sleep 60 & wait")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -30,6 +31,9 @@ func startTree(t *testing.T) proc.Identity {
 	id, err := proc.Lookup(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !waitfor.Try(5*time.Second, func() bool { ps, _ := proc.DescendantsOf(id.PID); return len(ps) == 2 }) {
+		t.Fatal("the tree's children did not start")
 	}
 	return id
 }
@@ -82,6 +86,9 @@ func TestSamplerSendsTheTree(t *testing.T) {
 	var smp RemoteSample
 	if !waitfor.Try(10*time.Second, func() bool { next(t, lines, TagSample, &smp); return len(smp.Processes) == 3 }) {
 		t.Fatalf("got %+v, want sh and its two sleeps", smp)
+	}
+	if smp.NofileSoft != 100 {
+		t.Errorf("the backend's soft open-file limit: got %d, want 100", smp.NofileSoft)
 	}
 	sh := smp.Processes[0]
 	if sh.PID != backend.PID || sh.Start != backend.Start || sh.RSS <= 0 || sh.FDs < 6 || len(sh.Argv) == 0 || sh.Argv[0] != "sh" {
