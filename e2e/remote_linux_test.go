@@ -581,3 +581,40 @@ func leakedChildren(t *testing.T, backend int) int {
 	}
 	return n
 }
+
+// fdLeaker is a custom backend that serves HTTP and opens /dev/null every
+// 50 ms, never closing it, until it runs out of descriptors.
+const fdLeaker = `import http.server, threading, time
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+print("port", s.server_address[1], flush=True)
+def leak(fs=[]):
+    while True:
+        try:
+            fs.append(open("/dev/null"))
+        except OSError:
+            return
+        time.sleep(0.05)
+threading.Thread(target=leak, daemon=True).start()
+s.serve_forever()
+`
+
+// TestRemoteFDPressureRestarts: the leak guard's descriptor ceiling works
+// on a remote backend: one that leaks descriptors under a soft limit of 64
+// is restarted before it runs out (a new remote PID), and the backend's
+// log says why.
+func TestRemoteFDPressureRestarts(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "leak.py")
+	must(t, os.WriteFile(script, []byte(fdLeaker), 0o644))
+	a := startRemoteAppOn(t, sshtest.Start(t), "30s", []string{"--sample-interval", "300ms", "--restart-on-fd-pressure"},
+		settings.Backend{Name: "fds", Kind: settings.KindCustom, Command: `sh -c "ulimit -n 64 && exec python3 ` + script + `"`,
+			ReadyRegex: `port (\d+)`, HealthPath: "/"})
+	b := a.remoteBackend(t, "fds", 60*time.Second)
+	now := a.waitNewRemote(t, "fds", b.PID)
+	if log := readLogs(t, a.l.StateDir); !strings.Contains(log, "restarted before it ran out of file descriptors") {
+		t.Errorf("the remote backend %d became %d without the leak guard saying why:\n%s", b.PID, now.PID, log)
+	}
+	stopAndCheck(t, a.l)
+	if left := a.srv.WaitClean(10 * time.Second); len(left) > 0 {
+		t.Errorf("left on the remote after stop: %v", left)
+	}
+}

@@ -25,7 +25,7 @@ import (
 //
 // At rest a sample reads, per process, its stat, statm and fd directory;
 // a command line only when a process is new, changes its name, or once a
-// minute; the open-file limit once a minute.
+// minute; and the backend's open-file limit.
 type sampler struct {
 	backend proc.Identity
 	root    int // the process whose descendants are the tree: the watchdog
@@ -35,9 +35,7 @@ type sampler struct {
 	log     *slog.Logger
 
 	argv   map[int]seenArgv // by PID, for the processes of the last sample
-	nofile int64
-	nofAt  time.Time
-	ending []ending // processes a kill line stopped, SIGKILLed past the grace
+	ending []ending         // processes a kill line stopped, SIGKILLed past the grace
 
 	kills chan string // kill lines' arguments, from follow
 	stop  chan struct{}
@@ -187,28 +185,20 @@ func (s *sampler) sample() (RemoteSample, error) {
 		smp.Processes = append(smp.Processes, rp)
 	}
 	s.argv = seen // what is gone is forgotten
-	smp.NofileSoft = s.nofileSoft(now, smp.Processes)
+	smp.NofileSoft = s.nofileSoft()
 	return smp, nil
 }
 
-// nofileSoft is the backend's soft open-file limit, read again once a
-// minute, or at once when a process of the tree nears the limit
-// remembered: the app's leak guard must not restart the backend on a
-// limit it has since raised.
-func (s *sampler) nofileSoft(now time.Time, ps []RemoteProc) int64 {
-	fresh := now.Sub(s.nofAt) < argvMaxAge
-	for _, p := range ps {
-		fresh = fresh && (s.nofile <= 0 || float64(p.FDs) < 0.8*float64(s.nofile))
+// nofileSoft is the backend's soft open-file limit (0: unlimited or
+// unknown), read at every sample: one small file, and a backend that
+// lowers its limit once it runs (a shell's ulimit before its exec) must
+// not be judged on the limit it started with.
+func (s *sampler) nofileSoft() int64 {
+	n, err := sampling.NofileSoft(s.backend.PID)
+	if err != nil {
+		return 0
 	}
-	if !fresh {
-		s.nofile, s.nofAt = 0, now
-		if n, err := sampling.NofileSoft(s.backend.PID); err == nil {
-			s.nofile = int64(n)
-		} else {
-			s.nofAt = time.Time{} // unknown this time: ask again next time
-		}
-	}
-	return s.nofile
+	return int64(n)
 }
 
 // argvOf returns p's command line, read again only when it may have
