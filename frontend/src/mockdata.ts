@@ -68,6 +68,10 @@ export function bootReapReport(t0: number): ReapReport {
       { pid: 1733, action: "spared", reason: "ssh-lock", detail: "Holds an SSH agent lock; stopping it could break a remote session.", cmdline: ["ssh", "-N", "-L", "8022:localhost:22", "build-box"] },
       { pid: 988, action: "spared", reason: "service-managed", detail: "Run by systemd (hermes-gateway.service), which restarts it on its own.", cmdline: ["hermes", "gateway", "--config", "/etc/hermes/gateway.toml"] },
     ],
+    // The remote reap before a start on build-box: a session whose app died there.
+    remote: [
+      { host: "me@build-box", at: iso(t0 + 1_500), ownership_id: "3f0c9a2e7b1d4c5a8e6f0b2d4a6c8e0f", pid: 40711, action: "reaped", reason: "its watchdog (PID 40702) is gone and it is the backend our session file names (same start time)" },
+    ],
   };
 }
 
