@@ -54,6 +54,9 @@ const othersWrite = `\( -perm -020 -o -perm -002 \)`
 //	                   then each directory of REL below it (a missing one:
 //	                   1; an unsafe one: 2); 0 when all are there and safe.
 //	                   The last part of REL, the core, is the caller's.
+//
+// chain sets h, p, r and s; a script using it keeps no value of its own in
+// those across the call.
 const chainFunc = `ours() { ` +
 	`if [ -L "$1" ] || [ ! "$2" "$1" ]; then echo "hermes-desktop: $1 is not a $3 (or is a symbolic link): not run" >&2; return 1; fi; ` +
 	`if [ ! -O "$1" ]; then echo "hermes-desktop: $1 is not owned by this user: not run" >&2; return 1; fi; ` +
