@@ -245,6 +245,7 @@ FUZZ_TARGETS := \
 	./watchdog:FuzzShimArgs \
 	./backend/reap:FuzzParseShape \
 	./platform/cmdline:FuzzSplitJoinCommand \
+	./platform/cmdline:FuzzQuoteRemote \
 	./backend/settings:FuzzParseSettings
 
 fuzz-short fuzz:

@@ -49,10 +49,22 @@ func (o Options) withDefaults() Options {
 // SSH ownership contract (DESIGN "Remote backends (SSH)").
 const RemoteDir = ".hermes-desktop/cores"
 
-// ErrUnsafeHome means the remote home is not the user's own directory or
-// anyone may write in it, so a checked core could be swapped before it
-// runs; nothing is uploaded or run there.
+// ErrUnsafeHome means the remote home, or one of our directories between
+// it and the core, is not the user's own directory or its group or anyone
+// may write in it, so a checked core could be swapped before it runs;
+// nothing is uploaded or run there.
 var ErrUnsafeHome = errors.New("remotecore: the remote home is not safe to run from")
+
+// ExecRefusal is the error an Exec command's exit status code means when
+// the remote refused to run the core because the home or a directory
+// down to it is unsafe (it says which on stderr): ErrUnsafeHome. Any other
+// code gives nil.
+func ExecRefusal(code int) error {
+	if code == exitUnsafeHome || code == exitUnsafeChain {
+		return fmt.Errorf("%w (exit status %d)", ErrUnsafeHome, code)
+	}
+	return nil
+}
 
 // Installed is a core in place on a remote host.
 type Installed struct {
@@ -109,8 +121,10 @@ func Install(ctx context.Context, r Remote, cores *Cores, opts Options) (Install
 }
 
 // Exec is the remote command that runs the core with args, after checking
-// that the file still has the digest: a file swapped or damaged since
-// Install is not run (the command exits 126 and says why on stderr).
+// that the file still has the digest and that it and every directory from
+// the home down are this user's alone: a file swapped or damaged since
+// Install is not run (the command exits 126 and says why on stderr), nor
+// one in an unsafe place (ExecRefusal says so of the exit status).
 func (in Installed) Exec(args ...string) []string {
 	return append([]string{"sh", "-c", execScript, "hermes-desktop-core", in.Path, in.Digest}, args...)
 }
@@ -143,8 +157,8 @@ type remoteState struct {
 func checkRemote(ctx context.Context, r Remote, in Installed, timeout time.Duration) (remoteState, error) {
 	out, err := r.Run(ctx, timeout, nil, "sh", "-c", checkScript, "hermes-desktop-check", in.Path, in.Digest)
 	if err != nil {
-		if exitCode(err) == exitUnsafeHome {
-			return remoteState{}, fmt.Errorf("%w: %w", ErrUnsafeHome, err)
+		if refused := ExecRefusal(exitCode(err)); refused != nil {
+			return remoteState{}, fmt.Errorf("%w: %w", refused, err)
 		}
 		return remoteState{}, fmt.Errorf("remotecore: check %s: %w", in.Path, err)
 	}

@@ -26,20 +26,68 @@ const (
 	stateDiffers = "differs" // there with another digest (torn, altered, another build)
 )
 
-// exitUnsafeHome is checkScript's status when $HOME is not a directory of
-// this user or anyone may write in it: then anyone could swap our files
-// between the check and the exec, and we refuse to run there at all.
+// exitUnsafeHome is the status of checkScript and execScript when $HOME
+// is not a directory of this user or its group or anyone may write in it:
+// then another account could swap our files between the check and the
+// exec, and we refuse to run there at all.
 const exitUnsafeHome = 3
 
-// checkScript says whether the core $1 under $HOME has digest $2.
+// exitUnsafeChain is their status when a directory between $HOME and the
+// core (~/.hermes-desktop, its cores, the version, the platform) or, at
+// exec, the core itself is a symbolic link, not of its kind, not this
+// user's, or writable by its group or by others: the same swap.
+const exitUnsafeChain = 6
+
+// othersWrite is a find(1) expression true of a file its group or others
+// may write: -perm -020 -o -perm -002, as POSIX find has no -perm /022.
+const othersWrite = `\( -perm -020 -o -perm -002 \)`
+
+// chainFunc defines the owner and mode checks of the path from $HOME down
+// to a core, for every script that checks or runs one (and the bootstrap):
+//
+//	ours P -d|-f WHAT  0 when P is of kind -d or -f, not a link, this
+//	                   user's, and not group- or world-writable; else it
+//	                   says why on stderr and returns 1
+//	chain REL          checks $HOME (a directory of this user, a link
+//	                   followed by the trailing /, not group- or
+//	                   world-writable: else 3),
+//	                   then each directory of REL below it (a missing one:
+//	                   1; an unsafe one: 2); 0 when all are there and safe.
+//	                   The last part of REL, the core, is the caller's.
+//
+// chain sets h, p, r and s; a script using it keeps no value of its own in
+// those across the call.
+const chainFunc = `ours() { ` +
+	`if [ -L "$1" ] || [ ! "$2" "$1" ]; then echo "hermes-desktop: $1 is not a $3 (or is a symbolic link): not run" >&2; return 1; fi; ` +
+	`if [ ! -O "$1" ]; then echo "hermes-desktop: $1 is not owned by this user: not run" >&2; return 1; fi; ` +
+	`if [ -n "$(find "$1" -prune ` + othersWrite + `)" ]; then echo "hermes-desktop: $1 is writable by its group or by others: not run" >&2; return 1; fi; }; ` +
+	`chain() { ` +
+	`h=$HOME; ` +
+	`if [ -z "$h" ] || [ ! -d "$h" ] || [ ! -O "$h" ]; then echo "hermes-desktop: home ${h:-(HOME unset)} is not a directory of this user" >&2; return 3; fi; ` +
+	`if [ -n "$(find "$h/" -prune ` + othersWrite + `)" ]; then echo "hermes-desktop: home $h is writable by its group or by others" >&2; return 3; fi; ` +
+	`p=$h; r=$1; ` +
+	`while case $r in */*) true;; *) false;; esac; do ` +
+	`s=${r%%/*}; r=${r#*/}; ` +
+	`case $s in ''|.|..) echo "hermes-desktop: $1 is not a plain path under the home" >&2; return 2;; esac; ` +
+	`p=$p/$s; ` +
+	`if [ ! -e "$p" ] && [ ! -L "$p" ]; then return 1; fi; ` +
+	`ours "$p" -d directory || return 2; ` +
+	`done; ` +
+	`case $r in ''|.|..) echo "hermes-desktop: $1 is not a plain path under the home" >&2; return 2;; esac; }`
+
+// checkScript says whether the core $1 under $HOME has digest $2. A core
+// that is not a safe file of ours is "missing" (the upload replaces it);
+// an unsafe home or directory above it is refused.
 var checkScript = script(
 	sumFunc,
-	`h=$HOME`,
-	`if [ -z "$h" ] || [ ! -d "$h" ] || [ ! -O "$h" ]; then echo "home ${h:-(HOME unset)} is not a directory of this user" >&2; exit `+strconv.Itoa(exitUnsafeHome)+`; fi`,
-	`if [ -n "$(find "$h" -prune -perm -002)" ]; then echo "home $h is writable by everyone" >&2; exit `+strconv.Itoa(exitUnsafeHome)+`; fi`,
-	`f=$h/$1`,
+	chainFunc,
+	`f=$HOME/$1`,
 	`g=; if command -v gzip >/dev/null 2>&1; then g=gzip; fi`,
-	`if [ ! -f "$f" ] || [ -L "$f" ] || [ ! -O "$f" ] || [ ! -x "$f" ]; then echo missing $g; exit 0; fi`,
+	`chain "$1"; c=$?`,
+	`if [ $c -eq 3 ]; then exit `+strconv.Itoa(exitUnsafeHome)+`; fi`,
+	`if [ $c -eq 2 ]; then exit `+strconv.Itoa(exitUnsafeChain)+`; fi`,
+	`if [ $c -eq 1 ]; then echo missing $g; exit 0; fi`,
+	`if [ ! -f "$f" ] || [ -L "$f" ] || [ ! -O "$f" ] || [ ! -x "$f" ] || [ -n "$(find "$f" -prune `+othersWrite+`)" ]; then echo missing $g; exit 0; fi`,
 	`s=$(sum <"$f") || exit 4`,
 	`if [ "$s" = "$2" ]; then echo ok $g; else echo differs $g; fi`,
 )
@@ -94,13 +142,19 @@ var pruneScript = script(
 const exitNotOurs = 126
 
 // execScript runs the core $1 under $HOME with the arguments after $2 only
-// if its digest is still $2. The check and the exec use the same path in
-// directories only this user may write (uploadScript), so the file that
-// was checked is the one that runs.
+// if its digest is still $2 and the home, every directory down to it and
+// the core itself are this user's alone (chainFunc). The check and the exec
+// use the same path in directories only this user may write, so the file
+// that was checked is the one that runs.
 var execScript = script(
 	sumFunc,
+	chainFunc,
 	`f=$HOME/$1`,
 	`w=$2`,
+	`chain "$1"; c=$?`,
+	`if [ $c -eq 3 ]; then exit `+strconv.Itoa(exitUnsafeHome)+`; fi`,
+	`if [ $c -eq 2 ]; then exit `+strconv.Itoa(exitUnsafeChain)+`; fi`,
+	`if [ -e "$f" ] || [ -L "$f" ]; then ours "$f" -f "regular file" || exit `+strconv.Itoa(exitUnsafeChain)+`; fi`,
 	`shift 2`,
 	`s=$(sum <"$f") || s=`,
 	`if [ "$s" != "$w" ]; then echo "hermes-desktop: $f is not the core we uploaded (SHA-256 ${s:-unreadable}, want $w): not run" >&2; exit `+strconv.Itoa(exitNotOurs)+`; fi`,

@@ -435,23 +435,3 @@ const MinDisconnectGrace = 3 * time.Second
 // DefaultDisconnectGrace is how long a remote backend outlives a silent
 // connection when the setting is empty.
 const DefaultDisconnectGrace = 30 * time.Second
-
-// ValidateHost checks a backend's host: "" (this machine) or an ssh(1)
-// destination. It is passed to ssh as one argument after "--", so only
-// what ssh itself would misread is refused: a leading '-' (an option),
-// whitespace and control characters, and anything over 255 bytes.
-func ValidateHost(host string) error {
-	if host == "" {
-		return nil
-	}
-	bad := len(host) > 255 || strings.HasPrefix(host, "-")
-	for _, r := range host {
-		if r <= ' ' || r == 0x7f {
-			bad = true
-		}
-	}
-	if bad {
-		return fieldError("host", fmt.Errorf("%q is not an ssh destination like user@example.com, ssh://user@example.com:2222 or an alias from your ssh config", host))
-	}
-	return nil
-}

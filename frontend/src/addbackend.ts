@@ -115,13 +115,17 @@ export function windowsDevice(name: string): boolean {
 }
 
 /**
- * Mirrors Go's settings.ValidateHost: the host is given to ssh as one
- * argument, so only what ssh would misread is refused; "" is this computer.
+ * The first check of Go's settings.ValidateHost, which has the last word
+ * (its refusal lands on the host field): "" is this computer; a host holds
+ * only what an ssh destination can (letters, digits, . - _ @ : [ ] % $ +
+ * and the / of ssh://), so no shell syntax reaches ssh's ProxyCommand.
  */
 export function hostError(host: string): string | null {
   if (host === "") return null;
   if (host.startsWith("-")) return "A host does not start with '-'";
   if (/[\u0000-\u0020\u007f]/.test(host)) return "A host has no spaces";
+  const bad = /[^A-Za-z0-9._@:[\]%$+\/-]/.exec(host);
+  if (bad) return `A host cannot hold '${bad[0]}'`;
   if (new TextEncoder().encode(host).length > 255) return "At most 255 characters";
   return null;
 }

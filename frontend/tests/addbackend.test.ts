@@ -42,13 +42,17 @@ describe("validateAdd", () => {
     [draft({ kind: "custom", command: "srv", grace: "0s" }), { grace: "Must be at least 1 ms" }],
     // Only a custom backend has them: a Hermes kind ignores what was typed before a switch.
     [draft({ kind: "dashboard", ready_regex: "no group", grace: "soon" }), {}],
-    // A host, any kind: Go's settings.ValidateHost.
+    // A host, any kind: the first check of Go's settings.ValidateHost.
     [draft({ host: "me@build-box" }), {}],
     [draft({ kind: "custom", command: "srv", host: "ssh://me@build-box:2222" }), {}],
     [draft({ host: "-oProxyCommand=x" }), { host: "A host does not start with '-'" }],
     [draft({ host: "me@build box" }), { host: "A host has no spaces" }],
     [draft({ host: "a\tb" }), { host: "A host has no spaces" }],
     [draft({ host: "h".repeat(256) }), { host: "At most 255 characters" }],
+    [draft({ host: "box;reboot" }), { host: "A host cannot hold ';'" }],
+    [draft({ host: "$(id)" }), { host: "A host cannot hold '('" }],
+    [draft({ host: "`id`" }), { host: "A host cannot hold '`'" }],
+    [draft({ host: "ssh://me@[::1]:2222" }), {}],
   ])("%o -> %o", (d, want) => {
     expect(validateAdd(d, ["hermes", "api"])).toEqual(want);
   });
@@ -84,8 +88,8 @@ describe("refusalByField", () => {
       errors: { health_path: "Must start with /", grace: '"soon" is not a duration like 5s or 3m' },
       rest: "",
     });
-    expect(refusalByField('backend far: Host: "-x" is not an ssh destination like user@example.com')).toEqual({
-      errors: { host: '"-x" is not an ssh destination like user@example.com' },
+    expect(refusalByField(`backend far: Host: "box;x": ';' cannot be in a host; want an ssh destination like user@example.com`)).toEqual({
+      errors: { host: `"box;x": ';' cannot be in a host; want an ssh destination like user@example.com` },
       rest: "",
     });
     expect(refusalByField("backend x: command: unterminated ' in command")).toEqual({ errors: { command: "Unterminated ' in command" }, rest: "" });

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"hermes-desktop/contract/logs"
 )
 
 // channelWriter writes the remote watchdog's lines to the channel from one
@@ -141,12 +143,12 @@ func (r *relay) started() {
 	r.errW.Close()
 }
 
+// copy relays f line by line until EOF. A line too long for the app is
+// cut (logs.ReadLines, as the local supervisor reads): a scanner would stop
+// at its limit and leave the backend blocked on its next write.
 func (r *relay) copy(f *os.File, tag string) {
 	defer r.wg.Done()
-	s := bufio.NewScanner(f)
-	s.Buffer(make([]byte, 0, 4096), 256<<10)
-	for s.Scan() {
-		line := s.Text()
+	logs.ReadLines(f, func(line string) {
 		r.out.send(tag, oneLine(line))
 		r.logMu.Lock()
 		if r.log != nil && r.logged < maxRemoteLog {
@@ -154,7 +156,7 @@ func (r *relay) copy(f *os.File, tag string) {
 			r.logged += int64(n)
 		}
 		r.logMu.Unlock()
-	}
+	})
 }
 
 // drain waits at most wait for the output to end, then closes the pipes
