@@ -159,3 +159,31 @@ func running(t *testing.T, id proc.Identity) bool {
 	ok, err := proc.Running(id)
 	return err == nil && ok
 }
+
+// BenchmarkSampleTree20 is one sample of a 20-process tree (sh and 19
+// sleeps) at rest, what the remote watchdog does every --sample-every:
+// go test -run '^$' -bench SampleTree20 -benchtime 200x ./watchdog/remotewd/
+func BenchmarkSampleTree20(b *testing.B) {
+	cmd := exec.Command("sh", "-c", "for i in $(seq 19); do sleep 600 & done; wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }()
+	id, err := proc.Lookup(cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !waitfor.Try(5*time.Second, func() bool { ps, _ := proc.DescendantsOf(id.PID); return len(ps) == 19 }) {
+		b.Fatal("the tree did not start")
+	}
+	s := newSampler(id, id.PID, nil, time.Second, newChannelWriter(io.Discard), slog.New(slog.DiscardHandler))
+	b.ResetTimer()
+	for range b.N {
+		smp, err := s.sample()
+		if err != nil || len(smp.Processes) != 20 {
+			b.Fatalf("sample: %d processes, %v", len(smp.Processes), err)
+		}
+		s.out.sendJSON(TagSample, smp)
+	}
+}
