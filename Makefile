@@ -228,11 +228,12 @@ unit: ssh-test-deps
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
 	CGO_ENABLED=1 $(GO) test -race -count=1 -tags desktop ./app/desktop
 
-# The Windows tests under Wine (scripts/wine/test-windows.sh): every
-# package's Windows test binary, then the Windows end-to-end tests.
+# The Windows tests under Wine (scripts/wine/test-windows.sh, which installs
+# Wine and MinGW): every package's Windows test binary, then the Windows
+# end-to-end tests, the remote ones against a real sshd (ssh-test-deps).
 # PKGS=./backend/control runs one package's.
 PKGS ?=
-test-windows:
+test-windows: ssh-test-deps
 	scripts/wine/test-windows.sh $(PKGS)
 
 # Each fuzz target for 20000 inputs; `make fuzz` runs each for a minute (FUZZTIME=5m: longer).

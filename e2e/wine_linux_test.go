@@ -48,6 +48,7 @@ type winApp struct {
 	state string // Linux path of the state dir
 	home  string // Linux path of HERMES_HOME
 	tag   string
+	env   []string // more environment for every process started (KEY=VALUE)
 }
 
 // newWinApp skips outside the Windows lane.
@@ -97,6 +98,7 @@ func (a *winApp) command(exe string, args ...string) *exec.Cmd {
 	}
 	cmd.Env = append(cmd.Env, testbin.Env(a.tag), "HERMES_HOME="+winPath(a.home),
 		"HERMES_DESKTOP_STATE_DIR="+winPath(a.state))
+	cmd.Env = append(cmd.Env, a.env...)
 	return cmd
 }
 

@@ -16,6 +16,10 @@ const helloWait = 10 * time.Second
 type Options struct {
 	// SSH is the client the bridge runs; "" means ssh from PATH.
 	SSH string
+	// Args go after Forced and before the client's: what this machine's
+	// ssh needs that the Windows side cannot name (a test's -F with Linux
+	// paths, as a user's ~/.ssh/config). nil means none.
+	Args []string
 	// Logf, when set, is told about refused connections and failed starts;
 	// nil means they are not told.
 	Logf func(format string, args ...any)

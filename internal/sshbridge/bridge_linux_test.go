@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,10 +42,11 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// listen starts a bridge running ssh (a path) and closes it at the end.
-func listen(t *testing.T, ssh string) *sshbridge.Bridge {
+// listen starts a bridge running ssh (a path) with args and closes it at
+// the end.
+func listen(t *testing.T, ssh string, args ...string) *sshbridge.Bridge {
 	t.Helper()
-	b, err := sshbridge.Listen(sshbridge.Options{SSH: ssh, Logf: t.Logf})
+	b, err := sshbridge.Listen(sshbridge.Options{SSH: ssh, Args: args, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +75,11 @@ func standIn(t *testing.T) (path, ran string) {
 }
 
 // The bridge runs ssh with exactly the client's arguments after the
-// forced options, however they are spelled, and the client exits with
-// ssh's status.
+// forced options and its own, however they are spelled, and the client
+// exits with ssh's status.
 func TestBridgeArgv(t *testing.T) {
 	ssh, _ := standIn(t)
-	b := listen(t, ssh)
+	b := listen(t, ssh, "-F", "/etc/bridge config")
 	args := []string{"-F", `C:\Users\a b\ssh config`, "", "ünï", `x'y"z\`, "-o", "ControlMaster=yes", "--", "host", "sh -c 'echo $HOME'"}
 	cmd := client(b, args...)
 	var stderr bytes.Buffer
@@ -88,7 +90,7 @@ func TestBridgeArgv(t *testing.T) {
 		t.Fatalf("fakessh: %v (stderr %q), want exit status 3", err, stderr.String())
 	}
 	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	want := append(append([]string{}, sshbridge.Forced...), args...)
+	want := slices.Concat(sshbridge.Forced, []string{"-F", "/etc/bridge config"}, args)
 	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
 		t.Errorf("ssh's argv: got %q, want %q", got, want)
 	}

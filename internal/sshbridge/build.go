@@ -8,16 +8,15 @@ import (
 	"testing"
 )
 
-// BuildClient builds fakessh for goos (amd64) into a temp dir of t's and
-// returns its path: "ssh" there, "ssh.exe" for windows, the name the app
-// runs.
-func BuildClient(t testing.TB, goos string) string {
+// BuildClient builds fakessh for goos (amd64) into dir and returns its
+// path: dir/ssh, or dir/ssh.exe for windows, the name the app runs.
+func BuildClient(t testing.TB, goos, dir string) string {
 	t.Helper()
 	name := "ssh"
 	if goos == "windows" {
 		name = "ssh.exe"
 	}
-	out := filepath.Join(t.TempDir(), name)
+	out := filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-o", out, "hermes-desktop/internal/sshbridge/fakessh")
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); k != "GOOS" && k != "GOARCH" && k != "CGO_ENABLED" {

@@ -7,7 +7,8 @@
 // exit status over that connection; the Bridge runs the Linux ssh with
 // `-o ControlMaster=no -o ControlPath=none` before those arguments (the
 // first value of an option wins, so the client cannot turn multiplexing
-// back on: Windows' ssh.exe has none, and the test holds the app to that).
+// back on: Windows' ssh.exe has none, and the test holds the app to that),
+// then the bridge's own Options.Args (the test's -F).
 //
 // The wire (wire.go) is one Hello line from the client (the bridge's
 // secret and the argv), then contract/muxwire's OpExec frames both ways:

@@ -52,9 +52,9 @@ func runSession(c net.Conn, opts Options, argv []string) {
 	<-relayed
 }
 
-// startSession starts ssh with Forced before argv, its output framed on out.
+// startSession starts ssh with Forced and opts.Args before argv, its output framed on out.
 func startSession(opts Options, argv []string, out *frameWriter) (*session, error) {
-	cmd := exec.Command(opts.SSH, append(slices.Clone(Forced), argv...)...)
+	cmd := exec.Command(opts.SSH, slices.Concat(Forced, opts.Args, argv)...)
 	cmd.Stdout = out.stream(muxwire.FrameStdout)
 	cmd.Stderr = out.stream(muxwire.FrameStderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
