@@ -151,7 +151,7 @@ func TestInstallUploadsOnce(t *testing.T) {
 		}
 	}
 	again := install(t, r, cores)
-	if again.Uploaded || again != (Installed{in.Platform, in.Path, in.Digest, false}) || r.sent.Load() != size {
+	if again.Uploaded || again != (Installed{Platform: in.Platform, Path: in.Path, Digest: in.Digest}) || r.sent.Load() != size {
 		t.Errorf("second Install: got %+v and %d bytes sent in all, want no upload (%d)", again, r.sent.Load(), size)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(filepath.Join(r.home, in.Path)))
