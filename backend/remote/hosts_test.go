@@ -1,8 +1,8 @@
 package remote
 
 import (
-	"time"
 	"testing"
+	"time"
 
 	"hermes-desktop/backend/ssh"
 	"hermes-desktop/backend/wsl"

@@ -25,13 +25,13 @@ type Host struct {
 	wg    sync.WaitGroup // the connect loop and the links' watchers
 
 	mu             sync.Mutex
-	status         transport.Status           // guarded by mu
-	flight         *flight                    // the attempt loop in flight, nil if none; guarded by mu
-	live           *link                      // the session up now, nil if none; guarded by mu
-	relays         map[int]*transport.Relay   // the forwards, by local port; guarded by mu
-	res            *resolved                  // ssh -G, once; guarded by mu
-	strictOverride bool                       // guarded by mu (set with res)
-	closed         bool                       // guarded by mu
+	status         transport.Status         // guarded by mu
+	flight         *flight                  // the attempt loop in flight, nil if none; guarded by mu
+	live           *link                    // the session up now, nil if none; guarded by mu
+	relays         map[int]*transport.Relay // the forwards, by local port; guarded by mu
+	res            *resolved                // ssh -G, once; guarded by mu
+	strictOverride bool                     // guarded by mu (set with res)
+	closed         bool                     // guarded by mu
 }
 
 // link is one session and the multiplexer's client over it.

@@ -51,7 +51,7 @@ type Transport struct {
 
 	mu     sync.Mutex
 	relays map[int]*transport.Relay // by local port; guarded by mu
-	closed bool               // guarded by mu
+	closed bool                     // guarded by mu
 }
 
 // New returns the transport to opts.Distro. A missing wsl.exe is not an
