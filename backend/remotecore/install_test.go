@@ -75,8 +75,14 @@ func newRemote(t *testing.T) (*shellRemote, *Cores) {
 	if err := os.Mkdir(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return &shellRemote{home: home}, coresOf(t, []byte(coreScript+strings.Repeat("#\n", 100<<10)))
+}
+
+// coresOf is a cores directory (version "1.0") whose core for every
+// platform is core.
+func coresOf(t *testing.T, core []byte) *Cores {
+	t.Helper()
 	dir := t.TempDir()
-	core := []byte(coreScript + strings.Repeat("#\n", 100<<10))
 	sum := sha256.Sum256(core)
 	var sums strings.Builder
 	var gz bytes.Buffer
@@ -94,7 +100,7 @@ func newRemote(t *testing.T) (*shellRemote, *Cores) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &shellRemote{home: home}, cores
+	return cores
 }
 
 func writeFile(t *testing.T, path, data string, mode os.FileMode) {
