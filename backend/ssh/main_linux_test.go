@@ -15,10 +15,10 @@ import (
 // Environment of the helper process: the test binary re-run as an app that
 // connects a Host and then waits to be killed.
 const (
-	envHelper     = "HERMES_SSH_TEST_HELPER" // the destination
-	envHelperConf = "HERMES_SSH_TEST_CONFIG"
+	envHelper      = "HERMES_SSH_TEST_HELPER" // the destination
+	envHelperConf  = "HERMES_SSH_TEST_CONFIG"
 	envHelperCores = "HERMES_SSH_TEST_CORES"
-	envHelperSelf = "HERMES_SSH_TEST_SELF"
+	envHelperSelf  = "HERMES_SSH_TEST_SELF"
 )
 
 // helperConnected is the line the helper prints once its Host is connected.
