@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 )
@@ -34,9 +35,10 @@ type Bridge struct {
 	secret string
 	wg     sync.WaitGroup // the accept loop and one serve per connection
 
-	mu     sync.Mutex // guards conns and closed
+	mu     sync.Mutex // guards conns, closed and runs
 	conns  map[net.Conn]bool
 	closed bool
+	runs   [][]string // the argv of each connection whose hello was accepted
 }
 
 // Listen starts a bridge on 127.0.0.1 on a free port.
@@ -115,5 +117,16 @@ func (b *Bridge) serve(c net.Conn) {
 		return // nothing ran: closed without a word
 	}
 	_ = c.SetReadDeadline(time.Time{})
+	b.mu.Lock()
+	b.runs = append(b.runs, h.Argv)
+	b.mu.Unlock()
 	runSession(c, b.opts, h.Argv)
+}
+
+// Runs are the arguments of every ssh run so far (without Forced and
+// Args), in order: what the Windows side ran its ssh.exe with.
+func (b *Bridge) Runs() [][]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.runs)
 }
