@@ -143,8 +143,8 @@ func TestBridgeRefusesBadHello(t *testing.T) {
 // Through a real sshd: stdin in, stdout and stderr out as ssh gives them,
 // the remote command's exit status, one authentication.
 func TestBridgeRealSSH(t *testing.T) {
-	srv := sshtest.Start(t)
 	b := listen(t, "ssh")
+	srv := sshtest.Start(t)
 	in := make([]byte, 1<<20) // many frames, binary
 	if _, err := rand.Read(in); err != nil {
 		t.Fatal(err)
@@ -177,8 +177,8 @@ func TestBridgeRealSSH(t *testing.T) {
 // ends the remote session: the remote command, whose stdin stayed open,
 // is gone, and the bridge's ssh is collected.
 func TestBridgeDropKillsRemote(t *testing.T) {
+	b := listen(t, "ssh") // closed after srv stops: a failure here ends, not hangs
 	srv := sshtest.Start(t)
-	b := listen(t, "ssh")
 	cmd := client(b, "-F", srv.ClientConfig, "-T", "-o", "BatchMode=yes", sshtest.Alias, "--", "cat")
 	stdin, err := cmd.StdinPipe() // held open: cat ends only if its session does
 	if err != nil {
