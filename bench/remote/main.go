@@ -15,13 +15,16 @@
 //     the remote backend is gone, against the disconnect grace;
 //   - reattach after a blip: the master SIGSTOPped for a while under the
 //     grace, then SIGCONT, until the status shows the backend connected
-//     with the same remote PID and its local URL answers.
+//     with the same remote PID and its local URL answers;
+//   - sampling cost on the remote: the remote core's CPU per minute with
+//     a 20-process tree sampled every 5 s, every hour and every second
+//     (sampling.go).
 //
 // The first remote connect uploads the core; it is shown on its own and
 // left out of the connect figures. Every process started (sshd, apps,
 // remote sessions) is stopped at the end, on failure too.
 //
-// Usage: go run ./bench/remote [-n 10] [-faults 5] [-partition-grace 3s]
+// Usage: go run ./bench/remote [-n 10] [-faults 5] [-partition-grace 3s] [-sample-window 1m]
 package main
 
 import (
@@ -60,6 +63,7 @@ func main() {
 	partitionGrace := flag.Duration("partition-grace", 3*time.Second, "disconnect grace for the partition case")
 	blipGrace := flag.Duration("blip-grace", 5*time.Second, "disconnect grace for the blip cases")
 	blips := flag.String("blips", "1s,3s", "blip lengths (comma-separated), each under -blip-grace")
+	flag.DurationVar(&sampleWindow, "sample-window", time.Minute, "how long the sampling cost is measured at each interval")
 	flag.Parse()
 	var blipDs []time.Duration
 	for _, s := range strings.Split(*blips, ",") {
@@ -131,6 +135,8 @@ func run(tb *benchTB, n, faults int, partitionGrace, blipGrace time.Duration, bl
 	e.partition(faults, partitionGrace)
 	fmt.Println()
 	e.blip(faults, blipGrace, blips)
+	fmt.Println()
+	e.samplingCost(sampleWindow)
 	if e.argv != "" {
 		fmt.Printf("\nthe remote backend ran as: %s\n", e.argv)
 	}
@@ -144,6 +150,9 @@ func run(tb *benchTB, n, faults int, partitionGrace, blipGrace time.Duration, bl
 }
 
 const readyWait = 60 * time.Second
+
+// sampleWindow is how long the sampling cost is measured (-sample-window).
+var sampleWindow time.Duration
 
 func remoteServe(name string) settings.Backend {
 	return settings.Backend{Name: name, Kind: settings.KindServe, Host: sshtest.Alias}
