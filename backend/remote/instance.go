@@ -104,6 +104,9 @@ type sessionIDs struct {
 	spawnNonce  string
 	sendToken   string // sent to the remote
 	token       string // the same, for a desktop-owned kind's health checks; "" for a dashboard
+	// secret is the session secret a claim presents (remotewd's claim
+	// socket): held only here and in the remote's 0600 session file.
+	secret string
 }
 
 // said is what the remote watchdog said of the run, or why it could not
@@ -143,8 +146,10 @@ func newInstance(spec *runspec.Spec, host *Machine, r Runner) (*Instance, error)
 		spec: spec, host: host, log: r.Log, grace: grace, ids: ids, reaped: r.Reaped,
 		released: newGate(), stopping: newGate(), backendKnown: make(chan struct{}),
 		ready: run.NewPortMatcher(spec.ReadyRegex), exited: make(chan struct{}),
-		// A few beats per grace, so one lost beat is never a teardown.
-		beat: newHeartbeat(min(max(grace/6, 500*time.Millisecond), 5*time.Second)),
+		// Ten beats per grace, so one lost beat is never a teardown, and
+		// the remote watchdog tells an EOF right after a beat (the app
+		// closed its end) from one after a silence by the same period.
+		beat: newHeartbeat(remotewd.BeatEvery(grace)),
 	}
 	x.newTreeSamples(r.LeakGuard, r.Logger)
 	return x, nil
@@ -163,6 +168,9 @@ func newSessionIDs(spec *runspec.Spec) (sessionIDs, error) {
 		return ids, err
 	}
 	if ids.sendToken, err = hermes.NewSSHToken(); err != nil {
+		return ids, err
+	}
+	if ids.secret, err = remotewd.NewSecret(); err != nil {
 		return ids, err
 	}
 	if spec.DesktopOwned() {
@@ -229,6 +237,7 @@ func (r *Instance) main() {
 	readDone := make(chan struct{})
 	go func() { defer close(readDone); r.read(ch.Stdout) }()
 	r.line.send(remotewd.TagToken + " " + r.ids.sendToken)
+	r.line.send(remotewd.TagSecret + " " + r.ids.secret)
 	select {
 	case <-r.released.done():
 		r.line.send(remotewd.TagStart)
