@@ -21,9 +21,12 @@ type lifeline struct {
 	stop  chan struct{} // closed when it is replaced: its reader ends
 	conn  net.Conn      // nil for stdin
 	last  time.Time     // when its last line came
-	// handover is the window a handover line gave: its EOF keeps the tree
-	// that long (0: none came).
-	handover time.Duration
+	// handover is the window a handover line gave, at handoverAt: an EOF
+	// within it keeps the tree that long (0: none came). A handover that
+	// no EOF followed in time lapses (the update was given up): the app's
+	// later quit must still end the tree at once.
+	handover   time.Duration
+	handoverAt time.Time
 }
 
 func newLifeline(in io.Reader, conn net.Conn) *lifeline {
@@ -104,7 +107,7 @@ func (r *remoteRun) holdAfter(l *lifeline) (time.Duration, string) {
 	switch {
 	case r.ln == nil:
 		return 0, closed
-	case l.handover > 0:
+	case l.handover > 0 && time.Since(l.handoverAt) <= l.handover:
 		return l.handover, fmt.Sprintf("the app handed the backend over; no successor claimed it within %s", l.handover)
 	}
 	silent := time.Since(l.last)
@@ -155,7 +158,7 @@ func (r *remoteRun) handle(l *lifeline, line string, signals chan<- os.Signal) {
 			return
 		}
 		r.keys.setOnce(secret)
-		l.handover = window
+		l.handover, l.handoverAt = window, time.Now()
 	case TagStop:
 		why := "the app asked it to stop"
 		r.why.CompareAndSwap(nil, &why)

@@ -27,10 +27,11 @@ package remotewd
 //   - "secret <64 hex>": the session secret, after "token" (any time
 //     later: a new one, from a successor that claimed with a one-time
 //     secret); kept only in the app's memory and our 0600 session file;
-//   - "handover <64 hex> <window>": an update's predecessor lets go: the
-//     EOF that follows keeps the tree for the window (a Go duration, at
-//     most MaxHandoverWindow), waiting for a claim with that one-time
-//     secret, valid once;
+//   - "handover <64 hex> <window>": an update's predecessor lets go: an
+//     EOF within the window (a Go duration, at most MaxHandoverWindow)
+//     keeps the tree for the window, waiting for a claim with that
+//     one-time secret, valid once (a handover no EOF followed in time
+//     lapses);
 //   - "stop": tear CMD's tree down now.
 //
 // Every line counts as a heartbeat, and the app beats every
