@@ -79,6 +79,7 @@ type Instance struct {
 
 	released     gate // Release was called
 	stopping     gate // Stop was called
+	detached     gate // Detach was called: a successor claims the backend
 	backendKnown chan struct{}
 	ready        *run.PortMatcher // the port the output announces
 	exited       chan struct{}
@@ -144,7 +145,7 @@ func newInstance(spec *runspec.Spec, host *Machine, r Runner) (*Instance, error)
 	}
 	x := &Instance{
 		spec: spec, host: host, log: r.Log, grace: grace, ids: ids, reaped: r.Reaped,
-		released: newGate(), stopping: newGate(), backendKnown: make(chan struct{}),
+		released: newGate(), stopping: newGate(), detached: newGate(), backendKnown: make(chan struct{}),
 		ready: run.NewPortMatcher(spec.ReadyRegex), exited: make(chan struct{}),
 		// Ten beats per grace, so one lost beat is never a teardown, and
 		// the remote watchdog tells an EOF right after a beat (the app
@@ -234,20 +235,63 @@ func (r *Instance) main() {
 	r.ch = ch
 	r.mu.Unlock()
 	r.line.attach(ch.Stdin)
-	readDone := make(chan struct{})
-	go func() { defer close(readDone); r.read(ch.Stdout) }()
+	first := make(chan struct{})
+	go func() { defer close(first); r.read(ch.Stdout) }()
+	var readDone <-chan struct{} = first
 	r.line.send(remotewd.TagToken + " " + r.ids.sendToken)
 	r.line.send(remotewd.TagSecret + " " + r.ids.secret)
+	kill := func() { _ = ch.Kill() }
 	select {
 	case <-r.released.done():
 		r.line.send(remotewd.TagStart)
-		r.heartbeat(readDone)
+		readDone, kill = r.follow(ctx, readDone, kill)
 	case <-r.stopping.done():
 	case <-readDone:
 	}
-	// Closing stdin is EOF on the lifeline: whatever runs there ends.
+	// Closing the lifeline is EOF there: whatever runs there ends, or,
+	// after a handover, waits for the successor's claim.
 	r.line.close()
-	r.finish(ch, readDone)
+	if r.isDetached() {
+		return // the successor's: nothing here to wait for or undo
+	}
+	r.finish(ch, readDone, kill)
+}
+
+// follow beats until the lifeline ends; when it ends without the app
+// asking (the session died), it reclaims the tree over the host's next
+// session and beats on over the claim's connection. It returns the last
+// lifeline's end and how to cut it.
+func (r *Instance) follow(ctx context.Context, readDone <-chan struct{}, kill func()) (<-chan struct{}, func()) {
+	for {
+		r.heartbeat(readDone)
+		sock := r.claimSocket()
+		if r.isDetached() || sock == "" || ctx.Err() != nil {
+			return readDone, kill
+		}
+		select {
+		case <-readDone:
+		default:
+			return readDone, kill // stopped
+		}
+		c, in := r.reclaim(ctx, sock)
+		if c == nil {
+			return readDone, kill
+		}
+		r.line.attach(c)
+		done := make(chan struct{})
+		go func() { defer close(done); r.read(in) }()
+		readDone, kill = done, func() { c.Close() }
+	}
+}
+
+// isDetached says whether Detach was called.
+func (r *Instance) isDetached() bool {
+	select {
+	case <-r.detached.done():
+		return true
+	default:
+		return false
+	}
 }
 
 // reap ends, before this run starts, what dead sessions of ours left on
@@ -284,13 +328,14 @@ const reapTimeout = 30 * time.Second
 // finish waits for the channel's end (bounded: the remote watchdog tears
 // down within its grace once its lifeline is gone), collects our ssh client
 // and drops the forward.
-func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}) {
+func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}, kill func()) {
 	select {
 	case <-readDone:
 	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
-		_ = ch.Kill()
+		kill()
 		<-readDone
 	}
+	_ = ch.Kill() // a reclaimed run's first channel, long gone: collected
 	if err := ch.Wait(); err != nil {
 		r.mu.Lock()
 		if r.said.exit == nil && r.said.failure == "" {
@@ -334,6 +379,8 @@ func (r *Instance) heartbeat(readDone <-chan struct{}) {
 		select {
 		case <-t.C:
 		case <-readDone:
+			return
+		case <-r.detached.done():
 			return
 		case <-r.stopping.done():
 			r.line.send(remotewd.TagStop)
