@@ -131,6 +131,16 @@ func newGate() gate { return gate{ch: make(chan struct{})} }
 // open gives the signal; idempotent.
 func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
 
+// isOpen says whether the gate is open.
+func (g *gate) isOpen() bool {
+	select {
+	case <-g.ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // done is closed once the gate is open.
 func (g *gate) done() <-chan struct{} { return g.ch }
 
@@ -237,60 +247,47 @@ func (r *Instance) main() {
 	r.line.attach(ch.Stdin)
 	first := make(chan struct{})
 	go func() { defer close(first); r.read(ch.Stdout) }()
-	var readDone <-chan struct{} = first
+	l := link{done: first, kill: func() { _ = ch.Kill() }, wait: ch.Wait}
 	r.line.send(remotewd.TagToken + " " + r.ids.sendToken)
 	r.line.send(remotewd.TagSecret + " " + r.ids.secret)
-	kill := func() { _ = ch.Kill() }
 	select {
 	case <-r.released.done():
 		r.line.send(remotewd.TagStart)
-		readDone, kill = r.follow(ctx, readDone, kill)
+		l = r.follow(ctx, l)
 	case <-r.stopping.done():
-	case <-readDone:
+	case <-l.done:
 	}
-	// Closing the lifeline is EOF there: whatever runs there ends, or,
-	// after a handover, waits for the successor's claim.
-	r.line.close()
-	if r.isDetached() {
-		return // the successor's: nothing here to wait for or undo
-	}
-	r.finish(ch, readDone, kill)
+	r.finish(l)
+}
+
+// link is the lifeline being read: its end, how to cut it, and how to
+// collect what carried it.
+type link struct {
+	done <-chan struct{}
+	kill func()
+	wait func() error
 }
 
 // follow beats until the lifeline ends; when it ends without the app
 // asking (the session died), it reclaims the tree over the host's next
 // session and beats on over the claim's connection. It returns the last
-// lifeline's end and how to cut it.
-func (r *Instance) follow(ctx context.Context, readDone <-chan struct{}, kill func()) (<-chan struct{}, func()) {
+// lifeline.
+func (r *Instance) follow(ctx context.Context, l link) link {
 	for {
-		r.heartbeat(readDone)
-		sock := r.claimSocket()
-		if r.isDetached() || sock == "" || ctx.Err() != nil {
-			return readDone, kill
-		}
+		r.heartbeat(l.done)
 		select {
-		case <-readDone:
+		case <-l.done:
 		default:
-			return readDone, kill // stopped
+			return l // stopped or detached
 		}
-		c, in := r.reclaim(ctx, sock)
-		if c == nil {
-			return readDone, kill
+		if r.detached.isOpen() || ctx.Err() != nil {
+			return l
 		}
-		r.line.attach(c)
-		done := make(chan struct{})
-		go func() { defer close(done); r.read(in) }()
-		readDone, kill = done, func() { c.Close() }
-	}
-}
-
-// isDetached says whether Detach was called.
-func (r *Instance) isDetached() bool {
-	select {
-	case <-r.detached.done():
-		return true
-	default:
-		return false
+		next, ok := r.reclaim(ctx, l.wait)
+		if !ok {
+			return l
+		}
+		l = next
 	}
 }
 
@@ -325,18 +322,26 @@ func (r *Instance) reap(ctx context.Context, in remotecore.Installed) {
 // reapTimeout bounds the remote reap: a grace of 2 s per leftover.
 const reapTimeout = 30 * time.Second
 
-// finish waits for the channel's end (bounded: the remote watchdog tears
-// down within its grace once its lifeline is gone), collects our ssh client
-// and drops the forward.
-func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}, kill func()) {
-	select {
-	case <-readDone:
-	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
-		kill()
-		<-readDone
+// finish closes the lifeline, which is EOF there: whatever runs there
+// ends, or, after a handover, waits for the successor's claim. Unless a
+// successor has it, it then waits for the channel's end (bounded: the
+// remote watchdog tears down within its grace once its lifeline is gone),
+// collects our ssh client and drops the forward.
+func (r *Instance) finish(l link) {
+	r.line.close()
+	if r.detached.isOpen() {
+		return // the successor's: nothing here to wait for or undo
 	}
-	_ = ch.Kill() // a reclaimed run's first channel, long gone: collected
-	if err := ch.Wait(); err != nil {
+	select {
+	case <-l.done:
+	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
+		l.kill()
+		<-l.done
+	}
+	if l.wait == nil {
+		l.wait = func() error { return nil }
+	}
+	if err := l.wait(); err != nil {
 		r.mu.Lock()
 		if r.said.exit == nil && r.said.failure == "" {
 			r.said.failure = err.Error()

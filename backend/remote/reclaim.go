@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"hermes-desktop/backend/run"
+	"hermes-desktop/contract/logs"
+	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog/remotewd"
 )
 
@@ -33,90 +35,65 @@ const claimRetry = time.Second
 // nothing there is this run's any more.
 var errNotOurs = errors.New("remote: the claim was refused")
 
-// dialSocket opens a stream to a unix socket on the host through its
-// transport, where the transport can.
-func (h *Machine) dialSocket(ctx context.Context, path string) (net.Conn, error) {
-	d, ok := h.t.(interface {
-		DialSocket(ctx context.Context, path string) (net.Conn, error)
-	})
-	if !ok {
-		return nil, fmt.Errorf("remote: the connection to %s cannot reach a socket there", h.Destination)
-	}
-	return d.DialSocket(ctx, path)
+// claimer claims a remote watchdog's tree on one host: the claim
+// protocol's client side.
+type claimer struct {
+	host *Machine
+	log  *logs.Log
 }
 
-// claimSocket is where the watchdog takes claims, "" when it cannot be
-// reclaimed: it never spoke of a backend, said the tree is gone, or has
-// no claim socket.
-func (r *Instance) claimSocket() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.said.exit != nil || r.said.backend.Backend.PID == 0 {
-		return ""
-	}
-	return r.said.backend.ClaimSocket
+// claimed is a claim that succeeded: the connection (the lifeline from
+// now on), what follows the answer on it, and the answer.
+type claimed struct {
+	conn net.Conn
+	in   *bufio.Reader
+	ans  remotewd.RemoteClaimed
 }
 
-// reclaim is called when the run's lifeline ended without the app asking
-// (the session died): it waits for the host's next session and claims the
-// tree with the session secret, until the heartbeat grace from the last
-// pong ends (the watchdog there counts it from our last line). It returns
-// the claim's connection and what follows its answer, or nil: past the
-// grace, stopped, or nothing there is ours.
-func (r *Instance) reclaim(ctx context.Context, sock string) (net.Conn, *bufio.Reader) {
-	ctx, cancel := context.WithDeadline(ctx, r.beat.lastAnswer().Add(r.grace))
-	defer cancel()
-	r.log.Add("launcher", "the connection to "+r.host.Destination+" ended; reclaiming the backend there (it waits "+r.grace.String()+")")
+// until claims sock with secret for the backend want, retrying while the
+// host cannot be reached, until ctx ends; errNotOurs stops it at once.
+func (c claimer) until(ctx context.Context, sock, secret string, want proc.Identity) (claimed, error) {
 	for attempt := 1; ; attempt++ {
-		c, in, err := r.claim(ctx, sock, r.ids.secret)
+		got, err := c.once(ctx, sock, secret, want)
 		if err == nil {
-			r.log.Add("launcher", fmt.Sprintf("reclaimed the backend on %s (attempt %d)", r.host.Destination, attempt))
-			return c, in
+			c.log.Add("launcher", fmt.Sprintf("claimed the backend on %s (attempt %d)", c.host.Destination, attempt))
+			return got, nil
 		}
 		if errors.Is(err, errNotOurs) {
-			r.log.Add("launcher", "nothing to reclaim on "+r.host.Destination+": "+err.Error())
-			return nil, nil
+			return got, err
 		}
 		select {
 		case <-ctx.Done():
-			r.log.Add("launcher", "gave up reclaiming the backend on "+r.host.Destination+" past the grace: "+err.Error())
-			return nil, nil
+			return got, fmt.Errorf("%w (%w)", err, ctx.Err())
 		case <-time.After(claimRetry):
 		}
 	}
 }
 
-// claim connects, dials the claim socket and claims with secret; the
-// answer must name this run's backend.
-func (r *Instance) claim(ctx context.Context, sock, secret string) (net.Conn, *bufio.Reader, error) {
-	if err := r.host.t.Connect(ctx); err != nil {
-		return nil, nil, err
+// once connects, dials the claim socket and claims with secret; the
+// answer must name want (when it is known).
+func (c claimer) once(ctx context.Context, sock, secret string, want proc.Identity) (claimed, error) {
+	if err := c.host.t.Connect(ctx); err != nil {
+		return claimed{}, err
 	}
-	c, err := r.host.dialSocket(ctx, sock)
+	conn, err := c.host.dialSocket(ctx, sock)
 	if err != nil { // the session is up: the watchdog is gone, or cannot be reached
-		return nil, nil, fmt.Errorf("%w: %w", errNotOurs, err)
+		return claimed{}, fmt.Errorf("%w: %w", errNotOurs, err)
 	}
-	_ = c.SetDeadline(time.Now().Add(claimTimeout))
-	in := bufio.NewReaderSize(c, 64<<10)
-	var ans remotewd.RemoteClaimed
-	if _, err = io.WriteString(c, remotewd.TagClaim+" "+secret+"\n"); err == nil {
-		ans, err = readClaimed(in)
+	_ = conn.SetDeadline(time.Now().Add(claimTimeout))
+	got := claimed{conn: conn, in: bufio.NewReaderSize(conn, 64<<10)}
+	if _, err = io.WriteString(conn, remotewd.TagClaim+" "+secret+"\n"); err == nil {
+		got.ans, err = readClaimed(got.in)
 	}
-	_ = c.SetDeadline(time.Time{})
-	r.mu.Lock()
-	want := r.said.backend.Backend
-	r.mu.Unlock()
-	if err == nil && want.PID != 0 && ans.Backend != want {
-		err = fmt.Errorf("%w: it answered for backend %v, not %v", errNotOurs, ans.Backend, want)
+	_ = conn.SetDeadline(time.Time{})
+	if err == nil && want.PID != 0 && got.ans.Backend != want {
+		err = fmt.Errorf("%w: it answered for backend %v, not %v", errNotOurs, got.ans.Backend, want)
 	}
 	if err != nil {
-		c.Close()
-		return nil, nil, err
+		conn.Close()
+		return claimed{}, err
 	}
-	r.mu.Lock()
-	r.said.backend, r.said.hello.Shim = ans.RemoteBackend, ans.Shim
-	r.mu.Unlock()
-	return c, in, nil
+	return got, nil
 }
 
 // readClaimed reads a claim's answer.
@@ -139,6 +116,64 @@ func readClaimed(in *bufio.Reader) (remotewd.RemoteClaimed, error) {
 	return ans, fmt.Errorf("remote: the claim's answer %q", tag)
 }
 
+// dialSocket opens a stream to a unix socket on the host through its
+// transport, where the transport can.
+func (h *Machine) dialSocket(ctx context.Context, path string) (net.Conn, error) {
+	d, ok := h.t.(interface {
+		DialSocket(ctx context.Context, path string) (net.Conn, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("remote: the connection to %s cannot reach a socket there", h.Destination)
+	}
+	return d.DialSocket(ctx, path)
+}
+
+// claimSocket is where the watchdog takes claims, "" when its tree cannot
+// be reclaimed: it never spoke of a backend, said the tree is gone, or
+// has no claim socket.
+func (s said) claimSocket() string {
+	if s.exit != nil || s.backend.Backend.PID == 0 {
+		return ""
+	}
+	return s.backend.ClaimSocket
+}
+
+// reclaim is called when the run's lifeline ended without the app asking
+// (the session died): it waits for the host's next session and claims the
+// tree with the session secret, until the heartbeat grace from the last
+// pong ends (the watchdog there counts it from our last line). It returns
+// the new lifeline, or false: past the grace, stopped, or nothing there is
+// ours.
+func (r *Instance) reclaim(ctx context.Context, wait func() error) (link, bool) {
+	r.mu.Lock()
+	sock, want := r.said.claimSocket(), r.said.backend.Backend
+	r.mu.Unlock()
+	if sock == "" {
+		return link{}, false
+	}
+	ctx, cancel := context.WithDeadline(ctx, r.beat.lastAnswer().Add(r.grace))
+	defer cancel()
+	r.log.Add("launcher", "the connection to "+r.host.Destination+" ended; reclaiming the backend there (it waits "+r.grace.String()+")")
+	got, err := claimer{r.host, r.log}.until(ctx, sock, r.ids.secret, want)
+	if err != nil {
+		r.log.Add("launcher", "could not reclaim the backend on "+r.host.Destination+": "+err.Error())
+		return link{}, false
+	}
+	return r.attach(got, wait), true
+}
+
+// attach makes a claim's connection the lifeline; wait collects what
+// carried the one before (the first channel's ssh client; nil for none).
+func (r *Instance) attach(c claimed, wait func() error) link {
+	r.mu.Lock()
+	r.said.backend, r.said.hello.Shim = c.ans.RemoteBackend, c.ans.Shim
+	r.mu.Unlock()
+	r.line.attach(c.conn)
+	done := make(chan struct{})
+	go func() { defer close(done); r.read(c.in) }()
+	return link{done: done, kill: func() { c.conn.Close() }, wait: wait}
+}
+
 // HandOver tells the remote watchdog that an update's successor will
 // claim the backend within window, with a one-time secret: the EOF that
 // follows (Detach, then this app's exit) keeps the tree that long.
@@ -146,11 +181,11 @@ func (r *Instance) HandOver(window time.Duration) (run.RemoteHandover, error) {
 	r.mu.Lock()
 	h := run.RemoteHandover{
 		Host: r.host.Destination, OwnershipID: r.ids.ownershipID, SpawnNonce: r.ids.spawnNonce, Nonce: r.ids.nonce,
-		Token: r.ids.token, Shim: r.said.hello.Shim, Backend: r.said.backend.Backend, ClaimSocket: r.said.backend.ClaimSocket,
+		Token: r.ids.sendToken, Shim: r.said.hello.Shim, Backend: r.said.backend.Backend, ClaimSocket: r.said.claimSocket(),
 		RemotePort: r.remotePort, LocalPort: r.localPort,
 	}
 	r.mu.Unlock()
-	if h.ClaimSocket == "" || h.Backend.PID == 0 {
+	if h.ClaimSocket == "" {
 		return h, fmt.Errorf("remote: the backend on %s cannot be claimed (no claim socket there)", r.host.Destination)
 	}
 	secret, err := remotewd.NewSecret()
