@@ -54,6 +54,8 @@ var narrow = []struct {
 		"the protocol inside a remote host's ssh session is a leaf: the core serves it, the app speaks it"},
 	{"contract/logs", nil,
 		"the log line and its files are a leaf: the standard library only"},
+	{"backend/transport", nil,
+		"the transport vocabulary (Transport, Status, Channel, Target) is a leaf: ssh and wsl implement it, remote uses it"},
 	{"backend/reapreport", nil,
 		"the boot reap's report is a leaf: what reads one does not take in the reaper"},
 	{"backend/model", modelLeaves,

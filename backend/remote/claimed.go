@@ -7,6 +7,7 @@ import (
 
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/watchdog/remotewd"
 )
@@ -88,7 +89,7 @@ func forwardAgain(ctx context.Context, m *Machine, local, remote int) error {
 	ctx, cancel := context.WithTimeout(ctx, forwardAgainFor)
 	defer cancel()
 	for {
-		err := m.t.Forward(ctx, local, remote)
+		err := m.t.Forward(ctx, local, transport.Target{Port: remote})
 		if err == nil {
 			return nil
 		}

@@ -21,6 +21,7 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
@@ -91,7 +92,7 @@ type Instance struct {
 	reaped func([]reapreport.RemoteDecision)
 
 	mu   sync.Mutex // guards what follows
-	ch   *ssh.Channel
+	ch   *transport.Channel
 	said said // what the remote watchdog said, or why the run could not start
 	// localPort forwards here to remotePort there, once the backend is ready.
 	localPort, remotePort int
@@ -349,7 +350,7 @@ func (r *Instance) finish(l link) {
 		r.mu.Unlock()
 	}
 	r.mu.Lock()
-	local, remote := r.localPort, r.remotePort
+	local := r.localPort
 	spoke := r.said.hello.Shim.PID != 0
 	r.mu.Unlock()
 	if !spoke {
@@ -359,7 +360,7 @@ func (r *Instance) finish(l link) {
 	}
 	if local != 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = r.host.t.Unforward(ctx, local, remote)
+		_ = r.host.t.Unforward(ctx, local)
 		cancel()
 	}
 }

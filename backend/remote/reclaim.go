@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/run"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog/remotewd"
@@ -116,16 +117,10 @@ func readClaimed(in *bufio.Reader) (remotewd.RemoteClaimed, error) {
 	return ans, fmt.Errorf("remote: the claim's answer %q", tag)
 }
 
-// dialSocket opens a stream to a unix socket on the host through its
-// transport, where the transport can.
+// dialSocket opens a stream to a unix socket on the host (an OpDial
+// through the host's session).
 func (h *Machine) dialSocket(ctx context.Context, path string) (net.Conn, error) {
-	d, ok := h.t.(interface {
-		DialSocket(ctx context.Context, path string) (net.Conn, error)
-	})
-	if !ok {
-		return nil, fmt.Errorf("remote: the connection to %s cannot reach a socket there", h.Destination)
-	}
-	return d.DialSocket(ctx, path)
+	return h.t.Dial(ctx, transport.Target{Socket: path})
 }
 
 // claimSocket is where the watchdog takes claims, "" when its tree cannot
