@@ -52,6 +52,8 @@ var narrow = []struct {
 		"the error kinds that survive the control channel are a leaf: update's errors wrap them, the protocol is built on them"},
 	{"contract/muxwire", nil,
 		"the protocol inside a remote host's ssh session is a leaf: the core serves it, the app speaks it"},
+	{"watchdog/remotemux", []string{"platform/", "contract/muxwire"},
+		"the remote core's mux server runs commands and dials: it takes in neither the remote watchdog nor the lock files"},
 	{"contract/logs", nil,
 		"the log line and its files are a leaf: the standard library only"},
 	{"backend/transport", nil,
