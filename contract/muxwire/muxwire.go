@@ -71,11 +71,6 @@ const (
 	NetUnix = "unix" // the unix socket Path on the remote
 )
 
-// Core as an OpExec command's argv[0] is the remote core itself (the mux
-// server's own executable, whose digest the bootstrap checked), not a
-// program looked up on PATH.
-const Core = "@core"
-
 // Request opens a stream.
 type Request struct {
 	Op string `json:"op"`
