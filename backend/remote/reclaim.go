@@ -13,6 +13,7 @@ import (
 
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/transport"
+	"hermes-desktop/backend/wsl"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog/remotewd"
@@ -78,8 +79,11 @@ func (c claimer) once(ctx context.Context, sock, secret string, want proc.Identi
 		return claimed{}, err
 	}
 	conn, err := c.host.dialSocket(ctx, sock)
-	if err != nil { // the session is up: the watchdog is gone, or cannot be reached
+	if errors.Is(err, transport.ErrRefusedThere) || errors.Is(err, wsl.ErrSocketTarget) { // nothing listens there, or cannot be reached (WSL)
 		return claimed{}, fmt.Errorf("%w: %w", errNotOurs, err)
+	}
+	if err != nil { // the session went (again): the next one may claim
+		return claimed{}, err
 	}
 	_ = conn.SetDeadline(time.Now().Add(claimTimeout))
 	got := claimed{conn: conn, in: bufio.NewReaderSize(conn, 64<<10)}
