@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"net"
 	"time"
 
 	"hermes-desktop/backend/run"
@@ -62,6 +63,7 @@ func (r *Instance) claimMain(h run.RemoteHandover) {
 		}
 	}()
 	r.log.Add("launcher", "claiming the backend handed over on "+r.host.Destination)
+	served := r.serveHandedListener(ctx, h)
 	wctx, wcancel := context.WithTimeout(ctx, claimWindow)
 	got, err := claimer{r.host, r.log}.until(wctx, h.ClaimSocket, h.Secret, h.Backend)
 	wcancel()
@@ -71,13 +73,42 @@ func (r *Instance) claimMain(h run.RemoteHandover) {
 	}
 	l := r.attach(got, nil)
 	r.line.send(remotewd.TagSecret + " " + r.ids.secret)
-	if err := forwardAgain(ctx, r.host, h.LocalPort, h.RemotePort); err != nil {
-		r.mu.Lock()
-		r.localPort = 0
-		r.mu.Unlock()
-		r.log.Add("launcher", err.Error())
+	if !served {
+		if err := forwardAgain(ctx, r.host, h.LocalPort, h.RemotePort); err != nil {
+			r.mu.Lock()
+			r.localPort = 0
+			r.mu.Unlock()
+			r.log.Add("launcher", err.Error())
+		}
 	}
 	r.finish(r.follow(ctx, l))
+}
+
+// serveHandedListener serves the forward on the listening socket the
+// predecessor handed over, at once: the connections made meanwhile wait
+// in its backlog, and the backend answers them whoever holds it there.
+// false when there is none (or it cannot be served): forwardAgain then.
+func (r *Instance) serveHandedListener(ctx context.Context, h run.RemoteHandover) bool {
+	if h.Listener == nil {
+		return false
+	}
+	defer h.Listener.Close()
+	p, ok := r.host.t.(listenerPasser)
+	if !ok || h.RemotePort == 0 {
+		return false
+	}
+	ln, err := net.FileListener(h.Listener)
+	if err == nil {
+		err = p.ForwardOn(ctx, ln, transport.Target{Port: h.RemotePort})
+		if err != nil {
+			ln.Close()
+		}
+	}
+	if err != nil {
+		r.log.Add("launcher", "serve the handed-over local port: "+err.Error())
+		return false
+	}
+	return true
 }
 
 // forwardAgain serves local here to remote there again: the predecessor

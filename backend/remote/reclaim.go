@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -192,13 +193,38 @@ func (r *Instance) HandOver(window time.Duration) (run.RemoteHandover, error) {
 		return h, err
 	}
 	h.Secret = secret
+	if p, ok := r.host.t.(listenerPasser); ok && h.LocalPort != 0 {
+		if f, err := p.ForwardListener(h.LocalPort); err == nil {
+			h.Listener = f
+		} else {
+			r.log.Add("launcher", "the local port is not handed over (the successor listens anew): "+err.Error())
+		}
+	}
 	r.line.send(remotewd.FormatHandover(secret, window))
 	return h, nil
 }
 
 // Detach lets go of the backend without a stop: the lifeline closes, and
 // the watchdog there keeps the tree for a handover's window (or, without
-// one, ends it at once: an EOF right after a beat).
-func (r *Instance) Detach() { r.detached.open() }
+// one, ends it at once: an EOF right after a beat). The local port stops
+// accepting here: the successor's copy of its socket takes the next
+// connections, while those open here finish.
+func (r *Instance) Detach() {
+	r.mu.Lock()
+	local := r.localPort
+	r.mu.Unlock()
+	if p, ok := r.host.t.(listenerPasser); ok && local != 0 {
+		p.StopAccepting(local)
+	}
+	r.detached.open()
+}
+
+// listenerPasser is a transport whose forwards' listening sockets an
+// update's predecessor can hand to its successor (backend/ssh's Host).
+type listenerPasser interface {
+	ForwardListener(local int) (*os.File, error)
+	StopAccepting(local int)
+	ForwardOn(ctx context.Context, ln net.Listener, to transport.Target) error
+}
 
 var _ run.RemoteTransferable = (*Instance)(nil)
