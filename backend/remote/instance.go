@@ -471,9 +471,9 @@ func freePort() (int, error) {
 }
 
 // What a remote run is: a Process reached over a connection, whose tree
-// its host's watchdog samples (sample.go); no local record, never handed
-// over (an update's successor starts it anew over its own connection), so
-// letting go of it is ending it.
+// its host's watchdog samples (sample.go); no local record; handed over to
+// an update's successor by a claim over the successor's own connection
+// (reclaim.go: RemoteTransferable), not by fds.
 var (
 	_ run.Process   = (*Instance)(nil)
 	_ run.Connected = (*Instance)(nil)

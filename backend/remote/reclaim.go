@@ -151,7 +151,9 @@ func (r *Instance) reclaim(ctx context.Context, wait func() error) (link, bool) 
 	if sock == "" {
 		return link{}, false
 	}
-	ctx, cancel := context.WithDeadline(ctx, r.beat.lastAnswer().Add(r.grace))
+	// A beat later than the grace: the watchdog counts from our last line,
+	// which may have come after the last pong here.
+	ctx, cancel := context.WithDeadline(ctx, r.beat.lastAnswer().Add(r.grace+r.beat.every))
 	defer cancel()
 	r.log.Add("launcher", "the connection to "+r.host.Destination+" ended; reclaiming the backend there (it waits "+r.grace.String()+")")
 	got, err := claimer{r.host, r.log}.until(ctx, sock, r.ids.secret, want)

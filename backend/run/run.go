@@ -83,9 +83,9 @@ type Sampler interface {
 	Sample() (Sampled, error)
 }
 
-// Transferable is a run an update's successor can adopt. A run that is not
-// is started anew by the successor (handoff.View.Remote), and letting go
-// of it ends it.
+// Transferable is a run an update's successor can adopt by its files. A
+// run that is not is claimed by the successor (RemoteTransferable) or
+// started anew, and letting go of it ends it.
 type Transferable interface {
 	// Handover is what a successor needs to adopt the running backend.
 	Handover() Handover
