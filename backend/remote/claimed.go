@@ -10,6 +10,7 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/transport"
 	"hermes-desktop/contract/hermes"
+	"hermes-desktop/contract/logs"
 	"hermes-desktop/watchdog/remotewd"
 )
 
@@ -63,7 +64,7 @@ func (r *Instance) claimMain(h run.RemoteHandover) {
 		}
 	}()
 	r.log.Add("launcher", "claiming the backend handed over on "+r.host.Destination)
-	served := r.serveHandedListener(ctx, h)
+	served := serveHandedListener(ctx, r.host, r.log, h)
 	wctx, wcancel := context.WithTimeout(ctx, claimWindow)
 	got, err := claimer{r.host, r.log}.until(wctx, h.ClaimSocket, h.Secret, h.Backend)
 	wcancel()
@@ -88,12 +89,12 @@ func (r *Instance) claimMain(h run.RemoteHandover) {
 // predecessor handed over, at once: the connections made meanwhile wait
 // in its backlog, and the backend answers them whoever holds it there.
 // false when there is none (or it cannot be served): forwardAgain then.
-func (r *Instance) serveHandedListener(ctx context.Context, h run.RemoteHandover) bool {
+func serveHandedListener(ctx context.Context, m *Machine, log *logs.Log, h run.RemoteHandover) bool {
 	if h.Listener == nil {
 		return false
 	}
 	defer h.Listener.Close()
-	p, ok := r.host.t.(listenerPasser)
+	p, ok := m.t.(listenerPasser)
 	if !ok || h.RemotePort == 0 {
 		return false
 	}
@@ -105,7 +106,7 @@ func (r *Instance) serveHandedListener(ctx context.Context, h run.RemoteHandover
 		}
 	}
 	if err != nil {
-		r.log.Add("launcher", "serve the handed-over local port: "+err.Error())
+		log.Add("launcher", "serve the handed-over local port: "+err.Error())
 		return false
 	}
 	return true
