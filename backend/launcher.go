@@ -6,7 +6,6 @@ import (
 	"hermes-desktop/backend/remote"
 	"hermes-desktop/backend/run"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -105,7 +104,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	l.upd = selfupdate.New(cfg.selfUpdate(l.self), updateHost{l})
 	l.handoff = handoff.NewSender(cfg.handoff(l.self, l.nonce), handoffHost{l})
 	l.contain = instance.PlanContainment(cfg.Containment)
-	l.remotes = remote.NewHosts(cfg.Remote, filepath.Join(cfg.StateDir, "ssh"), cfg.Core, cfg.Version)
+	l.remotes = remote.NewHosts(cfg.Remote, cfg.Core, cfg.Version)
 	if cfg.AdoptFrom != nil {
 		err = l.receive()
 	} else {
@@ -135,7 +134,7 @@ func (l *Launcher) receive() error {
 		return err
 	}
 	l.claim.hold(got.InstLock, got.OwnerLock)
-	l.prep.adopted = got.Backends
+	l.prep.adopted, l.prep.remote = got.Backends, got.Remote
 	return nil
 }
 
@@ -186,6 +185,11 @@ func (l *Launcher) Start() {
 		a := l.prep.adopted[sup.Spec().Name]
 		if inst := a.Instance(); inst != nil {
 			return inst, a.Status()
+		}
+		if spec := sup.Spec(); spec.Host != "" && l.prep.remote[spec.Name] != nil {
+			if p, prev, ok := claimHandedOver(l.remoteRunner(spec.Host, l.logs.of(spec.Name)), l.prep.remote[spec.Name], spec, l.cfg.Logger); ok {
+				return p, prev
+			}
 		}
 		return nil, a.Status() // no nil *Instance in a non-nil Process
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
+	"hermes-desktop/backend/transport"
 	"net"
 	"strconv"
 	"time"
@@ -59,8 +60,9 @@ func (r *Instance) Connection() run.Connection {
 	return c
 }
 
-// connection fills in the connection's state: the host's while there is
-// no channel yet, else the heartbeat's. Called with mu held.
+// connection fills in the connection's state: the host's until the
+// heartbeat has begun (a channel started, or a claim answered), then the
+// heartbeat's. Called with mu held.
 func (r *Instance) connection(c *run.Connection) {
 	st := r.host.t.Status()
 	c.State = st.State.String()
@@ -69,9 +71,6 @@ func (r *Instance) connection(c *run.Connection) {
 	}
 	if st.Err != nil && c.Error == "" {
 		c.Error = st.Err.Error()
-	}
-	if r.ch == nil {
-		return
 	}
 	select {
 	case <-r.exited:
@@ -126,7 +125,7 @@ func (r *Instance) forward(ctx context.Context, remote int) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("remote: a local port for the forward: %w", err)
 		}
-		if last = r.host.t.Forward(ctx, local, remote); last == nil {
+		if last = r.host.t.Forward(ctx, local, transport.Target{Port: remote}); last == nil {
 			r.mu.Lock()
 			r.localPort, r.remotePort = local, remote
 			r.mu.Unlock()

@@ -291,6 +291,26 @@ func (s *Server) WaitClean(d time.Duration) []Proc {
 	return left
 }
 
+// StopAccepting stops the listener (SIGSTOP): new connections wait
+// unanswered, as to a host that is down, while the sessions already there
+// go on (each is its own process). ResumeAccepting undoes it; the test's
+// cleanup does too, so that the listener can be stopped.
+func (s *Server) StopAccepting(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop sshd's listener: %v", err)
+	}
+	t.Cleanup(func() { _ = s.cmd.Process.Signal(syscall.SIGCONT) })
+}
+
+// ResumeAccepting lets the listener accept again (SIGCONT).
+func (s *Server) ResumeAccepting(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatalf("resume sshd's listener: %v", err)
+	}
+}
+
 // Kill SIGKILLs the listener and every session, as a crashed server or a
 // rebooted host would look to a client.
 func (s *Server) Kill() {
@@ -324,4 +344,28 @@ func (s *Server) stop(t testing.TB) {
 		t.Errorf("left on the remote after the test (killed now): %v", left)
 	}
 	s.killAll()
+}
+
+// WriteProxiedClientConfig writes an ssh_config at path that defines Alias
+// for this server reached only through jump, an other Server, named "jump"
+// there: `ProxyCommand ssh -F path -W %h:%p jump`, as a bastion is
+// configured (cloudflared and the like are the same stdio stream).
+func (s *Server) WriteProxiedClientConfig(t testing.TB, path string, jump *Server) {
+	t.Helper()
+	block := func(alias string, srv *Server) string {
+		return fmt.Sprintf(`Host %s
+	HostName 127.0.0.1
+	Port %d
+	User %s
+	IdentityFile %s
+	IdentitiesOnly yes
+	IdentityAgent none
+	UserKnownHostsFile %s
+	GlobalKnownHostsFile /dev/null
+`, alias, srv.Port, srv.User, srv.Identity, srv.KnownHosts)
+	}
+	conf := block(Alias, s) + fmt.Sprintf("\tProxyCommand ssh -F %s -W %%h:%%p jump\n", path) + block("jump", jump)
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatalf("ssh_config: %v", err)
+	}
 }
