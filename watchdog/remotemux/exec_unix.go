@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"sync"
@@ -71,6 +72,9 @@ type command struct {
 // output going to out, and writes the Reply with its PID before any
 // output frame (out is held across the start).
 func startCommand(q muxwire.Request, out *frameWriter) (*command, error) {
+	if q.TimeoutMS < 0 || q.TimeoutMS > maxTimeoutMS {
+		return nil, fmt.Errorf("remotemux: exec: timeout of %d ms out of range", q.TimeoutMS)
+	}
 	path, err := resolve(q.Argv)
 	if err != nil {
 		return nil, err
@@ -99,6 +103,9 @@ func startCommand(q muxwire.Request, out *frameWriter) (*command, error) {
 	return &command{cmd: cmd, stdin: stdin, write: stdin.Write, timed: q.TimeoutMS > 0,
 		waited: waited, killDone: make(chan struct{}), groupGone: make(chan struct{})}, nil
 }
+
+// maxTimeoutMS is the longest timeout a time.Duration holds.
+const maxTimeoutMS = int64(math.MaxInt64 / int64(time.Millisecond))
 
 // resolve names the program of argv: the core itself for muxwire.Core,
 // else argv[0] looked up on PATH.
