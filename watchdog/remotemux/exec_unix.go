@@ -23,9 +23,9 @@ import (
 // serveExec runs one OpExec command over st: its Reply, its output and
 // exit as frames, the app's stdin and kill frames to it. It returns once
 // the command is collected and its Exit sent; its frame reader has ended
-// by then too.
-func serveExec(st *yamux.Stream, q muxwire.Request, gone <-chan struct{}) {
-	_ = gone // the stream ends with the session: readFrames sees it
+// by then too. The session's end needs no watch here: it ends the stream,
+// which readFrames sees.
+func serveExec(st *yamux.Stream, q muxwire.Request) {
 	out := &frameWriter{w: st}
 	c, err := startCommand(q, out)
 	if err != nil {
@@ -150,7 +150,10 @@ func (c *command) readFrames(st *yamux.Stream) {
 			if len(p) == 0 {
 				_ = c.stdin.Close()
 			} else {
-				_, _ = c.write(p) // a stdin it closed: the frames still go on (a kill may come)
+				// A stdin it closed: the frames still go on (a kill may
+				// come). One it does not read holds the frames behind
+				// it; its timeout still ends a timed command.
+				_, _ = c.write(p)
 			}
 		case muxwire.FrameKill:
 			c.kill(false)
@@ -168,6 +171,8 @@ func (c *command) kill(timedOut bool) {
 		return
 	}
 	c.termSent, c.timedOut = true, timedOut
+	// Not yet marked collected: the leader is alive or a zombie, so its
+	// PID is still its group's (wait marks it right after Wait's reap).
 	pgid := c.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM) // ESRCH: already gone
 	go func() {                              // ends after KillGrace or once the group is known empty
