@@ -48,11 +48,15 @@ var (
 // startApp saves backends and the disconnect grace into a fresh state dir
 // under root and starts the app; its clock starts just before exec.
 func (e *bench) startApp(backends []settings.Backend, grace string) (*app, error) {
+	return e.startAppWith(settings.Settings{Backends: backends, SSHConfig: e.srv.ClientConfig, DisconnectGrace: grace})
+}
+
+// startAppWith is startApp with the settings s.
+func (e *bench) startAppWith(s settings.Settings) (*app, error) {
 	state, err := os.MkdirTemp(e.root, "s")
 	if err != nil {
 		return nil, err
 	}
-	s := settings.Settings{Backends: backends, SSHConfig: e.srv.ClientConfig, DisconnectGrace: grace}
 	if err := settings.Save(state, s); err != nil {
 		return nil, fmt.Errorf("save settings: %w", err)
 	}

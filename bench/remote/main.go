@@ -15,13 +15,16 @@
 //     the remote backend is gone, against the disconnect grace;
 //   - reattach after a blip: the master SIGSTOPped for a while under the
 //     grace, then SIGCONT, until the status shows the backend connected
-//     with the same remote PID and its local URL answers.
+//     with the same remote PID and its local URL answers;
+//   - sampling cost on the remote: the remote core's CPU per minute with
+//     a 20-process tree sampled every 5 s, every hour and every second
+//     (sampling.go).
 //
 // The first remote connect uploads the core; it is shown on its own and
 // left out of the connect figures. Every process started (sshd, apps,
 // remote sessions) is stopped at the end, on failure too.
 //
-// Usage: go run ./bench/remote [-n 10] [-faults 5] [-partition-grace 3s]
+// Usage: go run ./bench/remote [-n 10] [-faults 5] [-partition-grace 3s] [-sample-window 1m]
 package main
 
 import (
@@ -31,7 +34,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +62,7 @@ func main() {
 	partitionGrace := flag.Duration("partition-grace", 3*time.Second, "disconnect grace for the partition case")
 	blipGrace := flag.Duration("blip-grace", 5*time.Second, "disconnect grace for the blip cases")
 	blips := flag.String("blips", "1s,3s", "blip lengths (comma-separated), each under -blip-grace")
+	flag.DurationVar(&sampleWindow, "sample-window", time.Minute, "how long the sampling cost is measured at each interval")
 	flag.Parse()
 	var blipDs []time.Duration
 	for _, s := range strings.Split(*blips, ",") {
@@ -131,6 +134,8 @@ func run(tb *benchTB, n, faults int, partitionGrace, blipGrace time.Duration, bl
 	e.partition(faults, partitionGrace)
 	fmt.Println()
 	e.blip(faults, blipGrace, blips)
+	fmt.Println()
+	e.samplingCost(sampleWindow)
 	if e.argv != "" {
 		fmt.Printf("\nthe remote backend ran as: %s\n", e.argv)
 	}
@@ -144,6 +149,9 @@ func run(tb *benchTB, n, faults int, partitionGrace, blipGrace time.Duration, bl
 }
 
 const readyWait = 60 * time.Second
+
+// sampleWindow is how long the sampling cost is measured (-sample-window).
+var sampleWindow time.Duration
 
 func remoteServe(name string) settings.Backend {
 	return settings.Backend{Name: name, Kind: settings.KindServe, Host: sshtest.Alias}
@@ -463,34 +471,4 @@ func since(t0 time.Time, gone map[int]time.Time, pid int) time.Duration {
 		return t.Sub(t0)
 	}
 	return testbin.Never
-}
-
-// p50p90 are the median and the 90th percentile (the nearest rank).
-func p50p90(ds []time.Duration) (time.Duration, time.Duration) {
-	slices.Sort(ds)
-	rank := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))+0.999)-1)] }
-	return rank(0.5), rank(0.9)
-}
-
-// signed is fd with a sign, for a difference.
-func signed(d time.Duration) string {
-	if d < 0 {
-		return "-" + fd(-d)
-	}
-	return "+" + fd(d)
-}
-
-func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
-
-func fd(d time.Duration) string { return testbin.FormatDuration(d) }
-
-func sshVersion() string {
-	out, _ := exec.Command("ssh", "-V").CombinedOutput()
-	return strings.TrimSpace(strings.SplitN(string(out), ",", 2)[0])
-}
-
-func check(tb *benchTB, err error) {
-	if err != nil {
-		tb.Fatal(err)
-	}
 }

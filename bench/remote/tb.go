@@ -7,8 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"hermes-desktop/internal/testbin"
 )
 
 // benchTB lets this program use internal/sshtest, whose helpers take a
@@ -93,4 +99,34 @@ func (t *benchTB) TempDir() string {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(d) })
 	return d
+}
+
+// p50p90 are the median and the 90th percentile (the nearest rank).
+func p50p90(ds []time.Duration) (time.Duration, time.Duration) {
+	slices.Sort(ds)
+	rank := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))+0.999)-1)] }
+	return rank(0.5), rank(0.9)
+}
+
+// signed is fd with a sign, for a difference.
+func signed(d time.Duration) string {
+	if d < 0 {
+		return "-" + fd(-d)
+	}
+	return "+" + fd(d)
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+func fd(d time.Duration) string { return testbin.FormatDuration(d) }
+
+func sshVersion() string {
+	out, _ := exec.Command("ssh", "-V").CombinedOutput()
+	return strings.TrimSpace(strings.SplitN(string(out), ",", 2)[0])
+}
+
+func check(tb *benchTB, err error) {
+	if err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"sync"
@@ -22,9 +23,9 @@ import (
 // serveExec runs one OpExec command over st: its Reply, its output and
 // exit as frames, the app's stdin and kill frames to it. It returns once
 // the command is collected and its Exit sent; its frame reader has ended
-// by then too.
-func serveExec(st *yamux.Stream, q muxwire.Request, gone <-chan struct{}) {
-	_ = gone // the stream ends with the session: readFrames sees it
+// by then too. The session's end needs no watch here: it ends the stream,
+// which readFrames sees.
+func serveExec(st *yamux.Stream, q muxwire.Request) {
 	out := &frameWriter{w: st}
 	c, err := startCommand(q, out)
 	if err != nil {
@@ -71,6 +72,9 @@ type command struct {
 // output going to out, and writes the Reply with its PID before any
 // output frame (out is held across the start).
 func startCommand(q muxwire.Request, out *frameWriter) (*command, error) {
+	if q.TimeoutMS < 0 || q.TimeoutMS > maxTimeoutMS {
+		return nil, fmt.Errorf("remotemux: exec: timeout of %d ms out of range", q.TimeoutMS)
+	}
 	path, err := resolve(q.Argv)
 	if err != nil {
 		return nil, err
@@ -99,6 +103,9 @@ func startCommand(q muxwire.Request, out *frameWriter) (*command, error) {
 	return &command{cmd: cmd, stdin: stdin, write: stdin.Write, timed: q.TimeoutMS > 0,
 		waited: waited, killDone: make(chan struct{}), groupGone: make(chan struct{})}, nil
 }
+
+// maxTimeoutMS is the longest timeout a time.Duration holds.
+const maxTimeoutMS = int64(math.MaxInt64 / int64(time.Millisecond))
 
 // resolve names the program of argv: the core itself for muxwire.Core,
 // else argv[0] looked up on PATH.
@@ -143,7 +150,10 @@ func (c *command) readFrames(st *yamux.Stream) {
 			if len(p) == 0 {
 				_ = c.stdin.Close()
 			} else {
-				_, _ = c.write(p) // a stdin it closed: the frames still go on (a kill may come)
+				// A stdin it closed: the frames still go on (a kill may
+				// come). One it does not read holds the frames behind
+				// it; its timeout still ends a timed command.
+				_, _ = c.write(p)
 			}
 		case muxwire.FrameKill:
 			c.kill(false)
@@ -161,6 +171,8 @@ func (c *command) kill(timedOut bool) {
 		return
 	}
 	c.termSent, c.timedOut = true, timedOut
+	// Not yet marked collected: the leader is alive or a zombie, so its
+	// PID is still its group's (wait marks it right after Wait's reap).
 	pgid := c.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM) // ESRCH: already gone
 	go func() {                              // ends after KillGrace or once the group is known empty

@@ -174,7 +174,8 @@ func TestSessionEndKillsTimedAndWaitsForChannels(t *testing.T) {
 func TestBadRequestGetsAnErrorAndTheSessionGoesOn(t *testing.T) {
 	s := startServer(t)
 	for _, line := range []string{"not json\n", `{"op":"nope"}` + "\n", `{"op":"exec"}` + "\n",
-		`{"op":"exec","argv":["no-such-program-here"]}` + "\n"} {
+		`{"op":"exec","argv":["no-such-program-here"]}` + "\n",
+		`{"op":"exec","argv":["true"],"timeout_ms":-1}` + "\n", `{"op":"dial","network":"udp","port":53}` + "\n"} {
 		st, err := s.sess.OpenStream()
 		if err != nil {
 			t.Fatal(err)

@@ -73,7 +73,7 @@ func handle(st *yamux.Stream, gone <-chan struct{}) {
 	}
 	switch q.Op {
 	case muxwire.OpExec:
-		serveExec(st, q, gone)
+		serveExec(st, q)
 	case muxwire.OpDial:
 		serveDial(st, q, gone)
 	default:

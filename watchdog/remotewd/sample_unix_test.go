@@ -84,7 +84,12 @@ func TestSamplerSendsTheTree(t *testing.T) {
 	go s.loop(100 * time.Millisecond)
 	defer s.close()
 	var smp RemoteSample
-	if !waitfor.Try(10*time.Second, func() bool { next(t, lines, TagSample, &smp); return len(smp.Processes) == 3 }) {
+	// Until both children have exec'd sleep: a sample taken between sh's
+	// fork and the child's exec sees a second sh.
+	if !waitfor.Try(10*time.Second, func() bool {
+		next(t, lines, TagSample, &smp)
+		return len(smp.Processes) == 3 && sleeping(smp.Processes[1:])
+	}) {
 		t.Fatalf("got %+v, want sh and its two sleeps", smp)
 	}
 	if smp.NofileSoft != 100 {
@@ -99,6 +104,16 @@ func TestSamplerSendsTheTree(t *testing.T) {
 			t.Errorf("a child: got %+v, want a sleep of sh's with RSS and descriptors", p)
 		}
 	}
+}
+
+// sleeping reports whether every process of ps runs sleep.
+func sleeping(ps []RemoteProc) bool {
+	for _, p := range ps {
+		if len(p.Argv) == 0 || p.Argv[0] != "sleep" {
+			return false
+		}
+	}
+	return true
 }
 
 // A kill line stops a process of the tree named by PID and start time,
