@@ -11,7 +11,10 @@
 #      prebuilt hermes-desktop.exe in HERMES_DESKTOP_TEST_EXE, since there
 #      is no Go toolchain inside the prefix to build one;
 #   4. the end-to-end tests that drive that exe from Linux, so they can
-#      SIGKILL its Wine processes and count them in /proc (e2e, ^TestWine).
+#      SIGKILL its Wine processes and count them in /proc (e2e, ^TestWine);
+#      the remote-host ones run a real sshd (scripts/install-ssh-test-deps.sh,
+#      which `make test-windows` runs first) and give the exe an ssh.exe of
+#      their own (internal/sshbridge).
 #
 # usage: scripts/wine/test-windows.sh [PACKAGES...]   (default ./... and the e2e)
 # Env: WINE_E2E=REGEX runs those end-to-end tests (default: all of them
