@@ -95,6 +95,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return remotewd.RemoteReapMain(stdout, stderr)
 	case remotewd.RemoteHoldSubcommand: // hidden: the remote watchdog's held start
 		return remotewd.HoldMain(rest)
+	case remotewd.RemoteNetnsSubcommand: // hidden: the relay in a remote backend's namespace, and its probe
+		return remotewd.NetnsMain(rest, stderr)
 	case builtin.ChildCommand: // hidden: the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":

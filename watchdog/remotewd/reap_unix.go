@@ -147,8 +147,10 @@ func endTree(backend proc.Identity, grace time.Duration) error {
 }
 
 // removeSessionFiles removes the session's ownership directory, when its
-// lock is the session's (or gone), then the session file.
+// lock is the session's (or gone), its namespace's directory (sockets no
+// one serves any more), then the session file.
 func removeSessionFiles(home, file string, s RemoteSession) {
+	_ = os.RemoveAll(filepath.Join(home, RemoteNetnsDir, s.OwnershipID))
 	dir := filepath.Join(hermes.SSHRoot(home), s.OwnershipID)
 	data, err := lockfile.ReadLimited(filepath.Join(dir, hermes.SSHLockName), hermes.MaxOwnershipFileSize)
 	switch {

@@ -1,0 +1,28 @@
+//go:build unix && !linux
+
+package remotewd
+
+import (
+	"errors"
+	"syscall"
+)
+
+// errNoNamespaces is why a host without network namespaces runs its
+// backends in the host's network.
+var errNoNamespaces = errors.New("this system has no network namespaces")
+
+// namespaceAttr refuses: only Linux has network namespaces (macOS hosts
+// run their backends in the host's network).
+func namespaceAttr() (*syscall.SysProcAttr, error) { return nil, errNoNamespaces }
+
+// relayAttr is never used without namespaces.
+func relayAttr() *syscall.SysProcAttr { return nil }
+
+// bringLoopbackUp refuses, as namespaceAttr does.
+func bringLoopbackUp() error { return errNoNamespaces }
+
+// dropAmbient has nothing to drop.
+func dropAmbient() error { return nil }
+
+// ownNetns refuses, as namespaceAttr does.
+func ownNetns(int) error { return errNoNamespaces }

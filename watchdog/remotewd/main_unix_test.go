@@ -1,0 +1,113 @@
+//go:build unix
+
+package remotewd
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+)
+
+// The test binary is also the core these tests run: with childEnv set it
+// is the remote watchdog, its held start, the namespace's relay, or a test
+// backend, by its first argument (go-plugin's helper-process pattern).
+const (
+	childEnv = "HD_REMOTEWD_TEST_CHILD"
+	// probeFailEnv makes the watchdog's namespace probe fail with its
+	// value: the host that refuses namespaces, simulated.
+	probeFailEnv = "HD_REMOTEWD_TEST_PROBE_FAIL"
+	testBackend  = "test-backend"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" && len(os.Args) > 1 {
+		os.Exit(runChild(os.Args[1], os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+func runChild(cmd string, args []string) int {
+	switch cmd {
+	case RemoteSubcommand:
+		probe := probeNamespaces
+		if why := os.Getenv(probeFailEnv); why != "" {
+			probe = func() error { return errors.New(why) }
+		}
+		return remoteMain("test", args, os.Stdin, os.Stdout, os.Stderr, probe)
+	case RemoteHoldSubcommand:
+		return HoldMain(args)
+	case RemoteNetnsSubcommand:
+		return NetnsMain(args, os.Stderr)
+	case testBackend:
+		return serveTestBackend()
+	}
+	fmt.Fprintf(os.Stderr, "test child: unknown command %q\n", cmd)
+	return 2
+}
+
+// serveTestBackend is a backend on 127.0.0.1:0 that says "listening on N"
+// and answers:
+//
+//	/           "hello from <pid>"
+//	/fetch?url  the body of url, fetched through the proxy its environment
+//	            names (HTTP_PROXY for http, HTTPS_PROXY for https: always,
+//	            even for a loopback address, which Go's own rule skips)
+//	/direct?addr  "connected" when a plain TCP connection to addr works
+//	/env?k      the value of k in its environment
+func serveTestBackend() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("listening on %d\n", ln.Addr().(*net.TCPAddr).Port)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintf(w, "hello from %d", os.Getpid()) })
+	mux.HandleFunc("/env", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, os.Getenv(r.URL.Query().Get("k"))) })
+	mux.HandleFunc("/direct", func(w http.ResponseWriter, r *http.Request) {
+		c, err := net.DialTimeout("tcp", r.URL.Query().Get("addr"), 5*time.Second)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		c.Close()
+		io.WriteString(w, "connected")
+	})
+	mux.HandleFunc("/fetch", fetchThroughProxy)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.Serve(ln); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return 1
+}
+
+func fetchThroughProxy(w http.ResponseWriter, r *http.Request) {
+	target := r.URL.Query().Get("url")
+	proxy := os.Getenv("HTTP_PROXY")
+	if u, err := url.Parse(target); err == nil && u.Scheme == "https" {
+		proxy = os.Getenv("HTTPS_PROXY")
+	}
+	pu, err := url.Parse(proxy)
+	if err != nil || proxy == "" {
+		http.Error(w, "no proxy in the environment", http.StatusBadGateway)
+		return
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		Proxy:           http.ProxyURL(pu),
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the test's own server's certificate
+	}}
+	resp, err := c.Get(target)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(w, resp.Body)
+}
