@@ -9,6 +9,7 @@ import (
 
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/ssh"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // Transport is the connection to one host: backend/ssh's Host, or WSL's.
@@ -40,6 +41,9 @@ type Machine struct {
 
 	closer    interface{ Close() error } // the connection, closed by Hosts.Close
 	sshConfig string                     // the ssh config file it was made with
+	// netns is what its backends' watchdogs are asked (--netns): see
+	// isolation.
+	netns string
 
 	mu        sync.Mutex // serializes Install
 	installed *remotecore.Installed
@@ -49,6 +53,17 @@ type Machine struct {
 // why there are none: each start then fails with it).
 func NewMachine(dest string, t Transport, cores *remotecore.Cores, coresErr error) *Machine {
 	return &Machine{Destination: dest, t: t, cores: cores, coresErr: coresErr}
+}
+
+// isolation is what a backend's remote watchdog is asked (--netns): off
+// when the app's setting says so, or when the transport cannot forward to
+// a unix socket there (the only way to an isolated backend: today's
+// ControlMaster transport forwards to a port only).
+func (h *Machine) isolation() string {
+	if h.netns == "" {
+		return remotewd.NetnsOff
+	}
+	return h.netns
 }
 
 // Forget drops what Install found, so the next Install checks the host

@@ -23,6 +23,10 @@ type Config struct {
 	DisconnectGrace time.Duration
 	// SSH is the ssh client; "" means ssh from PATH.
 	SSH string
+	// Netns is remotewd.NetnsOff to run every remote backend in its
+	// host's network; "" or remotewd.NetnsAuto isolates each where its
+	// host allows it (and its transport can reach a unix socket there).
+	Netns string
 }
 
 // Hosts are the remote hosts of the app's session, one Machine (one

@@ -49,6 +49,7 @@ func (r *Instance) Connection() run.Connection {
 	c := run.Connection{
 		Host: r.host.Destination, Platform: r.said.hello.Platform, Port: r.remotePort,
 		Latency: r.beat.measured(), LockDir: r.said.backend.LockDir, Error: r.said.failure,
+		Isolation: r.said.backend.Isolation, IsolationReason: r.said.backend.IsolationReason,
 	}
 	select {
 	case <-r.exited: // the channel ended: nothing listens there for us any more

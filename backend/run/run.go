@@ -154,6 +154,11 @@ type Connection struct {
 	Latency     time.Duration
 	LockDir     string
 	Error       string
+	// Isolation is "netns" (the backend runs in a network namespace of its
+	// own: no other account on the host reaches it) or "none" (its Port is
+	// open to every account there; IsolationReason says why); "" until the
+	// remote watchdog said.
+	Isolation, IsolationReason string
 }
 
 // Sampled is one look at a run's tree.
