@@ -6,7 +6,6 @@ import (
 	"hermes-desktop/backend/remote"
 	"hermes-desktop/backend/run"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -105,7 +104,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 	l.upd = selfupdate.New(cfg.selfUpdate(l.self), updateHost{l})
 	l.handoff = handoff.NewSender(cfg.handoff(l.self, l.nonce), handoffHost{l})
 	l.contain = instance.PlanContainment(cfg.Containment)
-	l.remotes = remote.NewHosts(cfg.Remote, filepath.Join(cfg.StateDir, "ssh"), cfg.Core, cfg.Version)
+	l.remotes = remote.NewHosts(cfg.Remote, cfg.Core, cfg.Version)
 	if cfg.AdoptFrom != nil {
 		err = l.receive()
 	} else {

@@ -135,8 +135,11 @@ func TestRemoteBackendLifecycle(t *testing.T) {
 }
 
 // localSSH finds, among the app's tagged processes, the ssh client whose
-// command line contains marker: "-M" for the ControlMaster, or
-// "watchdog-remote" for a backend's channel.
+// command line contains marker (sessionMarker: a host's session).
+// sessionMarker is in the command line of a host's one ssh session
+// (backend/ssh: no ssh multiplexing of its own).
+const sessionMarker = "ControlPath=none"
+
 func (a *remoteApp) localSSH(t *testing.T, marker string) int {
 	t.Helper()
 	for _, pid := range testbin.Tagged(a.l.Tag) {
@@ -195,24 +198,27 @@ func TestRemoteTreeGoneWhenTheAppDies(t *testing.T) {
 	a := startRemoteApp(t, grace.String(), settings.Backend{Name: "far", Kind: settings.KindServe})
 	b := a.remoteBackend(t, "far", 60*time.Second)
 
-	// The backend's own channel killed: the channel closes, the tree goes.
-	must(t, syscall.Kill(a.localSSH(t, "watchdog-remote"), syscall.SIGKILL))
-	took := waitRemoteGone(t, grace+5*time.Second, "after SIGKILL of the channel's ssh client", b.PID, b.ShimPID)
+	// The host's session killed (its ssh client): the channel closes with
+	// it, the tree goes.
+	must(t, syscall.Kill(a.localSSH(t, sessionMarker), syscall.SIGKILL))
+	took := waitRemoteGone(t, grace+5*time.Second, "after SIGKILL of the session's ssh client", b.PID, b.ShimPID)
 	t.Logf("ssh client SIGKILL -> remote tree gone in %v", took)
 	b = a.waitNewRemote(t, "far", b.PID)
 
-	// A partition: the master stopped, the connection open but silent.
-	master := a.localSSH(t, "-M")
-	must(t, syscall.Kill(master, syscall.SIGSTOP))
-	took = waitRemoteGone(t, grace+5*time.Second, "after SIGSTOP of the master past the grace", b.PID, b.ShimPID)
-	must(t, syscall.Kill(master, syscall.SIGCONT))
+	// A partition: the session's ssh stopped, the connection open but
+	// silent. (The app's multiplexer sees its keepalive unanswered and
+	// ends that ssh, which may be gone by the SIGCONT.)
+	session := a.localSSH(t, sessionMarker)
+	must(t, syscall.Kill(session, syscall.SIGSTOP))
+	took = waitRemoteGone(t, grace+5*time.Second, "after SIGSTOP of the session past the grace", b.PID, b.ShimPID)
+	_ = syscall.Kill(session, syscall.SIGCONT)
 	t.Logf("partition -> remote tree gone in %v (grace %v)", took, grace)
 	if took < grace-time.Second {
 		t.Errorf("torn down after %v, before the grace %v", took, grace)
 	}
 	b = a.waitNewRemote(t, "far", b.PID)
 
-	// The app killed: its master dies with it (its shim), every channel
+	// The app killed: its session dies with it (its shim), every channel
 	// closes, the tree goes.
 	must(t, a.l.Signal(syscall.SIGKILL))
 	took = waitRemoteGone(t, grace+5*time.Second, "after SIGKILL of the app", b.PID, b.ShimPID)
@@ -240,14 +246,14 @@ func (a *remoteApp) waitNewRemote(t *testing.T, name string, old int) model.Back
 	return model.BackendStatus{}
 }
 
-// TestRemoteBlipReattaches: the master stopped for less than the grace
+// TestRemoteBlipReattaches: the session's ssh stopped for less than the grace
 // shows "reconnecting", then the same remote backend (same PID, no second
 // one) answers through its forward again.
 func TestRemoteBlipReattaches(t *testing.T) {
 	const grace = 12 * time.Second
 	a := startRemoteApp(t, grace.String(), settings.Backend{Name: "far", Kind: settings.KindDashboard})
 	b := a.remoteBackend(t, "far", 60*time.Second)
-	master := a.localSSH(t, "-M")
+	master := a.localSSH(t, sessionMarker)
 	must(t, syscall.Kill(master, syscall.SIGSTOP))
 	seen := ""
 	waitfor.Try(grace-3*time.Second, func() bool { // resumed well inside the grace
@@ -312,14 +318,15 @@ func (a *remoteApp) waitFailed(t *testing.T, d time.Duration) model.BackendStatu
 	return b
 }
 
-// remoteWork waits up to d for the remote to run nothing but sshd's own
-// processes (the app's connection) and returns what else is there.
+// remoteWork waits up to d for the remote to run nothing but the app's
+// connection (sshd's own processes and the core serving the session) and
+// returns what else is there.
 func (a *remoteApp) remoteWork(d time.Duration) []sshtest.Proc {
 	var work []sshtest.Proc
 	waitfor.Try(d, func() bool {
 		work = work[:0]
 		for _, p := range a.srv.Processes() {
-			if !strings.HasPrefix(p.Args, "sshd:") {
+			if !strings.HasPrefix(p.Args, "sshd:") && !strings.HasSuffix(p.Args, " mux") {
 				work = append(work, p)
 			}
 		}
@@ -483,7 +490,7 @@ func TestRemoteCoreRemovedIsUploadedAgain(t *testing.T) {
 	b := a.remoteBackend(t, "far", 60*time.Second)
 	cores := filepath.Join(a.srv.Home, remotecore.RemoteDir)
 	must(t, os.RemoveAll(cores))
-	must(t, syscall.Kill(a.localSSH(t, "watchdog-remote"), syscall.SIGKILL))
+	must(t, syscall.Kill(a.localSSH(t, sessionMarker), syscall.SIGKILL))
 	now := a.waitNewRemote(t, "far", b.PID)
 	if now.State != model.StateReady {
 		t.Fatalf("far after the core was removed: %s, %q", now.State, now.LastError)

@@ -20,6 +20,7 @@ import (
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/remotemux"
 	"hermes-desktop/watchdog/remotewd"
 )
 
@@ -91,6 +92,8 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return watchdog.ShimMain(rest, stderr)
 	case remotewd.RemoteSubcommand: // hidden: run over ssh by a remote backend's runner
 		return remotewd.RemoteMain(p.Version, rest, os.Stdin, stdout, stderr)
+	case remotemux.Subcommand: // hidden: the remote core's mux server, the end of the ssh bootstrap
+		return remotemux.MuxMain(p.Version, os.Stdin, stdout, stderr)
 	case remotewd.RemoteReapSubcommand: // hidden: run over ssh before a remote start
 		return remotewd.RemoteReapMain(stdout, stderr)
 	case remotewd.RemoteHoldSubcommand: // hidden: the remote watchdog's held start

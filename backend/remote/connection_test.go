@@ -2,12 +2,14 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"io"
+	"net"
 	"testing"
 	"time"
 
 	"hermes-desktop/backend/run"
-	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/watchdog/remotewd"
 )
 
@@ -17,11 +19,19 @@ type connectedTransport struct{}
 func (connectedTransport) Run(context.Context, time.Duration, io.Reader, ...string) ([]byte, error) {
 	return nil, nil
 }
-func (connectedTransport) Start(context.Context, ...string) (*ssh.Channel, error) { return nil, nil }
-func (connectedTransport) Forward(context.Context, int, int) error                { return nil }
-func (connectedTransport) Unforward(context.Context, int, int) error              { return nil }
-func (connectedTransport) Connect(context.Context) error                          { return nil }
-func (connectedTransport) Status() ssh.Status                                     { return ssh.Status{State: ssh.Connected} }
+func (connectedTransport) Start(context.Context, ...string) (*transport.Channel, error) {
+	return nil, nil
+}
+func (connectedTransport) Forward(context.Context, int, transport.Target) error { return nil }
+func (connectedTransport) Unforward(context.Context, int) error                 { return nil }
+func (connectedTransport) Dial(context.Context, transport.Target) (net.Conn, error) {
+	return nil, errors.New("no dial")
+}
+func (connectedTransport) Connect(context.Context) error { return nil }
+func (connectedTransport) Close() error                  { return nil }
+func (connectedTransport) Status() transport.Status {
+	return transport.Status{State: transport.Connected}
+}
 
 // The card says Connected only while pongs come within a beat and the
 // round trip: with two beats and a second of margin it said Connected for
@@ -29,7 +39,7 @@ func (connectedTransport) Status() ssh.Status                                   
 func TestConnectionGoesReconnectingAfterOneMissedBeat(t *testing.T) {
 	run := func(silent time.Duration) run.Connection {
 		r := &Instance{host: NewMachine("box", connectedTransport{}, nil, nil), beat: newHeartbeat(time.Second), grace: 30 * time.Second,
-			ch: &ssh.Channel{}, exited: make(chan struct{})}
+			ch: &transport.Channel{}, exited: make(chan struct{})}
 		r.beat.latency = 2 * time.Millisecond
 		r.beat.lastPong = time.Now().Add(-silent)
 		ri := run.Connection{Latency: r.beat.latency}

@@ -3,31 +3,13 @@ package remote
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
 	"hermes-desktop/backend/remotecore"
-	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/watchdog/remotewd"
 )
-
-// Transport is the connection to one host: backend/ssh's Host, or WSL's.
-type Transport interface {
-	// Run runs a short command with a timeout (killed on the remote when
-	// it ends).
-	Run(ctx context.Context, timeout time.Duration, stdin io.Reader, argv ...string) ([]byte, error)
-	// Start runs a long command whose stdin and stdout are ours.
-	Start(ctx context.Context, argv ...string) (*ssh.Channel, error)
-	// Forward and Unforward add and cancel a forward from 127.0.0.1:local
-	// here to 127.0.0.1:remote there.
-	Forward(ctx context.Context, local, remote int) error
-	Unforward(ctx context.Context, local, remote int) error
-	// Connect returns once commands can run, or with why they cannot.
-	Connect(ctx context.Context) error
-	// Status is the connection's state as a person reads it.
-	Status() ssh.Status
-}
 
 // Machine is one remote machine for the app's session: its transport and
 // the core installed there, installed at most once at a time and again
@@ -35,23 +17,26 @@ type Transport interface {
 type Machine struct {
 	// Destination is the ssh destination, as the settings name it.
 	Destination string
-	t           Transport
+	t           transport.Transport
 	cores       *remotecore.Cores
 	coresErr    error
+	// boot is the bootstrap of an ssh host's session, which installs the
+	// core as it connects; nil for a WSL host (Install does it).
+	boot *remotecore.Boot
 
-	closer    interface{ Close() error } // the connection, closed by Hosts.Close
-	sshConfig string                     // the ssh config file it was made with
+	sshConfig string // the ssh config file it was made with
 	// netns is what its backends' watchdogs are asked (--netns): see
 	// isolation.
 	netns string
 
 	mu        sync.Mutex // serializes Install
 	installed *remotecore.Installed
+	pruned    bool // the prune after an upload ran
 }
 
 // NewMachine is the machine dest reached through t, running cores (coresErr says
 // why there are none: each start then fails with it).
-func NewMachine(dest string, t Transport, cores *remotecore.Cores, coresErr error) *Machine {
+func NewMachine(dest string, t transport.Transport, cores *remotecore.Cores, coresErr error) *Machine {
 	return &Machine{Destination: dest, t: t, cores: cores, coresErr: coresErr}
 }
 
@@ -89,6 +74,9 @@ func (h *Machine) Install(ctx context.Context) (remotecore.Installed, error) {
 	if err := h.t.Connect(ctx); err != nil {
 		return remotecore.Installed{}, err
 	}
+	if h.boot != nil {
+		return h.booted(ctx)
+	}
 	in, err := remotecore.Install(ctx, h.t, h.cores, remotecore.Options{})
 	if err != nil {
 		return remotecore.Installed{}, err
@@ -96,3 +84,21 @@ func (h *Machine) Install(ctx context.Context) (remotecore.Installed, error) {
 	h.installed = &in
 	return in, nil
 }
+
+// booted is the core the ssh session's bootstrap runs; after an upload,
+// older versions' cores beyond the newest few go (a prune that fails costs
+// only disk space). Called with mu held.
+func (h *Machine) booted(ctx context.Context) (remotecore.Installed, error) {
+	in, ok := h.boot.Installed()
+	if !ok {
+		return remotecore.Installed{}, fmt.Errorf("remote: %s: connected, but no core booted", h.Destination)
+	}
+	if in.Uploaded && !h.pruned {
+		h.pruned = true
+		_, _ = h.t.Run(ctx, pruneTimeout, nil, remotecore.PruneArgv(h.cores.Version)...)
+	}
+	return in, nil
+}
+
+// pruneTimeout bounds the prune of old cores.
+const pruneTimeout = 20 * time.Second

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/backend/wsl"
 )
 
@@ -33,10 +35,9 @@ type Config struct {
 // connection, one authentication) per destination, made on first use and
 // closed together.
 type Hosts struct {
-	cfg        Config
-	controlDir string
-	self       string
-	version    string
+	cfg     Config
+	self    string
+	version string
 
 	mu        sync.Mutex
 	hosts     map[string]*Machine
@@ -49,14 +50,13 @@ type Hosts struct {
 	located  bool
 }
 
-// NewHosts makes the registry; controlDir keeps the control sockets, self
-// runs each master's watchdog shim, version names the cores to install.
-func NewHosts(cfg Config, controlDir, self, version string) *Hosts {
-	ssh.SweepStale(controlDir) // what masters of instances now dead left
-	return &Hosts{cfg: cfg, controlDir: controlDir, self: self, version: version, hosts: map[string]*Machine{}, sshConfig: cfg.SSHConfig}
+// NewHosts makes the registry; self runs each session's watchdog shim,
+// version names the cores to install.
+func NewHosts(cfg Config, self, version string) *Hosts {
+	return &Hosts{cfg: cfg, self: self, version: version, hosts: map[string]*Machine{}, sshConfig: cfg.SSHConfig}
 }
 
-// SetSelf changes the executable the masters' shims run from, for the
+// SetSelf changes the executable the sessions' shims run from, for the
 // connections made from now on (the launcher learns its core after it
 // made the registry).
 func (hs *Hosts) SetSelf(self string) {
@@ -91,12 +91,11 @@ func (hs *Hosts) Get(dest string) (*Machine, error) {
 		hs.cores, hs.coresErr = remotecore.LocateCores(hs.version)
 		hs.located = true
 	}
-	t, err := hs.transport(dest)
+	h, err := hs.machine(dest)
 	if err != nil {
 		return nil, fmt.Errorf("remote: %s: %w", dest, err)
 	}
-	h := NewMachine(dest, t, hs.cores, hs.coresErr)
-	h.closer, h.sshConfig = t, hs.sshConfig
+	h.sshConfig = hs.sshConfig
 	hs.hosts[dest] = h
 	return h, nil
 }
@@ -106,18 +105,44 @@ func (hs *Hosts) Get(dest string) (*Machine, error) {
 // wsl.exe instead of ssh.
 const WSLPrefix = "wsl:"
 
-// closingTransport is a Transport the Hosts close at the end.
-type closingTransport interface {
-	Transport
-	Close() error
+// machine is dest's Machine: reached through wsl.exe for a WSL host
+// (Install puts the core there), else over one ssh session whose bootstrap
+// installs it. Called with mu held.
+func (hs *Hosts) machine(dest string) (*Machine, error) {
+	if distro, ok := strings.CutPrefix(dest, WSLPrefix); ok {
+		t, err := wsl.New(wsl.Options{Distro: distro})
+		if err != nil {
+			return nil, err
+		}
+		return NewMachine(dest, t, hs.cores, hs.coresErr), nil
+	}
+	boot := remotecore.NewBoot(hs.cores)
+	t, err := ssh.New(ssh.Options{
+		Destination: dest, Boot: boot, ConfigFile: hs.sshConfig, Self: hs.self, SSH: hs.cfg.SSH,
+		ServerAliveInterval: aliveInterval(hs.grace()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := NewMachine(dest, t, hs.cores, hs.coresErr)
+	h.boot = boot
+	return h, nil
 }
 
-// transport is the connection to dest: wsl.exe for a WSL host, else ssh.
-func (hs *Hosts) transport(dest string) (closingTransport, error) {
-	if distro, ok := strings.CutPrefix(dest, WSLPrefix); ok {
-		return wsl.New(wsl.Options{Distro: distro})
+// grace is the disconnect grace of runs on these hosts.
+func (hs *Hosts) grace() time.Duration {
+	if hs.cfg.DisconnectGrace > 0 {
+		return hs.cfg.DisconnectGrace
 	}
-	return ssh.New(ssh.Options{Destination: dest, ControlDir: hs.controlDir, ConfigFile: hs.sshConfig, Self: hs.self, SSH: hs.cfg.SSH})
+	return settings.DefaultDisconnectGrace
+}
+
+// aliveInterval is the keepalive interval of a session (ssh's
+// ServerAliveInterval and the multiplexer's) for a disconnect grace: a
+// sixth of it, within 1..15 s, so that a dead connection is seen well
+// within the grace.
+func aliveInterval(grace time.Duration) time.Duration {
+	return min(max(grace/6, time.Second), 15*time.Second)
 }
 
 // SetSSHConfig is the ssh config file saved in the settings: connections
@@ -130,7 +155,7 @@ func (hs *Hosts) SetSSHConfig(path string) {
 
 // idle reports whether a connection in state st carries nothing: it never
 // came up, or its attempts have ended.
-func idle(st ssh.State) bool { return st == ssh.Idle || st == ssh.Failed }
+func idle(st transport.State) bool { return st == transport.Idle || st == transport.Failed }
 
 // Close closes every host's connection (after the backends on them are
 // stopped: their channels go through it).
@@ -141,8 +166,6 @@ func (hs *Hosts) Close() {
 	hs.hosts, hs.retired = map[string]*Machine{}, nil
 	hs.mu.Unlock()
 	for _, h := range hosts {
-		if h.closer != nil {
-			_ = h.closer.Close()
-		}
+		_ = h.t.Close()
 	}
 }

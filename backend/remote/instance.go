@@ -21,6 +21,7 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
@@ -90,7 +91,7 @@ type Instance struct {
 	reaped func([]reapreport.RemoteDecision)
 
 	mu   sync.Mutex // guards what follows
-	ch   *ssh.Channel
+	ch   *transport.Channel
 	said said // what the remote watchdog said, or why the run could not start
 	// localPort forwards here to remotePort there, once the backend is ready.
 	localPort, remotePort int
@@ -275,7 +276,7 @@ const reapTimeout = 30 * time.Second
 // finish waits for the channel's end (bounded: the remote watchdog tears
 // down within its grace once its lifeline is gone), collects our ssh client
 // and drops the forward.
-func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}) {
+func (r *Instance) finish(ch *transport.Channel, readDone <-chan struct{}) {
 	select {
 	case <-readDone:
 	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
@@ -290,7 +291,7 @@ func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 		r.mu.Unlock()
 	}
 	r.mu.Lock()
-	local, remote := r.localPort, r.remotePort
+	local := r.localPort
 	spoke := r.said.hello.Shim.PID != 0
 	r.mu.Unlock()
 	if !spoke {
@@ -300,7 +301,7 @@ func (r *Instance) finish(ch *ssh.Channel, readDone <-chan struct{}) {
 	}
 	if local != 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = r.host.t.Unforward(ctx, local, remote)
+		_ = r.host.t.Unforward(ctx, local)
 		cancel()
 	}
 }

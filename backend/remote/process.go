@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
+	"hermes-desktop/backend/transport"
 	"net"
 	"strconv"
 	"time"
@@ -127,7 +128,7 @@ func (r *Instance) forward(ctx context.Context, remote int) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("remote: a local port for the forward: %w", err)
 		}
-		if last = r.host.t.Forward(ctx, local, remote); last == nil {
+		if last = r.host.t.Forward(ctx, local, transport.Target{Port: remote}); last == nil {
 			r.mu.Lock()
 			r.localPort, r.remotePort = local, remote
 			r.mu.Unlock()

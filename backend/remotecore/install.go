@@ -12,6 +12,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"hermes-desktop/contract/muxwire"
 )
 
 // Remote runs one short command on a remote host. backend/ssh's Host is
@@ -80,6 +82,9 @@ type Installed struct {
 	// Uploaded is true when Install wrote the file, false when the one
 	// there already had the digest.
 	Uploaded bool
+	// Muxed is true when the core serves the host's ssh session (Boot):
+	// Exec's commands then go to it over the multiplexer.
+	Muxed bool
 }
 
 // Install makes sure the remote has the core of cores for its platform,
@@ -116,7 +121,7 @@ func Install(ctx context.Context, r Remote, cores *Cores, opts Options) (Install
 	in.Uploaded = true
 	// A new version is in place: older ones beyond the newest few go. A
 	// prune that fails costs only disk space.
-	_, _ = r.Run(ctx, opts.ProbeTimeout, nil, "sh", "-c", pruneScript, "hermes-desktop-prune", cores.Version)
+	_, _ = r.Run(ctx, opts.ProbeTimeout, nil, PruneArgv(cores.Version)...)
 	return in, nil
 }
 
@@ -125,8 +130,21 @@ func Install(ctx context.Context, r Remote, cores *Cores, opts Options) (Install
 // the home down are this user's alone: a file swapped or damaged since
 // Install is not run (the command exits 126 and says why on stderr), nor
 // one in an unsafe place (ExecRefusal says so of the exit status).
+//
+// Over the multiplexer (Muxed), the command is the core itself
+// (muxwire.Core): the mux server runs its own executable, whose digest
+// and chain the bootstrap checked before it exec'd it.
 func (in Installed) Exec(args ...string) []string {
+	if in.Muxed {
+		return append([]string{muxwire.Core}, args...)
+	}
 	return append([]string{"sh", "-c", execScript, "hermes-desktop-core", in.Path, in.Digest}, args...)
+}
+
+// PruneArgv is the command that removes, under RemoteDir, the cores of
+// versions other than version but the newest few (pruneScript).
+func PruneArgv(version string) []string {
+	return []string{"sh", "-c", pruneScript, "hermes-desktop-prune", version}
 }
 
 // checkVersion refuses a version that is not a plain path segment: it

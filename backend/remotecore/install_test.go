@@ -75,8 +75,14 @@ func newRemote(t *testing.T) (*shellRemote, *Cores) {
 	if err := os.Mkdir(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return &shellRemote{home: home}, coresOf(t, []byte(coreScript+strings.Repeat("#\n", 100<<10)))
+}
+
+// coresOf is a cores directory (version "1.0") whose core for every
+// platform is core.
+func coresOf(t *testing.T, core []byte) *Cores {
+	t.Helper()
 	dir := t.TempDir()
-	core := []byte(coreScript + strings.Repeat("#\n", 100<<10))
 	sum := sha256.Sum256(core)
 	var sums strings.Builder
 	var gz bytes.Buffer
@@ -94,7 +100,7 @@ func newRemote(t *testing.T) (*shellRemote, *Cores) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &shellRemote{home: home}, cores
+	return cores
 }
 
 func writeFile(t *testing.T, path, data string, mode os.FileMode) {
@@ -151,7 +157,7 @@ func TestInstallUploadsOnce(t *testing.T) {
 		}
 	}
 	again := install(t, r, cores)
-	if again.Uploaded || again != (Installed{in.Platform, in.Path, in.Digest, false}) || r.sent.Load() != size {
+	if again.Uploaded || again != (Installed{Platform: in.Platform, Path: in.Path, Digest: in.Digest}) || r.sent.Load() != size {
 		t.Errorf("second Install: got %+v and %d bytes sent in all, want no upload (%d)", again, r.sent.Load(), size)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(filepath.Join(r.home, in.Path)))

@@ -163,3 +163,65 @@ var execScript = script(
 
 // script joins statements into one line.
 func script(stmts ...string) string { return strings.Join(stmts, "; ") }
+
+// exitBootInput is bootScript's status when the app's lines are not what
+// it expects (or stdin ended first): the app went away or is not ours.
+const exitBootInput = 2
+
+// exitBootFailed is bootScript's status when the core could not be put in
+// place (a directory or file it cannot make, a received core with another
+// digest).
+const exitBootFailed = 5
+
+// bootUpload, inside bootScript, receives the core $f with digest $w:
+// `need gzip|plain`, then a `size N` line and N bytes (head -c reads no
+// more: the app sends nothing else until `ok`), unpacked into a temporary
+// file in the same 0700 directory, checked, made executable, synced and
+// renamed into place, as uploadScript does.
+var bootUpload = script(
+	`echo need $g`,
+	`IFS= read -r l || exit `+strconv.Itoa(exitBootInput),
+	`set -- $l`,
+	`if [ $# -ne 2 ] || [ "$1" != size ]; then echo "error expected size N, got: $l"; exit `+strconv.Itoa(exitBootInput)+`; fi`,
+	`case $2 in ''|*[!0-9]*) echo "error size $2 is not a number"; exit `+strconv.Itoa(exitBootInput)+`;; esac`,
+	`n=$2`,
+	`umask 077`,
+	`d=${f%/*}`,
+	`mkdir -p "$d" && chmod 700 "$d" "${d%/*}" "${d%/*/*}" "${d%/*/*/*}" || { echo "error cannot make $d"; exit `+strconv.Itoa(exitBootFailed)+`; }`,
+	`t=$(mktemp "$d/.upload.XXXXXX") || { echo "error cannot make a file in $d"; exit `+strconv.Itoa(exitBootFailed)+`; }`,
+	`if [ "$g" = gzip ]; then head -c "$n" | gzip -dc >"$t"; else head -c "$n" >"$t"; fi`,
+	`x=$(sum <"$t")`,
+	`if [ "$x" != "$w" ]; then rm -f "$t"; echo "error the received core has SHA-256 $x, want $w"; exit `+strconv.Itoa(exitBootFailed)+`; fi`,
+	`chmod 700 "$t"`,
+	`sync "$t" 2>/dev/null || sync`,
+	`mv -f "$t" "$f" || { rm -f "$t"; echo "error cannot rename $t to $f"; exit `+strconv.Itoa(exitBootFailed)+`; }`,
+)
+
+// bootScript is the one command of a host's ssh session (Boot): it says
+// what the host is, reads `core PATH DIGEST` (PATH under $HOME, chosen by
+// the app for that platform), refuses an unsafe home or directory chain
+// (`refused 3|6`, the exit statuses of execScript), receives the core when
+// it is missing, not a safe file of ours, or has another digest
+// (bootUpload), and execs it as the mux server, whose Banner follows `ok`.
+// read -r reads one byte at a time from a pipe, so nothing of the core's
+// bytes or the multiplexer's is consumed by it.
+var bootScript = script(
+	sumFunc,
+	chainFunc,
+	`set -f`,
+	`g=plain; if command -v gzip >/dev/null 2>&1; then g=gzip; fi`,
+	`echo "`+bootHello+` 1 $(uname -s) $(uname -m) $g"`,
+	`IFS= read -r l || exit `+strconv.Itoa(exitBootInput),
+	`set -- $l`,
+	`if [ $# -ne 3 ] || [ "$1" != core ]; then echo "error expected core PATH DIGEST, got: $l"; exit `+strconv.Itoa(exitBootInput)+`; fi`,
+	`q=$2; w=$3; f=$HOME/$2`,
+	`case $w in *[!0-9a-f]*) w=;; esac`,
+	`if [ ${#w} -ne 64 ]; then echo "error $3 is not a SHA-256"; exit `+strconv.Itoa(exitBootInput)+`; fi`,
+	`chain "$q"; c=$?`,
+	`if [ $c -eq 3 ]; then echo `+bootRefused+` `+strconv.Itoa(exitUnsafeHome)+`; exit `+strconv.Itoa(exitUnsafeHome)+`; fi`,
+	`if [ $c -eq 2 ]; then echo `+bootRefused+` `+strconv.Itoa(exitUnsafeChain)+`; exit `+strconv.Itoa(exitUnsafeChain)+`; fi`,
+	`x=; if [ $c -eq 0 ] && [ -f "$f" ] && [ ! -L "$f" ] && [ -O "$f" ] && [ -x "$f" ] && [ -z "$(find "$f" -prune `+othersWrite+`)" ]; then x=$(sum <"$f"); fi`,
+	`if [ "$x" != "$w" ]; then `+bootUpload+`; fi`,
+	`echo `+bootOK,
+	`exec "$f" mux`,
+)

@@ -4,12 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// readyLine is what the master's LocalCommand prints once authenticated:
-// ssh runs LocalCommand after it listens on the control socket, so the line
-// means the socket is ready (ssh.c, ssh_session2).
-const readyLine = "hermes-ssh-ready"
+	"hermes-desktop/platform/cmdline"
+)
 
 // configArgs are the options every invocation shares: the user's config
 // file and the overrides of Options. ssh takes the first value it sees for
@@ -28,41 +25,36 @@ func configArgs(o Options) []string {
 	return a
 }
 
-// commonArgs adds what no invocation may do otherwise: prompt (BatchMode),
-// accept an unknown key (strict), or use another control socket.
-func (h *Host) commonArgs() []string {
-	a := append(configArgs(h.opts), "-o", "BatchMode=yes", "-S", h.controlPath, "-o", "ControlPersist=no")
+// sessionArgs start the host's one session: no prompt (BatchMode), no
+// connection sharing of ssh's own (ControlMaster, ControlPath: our
+// multiplexer does that, on every OS), nothing of the user's config that
+// would act on our session (agent or X11 forwarding, their forwards, a
+// RemoteCommand that would replace ours, a TTY that would mangle our
+// bytes, a LocalCommand), keepalives, and the bootstrap as the command.
+func (h *Host) sessionArgs(command []string) []string {
+	a := append(configArgs(h.opts), "-T",
+		"-o", "BatchMode=yes",
+		"-o", "ControlMaster=no",
+		"-o", "ControlPath=none",
+		"-o", "ForwardAgent=no",
+		"-o", "ForwardX11=no",
+		"-o", "ClearAllForwardings=yes",
+		"-o", "RemoteCommand=none",
+		"-o", "RequestTTY=no",
+		"-o", "PermitLocalCommand=no",
+		"-o", "ConnectTimeout="+seconds(h.opts.ConnectTimeout),
+		"-o", "ServerAliveInterval="+seconds(h.opts.ServerAliveInterval),
+		"-o", "ServerAliveCountMax=3")
 	if h.strictOverride {
 		// The user's config says StrictHostKeyChecking=no; we never
 		// connect a backend with that (README "Remote backends").
 		a = append(a, "-o", "StrictHostKeyChecking=yes")
 	}
-	return a
+	return append(a, "--", h.opts.Destination, cmdline.JoinRemote(command))
 }
 
-// masterArgs start the one authenticated connection: no command (-N),
-// foreground (no -f: it stays the shim's child), keepalives, and the ready line.
-func (h *Host) masterArgs() []string {
-	a := append(h.commonArgs(), "-M", "-N", "-T",
-		"-o", "ConnectTimeout="+seconds(h.opts.ConnectTimeout),
-		"-o", "ServerAliveInterval="+seconds(h.opts.ServerAliveInterval),
-		"-o", "ServerAliveCountMax=3",
-		"-o", "ExitOnForwardFailure=no",
-		"-o", "PermitLocalCommand=yes",
-		"-o", "LocalCommand=echo "+readyLine)
-	return append(a, "--", h.opts.Destination)
-}
-
-// clientArgs run argv as a mux client of the master. ProxyCommand=false:
-// if the master is gone, ssh would connect on its own (a second
-// authentication); instead it fails at once.
-func (h *Host) clientArgs(extra ...string) []string {
-	a := append(h.commonArgs(), "-o", "ControlMaster=no", "-o", "ProxyCommand=false")
-	return append(a, extra...)
-}
-
-// seconds is d in whole seconds, rounded up, at least 1 (ssh and
-// timeout(1) take seconds).
+// seconds is d in whole seconds, rounded up, at least 1 (ssh takes
+// seconds).
 func seconds(d time.Duration) string {
 	return strconv.Itoa(max(1, int(d.Seconds()+0.999)))
 }

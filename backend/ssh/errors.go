@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/platform/cmdline"
 
 	"hermes-desktop/platform/proc"
@@ -31,15 +32,6 @@ var (
 	// says it does not exist, not that it cannot ask): retrying cannot
 	// help, fixing the name or the ssh config file can.
 	ErrUnresolvable = errors.New("ssh: the host name does not resolve")
-	// ErrTimeout: a remote command ran past its timeout and was killed on
-	// the remote.
-	ErrTimeout = errors.New("ssh: remote command timed out")
-	// ErrClosed: the Host was closed.
-	ErrClosed = errors.New("ssh: host closed")
-	// ErrControlPath: the control socket's path does not fit sun_path.
-	ErrControlPath = errors.New("ssh: control socket path too long")
-	// ErrNoMultiplexing: this platform's OpenSSH has no ControlMaster.
-	ErrNoMultiplexing = errors.New("ssh: OpenSSH connection multiplexing (ControlMaster) is not available on this platform")
 )
 
 // Permanent reports whether retrying cannot help: a key problem needs a
@@ -48,7 +40,7 @@ func Permanent(err error) bool { return permanent(err) }
 
 func permanent(err error) bool {
 	return errors.Is(err, ErrUnknownHostKey) || errors.Is(err, ErrHostKeyChanged) || errors.Is(err, ErrAuth) ||
-		errors.Is(err, ErrUnresolvable)
+		errors.Is(err, ErrUnresolvable) || transport.IsPermanent(err)
 }
 
 // HostKeyError is an unknown or changed host key, with what a person

@@ -4,9 +4,14 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/internal/coretest"
+	"hermes-desktop/internal/testbin"
 )
 
 func execOutput(name string, args ...string) (string, error) {
@@ -52,4 +57,31 @@ func childrenNamed(t *testing.T, name string) []int {
 		}
 	}
 	return out
+}
+
+// coresDir is a cores directory whose core for this machine is the test
+// binary's hermes-desktop (testbin.Path): the session's core on the
+// "remote" is the app's own build, serving the multiplexer.
+func coresDir(t *testing.T) string {
+	t.Helper()
+	return coretest.Dir(t, testbin.Path(t))
+}
+
+// openCores opens the cores directory dir as the version it holds.
+func openCores(dir string) (*remotecore.Cores, error) {
+	v, err := os.ReadFile(filepath.Join(dir, remotecore.VersionFile))
+	if err != nil {
+		return nil, err
+	}
+	return remotecore.OpenCores(dir, strings.TrimSpace(string(v)))
+}
+
+// newBoot is the bootstrap of a test's sessions, with coresDir's core.
+func newBoot(t *testing.T) *remotecore.Boot {
+	t.Helper()
+	cores, err := openCores(coresDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return remotecore.NewBoot(cores)
 }

@@ -2,42 +2,42 @@ package ssh
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hashicorp/yamux"
+
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/platform/proc"
 )
 
-// sunPathMax is the smallest sun_path (macOS, the BSDs); ssh binds
-// "<path>.<16 random>" first and renames it, hence the 17 more bytes.
-const sunPathMax = 104 - 1 - 17
-
-// Host is one remote host: one master connection, shared by every command,
-// channel and forward to it for the app's session. Its methods are safe for
-// concurrent use.
+// Host is one remote host: one ssh session carrying our multiplexer,
+// shared by every command, channel and forward to it for the app's
+// session. Its methods are safe for concurrent use.
 type Host struct {
-	opts        Options
-	owner       proc.Identity // this process, which the master's shim follows
-	controlPath string
-	life        context.Context // ends at Close; bounds every attempt
-	end         context.CancelFunc
-	wg          sync.WaitGroup // the connect loop and the masters' waiters
+	opts  Options
+	owner proc.Identity   // this process, which the session's shim follows
+	life  context.Context // ends at Close; bounds every attempt
+	end   context.CancelFunc
+	wg    sync.WaitGroup // the connect loop and the links' watchers
 
 	mu             sync.Mutex
-	status         Status    // guarded by mu
-	flight         *flight   // the attempt loop in flight, nil if none; guarded by mu
-	master         *master   // the live master, nil if none; guarded by mu
-	forwards       []forward // re-added after a reconnect; guarded by mu
-	res            *resolved // ssh -G, once; guarded by mu
-	strictOverride bool      // guarded by mu (set with res)
-	closed         bool      // guarded by mu
+	status         transport.Status         // guarded by mu
+	flight         *flight                  // the attempt loop in flight, nil if none; guarded by mu
+	live           *link                    // the session up now, nil if none; guarded by mu
+	relays         map[int]*transport.Relay // the forwards, by local port; guarded by mu
+	res            *resolved                // ssh -G, once; guarded by mu
+	strictOverride bool                     // guarded by mu (set with res)
+	closed         bool                     // guarded by mu
+}
+
+// link is one session and the multiplexer's client over it.
+type link struct {
+	s   *session
+	mux *yamux.Session
 }
 
 // flight is one run of the attempt loop; every Connect waiting on it gets
@@ -49,72 +49,53 @@ type flight struct {
 
 // New returns a Host for opts; it starts nothing until Connect.
 func New(opts Options) (*Host, error) {
-	if err := checkPlatform(); err != nil {
-		return nil, err
-	}
 	opts = opts.withDefaults()
 	if opts.Destination == "" || strings.HasPrefix(opts.Destination, "-") {
 		return nil, fmt.Errorf("ssh: invalid destination %q", opts.Destination)
 	}
-	if opts.ControlDir == "" {
-		return nil, errors.New("ssh: no control dir")
+	if opts.Boot == nil {
+		return nil, errors.New("ssh: no bootstrap to run on the host")
 	}
 	if opts.Self == "" {
-		return nil, errors.New("ssh: no hermes-desktop executable to run the master's shim")
+		return nil, errors.New("ssh: no hermes-desktop executable to run the session's shim")
 	}
 	owner, err := proc.Self()
 	if err != nil {
-		return nil, fmt.Errorf("ssh: identify this process for the master's shim: %w", err)
-	}
-	path := filepath.Join(opts.ControlDir, controlName(opts, owner))
-	if len(path) > sunPathMax {
-		return nil, fmt.Errorf("%w: %s (%d bytes, at most %d)", ErrControlPath, path, len(path), sunPathMax)
-	}
-	if strings.Contains(path, "%") {
-		path = strings.ReplaceAll(path, "%", "%%") // ssh expands %-tokens in ControlPath
+		return nil, fmt.Errorf("ssh: identify this process for the session's shim: %w", err)
 	}
 	life, end := context.WithCancel(context.Background())
-	return &Host{opts: opts, owner: owner, controlPath: path, life: life, end: end}, nil
-}
-
-// controlName is short and unique per destination, config file and owner:
-// during a handoff two instances each run a master to the same host, and
-// one must never take (or, exiting, remove) the other's socket.
-func controlName(o Options, owner proc.Identity) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%d\x00%s",
-		o.Destination, o.ConfigFile, o.KnownHostsFile, o.IdentityFile, owner.PID, owner.Start))
-	return "cm-" + hex.EncodeToString(sum[:6])
+	return &Host{opts: opts, owner: owner, life: life, end: end, relays: map[int]*transport.Relay{}}, nil
 }
 
 // Status returns the connection's current status.
-func (h *Host) Status() Status {
+func (h *Host) Status() transport.Status {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.status
 }
 
 // setStatus records s and tells OnState. Called with mu held.
-func (h *Host) setStatus(s Status) {
+func (h *Host) setStatus(s transport.Status) {
 	h.status = s
 	if h.opts.OnState != nil {
 		h.opts.OnState(s)
 	}
 }
 
-// Connect returns once the master is up, or with why it is not. It joins
-// an attempt already in flight rather than starting another; ctx bounds
-// the wait, not the attempt (others may be waiting on it too).
+// Connect returns once the session serves, or with why it does not. It
+// joins an attempt already in flight rather than starting another; ctx
+// bounds the wait, not the attempt (others may be waiting on it too).
 func (h *Host) Connect(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return ErrClosed
+		return transport.ErrClosed
 	}
-	if h.status.State == Connected {
+	if h.status.State == transport.Connected && h.live != nil {
 		h.mu.Unlock()
 		return nil
 	}
-	f := h.startFlight(Connecting)
+	f := h.startFlight(transport.Connecting)
 	h.mu.Unlock()
 	select {
 	case <-f.done:
@@ -126,7 +107,7 @@ func (h *Host) Connect(ctx context.Context) error {
 
 // startFlight returns the flight in progress or starts one. Called with mu
 // held.
-func (h *Host) startFlight(first State) *flight {
+func (h *Host) startFlight(first transport.State) *flight {
 	if h.flight != nil {
 		return h.flight
 	}
@@ -139,12 +120,12 @@ func (h *Host) startFlight(first State) *flight {
 
 // attempts is the attempt loop: one attempt at a time, exponential backoff
 // between them, at most MaxAttempts, a permanent error at once to Failed.
-func (h *Host) attempts(f *flight, first State) {
+func (h *Host) attempts(f *flight, first transport.State) {
 	defer h.wg.Done()
 	var err error
 	for n := 1; ; n++ {
 		h.mu.Lock()
-		h.setStatus(Status{State: first, Attempt: n, Err: err})
+		h.setStatus(transport.Status{State: first, Attempt: n, Err: err})
 		h.mu.Unlock()
 		if err = h.dial(h.life); err == nil {
 			h.finish(f, nil)
@@ -155,16 +136,16 @@ func (h *Host) attempts(f *flight, first State) {
 			return
 		}
 		wait := h.opts.backoff(n)
-		first = Reconnecting
+		first = transport.Reconnecting
 		h.mu.Lock()
-		h.setStatus(Status{State: Reconnecting, Attempt: n + 1, Next: time.Now().Add(wait), Err: err})
+		h.setStatus(transport.Status{State: transport.Reconnecting, Attempt: n + 1, Next: time.Now().Add(wait), Err: err})
 		h.mu.Unlock()
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-h.life.Done():
 			t.Stop()
-			h.finish(f, ErrClosed)
+			h.finish(f, transport.ErrClosed)
 			return
 		}
 	}
@@ -177,61 +158,48 @@ func (h *Host) finish(f *flight, err error) {
 	switch {
 	case h.closed:
 		if err == nil {
-			err = ErrClosed
+			err = transport.ErrClosed
 		}
 	case err == nil:
-		h.setStatus(Status{State: Connected})
+		h.setStatus(transport.Status{State: transport.Connected})
 	default:
 		err = fmt.Errorf("ssh: connect %s: %w", h.opts.Destination, err)
-		h.setStatus(Status{State: Failed, Err: err})
+		h.setStatus(transport.Status{State: transport.Failed, Err: err})
 	}
 	h.flight = nil
 	f.err = err
 	close(f.done)
 }
 
-// dial makes one attempt: resolve the destination (once), start a master
-// and wait for it to be authenticated.
+// dial makes one attempt: resolve the destination (once), start the
+// session, run the bootstrap and start the multiplexer over it.
 func (h *Host) dial(ctx context.Context) error {
 	r, err := h.resolveOnce(ctx)
 	if err != nil {
 		return err
 	}
-	// A socket left by our own master that died would make the new one run
-	// without multiplexing ("ControlSocket already exists"); the path names
-	// this process, so it is never another instance's.
-	_ = os.Remove(h.controlPath)
-	m, err := startMaster(h.opts.Self, h.owner, h.opts.SSH, h.masterArgs())
+	s, err := startSession(h.opts.Self, h.owner, h.opts.SSH, h.sessionArgs(h.opts.Boot.Command()))
 	if err != nil {
 		return err
 	}
-	h.wg.Add(1)
-	go h.watch(m) // ends when the master exits
-	if err := m.waitReady(ctx, h.opts.ConnectTimeout); err != nil {
-		m.kill()
-		<-m.done
+	mux, err := h.boot(ctx, s)
+	if err != nil {
 		if errors.Is(err, ErrUnknownHostKey) || errors.Is(err, ErrHostKeyChanged) {
 			return hostKeyError(ctx, h.opts, r, err)
 		}
 		return err
 	}
+	l := &link{s: s, mux: mux}
 	h.mu.Lock()
-	select {
-	case <-m.done:
-		h.mu.Unlock()
-		return fmt.Errorf("%w: the master exited right after connecting: %s", ErrUnreachable, lastLine(m.sshStderr()))
-	default:
+	defer h.mu.Unlock()
+	if h.closed { // Close ran while we waited and saw no session to end
+		mux.Close()
+		s.end()
+		return transport.ErrClosed
 	}
-	if h.closed { // Close ran while we waited and saw no master to end
-		h.mu.Unlock()
-		m.kill()
-		<-m.done
-		return ErrClosed
-	}
-	h.master = m
-	fwds := append([]forward(nil), h.forwards...)
-	h.mu.Unlock()
-	h.reforward(ctx, fwds)
+	h.live = l
+	h.wg.Add(1)
+	go h.watch(l) // ends when the session does
 	return nil
 }
 
@@ -253,29 +221,41 @@ func (h *Host) resolveOnce(ctx context.Context) (resolved, error) {
 	return r, nil
 }
 
-// watch waits for master m to exit; an exit the Host did not ask for (the
-// server went away, the network broke, someone killed ssh) starts the
-// reconnect loop.
-func (h *Host) watch(m *master) {
+// watch waits for link l to end: ssh exited (the server went away, the
+// network broke, someone killed it) or the multiplexer gave up (its
+// keepalive went unanswered: ssh is ended too). An end the Host did not
+// ask for starts the reconnect loop; the forwards' listeners stay and
+// dial the next session.
+func (h *Host) watch(l *link) {
 	defer h.wg.Done()
-	<-m.done
+	select {
+	case <-l.s.done:
+	case <-l.mux.CloseChan():
+		l.s.kill()
+		<-l.s.done
+	}
+	l.mux.Close()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.master != m {
-		return // never became the master, or replaced
+	if h.live != l {
+		return
 	}
-	h.master = nil
+	h.live = nil
 	if h.closed {
 		return
 	}
-	h.setStatus(Status{State: Reconnecting, Attempt: 1, Err: classify(m.sshStderr())})
-	h.startFlight(Reconnecting)
+	h.setStatus(transport.Status{State: transport.Reconnecting, Attempt: 1, Err: classify(l.s.sshStderr())})
+	h.startFlight(transport.Reconnecting)
 }
 
-// Close ends the master (`ssh -O exit`, then its shim's teardown if it
-// lingers), waits for it and every goroutine of the Host, and removes the
-// socket. Channels from Start end with it (their caller collects them).
-// Idempotent.
+// closeWait bounds how long Close waits for ssh to exit on its own after
+// the multiplexer closed (the remote core ends once its commands have).
+const closeWait = 5 * time.Second
+
+// Close ends every forward and the session (the multiplexer's close, EOF
+// on ssh's stdin, then the shim's teardown if ssh lingers), and waits for
+// it and every goroutine of the Host. Channels from Start end with it
+// (their caller collects them). Idempotent.
 func (h *Host) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -284,30 +264,37 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
-	m := h.master
+	l, relays := h.live, h.relays
+	h.relays = map[int]*transport.Relay{}
 	h.end()
-	h.setStatus(Status{State: Closed})
+	h.setStatus(transport.Status{State: transport.Closed})
 	h.mu.Unlock()
+	for _, r := range relays {
+		r.Close()
+	}
 	var err error
-	if m != nil {
-		err = h.exitMaster(m)
+	if l != nil {
+		l.mux.Close() // closes ssh's stdin and stdout: EOF there
+		select {
+		case <-l.s.done:
+		case <-time.After(closeWait):
+			l.s.end()
+			err = fmt.Errorf("ssh: close %s: the session did not end on EOF; killed", h.opts.Destination)
+		}
 	}
 	h.wg.Wait()
-	_ = os.Remove(h.controlPath)
 	return err
 }
 
-// exitMaster asks the master to exit through its socket and waits for it.
-func (h *Host) exitMaster(m *master) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = h.control(ctx, "exit")
-	select {
-	case <-m.done:
-		return nil
-	case <-ctx.Done():
+// current is the link up now, or an error saying there is none.
+func (h *Host) current() (*link, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.closed:
+		return nil, transport.ErrClosed
+	case h.live == nil:
+		return nil, fmt.Errorf("%w: the session to %s ended", ErrUnreachable, h.opts.Destination)
 	}
-	m.kill()
-	<-m.done
-	return fmt.Errorf("ssh: close %s: the master did not exit on request; killed", h.opts.Destination)
+	return h.live, nil
 }

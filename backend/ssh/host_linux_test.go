@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/internal/sshtest"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
@@ -35,9 +36,11 @@ func newHost(t *testing.T, srv *sshtest.Server, opts ssh.Options) *ssh.Host {
 	if opts.ConfigFile == "" {
 		opts.ConfigFile = srv.ClientConfig
 	}
-	opts.ControlDir = srv.Dir
 	if opts.Self == "" {
 		opts.Self = testbin.Path(t)
+	}
+	if opts.Boot == nil {
+		opts.Boot = newBoot(t)
 	}
 	h, err := ssh.New(opts)
 	if err != nil {
@@ -92,9 +95,8 @@ func TestRunStdin(t *testing.T) {
 	if err != nil || len(out) != 0 {
 		t.Errorf("cat with no stdin: got %q, %v, want nothing", out, err)
 	}
-	var ee *exec.ExitError
-	if _, err := h.Run(ctx, 30*time.Second, nil, "sh", "-c", "exit 3"); !errors.As(err, &ee) || ee.ExitCode() != 3 {
-		t.Errorf("exit 3: got %v, want an *exec.ExitError with status 3", err)
+	if _, err := h.Run(ctx, 30*time.Second, nil, "sh", "-c", "exit 3"); transport.ExitCode(err) != 3 {
+		t.Errorf("exit 3: got %v, want an exit status 3", err)
 	}
 }
 
@@ -153,15 +155,16 @@ func TestRunTimeoutKillsRemote(t *testing.T) {
 	srv := sshtest.Start(t)
 	h := newHost(t, srv, ssh.Options{})
 	_, err := h.Run(ctxFor(t), time.Second, nil, "sh", "-c", "sleep 1000 & sleep 1000")
-	if !errors.Is(err, ssh.ErrTimeout) {
+	if !errors.Is(err, transport.ErrTimeout) {
 		t.Fatalf("Run: got %v, want ErrTimeout", err)
 	}
-	// The master's sshd processes stay; nothing else may.
+	// The session's sshd processes and the core serving it stay; nothing
+	// else may.
 	var left []sshtest.Proc
 	waitfor.Try(10*time.Second, func() bool {
 		left = left[:0]
 		for _, p := range srv.Processes() {
-			if !strings.HasPrefix(p.Args, "sshd") {
+			if !strings.HasPrefix(p.Args, "sshd") && !strings.HasSuffix(p.Args, " mux") {
 				left = append(left, p)
 			}
 		}
@@ -199,7 +202,7 @@ func TestUnknownHostKey(t *testing.T) {
 	if got := srv.Authentications(); got != 0 {
 		t.Errorf("authentications: got %d, want 0", got)
 	}
-	if st := h.Status(); st.State != ssh.Failed {
+	if st := h.Status(); st.State != transport.Failed {
 		t.Errorf("state: got %v, want failed (a key problem is not retried)", st)
 	}
 }
@@ -220,7 +223,7 @@ func TestReconnectBackoffBounded(t *testing.T) {
 	var seen []string
 	h := newHost(t, srv, ssh.Options{
 		MinBackoff: 100 * time.Millisecond, MaxBackoff: 400 * time.Millisecond, MaxAttempts: 4,
-		OnState: func(s ssh.Status) { mu.Lock(); seen = append(seen, s.String()); mu.Unlock() },
+		OnState: func(s transport.Status) { mu.Lock(); seen = append(seen, s.String()); mu.Unlock() },
 	})
 	ctx := ctxFor(t)
 	if err := h.Connect(ctx); err != nil {
@@ -249,10 +252,10 @@ func TestReconnectBackoffBounded(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	waitfor.Try(30*time.Second, func() bool { return h.Status().State == ssh.Failed })
+	waitfor.Try(30*time.Second, func() bool { return h.Status().State == transport.Failed })
 	l.Close()
 	<-acceptDone
-	if st := h.Status(); st.State != ssh.Failed {
+	if st := h.Status(); st.State != transport.Failed {
 		t.Fatalf("state: got %v, want failed after 4 attempts", st)
 	}
 	mu.Lock()
@@ -271,20 +274,20 @@ func TestReconnectBackoffBounded(t *testing.T) {
 	}
 }
 
-// Close ends the master: its process is reaped and the server has no
+// Close ends the session: its ssh is reaped and the server has no
 // session left (checked again by the server's cleanup).
-func TestCloseReapsMaster(t *testing.T) {
+func TestCloseEndsSession(t *testing.T) {
 	srv := sshtest.Start(t)
 	h := newHost(t, srv, ssh.Options{})
 	if err := h.Connect(ctxFor(t)); err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
 	if len(srv.Processes()) == 0 {
-		t.Fatal("no sshd session for the master")
+		t.Fatal("no sshd session")
 	}
 	masters := descendantsNamed(t, os.Getpid(), "ssh")
 	if len(masters) != 1 {
-		t.Fatalf("ssh descendants of the test: got %v, want one master", masters)
+		t.Fatalf("ssh descendants of the test: got %v, want one session", masters)
 	}
 	if err := h.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -293,21 +296,21 @@ func TestCloseReapsMaster(t *testing.T) {
 		t.Errorf("shim children after Close (zombie or alive): got %v, want none", left)
 	}
 	if alive(masters[0]) {
-		t.Errorf("master %v still there after Close", masters[0])
+		t.Errorf("session's ssh %v still there after Close", masters[0])
 	}
 	if left := srv.WaitClean(10 * time.Second); len(left) != 0 {
 		t.Errorf("sessions left on the server after Close: %v", left)
 	}
-	if got := h.Status().State; got != ssh.Closed {
+	if got := h.Status().State; got != transport.Closed {
 		t.Errorf("state: got %v, want closed", got)
 	}
-	if _, err := h.Run(context.Background(), time.Second, nil, "true"); !errors.Is(err, ssh.ErrClosed) {
+	if _, err := h.Run(context.Background(), time.Second, nil, "true"); !errors.Is(err, transport.ErrClosed) {
 		t.Errorf("Run after Close: got %v, want ErrClosed", err)
 	}
 }
 
-// Forward carries a connection from a local port through the master to a
-// port on the host (here the host is this machine).
+// Forward carries a connection from a local port through the session to
+// a port on the host (here the host is this machine).
 func TestForward(t *testing.T) {
 	srv := sshtest.Start(t)
 	h := newHost(t, srv, ssh.Options{})
@@ -328,7 +331,7 @@ func TestForward(t *testing.T) {
 	}()
 	lp := freePort(t)
 	ctx := ctxFor(t)
-	if err := h.Forward(ctx, lp, remote.Addr().(*net.TCPAddr).Port); err != nil {
+	if err := h.Forward(ctx, lp, transport.Target{Port: remote.Addr().(*net.TCPAddr).Port}); err != nil {
 		t.Fatalf("Forward: %v", err)
 	}
 	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(lp))
@@ -345,15 +348,16 @@ func TestForward(t *testing.T) {
 	}
 }
 
-// The master dies with the app however the app ends: a helper process (this
-// test binary re-run) connects a Host and is SIGKILLed; its master goes,
-// and with it the server's session. As a plain child of the app, the master
-// outlived it, holding the connection (issue 25).
-func TestMasterDiesWithApp(t *testing.T) {
+// The session dies with the app however the app ends: a helper process
+// (this test binary re-run) connects a Host and is SIGKILLed; its ssh
+// goes, and with it the server's session and the core serving it. As a
+// plain child of the app, ssh outlived it, holding the connection (issue
+// 25).
+func TestSessionDiesWithApp(t *testing.T) {
 	srv := sshtest.Start(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envHelper+"="+sshtest.Alias, envHelperConf+"="+srv.ClientConfig,
-		envHelperDir+"="+srv.Dir, envHelperSelf+"="+testbin.Path(t))
+		envHelperCores+"="+coresDir(t), envHelperSelf+"="+testbin.Path(t))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -375,9 +379,9 @@ func TestMasterDiesWithApp(t *testing.T) {
 	}
 	masters := descendantsNamed(t, cmd.Process.Pid, "ssh")
 	if len(masters) != 1 {
-		t.Fatalf("ssh descendants of the helper: got %v, want one master", masters)
+		t.Fatalf("ssh descendants of the helper: got %v, want one session", masters)
 	}
-	t.Cleanup(func() { // a master that outlived the helper: ours, by PID and start marker
+	t.Cleanup(func() { // an ssh that outlived the helper: ours, by PID and start marker
 		if alive(masters[0]) {
 			_ = proc.Signal(masters[0], syscall.SIGKILL)
 		}
@@ -389,7 +393,7 @@ func TestMasterDiesWithApp(t *testing.T) {
 		t.Errorf("sessions left on the server after the app's SIGKILL: %v", left)
 	}
 	if !gone(masters[0], 10*time.Second) {
-		t.Errorf("master %v outlived the app", masters[0])
+		t.Errorf("the session's ssh %v outlived the app", masters[0])
 	}
 }
 
@@ -446,7 +450,7 @@ func TestUnresolvableHostFailsAtOnce(t *testing.T) {
 	if !strings.Contains(err.Error(), "hôst.invalid") {
 		t.Errorf("the name is not shown as typed: %v", err)
 	}
-	if st := h.Status(); st.State != ssh.Failed || st.Attempt > 1 {
+	if st := h.Status(); st.State != transport.Failed || st.Attempt > 1 {
 		t.Errorf("state %+v after %s, want failed after one attempt", st, time.Since(start))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/ssh"
 	"hermes-desktop/internal/testbin"
 )
@@ -14,10 +15,10 @@ import (
 // Environment of the helper process: the test binary re-run as an app that
 // connects a Host and then waits to be killed.
 const (
-	envHelper     = "HERMES_SSH_TEST_HELPER" // the destination
-	envHelperConf = "HERMES_SSH_TEST_CONFIG"
-	envHelperDir  = "HERMES_SSH_TEST_DIR"
-	envHelperSelf = "HERMES_SSH_TEST_SELF"
+	envHelper      = "HERMES_SSH_TEST_HELPER" // the destination
+	envHelperConf  = "HERMES_SSH_TEST_CONFIG"
+	envHelperCores = "HERMES_SSH_TEST_CORES"
+	envHelperSelf  = "HERMES_SSH_TEST_SELF"
 )
 
 // helperConnected is the line the helper prints once its Host is connected.
@@ -32,10 +33,15 @@ func TestMain(m *testing.M) {
 
 // runHelper connects a Host and blocks until killed; it never closes it.
 func runHelper(dest string) int {
+	cores, err := openCores(os.Getenv(envHelperCores))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	h, err := ssh.New(ssh.Options{
 		Destination: dest,
+		Boot:        remotecore.NewBoot(cores),
 		ConfigFile:  os.Getenv(envHelperConf),
-		ControlDir:  os.Getenv(envHelperDir),
 		Self:        os.Getenv(envHelperSelf),
 	})
 	if err != nil {

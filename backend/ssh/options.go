@@ -1,6 +1,12 @@
 package ssh
 
-import "time"
+import (
+	"context"
+	"io"
+	"time"
+
+	"hermes-desktop/backend/transport"
+)
 
 // Options configure a Host. Every zero value has a documented default,
 // filled in by withDefaults.
@@ -8,11 +14,9 @@ type Options struct {
 	// Destination is anything ssh(1) takes: [user@]host, ssh://user@host:port,
 	// or an alias of the ssh config. Required.
 	Destination string
-	// ControlDir holds the control socket (our state dir). Required. A
-	// socket path must fit sun_path (104 bytes on macOS, 108 on Linux)
-	// with the 17 bytes ssh adds for its temporary name; a longer dir
-	// fails New with ErrControlPath.
-	ControlDir string
+	// Boot is what the session runs on the host before our multiplexer
+	// serves there. Required.
+	Boot Bootstrap
 	// ConfigFile is the ssh config file, passed as `ssh -F`. Zero: ssh's
 	// own choice (~/.ssh/config of the passwd entry, not of $HOME).
 	ConfigFile string
@@ -20,16 +24,21 @@ type Options struct {
 	KnownHostsFile string
 	// IdentityFile is added with -i. Zero: as configured (agent, config).
 	IdentityFile string
-	// Self is the hermes-desktop executable, which runs the master behind
-	// its watchdog shim so that the master dies with the app. Required.
+	// Self is the hermes-desktop executable, which runs the session
+	// behind its watchdog shim so that the session dies with the app.
+	// Required.
 	Self string
-	// SSH is the client binary. Zero: "ssh" from PATH.
+	// SSH is the client binary. Zero: "ssh" from PATH (ssh.exe on Windows).
 	SSH string
-	// ConnectTimeout bounds one attempt, from spawn to authenticated.
-	// Zero: 30 s.
+	// ConnectTimeout bounds one attempt, from spawn to the bootstrap's
+	// first line (authenticated). Zero: 30 s.
 	ConnectTimeout time.Duration
-	// ServerAliveInterval is ssh's keepalive interval (three missed
-	// answers end the master). Zero: 15 s.
+	// BootTimeout bounds the bootstrap after its first line, an upload of
+	// the core included. Zero: 5 minutes.
+	BootTimeout time.Duration
+	// ServerAliveInterval is ssh's keepalive interval and our
+	// multiplexer's (three missed answers end ssh; one the multiplexer).
+	// Zero: 15 s.
 	ServerAliveInterval time.Duration
 	// MinBackoff is the wait after the first failed attempt; each next
 	// wait doubles, up to MaxBackoff. Zero: 1 s and 60 s.
@@ -39,7 +48,16 @@ type Options struct {
 	MaxAttempts int
 	// OnState, when set, is called with every new status, in order, from
 	// the goroutine that changed it; it must not call back into the Host.
-	OnState func(Status)
+	OnState func(transport.Status)
+}
+
+// Bootstrap is what a session runs first on the host (backend/remotecore's
+// Boot): a command line that ends by exec'ing the remote core's mux server,
+// and the exchange with it over the session's stdout (from) and stdin (to)
+// up to that exec. The Host then reads the core's muxwire.Banner.
+type Bootstrap interface {
+	Command() []string
+	Run(ctx context.Context, from io.Reader, to io.Writer) error
 }
 
 func (o Options) withDefaults() Options {
@@ -48,6 +66,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 30 * time.Second
+	}
+	if o.BootTimeout <= 0 {
+		o.BootTimeout = 5 * time.Minute
 	}
 	if o.ServerAliveInterval <= 0 {
 		o.ServerAliveInterval = 15 * time.Second

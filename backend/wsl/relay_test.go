@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 )
 
 // echoServer stands in for the backend inside the distribution: it sends
@@ -91,7 +91,7 @@ func TestForward(t *testing.T) {
 	tr := newRelayTransport(t)
 	ctx := context.Background()
 	remote, local := echoServer(t), freePort(t)
-	if err := tr.Forward(ctx, local, remote); err != nil {
+	if err := tr.Forward(ctx, local, transport.Target{Port: remote}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 { // several connections, one after another
@@ -118,7 +118,7 @@ func TestForward(t *testing.T) {
 	if _, err := io.ReadFull(open, buf); err != nil {
 		t.Fatalf("read through the open connection: %v", err)
 	}
-	if err := tr.Unforward(ctx, local, remote); err != nil {
+	if err := tr.Unforward(ctx, local); err != nil {
 		t.Fatal(err)
 	}
 	_ = open.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -130,7 +130,7 @@ func TestForward(t *testing.T) {
 	if _, err := exchange(local, "x"); err == nil {
 		t.Error("after Unforward, the local port still answers")
 	}
-	if err := tr.Unforward(ctx, local, remote); err == nil {
+	if err := tr.Unforward(ctx, local); err == nil {
 		t.Error("a second Unforward: got nil, want an error")
 	}
 }
@@ -139,7 +139,7 @@ func TestForwardRefuses(t *testing.T) {
 	tr := newRelayTransport(t)
 	ctx := context.Background()
 	remote := echoServer(t)
-	if err := tr.Forward(ctx, remote, remote); err == nil {
+	if err := tr.Forward(ctx, remote, transport.Target{Port: remote}); err == nil {
 		t.Error("Forward onto its own port: got nil, want an error")
 	}
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
@@ -147,11 +147,11 @@ func TestForwardRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	if err := tr.Forward(ctx, taken.Addr().(*net.TCPAddr).Port, remote); err == nil {
+	if err := tr.Forward(ctx, taken.Addr().(*net.TCPAddr).Port, transport.Target{Port: remote}); err == nil {
 		t.Error("Forward from a port already taken: got nil, want an error")
 	}
 	for _, p := range [][2]int{{0, remote}, {70000, remote}, {freePort(t), -1}} {
-		if err := tr.Forward(ctx, p[0], p[1]); err == nil {
+		if err := tr.Forward(ctx, p[0], transport.Target{Port: p[1]}); err == nil {
 			t.Errorf("Forward(%d, %d): got nil, want an error", p[0], p[1])
 		}
 	}
@@ -165,7 +165,7 @@ func TestCloseEndsForwards(t *testing.T) {
 	remote := echoServer(t)
 	a, b := freePort(t), freePort(t)
 	for _, l := range []int{a, b} {
-		if err := tr.Forward(ctx, l, remote); err != nil {
+		if err := tr.Forward(ctx, l, transport.Target{Port: remote}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -175,10 +175,10 @@ func TestCloseEndsForwards(t *testing.T) {
 			t.Errorf("after Close, port %d still answers", l)
 		}
 	}
-	if err := tr.Forward(ctx, a, remote); !errors.Is(err, ssh.ErrClosed) {
+	if err := tr.Forward(ctx, a, transport.Target{Port: remote}); !errors.Is(err, transport.ErrClosed) {
 		t.Errorf("Forward after Close: got %v, want ErrClosed", err)
 	}
-	if _, err := tr.Run(ctx, time.Second, nil, "true"); !errors.Is(err, ssh.ErrClosed) {
+	if _, err := tr.Run(ctx, time.Second, nil, "true"); !errors.Is(err, transport.ErrClosed) {
 		t.Errorf("Run after Close: got %v, want ErrClosed", err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 
 	"hermes-desktop/internal/waitfor"
 )
@@ -47,7 +47,7 @@ func fakeTransport(t *testing.T) *Transport {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := tr.Status(); st.State != ssh.Connected {
+	if st := tr.Status(); st.State != transport.Connected {
 		t.Fatalf("Status: got %v, want connected", st)
 	}
 	t.Cleanup(func() { tr.Close() })
@@ -83,7 +83,7 @@ func TestRunTimeout(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
 	_, err := tr.Run(context.Background(), time.Second, nil, "sh", "-c", `echo $$ >"$1"; exec sleep 60`, "sh", pidFile)
-	if !errors.Is(err, ssh.ErrTimeout) {
+	if !errors.Is(err, transport.ErrTimeout) {
 		t.Fatalf("Run sleep 60 with a 1 s timeout: got %v, want ErrTimeout", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

@@ -12,13 +12,16 @@ import (
 	"sync"
 	"time"
 
-	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 	"hermes-desktop/platform/proc"
 )
 
 // ErrNoWSL means wsl.exe is not there: WSL is not installed, or this is
 // not Windows.
 var ErrNoWSL = errors.New("wsl: wsl.exe not found (is the Windows Subsystem for Linux installed?)")
+
+// lastLine is what an error quotes of wsl.exe's stderr.
+func lastLine(s string) string { return transport.LastLine(s) }
 
 // waitDelay bounds how long Run and a channel's Wait wait for wsl.exe's
 // pipes after it exits (a process inside may still hold them), like ssh's.
@@ -47,8 +50,8 @@ type Transport struct {
 	lookup error  // why wsl is "" (wraps ErrNoWSL)
 
 	mu     sync.Mutex
-	relays map[forward]*relay // guarded by mu
-	closed bool               // guarded by mu
+	relays map[int]*transport.Relay // by local port; guarded by mu
+	closed bool                     // guarded by mu
 }
 
 // New returns the transport to opts.Distro. A missing wsl.exe is not an
@@ -57,7 +60,7 @@ func New(opts Options) (*Transport, error) {
 	if opts.Distro != "" && !distroPattern.MatchString(opts.Distro) {
 		return nil, fmt.Errorf("wsl: invalid distribution name %q", opts.Distro)
 	}
-	t := &Transport{distro: opts.Distro, relays: map[forward]*relay{}}
+	t := &Transport{distro: opts.Distro, relays: map[int]*transport.Relay{}}
 	name := opts.WSL
 	if name == "" {
 		name = "wsl.exe"
@@ -76,16 +79,16 @@ func (t *Transport) Distro() string { return t.distro }
 
 // Status is Connected while wsl.exe is there: there is no connection to
 // keep, each command starts the distribution if it is not running.
-func (t *Transport) Status() ssh.Status {
+func (t *Transport) Status() transport.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
 	case t.closed:
-		return ssh.Status{State: ssh.Closed}
+		return transport.Status{State: transport.Closed}
 	case t.lookup != nil:
-		return ssh.Status{State: ssh.Failed, Err: t.lookup}
+		return transport.Status{State: transport.Failed, Err: t.lookup}
 	}
-	return ssh.Status{State: ssh.Connected}
+	return transport.Status{State: transport.Connected}
 }
 
 // Connect has no connection to make: it says whether wsl.exe is there.
@@ -96,7 +99,7 @@ func (t *Transport) ready() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		return ssh.ErrClosed
+		return transport.ErrClosed
 	}
 	return t.lookup
 }
@@ -124,8 +127,8 @@ func (t *Transport) command(ctx context.Context, argv []string) *exec.Cmd {
 
 // Run runs argv in the distribution with stdin as its standard input (nil:
 // none) and returns its stdout. When timeout ends, the command is killed
-// inside the distribution (ssh.TimeoutArgv), and Run returns an error
-// wrapping ssh.ErrTimeout; if ctx ends first, our wsl.exe is killed and the
+// inside the distribution (TimeoutArgv), and Run returns an error
+// wrapping transport.ErrTimeout; if ctx ends first, our wsl.exe is killed and the
 // command ends at its timeout at the latest. A failed command's error
 // wraps an *exec.ExitError with its exit status.
 func (t *Transport) Run(ctx context.Context, timeout time.Duration, stdin io.Reader, argv ...string) ([]byte, error) {
@@ -135,29 +138,29 @@ func (t *Transport) Run(ctx context.Context, timeout time.Duration, stdin io.Rea
 	if err := t.ready(); err != nil {
 		return nil, err
 	}
-	timed, bound := ssh.TimeoutArgv(timeout, argv)
+	timed, bound := TimeoutArgv(timeout, argv)
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	cmd := t.command(ctx, timed)
 	cmd.WaitDelay = waitDelay
 	var stdout bytes.Buffer
-	stderr := ssh.NewTail(stderrTail)
+	stderr := transport.NewTail(stderrTail)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, stderr
 	err := proc.RunChild(cmd)
 	switch {
 	case err == nil:
 		return stdout.Bytes(), nil
-	case ssh.IsTimeoutExit(err):
-		return stdout.Bytes(), fmt.Errorf("wsl: run %q in %s: %w after %s", argv[0], t.name(), ssh.ErrTimeout, timeout)
+	case isTimeoutExit(err):
+		return stdout.Bytes(), fmt.Errorf("wsl: run %q in %s: %w after %s", argv[0], t.name(), transport.ErrTimeout, timeout)
 	}
-	return stdout.Bytes(), fmt.Errorf("wsl: run %q in %s: %w: %s", argv[0], t.name(), err, ssh.LastLine(stderr.String()))
+	return stdout.Bytes(), fmt.Errorf("wsl: run %q in %s: %w: %s", argv[0], t.name(), err, lastLine(stderr.String()))
 }
 
 // Start runs argv in the distribution without a timeout, its stdin and
 // stdout ours; the command sees its stdin close when the channel ends
 // (Kill, or our wsl.exe dying with the app). ctx is not used after the
 // start: the channel lives until Kill.
-func (t *Transport) Start(ctx context.Context, argv ...string) (*ssh.Channel, error) {
+func (t *Transport) Start(ctx context.Context, argv ...string) (*transport.Channel, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("wsl: start needs a command")
 	}
@@ -168,7 +171,7 @@ func (t *Transport) Start(ctx context.Context, argv ...string) (*ssh.Channel, er
 		return nil, err
 	}
 	// Not ctx: the channel outlives the start, until its owner's Kill.
-	c, err := ssh.StartChannel(t.command(context.Background(), argv))
+	c, err := startChannel(t.command(context.Background(), argv))
 	if err != nil {
 		return nil, fmt.Errorf("wsl: start %q in %s: %w", argv[0], t.name(), err)
 	}
@@ -183,16 +186,19 @@ func (t *Transport) name() string {
 	return "WSL distribution " + t.distro
 }
 
-// Close ends every forward; later commands fail with ssh.ErrClosed.
+// Close ends every forward; later commands fail with transport.ErrClosed.
 // Channels already started are their owners' to end.
 func (t *Transport) Close() error {
 	t.mu.Lock()
 	t.closed = true
 	relays := t.relays
-	t.relays = map[forward]*relay{}
+	t.relays = map[int]*transport.Relay{}
 	t.mu.Unlock()
 	for _, r := range relays {
-		r.close()
+		r.Close()
 	}
 	return nil
 }
+
+// A WSL distribution is a remote runner's host like an ssh one.
+var _ transport.Transport = (*Transport)(nil)

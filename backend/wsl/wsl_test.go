@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hermes-desktop/backend/ssh"
+	"hermes-desktop/backend/transport"
 )
 
 func TestArgs(t *testing.T) {
@@ -30,7 +30,7 @@ func TestArgs(t *testing.T) {
 	}
 	// What Run hands wsl.exe: the command under the same remote timeout
 	// as over ssh.
-	timed, _ := ssh.TimeoutArgv(1500*time.Millisecond, []string{"uname", "-sm"})
+	timed, _ := TimeoutArgv(1500*time.Millisecond, []string{"uname", "-sm"})
 	if got := tr.Args(timed); !reflect.DeepEqual(got[5:8], []string{"sh", "-c", timed[2]}) || got[8] != "2" || got[9] != "uname" {
 		t.Errorf("Args of a timed command: got %q", got)
 	}
@@ -49,7 +49,7 @@ func TestMissingWSL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := tr.Status(); st.State != ssh.Failed || !errors.Is(st.Err, ErrNoWSL) {
+	if st := tr.Status(); st.State != transport.Failed || !errors.Is(st.Err, ErrNoWSL) {
 		t.Errorf("Status: got %+v, want failed with ErrNoWSL", st)
 	}
 	ctx := context.Background()
@@ -60,7 +60,7 @@ func TestMissingWSL(t *testing.T) {
 		t.Errorf("Start: got %v, want ErrNoWSL", err)
 	}
 	tr.Close()
-	if st := tr.Status(); st.State != ssh.Closed {
+	if st := tr.Status(); st.State != transport.Closed {
 		t.Errorf("Status after Close: got %v, want closed", st)
 	}
 }

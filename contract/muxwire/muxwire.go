@@ -1,24 +1,38 @@
 // Package muxwire is the protocol inside a remote host's one ssh session
 // (DESIGN "Remote backends (SSH)"): after the bootstrap has checked (and
 // if need be received) the remote core, the core serves a yamux session
-// over the session's stdin and stdout (remotewd.MuxMain), the app is its
+// over the session's stdin and stdout (remotemux.MuxMain), the app is its
 // client (backend/ssh), and every command, backend channel and forward is
 // one yamux stream. Both sides speak it with these names and nothing else.
 //
 // A stream opens with one Request line (JSON, the app's) and one Reply
 // line (JSON, the core's). Then:
 //
-//   - OpExec: frames both ways (WriteFrame/ReadFrame). App to core:
+//   - OpExec: the program is Argv[0] looked up on the core's PATH, or the
+//     core's own executable when Argv[0] is Core; it runs in a process
+//     group of its own, without a shell, with the core's environment.
+//     The Reply carries its PID (or the Error: not found, not started).
+//     Then frames both ways (WriteFrame/ReadFrame). App to core:
 //     FrameStdin (data; an empty one closes the command's stdin) and
 //     FrameKill (end the command's process group now: TERM, then KILL
 //     after a grace). Core to app: FrameStdout, FrameStderr, and last
 //     FrameExit (JSON Exit) once the command has been collected; then the
 //     core closes the stream. A command with a timeout is killed when it
-//     ends (Exit.TimedOut); the stream's or the session's end kills a
-//     command with a timeout and closes the stdin of one without (a
-//     backend's channel, whose stdin is its lifeline).
+//     ends (Exit.TimedOut); the stream's end (the app's Close, a reset)
+//     or the session's end kills a command with a timeout and closes the
+//     stdin of one without (a backend's channel, whose stdin is its
+//     lifeline); so the app keeps a Run's stream open until FrameExit.
+//     Output after the stream's end is read and dropped, never left to
+//     block the command.
 //   - OpDial: raw bytes both ways to 127.0.0.1:Port or to the unix socket
-//     Path (under ~/.hermes-desktop only), until either side closes.
+//     Path, until both sides have closed (each Close half-closes: the
+//     other direction goes on). Path is absolute or relative to the
+//     remote's $HOME and must lie inside $HOME/.hermes-desktop/ with no
+//     ".." and no symlink from .hermes-desktop down; else the Reply's
+//     Error. The core dials nothing else.
+//
+// A Request the core cannot read or serve gets a Reply with the Error and
+// the stream is closed; the session goes on serving.
 //
 // Lines are read byte by byte up to MaxLine, so that nothing after the
 // line is read with it.
@@ -39,6 +53,11 @@ const Version = 1
 // Banner is the core's first line on the session once it serves the
 // protocol: the bootstrap's output ends there and yamux begins after it.
 const Banner = "hermes-desktop-mux 1"
+
+// Core as Argv[0] of an OpExec Request means the remote core's own
+// executable (the file the bootstrap checked and exec'd), whatever its
+// path, so the app never names it.
+const Core = "@core"
 
 // Ops a stream opens with.
 const (
@@ -84,7 +103,8 @@ const (
 
 // Exit is how an OpExec command ended.
 type Exit struct {
-	// Code is its exit status; -1 with Signal set when a signal ended it.
+	// Code is its exit status; -1 with Signal set (its name, "SIGTERM")
+	// when a signal ended it.
 	Code     int    `json:"code"`
 	Signal   string `json:"signal,omitempty"`
 	TimedOut bool   `json:"timed_out,omitempty"`

@@ -325,3 +325,27 @@ func (s *Server) stop(t testing.TB) {
 	}
 	s.killAll()
 }
+
+// WriteProxiedClientConfig writes an ssh_config at path that defines Alias
+// for this server reached only through jump, an other Server, named "jump"
+// there: `ProxyCommand ssh -F path -W %h:%p jump`, as a bastion is
+// configured (cloudflared and the like are the same stdio stream).
+func (s *Server) WriteProxiedClientConfig(t testing.TB, path string, jump *Server) {
+	t.Helper()
+	block := func(alias string, srv *Server) string {
+		return fmt.Sprintf(`Host %s
+	HostName 127.0.0.1
+	Port %d
+	User %s
+	IdentityFile %s
+	IdentitiesOnly yes
+	IdentityAgent none
+	UserKnownHostsFile %s
+	GlobalKnownHostsFile /dev/null
+`, alias, srv.Port, srv.User, srv.Identity, srv.KnownHosts)
+	}
+	conf := block(Alias, s) + fmt.Sprintf("\tProxyCommand ssh -F %s -W %%h:%%p jump\n", path) + block("jump", jump)
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatalf("ssh_config: %v", err)
+	}
+}

@@ -1,4 +1,4 @@
-package ssh
+package transport
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// State is where a Host's connection stands.
+// State is where a Transport's connection stands.
 type State int
 
-// The states of a Host's connection. The zero value is Idle.
+// The states of a connection. The zero value is Idle.
 //
 //	Idle -> Connecting -> Connected -> Reconnecting -> Connected
 //	Connecting | Reconnecting -> Failed (a permanent error or attempts exhausted)
@@ -34,7 +34,7 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", int(s))
 }
 
-// Status is a Host's state as a person reads it.
+// Status is a connection's state as a person reads it.
 type Status struct {
 	State State
 	// Attempt is the number of the attempt in flight or next (1-based);
