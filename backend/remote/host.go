@@ -42,8 +42,8 @@ func NewMachine(dest string, t transport.Transport, cores *remotecore.Cores, cor
 
 // isolation is what a backend's remote watchdog is asked (--netns): off
 // when the app's setting says so, or when the transport cannot forward to
-// a unix socket there (the only way to an isolated backend: today's
-// ControlMaster transport forwards to a port only).
+// a unix socket there (the only way to an isolated backend): a WSL host,
+// whose relay reaches the distribution's ports only (netns "").
 func (h *Machine) isolation() string {
 	if h.netns == "" {
 		return remotewd.NetnsOff

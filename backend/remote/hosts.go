@@ -14,6 +14,7 @@ import (
 	"hermes-desktop/backend/ssh"
 	"hermes-desktop/backend/transport"
 	"hermes-desktop/backend/wsl"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // Config is how the app reaches remote hosts.
@@ -125,7 +126,10 @@ func (hs *Hosts) machine(dest string) (*Machine, error) {
 		return nil, err
 	}
 	h := NewMachine(dest, t, hs.cores, hs.coresErr)
-	h.boot = boot
+	h.boot, h.netns = boot, hs.cfg.Netns
+	if h.netns == "" {
+		h.netns = remotewd.NetnsAuto
+	}
 	return h, nil
 }
 
