@@ -72,7 +72,7 @@ func (e *HostKeyError) Error() string {
 // Unwrap returns ErrUnknownHostKey or ErrHostKeyChanged.
 func (e *HostKeyError) Unwrap() error { return e.Err }
 
-// classify turns a failed master's stderr into an error of one kind.
+// classify turns a failed session's ssh stderr into an error of one kind.
 func classify(stderr string) error {
 	last := lastLine(stderr)
 	switch {

@@ -15,8 +15,8 @@ import (
 // connection.
 const dialTimeout = 10 * time.Second
 
-// ErrSocketTarget: WSL reaches the distribution's loopback ports only
-// (localhostForwarding), not its unix sockets.
+// ErrSocketTarget means a unix socket target: WSL reaches the
+// distribution's loopback ports (localhostForwarding), not its sockets.
 var ErrSocketTarget = errors.New("wsl: a unix socket in the distribution cannot be reached from Windows; only a port can")
 
 // Forward listens on 127.0.0.1:local and relays each connection to

@@ -182,3 +182,47 @@ func TestCloseEndsForwards(t *testing.T) {
 		t.Errorf("Run after Close: got %v, want ErrClosed", err)
 	}
 }
+
+// A unix socket in the distribution is no target from Windows: Forward
+// and Dial refuse it, saying so, and nothing listens.
+func TestSocketTargetRefused(t *testing.T) {
+	tr, err := New(Options{WSL: "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	ctx := context.Background()
+	to := transport.Target{Socket: "/home/u/.hermes-desktop/run/x.sock"}
+	local := freePort(t)
+	if err := tr.Forward(ctx, local, to); !errors.Is(err, ErrSocketTarget) {
+		t.Errorf("Forward to a socket: got %v, want ErrSocketTarget", err)
+	}
+	if c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", itoa(local))); err == nil {
+		c.Close()
+		t.Error("a refused forward listens")
+	}
+	if _, err := tr.Dial(ctx, to); !errors.Is(err, ErrSocketTarget) {
+		t.Errorf("Dial to a socket: got %v, want ErrSocketTarget", err)
+	}
+}
+
+// Dial opens one connection to the distribution's port.
+func TestDialPort(t *testing.T) {
+	tr, err := New(Options{WSL: "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	c, err := tr.Dial(context.Background(), transport.Target{Port: echoServer(t)})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "ping"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "ping" {
+		t.Errorf("through Dial: got %q, %v", buf, err)
+	}
+}

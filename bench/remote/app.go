@@ -141,8 +141,8 @@ func (a *app) backend(name string) (model.BackendStatus, error) {
 	return model.BackendStatus{}, fmt.Errorf("no backend %s in the status", name)
 }
 
-// master returns the PID of the app's ssh ControlMaster: a descendant
-// `ssh ... -M ...`.
+// master returns the PID of the app's one ssh session to the host: a
+// descendant `ssh ... -o ControlPath=none ...` (backend/ssh).
 func (a *app) master() (int, error) {
 	kids, err := proc.DescendantsOf(a.cmd.Process.Pid)
 	if err != nil {
@@ -150,11 +150,11 @@ func (a *app) master() (int, error) {
 	}
 	for _, k := range kids {
 		argv := cmdline(k.PID)
-		if len(argv) > 0 && filepath.Base(argv[0]) == "ssh" && slices.Contains(argv, "-M") {
+		if len(argv) > 0 && filepath.Base(argv[0]) == "ssh" && slices.Contains(argv, "ControlPath=none") {
 			return k.PID, nil
 		}
 	}
-	return 0, fmt.Errorf("no ssh -M under the app (pid %d)", a.cmd.Process.Pid)
+	return 0, fmt.Errorf("no ssh session under the app (pid %d)", a.cmd.Process.Pid)
 }
 
 // stop stops the app (`stop`, then SIGKILL if it does not go) and returns

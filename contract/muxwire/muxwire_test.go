@@ -2,6 +2,7 @@ package muxwire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -60,5 +61,35 @@ func TestFramesRoundTrip(t *testing.T) {
 	}
 	if _, _, err := ReadFrame(bytes.NewReader([]byte{1, 0, 0, 0, 4, 'a'}), nil); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("a cut frame: %v", err)
+	}
+}
+
+func TestCoreAndExitRoundTrip(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteRequest(&b, Request{Op: OpExec, Argv: []string{Core, "mux"}, TimeoutMS: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteRequest(&b, Request{Op: OpDial, Network: NetUnix, Path: ".hermes-desktop/sessions/a.sock"}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := ReadRequest(&b)
+	if err != nil || q.Argv[0] != "@core" || q.Argv[1] != "mux" {
+		t.Fatalf("exec of the core = %+v, %v", q, err)
+	}
+	q, err = ReadRequest(&b)
+	if err != nil || q.Op != OpDial || q.Network != "unix" || q.Path != ".hermes-desktop/sessions/a.sock" {
+		t.Fatalf("dial = %+v, %v", q, err)
+	}
+	if err := WriteReply(&b, Reply{PID: 42}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := ReadReply(&b); err != nil || p.PID != 42 || p.Error != "" {
+		t.Fatalf("reply = %+v, %v", p, err)
+	}
+	e := Exit{Code: -1, Signal: "SIGTERM", TimedOut: true}
+	buf, _ := json.Marshal(e)
+	var got Exit
+	if err := json.Unmarshal(buf, &got); err != nil || got != e {
+		t.Fatalf("exit = %+v, %v", got, err)
 	}
 }

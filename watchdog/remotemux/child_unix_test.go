@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 
 	"hermes-desktop/contract/muxwire"
@@ -65,4 +66,26 @@ func TestMuxMainAsARealChild(t *testing.T) {
 		t.Fatalf("the core at EOF: %v, want exit 0", err)
 	}
 	exited <- nil
+}
+
+// TestClosedStdoutIsNoSIGPIPE: sshd may close the session's stdout first;
+// the core then gets EPIPE on its writes, not a SIGPIPE that would end it
+// before its children are collected.
+func TestClosedStdoutIsNoSIGPIPE(t *testing.T) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR.Close() // nobody reads: the banner's write is the one that breaks
+	cmd := exec.Command(os.Args[0], helperServe)
+	cmd.Stdout = outW
+	err = proc.RunChild(cmd)
+	outW.Close()
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Fatalf("the core with a closed stdout: %v, want exit 1", err)
+	}
+	if ws := ee.Sys().(syscall.WaitStatus); ws.Signaled() || ws.ExitStatus() != 1 {
+		t.Fatalf("the core with a closed stdout: %v, want exit 1 (a failed banner), not a signal", ee)
+	}
 }

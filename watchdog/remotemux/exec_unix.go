@@ -48,6 +48,7 @@ func serveExec(st *yamux.Stream, q muxwire.Request, gone <-chan struct{}) {
 	_ = out.frame(muxwire.FrameExit, b)
 	_ = st.SetReadDeadline(time.Now()) // the command is done: end the reader
 	<-reader
+	c.settle()
 }
 
 // command is one OpExec child and what its stream asked of it.
@@ -176,22 +177,30 @@ func (c *command) kill(timedOut bool) {
 	}()
 }
 
-// wait collects the command, finishes its kill, and returns its Exit.
+// wait collects the command and returns its Exit.
 func (c *command) wait() muxwire.Exit {
 	err := c.cmd.Wait()
 	c.waited()
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.collected = true
-	termSent, timedOut := c.termSent, c.timedOut
+	return exitOf(c.cmd.ProcessState, err, c.timedOut)
+}
+
+// settle finishes a kill once the command is collected: what is left of
+// its group gets its SIGKILL at the end of KillGrace (skipped when nothing
+// is left), so the handler returns only after the kill's goroutine.
+func (c *command) settle() {
+	c.mu.Lock()
+	termSent := c.termSent
 	c.mu.Unlock()
-	if termSent {
-		// Skip the SIGKILL when no member of the group is left.
-		if e := syscall.Kill(-c.cmd.Process.Pid, 0); errors.Is(e, syscall.ESRCH) {
-			close(c.groupGone)
-		}
-		<-c.killDone
+	if !termSent {
+		return
 	}
-	return exitOf(c.cmd.ProcessState, err, timedOut)
+	if e := syscall.Kill(-c.cmd.Process.Pid, 0); errors.Is(e, syscall.ESRCH) {
+		close(c.groupGone)
+	}
+	<-c.killDone
 }
 
 // exitOf turns a collected command's state into its Exit frame.

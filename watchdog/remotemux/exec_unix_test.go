@@ -86,7 +86,7 @@ func grandchild(t *testing.T, s *server, timeoutMS int64) (done chan result, pid
 func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	s := startServer(t)
 	done, _, sleeper := grandchild(t, s, 500)
-	r := <-done
+	r := within(t, "the timed-out command's exit", func() result { return <-done })
 	if !r.exit.TimedOut || r.exit.Signal != "SIGTERM" {
 		t.Fatalf("exit = %+v, %v: want timed out by SIGTERM", r.exit, r.err)
 	}
@@ -106,7 +106,7 @@ func TestFrameKillEndsTheCommand(t *testing.T) {
 	if err := muxwire.WriteFrame(st, muxwire.FrameKill, nil); err != nil {
 		t.Fatal(err)
 	}
-	r := <-done
+	r := within(t, "the killed command's exit", func() result { return <-done })
 	if r.exit.Signal != "SIGTERM" || r.exit.TimedOut {
 		t.Fatalf("exit = %+v, %v: want SIGTERM", r.exit, r.err)
 	}
@@ -123,7 +123,7 @@ func TestStreamEndClosesAChannelsStdin(t *testing.T) {
 		t.Fatal(rep.Error)
 	}
 	st.Close() // half-closes: the app's side ends, its output still comes
-	r := collect(st, nil)
+	r := within(t, "the channel's exit", func() result { return collect(st, nil) })
 	if r.stdout != "saw-eof\n" || r.exit.Code != 0 || r.exit.Signal != "" {
 		t.Fatalf("channel after its stream's end = %q %+v %v", r.stdout, r.exit, r.err)
 	}
@@ -137,7 +137,7 @@ func TestStreamEndKillsATimedCommand(t *testing.T) {
 		t.Fatal(rep.Error)
 	}
 	st.Close()
-	if r := collect(st, nil); r.exit.Signal != "SIGTERM" || r.stdout != "" {
+	if r := within(t, "the timed command's exit", func() result { return collect(st, nil) }); r.exit.Signal != "SIGTERM" || r.stdout != "" {
 		t.Fatalf("timed command after its stream's end = %q %+v %v", r.stdout, r.exit, r.err)
 	}
 }
@@ -199,5 +199,27 @@ func TestCoreRunsTheExecutableItself(t *testing.T) {
 		Argv: []string{muxwire.Core, helperEcho, "a", "b"}})
 	if r.reply.Error != "" || r.stdout != "core a b\n" || r.exit.Code != 7 {
 		t.Fatalf("@core = %+v", r)
+	}
+}
+
+// TestExitComesWhileALeftChildHoldsStdout: a command that exits while
+// something it started still holds its stdout gets its Exit (after
+// outputDelay) instead of a stream that never ends.
+func TestExitComesWhileALeftChildHoldsStdout(t *testing.T) {
+	s := startServer(t)
+	st, rep := open(t, s.sess, muxwire.Request{Op: muxwire.OpExec, Argv: []string{"sh", "-c", "sleep 300 & echo $!; exit 4"}})
+	if rep.Error != "" {
+		t.Fatal(rep.Error)
+	}
+	sleeper := make(chan int, 1)
+	r := within(t, "the exit with stdout held open", func() result {
+		return collect(st, func(p string) {
+			pid, _ := strconv.Atoi(strings.TrimSpace(p))
+			sleeper <- pid
+		})
+	})
+	_ = syscall.Kill(<-sleeper, syscall.SIGKILL) // ours: the command's child, still running
+	if r.exit.Code != 4 {
+		t.Fatalf("exit = %+v, %v: want code 4", r.exit, r.err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,7 +121,29 @@ func open(t testing.TB, sess *yamux.Session, q muxwire.Request) (*yamux.Stream, 
 	if err != nil {
 		t.Fatalf("reply to %+v: %v", q, err)
 	}
+	if rep.PID > 0 {
+		t.Cleanup(func() {
+			if t.Failed() { // a server that failed to end it: the group is the test's own
+				_ = syscall.Kill(-rep.PID, syscall.SIGKILL)
+			}
+		})
+	}
 	return st, rep
+}
+
+// within returns what f returns, or fails the test when it takes over
+// 30 s (the server failed to end a command).
+func within[T any](t testing.TB, what string, f func() T) T {
+	t.Helper()
+	c := make(chan T, 1)
+	go func() { c <- f() }() // ends with f: the stream's end at the latest
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: still waiting after 30 s", what)
+		panic("unreachable")
+	}
 }
 
 // collect reads an OpExec stream's frames up to its Exit; onOut, when
