@@ -29,7 +29,7 @@ const testOwnershipID = "0123456789abcdef0123456789abcdef"
 // testWatchdog is a remote watchdog run by a test as the app runs one: the
 // test binary as the core, its channel on pipes, a home of its own.
 type testWatchdog struct {
-	t       *testing.T
+	t       testing.TB
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	lines   chan string
@@ -42,7 +42,7 @@ type testWatchdog struct {
 // startWatchdog runs the remote watchdog with the test backend, sends
 // "start", and returns once its backend line and listening port came; the
 // port is sent back as the app does. env is added to the watchdog's.
-func startWatchdog(t *testing.T, env []string, flags ...string) *testWatchdog {
+func startWatchdog(t testing.TB, env []string, flags ...string) *testWatchdog {
 	t.Helper()
 	home, err := os.MkdirTemp("", "hd") // short: a unix socket's path is at most 107 bytes
 	if err != nil {
@@ -133,7 +133,7 @@ func (w *testWatchdog) end() {
 
 // get fetches path from the backend over c's dialer.
 func get(dial func(context.Context, string, string) (net.Conn, error), path string) (string, error) {
-	c := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{DialContext: dial}}
+	c := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}
 	resp, err := c.Get("http://backend" + path)
 	if err != nil {
 		return "", err
