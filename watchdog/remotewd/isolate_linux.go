@@ -54,12 +54,19 @@ func bringLoopbackUp() error {
 	return nil
 }
 
-// dropAmbient clears the calling thread's ambient capabilities: what it
-// starts or execs next (the relay, the backend) gets none. The caller has
-// locked its thread: capabilities are a thread's.
-func dropAmbient() error {
+// dropCapabilities clears the calling thread's capabilities, ambient,
+// inheritable, permitted and effective: what it starts or execs next (the
+// relay, the backend) gets none, even from a binary with file
+// capabilities' inheritable bits. The caller has locked its thread:
+// capabilities are a thread's.
+func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("drop the namespace's capability: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("drop the namespace's capabilities: %w", err)
 	}
 	return nil
 }

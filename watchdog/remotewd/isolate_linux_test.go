@@ -44,16 +44,29 @@ type testWatchdog struct {
 // port is sent back as the app does. env is added to the watchdog's.
 func startWatchdog(t testing.TB, env []string, flags ...string) *testWatchdog {
 	t.Helper()
+	return startWatchdogAs(t, nil, os.Args[0], env, flags...)
+}
+
+// startWatchdogAs is startWatchdog run from exe, as cred's user when cred
+// is not nil (its home made theirs).
+func startWatchdogAs(t testing.TB, cred *syscall.Credential, exe string, env []string, flags ...string) *testWatchdog {
+	t.Helper()
 	home, err := os.MkdirTemp("", "hd") // short: a unix socket's path is at most 107 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
+	if cred != nil {
+		if err := os.Chown(home, int(cred.Uid), int(cred.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	args := append([]string{RemoteSubcommand, "--ownership-id=" + testOwnershipID, "--spawn-nonce=0123456789abcdef",
 		"--token=none", "--grace=2s"}, flags...)
 	w := &testWatchdog{t: t, home: home, lines: make(chan string, 256), exited: make(chan struct{})}
-	w.cmd = exec.Command(os.Args[0], append(args, "--", os.Args[0], testBackend)...)
+	w.cmd = exec.Command(exe, append(args, "--", exe, testBackend)...)
 	w.cmd.Env = append(append(os.Environ(), childEnv+"=1", "HOME="+home), env...)
+	w.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	w.cmd.Stderr = os.Stderr
 	w.in, _ = w.cmd.StdinPipe()
 	out, _ := w.cmd.StdoutPipe()
@@ -343,4 +356,51 @@ func TestReapRemovesTheNamespaceDir(t *testing.T) {
 	if _, err := os.Lstat(ndir); !os.IsNotExist(err) {
 		t.Errorf("the dead session's namespace directory is still there (%v)", err)
 	}
+}
+
+// As an unprivileged user (nobody), the case the isolation is for: the
+// probe's trial passes where the kernel lets that user make the
+// namespaces, the backend is reached through its socket, and it runs with
+// no capability (the one the held start needed for the loopback is
+// dropped before the relay starts and the backend execs).
+func TestIsolatedAsAnUnprivilegedUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to become another user")
+	}
+	dir, err := os.MkdirTemp("", "hdbin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "core")
+	data, err := os.ReadFile(os.Args[0])
+	if err == nil {
+		err = os.WriteFile(exe, data, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startWatchdogAs(t, &syscall.Credential{Uid: 65534, Gid: 65534}, exe, nil)
+	b := w.backend
+	if b.Isolation != IsolationNetns {
+		t.Skipf("this kernel refuses an unprivileged user the namespaces: %s", b.IsolationReason)
+	}
+	if got, err := w.viaSocket("/"); err != nil || got != fmt.Sprintf("hello from %d", b.Backend.PID) {
+		t.Errorf("through the socket: got %q, %v", got, err)
+	}
+	for what, pid := range map[string]int{"the backend": b.Backend.PID, "the relay": b.Relay.PID} {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			if k, v, _ := strings.Cut(l, ":"); strings.HasPrefix(k, "Cap") && k != "CapBnd" && strings.Trim(strings.TrimSpace(v), "0") != "" {
+				t.Errorf("%s has capabilities: %s", what, l)
+			}
+		}
+	}
+	w.stop()
 }

@@ -21,8 +21,8 @@ func relayAttr() *syscall.SysProcAttr { return nil }
 // bringLoopbackUp refuses, as namespaceAttr does.
 func bringLoopbackUp() error { return errNoNamespaces }
 
-// dropAmbient has nothing to drop.
-func dropAmbient() error { return nil }
+// dropCapabilities has nothing to drop.
+func dropCapabilities() error { return nil }
 
 // ownNetns refuses, as namespaceAttr does.
 func ownNetns(int) error { return errNoNamespaces }

@@ -328,7 +328,7 @@ func holdNamespace(proxy string) (env []string, err error) {
 		return nil, fmt.Errorf("listen for the proxy's relay: %w", err)
 	}
 	defer lnf.Close()
-	if err := dropAmbient(); err != nil { // the relay and the backend get no capability
+	if err := dropCapabilities(); err != nil { // the relay and the backend get none
 		return nil, err
 	}
 	self, err := os.Executable()

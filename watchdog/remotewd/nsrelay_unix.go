@@ -4,6 +4,7 @@ package remotewd
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -128,16 +129,23 @@ func runRelay(proxy string) error {
 	return nil // the watchdog closed the control: nothing is left to relay for
 }
 
-// acceptEach serves every connection of ln; it ends when ln fails.
+// acceptEach serves every connection of ln until ln is closed. A failed
+// accept (out of descriptors) is tried again after a pause that doubles
+// to a second, as net/http's server does: the relay must not stop serving
+// for a passing shortage, nor spin on it.
 func acceptEach(ln net.Listener, serve func(net.Conn)) {
+	var pause time.Duration
 	for {
 		c, err := ln.Accept()
-		if err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
-			}
+		if errors.Is(err, net.ErrClosed) {
 			return
 		}
+		if err != nil {
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			time.Sleep(pause)
+			continue
+		}
+		pause = 0
 		go serve(c)
 	}
 }
