@@ -19,6 +19,9 @@ type preparation struct {
 	// adopted are the backends a predecessor handed over: written in
 	// Open, read in Start, which the caller runs after Open.
 	adopted map[string]*handoff.Adopted
+	// remote are the backends on other hosts a predecessor handed over,
+	// claimed as their supervisors start (same rule as adopted).
+	remote map[string]*handoff.RemoteAdopted
 }
 
 // newPreparation takes the lookup out of cfg: a successor that adopts

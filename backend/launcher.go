@@ -134,7 +134,7 @@ func (l *Launcher) receive() error {
 		return err
 	}
 	l.claim.hold(got.InstLock, got.OwnerLock)
-	l.prep.adopted = got.Backends
+	l.prep.adopted, l.prep.remote = got.Backends, got.Remote
 	return nil
 }
 
@@ -185,6 +185,11 @@ func (l *Launcher) Start() {
 		a := l.prep.adopted[sup.Spec().Name]
 		if inst := a.Instance(); inst != nil {
 			return inst, a.Status()
+		}
+		if spec := sup.Spec(); spec.Host != "" && l.prep.remote[spec.Name] != nil {
+			if p, prev, ok := claimHandedOver(l.remoteRunner(spec.Host, l.logs.of(spec.Name)), l.prep.remote[spec.Name], spec, l.cfg.Logger); ok {
+				return p, prev
+			}
 		}
 		return nil, a.Status() // no nil *Instance in a non-nil Process
 	})

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 
 	"hermes-desktop/backend/remote"
 	"hermes-desktop/backend/run"
 
+	"hermes-desktop/backend/handoff"
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/runspec"
@@ -50,6 +52,23 @@ func (l *Launcher) remoteRunner(host string, log *logs.Log) run.Runner {
 	}
 	return remote.Runner{Machine: func() (*remote.Machine, error) { return l.remotes.Get(host) }, Log: log, DisconnectGrace: l.remotes.DisconnectGrace(),
 		LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger, Reaped: l.reaps.addRemote}
+}
+
+// claimHandedOver claims a backend on another host a predecessor handed
+// over (a, nil for none) with runner, the spec's remote runner: a run that
+// claims it over this app's own connection (remote.Runner.Claim); when the
+// claim fails, the run ends and the supervisor starts the backend anew.
+func claimHandedOver(runner run.Runner, a *handoff.RemoteAdopted, spec runspec.Spec, logger *slog.Logger) (run.Process, model.BackendStatus, bool) {
+	r, ok := runner.(remote.Runner)
+	if a == nil || !ok {
+		return nil, model.BackendStatus{}, false
+	}
+	p, err := r.Claim(&spec, a.Handover)
+	if err != nil {
+		logger.Error("handoff: claim a remote backend", "backend", spec.Name, "err", err)
+		return nil, model.BackendStatus{}, false
+	}
+	return p, a.Prev, true
 }
 
 // failedRunner starts nothing: its error wraps fs.ErrPermission, so the

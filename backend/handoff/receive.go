@@ -14,6 +14,7 @@ import (
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/reclaim"
+	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
@@ -56,6 +57,17 @@ type Received struct {
 	// Backends are the backends adopted, by name; one that could not be
 	// adopted is missing (its shim tears it down).
 	Backends map[string]*Adopted
+	// Remote are the backends on other hosts to claim, by name (the
+	// launcher's remote runner claims each as its supervisor starts).
+	Remote map[string]*RemoteAdopted
+}
+
+// RemoteAdopted is a backend on another host a predecessor handed over:
+// what its claim needs (with the forward's listener, when one was
+// passed) and the status it had there.
+type RemoteAdopted struct {
+	Handover run.RemoteHandover
+	Prev     model.BackendStatus
 }
 
 // Adopted is a backend a predecessor handed over: its instance and the
@@ -127,7 +139,34 @@ func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
 		}
 		got.Backends[b.Status.Name] = &Adopted{Inst: inst, Prev: b.Status}
 	}
+	got.Remote = map[string]*RemoteAdopted{}
+	for _, b := range st.Remote {
+		h := b.Handover()
+		if b.Listener != 0 {
+			h.Listener = InheritFile(b.Listener, "listener")
+		}
+		// A backend the new configuration no longer has on that host is
+		// left to its window: its watchdog ends it then.
+		if !r.hasRemote(b.Status.Name, b.Host) {
+			r.Logger.Warn("handoff: a remote backend this configuration does not run there is left to end", "backend", b.Status.Name, "host", b.Host)
+			if h.Listener != nil {
+				h.Listener.Close()
+			}
+			continue
+		}
+		got.Remote[b.Status.Name] = &RemoteAdopted{Handover: h, Prev: b.Status}
+	}
 	return got, nil
+}
+
+// hasRemote says whether the new configuration runs name on host.
+func (r *Receiving) hasRemote(name, host string) bool {
+	for i := range r.Specs {
+		if r.Specs[i].Name == name {
+			return r.Specs[i].Host == host
+		}
+	}
+	return false
 }
 
 // adopt rewrites a backend's record to name us, takes its inherited pipes,

@@ -184,7 +184,11 @@ func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
 	}
 	var views []View
 	for _, v := range all {
-		if v.External || v.Remote {
+		if v.External || (v.Remote && v.RemoteHandover == nil) {
+			continue
+		}
+		if v.Remote {
+			views = append(views, v) // claimed by the successor (NewState)
 			continue
 		}
 		if !v.ViaShim {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
@@ -26,6 +27,15 @@ import (
 //     its identity on old's socket; from old's answer on, the backends
 //     are new's. New then tells each shim its new owner down the lifeline
 //     (watchdog.FormatOwner).
+//
+// Backends on other hosts (State.Remote) cross differently: old has sent
+// their watchdogs "handover <one-time secret> <window>" (remotewd), and
+// new claims each over its own connection with that secret. Only the
+// forward's listening socket is passed, where old has one to pass: at
+// RemoteListenerFD, after every local backend's fds, so that the local
+// port answers throughout. A successor that does not know State.Remote
+// (an older version, a rollback) ignores it: those backends end with
+// their window, and it starts them anew.
 //
 // A restart-mode successor inherits nothing; EnvWait tells it how
 // long to wait for old's locks.
@@ -48,11 +58,50 @@ func BackendFDs(i int) (lifeline, stdout, stderr int) {
 	return base, base + 1, base + 2
 }
 
+// RemoteWindow is how long a remote backend's watchdog waits for the
+// successor's claim once the predecessor let go.
+const RemoteWindow = 30 * time.Second
+
+// RemoteListenerFD is the fd of the i-th passed listener in the
+// successor, after locals local backends' fds.
+func RemoteListenerFD(locals, i int) int { return StateFD + 1 + 3*locals + i }
+
 // State is what old tells new in adopt mode.
 type State struct {
 	From      proc.Identity `json:"from"`
 	FromNonce string        `json:"from_nonce"`
 	Backends  []Backend     `json:"backends"`
+	// Remote are the backends on other hosts handed over by a claim.
+	Remote []RemoteBackend `json:"remote,omitempty"`
+}
+
+// RemoteBackend is one backend on another host on the wire: what the
+// successor's claim needs (run.RemoteHandover).
+type RemoteBackend struct {
+	Status      model.BackendStatus `json:"status"`
+	Host        string              `json:"host"`
+	OwnershipID string              `json:"ownership_id"`
+	SpawnNonce  string              `json:"spawn_nonce"`
+	Secret      string              `json:"secret"`
+	Nonce       string              `json:"nonce"`
+	Token       string              `json:"token,omitempty"`
+	Shim        proc.Identity       `json:"shim"`
+	Backend     proc.Identity       `json:"backend"`
+	ClaimSocket string              `json:"claim_socket"`
+	RemotePort  int                 `json:"remote_port"`
+	LocalPort   int                 `json:"local_port"`
+	// Listener is the forward's listening socket's fd in the successor
+	// (RemoteListenerFD), 0 when none was passed.
+	Listener int `json:"listener_fd,omitempty"`
+}
+
+// Handover is b as the successor's claim takes it (Listener left nil: the
+// successor opens the fd itself).
+func (b RemoteBackend) Handover() run.RemoteHandover {
+	return run.RemoteHandover{
+		Host: b.Host, OwnershipID: b.OwnershipID, SpawnNonce: b.SpawnNonce, Secret: b.Secret, Nonce: b.Nonce,
+		Token: b.Token, Shim: b.Shim, Backend: b.Backend, ClaimSocket: b.ClaimSocket, RemotePort: b.RemotePort, LocalPort: b.LocalPort,
+	}
 }
 
 // Backend is one backend on the wire: its status, identities and session
@@ -82,20 +131,29 @@ type View struct {
 	// External: the backend is someone else's, attached to; nothing is
 	// handed over and the successor attaches again.
 	External bool
-	// Remote: the backend runs on another host over this app's ssh
-	// connection, which ends with it; the successor starts it anew.
-	Remote bool
+	// Remote: the backend runs on another host over this app's
+	// connection; the successor claims it (RemoteHandover) or, when it
+	// cannot be handed over (nil), starts it anew.
+	Remote         bool
+	RemoteHandover *run.RemoteHandover
 	// Handover is the instance's own account of itself (zero when
 	// External).
 	run.Handover
 }
 
 // NewState lays the backends out on the wire: their descriptions,
-// with fds, and the files to pass, in fd order after the state pipe.
+// with fds, and the files to pass, in fd order after the state pipe; the
+// views with a RemoteHandover go after the local ones (addRemote).
 func NewState(from proc.Identity, fromNonce string, views []View) (State, []*os.File) {
 	st := State{From: from, FromNonce: fromNonce}
 	var files []*os.File
-	for i, v := range views {
+	var remote []View
+	for _, v := range views {
+		if v.RemoteHandover != nil {
+			remote = append(remote, v)
+			continue
+		}
+		i := len(st.Backends)
 		lifeline, stdout, stderr := BackendFDs(i)
 		st.Backends = append(st.Backends, Backend{
 			Status: v.Status, Nonce: v.Nonce, Argv: v.Argv, Shim: v.Shim, Backend: v.Backend, Token: v.Token, Cgroup: v.Cgroup,
@@ -103,7 +161,27 @@ func NewState(from proc.Identity, fromNonce string, views []View) (State, []*os.
 		})
 		files = append(files, v.Lifeline, v.Stdout, v.Stderr)
 	}
-	return st, files
+	return st, addRemote(&st, files, remote)
+}
+
+// addRemote lays the remote backends out after the local ones: their
+// descriptions, and the listeners to pass, in fd order after files.
+func addRemote(st *State, files []*os.File, remote []View) []*os.File {
+	passed := 0
+	for _, v := range remote {
+		h := v.RemoteHandover
+		b := RemoteBackend{
+			Status: v.Status, Host: h.Host, OwnershipID: h.OwnershipID, SpawnNonce: h.SpawnNonce, Secret: h.Secret, Nonce: h.Nonce,
+			Token: h.Token, Shim: h.Shim, Backend: h.Backend, ClaimSocket: h.ClaimSocket, RemotePort: h.RemotePort, LocalPort: h.LocalPort,
+		}
+		if h.Listener != nil {
+			b.Listener = RemoteListenerFD(len(st.Backends), passed)
+			files = append(files, h.Listener)
+			passed++
+		}
+		st.Remote = append(st.Remote, b)
+	}
+	return files
 }
 
 // Write sends the state (old's side).
@@ -134,7 +212,27 @@ func Read(r io.Reader) (State, error) {
 			return st, errors.New("handoff: a backend without a nonce")
 		}
 	}
-	return st, nil
+	return st, checkRemote(st)
+}
+
+// checkRemote checks the remote backends: what a claim needs is there,
+// and the listeners' fds are the ones the layout gives them.
+func checkRemote(st State) error {
+	passed := 0
+	for _, b := range st.Remote {
+		switch {
+		case b.Nonce == "" || b.Host == "":
+			return fmt.Errorf("handoff: remote backend %q without a nonce or host", b.Status.Name)
+		case len(b.Secret) != 64 || b.ClaimSocket == "":
+			return fmt.Errorf("handoff: remote backend %q without a one-time secret or claim socket", b.Status.Name)
+		case b.Listener != 0 && b.Listener != RemoteListenerFD(len(st.Backends), passed):
+			return fmt.Errorf("handoff: remote backend %q: listener fd %d, want %d", b.Status.Name, b.Listener, RemoteListenerFD(len(st.Backends), passed))
+		}
+		if b.Listener != 0 {
+			passed++
+		}
+	}
+	return nil
 }
 
 // EnvWait tells a restart-mode successor how long to wait for the

@@ -12,11 +12,15 @@
 // backend's remote one, through which the health check, Open Hermes and
 // Copy connection details reach it.
 //
-// When the channel closes (quit, crash, a killed ssh client) the remote
-// watchdog tears the tree down at once; when it stays open but silent (a
-// partition, a stopped ssh) it does so after the disconnect grace. A blip
-// shorter than the grace shows as "reconnecting" and heals on the same
-// channel: the same remote backend, its forward re-added if ssh lost it.
+// When the channel closes right after a heartbeat (quit, crash, a killed
+// ssh client) the remote watchdog tears the tree down at once; when it
+// stays open but silent (a partition, a stopped ssh) it does so after the
+// disconnect grace. A blip shorter than the grace shows as "reconnecting"
+// and heals on the same channel. A channel that closes after a silence
+// (the session went quiet first) leaves the tree waiting for the rest of
+// the grace: the run, "reconnecting", claims it back over the host's next
+// session with its session secret (reclaim.go), and an update's successor
+// claims it with a one-time secret (claimed.go).
 //
 // A remote run is a peer of the local one (backend/instance): both
 // implement package run, and neither imports the other.

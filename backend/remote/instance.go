@@ -80,6 +80,7 @@ type Instance struct {
 
 	released     gate // Release was called
 	stopping     gate // Stop was called
+	detached     gate // Detach was called: a successor claims the backend
 	backendKnown chan struct{}
 	ready        *run.PortMatcher // the port the output announces
 	exited       chan struct{}
@@ -105,6 +106,9 @@ type sessionIDs struct {
 	spawnNonce  string
 	sendToken   string // sent to the remote
 	token       string // the same, for a desktop-owned kind's health checks; "" for a dashboard
+	// secret is the session secret a claim presents (remotewd's claim
+	// socket): held only here and in the remote's 0600 session file.
+	secret string
 }
 
 // said is what the remote watchdog said of the run, or why it could not
@@ -128,6 +132,16 @@ func newGate() gate { return gate{ch: make(chan struct{})} }
 // open gives the signal; idempotent.
 func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
 
+// isOpen says whether the gate is open.
+func (g *gate) isOpen() bool {
+	select {
+	case <-g.ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // done is closed once the gate is open.
 func (g *gate) done() <-chan struct{} { return g.ch }
 
@@ -142,10 +156,12 @@ func newInstance(spec *runspec.Spec, host *Machine, r Runner) (*Instance, error)
 	}
 	x := &Instance{
 		spec: spec, host: host, log: r.Log, grace: grace, ids: ids, reaped: r.Reaped,
-		released: newGate(), stopping: newGate(), backendKnown: make(chan struct{}),
+		released: newGate(), stopping: newGate(), detached: newGate(), backendKnown: make(chan struct{}),
 		ready: run.NewPortMatcher(spec.ReadyRegex), exited: make(chan struct{}),
-		// A few beats per grace, so one lost beat is never a teardown.
-		beat: newHeartbeat(min(max(grace/6, 500*time.Millisecond), 5*time.Second)),
+		// Ten beats per grace, so one lost beat is never a teardown, and
+		// the remote watchdog tells an EOF right after a beat (the app
+		// closed its end) from one after a silence by the same period.
+		beat: newHeartbeat(remotewd.BeatEvery(grace)),
 	}
 	x.newTreeSamples(r.LeakGuard, r.Logger)
 	return x, nil
@@ -164,6 +180,9 @@ func newSessionIDs(spec *runspec.Spec) (sessionIDs, error) {
 		return ids, err
 	}
 	if ids.sendToken, err = hermes.NewSSHToken(); err != nil {
+		return ids, err
+	}
+	if ids.secret, err = remotewd.NewSecret(); err != nil {
 		return ids, err
 	}
 	if spec.DesktopOwned() {
@@ -227,19 +246,50 @@ func (r *Instance) main() {
 	r.ch = ch
 	r.mu.Unlock()
 	r.line.attach(ch.Stdin)
-	readDone := make(chan struct{})
-	go func() { defer close(readDone); r.read(ch.Stdout) }()
+	first := make(chan struct{})
+	go func() { defer close(first); r.read(ch.Stdout) }()
+	l := link{done: first, kill: func() { _ = ch.Kill() }, wait: ch.Wait}
 	r.line.send(remotewd.TagToken + " " + r.ids.sendToken)
+	r.line.send(remotewd.TagSecret + " " + r.ids.secret)
 	select {
 	case <-r.released.done():
 		r.line.send(remotewd.TagStart)
-		r.heartbeat(readDone)
+		l = r.follow(ctx, l)
 	case <-r.stopping.done():
-	case <-readDone:
+	case <-l.done:
 	}
-	// Closing stdin is EOF on the lifeline: whatever runs there ends.
-	r.line.close()
-	r.finish(ch, readDone)
+	r.finish(l)
+}
+
+// link is the lifeline being read: its end, how to cut it, and how to
+// collect what carried it.
+type link struct {
+	done <-chan struct{}
+	kill func()
+	wait func() error
+}
+
+// follow beats until the lifeline ends; when it ends without the app
+// asking (the session died), it reclaims the tree over the host's next
+// session and beats on over the claim's connection. It returns the last
+// lifeline.
+func (r *Instance) follow(ctx context.Context, l link) link {
+	for {
+		r.heartbeat(l.done)
+		select {
+		case <-l.done:
+		default:
+			return l // stopped or detached
+		}
+		if r.detached.isOpen() || ctx.Err() != nil {
+			return l
+		}
+		next, ok := r.reclaim(ctx, l.wait)
+		if !ok {
+			return l
+		}
+		l = next
+	}
 }
 
 // reap ends, before this run starts, what dead sessions of ours left on
@@ -273,17 +323,26 @@ func (r *Instance) reap(ctx context.Context, in remotecore.Installed) {
 // reapTimeout bounds the remote reap: a grace of 2 s per leftover.
 const reapTimeout = 30 * time.Second
 
-// finish waits for the channel's end (bounded: the remote watchdog tears
-// down within its grace once its lifeline is gone), collects our ssh client
-// and drops the forward.
-func (r *Instance) finish(ch *transport.Channel, readDone <-chan struct{}) {
-	select {
-	case <-readDone:
-	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
-		_ = ch.Kill()
-		<-readDone
+// finish closes the lifeline, which is EOF there: whatever runs there
+// ends, or, after a handover, waits for the successor's claim. Unless a
+// successor has it, it then waits for the channel's end (bounded: the
+// remote watchdog tears down within its grace once its lifeline is gone),
+// collects our ssh client and drops the forward.
+func (r *Instance) finish(l link) {
+	r.line.close()
+	if r.detached.isOpen() {
+		return // the successor's: nothing here to wait for or undo
 	}
-	if err := ch.Wait(); err != nil {
+	select {
+	case <-l.done:
+	case <-time.After(r.spec.Grace + run.ShimKillMargin + 5*time.Second):
+		l.kill()
+		<-l.done
+	}
+	if l.wait == nil {
+		l.wait = func() error { return nil }
+	}
+	if err := l.wait(); err != nil {
 		r.mu.Lock()
 		if r.said.exit == nil && r.said.failure == "" {
 			r.said.failure = err.Error()
@@ -326,6 +385,8 @@ func (r *Instance) heartbeat(readDone <-chan struct{}) {
 		select {
 		case <-t.C:
 		case <-readDone:
+			return
+		case <-r.detached.done():
 			return
 		case <-r.stopping.done():
 			r.line.send(remotewd.TagStop)
@@ -410,9 +471,9 @@ func freePort() (int, error) {
 }
 
 // What a remote run is: a Process reached over a connection, whose tree
-// its host's watchdog samples (sample.go); no local record, never handed
-// over (an update's successor starts it anew over its own connection), so
-// letting go of it is ending it.
+// its host's watchdog samples (sample.go); no local record; handed over to
+// an update's successor by a claim over the successor's own connection
+// (reclaim.go: RemoteTransferable), not by fds.
 var (
 	_ run.Process   = (*Instance)(nil)
 	_ run.Connected = (*Instance)(nil)

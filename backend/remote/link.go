@@ -152,6 +152,13 @@ func (h *heartbeat) show(c *run.Connection, dest string, grace time.Duration) {
 	c.Error = fmt.Sprintf("no answer from %s for %s; the backend there ends after %s without one", dest, silent.Round(time.Second), grace)
 }
 
+// lastAnswer is when the last pong came (the beat's start before one).
+func (h *heartbeat) lastAnswer() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lastPong
+}
+
 // measured is the last latency measured.
 func (h *heartbeat) measured() time.Duration {
 	h.mu.Lock()

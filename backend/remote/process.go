@@ -62,8 +62,9 @@ func (r *Instance) Connection() run.Connection {
 	return c
 }
 
-// connection fills in the connection's state: the host's while there is
-// no channel yet, else the heartbeat's. Called with mu held.
+// connection fills in the connection's state: the host's until the
+// heartbeat has begun (a channel started, or a claim answered), then the
+// heartbeat's. Called with mu held.
 func (r *Instance) connection(c *run.Connection) {
 	st := r.host.t.Status()
 	c.State = st.State.String()
@@ -72,9 +73,6 @@ func (r *Instance) connection(c *run.Connection) {
 	}
 	if st.Err != nil && c.Error == "" {
 		c.Error = st.Err.Error()
-	}
-	if r.ch == nil {
-		return
 	}
 	select {
 	case <-r.exited:

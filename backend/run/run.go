@@ -83,14 +83,47 @@ type Sampler interface {
 	Sample() (Sampled, error)
 }
 
-// Transferable is a run an update's successor can adopt. A run that is not
-// is started anew by the successor (handoff.View.Remote), and letting go
-// of it ends it.
+// Transferable is a run an update's successor can adopt by its files. A
+// run that is not is claimed by the successor (RemoteTransferable) or
+// started anew, and letting go of it ends it.
 type Transferable interface {
 	// Handover is what a successor needs to adopt the running backend.
 	Handover() Handover
 	// Detach lets go of the backend without teardown: a successor owns it.
 	Detach()
+}
+
+// RemoteTransferable is a run on another host that an update's successor
+// can claim over its own connection (remotewd's claim socket): nothing
+// crosses to it but what RemoteHandover holds.
+type RemoteTransferable interface {
+	// HandOver tells the host's watchdog that a successor will claim the
+	// backend within window with a one-time secret, and returns what the
+	// successor needs. Called before Detach.
+	HandOver(window time.Duration) (RemoteHandover, error)
+	// Detach lets go of the backend without teardown: the lifeline
+	// closes, and the watchdog there waits for the claim.
+	Detach()
+}
+
+// RemoteHandover is what a successor needs to claim a run on another host.
+type RemoteHandover struct {
+	Host                    string // the destination, as the settings name it
+	OwnershipID, SpawnNonce string
+	// Secret is the one-time secret of the claim (valid once, within
+	// the window).
+	Secret string
+	Nonce  string // the run's local nonce (its status')
+	Token  string // the session token ("" for a dashboard)
+	Shim   proc.Identity
+	// Backend is the backend's identity on its host.
+	Backend     proc.Identity
+	ClaimSocket string // on the host
+	RemotePort  int    // the backend's port there
+	LocalPort   int    // the forward's port here
+	// Listener is the forward's listening socket, passed where the
+	// handoff passes files (nil: the successor listens on LocalPort anew).
+	Listener *os.File
 }
 
 // Connected is a run reached over a connection to another host, whose
@@ -111,6 +144,8 @@ type Abilities struct {
 	Sampler   Sampler
 	Transfer  Transferable
 	Connected Connected
+	// RemoteTransfer: a run on another host a successor can claim.
+	RemoteTransfer RemoteTransferable
 }
 
 // AbilitiesOf asks p once for each ability.
@@ -120,6 +155,7 @@ func AbilitiesOf(p Process) Abilities {
 	a.Sampler, _ = p.(Sampler)
 	a.Transfer, _ = p.(Transferable)
 	a.Connected, _ = p.(Connected)
+	a.RemoteTransfer, _ = p.(RemoteTransferable)
 	return a
 }
 

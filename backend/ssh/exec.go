@@ -56,7 +56,7 @@ func (h *Host) open(ctx context.Context, req muxwire.Request) (*yamux.Stream, er
 		return nil, fmt.Errorf("ssh: %s on %s: %w", req.Op, h.opts.Destination, err)
 	case rep.Error != "":
 		st.Close()
-		return nil, fmt.Errorf("ssh: %s on %s: %s", req.Op, h.opts.Destination, rep.Error)
+		return nil, fmt.Errorf("ssh: %s on %s: %w: %s", req.Op, h.opts.Destination, transport.ErrRefusedThere, rep.Error)
 	}
 	return st, nil
 }

@@ -79,6 +79,15 @@ func (c *current) writeRecord(records *lockfile.Records) error {
 // handoffView is what a handoff needs of the run, ready, in status st. A
 // run that cannot be handed over is started anew by the successor.
 func (c *current) handoffView(st model.BackendStatus) handoff.View {
+	if c.can.RemoteTransfer != nil {
+		// The watchdog there is told now that a successor may claim it;
+		// when this fails, the successor starts it anew.
+		h, err := c.can.RemoteTransfer.HandOver(handoff.RemoteWindow)
+		if err != nil {
+			return handoff.View{Status: st, Remote: true}
+		}
+		return handoff.View{Status: st, Remote: true, RemoteHandover: &h}
+	}
 	if c.can.Transfer == nil {
 		return handoff.View{Status: st, Remote: true}
 	}
@@ -91,6 +100,10 @@ func (c *current) letGo() {
 	c.endWait()
 	if c.can.Transfer != nil {
 		c.can.Transfer.Detach()
+		return
+	}
+	if c.can.RemoteTransfer != nil {
+		c.can.RemoteTransfer.Detach() // its watchdog holds it for the claim, if a handover was made
 		return
 	}
 	go func() { _ = c.Stop() }()

@@ -46,6 +46,11 @@ type Transport interface {
 // ErrClosed means the Transport was closed.
 var ErrClosed = errors.New("transport: closed")
 
+// ErrRefusedThere means the remote core answered a request with an
+// error (a dial to a socket nobody listens on, a command it cannot run):
+// the connection itself works.
+var ErrRefusedThere = errors.New("transport: refused on the remote")
+
 // ErrTimeout means a remote command ran past its timeout and was killed
 // where it ran.
 var ErrTimeout = errors.New("transport: remote command timed out")

@@ -291,6 +291,26 @@ func (s *Server) WaitClean(d time.Duration) []Proc {
 	return left
 }
 
+// StopAccepting stops the listener (SIGSTOP): new connections wait
+// unanswered, as to a host that is down, while the sessions already there
+// go on (each is its own process). ResumeAccepting undoes it; the test's
+// cleanup does too, so that the listener can be stopped.
+func (s *Server) StopAccepting(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop sshd's listener: %v", err)
+	}
+	t.Cleanup(func() { _ = s.cmd.Process.Signal(syscall.SIGCONT) })
+}
+
+// ResumeAccepting lets the listener accept again (SIGCONT).
+func (s *Server) ResumeAccepting(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatalf("resume sshd's listener: %v", err)
+	}
+}
+
 // Kill SIGKILLs the listener and every session, as a crashed server or a
 // rebooted host would look to a client.
 func (s *Server) Kill() {

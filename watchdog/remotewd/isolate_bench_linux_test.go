@@ -20,7 +20,7 @@ func benchStart(b *testing.B, flags ...string) {
 		}
 	}
 	for b.Loop() {
-		w := startWatchdog(b, nil, flags...)
+		w := runWatchdog(b, nil, flags...)
 		b.StopTimer()
 		w.end()
 		b.StartTimer()
@@ -34,7 +34,7 @@ func BenchmarkRequestThroughSocket(b *testing.B) {
 	if err := probeNamespaces(); err != nil {
 		b.Skipf("this machine refuses the namespaces: %v", err)
 	}
-	w := startWatchdog(b, nil)
+	w := runWatchdog(b, nil)
 	for b.Loop() {
 		if _, err := w.viaSocket("/"); err != nil {
 			b.Fatal(err)
@@ -46,7 +46,7 @@ func BenchmarkRequestThroughSocket(b *testing.B) {
 // backend in the host's network.
 func BenchmarkRequestHostPort(b *testing.B) {
 	b.Setenv(childEnv, "1")
-	w := startWatchdog(b, nil, "--netns="+NetnsOff)
+	w := runWatchdog(b, nil, "--netns="+NetnsOff)
 	for b.Loop() {
 		if _, err := w.viaHostPort("/"); err != nil {
 			b.Fatal(err)

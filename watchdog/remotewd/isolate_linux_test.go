@@ -39,17 +39,17 @@ type testWatchdog struct {
 	exited  chan struct{}
 }
 
-// startWatchdog runs the remote watchdog with the test backend, sends
+// runWatchdog runs the remote watchdog with the test backend, sends
 // "start", and returns once its backend line and listening port came; the
 // port is sent back as the app does. env is added to the watchdog's.
-func startWatchdog(t testing.TB, env []string, flags ...string) *testWatchdog {
+func runWatchdog(t testing.TB, env []string, flags ...string) *testWatchdog {
 	t.Helper()
-	return startWatchdogAs(t, nil, os.Args[0], env, flags...)
+	return runWatchdogAs(t, nil, os.Args[0], env, flags...)
 }
 
-// startWatchdogAs is startWatchdog run from exe, as cred's user when cred
+// runWatchdogAs is runWatchdog run from exe, as cred's user when cred
 // is not nil (its home made theirs).
-func startWatchdogAs(t testing.TB, cred *syscall.Credential, exe string, env []string, flags ...string) *testWatchdog {
+func runWatchdogAs(t testing.TB, cred *syscall.Credential, exe string, env []string, flags ...string) *testWatchdog {
 	t.Helper()
 	home, err := os.MkdirTemp("", "hd") // short: a unix socket's path is at most 107 bytes
 	if err != nil {
@@ -201,7 +201,7 @@ func TestIsolatedBackendReachedOnlyThroughItsSocket(t *testing.T) {
 	needNamespaces(t)
 	// In a tree cgroup where this machine gives one: the namespace and the
 	// cgroup come from the same clone.
-	w := startWatchdog(t, nil, "--sample-every=100ms", "--cgroup=hd-netns-"+strconv.Itoa(os.Getpid()))
+	w := runWatchdog(t, nil, "--sample-every=100ms", "--cgroup=hd-netns-"+strconv.Itoa(os.Getpid()))
 	b := w.backend
 	t.Logf("containment %s %s %s", b.Containment, b.Cgroup, b.Reason)
 	dir := filepath.Join(w.home, RemoteNetnsDir, testOwnershipID)
@@ -256,7 +256,7 @@ func TestIsolatedBackendEgressThroughProxy(t *testing.T) {
 	defer plain.Close()
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "tls ok") }))
 	defer tlsSrv.Close()
-	w := startWatchdog(t, nil)
+	w := runWatchdog(t, nil)
 	if w.backend.Isolation != IsolationNetns {
 		t.Fatalf("not isolated: %s", w.backend.IsolationReason)
 	}
@@ -278,14 +278,14 @@ func TestIsolatedBackendEgressThroughProxy(t *testing.T) {
 // on the host's loopback, the backend line saying it is not isolated and
 // why, no namespace directory.
 func TestNetnsOffRunsInTheHostNetwork(t *testing.T) {
-	w := startWatchdog(t, nil, "--netns="+NetnsOff)
+	w := runWatchdog(t, nil, "--netns="+NetnsOff)
 	checkHostNetwork(t, w, "turned off")
 }
 
 // A host that refuses the namespace (the probe fails) runs the backend in
 // its own network, and the backend line says why.
 func TestProbeRefusedRunsInTheHostNetwork(t *testing.T) {
-	w := startWatchdog(t, []string{probeFailEnv + "=operation not permitted (simulated)"})
+	w := runWatchdog(t, []string{probeFailEnv + "=operation not permitted (simulated)"})
 	checkHostNetwork(t, w, "operation not permitted (simulated)")
 }
 
@@ -311,7 +311,7 @@ func checkHostNetwork(t *testing.T, w *testWatchdog, reason string) {
 // and the exit line says why.
 func TestRelayGoneEndsTheRun(t *testing.T) {
 	needNamespaces(t)
-	w := startWatchdog(t, nil)
+	w := runWatchdog(t, nil)
 	if w.backend.Relay == nil {
 		t.Fatalf("not isolated: %s", w.backend.IsolationReason)
 	}
@@ -383,7 +383,7 @@ func TestIsolatedAsAnUnprivilegedUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := startWatchdogAs(t, &syscall.Credential{Uid: 65534, Gid: 65534}, exe, nil)
+	w := runWatchdogAs(t, &syscall.Credential{Uid: 65534, Gid: 65534}, exe, nil)
 	b := w.backend
 	if b.Isolation != IsolationNetns {
 		t.Skipf("this kernel refuses an unprivileged user the namespaces: %s", b.IsolationReason)

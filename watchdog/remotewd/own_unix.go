@@ -152,9 +152,12 @@ func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *rela
 // own writes our session file, then Hermes' lock, both naming the held
 // backend.
 func (r *remoteRun) own(self, child proc.Identity, exe, token string, tree *cgroup.Cgroup) error {
-	sess := RemoteSession{OwnershipID: r.o.OwnershipID, SpawnNonce: r.o.SpawnNonce, Shim: self, Backend: child, Created: time.Now().UTC()}
+	r.sess = RemoteSession{
+		OwnershipID: r.o.OwnershipID, SpawnNonce: r.o.SpawnNonce, Shim: self, Backend: child,
+		Created: time.Now().UTC(), Secret: r.keys.sessionSecret(),
+	}
 	if tree != nil {
-		sess.Cgroup = tree.Path()
+		r.sess.Cgroup = tree.Path()
 	}
 	sdir := filepath.Join(r.home, RemoteSessionsDir)
 	if err := os.MkdirAll(sdir, 0o700); err != nil {
@@ -163,8 +166,8 @@ func (r *remoteRun) own(self, child proc.Identity, exe, token string, tree *cgro
 	if err := ownDir(sdir); err != nil {
 		return err
 	}
-	if err := lockfile.WriteJSON(filepath.Join(sdir, r.o.OwnershipID+".json"), sess); err != nil {
-		return fmt.Errorf("watchdog-remote: session file: %w", err)
+	if err := r.writeSession(); err != nil {
+		return err
 	}
 	profile := r.o.Profile
 	if profile == "" {
@@ -184,6 +187,14 @@ func (r *remoteRun) own(self, child proc.Identity, exe, token string, tree *cgro
 		r.lock.CreationTime = child.Start // Hermes' own form
 	}
 	return r.writeLock()
+}
+
+// writeSession writes our session file (0600: it holds the session secret).
+func (r *remoteRun) writeSession() error {
+	if err := lockfile.WriteJSON(filepath.Join(r.home, RemoteSessionsDir, r.o.OwnershipID+".json"), r.sess); err != nil {
+		return fmt.Errorf("watchdog-remote: session file: %w", err)
+	}
+	return nil
 }
 
 // writeLock writes the lock atomically, checked as Hermes reads it.

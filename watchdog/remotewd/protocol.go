@@ -25,12 +25,35 @@ package remotewd
 //     guard's duplicate policy): SIGTERM, SIGKILL after --grace; refused
 //     (fail closed) unless a process of the tree has that PID and start
 //     time, and never CMD itself (see sample_unix.go);
+//   - "secret <64 hex>": the session secret, after "token" (any time
+//     later: a new one, from a successor that claimed with a one-time
+//     secret); kept only in the app's memory and our 0600 session file;
+//   - "handover <64 hex> <window>": an update's predecessor lets go: an
+//     EOF within the window (a Go duration, at most MaxHandoverWindow)
+//     keeps the tree for the window, waiting for a claim with that
+//     one-time secret, valid once (a handover no EOF followed in time
+//     lapses);
 //   - "stop": tear CMD's tree down now.
 //
-// Every line counts as a heartbeat. EOF (the channel closed: the app quit
-// or died, its ssh client was killed) or no line for the heartbeat grace
-// (a partition that left the connection open) tears CMD's tree down, as
-// the parent's death does for a local shim.
+// Every line counts as a heartbeat, and the app beats every
+// BeatEvery(heartbeat grace). No line for the heartbeat grace (a partition
+// that left the connection open) tears CMD's tree down. EOF right after a
+// line (younger than two beats: the app quit or died, its ssh client
+// closed the connection) tears it down at once, as the parent's death does
+// for a local shim. EOF after a longer silence (the connection went quiet
+// first: sleep, a Wi-Fi change, a stopped then killed ssh) keeps the tree
+// until the heartbeat grace, counted from the last line, ends, waiting for
+// a claim; EOF after a handover keeps it for the handover's window.
+//
+// Claims. The watchdog listens on ClaimSocket (0600, its directory 0700).
+// A connection there sends one line, "claim <secret>" (the session secret,
+// or a handover's one-time secret); on a match the watchdog answers
+// "claimed {RemoteClaimed}" and that connection is the lifeline from then
+// on: the same lines both ways as the channel; the old lifeline is no
+// longer read or written. A wrong secret gets "refused <why>" and the
+// connection is closed (logged; nothing is signalled). What the backend
+// prints while no lifeline is attached is dropped here; its log file keeps
+// it.
 //
 // stdout, shim to app, "<tag> <payload>" lines: "hello {RemoteHello}",
 // then "backend {RemoteBackend}" or "error <text>", then any number of
@@ -58,10 +81,13 @@ package remotewd
 // every account on the host, as a plain 127.0.0.1 listener is.
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -131,7 +157,83 @@ const (
 	TagSample  = "sample"
 	TagKill    = "kill"
 	TagKilled  = "killed"
+	// The claim protocol (see above).
+	TagSecret   = "secret"
+	TagHandover = "handover"
+	TagClaim    = "claim"
+	TagClaimed  = "claimed"
+	TagRefused  = "refused"
 )
+
+// BeatEvery is how often the app pings for a heartbeat grace: a tenth of
+// it, between 500 ms and 3 s. Both sides use it: the app to beat, the
+// watchdog to tell an EOF right after a line (the app closed its end) from
+// one after a silence (the connection went quiet first).
+func BeatEvery(grace time.Duration) time.Duration {
+	return min(max(grace/10, 500*time.Millisecond), 3*time.Second)
+}
+
+// SecretLen is the length of a session or one-time secret: 32 random
+// bytes in lowercase hex.
+const SecretLen = 64
+
+// NewSecret makes a session or one-time secret.
+func NewSecret() (string, error) {
+	b := make([]byte, SecretLen/2)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("remotewd: secret: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// ValidSecret says whether s has a secret's form.
+func ValidSecret(s string) bool {
+	if len(s) != SecretLen {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxHandoverWindow bounds a handover's window: past it the predecessor's
+// backend would outlive both apps for nothing.
+const MaxHandoverWindow = 5 * time.Minute
+
+// FormatHandover is the handover line for a one-time secret and window.
+func FormatHandover(secret string, window time.Duration) string {
+	return TagHandover + " " + secret + " " + window.String()
+}
+
+// ParseHandover reads a handover line's argument ("<secret> <window>").
+func ParseHandover(arg string) (secret string, window time.Duration, err error) {
+	secret, w, ok := strings.Cut(arg, " ")
+	if !ok || !ValidSecret(secret) {
+		return "", 0, errors.New("handover: not <64 hex> <window>")
+	}
+	window, err = time.ParseDuration(w)
+	if err != nil || window <= 0 || window > MaxHandoverWindow {
+		return "", 0, fmt.Errorf("handover: window %q is not a duration in (0, %s]", w, MaxHandoverWindow)
+	}
+	return secret, window, nil
+}
+
+// ClaimSocket is the claim socket of a run, under the remote user's home.
+func ClaimSocket(home, ownershipID string) string {
+	return filepath.Join(home, RemoteSessionsDir, ownershipID+".sock")
+}
+
+// RemoteClaimed answers a claim that matched: the backend as its
+// "backend" line said, the watchdog, and the port the lock holds (0 until
+// a "port" line gave one).
+type RemoteClaimed struct {
+	RemoteBackend
+	Shim proc.Identity `json:"shim"`
+	Port int           `json:"port,omitempty"`
+}
 
 // RemoteOptions are the remote watchdog's flags.
 type RemoteOptions struct {
@@ -203,6 +305,9 @@ type RemoteBackend struct {
 	Relay *proc.Identity `json:"relay,omitempty"`
 	// IsolationReason says, when not isolated, why not.
 	IsolationReason string `json:"isolation_reason,omitempty"`
+	// ClaimSocket is where a claim reaches the watchdog (ClaimSocket);
+	// "" when it could not listen (then no EOF keeps the tree).
+	ClaimSocket string `json:"claim_socket,omitempty"`
 }
 
 // RemoteExit is the remote watchdog's last line: how the backend ended
@@ -286,6 +391,9 @@ type RemoteSession struct {
 	// when there is none: a reap removes it once the tree is gone, or the
 	// host keeps an empty one for each watchdog that was killed.
 	Cgroup string `json:"cgroup,omitempty"`
+	// Secret is the session secret a claim must present ("" when the app
+	// sent none: no claim matches).
+	Secret string `json:"secret,omitempty"`
 }
 
 // RemoteSessionsDir is where RemoteSession files live, under the remote

@@ -3,6 +3,7 @@ package remotewd
 import (
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,6 +31,28 @@ func TestRemoteOptionsRoundTrip(t *testing.T) {
 	} {
 		if _, err := ParseRemoteFlags(bad, io.Discard); err == nil {
 			t.Errorf("ParseRemoteFlags(%q): got no error", bad)
+		}
+	}
+}
+
+// A handover line reads back as written; a bad one is refused.
+func TestHandoverRoundTrip(t *testing.T) {
+	secret, err := NewSecret()
+	if err != nil || !ValidSecret(secret) {
+		t.Fatalf("NewSecret: got %q, %v", secret, err)
+	}
+	_, arg, _ := strings.Cut(FormatHandover(secret, 30*time.Second), " ")
+	if s, w, err := ParseHandover(arg); s != secret || w != 30*time.Second || err != nil {
+		t.Errorf("ParseHandover: got %q %s %v, want %q 30s", s, w, err, secret)
+	}
+	for _, bad := range []string{secret, secret + " 0s", secret + " 1h", secret + " x", strings.ToUpper(secret) + " 1s", "ab 1s"} {
+		if _, _, err := ParseHandover(bad); err == nil {
+			t.Errorf("ParseHandover(%q): got no error", bad)
+		}
+	}
+	for grace, want := range map[time.Duration]time.Duration{time.Second: 500 * time.Millisecond, 10 * time.Second: time.Second, 30 * time.Second: 3 * time.Second, time.Hour: 3 * time.Second} {
+		if got := BeatEvery(grace); got != want {
+			t.Errorf("BeatEvery(%s): got %s, want %s", grace, got, want)
 		}
 	}
 }

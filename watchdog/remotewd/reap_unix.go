@@ -161,5 +161,10 @@ func removeSessionFiles(home, file string, s RemoteSession) {
 	case errors.Is(err, os.ErrNotExist):
 		_ = os.RemoveAll(dir) // the lock went first; what is left is ours
 	}
+	// The watchdog is gone: its claim socket, when it left one, is dead.
+	sock := ClaimSocket(home, s.OwnershipID)
+	if fi, err := os.Lstat(sock); err == nil && deadSocketOfOurs(sock, fi) == nil {
+		_ = os.Remove(sock)
+	}
 	_ = os.Remove(file)
 }

@@ -3,93 +3,13 @@
 package remotewd
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"time"
 
 	"hermes-desktop/contract/logs"
 )
-
-// channelWriter writes the remote watchdog's lines to the channel from one
-// goroutine through a bounded queue: a channel that stops reading (a
-// partition) must never block the watchdog, which has a teardown to run.
-// Lines that do not fit are dropped, and a count of them is sent once
-// there is room again.
-type channelWriter struct {
-	queue   chan string
-	done    chan struct{}
-	mu      sync.Mutex
-	closed  bool
-	dropped int
-}
-
-// channelQueue bounds the lines waiting for a slow channel.
-const channelQueue = 4096
-
-func newChannelWriter(w io.Writer) *channelWriter {
-	c := &channelWriter{queue: make(chan string, channelQueue), done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		bw := bufio.NewWriter(w)
-		for line := range c.queue {
-			if _, err := bw.WriteString(line); err != nil {
-				continue // the app is gone; keep draining so senders never block
-			}
-			if len(c.queue) == 0 {
-				_ = bw.Flush()
-			}
-		}
-		_ = bw.Flush()
-	}()
-	return c
-}
-
-// send queues one "<tag> <payload>" line; payload must hold no newline.
-func (c *channelWriter) send(tag, payload string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return
-	}
-	if c.dropped > 0 && len(c.queue) < channelQueue-1 {
-		c.queue <- fmt.Sprintf("%s %d lines of output dropped: the channel was not reading\n", TagErr, c.dropped)
-		c.dropped = 0
-	}
-	select {
-	case c.queue <- tag + " " + payload + "\n":
-	default:
-		c.dropped++
-	}
-}
-
-func (c *channelWriter) sendJSON(tag string, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		c.send(TagError, err.Error())
-		return
-	}
-	c.send(tag, string(b))
-}
-
-func (c *channelWriter) sendError(err error) { c.send(TagError, oneLine(err.Error())) }
-
-// close sends what is queued, waiting at most wait.
-func (c *channelWriter) close(wait time.Duration) {
-	c.mu.Lock()
-	if !c.closed {
-		c.closed = true
-		close(c.queue)
-	}
-	c.mu.Unlock()
-	select {
-	case <-c.done:
-	case <-time.After(wait):
-	}
-}
 
 func oneLine(s string) string {
 	b := []byte(s)

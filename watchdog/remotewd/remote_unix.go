@@ -3,16 +3,16 @@
 package remotewd
 
 import (
-	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -43,7 +43,7 @@ func remoteMain(version string, args []string, stdin io.Reader, stdout, stderr i
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", RemoteSubcommand, "pid", os.Getpid())
 	out := newChannelWriter(stdout)
 	defer out.close(2 * time.Second)
-	r := &remoteRun{o: o, log: log, out: out, probe: probe}
+	r := &remoteRun{o: o, log: log, out: out, probe: probe, claims: make(chan claim), ended: make(chan struct{})}
 	return r.run(version, stdin)
 }
 
@@ -61,6 +61,17 @@ type remoteRun struct {
 	// probe tries whether the host allows the namespace (probeNamespaces;
 	// a test's seam).
 	probe func() error
+
+	self   proc.Identity
+	sess   RemoteSession // our session file, as written
+	report RemoteBackend // the "backend" line, for a claim's answer
+	// Claims (claim_unix.go): the socket (nil when it could not be made:
+	// then no EOF holds the tree), the secrets, the claims that matched,
+	// and ended, closed once follow returned (claims are refused then).
+	ln     *net.UnixListener
+	keys   claimKeys
+	claims chan claim
+	ended  chan struct{}
 }
 
 func (r *remoteRun) run(version string, stdin io.Reader) int {
@@ -70,9 +81,10 @@ func (r *remoteRun) run(version string, stdin io.Reader) int {
 		r.out.sendError(fmt.Errorf("identify the watchdog: %w", err))
 		return 1
 	}
+	r.self = self
 	r.out.sendJSON(TagHello, RemoteHello{Version: version, Shim: self, Platform: runtime.GOOS + "/" + runtime.GOARCH})
-	lines := readChannel(stdin)
-	token, ok := r.awaitStart(lines)
+	first := newLifeline(stdin, nil)
+	token, ok := r.awaitStart(first.lines)
 	if !ok {
 		r.log.Info("no start from the app; not starting the backend")
 		return watchdog.ExitParentGone
@@ -95,8 +107,15 @@ func (r *remoteRun) run(version string, stdin io.Reader) int {
 		})
 	}
 	parentGone := make(chan watchdog.Reason, 1)
-	go r.follow(lines, signals, parentGone)
+	if r.ln != nil {
+		go serveClaims(r.ln, &r.keys, r.claims, r.ended, r.log)
+	}
+	first.last = time.Now() // the start line
+	go r.follow(first, signals, parentGone)
 	code := watchdog.RunTree(child, tree, signals, parentGone, r.o.Grace, r.log)
+	if r.ln != nil {
+		r.ln.Close() // removes the socket: nothing is left to claim
+	}
 	r.smp.close()
 	watchdog.ReleaseTreeCgroup(tree, r.log)
 	rel.drain(2 * time.Second)
@@ -105,6 +124,7 @@ func (r *remoteRun) run(version string, stdin io.Reader) int {
 	if w := r.why.Load(); w != nil {
 		why = *w
 	}
+	r.log.Info("the tree is gone", "code", code, "why", why)
 	ex := RemoteExit{Code: code, Why: why}
 	if code > 128 {
 		ex.Signal = syscall.Signal(code - 128).String()
@@ -128,6 +148,8 @@ func (r *remoteRun) awaitStart(lines <-chan string) (token string, ok bool) {
 			switch tag {
 			case TagToken:
 				token = arg
+			case TagSecret:
+				r.setSecret(arg)
 			case TagPing:
 				r.out.send(TagPong, arg)
 			case TagStart:
@@ -140,67 +162,6 @@ func (r *remoteRun) awaitStart(lines <-chan string) (token string, ok bool) {
 			return "", false
 		}
 	}
-}
-
-// follow reads the channel once the backend runs: it answers pings, keeps
-// the lock's port, and ends the run on "stop", EOF or silence.
-func (r *remoteRun) follow(lines <-chan string, signals chan<- os.Signal, parentGone chan<- watchdog.Reason) {
-	timer := time.NewTimer(r.o.HeartbeatGrace)
-	defer timer.Stop()
-	gone := func(why string, reason watchdog.Reason) {
-		r.why.CompareAndSwap(nil, &why)
-		parentGone <- reason
-	}
-	for {
-		select {
-		case line, open := <-lines:
-			if !open {
-				gone("the channel to the app closed", watchdog.ReasonLifeline)
-				return
-			}
-			timer.Reset(r.o.HeartbeatGrace)
-			tag, arg, _ := strings.Cut(line, " ")
-			switch tag {
-			case TagPing:
-				r.out.send(TagPong, arg)
-			case TagPort:
-				if p, err := strconv.Atoi(arg); err == nil && p > 0 && p <= 65535 && p != r.lock.Port {
-					r.lock.Port = p
-					if err := r.writeLock(); err != nil {
-						r.log.Warn("update the lock's port", "err", err)
-					}
-					r.iso.setPort(p, r.log)
-				}
-			case TagKill:
-				r.smp.request(arg)
-			case TagStop:
-				why := "the app asked it to stop"
-				r.why.CompareAndSwap(nil, &why)
-				watchdog.RequestStop(signals)
-			}
-		case <-timer.C:
-			gone(fmt.Sprintf("no heartbeat from the app for %s", r.o.HeartbeatGrace), watchdog.ReasonLifeline)
-			return
-		}
-	}
-}
-
-// maxLine bounds one line from the app.
-const maxLine = 4096
-
-// readChannel delivers the channel's lines; it closes the channel at EOF
-// or a read error. The goroutine ends with the input (or the process).
-func readChannel(stdin io.Reader) <-chan string {
-	lines := make(chan string, 16)
-	go func() {
-		defer close(lines)
-		s := bufio.NewScanner(stdin)
-		s.Buffer(make([]byte, 0, 512), maxLine)
-		for s.Scan() {
-			lines <- strings.TrimRight(s.Text(), "\r")
-		}
-	}()
-	return lines
 }
 
 // start prepares the ownership directory, starts the backend held (in a
@@ -241,12 +202,14 @@ func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgr
 		rel.drain(time.Second)
 		return proc.Identity{}, nil, nil, err
 	}
+	r.listen()
 	_, err = goAhead.Write([]byte{'g'})
 	goAhead.Close()
 	if err != nil {
 		r.log.Warn("release the held backend", "err", err)
 	}
-	r.out.sendJSON(TagBackend, r.backendReport(child, argv, tree, cgroupErr))
+	r.report = r.backendReport(child, argv, tree, cgroupErr)
+	r.out.sendJSON(TagBackend, r.report)
 	return child, tree, rel, nil
 }
 
@@ -278,6 +241,25 @@ func (r *remoteRun) prepare(self proc.Identity, token string) (argv, env []strin
 	return argv, env, nil
 }
 
+// listen makes the claim socket; without it the run goes on, but no EOF
+// keeps the tree (nothing could claim it).
+func (r *remoteRun) listen() {
+	ln, err := listenClaim(ClaimSocket(r.home, r.o.OwnershipID))
+	if err != nil {
+		r.log.Warn("no claim socket: the tree ends with its lifeline", "err", err)
+		return
+	}
+	r.ln = ln
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "{}" // only plain structs are marshalled
+	}
+	return string(b)
+}
+
 func validToken(t string) bool {
 	if len(t) != hermes.SSHTokenLen {
 		return false
@@ -293,6 +275,9 @@ func validToken(t string) bool {
 // backendReport is the "backend" line.
 func (r *remoteRun) backendReport(child proc.Identity, argv []string, tree *cgroup.Cgroup, cgroupErr error) RemoteBackend {
 	rb := RemoteBackend{Backend: child, Argv: argv, LockDir: r.dir, Containment: "process-tree"}
+	if r.ln != nil {
+		rb.ClaimSocket = r.ln.Addr().String()
+	}
 	if runtime.GOOS == "linux" {
 		rb.Reason = "no cgroup: the watchdog is a subreaper and tears down its process group and tree"
 	} else {
