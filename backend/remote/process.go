@@ -123,11 +123,8 @@ func (r *Instance) AwaitReady(ctx context.Context) (int, error) {
 // runs in a network namespace of its own, to the socket its watchdog
 // relays that port through (the port is not reachable from the host).
 func (r *Instance) forward(ctx context.Context, remote int) (int, error) {
-	to := transport.Target{Port: remote}
 	r.mu.Lock()
-	if r.said.backend.Isolation == remotewd.IsolationNetns {
-		to = transport.Target{Socket: r.said.backend.Socket}
-	}
+	to := forwardTarget(r.said.backend, remote)
 	r.mu.Unlock()
 	var last error
 	for range 3 {
@@ -143,6 +140,16 @@ func (r *Instance) forward(ctx context.Context, remote int) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("remote: forward a local port to %s on %s: %w", to, r.host.Destination, last)
+}
+
+// forwardTarget is where the forward to b's port goes: that port on the
+// host's loopback, or, when b runs in a network namespace of its own, the
+// socket its watchdog relays the port through.
+func forwardTarget(b remotewd.RemoteBackend, port int) transport.Target {
+	if b.Isolation == remotewd.IsolationNetns {
+		return transport.Target{Socket: b.Socket}
+	}
+	return transport.Target{Port: port}
 }
 
 // Exit says how the run ended: the backend's status as the remote

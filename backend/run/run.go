@@ -120,7 +120,11 @@ type RemoteHandover struct {
 	Backend     proc.Identity
 	ClaimSocket string // on the host
 	RemotePort  int    // the backend's port there
-	LocalPort   int    // the forward's port here
+	// Socket is, for a backend isolated in a network namespace of its own,
+	// the socket its port is reached through (the forward's target, not
+	// RemotePort); "" otherwise.
+	Socket    string
+	LocalPort int // the forward's port here
 	// Listener is the forward's listening socket, passed where the
 	// handoff passes files (nil: the successor listens on LocalPort anew).
 	Listener *os.File
