@@ -17,6 +17,7 @@ import (
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/sshtest"
+	"hermes-desktop/watchdog/netns"
 	"hermes-desktop/watchdog/remotewd"
 )
 
@@ -106,10 +107,10 @@ func TestRemoteDashboardIsolatedFromOtherAccounts(t *testing.T) {
 	// Every directory above the run's own opened, as a careless host may
 	// have them: the run's 0700 directory and 0600 socket still keep the
 	// other account out.
-	root := filepath.Join(a.srv.Home, remotewd.RemoteNetnsDir)
+	root := filepath.Join(a.srv.Home, netns.Dir)
 	must(t, os.Chmod(filepath.Dir(root), 0o755))
 	must(t, os.Chmod(root, 0o755))
-	sock := filepath.Join(root, filepath.Base(b.Remote.LockDir), remotewd.NetnsBackendSocket)
+	sock := filepath.Join(root, filepath.Base(b.Remote.LockDir), netns.BackendSocket)
 	if _, err := os.Lstat(sock); err != nil {
 		t.Fatalf("the backend's socket: %v", err)
 	}

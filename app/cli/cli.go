@@ -20,6 +20,7 @@ import (
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/netns"
 	"hermes-desktop/watchdog/remotemux"
 	"hermes-desktop/watchdog/remotewd"
 )
@@ -118,8 +119,8 @@ func hiddenMain(cmd string, rest []string, version string, stdout, stderr io.Wri
 		return remotewd.RemoteReapMain(stdout, stderr), true
 	case remotewd.RemoteHoldSubcommand: // the remote watchdog's held start
 		return remotewd.HoldMain(rest), true
-	case remotewd.RemoteNetnsSubcommand: // the relay in a remote backend's namespace, and its probe
-		return remotewd.NetnsMain(rest, stderr), true
+	case netns.Subcommand: // the relay in a remote backend's namespace, and its probe
+		return netns.Main(rest, stderr), true
 	case builtin.ChildCommand: // the built-in backend's fault children
 		return builtin.ChildMain(rest, stderr), true
 	}

@@ -2,6 +2,8 @@ package remotewd
 
 import (
 	"testing"
+
+	"hermes-desktop/watchdog/netns"
 )
 
 // What isolation costs a start: the probe, the namespace's clone, the
@@ -15,7 +17,7 @@ func BenchmarkStartHostNetwork(b *testing.B) { benchStart(b, "--netns="+NetnsOff
 func benchStart(b *testing.B, flags ...string) {
 	b.Setenv(childEnv, "1")
 	if len(flags) == 0 {
-		if err := probeNamespaces(); err != nil {
+		if err := netns.Probe(); err != nil {
 			b.Skipf("this machine refuses the namespaces: %v", err)
 		}
 	}
@@ -31,7 +33,7 @@ func benchStart(b *testing.B, flags ...string) {
 // through the backend's socket (compare BenchmarkRequestHostPort).
 func BenchmarkRequestThroughSocket(b *testing.B) {
 	b.Setenv(childEnv, "1")
-	if err := probeNamespaces(); err != nil {
+	if err := netns.Probe(); err != nil {
 		b.Skipf("this machine refuses the namespaces: %v", err)
 	}
 	w := runWatchdog(b, nil)

@@ -22,6 +22,7 @@ import (
 	"hermes-desktop/contract/hermes"
 	"hermes-desktop/internal/waitfor"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog/netns"
 )
 
 const testOwnershipID = "0123456789abcdef0123456789abcdef"
@@ -178,7 +179,7 @@ func (w *testWatchdog) viaHostPort(path string) (string, error) {
 func needNamespaces(t *testing.T) {
 	t.Helper()
 	t.Setenv(childEnv, "1") // the probe runs this binary as the core
-	if err := probeNamespaces(); err != nil {
+	if err := netns.Probe(); err != nil {
 		t.Skipf("this machine refuses user and network namespaces: %v", err)
 	}
 }
@@ -204,11 +205,11 @@ func TestIsolatedBackendReachedOnlyThroughItsSocket(t *testing.T) {
 	w := runWatchdog(t, nil, "--sample-every=100ms", "--cgroup=hd-netns-"+strconv.Itoa(os.Getpid()))
 	b := w.backend
 	t.Logf("containment %s %s %s", b.Containment, b.Cgroup, b.Reason)
-	dir := filepath.Join(w.home, RemoteNetnsDir, testOwnershipID)
-	if b.Isolation != IsolationNetns || b.Socket != filepath.Join(dir, NetnsBackendSocket) || b.Relay == nil {
-		t.Fatalf("backend line: got isolation %q socket %q relay %v (%s); want netns, %s, a relay", b.Isolation, b.Socket, b.Relay, b.IsolationReason, filepath.Join(dir, NetnsBackendSocket))
+	dir := filepath.Join(w.home, netns.Dir, testOwnershipID)
+	if b.Isolation != IsolationNetns || b.Socket != filepath.Join(dir, netns.BackendSocket) || b.Relay == nil {
+		t.Fatalf("backend line: got isolation %q socket %q relay %v (%s); want netns, %s, a relay", b.Isolation, b.Socket, b.Relay, b.IsolationReason, filepath.Join(dir, netns.BackendSocket))
 	}
-	for path, want := range map[string]os.FileMode{dir: os.ModeDir | 0o700, b.Socket: os.ModeSocket | 0o600, filepath.Join(dir, NetnsProxySocket): os.ModeSocket | 0o600} {
+	for path, want := range map[string]os.FileMode{dir: os.ModeDir | 0o700, b.Socket: os.ModeSocket | 0o600, filepath.Join(dir, netns.ProxySocket): os.ModeSocket | 0o600} {
 		if fi, err := os.Lstat(path); err != nil || fi.Mode() != want {
 			t.Errorf("%s: got %v, %v; want mode %v", path, fi.Mode(), err, want)
 		}
@@ -301,7 +302,7 @@ func checkHostNetwork(t *testing.T, w *testWatchdog, reason string) {
 	if got, err := w.viaHostPort("/"); err != nil || got != fmt.Sprintf("hello from %d", b.Backend.PID) {
 		t.Errorf("on the host's 127.0.0.1:%d: got %q, %v", w.port, got, err)
 	}
-	if _, err := os.Lstat(filepath.Join(w.home, RemoteNetnsDir, testOwnershipID)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(filepath.Join(w.home, netns.Dir, testOwnershipID)); !os.IsNotExist(err) {
 		t.Errorf("a namespace directory was made (%v)", err)
 	}
 	w.stop()
@@ -336,13 +337,13 @@ func TestReapRemovesTheNamespaceDir(t *testing.T) {
 	}
 	gone := proc.Identity{PID: self.PID, Start: "linux:1", BootID: self.BootID} // our PID, another start: not alive
 	sdir := filepath.Join(home, RemoteSessionsDir)
-	ndir := filepath.Join(home, RemoteNetnsDir, testOwnershipID)
+	ndir := filepath.Join(home, netns.Dir, testOwnershipID)
 	for _, d := range []string{sdir, ndir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(ndir, NetnsBackendSocket), nil, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(ndir, netns.BackendSocket), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sess, _ := json.Marshal(RemoteSession{OwnershipID: testOwnershipID, SpawnNonce: "0123456789abcdef", Shim: gone, Backend: gone})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hermes-desktop/internal/testbin"
+	"hermes-desktop/watchdog/netns"
 )
 
 // The test binary is also the core these tests run: with childEnv set it
@@ -40,15 +41,15 @@ func TestMain(m *testing.M) {
 func runChild(cmd string, args []string) int {
 	switch cmd {
 	case RemoteSubcommand:
-		probe := probeNamespaces
+		probe := netns.Probe
 		if why := os.Getenv(probeFailEnv); why != "" {
 			probe = func() error { return errors.New(why) }
 		}
 		return remoteMain("test", args, os.Stdin, os.Stdout, os.Stderr, probe)
 	case RemoteHoldSubcommand:
 		return HoldMain(args)
-	case RemoteNetnsSubcommand:
-		return NetnsMain(args, os.Stderr)
+	case netns.Subcommand:
+		return netns.Main(args, os.Stderr)
 	case testBackend:
 		return serveTestBackend()
 	}

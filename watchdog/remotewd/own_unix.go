@@ -19,6 +19,7 @@ import (
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/netns"
 )
 
 // makeLockDir creates ~/.hermes/desktop-ssh/<ownership id>, mode 0700,
@@ -100,8 +101,8 @@ func (r *remoteRun) fallbackHermes() (string, error) {
 // (its PID and start are known) but runs the backend only once the
 // returned pipe gets a byte; EOF on it ends the process instead. With iso
 // active it starts in new user and network namespaces and prepares them
-// (holdNamespace) before it waits.
-func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *relay, iso *isolation) (proc.Identity, *os.File, error) {
+// (netns.HoldPrepare) before it waits.
+func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *relay, iso *netns.Isolation) (proc.Identity, *os.File, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return proc.Identity{}, nil, fmt.Errorf("watchdog-remote: %w", err)
@@ -119,10 +120,10 @@ func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *rela
 	defer devnull.Close()
 	attr := &os.ProcAttr{Env: env, Files: []*os.File{devnull, rel.outW, rel.errW, holdR}}
 	full := []string{self, RemoteHoldSubcommand}
-	if iso.active() {
-		args, files := iso.holdArgs()
-		full, attr.Files = append(full, args...), append(attr.Files, files...)
-		if attr.Sys, err = namespaceAttr(); err != nil {
+	if iso.Active() {
+		flag, files := iso.HoldArgs()
+		full, attr.Files = append(full, flag, argsEnd), append(attr.Files, files...)
+		if attr.Sys, err = netns.Attr(); err != nil {
 			holdW.Close()
 			return proc.Identity{}, nil, err
 		}
@@ -215,7 +216,7 @@ func (r *remoteRun) writeLock() error {
 // cleanup removes what this run made: its ownership directory (lock,
 // token file, log) and our session file. Only once the tree is gone.
 func (r *remoteRun) cleanup() {
-	r.iso.close(r.log)
+	r.iso.Close(r.log)
 	if r.dir != "" {
 		if err := os.RemoveAll(r.dir); err != nil {
 			r.log.Warn("remove the ownership directory", "err", err)
@@ -233,19 +234,19 @@ func (r *remoteRun) cleanup() {
 // go-ahead on fd 3, then become the backend (exec keeps the PID its lock
 // names). EOF instead means the backend must not run.
 //
-// With holdFlagNetns it runs in new namespaces and prepares them first
-// (holdNamespace): its thread is locked, since the capability it drops
+// With netns.HoldFlag it runs in new namespaces and prepares them first
+// (netns.HoldPrepare): its thread is locked, since the capability it drops
 // there before the exec is that thread's.
 func HoldMain(args []string) int {
 	env := os.Environ()
-	if len(args) > 1 && strings.HasPrefix(args[0], holdFlagNetns) && args[1] == argsEnd {
+	if len(args) > 1 && strings.HasPrefix(args[0], netns.HoldFlag) && args[1] == argsEnd {
 		runtime.LockOSThread() // never unlocked: this thread execs the backend
-		set, err := holdNamespace(strings.TrimPrefix(args[0], holdFlagNetns))
+		set, err := netns.HoldPrepare(strings.TrimPrefix(args[0], netns.HoldFlag))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "watchdog-hold: %v\n", err)
 			return 1
 		}
-		env, args = withEnv(env, set), args[2:]
+		env, args = netns.WithEnv(env, set), args[2:]
 	}
 	if len(args) == 0 {
 		return watchdog.ExitUsage

@@ -72,7 +72,7 @@ package remotewd
 // ever sees CMD without its lock (Hermes #92008). Both are removed when the
 // tree is gone.
 //
-// Isolation (isolate_unix.go): unless --netns=off, where the host lets an
+// Isolation (watchdog/netns): unless --netns=off, where the host lets an
 // unprivileged user create user and network namespaces (a real trial, the
 // probe), CMD runs in a user+net namespace of its own: its port is reached
 // only through RemoteBackend.Socket (0600, in a 0700 directory under
@@ -102,10 +102,6 @@ import (
 const (
 	RemoteSubcommand     = "watchdog-remote"
 	RemoteHoldSubcommand = "watchdog-hold"
-	// RemoteNetnsSubcommand is the relay inside an isolated backend's
-	// namespace, and the probe of whether one can be made (internal to
-	// the remote watchdog).
-	RemoteNetnsSubcommand = "watchdog-netns"
 )
 
 // Flag names of the remote watchdog, without dashes.
@@ -399,16 +395,6 @@ type RemoteSession struct {
 // RemoteSessionsDir is where RemoteSession files live, under the remote
 // user's home.
 const RemoteSessionsDir = ".hermes-desktop/sessions"
-
-// RemoteNetnsDir holds, under the remote user's home, one 0700 directory
-// per isolated run (named by its ownership id) with its two 0600 sockets:
-// NetnsBackendSocket (to the backend's port) and NetnsProxySocket (the
-// backend's egress proxy).
-const (
-	RemoteNetnsDir     = ".hermes-desktop/netns"
-	NetnsBackendSocket = "backend.sock"
-	NetnsProxySocket   = "proxy.sock"
-)
 
 func flagArg(name, value string) string { return "--" + name + "=" + value }
 

@@ -22,12 +22,13 @@ import (
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/netns"
 )
 
 // RemoteMain runs the remote watchdog (see protocol.go) with stdin and
 // stdout as the channel to the app, and returns its exit code.
 func RemoteMain(version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return remoteMain(version, args, stdin, stdout, stderr, probeNamespaces)
+	return remoteMain(version, args, stdin, stdout, stderr, netns.Probe)
 }
 
 // remoteMain is RemoteMain with the namespace probe given.
@@ -55,11 +56,11 @@ type remoteRun struct {
 	why  atomic.Pointer[string] // why the tree was torn down
 	lock hermes.SSHLock
 	home string
-	dir  string     // the lock directory
-	smp  *sampler   // samples the tree and carries out kill lines (sample_unix.go)
-	iso  *isolation // the backend's namespace, or why it has none (isolate_unix.go)
-	// probe tries whether the host allows the namespace (probeNamespaces;
-	// a test's seam).
+	dir  string           // the lock directory
+	smp  *sampler         // samples the tree and carries out kill lines (sample_unix.go)
+	iso  *netns.Isolation // the backend's namespace, or why it has none (isolate_unix.go)
+	// probe tries whether the host allows the namespace (netns.Probe; a
+	// test's seam).
 	probe func() error
 
 	self   proc.Identity
@@ -97,9 +98,9 @@ func (r *remoteRun) run(version string, stdin io.Reader) int {
 	}
 	// The namespace's relay is ours, not the backend's: never judged or
 	// shown as part of its tree.
-	r.smp = startSampling(child, r.iso.relay.PID, tree, r.o.SampleEvery, r.o.Grace, r.out, r.log)
-	if r.iso.active() {
-		r.iso.watch(func() {
+	r.smp = startSampling(child, r.iso.Relay().PID, tree, r.o.SampleEvery, r.o.Grace, r.out, r.log)
+	if r.iso.Active() {
+		r.iso.Watch(func() {
 			why := "the relay to the backend's namespace exited"
 			if r.why.CompareAndSwap(nil, &why) {
 				watchdog.RequestStop(signals)
@@ -189,7 +190,7 @@ func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgr
 		rel.drain(0)
 		return proc.Identity{}, nil, nil, err
 	}
-	if err = r.iso.started(child.PID); err != nil {
+	if err = r.iso.Started(child.PID); err != nil {
 		// The probe said the host allows it: the backend is not run
 		// exposed instead without the person choosing so.
 		err = fmt.Errorf("watchdog-remote: %w (isolation can be turned off: HERMES_DESKTOP_NETNS=off)", err)
@@ -288,6 +289,6 @@ func (r *remoteRun) backendReport(child proc.Identity, argv []string, tree *cgro
 	} else if cgroupErr != nil {
 		rb.Reason = "no cgroup (" + cgroupErr.Error() + "): the watchdog is a subreaper and tears down its process group and tree"
 	}
-	r.iso.report(&rb)
+	reportIsolation(&rb, r.iso)
 	return rb
 }

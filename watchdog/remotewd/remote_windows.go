@@ -22,9 +22,3 @@ func RemoteReapMain(_, stderr io.Writer) int {
 	fmt.Fprintln(stderr, RemoteReapSubcommand+": remote backends run on Linux and macOS hosts only")
 	return watchdog.ExitUsage
 }
-
-// NetnsMain refuses, as RemoteMain does.
-func NetnsMain(_ []string, stderr io.Writer) int {
-	fmt.Fprintln(stderr, RemoteNetnsSubcommand+": remote backends run on Linux and macOS hosts only")
-	return watchdog.ExitUsage
-}

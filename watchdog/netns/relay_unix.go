@@ -1,6 +1,6 @@
 //go:build unix
 
-package remotewd
+package netns
 
 import (
 	"bufio"
@@ -16,8 +16,8 @@ import (
 	"time"
 )
 
-// The relay inside an isolated backend's namespace (RemoteNetnsSubcommand)
-// and what it shares with the watchdog and the held start. The watchdog
+// The relay inside an isolated backend's namespace (Subcommand) and what
+// it shares with the watchdog and the held start. The watchdog
 // makes the sockets and the control pair; the held start (in the new
 // namespace) brings its loopback up, listens there for the proxy's relay,
 // and starts the relay as the watchdog's own child (CLONE_PARENT), with:
@@ -30,7 +30,7 @@ import (
 //	      to 127.0.0.1:<port> inside the namespace
 //	fd 5  the listener on the namespace's 127.0.0.1 that HTTP_PROXY names:
 //	      each connection is carried to the watchdog's egress proxy
-//	      (--proxy, NetnsProxySocket outside)
+//	      (--proxy, ProxySocket outside)
 //
 // Its goroutines end with the process: the teardown's SIGTERM, or EOF on
 // fd 3.
@@ -52,10 +52,10 @@ const (
 // its "port" line may arrive a moment after the first connection.
 const portWait = 10 * time.Second
 
-// NetnsMain is RemoteNetnsSubcommand: the probe (--probe: can this process
-// bring a namespace's loopback up and use it; exit 0 if so) or the relay.
-func NetnsMain(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet(RemoteNetnsSubcommand, flag.ContinueOnError)
+// Main is Subcommand: the probe (--probe: can this process bring a
+// namespace's loopback up and use it; exit 0 if so) or the relay.
+func Main(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet(Subcommand, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	probe := fs.Bool("probe", false, "try the namespace's loopback and exit")
 	proxy := fs.String("proxy", "", "the egress proxy's unix socket outside the namespace")
@@ -70,11 +70,11 @@ func NetnsMain(args []string, stderr io.Writer) int {
 		return 0
 	}
 	if *proxy == "" {
-		fmt.Fprintln(stderr, RemoteNetnsSubcommand+": --proxy is required")
+		fmt.Fprintln(stderr, Subcommand+": --proxy is required")
 		return 2
 	}
 	if err := runRelay(*proxy); err != nil {
-		fmt.Fprintln(stderr, RemoteNetnsSubcommand+":", err)
+		fmt.Fprintln(stderr, Subcommand+":", err)
 		return 1
 	}
 	return 0

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package remotewd
+package netns
 
 import (
 	"errors"
@@ -11,18 +11,18 @@ import (
 // backends in the host's network.
 var errNoNamespaces = errors.New("this system has no network namespaces")
 
-// namespaceAttr refuses: only Linux has network namespaces (macOS hosts
+// Attr refuses: only Linux has network namespaces (macOS hosts
 // run their backends in the host's network).
-func namespaceAttr() (*syscall.SysProcAttr, error) { return nil, errNoNamespaces }
+func Attr() (*syscall.SysProcAttr, error) { return nil, errNoNamespaces }
 
 // relayAttr is never used without namespaces.
 func relayAttr() *syscall.SysProcAttr { return nil }
 
-// bringLoopbackUp refuses, as namespaceAttr does.
+// bringLoopbackUp refuses, as Attr does.
 func bringLoopbackUp() error { return errNoNamespaces }
 
 // dropCapabilities has nothing to drop.
 func dropCapabilities() error { return nil }
 
-// ownNetns refuses, as namespaceAttr does.
+// ownNetns refuses, as Attr does.
 func ownNetns(int) error { return errNoNamespaces }

@@ -1,4 +1,4 @@
-package remotewd
+package netns
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// namespaceAttr starts a process in a new user and network namespace, the
+// Attr starts a process in a new user and network namespace, the
 // user's own uid and gid mapped to themselves (the backend sees who it
 // is), and CAP_NET_ADMIN kept across its exec (an ambient capability of
 // that namespace only) so that it can bring the loopback up: a non-root
 // uid loses the namespace's capabilities at exec otherwise.
-func namespaceAttr() (*syscall.SysProcAttr, error) {
+func Attr() (*syscall.SysProcAttr, error) {
 	uid, gid := os.Getuid(), os.Getgid()
 	return &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,

@@ -1,6 +1,6 @@
 //go:build unix
 
-package remotewd
+package netns
 
 import (
 	"bufio"
