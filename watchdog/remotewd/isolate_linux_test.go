@@ -48,9 +48,9 @@ func runWatchdog(t testing.TB, env []string, flags ...string) *testWatchdog {
 	return runWatchdogAs(t, nil, os.Args[0], env, flags...)
 }
 
-// runWatchdogAs is runWatchdog run from exe, as cred's user when cred
-// is not nil (its home made theirs).
-func runWatchdogAs(t testing.TB, cred *syscall.Credential, exe string, env []string, flags ...string) *testWatchdog {
+// launchWatchdog starts the remote watchdog from exe, as cred's user
+// when cred is not nil (its home made theirs), and sends "start".
+func launchWatchdog(t testing.TB, cred *syscall.Credential, exe string, env []string, flags ...string) *testWatchdog {
 	t.Helper()
 	home, err := os.MkdirTemp("", "hd") // short: a unix socket's path is at most 107 bytes
 	if err != nil {
@@ -84,6 +84,13 @@ func runWatchdogAs(t testing.TB, cred *syscall.Credential, exe string, env []str
 	go func() { _ = w.cmd.Wait(); close(w.exited) }()
 	t.Cleanup(w.end)
 	io.WriteString(w.in, TagStart+"\n")
+	return w
+}
+
+// runWatchdogAs is launchWatchdog, then the backend line and the port.
+func runWatchdogAs(t testing.TB, cred *syscall.Credential, exe string, env []string, flags ...string) *testWatchdog {
+	t.Helper()
+	w := launchWatchdog(t, cred, exe, env, flags...)
 	w.next(TagBackend, &w.backend)
 	line := w.next(TagOut, nil)
 	if _, err := fmt.Sscanf(line, "listening on %d", &w.port); err != nil {
@@ -404,4 +411,42 @@ func TestIsolatedAsAnUnprivilegedUser(t *testing.T) {
 		}
 	}
 	w.stop()
+}
+
+// A namespace that cannot be prepared after the probe passed fails the
+// start, saying how to turn isolation off: the backend is never run
+// exposed instead, and nothing of the run is left (its namespace's and
+// lock directories, its session file).
+func TestNamespaceFailureFailsTheStart(t *testing.T) {
+	needNamespaces(t)
+	w := launchWatchdog(t, nil, os.Args[0], []string{holdFailEnv + "=loopback refused (simulated)"})
+	var said string
+	timeout := time.After(20 * time.Second)
+	for said == "" {
+		select {
+		case l, ok := <-w.lines:
+			if !ok {
+				t.Fatal("the channel ended without an error line")
+			}
+			tag, payload, _ := strings.Cut(l, " ")
+			switch tag {
+			case TagBackend, TagOut:
+				t.Fatalf("the backend started: %s", l)
+			case TagError:
+				said = payload
+			}
+		case <-timeout:
+			t.Fatal("no error line")
+		}
+	}
+	if !strings.Contains(said, "loopback refused (simulated)") || !strings.Contains(said, "HERMES_DESKTOP_NETNS=off") {
+		t.Errorf("error line: got %q, want the reason and how to turn isolation off", said)
+	}
+	<-w.exited
+	for _, p := range []string{filepath.Join(w.home, netns.Dir, testOwnershipID), filepath.Join(hermes.SSHRoot(w.home), testOwnershipID),
+		filepath.Join(w.home, RemoteSessionsDir, testOwnershipID+".json")} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is left (%v)", p, err)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,10 @@ const (
 	// probeFailEnv makes the watchdog's namespace probe fail with its
 	// value: the host that refuses namespaces, simulated.
 	probeFailEnv = "HD_REMOTEWD_TEST_PROBE_FAIL"
-	testBackend  = "test-backend"
+	// holdFailEnv makes the held start in a namespace fail with its value,
+	// as HoldPrepare says a failure: on the control, before it exits.
+	holdFailEnv = "HD_REMOTEWD_TEST_HOLD_FAIL"
+	testBackend = "test-backend"
 )
 
 // TestMain runs the child the test binary was started as, or the tests
@@ -47,6 +51,10 @@ func runChild(cmd string, args []string) int {
 		}
 		return remoteMain("test", args, os.Stdin, os.Stdout, os.Stderr, probe)
 	case RemoteHoldSubcommand:
+		if why := os.Getenv(holdFailEnv); why != "" && len(args) > 0 && strings.HasPrefix(args[0], netns.HoldFlag) {
+			fmt.Fprintf(os.NewFile(4, "control"), "error %s\n", why)
+			return 1
+		}
 		return HoldMain(args)
 	case netns.Subcommand:
 		return netns.Main(args, os.Stderr)
