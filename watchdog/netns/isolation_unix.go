@@ -108,10 +108,11 @@ func Prepare(root, id string, log *slog.Logger) (*Isolation, error) {
 		return iso, err
 	}
 	proxyLn, err := net.Listen("unix", filepath.Join(dir, ProxySocket))
-	if err == nil {
-		err = os.Chmod(filepath.Join(dir, ProxySocket), 0o600)
-	}
 	if err != nil {
+		return iso, fmt.Errorf("the egress proxy's socket: %w", err)
+	}
+	if err := os.Chmod(filepath.Join(dir, ProxySocket), 0o600); err != nil {
+		proxyLn.Close()
 		return iso, fmt.Errorf("the egress proxy's socket: %w", err)
 	}
 	iso.proxy = serveEgress(proxyLn, log)
@@ -227,15 +228,19 @@ func (iso *Isolation) Started(backend int) error {
 	return ownNetns(backend)
 }
 
-// Watch calls gone when the relay's end of the control closes (the relay
-// exited: the backend can no longer be reached). It returns at once; its
-// goroutine ends at that EOF, which Close brings at the latest.
+// Watch calls gone when the relay's end of the control closes without
+// its saying it was asked to stop (the relay crashed or was killed: the
+// backend can no longer be reached). It returns at once; its goroutine
+// ends at that EOF, which Close brings at the latest.
 func (iso *Isolation) Watch(gone func()) {
 	if !iso.Active() {
 		return
 	}
 	go func() {
 		for iso.lines.Scan() {
+			if iso.lines.Text() == nsStopping {
+				return // the teardown's: its reason stands
+			}
 		}
 		gone()
 	}()

@@ -10,9 +10,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -45,6 +47,9 @@ const (
 	nsReady = "ready"
 	nsError = "error"
 	nsPort  = "port"
+	// nsStopping: the relay was asked to stop (the teardown's SIGTERM), so
+	// its EOF that follows is not the relay lost.
+	nsStopping = "stopping"
 )
 
 // portWait bounds how long a connection to the backend's socket waits for
@@ -112,6 +117,7 @@ func runRelay(proxy string) error {
 	if err != nil {
 		return fmt.Errorf("the proxy's listener: %w", err)
 	}
+	sayStopping(ctl)
 	port := newPortBox()
 	go acceptEach(backend, func(c net.Conn) { carryToPort(c, port) })
 	go acceptEach(egress, func(c net.Conn) { carryTo(c, "unix", proxy) })
@@ -127,6 +133,21 @@ func runRelay(proxy string) error {
 		}
 	}
 	return nil // the watchdog closed the control: nothing is left to relay for
+}
+
+// sayStopping makes the teardown's SIGTERM (or an interrupt) end the
+// relay after it said so on the control: the watchdog then knows its EOF
+// is the teardown's, not the relay lost. The goroutine ends with the
+// process.
+func sayStopping(ctl net.Conn) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		<-sig
+		_ = ctl.SetWriteDeadline(time.Now().Add(time.Second))
+		_, _ = io.WriteString(ctl, nsStopping+"\n")
+		os.Exit(0)
+	}()
 }
 
 // acceptEach serves every connection of ln until ln is closed. A failed

@@ -413,6 +413,22 @@ func TestIsolatedAsAnUnprivilegedUser(t *testing.T) {
 	w.stop()
 }
 
+// An isolated backend that exits on its own is said to have exited: the
+// relay, stopped by the teardown that follows, is not taken for lost.
+func TestIsolatedBackendExitIsItsOwn(t *testing.T) {
+	needNamespaces(t)
+	w := runWatchdog(t, nil)
+	if w.backend.Relay == nil {
+		t.Fatalf("not isolated: %s", w.backend.IsolationReason)
+	}
+	_, _ = w.viaSocket("/exit")
+	var ex RemoteExit
+	w.next(TagExit, &ex)
+	if ex.Code != 3 || ex.Why != "the backend exited" {
+		t.Errorf("exit: got code %d why %q, want 3, the backend exited", ex.Code, ex.Why)
+	}
+}
+
 // A namespace that cannot be prepared after the probe passed fails the
 // start, saying how to turn isolation off: the backend is never run
 // exposed instead, and nothing of the run is left (its namespace's and

@@ -74,6 +74,7 @@ func runChild(cmd string, args []string) int {
 //	            even for a loopback address, which Go's own rule skips)
 //	/direct?addr  "connected" when a plain TCP connection to addr works
 //	/env?k      the value of k in its environment
+//	/exit       exits 3 at once
 func serveTestBackend() int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,6 +95,7 @@ func serveTestBackend() int {
 		io.WriteString(w, "connected")
 	})
 	mux.HandleFunc("/fetch", fetchThroughProxy)
+	mux.HandleFunc("/exit", func(http.ResponseWriter, *http.Request) { os.Exit(3) })
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintln(os.Stderr, err)
