@@ -64,6 +64,7 @@ func TestRemoteQuietSessionReclaimed(t *testing.T) {
 	stop := make(chan struct{})
 	states := a.connectionStates(t, "far", stop)
 	a.quietThenKill(t, 10*time.Second)
+	killed := time.Now()
 	var now model.BackendStatus
 	waitfor.Try(grace, func() bool {
 		for _, s := range status(t, a.l).Backends {
@@ -73,8 +74,9 @@ func TestRemoteQuietSessionReclaimed(t *testing.T) {
 		}
 		return now.State == model.StateReady && now.Remote != nil && now.Remote.Connection == "connected" && a.srv.Authentications() == 2
 	})
+	back := time.Since(killed)
 	close(stop)
-	t.Logf("connection states: %v; authentications %d", <-states, a.srv.Authentications())
+	t.Logf("connection states: %v; authentications %d; connected again %v after the ssh client's SIGKILL (status polled)", <-states, a.srv.Authentications(), back.Round(time.Millisecond))
 	if now.PID != b.PID || now.ShimPID != b.ShimPID || now.Restarts != 0 || now.Remote == nil || now.Remote.Connection != "connected" {
 		t.Fatalf("after the quiet session: pid %d shim %d (were %d %d), %d restarts, remote %+v; want the same backend reclaimed, connected\n%s",
 			now.PID, now.ShimPID, b.PID, b.ShimPID, now.Restarts, now.Remote, readLogs(t, a.l.StateDir))

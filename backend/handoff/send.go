@@ -133,6 +133,9 @@ func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
 	defer stateW.Close()
 	succ, err := s.start(to, []string{AdoptFDArg()}, append([]*os.File{stateR}, files...), nil)
 	stateR.Close()
+	for _, f := range files[3*len(state.Backends):] {
+		f.Close() // our copies of the remote forwards' sockets: the successor has its own
+	}
 	if err != nil {
 		return nil, err
 	}
