@@ -54,6 +54,8 @@ var narrow = []struct {
 		"the protocol inside a remote host's ssh session is a leaf: the core serves it, the app speaks it"},
 	{"watchdog/remotemux", []string{"platform/", "contract/muxwire"},
 		"the remote core's mux server runs commands and dials: it takes in neither the remote watchdog nor the lock files"},
+	{"watchdog/netns", []string{"platform/"},
+		"a remote backend's isolation (namespace, relay, egress proxy) takes in neither the remote watchdog's wire nor the lock files"},
 	{"contract/logs", nil,
 		"the log line and its files are a leaf: the standard library only"},
 	{"backend/transport", nil,

@@ -30,7 +30,12 @@ func openTreeCgroup(name string) (*cgroup.Cgroup, error) {
 // Where the kernel has no clone3, the shim joins cg for the moment of the
 // fork instead, so the child is still born inside, then goes back.
 func startProcessIn(cg *cgroup.Cgroup, exe string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	given := attr.Sys // the caller's (the remote backend's namespaces): kept
 	sys := &syscall.SysProcAttr{}
+	if given != nil {
+		copied := *given
+		sys = &copied
+	}
 	release, err := cg.SpawnAttr(sys)
 	if err != nil {
 		return nil, err
@@ -38,7 +43,7 @@ func startProcessIn(cg *cgroup.Cgroup, exe string, argv []string, attr *os.ProcA
 	attr.Sys = sys
 	p, err := os.StartProcess(exe, argv, attr)
 	release()
-	attr.Sys = nil
+	attr.Sys = given
 	if errors.Is(err, syscall.ENOSYS) {
 		return startJoined(cg, exe, argv, attr)
 	}

@@ -20,6 +20,7 @@ import (
 	"hermes-desktop/backend/builtin"
 	"hermes-desktop/backend/update"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/netns"
 	"hermes-desktop/watchdog/remotemux"
 	"hermes-desktop/watchdog/remotewd"
 )
@@ -61,6 +62,9 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return cmdRun(nil, argv, p, stdout, stderr)
 	}
 	cmd, rest := argv[0], argv[1:]
+	if code, ok := hiddenMain(cmd, rest, p.Version, stdout, stderr); ok {
+		return code
+	}
 	switch cmd {
 	case "run":
 		return cmdRun(rest, argv, p, stdout, stderr)
@@ -88,18 +92,6 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 		return builtin.Main(p.Version, rest, stdout, stderr)
 	case "dashboard":
 		return builtin.DashboardMain(p.Version, rest, stdout, stderr)
-	case watchdog.Subcommand:
-		return watchdog.ShimMain(rest, stderr)
-	case remotewd.RemoteSubcommand: // hidden: run over ssh by a remote backend's runner
-		return remotewd.RemoteMain(p.Version, rest, os.Stdin, stdout, stderr)
-	case remotemux.Subcommand: // hidden: the remote core's mux server, the end of the ssh bootstrap
-		return remotemux.MuxMain(p.Version, os.Stdin, stdout, stderr)
-	case remotewd.RemoteReapSubcommand: // hidden: run over ssh before a remote start
-		return remotewd.RemoteReapMain(stdout, stderr)
-	case remotewd.RemoteHoldSubcommand: // hidden: the remote watchdog's held start
-		return remotewd.HoldMain(rest)
-	case builtin.ChildCommand: // hidden: the built-in backend's fault children
-		return builtin.ChildMain(rest, stderr)
 	case "version", "--version":
 		return cmdVersion(rest, p.Version, stdout)
 	case "remote-cores":
@@ -111,6 +103,28 @@ func Main(argv []string, stdout, stderr io.Writer, p Program) int {
 	fmt.Fprintf(stderr, "hermes-desktop: unknown command %q\n\n", cmd)
 	usage(stderr)
 	return ExitUsage
+}
+
+// hiddenMain runs a hidden entry point, a child the app or its remote
+// watchdog starts (never typed by a person); false when cmd is none.
+func hiddenMain(cmd string, rest []string, version string, stdout, stderr io.Writer) (int, bool) {
+	switch cmd {
+	case watchdog.Subcommand:
+		return watchdog.ShimMain(rest, stderr), true
+	case remotewd.RemoteSubcommand: // run over ssh by a remote backend's runner
+		return remotewd.RemoteMain(version, rest, os.Stdin, stdout, stderr), true
+	case remotemux.Subcommand: // the remote core's mux server, the end of the ssh bootstrap
+		return remotemux.MuxMain(version, os.Stdin, stdout, stderr), true
+	case remotewd.RemoteReapSubcommand: // run over ssh before a remote start
+		return remotewd.RemoteReapMain(stdout, stderr), true
+	case remotewd.RemoteHoldSubcommand: // the remote watchdog's held start
+		return remotewd.HoldMain(rest), true
+	case netns.Subcommand: // the relay in a remote backend's namespace, and its probe
+		return netns.Main(rest, stderr), true
+	case builtin.ChildCommand: // the built-in backend's fault children
+		return builtin.ChildMain(rest, stderr), true
+	}
+	return 0, false
 }
 
 func usage(w io.Writer) {

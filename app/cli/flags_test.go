@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,5 +98,31 @@ func TestSettingsEnvPinned(t *testing.T) {
 				t.Errorf("got %d explicit options %v, want 1", n, o.explicit)
 			}
 		})
+	}
+}
+
+// --netns (or HERMES_DESKTOP_NETNS) reaches the remote hosts' config;
+// anything but auto or off is refused.
+func TestNetnsFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want string
+		bad  bool
+	}{
+		{args: nil, want: "auto"},
+		{args: []string{"--netns=off"}, want: "off"},
+		{env: "off", want: "off"},
+		{args: []string{"--netns=no"}, bad: true},
+	} {
+		t.Setenv("HERMES_DESKTOP_NETNS", tc.env)
+		o, err := parseRunFlags(tc.args, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, got, err := o.checked()
+		if tc.bad != (err != nil) || (!tc.bad && got != tc.want) {
+			t.Errorf("%v, env %q: got %q, %v; want %q (error: %v)", tc.args, tc.env, got, err, tc.want, tc.bad)
+		}
 	}
 }

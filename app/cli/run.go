@@ -18,12 +18,14 @@ import (
 	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/model"
+	"hermes-desktop/backend/remote"
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/backend/settings"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cmdline"
 	"hermes-desktop/platform/envflag"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // runOptions are the flags of `run`, each from its row of settings.Options
@@ -51,6 +53,7 @@ var flagDefaults = map[string]any{
 	"restart-window":        backend.DefaultRestartWindow,
 	"min-orphan-age":        backend.DefaultMinOrphanAge,
 	"containment":           "auto",
+	"netns":                 remotewd.NetnsAuto,
 	"sample-interval":       leakguard.DefaultSampleInterval,
 	"nofile-soft-limit":     leakguard.DefaultNofileFloor,
 	"update-health-window":  backend.DefaultUpdateHealthWindow,
@@ -208,7 +211,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 			closeLog = nil
 		}
 	}()
-	self, containment, err := o.checked()
+	self, containment, netns, err := o.checked()
 	if err != nil {
 		return backend.Config{}, nil, err
 	}
@@ -219,6 +222,7 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 		NoShim:      o.on("no-shim"),
 		Containment: containment,
 		NoBootReap:  o.on("no-boot-reap"),
+		Remote:      remote.Config{Netns: netns},
 		HandoffOptions: backend.HandoffOptions{
 			Args:        successorArgs(o.argv),
 			HandoffWait: envflag.Duration(handoff.EnvWait, 0),
@@ -243,21 +247,23 @@ func (o runOptions) config(stdout, stderr io.Writer) (_ backend.Config, closeLog
 	return cfg, closeLog, nil
 }
 
-// checked is our own executable and the containment asked for, once the
-// flags that need more than parsing are checked.
-func (o runOptions) checked() (string, model.Containment, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", "", fmt.Errorf("find own executable: %w", err)
+// checked is our own executable, the containment and the remote
+// backends' isolation asked for, once the flags that need more than
+// parsing are checked.
+func (o runOptions) checked() (self string, c model.Containment, netns string, err error) {
+	if self, err = os.Executable(); err != nil {
+		return "", "", "", fmt.Errorf("find own executable: %w", err)
 	}
 	if o.dur("restart-window") <= 0 {
-		return "", "", fmt.Errorf("--restart-window: %v is not a positive duration", o.dur("restart-window"))
+		return "", "", "", fmt.Errorf("--restart-window: %v is not a positive duration", o.dur("restart-window"))
 	}
-	containment, err := model.ParseContainment(o.str("containment"))
-	if err != nil {
-		return "", "", fmt.Errorf("--containment: %w", err)
+	if c, err = model.ParseContainment(o.str("containment")); err != nil {
+		return "", "", "", fmt.Errorf("--containment: %w", err)
 	}
-	return self, containment, nil
+	if netns = o.str("netns"); netns != remotewd.NetnsAuto && netns != remotewd.NetnsOff {
+		return "", "", "", fmt.Errorf("--netns: %q is not %s or %s", netns, remotewd.NetnsAuto, remotewd.NetnsOff)
+	}
+	return self, c, netns, nil
 }
 
 // announcement says what each backend will run and why, from the

@@ -89,7 +89,11 @@ type RemoteBackend struct {
 	Backend     proc.Identity       `json:"backend"`
 	ClaimSocket string              `json:"claim_socket"`
 	RemotePort  int                 `json:"remote_port"`
-	LocalPort   int                 `json:"local_port"`
+	// Socket is an isolated backend's socket (run.RemoteHandover.Socket);
+	// an older successor that does not know it forwards to RemotePort,
+	// which does not answer: its health check fails and it starts anew.
+	Socket    string `json:"socket,omitempty"`
+	LocalPort int    `json:"local_port"`
 	// Listener is the forward's listening socket's fd in the successor
 	// (RemoteListenerFD), 0 when none was passed.
 	Listener int `json:"listener_fd,omitempty"`
@@ -100,7 +104,7 @@ type RemoteBackend struct {
 func (b RemoteBackend) Handover() run.RemoteHandover {
 	return run.RemoteHandover{
 		Host: b.Host, OwnershipID: b.OwnershipID, SpawnNonce: b.SpawnNonce, Secret: b.Secret, Nonce: b.Nonce,
-		Token: b.Token, Shim: b.Shim, Backend: b.Backend, ClaimSocket: b.ClaimSocket, RemotePort: b.RemotePort, LocalPort: b.LocalPort,
+		Token: b.Token, Shim: b.Shim, Backend: b.Backend, ClaimSocket: b.ClaimSocket, RemotePort: b.RemotePort, Socket: b.Socket, LocalPort: b.LocalPort,
 	}
 }
 
@@ -172,7 +176,7 @@ func addRemote(st *State, files []*os.File, remote []View) []*os.File {
 		h := v.RemoteHandover
 		b := RemoteBackend{
 			Status: v.Status, Host: h.Host, OwnershipID: h.OwnershipID, SpawnNonce: h.SpawnNonce, Secret: h.Secret, Nonce: h.Nonce,
-			Token: h.Token, Shim: h.Shim, Backend: h.Backend, ClaimSocket: h.ClaimSocket, RemotePort: h.RemotePort, LocalPort: h.LocalPort,
+			Token: h.Token, Shim: h.Shim, Backend: h.Backend, ClaimSocket: h.ClaimSocket, RemotePort: h.RemotePort, Socket: h.Socket, LocalPort: h.LocalPort,
 		}
 		if h.Listener != nil {
 			b.Listener = RemoteListenerFD(len(st.Backends), passed)

@@ -89,7 +89,8 @@ func TestHandoffStateCarriesRemoteBackends(t *testing.T) {
 	defer w.Close()
 	secret := strings.Repeat("ab", 32)
 	far := run.RemoteHandover{Host: "me@box", OwnershipID: "0123456789abcdef0123456789abcdef", SpawnNonce: "0123456789abcdef", Secret: secret,
-		Nonce: "n3", Shim: self, Backend: self, ClaimSocket: "/home/me/.hermes-desktop/sessions/x.sock", RemotePort: 8642, LocalPort: 41002, Listener: r}
+		Nonce: "n3", Shim: self, Backend: self, ClaimSocket: "/home/me/.hermes-desktop/sessions/x.sock", RemotePort: 8642, LocalPort: 41002, Listener: r,
+		Socket: "/home/me/.hermes-desktop/netns/0123456789abcdef0123456789abcdef/backend.sock"}
 	noListener := far
 	noListener.Nonce, noListener.Listener = "n4", nil
 	views := []View{
@@ -114,7 +115,7 @@ func TestHandoffStateCarriesRemoteBackends(t *testing.T) {
 	}
 	h := got.Remote[0].Handover()
 	if want := (run.RemoteHandover{Host: far.Host, OwnershipID: far.OwnershipID, SpawnNonce: far.SpawnNonce, Secret: secret, Nonce: "n3",
-		Shim: self, Backend: self, ClaimSocket: far.ClaimSocket, RemotePort: 8642, LocalPort: 41002}); h != want {
+		Shim: self, Backend: self, ClaimSocket: far.ClaimSocket, RemotePort: 8642, Socket: far.Socket, LocalPort: 41002}); h != want {
 		t.Errorf("Handover: got %+v, want %+v", h, want)
 	}
 	st.Remote[1].Listener = 4 // a local backend's lifeline: never a listener

@@ -122,6 +122,14 @@ type RemoteStatus struct {
 	// LockDir is the backend's Hermes SSH ownership directory on the
 	// remote (~/.hermes/desktop-ssh/<ownershipId>).
 	LockDir string `json:"lock_dir,omitempty"`
+	// Isolation says who on the remote can reach the backend: "netns" (it
+	// runs in a network namespace of its own, reached only through a
+	// socket of this user's: no other account), "none" (its Port is on the
+	// host's loopback: every account there can connect, and a dashboard's
+	// page hands out its token); "" while not known.
+	Isolation string `json:"isolation,omitempty"`
+	// IsolationReason says why a backend is not isolated.
+	IsolationReason string `json:"isolation_reason,omitempty"`
 	// Error says why the connection is not up, in words.
 	Error string `json:"error,omitempty"`
 }

@@ -41,6 +41,9 @@ func (r Runner) Claim(spec *runspec.Spec, h run.RemoteHandover) (run.Process, er
 	}
 	x.said.hello.Shim = h.Shim
 	x.said.backend.Backend, x.said.backend.ClaimSocket = h.Backend, h.ClaimSocket
+	if h.Socket != "" { // isolated: its port is reached through this socket only
+		x.said.backend.Isolation, x.said.backend.Socket = remotewd.IsolationNetns, h.Socket
+	}
 	x.localPort, x.remotePort = h.LocalPort, h.RemotePort
 	x.released.open()
 	close(x.backendKnown)
@@ -75,7 +78,7 @@ func (r *Instance) claimMain(h run.RemoteHandover) {
 	l := r.attach(got, nil)
 	r.line.send(remotewd.TagSecret + " " + r.ids.secret)
 	if !served {
-		if err := forwardAgain(ctx, r.host, h.LocalPort, h.RemotePort); err != nil {
+		if err := forwardAgain(ctx, r.host, h.LocalPort, handedTarget(h)); err != nil {
 			r.mu.Lock()
 			r.localPort = 0
 			r.mu.Unlock()
@@ -100,7 +103,7 @@ func serveHandedListener(ctx context.Context, m *Machine, log *logs.Log, h run.R
 	}
 	ln, err := net.FileListener(h.Listener)
 	if err == nil {
-		err = p.ForwardOn(ctx, ln, transport.Target{Port: h.RemotePort})
+		err = p.ForwardOn(ctx, ln, handedTarget(h))
 		if err != nil {
 			ln.Close()
 		}
@@ -112,16 +115,26 @@ func serveHandedListener(ctx context.Context, m *Machine, log *logs.Log, h run.R
 	return true
 }
 
-// forwardAgain serves local here to remote there again: the predecessor
-// holds local until it exits, so a port in use is tried again for a while.
-func forwardAgain(ctx context.Context, m *Machine, local, remote int) error {
-	if local == 0 || remote == 0 {
+// handedTarget is where a handed-over backend's forward goes: its socket
+// when it is isolated, else its port.
+func handedTarget(h run.RemoteHandover) transport.Target {
+	if h.Socket != "" {
+		return transport.Target{Socket: h.Socket}
+	}
+	return transport.Target{Port: h.RemotePort}
+}
+
+// forwardAgain serves local here to the target there again: the
+// predecessor holds local until it exits, so a port in use is tried again
+// for a while.
+func forwardAgain(ctx context.Context, m *Machine, local int, to transport.Target) error {
+	if local == 0 || (to.Port == 0 && to.Socket == "") {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, forwardAgainFor)
 	defer cancel()
 	for {
-		err := m.t.Forward(ctx, local, transport.Target{Port: remote})
+		err := m.t.Forward(ctx, local, to)
 		if err == nil {
 			return nil
 		}

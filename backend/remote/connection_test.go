@@ -10,6 +10,7 @@ import (
 
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/transport"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // connectedTransport is a Transport that is up and runs nothing.
@@ -67,5 +68,15 @@ func TestFirstPongGivesNoLatency(t *testing.T) {
 	h.pong("2")
 	if h.latency < 2*time.Millisecond || h.latency > 100*time.Millisecond {
 		t.Errorf("after the second pong: latency %s, want its own round trip (about 2 ms)", h.latency)
+	}
+}
+
+// The connection says how the remote watchdog isolated the backend, for
+// the card's "who can reach it".
+func TestConnectionSaysTheIsolation(t *testing.T) {
+	r := &Instance{host: NewMachine("box", connectedTransport{}, nil, nil), beat: newHeartbeat(time.Second), exited: make(chan struct{})}
+	r.said.backend = remotewd.RemoteBackend{LockDir: "/x", Isolation: remotewd.IsolationNone, IsolationReason: "turned off"}
+	if c := r.Connection(); c.Isolation != remotewd.IsolationNone || c.IsolationReason != "turned off" {
+		t.Errorf("got isolation %q, %q; want none, turned off", c.Isolation, c.IsolationReason)
 	}
 }

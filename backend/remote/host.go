@@ -8,6 +8,7 @@ import (
 
 	"hermes-desktop/backend/remotecore"
 	"hermes-desktop/backend/transport"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // Machine is one remote machine for the app's session: its transport and
@@ -24,6 +25,9 @@ type Machine struct {
 	boot *remotecore.Boot
 
 	sshConfig string // the ssh config file it was made with
+	// netns is what its backends' watchdogs are asked (--netns): see
+	// isolation.
+	netns string
 
 	mu        sync.Mutex // serializes Install
 	installed *remotecore.Installed
@@ -34,6 +38,17 @@ type Machine struct {
 // why there are none: each start then fails with it).
 func NewMachine(dest string, t transport.Transport, cores *remotecore.Cores, coresErr error) *Machine {
 	return &Machine{Destination: dest, t: t, cores: cores, coresErr: coresErr}
+}
+
+// isolation is what a backend's remote watchdog is asked (--netns): off
+// when the app's setting says so, or when the transport cannot forward to
+// a unix socket there (the only way to an isolated backend): a WSL host,
+// whose relay reaches the distribution's ports only (netns "").
+func (h *Machine) isolation() string {
+	if h.netns == "" {
+		return remotewd.NetnsOff
+	}
+	return h.netns
 }
 
 // Forget drops what Install found, so the next Install checks the host

@@ -14,6 +14,7 @@ import (
 	"hermes-desktop/backend/ssh"
 	"hermes-desktop/backend/transport"
 	"hermes-desktop/backend/wsl"
+	"hermes-desktop/watchdog/remotewd"
 )
 
 // Config is how the app reaches remote hosts.
@@ -25,6 +26,10 @@ type Config struct {
 	DisconnectGrace time.Duration
 	// SSH is the ssh client; "" means ssh from PATH.
 	SSH string
+	// Netns is remotewd.NetnsOff to run every remote backend in its
+	// host's network; "" or remotewd.NetnsAuto isolates each where its
+	// host allows it (and its transport can reach a unix socket there).
+	Netns string
 }
 
 // Hosts are the remote hosts of the app's session, one Machine (one
@@ -121,7 +126,10 @@ func (hs *Hosts) machine(dest string) (*Machine, error) {
 		return nil, err
 	}
 	h := NewMachine(dest, t, hs.cores, hs.coresErr)
-	h.boot = boot
+	h.boot, h.netns = boot, hs.cfg.Netns
+	if h.netns == "" {
+		h.netns = remotewd.NetnsAuto
+	}
 	return h, nil
 }
 

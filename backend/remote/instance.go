@@ -209,7 +209,7 @@ func (r *Instance) options() remotewd.RemoteOptions {
 	return remotewd.RemoteOptions{
 		OwnershipID: r.ids.ownershipID, SpawnNonce: r.ids.spawnNonce, Token: tok, Env: env,
 		HeartbeatGrace: r.grace, Grace: r.spec.Grace, SampleEvery: r.tree.period, Cgroup: lockfile.CgroupName(r.ids.nonce),
-		Profile: r.spec.Profile, Argv: r.spec.Command,
+		Profile: r.spec.Profile, Argv: r.spec.Command, Netns: r.host.isolation(),
 	}
 }
 

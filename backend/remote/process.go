@@ -7,6 +7,7 @@ import (
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
 	"hermes-desktop/backend/transport"
+	"hermes-desktop/watchdog/remotewd"
 	"net"
 	"strconv"
 	"time"
@@ -50,6 +51,7 @@ func (r *Instance) Connection() run.Connection {
 	c := run.Connection{
 		Host: r.host.Destination, Platform: r.said.hello.Platform, Port: r.remotePort,
 		Latency: r.beat.measured(), LockDir: r.said.backend.LockDir, Error: r.said.failure,
+		Isolation: r.said.backend.Isolation, IsolationReason: r.said.backend.IsolationReason,
 	}
 	select {
 	case <-r.exited: // the channel ended: nothing listens there for us any more
@@ -116,23 +118,38 @@ func (r *Instance) AwaitReady(ctx context.Context) (int, error) {
 	return local, nil
 }
 
-// forward forwards a free local port to the remote one, trying another
-// port when one was taken meanwhile.
+// forward forwards a free local port to the backend, trying another port
+// when one was taken meanwhile: to the remote port, or, when the backend
+// runs in a network namespace of its own, to the socket its watchdog
+// relays that port through (the port is not reachable from the host).
 func (r *Instance) forward(ctx context.Context, remote int) (int, error) {
+	r.mu.Lock()
+	to := forwardTarget(r.said.backend, remote)
+	r.mu.Unlock()
 	var last error
 	for range 3 {
 		local, err := freePort()
 		if err != nil {
 			return 0, fmt.Errorf("remote: a local port for the forward: %w", err)
 		}
-		if last = r.host.t.Forward(ctx, local, transport.Target{Port: remote}); last == nil {
+		if last = r.host.t.Forward(ctx, local, to); last == nil {
 			r.mu.Lock()
 			r.localPort, r.remotePort = local, remote
 			r.mu.Unlock()
 			return local, nil
 		}
 	}
-	return 0, fmt.Errorf("remote: forward a local port to port %d on %s: %w", remote, r.host.Destination, last)
+	return 0, fmt.Errorf("remote: forward a local port to %s on %s: %w", to, r.host.Destination, last)
+}
+
+// forwardTarget is where the forward to b's port goes: that port on the
+// host's loopback, or, when b runs in a network namespace of its own, the
+// socket its watchdog relays the port through.
+func forwardTarget(b remotewd.RemoteBackend, port int) transport.Target {
+	if b.Isolation == remotewd.IsolationNetns {
+		return transport.Target{Socket: b.Socket}
+	}
+	return transport.Target{Port: port}
 }
 
 // Exit says how the run ended: the backend's status as the remote

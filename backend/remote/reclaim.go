@@ -184,7 +184,7 @@ func (r *Instance) HandOver(window time.Duration) (run.RemoteHandover, error) {
 	h := run.RemoteHandover{
 		Host: r.host.Destination, OwnershipID: r.ids.ownershipID, SpawnNonce: r.ids.spawnNonce, Nonce: r.ids.nonce,
 		Token: r.ids.sendToken, Shim: r.said.hello.Shim, Backend: r.said.backend.Backend, ClaimSocket: r.said.claimSocket(),
-		RemotePort: r.remotePort, LocalPort: r.localPort,
+		RemotePort: r.remotePort, Socket: forwardTarget(r.said.backend, r.remotePort).Socket, LocalPort: r.localPort,
 	}
 	r.mu.Unlock()
 	if h.ClaimSocket == "" {

@@ -120,7 +120,11 @@ type RemoteHandover struct {
 	Backend     proc.Identity
 	ClaimSocket string // on the host
 	RemotePort  int    // the backend's port there
-	LocalPort   int    // the forward's port here
+	// Socket is, for a backend isolated in a network namespace of its own,
+	// the socket its port is reached through (the forward's target, not
+	// RemotePort); "" otherwise.
+	Socket    string
+	LocalPort int // the forward's port here
 	// Listener is the forward's listening socket, passed where the
 	// handoff passes files (nil: the successor listens on LocalPort anew).
 	Listener *os.File
@@ -190,6 +194,11 @@ type Connection struct {
 	Latency     time.Duration
 	LockDir     string
 	Error       string
+	// Isolation is "netns" (the backend runs in a network namespace of its
+	// own: no other account on the host reaches it) or "none" (its Port is
+	// open to every account there; IsolationReason says why); "" until the
+	// remote watchdog said.
+	Isolation, IsolationReason string
 }
 
 // Sampled is one look at a run's tree.

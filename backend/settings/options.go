@@ -36,6 +36,8 @@ var Options = []Option{
 		Usage: "debugging only: run backends without the watchdog shim, so a killed launcher strands them"},
 	{Flag: "containment", Env: "HERMES_DESKTOP_CONTAINMENT", Type: TypeText,
 		Usage: "what holds each backend's tree: auto (the strongest available), cgroup, systemd-scope, job or process-tree"},
+	{Flag: "netns", Env: "HERMES_DESKTOP_NETNS", Type: TypeText,
+		Usage: "remote backends: auto runs each in a network namespace of its own where its host allows it (other accounts there cannot reach it), off in the host's network"},
 	{Flag: "no-boot-reap", Env: "HERMES_DESKTOP_NO_BOOT_REAP", Type: TypeBool, Usage: "skip the reap of abandoned backends before the first spawn"},
 	{Field: "StartAtLogin", Editable: true, Type: TypeBool},
 	{Field: "SampleInterval", Label: "Sample interval", Editable: true, Applies: AppliesOnRelaunch, Flag: "sample-interval", Env: "HERMES_DESKTOP_SAMPLE_INTERVAL", Type: TypeDuration,

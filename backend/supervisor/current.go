@@ -140,7 +140,7 @@ func (c *current) finish(records *lockfile.Records, log *slog.Logger) {
 func remoteStatus(c run.Connection) *model.RemoteStatus {
 	rs := &model.RemoteStatus{
 		Connection: c.State, Attempt: c.Attempt, Platform: c.Platform, Port: c.Port,
-		LockDir: c.LockDir, Error: c.Error,
+		LockDir: c.LockDir, Error: c.Error, Isolation: c.Isolation, IsolationReason: c.IsolationReason,
 	}
 	if !c.NextAttempt.IsZero() {
 		t := c.NextAttempt

@@ -45,4 +45,9 @@ func TestRemoteStatus(t *testing.T) {
 	if got.LatencyMS != 1.5 || got.NextAttempt != nil || got.Port != 9 || got.Connection != "connected" {
 		t.Errorf("got %+v", got)
 	}
+	// Who on the host can reach it: the card says it from these.
+	got = remoteStatus(run.Connection{State: "connected", Port: 9, Isolation: "none", IsolationReason: "turned off"})
+	if got.Isolation != "none" || got.IsolationReason != "turned off" {
+		t.Errorf("isolation: got %q, %q; want none, turned off", got.Isolation, got.IsolationReason)
+	}
 }

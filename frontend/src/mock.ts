@@ -269,7 +269,7 @@ export function createMockApi(scenario: Scenario = "default", t0 = Date.now()): 
       added.set(setting.name, setting);
       const b = mk(setting.name, setting.kind, setting.args ?? [], setting.command ?? "");
       // The preview has no ssh: a remote backend is simply connected.
-      if (host) Object.assign(b.status, { host, remote: { connection: "connected", platform: "linux/amd64", port: 8642, latency_ms: 14.2 } });
+      if (host) Object.assign(b.status, { host, remote: { connection: "connected", platform: "linux/amd64", port: 8642, latency_ms: 14.2, isolation: "netns" } });
       backends.push(b);
       boot(b);
       // Like Go (App.saveBackends): the running list is saved.

@@ -80,3 +80,35 @@ export function formatLatency(ms: number | undefined): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${Math.round(ms / 100) / 10} s`;
 }
+
+/** Who on its host can reach a remote backend, as its card says it. */
+export interface AccessWords {
+  text: string;
+  tone: "ok" | "bad" | "idle";
+  title: string;
+}
+
+/**
+ * Who on the host can reach a remote backend (Go: model.RemoteStatus
+ * isolation): only this user, when it runs in a network namespace of its
+ * own; every account there otherwise, its port named, the reason in the
+ * tooltip.
+ */
+export function accessWords(host: string, r: RemoteStatus | undefined): AccessWords {
+  switch (r?.isolation) {
+    case "netns":
+      return {
+        text: "Only you (isolated)",
+        tone: "ok",
+        title: `It runs in a network namespace of its own on ${host}: other accounts there cannot reach its port or its page's token`,
+      };
+    case "none": {
+      const port = r.port ? `port ${r.port}` : "its port";
+      const text = `Other accounts on ${host} can reach ${port}`;
+      const why = r.isolation_reason ? ` Not isolated: ${r.isolation_reason}.` : "";
+      return { text, tone: "bad", title: `${text}, and a dashboard's page hands its token to whoever asks.${why}` };
+    }
+    default:
+      return { text: "—", tone: "idle", title: "Not known until the backend starts" };
+  }
+}

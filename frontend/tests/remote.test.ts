@@ -2,7 +2,7 @@
 // words, and its card.
 import { describe, expect, it } from "vitest";
 import { countdown, syncClocks } from "../src/clock";
-import { connectionWords, countdownChangesIn, countdownText, formatLatency, hostLabel } from "../src/remote";
+import { accessWords, connectionWords, countdownChangesIn, countdownText, formatLatency, hostLabel } from "../src/remote";
 import { backend, fakeApi, mounter, NOW, status } from "./fixtures";
 
 const { mount } = mounter();
@@ -73,6 +73,27 @@ describe("formatLatency", () => {
   ])("%s -> %s", (ms, want) => expect(formatLatency(ms)).toBe(want));
 });
 
+describe("accessWords", () => {
+  it("says only this user reaches an isolated backend", () => {
+    const a = accessWords("me@box", { connection: "connected", port: 8642, isolation: "netns" });
+    expect(a).toMatchObject({ text: "Only you (isolated)", tone: "ok" });
+    expect(a.title).toContain("other accounts there cannot reach");
+  });
+
+  it("names the port every account on the host can reach, and why", () => {
+    const a = accessWords("me@box", { connection: "connected", port: 8642, isolation: "none", isolation_reason: "turned off (--netns=off)" });
+    expect(a).toMatchObject({ text: "Other accounts on me@box can reach port 8642", tone: "bad" });
+    expect(a.title).toContain("token");
+    expect(a.title).toContain("turned off (--netns=off)");
+    expect(accessWords("me@box", { connection: "connected", isolation: "none" }).text).toBe("Other accounts on me@box can reach its port");
+  });
+
+  it("says nothing before the backend started", () => {
+    expect(accessWords("me@box", undefined).text).toBe("—");
+    expect(accessWords("me@box", { connection: "connecting" }).tone).toBe("idle");
+  });
+});
+
 describe("a remote backend's card", () => {
   const remote = (over = {}) =>
     backend({
@@ -93,6 +114,7 @@ describe("a remote backend's card", () => {
     expect(c.querySelector(".host-chip")!.textContent).toBe(hostLabel("me@build-box"));
     expect(c.querySelector(".host-chip")!.textContent).toBe("on me@build-box");
     expect(facts(c)).toMatchObject({ "Remote PID": "1234", "Local port": "43901", Connection: "Connected", Host: "me@build-box", "Remote port": "8642", Latency: "12 ms", Platform: "linux/arm64" });
+    expect(facts(c).Access).toBe("—"); // not said yet
     expect(facts(c)).not.toHaveProperty("PID");
     // A local card keeps its PID and shows no remote row.
     const local = root.querySelector('[data-key="backend:hermes"]')!;
@@ -124,5 +146,18 @@ describe("a remote backend's card", () => {
     }
     expect(shapes[1]).toEqual(shapes[0]);
     expect(shapes[2]).toEqual(shapes[0]);
+  });
+
+  it("says who on the host can reach it", async () => {
+    for (const [r, want, cls] of [
+      [{ connection: "connected", port: 8642, isolation: "netns" }, "Only you (isolated)", "access-ok"],
+      [{ connection: "connected", port: 8642, isolation: "none", isolation_reason: "the host refuses an unprivileged user and network namespace" }, "Other accounts on me@build-box can reach port 8642", "access-bad"],
+    ] as const) {
+      const { root } = await mount(fakeApi(status([remote({ remote: r })])).api);
+      const dd = root.querySelector('[data-key="backend:far"] .fact-access dd')!;
+      expect(dd.textContent).toBe(want);
+      expect(dd.className).toContain(cls);
+      expect(dd.getAttribute("title")).toBeTruthy();
+    }
   });
 });

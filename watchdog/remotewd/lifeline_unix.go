@@ -146,6 +146,7 @@ func (r *remoteRun) handle(l *lifeline, line string, signals chan<- os.Signal) {
 			if err := r.writeLock(); err != nil {
 				r.log.Warn("update the lock's port", "err", err)
 			}
+			r.iso.SetPort(p, r.log)
 		}
 	case TagKill:
 		r.smp.request(arg)

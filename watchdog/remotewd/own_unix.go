@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/netns"
 )
 
 // makeLockDir creates ~/.hermes/desktop-ssh/<ownership id>, mode 0700,
@@ -97,8 +99,10 @@ func (r *remoteRun) fallbackHermes() (string, error) {
 
 // startHeld starts argv held by RemoteHoldSubcommand: the process exists
 // (its PID and start are known) but runs the backend only once the
-// returned pipe gets a byte; EOF on it ends the process instead.
-func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *relay) (proc.Identity, *os.File, error) {
+// returned pipe gets a byte; EOF on it ends the process instead. With iso
+// active it starts in new user and network namespaces and prepares them
+// (netns.HoldPrepare) before it waits.
+func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *relay, iso *netns.Isolation) (proc.Identity, *os.File, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return proc.Identity{}, nil, fmt.Errorf("watchdog-remote: %w", err)
@@ -115,7 +119,16 @@ func (r *remoteRun) startHeld(argv, env []string, tree *cgroup.Cgroup, rel *rela
 	}
 	defer devnull.Close()
 	attr := &os.ProcAttr{Env: env, Files: []*os.File{devnull, rel.outW, rel.errW, holdR}}
-	full := append([]string{self, RemoteHoldSubcommand}, argv...)
+	full := []string{self, RemoteHoldSubcommand}
+	if iso.Active() {
+		flag, files := iso.HoldArgs()
+		full, attr.Files = append(full, flag, argsEnd), append(attr.Files, files...)
+		if attr.Sys, err = netns.Attr(); err != nil {
+			holdW.Close()
+			return proc.Identity{}, nil, err
+		}
+	}
+	full = append(full, argv...)
 	var p *os.Process
 	if tree != nil {
 		p, err = watchdog.StartProcessIn(tree, self, full, attr)
@@ -203,6 +216,7 @@ func (r *remoteRun) writeLock() error {
 // cleanup removes what this run made: its ownership directory (lock,
 // token file, log) and our session file. Only once the tree is gone.
 func (r *remoteRun) cleanup() {
+	r.iso.Close(r.log)
 	if r.dir != "" {
 		if err := os.RemoveAll(r.dir); err != nil {
 			r.log.Warn("remove the ownership directory", "err", err)
@@ -219,7 +233,21 @@ func (r *remoteRun) cleanup() {
 // HoldMain is RemoteHoldSubcommand: wait for the remote watchdog's
 // go-ahead on fd 3, then become the backend (exec keeps the PID its lock
 // names). EOF instead means the backend must not run.
+//
+// With netns.HoldFlag it runs in new namespaces and prepares them first
+// (netns.HoldPrepare): its thread is locked, since the capability it drops
+// there before the exec is that thread's.
 func HoldMain(args []string) int {
+	env := os.Environ()
+	if len(args) > 1 && strings.HasPrefix(args[0], netns.HoldFlag) && args[1] == argsEnd {
+		runtime.LockOSThread() // never unlocked: this thread execs the backend
+		set, err := netns.HoldPrepare(strings.TrimPrefix(args[0], netns.HoldFlag))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "watchdog-hold: %v\n", err)
+			return 1
+		}
+		env, args = netns.WithEnv(env, set), args[2:]
+	}
 	if len(args) == 0 {
 		return watchdog.ExitUsage
 	}
@@ -230,7 +258,7 @@ func HoldMain(args []string) int {
 	if n != 1 {
 		return watchdog.ExitParentGone
 	}
-	err := syscall.Exec(args[0], args, os.Environ())
+	err := syscall.Exec(args[0], args, env)
 	fmt.Fprintf(os.Stderr, "watchdog-hold: exec %s: %v\n", args[0], err)
 	return watchdog.ExecExitCode(err)
 }

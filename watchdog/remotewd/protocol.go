@@ -10,7 +10,8 @@ package remotewd
 // Command line, run over ssh on the remote host (RemoteOptions.Args):
 //
 //	<core> watchdog-remote --ownership-id=ID --spawn-nonce=N --token=file|env|none \
-//	    --heartbeat-grace=30s --grace=5s --sample-every=5s [--cgroup=NAME] [--profile=P] -- CMD ARGS...
+//	    --heartbeat-grace=30s --grace=5s --sample-every=5s [--cgroup=NAME] [--profile=P] \
+//	    [--netns=off] -- CMD ARGS...
 //
 // The channel is the lifeline. stdin, app to shim, one line each:
 //   - "token <64 hex>": the session token, before "start" (never on a
@@ -70,6 +71,14 @@ package remotewd
 // the shim's go-ahead, then execs it, keeping the PID): no sibling scan
 // ever sees CMD without its lock (Hermes #92008). Both are removed when the
 // tree is gone.
+//
+// Isolation (watchdog/netns): unless --netns=off, where the host lets an
+// unprivileged user create user and network namespaces (a real trial, the
+// probe), CMD runs in a user+net namespace of its own: its port is reached
+// only through RemoteBackend.Socket (0600, in a 0700 directory under
+// ~/.hermes-desktop/netns), its way out is an HTTP proxy the shim serves
+// outside. Otherwise RemoteBackend says why not, and CMD's port is open to
+// every account on the host, as a plain 127.0.0.1 listener is.
 
 import (
 	"crypto/rand"
@@ -104,6 +113,20 @@ const (
 	FlagProfile        = "profile"
 	FlagEnv            = "env"
 	FlagSampleEvery    = "sample-every"
+	FlagNetns          = "netns"
+)
+
+// How the backend is isolated (FlagNetns, RemoteBackend.Isolation).
+const (
+	// NetnsAuto (the flag's default) isolates the backend where the host
+	// allows it; NetnsOff never does.
+	NetnsAuto = "auto"
+	NetnsOff  = "off"
+	// IsolationNetns: the backend runs in a user+net namespace of its
+	// own, reached through RemoteBackend.Socket. IsolationNone: it runs
+	// in the host's network, its port open to every account there.
+	IsolationNetns = "netns"
+	IsolationNone  = "none"
 )
 
 // How the remote backend gets its session token (FlagToken).
@@ -219,8 +242,10 @@ type RemoteOptions struct {
 	Cgroup, Profile string
 	// Env are KEY=VALUE entries added to the backend's environment
 	// (PYTHONUNBUFFERED=1 for a custom command, as a local one gets).
-	Env  []string
-	Argv []string
+	Env []string
+	// Netns is NetnsAuto or NetnsOff; "" means NetnsAuto.
+	Netns string
+	Argv  []string
 }
 
 // Args is o as the remote watchdog's arguments after RemoteSubcommand.
@@ -242,6 +267,9 @@ func (o RemoteOptions) Args() []string {
 	for _, kv := range o.Env {
 		args = append(args, flagArg(FlagEnv, kv))
 	}
+	if o.Netns != "" {
+		args = append(args, flagArg(FlagNetns, o.Netns))
+	}
 	return append(append(args, argsEnd), o.Argv...)
 }
 
@@ -253,8 +281,8 @@ type RemoteHello struct {
 }
 
 // RemoteBackend says the backend started: its identity, the command it
-// runs (the resolved executable first), what holds its tree, and where
-// its ownership lives.
+// runs (the resolved executable first), what holds its tree, where its
+// ownership lives, and how it is isolated from the host's other accounts.
 type RemoteBackend struct {
 	Backend     proc.Identity `json:"backend"`
 	Argv        []string      `json:"argv"`
@@ -262,6 +290,17 @@ type RemoteBackend struct {
 	Reason      string        `json:"reason,omitempty"`
 	Cgroup      string        `json:"cgroup,omitempty"`
 	LockDir     string        `json:"lock_dir"`
+	// Isolation is IsolationNetns or IsolationNone ("" from an older
+	// core: none).
+	Isolation string `json:"isolation,omitempty"`
+	// Socket is, when isolated, the unix socket (0600, in a 0700
+	// directory) that reaches the backend's port: the forward's target.
+	Socket string `json:"socket,omitempty"`
+	// Relay is, when isolated, the relay inside the namespace (part of
+	// the tree, torn down with it, not in the samples).
+	Relay *proc.Identity `json:"relay,omitempty"`
+	// IsolationReason says, when not isolated, why not.
+	IsolationReason string `json:"isolation_reason,omitempty"`
 	// ClaimSocket is where a claim reaches the watchdog (ClaimSocket);
 	// "" when it could not listen (then no EOF keeps the tree).
 	ClaimSocket string `json:"claim_socket,omitempty"`
@@ -379,6 +418,7 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 	fs.DurationVar(&o.SampleEvery, FlagSampleEvery, DefaultSampleEvery, "sample the backend's tree this often (0: never)")
 	fs.StringVar(&o.Cgroup, watchdog.FlagCgroup, "", "Linux: start CMD in this cgroup v2 under the watchdog's own, where allowed")
 	fs.StringVar(&o.Profile, FlagProfile, "", "the Hermes profile, for the lock")
+	fs.StringVar(&o.Netns, FlagNetns, "", "auto: run CMD in a network namespace of its own where the host allows it; off: never")
 	fs.Func(FlagEnv, "KEY=VALUE added to CMD's environment (repeatable)", func(kv string) error {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.ContainsAny(k, "\x00") {
 			return fmt.Errorf("%q is not KEY=VALUE", kv)
@@ -401,6 +441,8 @@ func ParseRemoteFlags(args []string, stderr io.Writer) (RemoteOptions, error) {
 		return o, fmt.Errorf("watchdog-remote: --%s, --%s and --%s must be positive", FlagHeartbeatGrace, watchdog.FlagGrace, FlagSampleEvery)
 	case o.SampleEvery > 0 && o.SampleEvery < MinSampleEvery:
 		return o, fmt.Errorf("watchdog-remote: --%s %s is below %s", FlagSampleEvery, o.SampleEvery, MinSampleEvery)
+	case o.Netns != "" && o.Netns != NetnsAuto && o.Netns != NetnsOff:
+		return o, fmt.Errorf("watchdog-remote: --%s %q is not %s or %s", FlagNetns, o.Netns, NetnsAuto, NetnsOff)
 	case o.Cgroup != "" && !watchdog.ValidCgroupName(o.Cgroup):
 		return o, fmt.Errorf("watchdog-remote: --%s=%q is not one path element", watchdog.FlagCgroup, o.Cgroup)
 	case len(o.Argv) == 0:

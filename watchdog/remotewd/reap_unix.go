@@ -17,6 +17,7 @@ import (
 	"hermes-desktop/lockfile"
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
+	"hermes-desktop/watchdog/netns"
 )
 
 // RemoteReapMain is RemoteReapSubcommand: on a remote host, before a new
@@ -147,8 +148,10 @@ func endTree(backend proc.Identity, grace time.Duration) error {
 }
 
 // removeSessionFiles removes the session's ownership directory, when its
-// lock is the session's (or gone), then the session file.
+// lock is the session's (or gone), its namespace's directory (sockets no
+// one serves any more), then the session file.
 func removeSessionFiles(home, file string, s RemoteSession) {
+	_ = os.RemoveAll(filepath.Join(home, netns.Dir, s.OwnershipID))
 	dir := filepath.Join(hermes.SSHRoot(home), s.OwnershipID)
 	data, err := lockfile.ReadLimited(filepath.Join(dir, hermes.SSHLockName), hermes.MaxOwnershipFileSize)
 	switch {

@@ -22,11 +22,17 @@ import (
 	"hermes-desktop/platform/cgroup"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
+	"hermes-desktop/watchdog/netns"
 )
 
-// RemoteMain runs the remote watchdog (see remote_protocol.go) with stdin
-// and stdout as the channel to the app, and returns its exit code.
+// RemoteMain runs the remote watchdog (see protocol.go) with stdin and
+// stdout as the channel to the app, and returns its exit code.
 func RemoteMain(version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return remoteMain(version, args, stdin, stdout, stderr, netns.Probe)
+}
+
+// remoteMain is RemoteMain with the namespace probe given.
+func remoteMain(version string, args []string, stdin io.Reader, stdout, stderr io.Writer, probe func() error) int {
 	o, err := ParseRemoteFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -38,7 +44,7 @@ func RemoteMain(version string, args []string, stdin io.Reader, stdout, stderr i
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("component", RemoteSubcommand, "pid", os.Getpid())
 	out := newChannelWriter(stdout)
 	defer out.close(2 * time.Second)
-	r := &remoteRun{o: o, log: log, out: out, claims: make(chan claim), ended: make(chan struct{})}
+	r := &remoteRun{o: o, log: log, out: out, probe: probe, claims: make(chan claim), ended: make(chan struct{})}
 	return r.run(version, stdin)
 }
 
@@ -50,8 +56,12 @@ type remoteRun struct {
 	why  atomic.Pointer[string] // why the tree was torn down
 	lock hermes.SSHLock
 	home string
-	dir  string   // the lock directory
-	smp  *sampler // samples the tree and carries out kill lines (sample_unix.go)
+	dir  string           // the lock directory
+	smp  *sampler         // samples the tree and carries out kill lines (sample_unix.go)
+	iso  *netns.Isolation // the backend's namespace, or why it has none (isolate_unix.go)
+	// probe tries whether the host allows the namespace (netns.Probe; a
+	// test's seam).
+	probe func() error
 
 	self   proc.Identity
 	sess   RemoteSession // our session file, as written
@@ -86,7 +96,17 @@ func (r *remoteRun) run(version string, stdin io.Reader) int {
 		r.cleanup()
 		return watchdog.ExecExitCode(err)
 	}
-	r.smp = startSampling(child, tree, r.o.SampleEvery, r.o.Grace, r.out, r.log)
+	// The namespace's relay is ours, not the backend's: never judged or
+	// shown as part of its tree.
+	r.smp = startSampling(child, r.iso.Relay().PID, tree, r.o.SampleEvery, r.o.Grace, r.out, r.log)
+	if r.iso.Active() {
+		r.iso.Watch(func() {
+			why := "the relay to the backend's namespace exited"
+			if r.why.CompareAndSwap(nil, &why) {
+				watchdog.RequestStop(signals)
+			}
+		})
+	}
 	parentGone := make(chan watchdog.Reason, 1)
 	if r.ln != nil {
 		go serveClaims(r.ln, &r.keys, r.claims, r.ended, r.log)
@@ -145,51 +165,39 @@ func (r *remoteRun) awaitStart(lines <-chan string) (token string, ok bool) {
 	}
 }
 
-// start prepares the ownership directory, starts the backend held,
-// writes our session file and Hermes' lock naming it, then lets it exec.
+// start prepares the ownership directory, starts the backend held (in a
+// namespace of its own where it is to be isolated), writes our session
+// file and Hermes' lock naming it, then lets it exec.
 func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgroup.Cgroup, *relay, error) {
-	var err error
-	if r.home, err = os.UserHomeDir(); err != nil {
-		return proc.Identity{}, nil, nil, fmt.Errorf("watchdog-remote: %w", err)
-	}
-	if r.o.Token != TokenNone && !validToken(token) {
-		return proc.Identity{}, nil, nil, errors.New("watchdog-remote: no valid session token from the app")
-	}
-	if err := r.makeLockDir(); err != nil {
-		return proc.Identity{}, nil, nil, err
-	}
-	argv, err := r.command(token)
+	argv, env, err := r.prepare(self, token)
 	if err != nil {
 		return proc.Identity{}, nil, nil, err
 	}
-	env, err := watchdog.ChildEnv(self, "")
-	if err != nil {
-		return proc.Identity{}, nil, nil, err
-	}
-	env = append(env, r.o.Env...)
-	switch r.o.Token {
-	case TokenEnv:
-		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn, hermes.EnvSessionToken+"="+token)
-	case TokenFile:
-		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn)
-	}
+	r.iso = r.isolate()
 	tree, cgroupErr := watchdog.MakeTreeCgroup(r.o.Cgroup, r.log)
 	rel, err := newRelay(filepath.Join(r.dir, r.o.SpawnNonce+".log"), r.out)
 	if err != nil {
 		return proc.Identity{}, nil, nil, err
 	}
-	child, goAhead, err := r.startHeld(argv, env, tree, rel)
+	child, goAhead, err := r.startHeld(argv, env, tree, rel, r.iso)
 	if err != nil && tree != nil {
 		_ = tree.Remove()
 		cgroupErr = fmt.Errorf("watchdog: start inside %s: %w", tree.Path(), err)
 		tree = nil
-		child, goAhead, err = r.startHeld(argv, env, nil, rel)
+		child, goAhead, err = r.startHeld(argv, env, nil, rel, r.iso)
 	}
 	if err != nil {
 		rel.drain(0)
 		return proc.Identity{}, nil, nil, err
 	}
-	if err := r.own(self, child, argv[0], token, tree); err != nil {
+	if err = r.iso.Started(child.PID); err != nil {
+		// The probe said the host allows it: the backend is not run
+		// exposed instead without the person choosing so.
+		err = fmt.Errorf("watchdog-remote: %w (isolation can be turned off: HERMES_DESKTOP_NETNS=off)", err)
+	} else {
+		err = r.own(self, child, argv[0], token, tree)
+	}
+	if err != nil {
 		goAhead.Close() // EOF: the held child exits without running the backend
 		_ = syscall.Kill(child.PID, syscall.SIGKILL)
 		rel.drain(time.Second)
@@ -204,6 +212,34 @@ func (r *remoteRun) start(self proc.Identity, token string) (proc.Identity, *cgr
 	r.report = r.backendReport(child, argv, tree, cgroupErr)
 	r.out.sendJSON(TagBackend, r.report)
 	return child, tree, rel, nil
+}
+
+// prepare checks the token, makes the lock directory, and resolves the
+// backend's command line and environment.
+func (r *remoteRun) prepare(self proc.Identity, token string) (argv, env []string, err error) {
+	if r.home, err = os.UserHomeDir(); err != nil {
+		return nil, nil, fmt.Errorf("watchdog-remote: %w", err)
+	}
+	if r.o.Token != TokenNone && !validToken(token) {
+		return nil, nil, errors.New("watchdog-remote: no valid session token from the app")
+	}
+	if err := r.makeLockDir(); err != nil {
+		return nil, nil, err
+	}
+	if argv, err = r.command(token); err != nil {
+		return nil, nil, err
+	}
+	if env, err = watchdog.ChildEnv(self, ""); err != nil {
+		return nil, nil, err
+	}
+	env = append(env, r.o.Env...)
+	switch r.o.Token {
+	case TokenEnv:
+		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn, hermes.EnvSessionToken+"="+token)
+	case TokenFile:
+		env = append(env, hermes.EnvDesktop+"="+hermes.DesktopOn)
+	}
+	return argv, env, nil
 }
 
 // listen makes the claim socket; without it the run goes on, but no EOF
@@ -253,5 +289,6 @@ func (r *remoteRun) backendReport(child proc.Identity, argv []string, tree *cgro
 	} else if cgroupErr != nil {
 		rb.Reason = "no cgroup (" + cgroupErr.Error() + "): the watchdog is a subreaper and tears down its process group and tree"
 	}
+	reportIsolation(&rb, r.iso)
 	return rb
 }

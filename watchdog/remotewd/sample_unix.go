@@ -29,6 +29,7 @@ import (
 type sampler struct {
 	backend proc.Identity
 	root    int // the process whose descendants are the tree: the watchdog
+	aside   int // a child of the watchdog that is not the backend's (the namespace's relay), 0: none
 	tree    *cgroup.Cgroup
 	grace   time.Duration
 	out     *channelWriter
@@ -58,9 +59,11 @@ type seenArgv struct {
 const argvMaxAge = time.Minute
 
 // startSampling starts sampling backend's tree every period (0: never,
-// but kill lines are still carried out) until close.
-func startSampling(backend proc.Identity, tree *cgroup.Cgroup, period, grace time.Duration, out *channelWriter, log *slog.Logger) *sampler {
+// but kill lines are still carried out) until close. aside (0: none) is a
+// process of the watchdog's that is not part of the tree.
+func startSampling(backend proc.Identity, aside int, tree *cgroup.Cgroup, period, grace time.Duration, out *channelWriter, log *slog.Logger) *sampler {
 	s := newSampler(backend, os.Getpid(), tree, grace, out, log)
+	s.aside = aside
 	go s.loop(period)
 	return s
 }
@@ -144,7 +147,7 @@ func (s *sampler) members() ([]proc.Process, error) {
 	var rest []proc.Process
 	if pids, ok := s.cgroupMembers(); ok {
 		for _, pid := range pids {
-			if p, err := proc.Stat(pid); err == nil && !p.Zombie && pid != s.backend.PID && pid != s.root {
+			if p, err := proc.Stat(pid); err == nil && !p.Zombie && pid != s.backend.PID && pid != s.root && pid != s.aside {
 				rest = append(rest, p)
 			}
 		}
@@ -153,7 +156,7 @@ func (s *sampler) members() ([]proc.Process, error) {
 	}
 	out := []proc.Process{root}
 	for _, p := range rest {
-		if p.PID != s.backend.PID && !p.Zombie {
+		if p.PID != s.backend.PID && !p.Zombie && p.PID != s.aside {
 			out = append(out, p)
 		}
 	}

@@ -174,6 +174,8 @@ export interface RemoteStatus {
   port?: number;
   latency_ms?: number;
   lock_dir?: string;
+  isolation?: string;
+  isolation_reason?: string;
   error?: string;
 }
 

@@ -2,7 +2,7 @@ import { h } from "../dom";
 import { countdown, runningTime } from "../clock";
 import { formatBytes, plural, shellJoin, shellQuote, uptimeOf } from "../format";
 import { kindHelp, kindLabel, stateLabel, stateTone } from "../reasons";
-import { connectionWords, formatLatency, hostLabel } from "../remote";
+import { accessWords, connectionWords, formatLatency, hostLabel } from "../remote";
 import type { AppState } from "../state";
 import type { BackendStatus } from "../types";
 import { addBackendForm } from "./addbackend";
@@ -42,7 +42,8 @@ function addressFact(b: BackendStatus): HTMLElement {
  * What a backend on another host adds to its card's facts, on a row of its
  * own: the connection in words (a countdown while reconnecting), the host
  * (whole: the head's chip may be cut short), the port on the remote's
- * loopback, the heartbeat's latency, the remote's platform.
+ * loopback, who there can reach it, the heartbeat's latency, the remote's
+ * platform.
  * The row is there for every state of a remote backend, each value a line
  * that ellipsizes, so a connection that changes moves nothing around it.
  */
@@ -55,9 +56,16 @@ function remoteFacts(b: BackendStatus, now: number): HTMLElement[] {
     h("div.fact.fact-connection", null, h("dt", null, "Connection"), h(`dd.conn-${c.tone}`, { title: c.title }, words)),
     fact("Host", b.host || "—", true),
     fact("Remote port", port, !!r?.port),
+    accessFact(b.host || "its host", r),
     fact("Latency", r?.connection === "connected" ? formatLatency(r.latency_ms) : "—"),
     fact("Platform", r?.platform || "—", !!r?.platform),
   ];
+}
+
+/** Who on the host can reach the backend: the whole sentence, on a line that ellipsizes. */
+function accessFact(host: string, r: BackendStatus["remote"]): HTMLElement {
+  const a = accessWords(host, r);
+  return h("div.fact.fact-access", null, h("dt", null, "Access"), h(`dd.access-${a.tone}`, { title: a.title }, a.text));
 }
 
 /** The buttons in a card's head, most used first. */
