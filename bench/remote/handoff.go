@@ -1,0 +1,147 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"hermes-desktop/backend/settings"
+	"hermes-desktop/internal/testbin"
+)
+
+// The update handoff's downtime for a remote backend, as e2e
+// TestRemoteBackendSurvivesAnUpdate measures it: a probe loop GETs the
+// backend's local URL throughout an adopt handoff to a copy of the binary
+// (an update); the successor claims the backend over its own session.
+
+// prober GETs url every 5 ms until stop, counting failures (no answer, or
+// a 5xx) and keeping the slowest answer.
+type prober struct {
+	mu          sync.Mutex
+	n, failed   int           // guarded by mu
+	slowest     time.Duration // guarded by mu
+	stop, ended chan struct{}
+}
+
+func probe(url string) *prober {
+	p := &prober{stop: make(chan struct{}), ended: make(chan struct{})}
+	client := &http.Client{Timeout: 20 * time.Second}
+	go func() { // ends at finish
+		defer close(p.ended)
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			t0 := time.Now()
+			resp, err := client.Get(url)
+			took := time.Since(t0)
+			bad := err != nil || resp.StatusCode >= 500
+			if resp != nil {
+				resp.Body.Close()
+			}
+			p.mu.Lock()
+			p.n++
+			if bad {
+				p.failed++
+			}
+			p.slowest = max(p.slowest, took)
+			p.mu.Unlock()
+		}
+	}()
+	return p
+}
+
+func (p *prober) finish() (n, failed int, slowest time.Duration) {
+	close(p.stop)
+	<-p.ended
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n, p.failed, p.slowest
+}
+
+// handoffResult is one update's figures.
+type handoffResult struct {
+	probes, failed int
+	slowest, took  time.Duration // took: handoff started -> the successor's backend connected
+	samePID        bool
+}
+
+// updates runs the handoff `runs` times and prints one row.
+func (e *bench) updates(runs int) {
+	succ := filepath.Join(e.root, "successor", "hermes-desktop")
+	check(e.tb, os.MkdirAll(filepath.Dir(succ), 0o755))
+	data, err := os.ReadFile(e.bin)
+	check(e.tb, err)
+	check(e.tb, os.WriteFile(succ, data, 0o755))
+	var probes, failed, same int
+	var slowest, took []time.Duration
+	for i := 0; i < runs; i++ {
+		r := e.updateOnce(succ)
+		probes, failed = probes+r.probes, failed+r.failed
+		slowest, took = append(slowest, r.slowest), append(took, r.took)
+		if r.samePID {
+			same++
+		}
+	}
+	s50, _, smax := testbin.Quantiles(slowest)
+	t50, _, tmax := testbin.Quantiles(took)
+	fmt.Println("update handoff of a remote backend (`handoff --mode adopt` to a copy of the binary; a probe loop on its local URL)")
+	fmt.Printf("%-34s %8s %8s %12s %12s %12s %12s\n", "runs", "probes", "failed", "slowest p50", "slowest max", "handoff p50", "handoff max")
+	fmt.Printf("%-34s %8d %8d %12s %12s %12s %12s\n", fmt.Sprintf("%d (same remote PID in %d)", runs, same), probes, failed, fd(s50), fd(smax), fd(t50), fd(tmax))
+	fmt.Println("(failed: no answer or a 5xx through the local port; handoff: the CLI started -> the successor's status shows")
+	fmt.Println(" the backend connected, same remote PID; probes go on 2 s after that)")
+}
+
+func (e *bench) updateOnce(succ string) handoffResult {
+	a, err := e.startApp([]settings.Backend{remoteServe("far")}, "30s")
+	check(e.tb, err)
+	defer e.finish("handoff", a)
+	if _, err := a.waitReady(1, readyWait); err != nil {
+		e.tb.Fatalf("handoff: %v", err)
+	}
+	b, err := a.backend("far")
+	check(e.tb, err)
+	st, err := a.status()
+	check(e.tb, err)
+	p := probe(b.URL)
+	time.Sleep(200 * time.Millisecond)
+	a.handedOff = true
+	t0 := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.bin, "handoff", "--to", succ, "--mode", "adopt", "--timeout", "60s", "--state-dir", a.state)
+	cmd.Env = a.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.finish()
+		e.tb.Fatalf("handoff: %v: %s", err, out)
+	}
+	r := handoffResult{took: testbin.Never}
+	for time.Since(t0) < 60*time.Second {
+		now, err := a.status()
+		if err == nil && now.Instance.PID != st.Instance.PID && len(now.Backends) == 1 {
+			nb := now.Backends[0]
+			if nb.Remote != nil && nb.Remote.Connection == "connected" && nb.PID != 0 {
+				r.took, r.samePID = time.Since(t0), nb.PID == b.PID
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r.took == testbin.Never {
+		e.note("handoff: the successor's backend not connected within 60s")
+	} else if !r.samePID {
+		e.note("handoff: the successor runs a new remote backend (not the same PID)")
+	}
+	time.Sleep(2 * time.Second)
+	r.probes, r.failed, r.slowest = p.finish()
+	return r
+}
