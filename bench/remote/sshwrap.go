@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -28,7 +29,18 @@ func installSSHWrapper(dir string) (string, error) {
 		return "", fmt.Errorf("ssh wrapper: %w", err)
 	}
 	log := filepath.Join(dir, "ssh-argv.log")
-	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' \"$*\" >> '%s'\nexec '%s' \"$@\"\n", log, real)
+	// One line a client: how many words follow "--" (0: none; 1: the
+	// destination alone; more: a remote command), then the options before
+	// it. The remote command itself stays out: it may hold newlines and
+	// words like -O.
+	script := fmt.Sprintf(`#!/bin/sh
+n=0 o=
+for a; do
+	if [ "$a" = -- ] && [ $n = 0 ]; then n=1; elif [ $n != 0 ]; then n=$((n+1)); else o="$o $a"; fi
+done
+printf '%%s |%%s\n' "$((n > 0 ? n - 1 : 0))" "$o" >> '%s'
+exec '%s' "$@"
+`, log, real)
 	if err := os.WriteFile(filepath.Join(dir, "ssh"), []byte(script), 0o755); err != nil {
 		return "", fmt.Errorf("ssh wrapper: %w", err)
 	}
@@ -62,20 +74,20 @@ type sshCalls struct {
 	commands int // of them, connections or mux clients that ran a remote command
 }
 
-// classify counts lines: `-G` (config resolution), `-M` (a ControlMaster,
-// no command: -N) and `-O` (a control request to the master) run no
-// remote command; every other client does: the old transport's mux
-// clients, one per remote command, and the new transport's one session,
-// whose command is the bootstrap that becomes the mux server.
+// classify counts lines: a client with no word after its destination
+// runs no remote command (`-G`, a ControlMaster's `-M -N`, a `-O`
+// request to it); every other one does: the old transport's mux clients,
+// one per remote command, and the new transport's one session, whose
+// command is the bootstrap that becomes the mux server.
 func classify(lines []string) sshCalls {
 	var c sshCalls
 	for _, l := range lines {
-		if l == "" {
+		words, _, ok := strings.Cut(l, " |")
+		if !ok {
 			continue
 		}
 		c.clients++
-		f := strings.Fields(l)
-		if !slices.Contains(f, "-G") && !slices.Contains(f, "-M") && !slices.Contains(f, "-O") {
+		if n, _ := strconv.Atoi(words); n > 1 {
 			c.commands++
 		}
 	}
