@@ -29,8 +29,12 @@ type forkLog struct {
 	closed chan struct{}
 }
 
-// fork is one new process: its parent's and its own PID.
-type fork struct{ parent, child int }
+// fork is one new process (its parent's and its own PID), or with
+// exec set, the exec of a new program by the process child.
+type fork struct {
+	parent, child int
+	exec          bool
+}
 
 // The connector's constants (linux/connector.h, linux/cn_proc.h).
 const (
@@ -38,6 +42,7 @@ const (
 	cnValProc         = 1
 	procCnMcastListen = 1
 	procEventFork     = 1
+	procEventExec     = 2
 	nlHeader          = 16 // struct nlmsghdr
 	cnHeader          = 20 // struct cn_msg
 	eventHeader       = 16 // what, cpu, timestamp_ns
@@ -109,20 +114,30 @@ func (l *forkLog) read() {
 	}
 }
 
-// record keeps one fork event of a new process (not a thread).
+// record keeps one fork event of a new process (not a thread), or one
+// exec event.
 func (l *forkLog) record(d []byte) {
 	le := binary.LittleEndian
-	if len(d) < cnHeader+eventHeader+16 || le.Uint32(d[cnHeader:]) != procEventFork {
+	if len(d) < cnHeader+eventHeader+16 {
 		return
 	}
-	ev := d[cnHeader+eventHeader:]
-	parentTgid, childPid, childTgid := le.Uint32(ev[4:]), le.Uint32(ev[8:]), le.Uint32(ev[12:])
-	if childPid != childTgid {
+	what, ev := le.Uint32(d[cnHeader:]), d[cnHeader+eventHeader:]
+	var f fork
+	switch what {
+	case procEventFork:
+		parentTgid, childPid, childTgid := le.Uint32(ev[4:]), le.Uint32(ev[8:]), le.Uint32(ev[12:])
+		if childPid != childTgid {
+			return
+		}
+		f = fork{parent: int(parentTgid), child: int(childPid)}
+	case procEventExec:
+		f = fork{child: int(le.Uint32(ev[4:])), exec: true}
+	default:
 		return
 	}
 	l.mu.Lock()
 	if l.armed {
-		l.forks = append(l.forks, fork{int(parentTgid), int(childPid)})
+		l.forks = append(l.forks, f)
 	}
 	l.mu.Unlock()
 }
@@ -141,17 +156,25 @@ func (l *forkLog) mark() int {
 	return len(l.forks)
 }
 
-// childrenOf counts the processes forked by any of parents since mark.
-// The kernel delivers events a moment after the fork: it waits 100 ms
-// for the last ones first.
+// childrenOf counts the processes forked by any of parents since mark
+// and since the parent's last exec: what it forked while it was still the
+// program it replaced (the bootstrap's sh, for the mux server) does not
+// count. The kernel delivers events a moment after the fork: it waits
+// 100 ms for the last ones first.
 func (l *forkLog) childrenOf(parents []int, mark int) int {
 	time.Sleep(100 * time.Millisecond)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	for _, f := range l.forks[min(mark, len(l.forks)):] {
-		for _, p := range parents {
-			if f.parent == p {
+	for _, p := range parents {
+		from := min(mark, len(l.forks))
+		for i, f := range l.forks {
+			if f.exec && f.child == p {
+				from = max(from, i+1)
+			}
+		}
+		for _, f := range l.forks[from:] {
+			if !f.exec && f.parent == p {
 				n++
 			}
 		}
