@@ -15,14 +15,14 @@ import (
 	"hermes-desktop/internal/testbin"
 )
 
-// partition: SIGSTOP the master; time until the remote backend is gone.
+// partition: SIGSTOP the session's ssh; time until the remote backend is gone.
 func (e *bench) partition(runs int, grace time.Duration) {
 	var ds []time.Duration
 	for i := 0; i < runs; i++ {
 		ds = append(ds, e.partitionOnce(grace))
 	}
 	p50, p99, mx := testbin.Quantiles(ds)
-	fmt.Printf("partition -> teardown (the ssh ControlMaster SIGSTOPped; disconnect grace %v)\n", grace)
+	fmt.Printf("partition -> teardown (the ssh session SIGSTOPped; disconnect grace %v)\n", grace)
 	fmt.Printf("%-50s %9s %9s %9s %9s\n", "what is gone", "p50", "p99", "max", "p50-grace")
 	fmt.Printf("%-50s %9s %9s %9s %9s\n", "remote backend and its remote watchdog", fd(p50), fd(p99), fd(mx), signed(p50-grace))
 	fmt.Println("(the remote watchdog counts the grace from the last heartbeat it got, up to one beat, grace/6, before the SIGSTOP)")
@@ -48,16 +48,16 @@ func (e *bench) partitionOnce(grace time.Duration) time.Duration {
 	gone := testbin.WaitPidfds(fds, wait)
 	d := max(since(t0, gone, b.PID), since(t0, gone, b.ShimPID))
 	if d == testbin.Never {
-		e.note("partition: remote backend %d or its watchdog %d still there %v after the master's SIGSTOP (grace %v)", b.PID, b.ShimPID, wait, grace)
+		e.note("partition: remote backend %d or its watchdog %d still there %v after the session's SIGSTOP (grace %v)", b.PID, b.ShimPID, wait, grace)
 	}
 	return d
 }
 
-// blip: SIGSTOP the master for d under the grace, SIGCONT, time until the
+// blip: SIGSTOP the session's ssh for d under the grace, SIGCONT, time until the
 // status shows the backend connected with the same remote PID and its
 // local URL answers.
 func (e *bench) blip(runs int, grace time.Duration, blips []time.Duration) {
-	fmt.Printf("reattach after a blip (the ssh ControlMaster SIGSTOPped, then SIGCONT; disconnect grace %v)\n", grace)
+	fmt.Printf("reattach after a blip (the ssh session SIGSTOPped, then SIGCONT; disconnect grace %v)\n", grace)
 	fmt.Printf("%-44s %9s %9s %9s %9s %9s %7s\n", "blip, SIGCONT -> both", "p50", "p99", "max", "URL p50", "conn p50", "reconn")
 	for _, blip := range blips {
 		var both, url, conn []time.Duration

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,9 @@ func (p *prober) finish() (n, failed int, slowest time.Duration) {
 type handoffResult struct {
 	probes, failed int
 	slowest, took  time.Duration // took: handoff started -> the successor's backend connected
+	oldGone        time.Duration // handoff started -> the old app exited
+	claimed        time.Duration // handoff started -> the successor's log says it claimed the backend
+	states         string        // the successor's connection states, in order, before connected
 	samePID        bool
 }
 
@@ -83,22 +87,26 @@ func (e *bench) updates(runs int) {
 	check(e.tb, err)
 	check(e.tb, os.WriteFile(succ, data, 0o755))
 	var probes, failed, same int
-	var slowest, took []time.Duration
+	var slowest, took, gone, claimed []time.Duration
 	for i := 0; i < runs; i++ {
 		r := e.updateOnce(succ)
 		probes, failed = probes+r.probes, failed+r.failed
-		slowest, took = append(slowest, r.slowest), append(took, r.took)
+		slowest, took, gone = append(slowest, r.slowest), append(took, r.took), append(gone, r.oldGone)
+		claimed = append(claimed, r.claimed)
 		if r.samePID {
 			same++
 		}
 	}
 	s50, _, smax := testbin.Quantiles(slowest)
 	t50, _, tmax := testbin.Quantiles(took)
+	g50, _, _ := testbin.Quantiles(gone)
+	c50, _, cmax := testbin.Quantiles(claimed)
 	fmt.Println("update handoff of a remote backend (`handoff --mode adopt` to a copy of the binary; a probe loop on its local URL)")
-	fmt.Printf("%-34s %8s %8s %12s %12s %12s %12s\n", "runs", "probes", "failed", "slowest p50", "slowest max", "handoff p50", "handoff max")
-	fmt.Printf("%-34s %8d %8d %12s %12s %12s %12s\n", fmt.Sprintf("%d (same remote PID in %d)", runs, same), probes, failed, fd(s50), fd(smax), fd(t50), fd(tmax))
-	fmt.Println("(failed: no answer or a 5xx through the local port; handoff: the CLI started -> the successor's status shows")
-	fmt.Println(" the backend connected, same remote PID; probes go on 2 s after that)")
+	fmt.Printf("%-26s %6s %6s %8s %8s %8s %8s %9s %9s %8s\n", "runs", "probes", "failed", "slowest", "max", "old gone", "claimed", "claim max", "connected", "max")
+	fmt.Printf("%-26s %6d %6d %8s %8s %8s %8s %9s %9s %8s\n", fmt.Sprintf("%d (same remote PID in %d)", runs, same), probes, failed, fd(s50), fd(smax), fd(g50), fd(c50), fd(cmax), fd(t50), fd(tmax))
+	fmt.Println("(p50 and max over the runs, from the CLI's start; failed: no answer or a 5xx through the local port;")
+	fmt.Println(" slowest: the slowest probe; old gone: the old app exited; claimed: the successor's log says it claimed the")
+	fmt.Println(" backend; connected: its status shows it connected, same remote PID; probes go on 2 s after that)")
 }
 
 func (e *bench) updateOnce(succ string) handoffResult {
@@ -124,11 +132,20 @@ func (e *bench) updateOnce(succ string) handoffResult {
 		p.finish()
 		e.tb.Fatalf("handoff: %v: %s", err, out)
 	}
-	r := handoffResult{took: testbin.Never}
+	r := handoffResult{took: testbin.Never, oldGone: testbin.Never}
+	gone := make(chan time.Duration, 1)
+	go func() { // ends when the old app exits (at the latest in finish's stop)
+		<-a.exited
+		gone <- time.Since(t0)
+	}()
+	var states []string
 	for time.Since(t0) < 60*time.Second {
 		now, err := a.status()
 		if err == nil && now.Instance.PID != st.Instance.PID && len(now.Backends) == 1 {
 			nb := now.Backends[0]
+			if nb.Remote != nil && (len(states) == 0 || states[len(states)-1] != nb.Remote.Connection) {
+				states = append(states, nb.Remote.Connection)
+			}
 			if nb.Remote != nil && nb.Remote.Connection == "connected" && nb.PID != 0 {
 				r.took, r.samePID = time.Since(t0), nb.PID == b.PID
 				break
@@ -141,7 +158,38 @@ func (e *bench) updateOnce(succ string) handoffResult {
 	} else if !r.samePID {
 		e.note("handoff: the successor runs a new remote backend (not the same PID)")
 	}
+	r.claimed = claimedAt(a.state, t0)
+	if len(states) > 1 {
+		e.note("handoff: the successor's status showed %v before connected", states[:len(states)-1])
+	}
 	time.Sleep(2 * time.Second)
 	r.probes, r.failed, r.slowest = p.finish()
+	select {
+	case r.oldGone = <-gone:
+	default:
+		e.note("handoff: the old app still there when the successor's backend was connected 2 s")
+	}
 	return r
+}
+
+// claimedAt is when, after t0, the backend's log under state says it
+// claimed the backend (Never if it does not).
+func claimedAt(state string, t0 time.Time) time.Duration {
+	files, _ := filepath.Glob(filepath.Join(state, "logs", "*.log"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			stamp, rest, _ := strings.Cut(l, " ")
+			if !strings.Contains(rest, "claimed the backend") {
+				continue
+			}
+			if t, err := time.Parse(time.RFC3339Nano, stamp); err == nil && t.After(t0) {
+				return t.Sub(t0)
+			}
+		}
+	}
+	return testbin.Never
 }

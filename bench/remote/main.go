@@ -154,8 +154,8 @@ func run(tb *benchTB, o options) {
 		name string
 		run  func()
 	}{
-		{"transports", func() { e.transports(o.n) }},
 		{"connect", func() { e.connect(o.n) }},
+		{"transports", func() { e.transports(o.n) }},
 		{"auth", e.authentications},
 		{"sigkill", func() { e.sigkill(o.n) }},
 		{"partition", func() { e.partition(o.faults, o.partitionGrace) }},
@@ -165,7 +165,7 @@ func run(tb *benchTB, o options) {
 		{"sampling", func() { e.samplingCost(sampleWindow) }},
 	} {
 		if o.cases == "all" || slices.Contains(strings.Split(o.cases, ","), c.name) {
-			c.run()
+			c.run() // connect first: its first connect uploads the core
 			fmt.Println()
 		}
 	}
