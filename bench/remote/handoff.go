@@ -138,21 +138,7 @@ func (e *bench) updateOnce(succ string) handoffResult {
 		<-a.exited
 		gone <- time.Since(t0)
 	}()
-	var states []string
-	for time.Since(t0) < 60*time.Second {
-		now, err := a.status()
-		if err == nil && now.Instance.PID != st.Instance.PID && len(now.Backends) == 1 {
-			nb := now.Backends[0]
-			if nb.Remote != nil && (len(states) == 0 || states[len(states)-1] != nb.Remote.Connection) {
-				states = append(states, nb.Remote.Connection)
-			}
-			if nb.Remote != nil && nb.Remote.Connection == "connected" && nb.PID != 0 {
-				r.took, r.samePID = time.Since(t0), nb.PID == b.PID
-				break
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	states := e.waitSuccessor(a, st.Instance.PID, b.PID, t0, &r)
 	if r.took == testbin.Never {
 		e.note("handoff: the successor's backend not connected within 60s")
 	} else if !r.samePID {
@@ -170,6 +156,28 @@ func (e *bench) updateOnce(succ string) handoffResult {
 		e.note("handoff: the old app still there when the successor's backend was connected 2 s")
 	}
 	return r
+}
+
+// waitSuccessor polls the status until an instance other than old shows
+// the backend connected, sets r's took and samePID (was: the remote PID
+// before), and returns the connection states it showed, in order.
+func (e *bench) waitSuccessor(a *app, old, was int, t0 time.Time, r *handoffResult) []string {
+	var states []string
+	for time.Since(t0) < 60*time.Second {
+		now, err := a.status()
+		if err == nil && now.Instance.PID != old && len(now.Backends) == 1 && now.Backends[0].Remote != nil {
+			nb := now.Backends[0]
+			if len(states) == 0 || states[len(states)-1] != nb.Remote.Connection {
+				states = append(states, nb.Remote.Connection)
+			}
+			if nb.Remote.Connection == "connected" && nb.PID != 0 {
+				r.took, r.samePID = time.Since(t0), nb.PID == was
+				return states
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return states
 }
 
 // claimedAt is when, after t0, the backend's log under state says it
