@@ -75,7 +75,6 @@ type handoffResult struct {
 	slowest, took  time.Duration // took: handoff started -> the successor's backend connected
 	oldGone        time.Duration // handoff started -> the old app exited
 	claimed        time.Duration // handoff started -> the successor's log says it claimed the backend
-	states         string        // the successor's connection states, in order, before connected
 	samePID        bool
 }
 

@@ -32,10 +32,9 @@ type flavour struct{ name, bin, cores string }
 
 // tally holds one flavour's figures, one entry a run.
 type tally struct {
-	ready, restart    []time.Duration
-	auths, clients    [2][]int // [0] per connect, [1] per restart
-	commands          [2][]int
-	connectedRestarts int // restarts whose backend came back connected
+	ready, restart []time.Duration
+	auths, clients [2][]int // [0] per connect, [1] per restart
+	commands       [2][]int
 }
 
 // settle is how long after ready the counts wait, so that what the app
