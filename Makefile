@@ -277,12 +277,17 @@ cross: $(STATICCHECK) frontend
 bench: gui gui-webkit40
 	bench/run.sh
 
-# Backends on another host over ssh (issue 25), against a real sshd on
-# loopback: connect, authentications, SIGKILL, partition, blip. Part of
-# `make bench` too; this runs it alone. N runs per case.
+# Backends on another host over ssh (issues 25, 33), against a real sshd on
+# loopback: the transports side by side (the ControlMaster of OLD_REV, built
+# in a temporary worktree, or the build OLD_BIN, against this tree's one
+# session + mux; OLD_REV= OLD_BIN= for this tree alone), connect,
+# authentications, SIGKILL, partition, blip, update handoff, reclaim,
+# sampling. Part of `make bench` too; this runs it alone. N runs per case.
 N ?= 10
+OLD_REV ?= 8e29df6
+OLD_BIN ?=
 bench-remote: ssh-test-deps
-	$(GO) run ./bench/remote -n $(N)
+	$(GO) run ./bench/remote -n $(N) $(if $(OLD_BIN),-old-bin $(OLD_BIN),$(if $(OLD_REV),-old-rev $(OLD_REV)))
 
 # What the window costs at rest (shown, on Logs, hidden to the tray), next
 # to a blank Wails window, DURATION seconds per state; screenshots in

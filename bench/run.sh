@@ -24,7 +24,7 @@ benches=(
 	"go run ./bench/corebin -n 50"
 	"go run ./bench/update -n 10 -size 256"
 	"bench/wine/run.sh -n 20"
-	"go run ./bench/remote -n 10 -faults 5"
+	"go run ./bench/remote -n 10 -faults 5 -old-rev 8e29df6"
 	"go run ./bench/diagnose -runs 5"
 )
 

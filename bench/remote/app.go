@@ -36,6 +36,7 @@ type app struct {
 	stderr          *testbin.Buffer
 	exited          chan struct{}
 	stopped         bool // stop ran
+	handedOff       bool // an update handoff ran: a successor may run on state
 }
 
 // apps holds every app started, for the cleanup on any exit.
@@ -53,6 +54,13 @@ func (e *bench) startApp(backends []settings.Backend, grace string) (*app, error
 
 // startAppWith is startApp with the settings s.
 func (e *bench) startAppWith(s settings.Settings) (*app, error) {
+	return e.launch(e.bin, e.cores, s)
+}
+
+// launch starts the app bin with the remote cores of the directory cores
+// (remotecore.CoresEnv) and the settings s, and the counting ssh wrapper
+// first on its PATH (sshwrap.go).
+func (e *bench) launch(bin, cores string, s settings.Settings) (*app, error) {
 	state, err := os.MkdirTemp(e.root, "s")
 	if err != nil {
 		return nil, err
@@ -60,11 +68,11 @@ func (e *bench) startAppWith(s settings.Settings) (*app, error) {
 	if err := settings.Save(state, s); err != nil {
 		return nil, fmt.Errorf("save settings: %w", err)
 	}
-	a := &app{bin: e.bin, state: state, tag: testbin.NewTag(), ready: make(chan time.Time, 16), stderr: &testbin.Buffer{}, exited: make(chan struct{})}
-	a.env = append(testbin.NewEnv(a.tag, filepath.Join(state, "hermes-home")), remotecore.CoresEnv+"="+e.cores)
+	a := &app{bin: bin, state: state, tag: testbin.NewTag(), ready: make(chan time.Time, 16), stderr: &testbin.Buffer{}, exited: make(chan struct{})}
+	a.env = append(withPath(testbin.NewEnv(a.tag, filepath.Join(state, "hermes-home")), e.wrapDir), remotecore.CoresEnv+"="+cores)
 	// --min-orphan-age: never reap another run's leftovers as an orphan;
 	// each run is judged by what it leaves itself.
-	a.cmd = exec.Command(e.bin, "run", "--headless", "--state-dir", state, "--no-boot-reap", "--min-orphan-age", "1h")
+	a.cmd = exec.Command(bin, "run", "--headless", "--state-dir", state, "--no-boot-reap", "--min-orphan-age", "1h")
 	a.cmd.Env = a.env
 	a.cmd.Stderr = a.stderr
 	out, err := a.cmd.StdoutPipe()
@@ -170,12 +178,11 @@ func (a *app) stop() []int {
 	a.stopped = true
 	select {
 	case <-a.exited:
+		if a.handedOff { // the successor runs on the state dir
+			a.stopCLI()
+		}
 	default:
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-		cmd := exec.CommandContext(ctx, a.bin, "stop", "--timeout", "30s", "--state-dir", a.state)
-		cmd.Env = a.env
-		_ = cmd.Run()
-		cancel()
+		a.stopCLI()
 		select {
 		case <-a.exited:
 		case <-time.After(10 * time.Second):
@@ -186,6 +193,15 @@ func (a *app) stop() []int {
 	left := testbin.WaitUntagged(a.tag, 3*time.Second)
 	testbin.SweepTagged(a.tag)
 	return left
+}
+
+// stopCLI runs `stop` on the app's state dir.
+func (a *app) stopCLI() {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.bin, "stop", "--timeout", "30s", "--state-dir", a.state)
+	cmd.Env = a.env
+	_ = cmd.Run()
 }
 
 // answers reports whether url gives any HTTP answer.
