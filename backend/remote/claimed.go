@@ -57,15 +57,8 @@ func (r Runner) Claim(spec *runspec.Spec, h run.RemoteHandover) (run.Process, er
 // local port again, then beat until the lifeline ends.
 func (r *Instance) claimMain(h run.RemoteHandover) {
 	defer close(r.exited)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := untilStopped(r.stopping.done(), r.exited)
 	defer cancel()
-	go func() {
-		select {
-		case <-r.stopping.done():
-			cancel()
-		case <-r.exited:
-		}
-	}()
 	r.log.Add("launcher", "claiming the backend handed over on "+r.host.Destination)
 	served := serveHandedListener(ctx, r.host, r.log, h)
 	wctx, wcancel := context.WithTimeout(ctx, claimWindow)

@@ -213,19 +213,26 @@ func (r *Instance) options() remotewd.RemoteOptions {
 	}
 }
 
+// untilStopped is a context for a run's life that stopping cancels; the
+// goroutine that watches for it ends with the run (exited) at the latest.
+func untilStopped(stopping, exited <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-stopping:
+			cancel()
+		case <-exited:
+		}
+	}()
+	return ctx, cancel
+}
+
 // main is the run's life: connect, install, start the remote watchdog,
 // hand it the token, wait for Release, then beat until the channel ends.
 func (r *Instance) main() {
 	defer close(r.exited)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := untilStopped(r.stopping.done(), r.exited)
 	defer cancel()
-	go func() {
-		select {
-		case <-r.stopping.done():
-			cancel()
-		case <-r.exited:
-		}
-	}()
 	r.log.Add("launcher", "connecting to "+r.host.Destination)
 	in, err := r.host.Install(ctx)
 	if err != nil && ctx.Err() != nil { // stopped while connecting: nothing failed

@@ -255,36 +255,26 @@ func (h *Host) Forward(ctx context.Context, local int, to transport.Target) erro
 	if err := h.Connect(ctx); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return transport.ErrClosed
+	if err := h.forwards.Listen(local, h.dialer(to)); err != nil {
+		return fmt.Errorf("ssh: forward %d -> %v on %s: %w", local, to, h.opts.Destination, err)
 	}
-	if _, ok := h.relays[local]; ok {
-		return fmt.Errorf("ssh: forward %d -> %v: the port is forwarded already", local, to)
-	}
-	r, err := transport.Listen(local, func(ctx context.Context) (net.Conn, error) {
+	return nil
+}
+
+// dialer is a forward's dial: one stream to to, bounded by dialTimeout.
+func (h *Host) dialer(to transport.Target) func(context.Context) (net.Conn, error) {
+	return func(ctx context.Context) (net.Conn, error) {
 		ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 		defer cancel()
 		return h.Dial(ctx, to)
-	})
-	if err != nil {
-		return fmt.Errorf("ssh: forward %d -> %v on %s: %w", local, to, h.opts.Destination, err)
 	}
-	h.relays[local] = r
-	return nil
 }
 
 // Unforward ends the Forward of local and its connections.
 func (h *Host) Unforward(_ context.Context, local int) error {
-	h.mu.Lock()
-	r, ok := h.relays[local]
-	delete(h.relays, local)
-	h.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("ssh: no forward from %d", local)
+	if err := h.forwards.Remove(local); err != nil {
+		return fmt.Errorf("ssh: %w", err)
 	}
-	r.Close()
 	return nil
 }
 

@@ -16,9 +16,7 @@ import (
 // ForwardListener is a copy of the listening socket of the Forward of
 // local, for a successor.
 func (h *Host) ForwardListener(local int) (*os.File, error) {
-	h.mu.Lock()
-	r, ok := h.relays[local]
-	h.mu.Unlock()
+	r, ok := h.forwards.Get(local)
 	if !ok {
 		return nil, fmt.Errorf("ssh: no forward from %d", local)
 	}
@@ -28,10 +26,7 @@ func (h *Host) ForwardListener(local int) (*os.File, error) {
 // StopAccepting stops the Forward of local from accepting (its open
 // connections finish): the successor holding its socket takes the next.
 func (h *Host) StopAccepting(local int) {
-	h.mu.Lock()
-	r, ok := h.relays[local]
-	h.mu.Unlock()
-	if ok {
+	if r, ok := h.forwards.Get(local); ok {
 		r.StopAccepting()
 	}
 }
@@ -43,22 +38,8 @@ func (h *Host) ForwardOn(_ context.Context, ln net.Listener, to transport.Target
 	if err := to.Check(); err != nil {
 		return err
 	}
-	addr, ok := ln.Addr().(*net.TCPAddr)
-	if !ok {
-		return fmt.Errorf("ssh: forward on %v: not a TCP listener", ln.Addr())
+	if err := h.forwards.Serve(ln, h.dialer(to)); err != nil {
+		return fmt.Errorf("ssh: forward on %v -> %v: %w", ln.Addr(), to, err)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return transport.ErrClosed
-	}
-	if _, ok := h.relays[addr.Port]; ok {
-		return fmt.Errorf("ssh: forward %d -> %v: the port is forwarded already", addr.Port, to)
-	}
-	h.relays[addr.Port] = transport.Serve(ln, func(ctx context.Context) (net.Conn, error) {
-		ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-		defer cancel()
-		return h.Dial(ctx, to)
-	})
 	return nil
 }

@@ -25,13 +25,13 @@ type Host struct {
 	wg    sync.WaitGroup // the connect loop and the links' watchers
 
 	mu             sync.Mutex
-	status         transport.Status         // guarded by mu
-	flight         *flight                  // the attempt loop in flight, nil if none; guarded by mu
-	live           *link                    // the session up now, nil if none; guarded by mu
-	relays         map[int]*transport.Relay // the forwards, by local port; guarded by mu
-	res            *resolved                // ssh -G, once; guarded by mu
-	strictOverride bool                     // guarded by mu (set with res)
-	closed         bool                     // guarded by mu
+	status         transport.Status   // guarded by mu
+	flight         *flight            // the attempt loop in flight, nil if none; guarded by mu
+	live           *link              // the session up now, nil if none; guarded by mu
+	forwards       transport.Forwards // by local port
+	res            *resolved          // ssh -G, once; guarded by mu
+	strictOverride bool               // guarded by mu (set with res)
+	closed         bool               // guarded by mu
 }
 
 // link is one session and the multiplexer's client over it.
@@ -64,7 +64,7 @@ func New(opts Options) (*Host, error) {
 		return nil, fmt.Errorf("ssh: identify this process for the session's shim: %w", err)
 	}
 	life, end := context.WithCancel(context.Background())
-	return &Host{opts: opts, owner: owner, life: life, end: end, relays: map[int]*transport.Relay{}}, nil
+	return &Host{opts: opts, owner: owner, life: life, end: end}, nil
 }
 
 // Status returns the connection's current status.
@@ -264,14 +264,11 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
-	l, relays := h.live, h.relays
-	h.relays = map[int]*transport.Relay{}
+	l := h.live
 	h.end()
 	h.setStatus(transport.Status{State: transport.Closed})
 	h.mu.Unlock()
-	for _, r := range relays {
-		r.Close()
-	}
+	h.forwards.Close()
 	var err error
 	if l != nil {
 		l.mux.Close() // closes ssh's stdin and stdout: EOF there

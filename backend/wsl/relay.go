@@ -34,32 +34,17 @@ func (t *Transport) Forward(ctx context.Context, local int, to transport.Target)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return fmt.Errorf("wsl: forward: %w", transport.ErrClosed)
-	}
-	if _, ok := t.relays[local]; ok {
-		return fmt.Errorf("wsl: forward %d -> %v: the port is forwarded already", local, to)
-	}
-	r, err := transport.Listen(local, func(ctx context.Context) (net.Conn, error) { return dialPort(ctx, to.Port) })
-	if err != nil {
+	if err := t.forwards.Listen(local, func(ctx context.Context) (net.Conn, error) { return dialPort(ctx, to.Port) }); err != nil {
 		return fmt.Errorf("wsl: forward %d -> %v: %w", local, to, err)
 	}
-	t.relays[local] = r
 	return nil
 }
 
 // Unforward ends a Forward: its listener and every connection through it.
 func (t *Transport) Unforward(_ context.Context, local int) error {
-	t.mu.Lock()
-	r, ok := t.relays[local]
-	delete(t.relays, local)
-	t.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("wsl: no forward from %d", local)
+	if err := t.forwards.Remove(local); err != nil {
+		return fmt.Errorf("wsl: %w", err)
 	}
-	r.Close()
 	return nil
 }
 

@@ -49,9 +49,9 @@ type Transport struct {
 	wsl    string // the resolved wsl.exe, "" when missing
 	lookup error  // why wsl is "" (wraps ErrNoWSL)
 
-	mu     sync.Mutex
-	relays map[int]*transport.Relay // by local port; guarded by mu
-	closed bool                     // guarded by mu
+	mu       sync.Mutex
+	forwards transport.Forwards // by local port
+	closed   bool               // guarded by mu
 }
 
 // New returns the transport to opts.Distro. A missing wsl.exe is not an
@@ -60,7 +60,7 @@ func New(opts Options) (*Transport, error) {
 	if opts.Distro != "" && !distroPattern.MatchString(opts.Distro) {
 		return nil, fmt.Errorf("wsl: invalid distribution name %q", opts.Distro)
 	}
-	t := &Transport{distro: opts.Distro, relays: map[int]*transport.Relay{}}
+	t := &Transport{distro: opts.Distro}
 	name := opts.WSL
 	if name == "" {
 		name = "wsl.exe"
@@ -191,12 +191,8 @@ func (t *Transport) name() string {
 func (t *Transport) Close() error {
 	t.mu.Lock()
 	t.closed = true
-	relays := t.relays
-	t.relays = map[int]*transport.Relay{}
 	t.mu.Unlock()
-	for _, r := range relays {
-		r.Close()
-	}
+	t.forwards.Close()
 	return nil
 }
 
