@@ -1,13 +1,11 @@
 package sshbridge
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"hermes-desktop/contract/muxwire"
 )
@@ -20,6 +18,9 @@ const EnvAddr = "HERMES_SSHBRIDGE"
 
 // Forced are the options the bridge puts before the client's arguments.
 var Forced = []string{"-o", "ControlMaster=no", "-o", "ControlPath=none"}
+
+// chunk is the most of one output write a frame carries.
+const chunk = 32 << 10
 
 // Bounds on what a client may send in its Hello.
 const (
@@ -49,46 +50,6 @@ func writeHello(w io.Writer, h Hello) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-// readHello reads a Hello line and checks it against secret: the secret
-// (constant time), known fields only, at most MaxArgs arguments, each
-// valid UTF-8 without NUL (exec could not pass it on).
-func readHello(r io.Reader, secret string) (Hello, error) {
-	line, err := muxwire.ReadLineBytes(r, muxwire.MaxLine)
-	if err != nil {
-		return Hello{}, fmt.Errorf("sshbridge: read hello: %w", err)
-	}
-	if !utf8.Valid(line) {
-		// json would take it, each bad byte made U+FFFD: not what was sent.
-		return Hello{}, fmt.Errorf("%w: not UTF-8", ErrRefused)
-	}
-	var h Hello
-	dec := json.NewDecoder(strings.NewReader(string(line)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return Hello{}, fmt.Errorf("%w: %w", ErrRefused, err)
-	}
-	if dec.More() {
-		return Hello{}, fmt.Errorf("%w: more than one value on the line", ErrRefused)
-	}
-	if subtle.ConstantTimeCompare([]byte(h.Secret), []byte(secret)) != 1 {
-		return Hello{}, fmt.Errorf("%w: wrong secret", ErrRefused)
-	}
-	return h, validArgv(h.Argv)
-}
-
-// validArgv says what is wrong with argv, if anything.
-func validArgv(argv []string) error {
-	if len(argv) > MaxArgs {
-		return fmt.Errorf("%w: %d arguments, at most %d", ErrRefused, len(argv), MaxArgs)
-	}
-	for i, a := range argv {
-		if !utf8.ValidString(a) || strings.IndexByte(a, 0) >= 0 {
-			return fmt.Errorf("%w: argument %d is not text without NUL: %q", ErrRefused, i, a)
-		}
-	}
-	return nil
 }
 
 // parseEnv splits EnvAddr's value into the address and the secret.

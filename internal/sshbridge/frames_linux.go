@@ -9,9 +9,6 @@ import (
 	"hermes-desktop/contract/muxwire"
 )
 
-// chunk is the most of one output write a frame carries.
-const chunk = 32 << 10
-
 // frameWriter writes frames to one connection for several writers (ssh's
 // stdout and stderr copiers, then the exit status).
 type frameWriter struct {
