@@ -15,10 +15,7 @@ package remotemux
 
 import (
 	"errors"
-	"io"
 	"time"
-
-	"github.com/hashicorp/yamux"
 )
 
 // Subcommand is the core's hidden subcommand that runs MuxMain; the
@@ -35,24 +32,6 @@ const AliveInterval = 15 * time.Second
 // (FrameKill, its timeout, the end of a timed command's stream) and
 // SIGKILL.
 const KillGrace = 2 * time.Second
-
-// dialTimeout bounds an OpDial's connect.
-const dialTimeout = 10 * time.Second
-
-// outputDelay bounds how long a collected command's output is still
-// relayed while something it left behind holds its stdout or stderr open.
-const outputDelay = 2 * time.Second
-
-// yamuxConfig is the server's session config: keepalive on, a stream
-// open timeout, yamux's own logs to stderr (the app keeps a tail of it).
-func yamuxConfig(stderr io.Writer) *yamux.Config {
-	c := yamux.DefaultConfig()
-	c.EnableKeepAlive = true
-	c.KeepAliveInterval = AliveInterval
-	c.StreamOpenTimeout = 30 * time.Second
-	c.LogOutput = stderr
-	return c
-}
 
 // ErrUnsupported is MuxMain's answer on Windows: the remote core runs on
 // Linux and macOS hosts only; the Windows file keeps the app building.
