@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"hermes-desktop/backend/update/unit"
 )
 
 // ArtifactName is the downloaded file's name in <Dir>/<version>/; the
@@ -37,7 +39,10 @@ type Progress struct {
 var errRetry = errors.New("update: download interrupted")
 
 // Download fetches rel's artifact into <Dir>/<version>/artifact (directory
-// 0700, file 0600) and verifies its size and sha256. A partial file left by
+// 0700, file 0600) and verifies its size and sha256; a unit artifact is
+// then unpacked into <Dir>/<version>/unit.tar and checked against the
+// manifest's unit_sha256 and unit_size, and that file is returned (a
+// verified unit.tar found there is returned at once). A partial file left by
 // an earlier attempt is resumed with an HTTP Range request; an attempt
 // that breaks off is resumed too. A file already downloaded and verified is
 // returned at once. progress (may be nil) is called from this goroutine at
@@ -49,9 +54,13 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 	}
 	final := filepath.Join(dir, ArtifactName)
 	m := newMeter(rel.Artifact.Size, progress)
+	if tar := filepath.Join(dir, UnitTarName); rel.Artifact.IsUnit() && unit.VerifyFile(tar, rel.Artifact.Unit()) == nil {
+		m.finish(rel.Artifact.Size)
+		return tar, nil
+	}
 	if verifyFile(final, rel.Artifact) == nil {
 		m.finish(rel.Artifact.Size)
-		return final, nil
+		return unpackUnit(final, rel.Artifact)
 	}
 	part := final + ".part"
 	d := &digest{h: sha256.New()}
@@ -66,7 +75,7 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 		return "", fmt.Errorf("update: %w", err)
 	}
 	m.finish(rel.Artifact.Size)
-	return final, nil
+	return unpackUnit(final, rel.Artifact)
 }
 
 // versionDir creates <Dir>/<version>, private.

@@ -63,6 +63,13 @@ type Artifact struct {
 	SHA256 string `json:"sha256"`
 	// Size is the file's length in bytes.
 	Size int64 `json:"size"`
+	// UnitSHA256 and UnitSize name the unit the file unpacks to (its
+	// canonical tar, backend/update/unit: lowercase hex and bytes), for
+	// the installs an update replaces as a unit: the Linux archive and the
+	// Windows install, whose artifact is that tar compressed with zstd
+	// (unit.go). Empty for the macOS bundle.
+	UnitSHA256 string `json:"unit_sha256,omitempty"`
+	UnitSize   int64  `json:"unit_size,omitempty"`
 }
 
 var (
@@ -136,7 +143,7 @@ func (a Artifact) validate(maxSize int64) error {
 	case a.Size > maxSize:
 		return fmt.Errorf("size %d is over the limit of %d bytes", a.Size, maxSize)
 	}
-	return nil
+	return a.validateUnit()
 }
 
 // ChannelOf is the channel a feed URL's path names: "stable" for

@@ -84,9 +84,20 @@ func (f *feed) url() string { return f.srv.URL + "/stable.json" }
 // the comment for (channel, commentVersion).
 func (f *feed) publish(t *testing.T, k testKey, version, channel, commentVersion string, artifact []byte) {
 	t.Helper()
+	f.publishWith(t, k, version, channel, commentVersion, artifact, nil)
+}
+
+// publishWith is publish with edit (when not nil) changing the platform's
+// entry before it is signed.
+func (f *feed) publishWith(t *testing.T, k testKey, version, channel, commentVersion string, artifact []byte, edit func(*Artifact)) {
+	t.Helper()
 	sum := sha256.Sum256(artifact)
+	a := Artifact{URL: "dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(artifact))}
+	if edit != nil {
+		edit(&a)
+	}
 	m := Manifest{Version: version, Notes: "notes of " + version, PubDate: "2026-01-02T03:04:05Z",
-		Platforms: map[string]Artifact{Platform(): {URL: "dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(artifact))}}}
+		Platforms: map[string]Artifact{Platform(): a}}
 	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
