@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,14 +25,15 @@ func writeFile(t *testing.T, path, content string) {
 
 // wantInstall checks what Inspect found for exe: its real path (links
 // resolved, so the name the installer gave it, .exe and all on Windows)
-// as Exe and as the target, and whether it is self-managed.
+// as Exe and as the target, and whether it is self-managed (then the
+// target is its unit).
 func wantInstall(t *testing.T, in Install, exe string, selfManaged bool) {
 	t.Helper()
 	real, err := filepath.EvalSymlinks(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Exe != real || in.Target != (Target{Path: real}) || in.SelfManaged() != selfManaged {
+	if in.Exe != real || in.Target != (Target{Path: real, Unit: selfManaged}) || in.SelfManaged() != selfManaged {
 		t.Errorf("got %+v (self-managed %v), want %s, self-managed %v", in, in.SelfManaged(), real, selfManaged)
 	}
 }
@@ -100,12 +102,14 @@ func TestStageRemovesLeftovers(t *testing.T) {
 	for _, name := range append(append([]string(nil), leftovers...), kept...) {
 		writeFile(t, filepath.Join(dir, name), name)
 	}
-	artifact := filepath.Join(t.TempDir(), "artifact")
-	writeFile(t, artifact, "not a program")
-	in := Install{Exe: current, Target: Target{Path: current}}
+	root := t.TempDir()
+	writeFiles(t, root, coresFiles("1.1.0"))
+	writeFile(t, filepath.Join(root, exeName), "not a program")
+	artifact, rel := unitRelease(t, root, "1.1.0")
+	in := Install{Exe: current, Target: Target{Path: current, Unit: true}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := Stage(ctx, artifact, in, "1.1.0"); !errors.Is(err, ErrSmoke) {
+	if _, err := Stage(ctx, artifact, in, rel); !errors.Is(err, ErrSmoke) {
 		t.Fatalf("staging a non-program: got %v, want ErrSmoke", err)
 	}
 	for _, name := range leftovers {
@@ -125,12 +129,53 @@ func TestSwapFailureLeavesTheTarget(t *testing.T) {
 	current := filepath.Join(dir, exeName)
 	writeFile(t, current, "the installed binary")
 	before, _ := os.ReadFile(current)
-	err := Swap(filepath.Join(dir, ".missing"), Target{Path: current})
+	err := Swap(filepath.Join(dir, ".missing"), Target{Path: current, Unit: true}, Versions{From: "1.0.0", To: "1.1.0"})
 	if !errors.Is(err, ErrSwap) {
 		t.Fatalf("got %v, want ErrSwap", err)
 	}
 	if after, _ := os.ReadFile(current); !bytes.Equal(before, after) {
 		t.Error("the target changed after a failed swap")
+	}
+	wantOnly(t, dir, exeName)
+}
+
+// TestStageRefusesAnotherUnit: a unit tar that is not the one the
+// manifest names, a manifest without a unit, and a unit of the other OS
+// are refused before anything runs, and nothing is left.
+func TestStageRefusesAnotherUnit(t *testing.T) {
+	dir := t.TempDir()
+	current := filepath.Join(dir, exeName)
+	writeFile(t, current, "the installed binary")
+	in := Install{Exe: current, Target: Target{Path: current, Unit: true}}
+	root := t.TempDir()
+	writeFiles(t, root, coresFiles("1.1.0"))
+	writeFile(t, filepath.Join(root, exeName), "the new binary")
+	artifact, rel := unitRelease(t, root, "1.1.0")
+	other := t.TempDir()
+	writeFiles(t, other, coresFiles("1.1.0"))
+	otherExe := "hermes-desktop.exe"
+	if exeName == otherExe {
+		otherExe = "hermes-desktop"
+	}
+	writeFile(t, filepath.Join(other, otherExe), "another OS's binary")
+	otherArtifact, otherRel := unitRelease(t, other, "1.1.0")
+	notUnit := withVersion(rel, "1.1.0")
+	notUnit.Artifact = Artifact{}
+	wrong := withVersion(rel, "1.1.0")
+	wrong.Artifact.UnitSHA256 = strings.Repeat("ab", 32)
+	for name, tc := range map[string]struct {
+		artifact string
+		rel      *Release
+		want     error
+	}{
+		"another digest":    {artifact, wrong, ErrChecksum},
+		"no unit":           {artifact, notUnit, ErrFeed},
+		"another OS's unit": {otherArtifact, otherRel, ErrSmoke},
+	} {
+		if _, err := Stage(context.Background(), tc.artifact, in, tc.rel); !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", name, err, tc.want)
+		}
+		wantOnly(t, dir, exeName)
 	}
 }
 

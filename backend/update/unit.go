@@ -41,6 +41,10 @@ func UnitDigest(root string) (sha256hex string, size int64, err error) {
 	return s.SHA256, s.Size, err
 }
 
+// Versions names the two sides of a Swap or a Restore: From the version
+// in place, To the one put in place.
+type Versions = unit.Versions
+
 // IsUnit reports whether the artifact carries a unit (unit_sha256 set).
 func (a Artifact) IsUnit() bool { return a.UnitSHA256 != "" }
 
