@@ -18,13 +18,21 @@ const maxBundleSize = 2 << 30
 // extractBundle unpacks a macOS bundle artifact (a .tar.gz holding one
 // top-level X.app directory) into dst, which becomes the bundle: X.app's
 // contents land directly in dst. Entries outside X.app, absolute or ".."
-// paths, links that leave the bundle and special files are refused.
+// paths, links that leave the bundle and special files are refused; and
+// every entry is written through an os.Root of dst, so that no chain of
+// links the archive makes (a -> ., a/b -> .., then b/FILE: each link
+// harmless by its text alone) can lead a write outside it.
 func extractBundle(archive, dst string) error {
 	f, err := os.Open(archive)
 	if err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
 	defer f.Close()
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	defer root.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
 		return fmt.Errorf("%w: bundle archive: %w", ErrFeed, err)
@@ -50,7 +58,7 @@ func extractBundle(archive, dst string) error {
 		if total += h.Size; total > maxBundleSize {
 			return fmt.Errorf("%w: bundle archive unpacks to over %d bytes", ErrFeed, int64(maxBundleSize))
 		}
-		if err := extractEntry(tr, h, filepath.Join(dst, filepath.FromSlash(rel)), rel); err != nil {
+		if err := extractEntry(tr, h, root, rel); err != nil {
 			return err
 		}
 	}
@@ -75,18 +83,19 @@ func bundleEntry(name string, top *string) (string, error) {
 	return rest, nil
 }
 
-// extractEntry writes one entry: a directory, a regular file or a link
-// that stays inside the bundle.
-func extractEntry(r io.Reader, h *tar.Header, target, rel string) error {
+// extractEntry writes one entry, through root: a directory, a regular
+// file or a link that stays inside the bundle.
+func extractEntry(r io.Reader, h *tar.Header, root *os.Root, rel string) error {
 	mode := os.FileMode(h.Mode) & 0o755
+	target := filepath.FromSlash(rel)
 	switch h.Typeflag {
 	case tar.TypeDir:
-		return wrapWrite(os.MkdirAll(target, mode|0o700))
+		return wrapWrite(root.MkdirAll(target, mode|0o700))
 	case tar.TypeReg:
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return wrapWrite(err)
 		}
-		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode|0o600)
+		out, err := root.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode|0o600)
 		if err != nil {
 			return wrapWrite(err)
 		}
@@ -100,10 +109,10 @@ func extractEntry(r io.Reader, h *tar.Header, target, rel string) error {
 		if path.IsAbs(h.Linkname) || dest == ".." || strings.HasPrefix(dest, "../") {
 			return fmt.Errorf("%w: bundle archive link %q -> %q leaves the bundle", ErrFeed, rel, h.Linkname)
 		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return wrapWrite(err)
 		}
-		return wrapWrite(os.Symlink(h.Linkname, target))
+		return wrapWrite(root.Symlink(h.Linkname, target))
 	}
 	return fmt.Errorf("%w: bundle archive entry %q is not a file, directory or link", ErrFeed, rel)
 }
