@@ -38,10 +38,18 @@ func fakeCores(t *testing.T, version string) string {
 // directory's files in cores/, a license.
 func layUnit(t *testing.T, dir, bin, cores string) {
 	t.Helper()
+	layUnitAs(t, dir, unit.ExeUnix, "LICENSE", bin, cores)
+}
+
+// layUnitAs is layUnit with the executable and the license under the
+// names an installer gives them (the Windows one: hermes-desktop.exe,
+// LICENSE.txt).
+func layUnitAs(t *testing.T, dir, exeName, license, bin, cores string) {
+	t.Helper()
 	data, err := os.ReadFile(bin)
 	must(t, err)
-	must(t, os.WriteFile(filepath.Join(dir, unit.ExeUnix), data, 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "LICENSE"), []byte("MIT"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, exeName), data, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, license), []byte("MIT"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(dir, unit.CoresDir), 0o755))
 	entries, err := os.ReadDir(cores)
 	must(t, err)
@@ -76,6 +84,12 @@ func packDir(t *testing.T, bin, cores string) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	layUnit(t, dir, bin, cores)
+	return packUnit(t, dir)
+}
+
+// packUnit is the update artifact of the unit laid out in dir.
+func packUnit(t *testing.T, dir string) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	_, err := unit.Compress(&buf, dir)
 	must(t, err)
