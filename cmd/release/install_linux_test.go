@@ -58,4 +58,27 @@ func TestPackedUnitIsTheInstalledOne(t *testing.T) {
 	if !strings.Contains(said, "unit_sha256 "+installed.SHA256) {
 		t.Errorf("the installed unit is %v; pack said %q", installed, said)
 	}
+
+	// What self-updates leave beside it (the version replaced, a core
+	// whose name no install recorded) goes with --uninstall.
+	lib := filepath.Join(home, ".local", "lib", "hermes-desktop")
+	for _, p := range []string{"hermes-desktop.old/cores/VERSION", "cores/hermes-desktop-core-linux-riscv64.gz", ".hermes-desktop.update-1/x"} {
+		must2(t, os.MkdirAll(filepath.Dir(filepath.Join(lib, p)), 0o755))
+		must2(t, os.WriteFile(filepath.Join(lib, p), []byte("x"), 0o644))
+	}
+	cmd = exec.Command("bash", filepath.Join(lib, "install.sh"), "--uninstall")
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("install.sh --uninstall: %v\n%s", err, out)
+	}
+	if left, err := os.ReadDir(lib); err == nil {
+		t.Errorf("after --uninstall %s holds %v, want it gone", lib, left)
+	}
+}
+
+func must2(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
