@@ -1,13 +1,16 @@
 //go:build linux
 
 // Command update measures the self-update end to end, side by side in one
-// run: -n updates 1.0.0 -> 1.1.0 through `update apply` (two builds of the
-// binary with a fresh key, installed with a portable marker, a loopback
-// feed), each from the CLI's start to its exit 0 (the new version serves),
-// with the backend's public /api/status probed every 2 ms throughout; then
-// the download alone, the update client against `curl` (and `curl` +
-// `sha256sum`, which is what the client does) for the same file from the
-// same loopback server.
+// run: the artifact (the bare executable beside the unit it travels in:
+// the executable, a gzip'd remote core, a license; its tar, and the tar
+// compressed with zstd as `release pack` makes it), what packing and
+// unpacking it cost; -n updates 1.0.0 -> 1.1.0 through `update apply` (two
+// builds of the binary with a fresh key, installed as the portable archive
+// lays them out, a loopback feed), each from the CLI's start to its exit 0
+// (the new version serves), with the backend's public /api/status probed
+// every 2 ms throughout; then the download alone, the update client
+// against `curl` (and `curl` + `sha256sum`, which is what the client does)
+// for the same file from the same loopback server.
 //
 // Usage: go run ./bench/update [-n 10] [-size 256]
 package main
@@ -61,13 +64,14 @@ func main() {
 	defer os.RemoveAll(dir)
 	pub, priv, err := minisign.GenerateKey(rand.Reader)
 	check(err)
-	old := build(dir, "1.0.0", pub)
-	next := build(dir, "1.1.0", pub)
-	feed := newFeed(dir, priv, next)
+	old := layUnit(dir, build(dir, "1.0.0", pub), "1.0.0")
+	next := layUnit(dir, build(dir, "1.1.0", pub), "1.1.0")
+	art := measureArtifact(dir, next)
+	feed := newFeed(dir, priv, art)
 	defer feed.close()
 
 	fmt.Printf("self-update 1.0.0 -> 1.1.0 through `update apply`: %d updates, /api/status probed every 2 ms\n", *n)
-	fmt.Printf("machine: %d CPUs, artifact %.1f MiB on a loopback feed\n\n", numCPU(), float64(len(feed.artifact))/(1<<20))
+	fmt.Printf("machine: %d CPUs, unit artifact %.1f MiB on a loopback feed\n\n", numCPU(), float64(len(feed.artifact))/(1<<20))
 	var total, inst []time.Duration
 	var failed, probes int64
 	kept := true
@@ -103,12 +107,12 @@ type feedServer struct {
 	big      string // path of the comparison file
 }
 
-func newFeed(dir string, priv minisign.PrivateKey, next string) *feedServer {
-	art, err := os.ReadFile(next)
-	check(err)
+func newFeed(dir string, priv minisign.PrivateKey, a packed) *feedServer {
+	art := a.data
 	sum := sha256.Sum256(art)
 	m := update.Manifest{Version: "1.1.0", PubDate: time.Now().UTC().Format(time.RFC3339),
-		Platforms: map[string]update.Artifact{update.Platform(): {URL: "../dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(art))}}}
+		Platforms: map[string]update.Artifact{update.Platform(): {URL: "../dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(art)),
+			UnitSHA256: a.unit.SHA256, UnitSize: a.unit.Size}}}
 	manifest, err := json.Marshal(m)
 	check(err)
 	sig := minisign.SignWithComments(priv, manifest, update.TrustedComment("stable", "1.1.0"), "bench")
@@ -136,15 +140,13 @@ type updateResult struct {
 	kept            bool
 }
 
-// runUpdate installs 1.0.0, starts it, updates it and waits for the
-// watcher (window 1 s) to finish; then stops everything.
+// runUpdate installs 1.0.0's unit, starts it, updates it and waits for
+// the watcher (window 1 s) to finish; then stops everything.
 func runUpdate(dir string, i int, old, feedURL string) updateResult {
 	inst := filepath.Join(dir, fmt.Sprintf("install-%d", i))
-	check(os.MkdirAll(inst, 0o755))
+	check(os.CopyFS(inst, os.DirFS(old)))
 	exe := filepath.Join(inst, "hermes-desktop")
-	data, err := os.ReadFile(old)
-	check(err)
-	check(os.WriteFile(exe, data, 0o755))
+	check(os.Chmod(exe, 0o755))
 	check(os.WriteFile(filepath.Join(inst, update.MarkerFile), []byte("portable\n"), 0o644))
 	state := filepath.Join(inst, "state")
 	tag := testbin.NewTag()
