@@ -7,20 +7,24 @@ import (
 )
 
 // Version is a semantic version (semver.org 2.0): MAJOR.MINOR.PATCH with an
-// optional -PRERELEASE; +BUILD is accepted and ignored in comparisons. A
-// leading "v" is accepted.
+// optional -PRERELEASE and +BUILD, whose identifiers are both
+// [0-9A-Za-z-]+, dot-separated; BUILD is ignored in comparisons. A leading
+// "v" is accepted.
 type Version struct {
 	Major, Minor, Patch uint64
 	// Pre is the pre-release identifiers ("rc", "1" for -rc.1); empty for
 	// a release, which is newer than any of its pre-releases.
 	Pre []string
+	// Build is the build metadata's identifiers ("linux", "5" for
+	// +linux.5); empty for none.
+	Build []string
 }
 
 // ParseVersion parses s, or says why it is not a release version.
 func ParseVersion(s string) (Version, error) {
 	var v Version
 	core := strings.TrimPrefix(s, "v")
-	core, _, _ = strings.Cut(core, "+")
+	core, build, hasBuild := strings.Cut(core, "+")
 	core, pre, hasPre := strings.Cut(core, "-")
 	parts := strings.Split(core, ".")
 	if len(parts) != 3 {
@@ -34,15 +38,33 @@ func ParseVersion(s string) (Version, error) {
 		}
 		*nums[i] = n
 	}
+	var err error
 	if hasPre {
-		v.Pre = strings.Split(pre, ".")
-		for _, id := range v.Pre {
-			if id == "" || strings.Trim(id, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-") != "" {
-				return v, fmt.Errorf("update: %q has a bad pre-release part %q", s, id)
-			}
+		if v.Pre, err = identifiers(pre); err != nil {
+			return v, fmt.Errorf("update: %q has a bad pre-release part: %w", s, err)
+		}
+	}
+	// The build part was once left unchecked, and a version reaches a path
+	// (<state>/updates/<version>) and a copy-paste hint (the .deb's): it
+	// follows the pre-release's rules, so "/", ".." or ";" never pass.
+	if hasBuild {
+		if v.Build, err = identifiers(build); err != nil {
+			return v, fmt.Errorf("update: %q has a bad build part: %w", s, err)
 		}
 	}
 	return v, nil
+}
+
+// identifiers splits a pre-release or build part into its identifiers:
+// each non-empty, of [0-9A-Za-z-] only.
+func identifiers(part string) ([]string, error) {
+	ids := strings.Split(part, ".")
+	for _, id := range ids {
+		if id == "" || strings.Trim(id, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-") != "" {
+			return nil, fmt.Errorf("%q is not dot-separated identifiers of [0-9A-Za-z-]", part)
+		}
+	}
+	return ids, nil
 }
 
 // parseNumeric reads a numeric identifier: digits, no leading zero.
@@ -53,11 +75,16 @@ func parseNumeric(p string) (uint64, error) {
 	return strconv.ParseUint(p, 10, 64)
 }
 
-// String formats v without a leading "v".
+// String formats v without a leading "v". It is made of checked parts
+// only (digits, dots, [0-9A-Za-z-] identifiers, "-" and "+"), so it is
+// safe as a file name and in a shell command.
 func (v Version) String() string {
 	s := fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
 	if len(v.Pre) > 0 {
 		s += "-" + strings.Join(v.Pre, ".")
+	}
+	if len(v.Build) > 0 {
+		s += "+" + strings.Join(v.Build, ".")
 	}
 	return s
 }

