@@ -51,11 +51,18 @@ func (f *feedFlags) apply(m, prev *update.Manifest, now time.Time) error {
 		return err
 	}
 	m.Expires = update.FormatExpiry(exp)
-	same := prev != nil && prev.Version == m.Version
-	if same {
+	if prev != nil && prev.Version == m.Version {
 		m.Rollout, m.Critical = prev.Rollout, prev.Critical
-		if old, err := update.ParseExpiry(prev.Expires); err == nil && exp.Before(old) {
+		old, err := update.ParseExpiry(prev.Expires)
+		switch {
+		case err != nil: // an old feed's, without one
+		case exp.Before(old):
 			return fmt.Errorf("the new expiry %s is earlier than the current manifest's %s: installs that accepted it would refuse this one as a replay", m.Expires, prev.Expires)
+		case !exp.After(old):
+			// Signed within the same second: one second later, so that
+			// installs take this manifest as the newer and the one it
+			// replaces (another rollout, say) as a replay.
+			m.Expires = update.FormatExpiry(old.Add(time.Second))
 		}
 	}
 	if f.given["rollout"] {

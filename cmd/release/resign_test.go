@@ -92,6 +92,14 @@ func TestResign(t *testing.T) {
 	if err := r.check(); err != nil && !errors.Is(err, update.ErrRollout) {
 		t.Fatalf("check after resign: got %v, want it accepted", err)
 	}
+	// Twice within a second: each re-signature still expires later than
+	// the one before, so installs take the last as the newest.
+	for range 2 {
+		before := r.manifest(t).Expires
+		if code, out := r.run("resign", "-expires", before); code != 0 || r.manifest(t).Expires <= before {
+			t.Fatalf("resign -expires %s: exit %d %q, expires %s; want later", before, code, out, r.manifest(t).Expires)
+		}
+	}
 	if code, out := r.run("resign", "-expires", "1h"); code == 0 || !strings.Contains(out, "would refuse this one as a replay") {
 		t.Errorf("resign with an earlier expiry: got exit %d %q, want it refused", code, out)
 	}
