@@ -195,24 +195,18 @@ func (s *Supervisor) onReported() {
 	})
 }
 
-// setCurrent makes cur the run the supervisor serves. A run with a
-// connection is read live by Status from now on: an adopted remote run
-// connects and claims after the adoption, and its state changes are not
-// all signalled (the status showed "not connected" until the next one).
+// setCurrent makes cur the run the supervisor serves (nil: none). A run
+// with a connection is read live by Status from now on: an adopted remote
+// run connects and claims after the adoption, and not every state change
+// is signalled (its card said "not connected" until the next one). Without
+// a run, the status keeps what it last saw, not the host's connection now.
 func (s *Supervisor) setCurrent(cur *current) {
 	s.cur = cur
-	if cur.can.Connected == nil {
+	if cur == nil || cur.can.Connected == nil {
 		s.live.Store(nil)
 		return
 	}
 	s.live.Store(&liveConnection{cur.can.Connected})
-}
-
-// clearCurrent forgets the run: the status shows what was last seen of
-// its connection, not the host's connection now.
-func (s *Supervisor) clearCurrent() {
-	s.cur = nil
-	s.live.Store(nil)
 }
 
 // setRun shows what holds the run's tree, and its connection (nil for a
