@@ -120,16 +120,18 @@ func describeArtifact(t *testing.T, url string, artifact []byte) update.Artifact
 }
 
 // offer serves m signed by priv, with set (called under mu) putting its
-// artifacts in place.
+// artifacts in place; m expires in an hour unless it says when.
 func (f *feedServer) offer(t *testing.T, priv minisign.PrivateKey, m update.Manifest, set func()) {
 	t.Helper()
-	data, err := json.Marshal(m)
+	if m.Expires == "" {
+		m.Expires = update.FormatExpiry(time.Now().Add(time.Hour))
+	}
+	data, sig, err := update.SignManifest(priv, "stable", &m)
 	must(t, err)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	set()
-	f.manifest = data
-	f.sig = minisign.SignWithComments(priv, data, update.TrustedComment("stable", m.Version), "test")
+	f.manifest, f.sig = data, sig
 }
 
 // publishPlatforms offers version with an artifact per platform key, each

@@ -518,6 +518,24 @@ EOF
 	grep -q 'msg="handoff failed"' "$HERMES_DESKTOP_STATE_DIR/launcher.log" || fail "launcher.log does not say the handoff failed"
 	one_tray_icon "after the failed handoff"
 	shot remote-after-failed-handoff
+	# The remote reap on the Boot reap page: the remote watchdog (a
+	# process this journey's sshd started, checked by its tag) killed, the
+	# backend is started again, and the reap before that start finds its
+	# session file, whose watchdog is gone, and says so, naming the host.
+	shim=$(field far "b['shim_pid']")
+	tr '\0' '\n' <"/proc/$shim/environ" | grep -qx "HERMES_DESKTOP_TEST_TAG=$remote_tag" || fail "the remote watchdog $shim is not this journey's"
+	pid_before=$(field far "b['pid']")
+	kill -KILL "$shim"
+	for _ in $(seq 1 120); do
+		[ "$(field far "b['state']")" = ready ] && [ "$(field far "b['pid']")" != "$pid_before" ] && break
+		sleep 0.5
+	done
+	[ "$(field far "b['pid']")" != "$pid_before" ] || fail "the remote backend was not started again after its watchdog was killed"
+	click 'page tab=Boot reap'
+	a11y wait 'heading=On remote hosts' || fail "the Boot reap page has no remote reap: $(a11y texts | tr '\n' '|')"
+	a11y texts | grep -qx journeybox || fail "the Boot reap page does not name the host: $(a11y texts | tr '\n' '|')"
+	shot remote-reap
+	click 'page tab=/Backends( .*)?/'
 	stop_app
 	[ "$(grep -c 'Accepted publickey' "$r/sshd.log")" = 1 ] || fail "authentications: $(grep -c 'Accepted publickey' "$r/sshd.log"), want 1"
 	for _ in $(seq 1 40); do [ -z "$(tagged_pids "$remote_tag")" ] && break; sleep 0.25; done

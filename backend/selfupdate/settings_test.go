@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,13 +35,11 @@ type testFeed struct {
 func newTestFeed(t *testing.T, priv minisign.PrivateKey, version string) *testFeed {
 	t.Helper()
 	sum := sha256.Sum256([]byte("binary"))
-	data, err := json.Marshal(update.Manifest{Version: version, Platforms: map[string]update.Artifact{
-		update.Platform(): {URL: "hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: 6},
-	}})
+	data, sig, err := update.SignManifest(priv, "stable", &update.Manifest{Version: version, Expires: update.FormatExpiry(time.Now().Add(time.Hour)),
+		Platforms: map[string]update.Artifact{update.Platform(): {URL: "hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: 6}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig := minisign.SignWithComments(priv, data, update.TrustedComment("stable", version), "test")
 	f := &testFeed{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/stable.json", func(w http.ResponseWriter, _ *http.Request) {

@@ -139,6 +139,6 @@ func (s *Supervisor) halt() bool {
 		s.log.Error("stop", "err", err)
 	}
 	s.cur.finish(s.records, s.log)
-	s.cur = nil
+	s.setCurrent(nil)
 	return true
 }

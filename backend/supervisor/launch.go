@@ -69,10 +69,7 @@ func (s *Supervisor) spawn() bool {
 		return false
 	}
 	cur.reported = p.Info().PID != 0
-	s.cur = cur
-	if cur.can.Connected != nil {
-		s.live.Store(&liveConnection{cur.can.Connected})
-	}
+	s.setCurrent(cur)
 	if err := p.Release(); err != nil {
 		s.out.Add("launcher", err.Error()) // the shim saw EOF and exits: handled as a crash
 	}
@@ -166,7 +163,7 @@ func (s *Supervisor) adopt(p run.Process, prev model.BackendStatus) {
 	now := time.Now()
 	info := p.Info()
 	_ = s.move(model.StateStarting, func() bool {
-		s.cur = newCurrent(p)
+		s.setCurrent(newCurrent(p))
 		s.cur.port, s.cur.reported = prev.Port, true
 		return true
 	}, nil)
@@ -196,6 +193,20 @@ func (s *Supervisor) onReported() {
 			st.Command = info.Command
 		}
 	})
+}
+
+// setCurrent makes cur the run the supervisor serves (nil: none). A run
+// with a connection is read live by Status from now on: an adopted remote
+// run connects and claims after the adoption, and not every state change
+// is signalled (its card said "not connected" until the next one). Without
+// a run, the status keeps what it last saw, not the host's connection now.
+func (s *Supervisor) setCurrent(cur *current) {
+	s.cur = cur
+	if cur == nil || cur.can.Connected == nil {
+		s.live.Store(nil)
+		return
+	}
+	s.live.Store(&liveConnection{cur.can.Connected})
 }
 
 // setRun shows what holds the run's tree, and its connection (nil for a

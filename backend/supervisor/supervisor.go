@@ -274,7 +274,7 @@ func (s *Supervisor) handle(ctx context.Context, kind commandKind) commandResult
 		s.restarts.cancel()
 		if s.cur != nil {
 			s.cur.letGo()
-			s.cur = nil
+			s.setCurrent(nil)
 		}
 	default:
 		err = fmt.Errorf("backend: unknown command %d", kind)

@@ -12,6 +12,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"aead.dev/minisign"
@@ -35,7 +36,11 @@ type Config struct {
 	// Platform is the manifest key to install; "" means Platform(), this
 	// build's (its flavour included).
 	Platform string
-	// Dir keeps downloads (<state>/updates), created 0700 when needed.
+	// Dir keeps downloads (<state>/updates), created 0700 when needed,
+	// the newest manifest accepted on each channel (FeedFile) and the
+	// install id (IDFile). "" keeps neither: the feed's expiry is still
+	// checked, but not a replay of an older unexpired manifest, and the
+	// install comes last in any rollout (only releases offered to all).
 	Dir string
 	// HTTP is the client to use; nil means one with connect, TLS and
 	// header timeouts. Either way redirects must stay https (or loopback).
@@ -48,13 +53,17 @@ type Config struct {
 }
 
 // Client checks the feed and downloads releases. It holds no state
-// between calls except its configuration, and is safe for concurrent use.
+// between calls except its configuration (what it remembers is in Dir),
+// and is safe for concurrent use.
 type Client struct {
 	cfg      Config
 	keys     []minisign.PublicKey
 	manifest *url.URL
 	channel  string
 	disabled error // why updates are off; nil when on
+	// fresh serializes the read and write of the channel's FeedFile, so
+	// two checks cannot record an older manifest over a newer one.
+	fresh sync.Mutex
 }
 
 // New returns a client for cfg. It never fails: a configuration that
@@ -187,9 +196,12 @@ type Release struct {
 
 // Check fetches the manifest and its signature and verifies them: the
 // signature with a trusted key, its trusted comment naming this channel
-// and the manifest's version, the version newer than the running one, an
-// entry for this platform. When the feed offers nothing newer the error is
-// ErrUpToDate and the release is still returned (it names the latest).
+// and the manifest's version and expiry, the manifest fresh (not expired,
+// not older than the newest accepted: fresh.go), the version newer than
+// the running one, an entry for this platform, and this install among
+// those the release is rolled out to (rollout.go). When the feed offers
+// nothing newer for this install the error wraps ErrUpToDate and the
+// release is still returned (it names the latest).
 func (c *Client) Check(ctx context.Context) (*Release, error) {
 	if c.disabled != nil {
 		return nil, c.disabled
@@ -205,6 +217,12 @@ func (c *Client) Check(ctx context.Context) (*Release, error) {
 		return nil, err
 	}
 	m, err := c.verify(data, sig)
+	if err != nil {
+		return nil, err
+	}
+	c.fresh.Lock()
+	err = checkFresh(c.cfg.Dir, c.channel, m, time.Now())
+	c.fresh.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +245,7 @@ func (c *Client) verify(data, sig []byte) (*Manifest, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: the manifest is not signed by a trusted key (key id %X)", ErrSignature, s.KeyID)
 	}
-	channel, version, err := parseTrustedComment(s.TrustedComment)
+	signed, err := parseTrustedComment(s.TrustedComment)
 	if err != nil {
 		return nil, err
 	}
@@ -235,9 +253,9 @@ func (c *Client) verify(data, sig []byte) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if channel != c.channel || version != m.Version {
-		return nil, fmt.Errorf("%w: the signature is for %s %s, the manifest is %s %s (a replayed or mixed-up manifest)",
-			ErrSignature, channel, version, c.channel, m.Version)
+	if signed.channel != c.channel || signed.version != m.Version || signed.expires != m.Expires {
+		return nil, fmt.Errorf("%w: the signature is for %s %s expiring %s, the manifest is %s %s expiring %q (a replayed or mixed-up manifest)",
+			ErrSignature, signed.channel, signed.version, signed.expires, c.channel, m.Version, m.Expires)
 	}
 	return m, nil
 }
@@ -253,6 +271,9 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 		return rel, fmt.Errorf("%w: version %s has no build for %s; the feed has it for %s",
 			ErrNoBuild, m.Version, describePlatform(c.cfg.Platform), offered(m))
 	}
+	if err := c.rolledOut(m); err != nil {
+		return rel, err
+	}
 	ref, err := url.Parse(a.URL)
 	if err != nil {
 		return rel, fmt.Errorf("%w: artifact url %q: %w", ErrFeed, a.URL, err)
@@ -264,6 +285,24 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 	a.URL = abs.String()
 	rel.Artifact = a
 	return rel, nil
+}
+
+// rolledOut refuses a release not yet offered to this install. Without
+// Dir there is no id: the install comes last (bucket 100).
+func (c *Client) rolledOut(m *Manifest) error {
+	bucket := 100
+	if c.cfg.Dir != "" && !m.Offered(bucket) {
+		id, err := InstallID(c.cfg.Dir)
+		if err != nil {
+			return err
+		}
+		bucket = Bucket(id)
+	}
+	if m.Offered(bucket) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is being rolled out to %d%% of installs; this install is not yet among them",
+		ErrRollout, m.Version, *m.Rollout)
 }
 
 // offered lists a manifest's platforms for a message.

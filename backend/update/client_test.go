@@ -25,6 +25,7 @@ func check(t *testing.T, c *Client) (*Release, error) {
 func TestCheckVerifies(t *testing.T) {
 	k, other := newKey(t), newKey(t)
 	art := randomBytes(1000)
+	exp := inAnHour()
 	cases := []struct {
 		name    string
 		publish func(f *feed)
@@ -56,16 +57,16 @@ func TestCheckVerifies(t *testing.T) {
 			f.sig = []byte("not a signature")
 		}, "1.0.0", ErrSignature},
 		{"bad manifest, well signed", func(f *feed) {
-			f.manifest = []byte(`{"version":"1.1.0","platforms":{"linux-amd64":{"url":"x","sha256":"nothex","size":1}}}`)
-			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0"))
+			f.manifest = []byte(`{"version":"1.1.0","expires":"` + exp + `","platforms":{"linux-amd64":{"url":"x","sha256":"nothex","size":1}}}`)
+			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0", exp))
 		}, "1.0.0", ErrFeed},
 		{"no build for this platform", func(f *feed) {
-			f.manifest = []byte(`{"version":"1.1.0","platforms":{}}`)
-			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0"))
+			f.manifest = []byte(`{"version":"1.1.0","expires":"` + exp + `","platforms":{}}`)
+			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0", exp))
 		}, "1.0.0", ErrNoBuild},
 		{"insecure artifact URL", func(f *feed) {
-			f.manifest = []byte(`{"version":"1.1.0","platforms":{"` + Platform() + `":{"url":"http://example.com/x","sha256":"` + strings.Repeat("a", 64) + `","size":1}}}`)
-			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0"))
+			f.manifest = []byte(`{"version":"1.1.0","expires":"` + exp + `","platforms":{"` + Platform() + `":{"url":"http://example.com/x","sha256":"` + strings.Repeat("a", 64) + `","size":1}}}`)
+			f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0", exp))
 		}, "1.0.0", ErrInsecure},
 	}
 	for _, tc := range cases {
@@ -155,7 +156,7 @@ func TestManifestSizeLimit(t *testing.T) {
 	k := newKey(t)
 	f := newFeed(t)
 	f.manifest = []byte(`{"version":"1.1.0","notes":"` + strings.Repeat("x", MaxManifestSize) + `"}`)
-	f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0"))
+	f.sig = k.sign(f.manifest, TrustedComment("stable", "1.1.0", "2026-01-02T03:04:05Z"))
 	if _, err := check(t, newClient(t, f, k, "1.0.0")); !errors.Is(err, ErrFeed) || !strings.Contains(err.Error(), "over") {
 		t.Fatalf("got %v, want the size limit", err)
 	}

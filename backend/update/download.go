@@ -83,10 +83,13 @@ func (c *Client) versionDir(version string) (string, error) {
 	if c.cfg.Dir == "" {
 		return "", errors.New("update: no download directory")
 	}
-	if _, err := ParseVersion(version); err != nil {
-		return "", err // never a path element we did not check
+	v, err := ParseVersion(version)
+	if err != nil {
+		return "", err
 	}
-	dir := filepath.Join(c.cfg.Dir, version)
+	// The name is rebuilt from the checked parts, never the string as the
+	// feed spelled it: no separator or ".." can reach the path.
+	dir := filepath.Join(c.cfg.Dir, v.String())
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("update: %w", classifyWrite(err))
 	}

@@ -30,6 +30,12 @@ var (
 	// trusted key, or its trusted comment does not name this channel and
 	// the manifest's version (a replayed or foreign manifest).
 	ErrSignature = errors.New("bad signature")
+	// ErrStale: the manifest verifies, but is not fresh: its signature
+	// expired, it is older than one this install already accepted (a
+	// replay), it names no expiry, or the record of the newest accepted
+	// cannot be read. Its errors are the sentence the user reads, without
+	// this word in front (staleError).
+	ErrStale = errors.New("stale feed")
 	// ErrChecksum: the artifact's size or sha256 differ from the manifest's.
 	ErrChecksum = errors.New("checksum mismatch")
 	// ErrDiskFull: no space left to download or stage the new binary.
@@ -38,6 +44,10 @@ var (
 	ErrInsecure = errors.New("insecure URL")
 	// ErrUpToDate: no version newer than the running one is offered.
 	ErrUpToDate = errors.New("no newer version")
+	// ErrRollout: the feed's newer version is being rolled out to a
+	// share of the installs that this one is not among yet (rollout.go);
+	// it wraps ErrUpToDate.
+	ErrRollout = fmt.Errorf("%w for this install yet", ErrUpToDate)
 	// ErrNoBuild: the feed's newer version has no build for this
 	// install's platform and flavour (Platform); it wraps ErrUpToDate:
 	// nothing is offered, and the words say why.
@@ -72,9 +82,11 @@ var reasons = []struct {
 }{
 	{ErrDisabled, "disabled"},
 	{ErrNoBuild, "no-build"},
+	{ErrRollout, "rollout"},
 	{ErrUpToDate, "up-to-date"},
 	{ErrManaged, "package-managed"},
 	{ErrSignature, "signature"},
+	{ErrStale, "stale"},
 	{ErrChecksum, "checksum"},
 	{ErrDiskFull, "disk-full"},
 	{ErrInsecure, "insecure-url"},
@@ -83,6 +95,13 @@ var reasons = []struct {
 	{ErrFeed, "feed"},
 	{ErrOffline, "offline"},
 }
+
+// staleError is an ErrStale said as the sentence the user reads ("the
+// update feed's signature expired on ..."), the sentinel's word left out.
+type staleError string
+
+func (e staleError) Error() string        { return string(e) }
+func (e staleError) Is(target error) bool { return target == ErrStale }
 
 // classifyNet wraps a transport error as ErrOffline: DNS, refused, reset,
 // timeouts. Anything else (a context the caller cancelled) stays as it is.

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"aead.dev/minisign"
 )
 
 // The feed, defined once for the client here and the release tool
@@ -14,20 +16,25 @@ import (
 // minisign signature next to it.
 //
 //	<base>/stable.json          {"version": "1.1.0", "notes": "...", "pub_date": "2026-...Z",
+//	                             "expires": "2026-...Z", "rollout": 30, "critical": false,
 //	                             "platforms": {"linux-amd64-webkit41": {"url": "...", "sha256": "<hex>", "size": N}, ...}}
 //	<base>/stable.json.minisig  minisign signature of those exact bytes, whose trusted
-//	                            comment is "hermes-desktop stable 1.1.0" (TrustedComment)
+//	                            comment is "hermes-desktop stable 1.1.0 2026-...Z" (TrustedComment)
 //
 // The trusted comment is covered by the signature, so a manifest of
 // another channel, or an older manifest served again, cannot pass for the
-// current one: the client checks that the comment names its channel and the
-// manifest's version, and that this version is newer than the running one.
+// current one: the client checks that the comment names its channel, the
+// manifest's version and its expiry, that the expiry has not passed
+// (fresh.go), that the manifest is not older than the newest this install
+// accepted, and that its version is newer than the running one. A
+// manifest without an expiry is refused: every feed is signed with one.
 // An artifact URL may be relative to the manifest's. A platform key is
 // GOOS-GOARCH, with the Linux desktop build's WebKitGTK flavour after it
 // (linux-amd64-webkit41, linux-amd64-webkit40; flavour.go): an install
 // takes only the key of its own build (Platform), so a WebKitGTK 4.1
 // install never downloads a 4.0 build, and a feed without its key offers
-// it nothing (ErrNoBuild).
+// it nothing (ErrNoBuild). A release may be offered to a share of the
+// installs first (rollout, rollout.go), unless it is critical.
 
 // Product is the first word of every trusted comment.
 const Product = "hermes-desktop"
@@ -49,9 +56,19 @@ const (
 
 // Manifest is one channel's latest release.
 type Manifest struct {
-	Version   string              `json:"version"`
-	Notes     string              `json:"notes,omitempty"`
-	PubDate   string              `json:"pub_date,omitempty"`
+	Version string `json:"version"`
+	Notes   string `json:"notes,omitempty"`
+	PubDate string `json:"pub_date,omitempty"`
+	// Expires is when the signature stops being accepted, RFC 3339 UTC
+	// ("2026-12-20T10:00:00Z"); the trusted comment names it too. Required:
+	// a feed is re-signed before it passes (release resign).
+	Expires string `json:"expires"`
+	// Rollout is the share of installs offered this release, 0 to 100; nil
+	// (absent) means 100. The same installs come first every release.
+	Rollout *int `json:"rollout,omitempty"`
+	// Critical offers the release to every install at once, whatever
+	// Rollout says.
+	Critical  bool                `json:"critical,omitempty"`
 	Platforms map[string]Artifact `json:"platforms"`
 }
 
@@ -82,18 +99,48 @@ var (
 // ValidChannel reports whether name can be a channel (and a file name).
 func ValidChannel(name string) bool { return channelPattern.MatchString(name) }
 
-// TrustedComment is the signed comment of a channel's manifest at version.
-func TrustedComment(channel, version string) string {
-	return Product + " " + channel + " " + version
+// TrustedComment is the signed comment of a channel's manifest at version,
+// expiring at expires (the manifest's Expires, as it spells it).
+func TrustedComment(channel, version, expires string) string {
+	return Product + " " + channel + " " + version + " " + expires
 }
 
-// parseTrustedComment splits a trusted comment into channel and version.
-func parseTrustedComment(c string) (channel, version string, err error) {
+// signedFields is what a trusted comment binds.
+type signedFields struct{ channel, version, expires string }
+
+// parseTrustedComment splits a trusted comment into what it binds. A
+// comment without an expiry is an old feed's, signed before feeds
+// expired: refused, with what to do.
+func parseTrustedComment(c string) (signedFields, error) {
 	f := strings.Fields(c)
-	if len(f) != 3 || f[0] != Product {
-		return "", "", fmt.Errorf("%w: the trusted comment %q is not %q", ErrSignature, c, TrustedComment("CHANNEL", "VERSION"))
+	switch {
+	case len(f) == 3 && f[0] == Product:
+		return signedFields{}, staleError(fmt.Sprintf("the update feed's signature (%q) names no expiry: it was signed before feeds expired, and must be re-signed (release resign)", c))
+	case len(f) != 4 || f[0] != Product:
+		return signedFields{}, fmt.Errorf("%w: the trusted comment %q is not %q", ErrSignature, c, TrustedComment("CHANNEL", "VERSION", "EXPIRES"))
 	}
-	return f[1], f[2], nil
+	return signedFields{f[1], f[2], f[3]}, nil
+}
+
+// SignManifest encodes m as the feed serves it and signs it for channel
+// with a trusted comment binding channel, version and expiry. The release
+// tool signs with it, and so do the tests' and benchmarks' feeds.
+func SignManifest(priv minisign.PrivateKey, channel string, m *Manifest) (data, sig []byte, err error) {
+	if !ValidChannel(channel) {
+		return nil, nil, fmt.Errorf("update: %q is not a channel name", channel)
+	}
+	if err := m.Validate(DefaultMaxArtifactSize); err != nil {
+		return nil, nil, err
+	}
+	if m.Expires == "" {
+		return nil, nil, fmt.Errorf("%w: manifest: no expires: every feed is signed with one", ErrFeed)
+	}
+	if data, err = json.MarshalIndent(m, "", "  "); err != nil {
+		return nil, nil, fmt.Errorf("update: %w", err)
+	}
+	data = append(data, '\n')
+	sig = minisign.SignWithComments(priv, data, TrustedComment(channel, m.Version, m.Expires), "signature from the hermes-desktop release key")
+	return data, sig, nil
 }
 
 // ParseManifest decodes a manifest and checks every field.
@@ -117,6 +164,16 @@ func (m *Manifest) Validate(maxArtifact int64) error {
 		if _, err := time.Parse(time.RFC3339, m.PubDate); err != nil {
 			return fmt.Errorf("%w: manifest: pub_date %q is not RFC 3339", ErrFeed, m.PubDate)
 		}
+	}
+	// An old manifest without one is valid here, for the release tool to
+	// re-sign; the client requires it through the trusted comment.
+	if m.Expires != "" {
+		if _, err := ParseExpiry(m.Expires); err != nil {
+			return fmt.Errorf("%w: manifest: %w", ErrFeed, err)
+		}
+	}
+	if m.Rollout != nil && (*m.Rollout < 0 || *m.Rollout > 100) {
+		return fmt.Errorf("%w: manifest: rollout %d is not a share from 0 to 100", ErrFeed, *m.Rollout)
 	}
 	if len(m.Notes) > 64<<10 {
 		return fmt.Errorf("%w: manifest: notes over 64 KiB", ErrFeed)

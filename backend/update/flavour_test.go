@@ -34,7 +34,7 @@ func TestPlatformKeys(t *testing.T) {
 // distinguishable by its URL.
 func flavouredManifest(t *testing.T, f *feed, k testKey, version string, keys ...string) {
 	t.Helper()
-	m := Manifest{Version: version, Platforms: map[string]Artifact{}}
+	m := Manifest{Version: version, Expires: inAnHour(), Platforms: map[string]Artifact{}}
 	for _, key := range keys {
 		m.Platforms[key] = Artifact{URL: "dl/" + key, SHA256: strings.Repeat("a", 64), Size: 10}
 	}
@@ -44,7 +44,7 @@ func flavouredManifest(t *testing.T, f *feed, k testKey, version string, keys ..
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.manifest, f.sig = data, k.sign(data, TrustedComment("stable", version))
+	f.manifest, f.sig = data, k.sign(data, TrustedComment("stable", version, m.Expires))
 }
 
 // An install takes the artifact of its own flavour among all of them, and

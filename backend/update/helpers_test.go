@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"aead.dev/minisign"
 )
@@ -80,24 +81,21 @@ func newFeed(t *testing.T) *feed {
 
 func (f *feed) url() string { return f.srv.URL + "/stable.json" }
 
-// publish sets the artifact and a manifest for version, signed by k with
-// the comment for (channel, commentVersion).
+// publish sets the artifact and a manifest for version, expiring in an
+// hour, signed by k with the comment for (channel, commentVersion).
 func (f *feed) publish(t *testing.T, k testKey, version, channel, commentVersion string, artifact []byte) {
 	t.Helper()
-	f.publishWith(t, k, version, channel, commentVersion, artifact, nil)
+	f.publishWith(t, k, version, channel, commentVersion, artifact, func(*Manifest) {})
 }
 
-// publishWith is publish with edit (when not nil) changing the platform's
-// entry before it is signed.
-func (f *feed) publishWith(t *testing.T, k testKey, version, channel, commentVersion string, artifact []byte, edit func(*Artifact)) {
+// publishWith is publish with edit changing the manifest before it is
+// signed (its expiry, rollout, ...); the comment names its expiry.
+func (f *feed) publishWith(t *testing.T, k testKey, version, channel, commentVersion string, artifact []byte, edit func(*Manifest)) {
 	t.Helper()
 	sum := sha256.Sum256(artifact)
-	a := Artifact{URL: "dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(artifact))}
-	if edit != nil {
-		edit(&a)
-	}
-	m := Manifest{Version: version, Notes: "notes of " + version, PubDate: "2026-01-02T03:04:05Z",
-		Platforms: map[string]Artifact{Platform(): a}}
+	m := Manifest{Version: version, Notes: "notes of " + version, PubDate: "2026-01-02T03:04:05Z", Expires: inAnHour(),
+		Platforms: map[string]Artifact{Platform(): {URL: "dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(artifact))}}}
+	edit(&m)
 	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +103,11 @@ func (f *feed) publishWith(t *testing.T, k testKey, version, channel, commentVer
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.manifest, f.artifact = data, artifact
-	f.sig = k.sign(data, TrustedComment(channel, commentVersion))
+	f.sig = k.sign(data, TrustedComment(channel, commentVersion, m.Expires))
 }
+
+// inAnHour is a fresh manifest's expiry.
+func inAnHour() string { return FormatExpiry(time.Now().Add(time.Hour)) }
 
 func (f *feed) serveArtifact(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()

@@ -104,13 +104,19 @@ func (i Install) Why() string {
 	return ""
 }
 
-// UpdateCommand is what updates a package-managed copy to version.
+// UpdateCommand is what updates a package-managed copy to version. The
+// command is for a person to paste into a shell: the version in it is
+// rebuilt from its checked parts, and one that does not parse is left out.
 func (i Install) UpdateCommand(version string) string {
 	flavour := Flavour
 	if flavour == "" {
 		flavour = FlavourWebKit41 // every .deb is a desktop build; 4.1 is the current releases'
 	}
-	deb := fmt.Sprintf("sudo apt install ./hermes-desktop_%s_%s_amd64.deb", version, flavour)
+	v, err := ParseVersion(version)
+	if err != nil {
+		return "the package manager or installer you used"
+	}
+	deb := fmt.Sprintf("sudo apt install ./hermes-desktop_%s_%s_amd64.deb", v, flavour)
 	if i.Manager == "dpkg" {
 		return deb
 	}

@@ -159,6 +159,9 @@ func ClearProbation(dir string) error {
 
 // PruneDownloads removes downloaded versions other than keep.
 func PruneDownloads(dir, keep string) {
+	if v, err := ParseVersion(keep); err == nil {
+		keep = v.String() // as Download names its directory
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if _, err := ParseVersion(e.Name()); err == nil && e.IsDir() && e.Name() != keep {

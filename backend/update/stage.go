@@ -2,12 +2,14 @@ package update
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"hermes-desktop/backend/update/bundle"
 	"hermes-desktop/backend/update/unit"
 )
 
@@ -61,7 +63,13 @@ func stageBundle(archive string, in Install) (staged, exe string, err error) {
 	if staged, err = os.MkdirTemp(in.Target.Dir(), stagedPattern(in.Target)); err != nil {
 		return "", "", fmt.Errorf("update: stage in %s: %w", in.Target.Dir(), classifyWrite(err))
 	}
-	return staged, filepath.Join(staged, rel), extractBundle(archive, staged)
+	err = bundle.Extract(archive, staged)
+	if errors.Is(err, bundle.ErrFormat) {
+		err = fmt.Errorf("%w: %w", ErrFeed, err)
+	} else if err != nil {
+		err = fmt.Errorf("update: %w", classifyWrite(err))
+	}
+	return staged, filepath.Join(staged, rel), err
 }
 
 // stageUnit extracts the unit tar into a new directory beside the

@@ -68,8 +68,9 @@ type Check struct {
 	Available bool   `json:"available"`
 	Notes     string `json:"notes"`
 	// Reason is why nothing is offered (disabled, up-to-date, no-build,
-	// skipped, bad), or package-managed when the update is for the package manager
-	// to install; "" when it can be applied.
+	// rollout, skipped, bad), or package-managed when the update is for the
+	// package manager to install; "" when it can be applied. A check that
+	// failed says why in one word too (offline, signature, stale, ...).
 	Reason string `json:"reason"`
 	// Message says the same in words; Command is the package manager's.
 	Message string `json:"message,omitempty"`
@@ -89,7 +90,7 @@ type Result struct {
 // package-managed, busy).
 func (c Check) Failed() bool {
 	switch c.Reason {
-	case "", "disabled", "up-to-date", "no-build", "skipped", "package-managed", "busy":
+	case "", "disabled", "up-to-date", "no-build", "rollout", "skipped", "package-managed", "busy":
 		return false
 	}
 	return true

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"hermes-desktop/backend/update/bundle"
 	"hermes-desktop/backend/update/unit"
 )
 
@@ -47,7 +48,7 @@ func Swap(staged string, t Target, v Versions) error {
 	case t.Unit:
 		err = swapUnit(staged, t, v)
 	case t.Bundle:
-		err = swapDir(staged, t.Path)
+		err = bundle.Swap(staged, t.Path, OldPath(t))
 	default:
 		err = errors.New("not a unit or a bundle")
 	}
@@ -69,7 +70,7 @@ func Restore(t Target, v Versions) error {
 	case t.Unit:
 		err = unit.Restore(t.Dir(), filepath.Base(OldPath(t)), filepath.Base(t.Path)+failedInfix+randomSuffix(), v)
 	case t.Bundle:
-		err = restoreDir(t.Path)
+		err = bundle.Restore(t.Path, OldPath(t), t.Path+failedInfix+randomSuffix())
 	default:
 		err = errors.New("not a unit or a bundle")
 	}
@@ -104,40 +105,6 @@ func swapUnit(staged string, t Target, v Versions) error {
 		os.Remove(old) // still empty unless putting back failed: then it stays for the next start
 	}
 	return err
-}
-
-// swapDir swaps a bundle directory: the current one moves to .old (an
-// older .old is removed first), the staged one takes its name; if that
-// fails, the current one moves back.
-func swapDir(staged, path string) error {
-	old := path + OldSuffix
-	if err := os.RemoveAll(old); err != nil {
-		return err
-	}
-	if err := os.Rename(path, old); err != nil {
-		return err
-	}
-	if err := os.Rename(staged, path); err != nil {
-		if rerr := os.Rename(old, path); rerr != nil {
-			return fmt.Errorf("%w; and putting the current one back failed: %w", err, rerr)
-		}
-		return err
-	}
-	return nil
-}
-
-// restoreDir moves the failed bundle aside, .old back, and removes the
-// failed one.
-func restoreDir(path string) error {
-	bad := path + failedInfix + randomSuffix()
-	if err := os.Rename(path, bad); err != nil {
-		return err
-	}
-	if err := os.Rename(path+OldSuffix, path); err != nil {
-		_ = os.Rename(bad, path)
-		return err
-	}
-	return os.RemoveAll(bad)
 }
 
 func randomSuffix() string {

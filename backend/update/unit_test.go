@@ -56,7 +56,7 @@ func TestDownloadUnpacksTheUnit(t *testing.T) {
 	k := newKey(t)
 	art, sum := packUnit(t, unitTree(t, "hermes-desktop", "1.1.0"))
 	f := newFeed(t)
-	f.publishWith(t, k, "1.1.0", "stable", "1.1.0", art, func(a *Artifact) { a.UnitSHA256, a.UnitSize = sum.SHA256, sum.Size })
+	f.publishWith(t, k, "1.1.0", "stable", "1.1.0", art, withUnit(sum.SHA256, sum.Size))
 	c := newClient(t, f, k, "1.0.0")
 	path, err := download(t, c, nil)
 	if err != nil {
@@ -74,12 +74,21 @@ func TestDownloadUnpacksTheUnit(t *testing.T) {
 	}
 
 	wrong := strings.Repeat("ab", 32)
-	f.publishWith(t, k, "1.2.0", "stable", "1.2.0", art, func(a *Artifact) { a.UnitSHA256, a.UnitSize = wrong, sum.Size })
+	f.publishWith(t, k, "1.2.0", "stable", "1.2.0", art, withUnit(wrong, sum.Size))
 	if _, err := download(t, c, nil); !errors.Is(err, ErrChecksum) {
 		t.Fatalf("a manifest naming another unit: got %v, want ErrChecksum", err)
 	}
 	if left, _ := os.ReadDir(filepath.Join(c.cfg.Dir, "1.2.0")); len(left) != 0 {
 		t.Errorf("left after a refused unit: %v", left)
+	}
+}
+
+// withUnit makes a manifest's entry for this platform name a unit.
+func withUnit(sha string, size int64) func(*Manifest) {
+	return func(m *Manifest) {
+		a := m.Platforms[Platform()]
+		a.UnitSHA256, a.UnitSize = sha, size
+		m.Platforms[Platform()] = a
 	}
 }
 

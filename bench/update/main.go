@@ -110,12 +110,11 @@ type feedServer struct {
 func newFeed(dir string, priv minisign.PrivateKey, a packed) *feedServer {
 	art := a.data
 	sum := sha256.Sum256(art)
-	m := update.Manifest{Version: "1.1.0", PubDate: time.Now().UTC().Format(time.RFC3339),
+	m := update.Manifest{Version: "1.1.0", PubDate: time.Now().UTC().Format(time.RFC3339), Expires: update.FormatExpiry(time.Now().Add(24 * time.Hour)),
 		Platforms: map[string]update.Artifact{update.Platform(): {URL: "../dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(art)),
 			UnitSHA256: a.unit.SHA256, UnitSize: a.unit.Size}}}
-	manifest, err := json.Marshal(m)
+	manifest, sig, err := update.SignManifest(priv, "stable", &m)
 	check(err)
-	sig := minisign.SignWithComments(priv, manifest, update.TrustedComment("stable", "1.1.0"), "bench")
 	f := &feedServer{artifact: art, big: filepath.Join(dir, "big")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/feed/stable.json", func(w http.ResponseWriter, r *http.Request) { w.Write(manifest) })

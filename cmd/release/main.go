@@ -6,6 +6,7 @@
 //	go run ./cmd/release pack -platform linux-amd64-webkit41 -version 1.1.0 -out DIST STAGE
 //	go run ./cmd/release sign -key DIR/update.key -version 1.1.0 -channel stable -platform linux-amd64-webkit41 \
 //	    -url https://example.com/dl/hermes-desktop-1.1.0-linux-amd64-webkit41.unit.tar.zst -out FEEDDIR ARTIFACT
+//	go run ./cmd/release resign -key DIR/update.key -channel stable -out FEEDDIR [-expires 14d]
 //
 // pack (pack.go) writes DIST/hermes-desktop-VERSION-PLATFORM.unit.tar.zst:
 // the unit in STAGE (the executable, cores/ and the license files, as the
@@ -27,17 +28,20 @@
 // the one its executable links) to
 // FEEDDIR/<channel>.json at -version, and writes the manifest's
 // signature, FEEDDIR/<channel>.json.minisig, whose trusted comment is
-// "hermes-desktop <channel> <version>". Signing the same version for
-// another platform adds that platform; signing a newer version starts a new
-// manifest; an older version is refused.
+// "hermes-desktop <channel> <version> <expires>". Signing the same version
+// for another platform adds that platform; signing a newer version starts a
+// new manifest; an older version is refused.
+//
+// Every signature expires (-expires, default 14 days: installs refuse an
+// expired feed), so a feed is re-signed before then: resign signs the
+// channel's manifest as it is with a new expiry, no new release, and may
+// change its staged rollout (-rollout 0-100, -critical; resign.go).
 package main
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,7 +70,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release pack -platform P -version V -out DIST DIR | release sign -key KEY -version V -url URL -out FEEDDIR ARTIFACT")
+		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release pack -platform P -version V -out DIST DIR | release sign -key KEY -version V -url URL -out FEEDDIR ARTIFACT | release resign -key KEY -out FEEDDIR")
 		return 2
 	}
 	var err error
@@ -77,8 +81,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdSign(args[1:], stdout, stderr)
 	case "pack":
 		err = cmdPack(args[1:], stdout, stderr)
+	case "resign":
+		err = cmdResign(args[1:], stdout, stderr)
 	default:
-		err = fmt.Errorf("unknown command %q (keygen, pack or sign)", args[0])
+		err = fmt.Errorf("unknown command %q (keygen, pack, sign or resign)", args[0])
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -138,6 +144,7 @@ func writeNew(path string, data []byte, mode os.FileMode) error {
 type signOptions struct {
 	key, version, channel, url, out, platform, notes, notesFile, date string
 	artifact                                                          string
+	feed                                                              feedFlags
 }
 
 func cmdSign(args []string, stdout, stderr io.Writer) error {
@@ -153,92 +160,97 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.notes, "notes", "", "release notes")
 	fs.StringVar(&o.notesFile, "notes-file", "", "read the release notes from this file")
 	fs.StringVar(&o.date, "date", "", "publication date, RFC 3339 (default now)")
+	o.feed.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	o.feed.parsed(fs)
 	if fs.NArg() != 1 || o.key == "" || o.version == "" || o.url == "" || o.out == "" {
 		return errors.New("sign: -key, -version, -url, -out and one ARTIFACT are required")
 	}
 	o.artifact = fs.Arg(0)
-	manifest, err := sign(o)
+	manifest, m, err := sign(o)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "signed %s %s (%s) into %s\n", o.channel, o.version, o.platform, manifest)
+	fmt.Fprintf(stdout, "signed %s %s (%s) into %s: expires %s%s\n", o.channel, o.version, o.platform, manifest, m.Expires, describeRollout(m))
 	return nil
 }
 
 // sign updates the channel's manifest with the artifact and signs it.
-func sign(o signOptions) (string, error) {
+func sign(o signOptions) (string, *update.Manifest, error) {
 	if !update.ValidChannel(o.channel) {
-		return "", fmt.Errorf("sign: %q is not a channel name", o.channel)
+		return "", nil, fmt.Errorf("sign: %q is not a channel name", o.channel)
 	}
 	priv, err := readKey(o.key)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	art, err := describeArtifact(o)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	path := filepath.Join(o.out, o.channel+".json")
-	m, err := nextManifest(path, o)
+	m, prev, err := nextManifest(path, o)
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	if err := o.feed.apply(m, prev, time.Now()); err != nil {
+		return "", nil, fmt.Errorf("sign: %w", err)
 	}
 	m.Platforms[o.platform] = art
-	if err := m.Validate(update.DefaultMaxArtifactSize); err != nil {
-		return "", fmt.Errorf("sign: %w", err)
+	if err := writeFeed(path, priv, o.channel, m); err != nil {
+		return "", nil, fmt.Errorf("sign: %w", err)
 	}
-	data, err := json.MarshalIndent(m, "", "  ")
+	return path, m, nil
+}
+
+// writeFeed signs m and writes it and its signature at path.
+func writeFeed(path string, priv minisign.PrivateKey, channel string, m *update.Manifest) error {
+	data, sig, err := update.SignManifest(priv, channel, m)
 	if err != nil {
-		return "", err
+		return err
 	}
-	data = append(data, '\n')
-	r := minisign.NewReader(bytes.NewReader(data))
-	if _, err := io.Copy(io.Discard, r); err != nil {
-		return "", err
-	}
-	sig := r.SignWithComments(priv, update.TrustedComment(o.channel, m.Version), "signature from the hermes-desktop release key")
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return "", fmt.Errorf("sign: %w", err)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
 	// The signature first: a reader that sees the new manifest before its
 	// signature refuses it, and the other order would offer nothing at all
 	// for a moment either way. Both are atomic renames.
 	if err := writeAtomic(path+update.SignatureSuffix, sig); err != nil {
-		return "", err
+		return err
 	}
-	return path, writeAtomic(path, data)
+	return writeAtomic(path, data)
 }
 
 // nextManifest loads the channel's manifest when it is the same version,
-// starts a new one for a newer version, and refuses an older one.
-func nextManifest(path string, o signOptions) (*update.Manifest, error) {
+// starts a new one for a newer version, and refuses an older one; prev is
+// the manifest there was (nil for none).
+func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err error) {
 	if _, err := update.ParseVersion(o.version); err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
+		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
-	m := &update.Manifest{Version: o.version, PubDate: o.date, Notes: o.notes, Platforms: map[string]update.Artifact{}}
+	m = &update.Manifest{Version: o.version, PubDate: o.date, Notes: o.notes, Platforms: map[string]update.Artifact{}}
 	if m.PubDate == "" {
 		m.PubDate = time.Now().UTC().Format(time.RFC3339)
 	}
 	if o.notesFile != "" {
 		notes, err := os.ReadFile(o.notesFile)
 		if err != nil {
-			return nil, fmt.Errorf("sign: %w", err)
+			return nil, nil, fmt.Errorf("sign: %w", err)
 		}
 		m.Notes = string(notes)
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
+		return m, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
+		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
-	prev, err := update.ParseManifest(data, update.DefaultMaxArtifactSize)
+	prev, err = update.ParseManifest(data, update.DefaultMaxArtifactSize)
 	if err != nil {
-		return nil, fmt.Errorf("sign: the existing %s: %w", path, err)
+		return nil, nil, fmt.Errorf("sign: the existing %s: %w", path, err)
 	}
 	switch {
 	case prev.Version == o.version:
@@ -247,9 +259,9 @@ func nextManifest(path string, o signOptions) (*update.Manifest, error) {
 			m.Notes = prev.Notes
 		}
 	case update.Newer(prev.Version, o.version):
-		return nil, fmt.Errorf("sign: %s already offers %s, newer than %s: a feed never goes back", path, prev.Version, o.version)
+		return nil, nil, fmt.Errorf("sign: %s already offers %s, newer than %s: a feed never goes back", path, prev.Version, o.version)
 	}
-	return m, nil
+	return m, prev, nil
 }
 
 // describe reads the artifact's size and sha256.

@@ -46,6 +46,14 @@ func unitDir(t *testing.T, exeName, exe, version string) string {
 	return dir
 }
 
+// exeFor is the executable's name in platform's unit.
+func exeFor(platform string) string {
+	if strings.HasPrefix(platform, "windows") {
+		return unit.ExeWindows
+	}
+	return unit.ExeUnix
+}
+
 // pack runs `release pack` and returns the artifact's path, or "" and
 // what it said.
 func pack(t *testing.T, dir, platform, version string) (string, string) {
@@ -76,11 +84,7 @@ func TestKeygenPackSignVerify(t *testing.T) {
 		t.Fatalf("update.pub: %v; output %q", err, out.String())
 	}
 	signAs := func(version, platform string) int {
-		exe := unit.ExeUnix
-		if strings.HasPrefix(platform, "windows") {
-			exe = unit.ExeWindows
-		}
-		dir := unitDir(t, exe, "the new binary", version)
+		dir := unitDir(t, exeFor(platform), "the new binary", version)
 		art, said := pack(t, dir, platform, version)
 		if art == "" {
 			t.Fatalf("pack %s %s: %s", version, platform, said)

@@ -65,18 +65,35 @@ export function updateLine(u: UpdateInfo | undefined | null, now: number): { tex
     case "idle":
       if (!u.checked_at) return { text: "Not checked yet", title: "" };
       if (u.latest && u.skipped === u.latest) return { text: `Skipped ${u.latest}`, title: "Skip this version: it is not offered" };
-      // Newer but not offered (it failed after an earlier update, or the
+      // Newer but not offered (it failed after an earlier update, the
       // feed has no build of this install's platform and WebKitGTK
-      // flavour): Go says why, after its sentinel's words.
+      // flavour, or it is being rolled out to other installs first): Go
+      // says why, after its sentinel's words.
       if (u.latest && u.latest !== u.current && u.error) {
-        const why = u.error.replace(/^no newer version( for this install)?:\s*/, "");
+        const why = u.error.replace(/^no newer version( for this install( yet)?)?:\s*/, "");
         // (The sidebar has room for no more words than these.)
-        return { text: `${u.latest} not offered`, title: why.charAt(0).toUpperCase() + why.slice(1) };
+        return { text: `${u.latest} not offered${u.reason === "rollout" ? " yet" : ""}`, title: sentence(why) };
       }
       return { text: "Up to date", title: u.latest ? `The feed offers ${u.latest}` : "" };
+    case "failed":
+      // An expired or replayed feed: not an update that failed.
+      if (u.reason === "stale") return { text: "Update feed refused", title: sentence(u.error ?? "") };
+      return u.latest ? { text: `Update: ${u.latest}`, title: "" } : null;
     default:
       return u.latest ? { text: `Update: ${u.latest}`, title: "" } : null;
   }
+}
+
+/** The failed banner's first words: a refused feed (expired, replayed) is
+ *  no update that failed, whatever was offered before. */
+export function failedHeading(u: Pick<UpdateInfo, "latest" | "reason">): string {
+  if (u.reason === "stale") return "The update feed was refused. ";
+  return u.latest ? `The update to ${u.latest} failed. ` : "The update check failed. ";
+}
+
+/** Go's words ("the update feed's signature expired on …") as a sentence. */
+export function sentence(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /**

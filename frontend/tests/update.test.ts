@@ -58,6 +58,18 @@ describe("update logic", () => {
       text: "1.1.0 not offered",
       title: "Version 1.1.0 has no build for linux-amd64-webkit41 (the WebKitGTK 4.1 build); the feed has it for linux-amd64-webkit40",
     });
+    // Being rolled out to other installs first: not yet, and why.
+    const rollout = updateLine({
+      state: "idle", current: "1.0.0", latest: "1.3.0", reason: "rollout", checked_at: "2024-05-01T10:00:00Z",
+      error: "no newer version for this install yet: 1.3.0 is being rolled out to 30% of installs; this install is not yet among them",
+    }, NOW);
+    expect(rollout).toEqual({ text: "1.3.0 not offered yet", title: "1.3.0 is being rolled out to 30% of installs; this install is not yet among them" });
+    // An expired or replayed feed is refused, whatever it offered before.
+    const stale = updateLine({
+      state: "failed", current: "1.0.0", latest: "1.2.0", reason: "stale",
+      error: "the update feed's signature expired on 2026-01-02 03:04 UTC: the feed is stale or being replayed",
+    }, NOW);
+    expect(stale).toEqual({ text: "Update feed refused", title: "The update feed's signature expired on 2026-01-02 03:04 UTC: the feed is stale or being replayed" });
   });
 
   it("summarizes the notes to their first paragraph", () => {
@@ -113,6 +125,16 @@ describe("update banner", () => {
     click(root, '.banner [data-action="update-check"]');
     await flush();
     expect(f.api.CheckForUpdate).toHaveBeenCalledTimes(1);
+  });
+
+  it("says a stale or replayed feed was refused, not that an update failed", async () => {
+    const error = "the update feed's signature expired on 2026-01-02 03:04 UTC: the feed is stale or being replayed";
+    const f = fakeApi(withUpdate({ state: "failed", current: "1.2.3", latest: "1.3.0", reason: "stale", error }));
+    const { root } = await mount(f.api);
+    const text = root.querySelector('[data-key="update:failed"]')!.textContent;
+    expect(text).toContain("The update feed was refused. The update feed's signature expired on 2026-01-02 03:04 UTC: the feed is stale or being replayed");
+    expect(text).not.toContain("The update to 1.3.0 failed");
+    expect(root.querySelector(".update-row")!.textContent).toContain("Update feed refused");
   });
 
   it("keeps the window quiet when there is nothing to say, with Check now in the sidebar", async () => {

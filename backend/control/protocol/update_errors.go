@@ -19,6 +19,7 @@ var updateKinds = []struct{ err, kind error }{
 	{update.ErrOffline, errkind.ErrOffline},
 	{update.ErrFeed, errkind.ErrUnverified},
 	{update.ErrSignature, errkind.ErrUnverified},
+	{update.ErrStale, errkind.ErrUnverified},
 	{update.ErrChecksum, errkind.ErrUnverified},
 	{update.ErrInsecure, errkind.ErrUnverified},
 	{update.ErrSmoke, errkind.ErrUnverified},

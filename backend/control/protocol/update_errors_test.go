@@ -19,10 +19,12 @@ func TestUpdateErrorKinds(t *testing.T) {
 	}{
 		{update.ErrUpToDate, errkind.ErrUpToDate, errkind.CodeUpToDate},
 		{update.ErrNoBuild, errkind.ErrUpToDate, errkind.CodeUpToDate},
+		{update.ErrRollout, errkind.ErrUpToDate, errkind.CodeUpToDate},
 		{update.ErrDisabled, errkind.ErrRefused, errkind.CodeRefused},
 		{update.ErrBuildOff, errkind.ErrRefused, errkind.CodeRefused},
 		{update.ErrManaged, errkind.ErrRefused, errkind.CodeRefused},
 		{update.ErrSignature, errkind.ErrUnverified, errkind.CodeUnverified},
+		{update.ErrStale, errkind.ErrUnverified, errkind.CodeUnverified},
 		{update.ErrChecksum, errkind.ErrUnverified, errkind.CodeUnverified},
 		{update.ErrSmoke, errkind.ErrUnverified, errkind.CodeUnverified},
 		{update.ErrFeed, errkind.ErrUnverified, errkind.CodeUnverified},

@@ -1,7 +1,7 @@
 import "./update.css";
 import { h } from "../dom";
 import type { AppState } from "../state";
-import { bannerKind, downloadProgress, notesSummary, UPDATE_KEYS, updateLine, type UpdateInfo } from "../update";
+import { bannerKind, downloadProgress, failedHeading, notesSummary, sentence, UPDATE_KEYS, updateLine, type UpdateInfo } from "../update";
 import { banner, button, inlineError } from "../ui";
 
 /** The update banner above every tab: available, downloading (with a
@@ -68,7 +68,7 @@ export function updateBanner(s: AppState): HTMLElement | null {
     case "failed":
       return banner(
         "error",
-        parts(h("strong", null, version ? `The update to ${version} failed. ` : "The update check failed. "), u.error ?? "", err),
+        parts(h("strong", null, failedHeading(u)), sentence(u.error ?? ""), err),
         { key, actions: [check] },
       );
   }

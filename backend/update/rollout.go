@@ -1,0 +1,85 @@
+package update
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"hermes-desktop/lockfile"
+)
+
+// Staged rollout: a manifest may offer its release to a share of the
+// installs (Manifest.Rollout, 0-100) before the rest. Each install keeps a
+// random id of its own, <state>/updates/install-id (IDFile: 32 hex digits,
+// 0600, made the first time a release is being rolled out); its bucket, 0-99, is a hash of the id
+// alone, so the same installs go first every release (the version is not
+// mixed in). A release is offered when the bucket is below the share, or
+// when it is critical.
+
+// IDFile is the install id's file name in <state>/updates.
+const IDFile = "install-id"
+
+// InstallID reads this install's id from dir, making it at the first call.
+// An id that does not read as 32 hex digits is replaced: it only orders
+// the install in a rollout, and a new one is as good.
+func InstallID(dir string) (string, error) {
+	path := filepath.Join(dir, IDFile)
+	data, err := lockfile.ReadLimited(path, 64)
+	id := strings.TrimSpace(string(data))
+	if err == nil && validID(id) {
+		return id, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, lockfile.ErrTooLarge) {
+		return "", fmt.Errorf("update: install id: %w", err)
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("update: install id: %w", err)
+	}
+	id = hex.EncodeToString(b[:])
+	if err := writeID(dir, path, id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// writeID writes the id atomically, 0600, creating dir (0700) if needed.
+func writeID(dir, path, id string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("update: install id: %w", classifyWrite(err))
+	}
+	err := lockfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
+		_, err := io.WriteString(w, id+"\n")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update: install id: %w", classifyWrite(err))
+	}
+	return nil
+}
+
+func validID(id string) bool {
+	_, err := hex.DecodeString(id)
+	return err == nil && len(id) == 32
+}
+
+// Bucket is an install id's place in a rollout, 0-99: the first 8 bytes
+// of SHA-256(id), mod 100. The same id has the same bucket every release.
+func Bucket(id string) int {
+	sum := sha256.Sum256([]byte(id))
+	return int(binary.BigEndian.Uint64(sum[:8]) % 100)
+}
+
+// Offered reports whether a release with m's rollout and critical flag is
+// offered to the install in bucket (100: an install without an id, last).
+func (m *Manifest) Offered(bucket int) bool {
+	return m.Critical || m.Rollout == nil || *m.Rollout >= 100 || bucket < *m.Rollout
+}
