@@ -29,7 +29,7 @@ func (l *Launcher) Relaunch(ctx context.Context, keepBackends bool) (*protocol.H
 func (c *Config) handoff(self proc.Identity, nonce string) handoff.Config {
 	return handoff.Config{
 		StateDir: c.StateDir, Exe: c.Self, Args: c.Args, Self: self, Nonce: nonce,
-		Logger: c.Logger,
+		LauncherJob: c.LauncherJob, Logger: c.Logger,
 	}
 }
 

@@ -4,33 +4,120 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"hermes-desktop/contract/errkind"
 
 	"golang.org/x/sys/windows"
 )
 
 // successorAttr starts a handoff's successor outside our kill-on-close job
-// (it must outlive us) and without our console.
+// (it must outlive us; an adopt-mode successor joins the job again with
+// the handle it inherits) and without our console.
 func successorAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_BREAKAWAY_FROM_JOB | windows.DETACHED_PROCESS}
 }
 
-// adoptSupported: the backends live in our kill-on-close job, which dies
-// with us; adopting them would take handing over the job's handle as well
-// as the lifelines, which is not built: use the restart mode there.
-func adoptSupported() error {
-	return fmt.Errorf("handoff: %w: adopt mode is not available on Windows; use --mode restart", errkind.ErrRefused)
+// inheritance is what an adopt-mode successor inherits: handles, by value.
+// Each is an inheritable duplicate made for this start alone and closed
+// after it, so our own handles stay non-inheritable; only the successor,
+// whose handle list names them (Go's StartProcess passes
+// PROC_THREAD_ATTRIBUTE_HANDLE_LIST), receives them.
+type inheritance struct {
+	dups  []windows.Handle // closed once passed
+	given []*os.File       // ours only to pass on: closed once passed
 }
 
-// InheritFile wraps a handed-over handle (adopt mode never runs on Windows).
-func InheritFile(fd int, name string) *os.File { return os.NewFile(uintptr(fd), name) }
+func newInheritance() *inheritance { return &inheritance{} }
 
-// restoreNonblock has nothing to restore on Windows.
-func restoreNonblock([]*os.File) {}
+// File passes a duplicate of f's handle; its value is the number.
+func (in *inheritance) File(f *os.File, give bool) (int, error) {
+	if give {
+		in.given = append(in.given, f)
+	}
+	return in.dup(f.Fd())
+}
+
+// Job passes a duplicate of a job's handle; 0 passes nothing.
+func (in *inheritance) Job(handle uintptr) (int, error) {
+	if handle == 0 {
+		return 0, nil
+	}
+	return in.dup(handle)
+}
+
+func (in *inheritance) dup(h uintptr) (int, error) {
+	self := windows.CurrentProcess()
+	var d windows.Handle
+	if err := windows.DuplicateHandle(self, windows.Handle(h), self, &d, 0, true, windows.DUPLICATE_SAME_ACCESS); err != nil {
+		return 0, fmt.Errorf("handoff: pass handle %d: %w", h, err)
+	}
+	in.dups = append(in.dups, d)
+	return int(d), nil
+}
+
+// attach adds the duplicates to the handles cmd's child inherits.
+func (in *inheritance) attach(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	for _, d := range in.dups {
+		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, syscall.Handle(d))
+	}
+}
+
+// release is called once the successor has started (or failed to): our
+// duplicates and the files given away are closed. Idempotent.
+func (in *inheritance) release() {
+	for _, d := range in.dups {
+		windows.CloseHandle(d)
+	}
+	for _, f := range in.given {
+		f.Close()
+	}
+	in.dups, in.given = nil, nil
+}
+
+// checkInherited checks the handles by value: every one is ours (the
+// predecessor passed it), named once, and of its kind: the lifeline and
+// the output pipes are pipes, a tree's job is checked as it is taken
+// (instance.Adopt: a job that kills on close and holds the shim). No
+// listener crosses on Windows.
+func checkInherited(st State) error {
+	seen := map[int]bool{}
+	for i, b := range st.Backends {
+		hs := []int{b.Lifeline, b.Stdout, b.Stderr}
+		if b.Job != 0 { // else the predecessor had no job for this tree
+			hs = append(hs, b.Job)
+		}
+		for _, h := range hs {
+			if h <= 0 || seen[h] {
+				return fmt.Errorf("handoff: backend %d: handles %d/%d/%d/%d: each must be a distinct handle", i, b.Lifeline, b.Stdout, b.Stderr, b.Job)
+			}
+			seen[h] = true
+		}
+		for _, h := range []int{b.Lifeline, b.Stdout, b.Stderr} {
+			if t, err := windows.GetFileType(windows.Handle(h)); err != nil || t != windows.FILE_TYPE_PIPE {
+				return fmt.Errorf("handoff: backend %d: handle %d is not a pipe (%v)", i, h, err)
+			}
+		}
+	}
+	for _, b := range st.Remote {
+		if b.Listener != 0 {
+			return fmt.Errorf("handoff: remote backend %q: a listener handle (%d), which Windows never passes", b.Status.Name, b.Listener)
+		}
+	}
+	return nil
+}
+
+// InheritFile takes a handle a predecessor handed over, made
+// non-inheritable: nothing we start later may hold another backend's
+// lifeline.
+func InheritFile(fd int, name string) *os.File {
+	_ = windows.SetHandleInformation(windows.Handle(fd), windows.HANDLE_FLAG_INHERIT, 0)
+	return os.NewFile(uintptr(fd), name)
+}
 
 // executable: Windows runs a program by its name's extension, not by a mode
 // bit (Go reports none): what PATHEXT lists, .exe by default.

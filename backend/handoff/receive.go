@@ -44,6 +44,10 @@ type Receiving struct {
 	Reclaimer *reclaim.Reclaimer
 	// LeakGuard configures the adopted backends' leak guards.
 	LeakGuard leakguard.Config
+	// LauncherJob is the job the predecessor handed down and we joined
+	// (Windows): every shim must live in it, or old's exit would end it.
+	// Nil where there is none (Unix).
+	LauncherJob *instance.LauncherJob
 	// Logger receives the handoff's log; it must not be nil.
 	Logger *slog.Logger
 }
@@ -105,12 +109,8 @@ func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
 	if err != nil {
 		return Received{}, err
 	}
-	for _, b := range st.Backends {
-		for _, id := range []proc.Identity{b.Shim, b.Backend} {
-			if err := proc.Check(id); err != nil {
-				return Received{}, fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
-			}
-		}
+	if err := r.check(st); err != nil {
+		return Received{}, err
 	}
 	var got Received
 	defer func() {
@@ -159,6 +159,26 @@ func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
 	return got, nil
 }
 
+// check verifies every backend before the commit: its shim and backend
+// are still the processes named, and (Windows) the shim lives in the job
+// we joined, which keeps it once the predecessor is gone.
+func (r *Receiving) check(st State) error {
+	for _, b := range st.Backends {
+		for _, id := range []proc.Identity{b.Shim, b.Backend} {
+			if err := proc.Check(id); err != nil {
+				return fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
+			}
+		}
+		if r.LauncherJob == nil {
+			continue
+		}
+		if held, err := r.LauncherJob.Holds(b.Shim.PID); err != nil || !held {
+			return fmt.Errorf("handoff: backend %s: its shim %d is not in the launcher's job we joined (%v)", b.Status.Name, b.Shim.PID, err)
+		}
+	}
+	return nil
+}
+
 // hasRemote says whether the new configuration runs name on host.
 func (r *Receiving) hasRemote(name, host string) bool {
 	for i := range r.Specs {
@@ -186,6 +206,10 @@ func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
 		outR.Close()
 		errR.Close()
 	}
+	// A backend not adopted keeps its tree's job held here (Windows), never
+	// closed: closing it would kill the tree the moment the predecessor
+	// exits, cutting its shim's graceful teardown short; once the shim is
+	// done the job is empty, and it goes with this instance.
 	if spec == nil {
 		// The new configuration has no such backend: closing its lifeline,
 		// our only copy, makes its shim tear it down.
@@ -203,7 +227,7 @@ func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
 		return nil, err
 	}
 	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token, Owner: owner, LeakGuard: r.LeakGuard, Logger: r.Logger,
-		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
+		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup, Job: uintptr(b.Job)}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
 	if err != nil {
 		return nil, err // instance.Adopt closed the files
 	}

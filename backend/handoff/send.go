@@ -68,14 +68,14 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 
 // Relaunch hands this instance over to a new run of its own executable,
 // which reads the settings saved since this one started. With keepBackends
-// the backends keep running (an adopt handoff, where the platform has one);
+// the backends keep running (an adopt handoff);
 // without, they are stopped first and the new instance starts them anew, as
 // a setting given to a backend as it starts (its grace period, its command)
 // needs. Once the new instance serves, this one is handed over (HandedOff
 // closes).
 func (s *Sender) Relaunch(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
 	mode := protocol.HandoffRestart
-	if keepBackends && adoptSupported() == nil {
+	if keepBackends {
 		mode = protocol.HandoffAdopt
 	}
 	succ, res, err := s.Handoff(ctx, protocol.HandoffArgs{To: s.cfg.Exe, Mode: mode, TimeoutNS: int64(2 * time.Minute)})
@@ -119,23 +119,19 @@ func (s *Sender) resume(cause error) error {
 // Nothing changes here until the successor commits. After the commit the
 // successor is returned even with an error (errCommitted).
 func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
-	if err := adoptSupported(); err != nil {
-		return nil, err
-	}
-	state, files, err := s.state(ctx)
-	if err != nil {
-		return nil, err
-	}
 	stateR, stateW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("handoff: state pipe: %w", err)
 	}
 	defer stateW.Close()
-	succ, err := s.start(to, []string{AdoptFDArg()}, append([]*os.File{stateR}, files...), nil)
-	stateR.Close()
-	for _, f := range files[3*len(state.Backends):] {
-		f.Close() // our copies of the remote forwards' sockets: the successor has its own
+	in := newInheritance()
+	defer in.release()
+	args, state, err := s.pass(ctx, in, stateR)
+	if err != nil {
+		return nil, err
 	}
+	succ, err := s.start(to, args, in, nil)
+	in.release() // the successor has its copies (or failed to start)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +151,27 @@ func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
 		return succ, errCommitted{fmt.Errorf("%w (after it had taken the backends over)", err)}
 	}
 	return succ, nil
+}
+
+// pass lays out what an adopt-mode successor inherits (see wire.go): the
+// state pipe's read end (given away), the launcher's job where there is
+// one, and every backend's files. It returns the successor's extra
+// arguments and the state to send.
+func (s *Sender) pass(ctx context.Context, in *inheritance, stateR *os.File) ([]string, State, error) {
+	stateNum, err := in.File(stateR, true)
+	if err != nil {
+		return nil, State{}, err
+	}
+	args := []string{AdoptFDArg(stateNum)}
+	job, err := in.Job(s.cfg.LauncherJob.Handle())
+	if err != nil {
+		return nil, State{}, err
+	}
+	if job != 0 {
+		args = append(args, AdoptJobArg(job))
+	}
+	state, err := s.state(ctx, in)
+	return args, state, err
 }
 
 // awaitCommit waits for the successor's commit. An error means it did not
@@ -179,11 +196,11 @@ func (s *Sender) awaitCommit(ctx context.Context, succ *Successor) error {
 }
 
 // state describes every backend to the successor, with the files it will
-// inherit (see wire.go for the layout).
-func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
+// inherit, passed with in (see wire.go for the layout).
+func (s *Sender) state(ctx context.Context, in Passing) (State, error) {
 	all, err := s.launcher.Views(ctx)
 	if err != nil {
-		return State{}, nil, fmt.Errorf("handoff: %w", err)
+		return State{}, fmt.Errorf("handoff: %w", err)
 	}
 	var views []View
 	for _, v := range all {
@@ -195,12 +212,11 @@ func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
 			continue
 		}
 		if !v.ViaShim {
-			return State{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", errkind.ErrRefused)
+			return State{}, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", errkind.ErrRefused)
 		}
 		views = append(views, v)
 	}
-	st, files := NewState(s.cfg.Self, s.cfg.Nonce, views)
-	return st, files, nil
+	return NewState(s.cfg.Self, s.cfg.Nonce, views, in)
 }
 
 // Commit is old's side of the switch: the successor that was started (and

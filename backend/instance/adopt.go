@@ -33,21 +33,33 @@ type Adopted struct {
 	Containment       model.Containment
 	ContainmentReason string
 	Cgroup            string
+	// Job is the inherited handle of the kill-on-close job the
+	// predecessor kept the tree in (Windows); 0 for none.
+	Job uintptr
 }
 
 // Adopt rebuilds an instance from what a predecessor handed over:
-// the shim and backend (checked again here), the lifeline write end and the
-// output pipes it inherited. The shim is not our child: its exit is seen
-// through a handle and its status is unknown; its group is not pinned, so
-// the tree is followed by identities only.
+// the shim and backend (checked again here), the lifeline write end, the
+// output pipes and the tree's job (Windows) it inherited. The shim is not
+// our child: its exit is seen through a handle and its status is unknown;
+// its group is not pinned, so the tree is followed by identities only.
 func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*Instance, error) {
-	h, err := proc.Open(b.Shim)
+	// The job first: taken (and closed below) even when the rest fails,
+	// so that what is left of a tree we do not adopt ends with it.
+	jk, err := adoptJobKiller(b.Job, b.Shim.PID)
+	var h *proc.Handle
+	if err == nil {
+		h, err = proc.Open(b.Shim)
+	}
 	if err == nil {
 		err = proc.Check(b.Backend)
 	}
 	if err != nil {
 		if h != nil {
 			h.Close()
+		}
+		if jk != nil {
+			jk.release()
 		}
 		lifeline.Close()
 		outR.Close()
@@ -63,10 +75,11 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 		shim:   shimLink{client: watchdog.AdoptShim(lifeline), released: true, backend: b.Backend, known: known},
 		cont: containment{nonce: b.Nonce, viaShim: true, kind: b.Containment, why: b.ContainmentReason,
 			cgroup: b.Cgroup, known: known},
-		out:    output{log: log, ready: run.NewPortMatcher(spec.ReadyRegex), outR: outR, errR: errR},
-		rec:    newRecordState(b.LeakGuard, b.Logger, spec.Name, log, b.Owner),
-		tree:   newTree(b.Shim, 0),
-		exited: make(chan struct{}),
+		out:       output{log: log, ready: run.NewPortMatcher(spec.ReadyRegex), outR: outR, errR: errR},
+		rec:       newRecordState(b.LeakGuard, b.Logger, spec.Name, log, b.Owner),
+		tree:      newTree(b.Shim, 0),
+		jobKiller: jk,
+		exited:    make(chan struct{}),
 	}
 	i.rec.created = time.Now()
 	i.cont.takeReport(b.Cgroup, "")

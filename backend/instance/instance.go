@@ -92,6 +92,8 @@ func (l *leader) collect() run.ExitStatus {
 type jobKiller interface {
 	kill()
 	release()
+	// handle is the job's handle, which a handoff passes to a successor.
+	handle() uintptr
 }
 
 // watch sets up what follows the started tree and starts the goroutines

@@ -162,5 +162,8 @@ func (i *Instance) Handover() run.Handover {
 	if i.shim.on() {
 		h.Lifeline = i.shim.client.Lifeline()
 	}
+	if i.jobKiller != nil {
+		h.Job = i.jobKiller.handle()
+	}
 	return h
 }

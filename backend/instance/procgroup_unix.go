@@ -3,6 +3,7 @@
 package instance
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -25,9 +26,24 @@ func GroupOf(pid int) int { return pid }
 // tracked tree do the job.
 func newJobKiller(int) (jobKiller, error) { return nil, nil }
 
-// EnterLauncherJob has nothing to do on Unix: backends are bound to the
-// launcher by the watchdog shim's lifeline instead of a job object.
-func EnterLauncherJob() error { return nil }
+// adoptJobKiller: a Unix predecessor passes no job (h is always 0).
+func adoptJobKiller(uintptr, int) (jobKiller, error) { return nil, nil }
+
+// LauncherJob has no Unix counterpart: backends are bound to the launcher
+// by the watchdog shim's lifeline instead of a job object. A nil
+// *LauncherJob is none.
+type LauncherJob struct{}
+
+// EnterLauncherJob has nothing to do on Unix (no job, nothing inherited).
+func EnterLauncherJob(uintptr) (*LauncherJob, error) { return nil, nil }
+
+// Handle is 0: there is no job to pass on.
+func (*LauncherJob) Handle() uintptr { return 0 }
+
+// Holds says no process lives in a job here.
+func (*LauncherJob) Holds(int) (bool, error) {
+	return false, errors.New("instance: no launcher job on this OS")
+}
 
 // askToStop sends the leader (the shim, or the backend) SIGTERM and reports
 // whether it went out.

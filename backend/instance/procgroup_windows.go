@@ -1,6 +1,8 @@
 package instance
 
 import (
+	"errors"
+	"fmt"
 	"os/exec"
 	"syscall"
 
@@ -43,27 +45,78 @@ func newJobKiller(pid int) (jobKiller, error) {
 	return &treeJob{job: job}, nil
 }
 
+// adoptJobKiller takes the job a predecessor kept the tree of shim in
+// (the handle it passed down; 0: it had none). The job must hold the shim:
+// a handle that names another job is refused, never terminated.
+func adoptJobKiller(h uintptr, shim int) (jobKiller, error) {
+	if h == 0 {
+		return nil, nil
+	}
+	j, err := job.Inherit(h)
+	if err != nil {
+		return nil, err
+	}
+	if in, err := j.Holds(shim); err != nil || !in {
+		j.Close()
+		return nil, fmt.Errorf("instance: the handed-over job %d does not hold shim %d (%v)", h, shim, err)
+	}
+	return &treeJob{job: j}, nil
+}
+
 // kill terminates every process in the job.
 func (j *treeJob) kill() { _ = j.job.Terminate() }
 
 // release closes the job once the tree is gone.
 func (j *treeJob) release() { j.job.Close() }
 
-// EnterLauncherJob puts the launcher in a kill-on-close job. Every child is
-// born inside it, so when the launcher dies, however it dies, Windows kills
-// every backend tree with it. The handle is deliberately never closed.
-// Breakaway is allowed for one child only: a handoff's successor, which
-// must outlive us (it asks for it with CREATE_BREAKAWAY_FROM_JOB).
-func EnterLauncherJob() error {
-	job, err := job.NewKillOnClose(true)
+// handle is the job's handle, for a handoff to pass on.
+func (j *treeJob) handle() uintptr { return j.job.Handle() }
+
+// LauncherJob is the kill-on-close job the launcher lives in: every child
+// is born inside it, so when the last launcher holding it dies, however it
+// dies, Windows kills every backend tree with it. Breakaway is allowed for
+// one child only: a handoff's successor, which must outlive us (it asks
+// for it with CREATE_BREAKAWAY_FROM_JOB) and, in adopt mode, joins this
+// same job with the handle it inherits. The handle is deliberately never
+// closed: exiting closes it.
+type LauncherJob struct{ job *job.Job }
+
+// EnterLauncherJob puts the launcher in its job: the one an adopt-mode
+// predecessor handed down (inherited, its handle value; from then on both
+// hold it, and it ends only when the last of them is gone), or a new one
+// (inherited 0).
+func EnterLauncherJob(inherited uintptr) (*LauncherJob, error) {
+	var j *job.Job
+	var err error
+	if inherited != 0 {
+		j, err = job.Inherit(inherited)
+	} else {
+		j, err = job.NewKillOnClose(true)
+	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := job.AssignSelf(); err != nil {
-		job.Close()
-		return err
+	if err := j.AssignSelf(); err != nil {
+		j.Close() // an inherited one lives on in the predecessor
+		return nil, err
 	}
-	return nil
+	return &LauncherJob{job: j}, nil
+}
+
+// Handle is the job's handle, for a handoff to pass on; 0 for none.
+func (l *LauncherJob) Handle() uintptr {
+	if l == nil {
+		return 0
+	}
+	return l.job.Handle()
+}
+
+// Holds reports whether process pid lives in the job.
+func (l *LauncherJob) Holds(pid int) (bool, error) {
+	if l == nil {
+		return false, errors.New("instance: the launcher is in no job")
+	}
+	return l.job.Holds(pid)
 }
 
 // askToStop asks a shim with the stop message on its lifeline: no console

@@ -238,6 +238,10 @@ type Handover struct {
 	Cgroup  string
 	// The lifeline's write end and the output pipes' read ends.
 	Lifeline, Stdout, Stderr *os.File
+	// Job is the handle of the kill-on-close job holding the tree
+	// (Windows), the instance's own: valid while it runs, for the handoff
+	// to duplicate; 0 where there is none.
+	Job uintptr
 }
 
 const (

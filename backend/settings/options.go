@@ -56,6 +56,7 @@ var Options = []Option{
 		Usage: "how long a new version must stay healthy after an update before it is kept; a failure inside it rolls back"},
 	{Flag: "update-check-interval", Env: "HERMES_DESKTOP_UPDATE_CHECK_INTERVAL", Type: TypeDuration, Usage: "time between automatic update checks; 0 turns them off"},
 	{Flag: "adopt-fd", Type: TypeInt, Usage: "internal: handoff state pipe (set by a handoff in adopt mode)"},
+	{Flag: "adopt-job", Type: TypeInt, Usage: "internal: the launcher's job handle (Windows; set by a handoff in adopt mode)"},
 	{Flag: "log-level", Env: "HERMES_DESKTOP_LOG_LEVEL", Type: TypeText, Usage: "debug, info, warn or error"},
 	// Saved and edited, with no flag: the remote backends' connections.
 	{Field: "SSHConfig", Label: "SSH config file", Editable: true, Type: TypeText},

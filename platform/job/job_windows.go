@@ -35,6 +35,42 @@ func NewKillOnClose(allowBreakaway bool) (*Job, error) {
 	return &Job{h: h}, nil
 }
 
+// Inherit takes the handle of a job a predecessor passed down (an
+// inherited handle keeps its value in the child). It must name a job
+// object: a handle value that names anything else is refused and left
+// alone. Whether the job kills on close is not checked: our predecessor
+// made it so (NewKillOnClose), and Wine answers a query of the limits with
+// none set. It is made non-inheritable, so no child of ours holds it.
+func Inherit(h uintptr) (*Job, error) {
+	j := &Job{h: windows.Handle(h)}
+	if _, err := j.memberPIDs(); err != nil { // a query only a job answers
+		return nil, fmt.Errorf("job: inherited handle %d is no job object: %w", h, err)
+	}
+	if err := windows.SetHandleInformation(windows.Handle(h), windows.HANDLE_FLAG_INHERIT, 0); err != nil {
+		return nil, fmt.Errorf("job: inherited job %d: %w", h, err)
+	}
+	return j, nil
+}
+
+// Handle is the job's handle, ours: valid until Close. A handoff passes a
+// duplicate of it down.
+func (j *Job) Handle() uintptr { return uintptr(j.h) }
+
+// Holds reports whether process pid is a member of the job (or of a job
+// nested in it).
+func (j *Job) Holds(pid int) (bool, error) {
+	h, err := openMember(uint32(pid))
+	if err != nil {
+		return false, fmt.Errorf("job: open process %d: %w", pid, err)
+	}
+	defer windows.CloseHandle(h)
+	in, err := isProcessInJob(h, j.h)
+	if err != nil {
+		return false, fmt.Errorf("job: process %d: %w", pid, err)
+	}
+	return in, nil
+}
+
 // AssignSelf puts the calling process in the job.
 func (j *Job) AssignSelf() error {
 	if err := windows.AssignProcessToJobObject(j.h, windows.CurrentProcess()); err != nil {
