@@ -37,7 +37,9 @@ type Progress struct {
 var errRetry = errors.New("update: download interrupted")
 
 // Download fetches rel's artifact into <Dir>/<version>/artifact (directory
-// 0700, file 0600) and verifies its size and sha256. A partial file left by
+// 0700, file 0600) and verifies its size and sha256; with a Patch, it
+// first tries that (patch.go) and falls back to the full artifact on any
+// failure but a cancelled ctx, saying why in the log. A partial file left by
 // an earlier attempt is resumed with an HTTP Range request; an attempt
 // that breaks off is resumed too. A file already downloaded and verified is
 // returned at once. progress (may be nil) is called from this goroutine at
@@ -53,20 +55,39 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 		m.finish(rel.Artifact.Size)
 		return final, nil
 	}
-	part := final + ".part"
-	d := &digest{h: sha256.New()}
-	if err := c.fetchAll(ctx, rel.Artifact, part, m, d); err != nil {
-		return "", err
+	if rel.Patch != nil {
+		path, err := c.downloadPatch(ctx, dir, rel, progress)
+		if err == nil || ctx.Err() != nil {
+			return path, err
+		}
+		c.cfg.Logger.Warn("update: the patch did not work; downloading the full artifact", "version", rel.Version, "err", err)
 	}
-	if err := d.verify(part, rel.Artifact); err != nil {
-		os.Remove(part) // ours, and wrong: the next try starts over
+	if err := c.fetchFile(ctx, rel.Artifact, final, m); err != nil {
 		return "", err
-	}
-	if err := os.Rename(part, final); err != nil {
-		return "", fmt.Errorf("update: %w", err)
 	}
 	m.finish(rel.Artifact.Size)
 	return final, nil
+}
+
+// fetchFile downloads a into final, through final.part, resumed and
+// verified; a verified file already there is kept.
+func (c *Client) fetchFile(ctx context.Context, a Artifact, final string, m *meter) error {
+	if verifyFile(final, a) == nil {
+		return nil
+	}
+	part := final + ".part"
+	d := &digest{h: sha256.New()}
+	if err := c.fetchAll(ctx, a, part, m, d); err != nil {
+		return err
+	}
+	if err := d.verify(part, a); err != nil {
+		os.Remove(part) // ours, and wrong: the next try starts over
+		return err
+	}
+	if err := os.Rename(part, final); err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	return nil
 }
 
 // versionDir creates <Dir>/<version>, private.

@@ -52,14 +52,14 @@ func otherGzip(p []byte) []byte {
 func oneLine(p []byte) { copy(p[len(p)/3:], "a one-line change") }
 
 func TestMakeApplyRoundTrip(t *testing.T) {
-	old := release(1, 1<<20, nil, otherGzip)
+	old := release(1, 256<<10, nil, otherGzip)
 	for _, tc := range []struct {
 		name string
 		new  []byte
 	}{
-		{"one-line change, our gzip", release(1, 1<<20, oneLine, goGzip)},
-		{"one-line change, another gzip", release(1, 1<<20, oneLine, otherGzip)},
-		{"unrelated", release(2, 1<<20, nil, goGzip)},
+		{"one-line change, our gzip", release(1, 256<<10, oneLine, goGzip)},
+		{"one-line change, another gzip", release(1, 256<<10, oneLine, otherGzip)},
+		{"unrelated", release(2, 256<<10, nil, goGzip)},
 		{"empty", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,9 +81,9 @@ func TestMakeApplyRoundTrip(t *testing.T) {
 // The point of the views: a one-line change inside a gzip'd file costs
 // about what changed, when the new release is gzip'd our way.
 func TestPatchOfGzipdFileIsSmall(t *testing.T) {
-	old := release(1, 1<<20, nil, otherGzip)
-	ours := release(1, 1<<20, oneLine, goGzip)
-	theirs := release(1, 1<<20, oneLine, otherGzip)
+	old := release(1, 256<<10, nil, otherGzip)
+	ours := release(1, 256<<10, oneLine, goGzip)
+	theirs := release(1, 256<<10, oneLine, otherGzip)
 	p, err := Make(old, ours)
 	if err != nil {
 		t.Fatal(err)
