@@ -75,7 +75,8 @@ func (o *offer) record(i *update.Info, rel *update.Release, err error) {
 			o.artifact = "" // verified against another manifest's digest
 		}
 		o.release = rel
-		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, rel.Artifact.Size, 0
+		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, rel.DownloadSize(), 0
+		i.Download = update.DownloadOf(rel)
 	}
 }
 
@@ -109,7 +110,7 @@ func (o *offer) download(ctx context.Context) (string, error) {
 		return artifact, nil
 	}
 	o.status.set(func(i *update.Info) {
-		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", rel.Artifact.Size
+		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", rel.DownloadSize()
 	})
 	update.PruneDownloads(o.dir, rel.Version)
 	path, err := o.feed.load().Download(ctx, rel, func(p update.Progress) {

@@ -3,6 +3,7 @@ package update
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -27,6 +28,21 @@ const PatchName = "patch"
 // executable alone.
 func patchTarget(a Artifact) (delta.Sum, string) {
 	return delta.Sum{SHA256: a.SHA256, Size: a.Size}, ArtifactName
+}
+
+// InstalledUnit returns what Config.Installed wants for the install of
+// exe: its executable (symlinks resolved), the unit of an install that is
+// that one file.
+func InstalledUnit(exe string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		f, err := os.Open(exe)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}
 }
 
 // pickPatch is a's patch from the installed unit, or nil: no patches, no
