@@ -88,7 +88,7 @@ func measurePatch(name string, old, new []byte, views bool) patchRow {
 // the cores gzip'd by GNU gzip as before. It fails when the one-line
 // change's patch is over a quarter of the full artifact.
 func measureDeltas(pairs []pair, cores bool) {
-	fmt.Printf("update patches (backend/update/delta) between real rebuilds of this tree, each release a unit:\n")
+	fmt.Printf("\nupdate patches (backend/update/delta) between real rebuilds of this tree, each release a unit:\n")
 	what := "the executable and LICENSE"
 	if cores {
 		what = "the executable, the four remote cores (cores/*.gz, SHA256SUMS, VERSION) and LICENSE"
@@ -106,9 +106,9 @@ func measureDeltas(pairs []pair, cores bool) {
 			}
 		}
 	}
-	fmt.Printf("%-60s %10s %10s %10s %7s %8s %8s %s\n", "pair", "unit tar", "full", "patch", "ratio", "make", "apply", "rebuilt")
+	fmt.Printf("%-64s %10s %10s %10s %7s %8s %8s %s\n", "pair", "unit tar", "full", "patch", "ratio", "make", "apply", "rebuilt")
 	for _, r := range rows {
-		fmt.Printf("%-60s %10s %10s %10s %6.1f%% %7.1fs %7.1fs %v\n", r.name, mibs(r.unit), mibs(r.full), mibs(r.patch),
+		fmt.Printf("%-64s %10s %10s %10s %6.1f%% %7.1fs %7.1fs %v\n", r.name, mibs(r.unit), mibs(r.full), mibs(r.patch),
 			100*float64(r.patch)/float64(r.full), r.make.Seconds(), r.apply.Seconds(), r.applied)
 	}
 	if one := rows[0]; 4*one.patch > one.full || !one.applied {
