@@ -289,9 +289,17 @@ func downloadWords(version string, d *update.Download) string {
 	case d == nil:
 		return ""
 	case d.Patch:
-		return fmt.Sprintf(" %s: %s patch (full download %s).", version, mib(d.Size), mib(d.Full))
+		return fmt.Sprintf(" %s: %s patch (full download %s).", version, size(d.Size), size(d.Full))
 	}
-	return fmt.Sprintf(" %s: %s download.", version, mib(d.Size))
+	return fmt.Sprintf(" %s: %s download.", version, size(d.Size))
+}
+
+// size is n in MiB, or in KiB below one MiB (a patch is often that small).
+func size(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", max(1, (n+512)>>10))
+	}
+	return mib(n)
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -102,6 +102,7 @@ func TestPrintCheckSaysTheDownload(t *testing.T) {
 	}{
 		{&update.Download{Size: mb + mb/5, Full: 24*mb + mb/10, Patch: true}, "Hermes Desktop 1.3.0 is available (this is 1.2.0). 1.3.0: 1.2 MiB patch (full download 24.1 MiB). Install it with: hermes-desktop update apply\n"},
 		{&update.Download{Size: 24*mb + mb/10, Full: 24*mb + mb/10}, "Hermes Desktop 1.3.0 is available (this is 1.2.0). 1.3.0: 24.1 MiB download. Install it with: hermes-desktop update apply\n"},
+		{&update.Download{Size: 42526, Full: 12*mb + mb/5, Patch: true}, "Hermes Desktop 1.3.0 is available (this is 1.2.0). 1.3.0: 42 KiB patch (full download 12.2 MiB). Install it with: hermes-desktop update apply\n"},
 	} {
 		var out strings.Builder
 		printCheck(&out, update.Check{Current: "1.2.0", Latest: "1.3.0", Available: true, Download: tc.d})
