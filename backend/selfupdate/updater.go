@@ -215,7 +215,7 @@ func (u *Updater) Check(ctx context.Context, download bool) (update.Check, error
 		u.status.set(func(i *update.Info) { i.Command = chk.Command })
 		return chk, nil
 	}
-	chk.Download = update.DownloadOf(rel)
+	chk.Download = downloadOf(rel)
 	if download {
 		u.bg.Add(1)
 		go func() { // owned by the Updater: ends with u.ctx (Stop)

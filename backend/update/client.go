@@ -18,6 +18,7 @@ import (
 
 	"aead.dev/minisign"
 
+	"hermes-desktop/backend/update/delta"
 	"hermes-desktop/contract/hermes"
 )
 
@@ -207,15 +208,6 @@ type Release struct {
 	Patch *Patch
 }
 
-// DownloadSize is what downloading the release will fetch: the patch, or
-// the full artifact.
-func (r *Release) DownloadSize() int64 {
-	if r.Patch != nil {
-		return r.Patch.Size
-	}
-	return r.Artifact.Size
-}
-
 // Check fetches the manifest and its signature and verifies them: the
 // signature with a trusted key, its trusted comment naming this channel
 // and the manifest's version and expiry, the manifest fresh (not expired,
@@ -307,7 +299,9 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 		}
 	}
 	rel.Artifact = a
-	rel.Patch = c.pickPatch(a)
+	if rel.Patch, err = delta.Choose(a.Patches, c.cfg.Installed, a.Size); err != nil {
+		c.cfg.Logger.Warn("update: no patch", "err", err) // the full download still works
+	}
 	return rel, nil
 }
 

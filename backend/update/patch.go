@@ -2,19 +2,17 @@ package update
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"hermes-desktop/backend/update/delta"
+	"hermes-desktop/backend/update/transfer"
 )
 
-// Patches (backend/update/delta): an artifact may list patches from
-// earlier releases (Artifact.Patches, signed with the manifest). When one
-// starts from the installed unit (Config.Installed), Download fetches it
-// instead, applies it and checks the result against the manifest's digest
-// (patchTarget); on any failure it downloads the full artifact.
+// Patches: Download rebuilds the release from the artifact's patch from
+// the installed unit, when there is one (backend/update/delta).
 
 // Patch is a patch from an earlier release (delta.Patch).
 type Patch = delta.Patch
@@ -30,61 +28,26 @@ func patchTarget(a Artifact) (delta.Sum, string) {
 	return delta.Sum{SHA256: a.SHA256, Size: a.Size}, ArtifactName
 }
 
-// InstalledUnit returns what Config.Installed wants for the install of
-// exe: its executable (symlinks resolved), the unit of an install that is
-// that one file.
-func InstalledUnit(exe string) func(io.Writer) error {
-	return func(w io.Writer) error {
-		f, err := os.Open(exe)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	}
-}
+// InstalledUnit is Config.Installed for the install of exe: its
+// executable, the unit of an install that is that one file.
+func InstalledUnit(exe string) func(io.Writer) error { return delta.FileSource(exe) }
 
-// pickPatch is a's patch from the installed unit, or nil: no patches, no
-// Installed, or a unit none starts from (changed by hand, or too old).
-func (c *Client) pickPatch(a Artifact) *Patch {
-	if len(a.Patches) == 0 || c.cfg.Installed == nil {
-		return nil
-	}
-	_, sum, err := delta.Read(c.cfg.Installed)
-	if err != nil {
-		c.cfg.Logger.Warn("update: no patch: the installed unit cannot be read", "err", err)
-		return nil
-	}
-	return delta.Pick(a.Patches, sum.SHA256, a.Size)
-}
-
-// downloadPatch fetches rel's patch (resumed and checked as the artifact
-// is), applies it to the installed unit, checks the result and returns
-// where it is, as Download does for the full artifact.
+// downloadPatch rebuilds rel's artifact from its patch and returns where
+// it is, as Download does from the full artifact.
 func (c *Client) downloadPatch(ctx context.Context, dir string, rel *Release, progress func(Progress)) (string, error) {
-	p := rel.Patch
-	file, m := filepath.Join(dir, PatchName), newMeter(p.Size, progress)
-	if err := c.fetchFile(ctx, Artifact{URL: p.URL, SHA256: p.SHA256, Size: p.Size}, file, m); err != nil {
-		return "", err
-	}
-	defer os.Remove(file) // used once: it rebuilt the release, or it cannot
-	patch, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("update: %w", err)
-	}
-	old, sum, err := delta.Read(c.cfg.Installed)
-	if err != nil {
-		return "", fmt.Errorf("update: read the installed unit: %w", err)
-	}
-	if sum.SHA256 != p.From {
-		return "", fmt.Errorf("update: the installed unit changed since the check (%s, the patch is from %s)", sum.SHA256, p.From)
+	m := transfer.NewMeter(rel.Patch.Size, progress)
+	fetch := func(ctx context.Context, url, sha256 string, size int64, path string) error {
+		return c.fetchFile(ctx, Artifact{URL: url, SHA256: sha256, Size: size}, path, m)
 	}
 	want, name := patchTarget(rel.Artifact)
 	out := filepath.Join(dir, name)
-	if err := delta.ApplyFile(out, old, patch, want); err != nil {
-		return "", fmt.Errorf("%w: the patch: %w", ErrChecksum, err)
+	err := delta.Rebuild(ctx, fetch, *rel.Patch, filepath.Join(dir, PatchName), c.cfg.Installed, out, want)
+	if errors.Is(err, delta.ErrPatch) || errors.Is(err, delta.ErrTooBig) || errors.Is(err, delta.ErrMismatch) {
+		err = fmt.Errorf("%w: the patch: %w", ErrChecksum, err)
 	}
-	m.finish(p.Size)
+	if err != nil {
+		return "", err
+	}
+	m.Finish(rel.Patch.Size)
 	return out, nil
 }

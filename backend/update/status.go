@@ -73,11 +73,6 @@ type Download struct {
 	Patch bool `json:"patch,omitempty"`
 }
 
-// DownloadOf is what downloading rel fetches.
-func DownloadOf(rel *Release) *Download {
-	return &Download{Size: rel.DownloadSize(), Full: rel.Artifact.Size, Patch: rel.Patch != nil}
-}
-
 // Check is what a check found (`update check --json`).
 type Check struct {
 	Current   string `json:"current"`
