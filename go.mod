@@ -13,6 +13,8 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
+require github.com/klauspost/compress v1.20.4
+
 require (
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/ebitengine/purego v0.11.2 // indirect

@@ -75,7 +75,8 @@ func (o *offer) record(i *update.Info, rel *update.Release, err error) {
 			o.artifact = "" // verified against another manifest's digest
 		}
 		o.release = rel
-		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, rel.Artifact.Size, 0
+		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, downloadOf(rel).Size, 0
+		i.Download = downloadOf(rel)
 	}
 }
 
@@ -109,7 +110,7 @@ func (o *offer) download(ctx context.Context) (string, error) {
 		return artifact, nil
 	}
 	o.status.set(func(i *update.Info) {
-		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", rel.Artifact.Size
+		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", downloadOf(rel).Size
 	})
 	update.PruneDownloads(o.dir, rel.Version)
 	path, err := o.feed.load().Download(ctx, rel, func(p update.Progress) {
@@ -125,4 +126,13 @@ func (o *offer) download(ctx context.Context) (string, error) {
 	o.status.change(func(i *update.Info) { i.State = update.StateReady })
 	o.cfg.Logger.Info("update: downloaded and verified", "version", rel.Version, "path", path)
 	return path, nil
+}
+
+// downloadOf is what downloading rel fetches: its patch from the installed
+// unit, or the full artifact.
+func downloadOf(rel *update.Release) *update.Download {
+	if rel.Patch != nil {
+		return &update.Download{Size: rel.Patch.Size, Full: rel.Artifact.Size, Patch: true}
+	}
+	return &update.Download{Size: rel.Artifact.Size, Full: rel.Artifact.Size}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"aead.dev/minisign"
 
+	"hermes-desktop/backend/update/delta"
 	"hermes-desktop/contract/hermes"
 )
 
@@ -50,6 +52,12 @@ type Config struct {
 	// StallTimeout ends a download attempt that receives nothing for this
 	// long (it is then resumed); 0 means 30 seconds.
 	StallTimeout time.Duration
+	// Installed writes the installed unit's canonical bytes, what a patch
+	// applies to (patch.go); nil means no patches: every update downloads
+	// the full artifact.
+	Installed func(w io.Writer) error
+	// Logger says why a patch was not used; nil means no log.
+	Logger *slog.Logger
 }
 
 // Client checks the feed and downloads releases. It holds no state
@@ -79,6 +87,9 @@ func New(cfg Config) *Client {
 	}
 	if c.cfg.StallTimeout <= 0 {
 		c.cfg.StallTimeout = 30 * time.Second
+	}
+	if c.cfg.Logger == nil {
+		c.cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.cfg.HTTP = secureRedirects(c.cfg.HTTP)
 	c.disabled = c.configure()
@@ -190,8 +201,11 @@ type Release struct {
 	Notes   string
 	PubDate string
 	Channel string
-	// Artifact's URL is absolute.
+	// Artifact's URL is absolute, and so are its patches'.
 	Artifact Artifact
+	// Patch is the artifact's patch from the installed unit, which
+	// Download tries first; nil when none starts from it.
+	Patch *Patch
 }
 
 // Check fetches the manifest and its signature and verifies them: the
@@ -267,6 +281,7 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 		return rel, fmt.Errorf("%w: the feed offers %s, this is %s", ErrUpToDate, m.Version, c.cfg.Current)
 	}
 	a, ok := m.Platforms[c.cfg.Platform]
+	var err error
 	if !ok {
 		return rel, fmt.Errorf("%w: version %s has no build for %s; the feed has it for %s",
 			ErrNoBuild, m.Version, describePlatform(c.cfg.Platform), offered(m))
@@ -274,17 +289,34 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 	if err := c.rolledOut(m); err != nil {
 		return rel, err
 	}
-	ref, err := url.Parse(a.URL)
+	if a.URL, err = c.resolve(a.URL); err != nil {
+		return rel, err
+	}
+	a.Patches = slices.Clone(a.Patches)
+	for i := range a.Patches {
+		if a.Patches[i].URL, err = c.resolve(a.Patches[i].URL); err != nil {
+			return rel, err
+		}
+	}
+	rel.Artifact = a
+	if rel.Patch, err = delta.Choose(a.Patches, c.cfg.Installed, a.Size); err != nil {
+		c.cfg.Logger.Warn("update: no patch", "err", err) // the full download still works
+	}
+	return rel, nil
+}
+
+// resolve makes an artifact's or a patch's URL absolute (relative to the
+// manifest's) and checks it.
+func (c *Client) resolve(raw string) (string, error) {
+	ref, err := url.Parse(raw)
 	if err != nil {
-		return rel, fmt.Errorf("%w: artifact url %q: %w", ErrFeed, a.URL, err)
+		return "", fmt.Errorf("%w: artifact url %q: %w", ErrFeed, raw, err)
 	}
 	abs := c.manifest.ResolveReference(ref)
 	if err := CheckURL(abs); err != nil {
-		return rel, err
+		return "", err
 	}
-	a.URL = abs.String()
-	rel.Artifact = a
-	return rel, nil
+	return abs.String(), nil
 }
 
 // rolledOut refuses a release not yet offered to this install. Without

@@ -3,12 +3,15 @@ package update
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"regexp"
 	"strings"
 	"time"
 
 	"aead.dev/minisign"
+
+	"hermes-desktop/backend/update/delta"
 )
 
 // The feed, defined once for the client here and the release tool
@@ -17,7 +20,8 @@ import (
 //
 //	<base>/stable.json          {"version": "1.1.0", "notes": "...", "pub_date": "2026-...Z",
 //	                             "expires": "2026-...Z", "rollout": 30, "critical": false,
-//	                             "platforms": {"linux-amd64-webkit41": {"url": "...", "sha256": "<hex>", "size": N}, ...}}
+//	                             "platforms": {"linux-amd64-webkit41": {"url": "...", "sha256": "<hex>", "size": N,
+//	                                 "patches": [{"from": "<hex>", "url": "...", "sha256": "<hex>", "size": N}, ...]}, ...}}
 //	<base>/stable.json.minisig  minisign signature of those exact bytes, whose trusted
 //	                            comment is "hermes-desktop stable 1.1.0 2026-...Z" (TrustedComment)
 //
@@ -80,6 +84,8 @@ type Artifact struct {
 	SHA256 string `json:"sha256"`
 	// Size is the file's length in bytes.
 	Size int64 `json:"size"`
+	// Patches rebuild this artifact from earlier releases (patch.go).
+	Patches []Patch `json:"patches,omitempty"`
 }
 
 var (
@@ -193,7 +199,10 @@ func (a Artifact) validate(maxSize int64) error {
 	case a.Size > maxSize:
 		return fmt.Errorf("size %d is over the limit of %d bytes", a.Size, maxSize)
 	}
-	return nil
+	if _, err := url.Parse(a.URL); err != nil {
+		return fmt.Errorf("url %q: %w", a.URL, err)
+	}
+	return delta.ValidatePatches(a.Patches, maxSize)
 }
 
 // ChannelOf is the channel a feed URL's path names: "stable" for

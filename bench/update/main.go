@@ -9,7 +9,13 @@
 // `sha256sum`, which is what the client does) for the same file from the
 // same loopback server.
 //
-// Usage: go run ./bench/update [-n 10] [-size 256]
+// Then, with -deltas, update patches (backend/update/delta) between real
+// rebuilds of this tree: the bytes a one-line change and a dependency bump
+// download, full against patch, and the updates of the one-line change
+// through `update apply` from a feed with the patch and from one without,
+// side by side (delta_linux.go).
+//
+// Usage: go run ./bench/update [-n 10] [-size 256] [-deltas=false] [-cores=false]
 package main
 
 import (
@@ -36,6 +42,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/backend/update/delta"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
 )
@@ -55,6 +62,8 @@ func main() {
 	}()
 	n := flag.Int("n", 10, "updates to measure")
 	sizeMiB := flag.Int("size", 256, "size of the file for the download comparison, MiB")
+	deltas := flag.Bool("deltas", true, "measure update patches between real rebuilds (builds this tree three times)")
+	cores := flag.Bool("cores", true, "with -deltas, the releases carry the four remote cores (four more builds each)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "bench-update-")
 	check(err)
@@ -63,7 +72,7 @@ func main() {
 	check(err)
 	old := build(dir, "1.0.0", pub)
 	next := build(dir, "1.1.0", pub)
-	feed := newFeed(dir, priv, next)
+	feed := newFeed(dir, priv, next, "")
 	defer feed.close()
 
 	fmt.Printf("self-update 1.0.0 -> 1.1.0 through `update apply`: %d updates, /api/status probed every 2 ms\n", *n)
@@ -85,6 +94,15 @@ func main() {
 	fmt.Printf("failed probes: %d of %d; backend PID kept across every update: %v\n\n", failed, probes, kept)
 
 	compareDownloads(dir, feed, pub.String(), *sizeMiB)
+	if *deltas {
+		oneLine, depBump := deltaReleases(dir, pub.String(), *cores)
+		measureDeltas([]pair{oneLine, depBump}, *cores)
+		withPatch := newFeed(dir, priv, oneLine.new.exe, oneLine.old.exe)
+		defer withPatch.close()
+		full := newFeed(dir, priv, oneLine.new.exe, "")
+		defer full.close()
+		compareUpdates(dir, *n, oneLine.old.exe, withPatch, full)
+	}
 }
 
 // build compiles the binary at version with the key compiled in.
@@ -94,30 +112,44 @@ func build(dir, version string, pub minisign.PublicKey) string {
 	return p
 }
 
-// feedServer serves a signed manifest for 1.1.0, its artifact and a big
-// file for the download comparison (http.ServeContent: Range support).
+// feedServer serves a signed manifest for 1.1.0, its artifact (with a
+// patch from one earlier executable, when asked) and a big file for the
+// download comparison (http.ServeContent: Range support); served counts
+// the artifact's and the patch's bytes sent.
 type feedServer struct {
 	srv      *http.Server
 	url      string
 	artifact []byte
 	big      string // path of the comparison file
+	served   atomic.Int64
 }
 
-func newFeed(dir string, priv minisign.PrivateKey, next string) *feedServer {
+// newFeed offers next; with from (an earlier executable) "", no patch.
+func newFeed(dir string, priv minisign.PrivateKey, next, from string) *feedServer {
 	art, err := os.ReadFile(next)
 	check(err)
-	sum := sha256.Sum256(art)
+	a := update.Artifact{URL: "../dl/hermes-desktop", SHA256: digestOf(art), Size: int64(len(art))}
+	var patch []byte
+	if from != "" {
+		old, err := os.ReadFile(from)
+		check(err)
+		patch, err = delta.Make(old, art)
+		check(err)
+		a.Patches = []update.Patch{{From: digestOf(old), URL: "../dl/patch", SHA256: digestOf(patch), Size: int64(len(patch))}}
+	}
 	m := update.Manifest{Version: "1.1.0", PubDate: time.Now().UTC().Format(time.RFC3339), Expires: update.FormatExpiry(time.Now().Add(24 * time.Hour)),
-		Platforms: map[string]update.Artifact{update.Platform(): {URL: "../dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(art))}}}
+		Platforms: map[string]update.Artifact{update.Platform(): a}}
 	manifest, sig, err := update.SignManifest(priv, "stable", &m)
 	check(err)
 	f := &feedServer{artifact: art, big: filepath.Join(dir, "big")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/feed/stable.json", func(w http.ResponseWriter, r *http.Request) { w.Write(manifest) })
 	mux.HandleFunc("/feed/stable.json.minisig", func(w http.ResponseWriter, r *http.Request) { w.Write(sig) })
-	mux.HandleFunc("/dl/hermes-desktop", func(w http.ResponseWriter, r *http.Request) {
-		http.ServeContent(w, r, "hermes-desktop", time.Time{}, bytes.NewReader(art))
-	})
+	for name, body := range map[string][]byte{"hermes-desktop": art, "patch": patch} {
+		mux.HandleFunc("/dl/"+name, func(w http.ResponseWriter, r *http.Request) {
+			http.ServeContent(&countingWriter{w, &f.served}, r, name, time.Time{}, bytes.NewReader(body))
+		})
+	}
 	mux.HandleFunc("/dl/big", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, f.big) })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	check(err)
@@ -128,6 +160,23 @@ func newFeed(dir string, priv minisign.PrivateKey, next string) *feedServer {
 }
 
 func (f *feedServer) close() { f.srv.Close() }
+
+// countingWriter counts the body bytes a handler writes.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	k, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(k))
+	return k, err
+}
+
+func digestOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
 
 type updateResult struct {
 	total, instance time.Duration

@@ -19,12 +19,17 @@
 // signature, FEEDDIR/<channel>.json.minisig, whose trusted comment is
 // "hermes-desktop <channel> <version> <expires>". Signing the same version
 // for another platform adds that platform; signing a newer version starts a
-// new manifest; an older version is refused.
+// new manifest; an older version is refused. With -releases DIR, sign also
+// writes patches from the newest -patches (2) earlier releases in DIR of
+// the same platform next to ARTIFACT and lists them (patches.go).
 //
 // Every signature expires (-expires, default 14 days: installs refuse an
 // expired feed), so a feed is re-signed before then: resign signs the
 // channel's manifest as it is with a new expiry, no new release, and may
 // change its staged rollout (-rollout 0-100, -critical; resign.go).
+//
+// gzip IN OUT gzips a file the way a patch expands it (backend/update/delta):
+// the release scripts gzip the remote cores and the embedded core with it.
 package main
 
 import (
@@ -59,7 +64,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release sign -key KEY -version V -url URL -out FEEDDIR ARTIFACT | release resign -key KEY -out FEEDDIR")
+		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release sign -key KEY -version V -url URL -out FEEDDIR [-releases DIR] ARTIFACT | release resign -key KEY -out FEEDDIR | release gzip IN OUT")
 		return 2
 	}
 	var err error
@@ -70,8 +75,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdSign(args[1:], stdout, stderr)
 	case "resign":
 		err = cmdResign(args[1:], stdout, stderr)
+	case "gzip":
+		err = cmdGzip(args[1:])
 	default:
-		err = fmt.Errorf("unknown command %q (keygen, sign or resign)", args[0])
+		err = fmt.Errorf("unknown command %q (keygen, sign, resign or gzip)", args[0])
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -132,6 +139,8 @@ type signOptions struct {
 	key, version, channel, url, out, platform, notes, notesFile, date string
 	artifact                                                          string
 	feed                                                              feedFlags
+	releases                                                          string // earlier releases' artifacts (patches.go)
+	patches                                                           int    // how many of them to patch from
 }
 
 func cmdSign(args []string, stdout, stderr io.Writer) error {
@@ -148,6 +157,8 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.notesFile, "notes-file", "", "read the release notes from this file")
 	fs.StringVar(&o.date, "date", "", "publication date, RFC 3339 (default now)")
 	o.feed.register(fs)
+	fs.StringVar(&o.releases, "releases", "", "the earlier releases' full artifacts: patches from them are written next to ARTIFACT and listed")
+	fs.IntVar(&o.patches, "patches", 2, "with -releases, patch from this many of the newest earlier releases of the platform")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -156,7 +167,7 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 		return errors.New("sign: -key, -version, -url, -out and one ARTIFACT are required")
 	}
 	o.artifact = fs.Arg(0)
-	manifest, m, err := sign(o)
+	manifest, m, err := sign(o, stdout)
 	if err != nil {
 		return err
 	}
@@ -165,7 +176,7 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 }
 
 // sign updates the channel's manifest with the artifact and signs it.
-func sign(o signOptions) (string, *update.Manifest, error) {
+func sign(o signOptions, log io.Writer) (string, *update.Manifest, error) {
 	if !update.ValidChannel(o.channel) {
 		return "", nil, fmt.Errorf("sign: %q is not a channel name", o.channel)
 	}
@@ -178,6 +189,9 @@ func sign(o signOptions) (string, *update.Manifest, error) {
 	}
 	art, err := describe(o.artifact, o.url)
 	if err != nil {
+		return "", nil, err
+	}
+	if art.Patches, err = writePatches(o, art, log); err != nil {
 		return "", nil, err
 	}
 	path := filepath.Join(o.out, o.channel+".json")

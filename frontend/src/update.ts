@@ -32,6 +32,13 @@ export function downloadProgress(u: Pick<UpdateInfo, "bytes" | "total" | "speed"
   return { percent, text: parts.join(" · ") };
 }
 
+/** What the update downloads: "1.2 MB patch (full download 24.1 MB)" or
+ *  "24.1 MB download"; null before it is offered. */
+export function downloadSize(d: UpdateInfo["download"]): string | null {
+  if (!d) return null;
+  return d.patch ? `${formatBytes(d.size)} patch (full download ${formatBytes(d.full)})` : `${formatBytes(d.size)} download`;
+}
+
 /** The banner to show, if any. */
 export type BannerKind = "none" | "managed" | "available" | "downloading" | "ready" | "applying" | "failed";
 

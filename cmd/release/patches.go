@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"hermes-desktop/backend/update"
+	"hermes-desktop/backend/update/delta"
+)
+
+// The patches sign writes with -releases DIR (backend/update/delta): DIR
+// keeps the full artifacts of earlier releases as they were published,
+// named hermes-desktop-VERSION-PLATFORM.unit.tar.zst (what `pack` writes),
+// or hermes-desktop-VERSION-PLATFORM for an install that is its bare
+// executable. From the newest -patches of them older than -version, of
+// the same platform (so of the same flavour), sign makes a patch to
+// ARTIFACT, writes it next to ARTIFACT as
+// hermes-desktop-OLD-to-VERSION-PLATFORM.patch, and lists it in the
+// manifest, published in the same directory as -url says ARTIFACT is.
+// A unit artifact is unpacked first: a patch goes from unit tar to unit
+// tar, what an install holds (a unit release's own digests, unit_sha256).
+
+// unitSuffix ends a unit artifact's name (backend/update/unit).
+const unitSuffix = ".unit.tar.zst"
+
+// earlier is one earlier release's artifact in the releases directory.
+type earlier struct {
+	version, path string
+}
+
+// earlierReleases lists the newest n artifacts in dir for platform older
+// than version, newest first.
+func earlierReleases(dir, platform, version string, n int) ([]earlier, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sign: the releases: %w", err)
+	}
+	var found []earlier
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), unitSuffix)
+		rest, ok := strings.CutPrefix(name, update.Product+"-")
+		v, ok2 := strings.CutSuffix(rest, "-"+platform)
+		if !ok || !ok2 || !e.Type().IsRegular() {
+			continue
+		}
+		if _, err := update.ParseVersion(v); err != nil || !update.Newer(version, v) {
+			continue
+		}
+		found = append(found, earlier{version: v, path: filepath.Join(dir, e.Name())})
+	}
+	slices.SortFunc(found, func(a, b earlier) int {
+		if update.Newer(a.version, b.version) {
+			return -1
+		}
+		return 1
+	})
+	return found[:min(n, len(found))], nil
+}
+
+// installedBytes is what an install of the artifact at path holds, the
+// bytes its patches go from and to: a unit artifact unpacked (its unit
+// tar), a bare executable as it is.
+func installedBytes(path string) ([]byte, error) {
+	if !strings.HasSuffix(path, unitSuffix) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("sign: %w", err)
+		}
+		return b, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	defer f.Close()
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("sign: %s: %w", path, err)
+	}
+	defer dec.Close()
+	b, err := io.ReadAll(io.LimitReader(dec, delta.MaxView+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("sign: unpack %s: %w", path, err)
+	case len(b) > delta.MaxView:
+		return nil, fmt.Errorf("sign: %s unpacks to over %d bytes", path, int64(delta.MaxView))
+	}
+	return b, nil
+}
+
+// writePatches makes the patches from the earlier releases to the
+// artifact, next to it, and returns them for the manifest. A patch no
+// smaller than the full artifact is left out: no install would take it.
+func writePatches(o signOptions, full update.Artifact, log io.Writer) ([]update.Patch, error) {
+	if o.releases == "" || o.patches <= 0 {
+		return nil, nil
+	}
+	olds, err := earlierReleases(o.releases, o.platform, o.version, o.patches)
+	if err != nil {
+		return nil, err
+	}
+	to, err := installedBytes(o.artifact)
+	if err != nil {
+		return nil, err
+	}
+	var out []update.Patch
+	for _, old := range olds {
+		from, err := installedBytes(old.path)
+		if err != nil {
+			return nil, err
+		}
+		p, err := delta.Make(from, to)
+		if err != nil {
+			return nil, fmt.Errorf("sign: the patch from %s: %w", old.version, err)
+		}
+		if int64(len(p)) >= full.Size {
+			fmt.Fprintf(log, "no patch from %s: %d bytes, the full artifact is %d\n", old.version, len(p), full.Size)
+			continue
+		}
+		name := fmt.Sprintf("%s-%s-to-%s-%s.patch", update.Product, old.version, o.version, o.platform)
+		if err := writeAtomic(filepath.Join(filepath.Dir(o.artifact), name), p); err != nil {
+			return nil, err
+		}
+		out = append(out, update.Patch{From: digestOf(from), URL: siblingURL(o.url, name), SHA256: digestOf(p), Size: int64(len(p))})
+		fmt.Fprintf(log, "patch from %s: %s (%d bytes, the full artifact %d: %.1f%%)\n",
+			old.version, name, len(p), full.Size, 100*float64(len(p))/float64(full.Size))
+	}
+	return out, nil
+}
+
+func digestOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// siblingURL is the URL of name in the directory of the artifact's URL
+// (absolute, or relative to the manifest, as the artifact's): the patches
+// are published next to it. A query is dropped: it was the artifact's.
+func siblingURL(artifactURL, name string) string {
+	u, _, _ := strings.Cut(artifactURL, "?")
+	return u[:strings.LastIndex(u, "/")+1] + name
+}
+
+// cmdGzip writes IN gzip'd to OUT the way the patches expand (delta.Gzip):
+// the release's gzip'd files (the remote cores, the core the Linux desktop
+// build embeds) are made with it, so that a patch sees what changed in
+// them rather than every compressed byte after the change.
+func cmdGzip(args []string) error {
+	if len(args) != 2 {
+		return errors.New("usage: release gzip IN OUT")
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		return fmt.Errorf("gzip: %w", err)
+	}
+	var b bytes.Buffer
+	if err := delta.Gzip(&b, bytes.NewReader(data)); err != nil {
+		return err
+	}
+	return writeAtomic(args[1], b.Bytes())
+}

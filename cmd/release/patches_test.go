@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"hermes-desktop/backend/update"
+	"hermes-desktop/backend/update/delta"
+)
+
+// sign -releases writes patches from the two newest earlier releases of
+// the platform next to the artifact and lists them; a client whose
+// install is one of them downloads its patch and gets the new release.
+func TestSignWritesPatches(t *testing.T) {
+	keys, feed, releases, dist := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	if code := run([]string{"keygen", "-out", keys}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("keygen: exit %d", code)
+	}
+	pub := must(os.ReadFile(filepath.Join(keys, PubKeyFile)))
+	p := update.Platform()
+	base := make([]byte, 256<<10)
+	rand.Read(base)
+	edit := func(s string) []byte { b := bytes.Clone(base); copy(b[len(b)/2:], s); return b }
+	olds := map[string][]byte{"1.0.0": edit("one"), "1.1.0": edit("two"), "0.9.0": edit("three")}
+	for v, b := range olds {
+		if err := os.WriteFile(filepath.Join(releases, "hermes-desktop-"+v+"-"+p), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"hermes-desktop-1.3.0-" + p, "hermes-desktop-1.0.5-" + p + "-webkit40", "notes.txt"} {
+		os.WriteFile(filepath.Join(releases, name), []byte("not a candidate"), 0o644) // newer, another platform, another file
+	}
+	newBytes := edit("new")
+	art := filepath.Join(dist, "hermes-desktop-1.2.0-"+p)
+	if err := os.WriteFile(art, newBytes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if code := run([]string{"sign", "-key", filepath.Join(keys, KeyFile), "-version", "1.2.0", "-url", "dl/hermes-desktop-1.2.0-" + p + "?x=1",
+		"-out", feed, "-platform", p, "-releases", releases, art}, &out, &out); code != 0 {
+		t.Fatalf("sign: exit %d: %s", code, out.String())
+	}
+	m, err := update.ParseManifest(must(os.ReadFile(filepath.Join(feed, "stable.json"))), update.DefaultMaxArtifactSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var froms []string
+	for _, pt := range m.Platforms[p].Patches {
+		froms = append(froms, pt.From)
+		if want := "dl/hermes-desktop-"; !strings.HasPrefix(pt.URL, want) || !strings.HasSuffix(pt.URL, "-to-1.2.0-"+p+".patch") {
+			t.Errorf("patch url %q, want one next to the artifact's", pt.URL)
+		}
+		if _, err := os.Stat(filepath.Join(dist, strings.TrimPrefix(pt.URL, "dl/"))); err != nil {
+			t.Errorf("the patch is not next to the artifact: %v", err)
+		}
+	}
+	if want := []string{digestOf(olds["1.1.0"]), digestOf(olds["1.0.0"])}; strings.Join(froms, ",") != strings.Join(want, ",") {
+		t.Fatalf("patches from %v, want from 1.1.0 and 1.0.0 (%v)\n%s", froms, want, out.String())
+	}
+
+	// Publish as the URLs say and update an install of 1.0.0.
+	os.MkdirAll(filepath.Join(feed, "dl"), 0o755)
+	for _, e := range must2(os.ReadDir(dist)) {
+		os.Rename(filepath.Join(dist, e.Name()), filepath.Join(feed, "dl", e.Name()))
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(feed)))
+	t.Cleanup(srv.Close)
+	c := update.New(update.Config{FeedURL: srv.URL + "/stable.json", Keys: []string{string(pub)}, Current: "1.0.0", Dir: t.TempDir(),
+		Installed: func(w io.Writer) error { _, err := w.Write(olds["1.0.0"]); return err }})
+	rel, err := c.Check(context.Background())
+	if err != nil || rel.Patch == nil {
+		t.Fatalf("check: %+v %v, want a patch", rel, err)
+	}
+	path, err := c.Download(context.Background(), rel, nil)
+	if err != nil || !bytes.Equal(must(os.ReadFile(path)), newBytes) {
+		t.Fatalf("download: %v; want the new release", err)
+	}
+}
+
+// A unit artifact's patches go between the unit tars it unpacks to.
+func TestInstalledBytesUnpacksAUnit(t *testing.T) {
+	tarBytes := bytes.Repeat([]byte("unit tar "), 1000)
+	enc, _ := zstd.NewWriter(nil)
+	path := filepath.Join(t.TempDir(), "hermes-desktop-1.0.0-linux-amd64"+unitSuffix)
+	if err := os.WriteFile(path, enc.EncodeAll(tarBytes, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := installedBytes(path)
+	if err != nil || !bytes.Equal(got, tarBytes) {
+		t.Fatalf("got %d bytes, %v; want the unit tar's %d", len(got), err, len(tarBytes))
+	}
+}
+
+func TestGzipIsWhatPatchesExpand(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "core"), filepath.Join(dir, "core.gz")
+	os.WriteFile(in, bytes.Repeat([]byte("core "), 1000), 0o644)
+	if code := run([]string{"gzip", in, out}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("gzip: exit %d", code)
+	}
+	raw := must(os.ReadFile(in))
+	view, err := delta.Expand(must(os.ReadFile(out)), true)
+	if err != nil || !bytes.Contains(view, raw) {
+		t.Fatalf("the gzip'd file does not expand for a patch (%v)", err)
+	}
+}
+
+func must2[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
