@@ -274,9 +274,9 @@ func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err err
 // at every check (or, where both libraries are installed, pass it as the
 // wrong build).
 func checkFlavour(artifact, platform string) error {
-	got, err := update.ArtifactFlavour(artifact)
+	got, err := artifactFlavour(artifact)
 	if err != nil {
-		return fmt.Errorf("sign: %w", err)
+		return err
 	}
 	if want := update.PlatformFlavour(platform); got != want {
 		if got == "" {
