@@ -52,17 +52,17 @@ type Config struct {
 	// StallTimeout ends a download attempt that receives nothing for this
 	// long (it is then resumed); 0 means 30 seconds.
 	StallTimeout time.Duration
-	// Installed writes the installed unit's canonical bytes, what a patch
-	// applies to (patch.go); nil means no patches: every update downloads
-	// the full artifact.
-	Installed func(w io.Writer) error
+	// Installed is the installed executable (symlinks followed), what a
+	// patch applies to (patch.go); "" means no patches: every update
+	// downloads the full artifact.
+	Installed string
 	// Logger says why a patch was not used; nil means no log.
 	Logger *slog.Logger
 }
 
 // Client checks the feed and downloads releases. It holds no state
-// between calls except its configuration (what it remembers is in Dir),
-// and is safe for concurrent use.
+// between calls except its configuration and the installed executable's
+// digest (what it remembers is in Dir), and is safe for concurrent use.
 type Client struct {
 	cfg      Config
 	keys     []minisign.PublicKey
@@ -71,7 +71,8 @@ type Client struct {
 	disabled error // why updates are off; nil when on
 	// fresh serializes the read and write of the channel's FeedFile, so
 	// two checks cannot record an older manifest over a newer one.
-	fresh sync.Mutex
+	fresh     sync.Mutex
+	installed *delta.Reference // Config.Installed and its digest; nil without one
 }
 
 // New returns a client for cfg. It never fails: a configuration that
@@ -92,6 +93,9 @@ func New(cfg Config) *Client {
 		c.cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.cfg.HTTP = secureRedirects(c.cfg.HTTP)
+	if c.cfg.Installed != "" {
+		c.installed = delta.NewReference(c.cfg.Installed)
+	}
 	c.disabled = c.configure()
 	return c
 }
@@ -203,7 +207,7 @@ type Release struct {
 	Channel string
 	// Artifact's URL is absolute, and so are its patches'.
 	Artifact Artifact
-	// Patch is the artifact's patch from the installed unit, which
+	// Patch is the artifact's patch from the installed executable, which
 	// Download tries first; nil when none starts from it.
 	Patch *Patch
 }
@@ -298,10 +302,7 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 			return rel, err
 		}
 	}
-	rel.Artifact = a
-	if rel.Patch, err = delta.Choose(a.Patches, c.cfg.Installed, a.Size); err != nil {
-		c.cfg.Logger.Warn("update: no patch", "err", err) // the full download still works
-	}
+	rel.Artifact, rel.Patch = a, c.choosePatch(a)
 	return rel, nil
 }
 

@@ -51,7 +51,7 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 		m.Finish(rel.Artifact.Size)
 		return final, nil
 	}
-	if rel.Patch != nil {
+	if rel.Patch != nil && c.installed != nil {
 		path, err := c.downloadPatch(ctx, dir, rel, progress)
 		if err == nil || ctx.Err() != nil {
 			return path, err

@@ -76,7 +76,7 @@ func TestSignWritesPatches(t *testing.T) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(feed)))
 	t.Cleanup(srv.Close)
 	c := update.New(update.Config{FeedURL: srv.URL + "/stable.json", Keys: []string{string(pub)}, Current: "1.0.0", Dir: t.TempDir(),
-		Installed: func(w io.Writer) error { _, err := w.Write(olds["1.0.0"]); return err }})
+		Installed: filepath.Join(releases, "hermes-desktop-1.0.0-"+p)})
 	rel, err := c.Check(context.Background())
 	if err != nil || rel.Patch == nil {
 		t.Fatalf("check: %+v %v, want a patch", rel, err)
