@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hermes-desktop/lockfile"
 	"hermes-desktop/lockfile/lockfiletest"
 )
 
@@ -67,7 +68,7 @@ func TestCheckRollout(t *testing.T) {
 	idPath := filepath.Join(c.cfg.Dir, IDFile)
 	lockfiletest.WantPrivate(t, idPath, 0o600)
 	id, err := InstallID(c.cfg.Dir)
-	if err != nil || !validID(id) {
+	if err != nil || lockfile.ValidNonce(id) != nil {
 		t.Fatalf("InstallID: got %q, %v", id, err)
 	}
 	publish("1.1.0", share(0), true)
@@ -100,14 +101,14 @@ func TestCheckRollout(t *testing.T) {
 func TestInstallIDRepaired(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "updates")
 	first, err := InstallID(dir)
-	if err != nil || !validID(first) {
+	if err != nil || lockfile.ValidNonce(first) != nil {
 		t.Fatalf("got %q, %v, want a new id", first, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, IDFile), []byte("not hex\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	second, err := InstallID(dir)
-	if err != nil || !validID(second) || second == first {
+	if err != nil || lockfile.ValidNonce(second) != nil || second == first {
 		t.Fatalf("got %q, %v, want a new valid id", second, err)
 	}
 	if again, _ := InstallID(dir); again != second {

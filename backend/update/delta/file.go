@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"hermes-desktop/lockfile"
 )
 
 // ErrMismatch is the error for a result that is not what the signed
@@ -64,10 +66,11 @@ func (r *Reference) Digest() (string, error) {
 }
 
 // ApplyFile writes what the patch in the file patch makes of the file old
-// (symlinks followed) to path (mode 0600), under a temporary name renamed
+// (symlinks followed) to path (mode 0600), atomically (lockfile.WriteAtomic)
 // once it is exactly want; on any error (ErrPatch, ErrTooBig, ErrMismatch,
-// or the file system's) nothing is left. old is read whole, at most
-// MaxView bytes (a reference larger than a view cannot be one).
+// or the file system's) path is untouched and no temporary file is left.
+// old is read whole, at most MaxView bytes (a reference larger than a view
+// cannot be one).
 func ApplyFile(path, old, patch string, want Sum) error {
 	p, err := os.ReadFile(patch)
 	if err != nil {
@@ -77,31 +80,16 @@ func ApplyFile(path, old, patch string, want Sum) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".patched"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("delta: %w", err)
-	}
-	h := sha256.New()
-	cw := &capWriter{w: io.MultiWriter(f, h), left: want.Size}
-	err = Apply(cw, o, p, want.Size)
-	if got := hex.EncodeToString(h.Sum(nil)); err == nil && got != want.SHA256 {
-		err = fmt.Errorf("%w: it made sha256 %s, the manifest says %s", ErrMismatch, got, want.SHA256)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp) // ours, and wrong or half written
-		return err
-	}
-	return nil
+	return lockfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
+		h := sha256.New()
+		if err := Apply(&capWriter{w: io.MultiWriter(w, h), left: want.Size}, o, p, want.Size); err != nil {
+			return err
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 {
+			return fmt.Errorf("%w: it made sha256 %s, the manifest says %s", ErrMismatch, got, want.SHA256)
+		}
+		return nil
+	})
 }
 
 // readReference reads the release a patch starts from: at most MaxView
