@@ -56,7 +56,8 @@ type Config struct {
 	// patch applies to (patch.go); "" means no patches: every update
 	// downloads the full artifact.
 	Installed string
-	// Logger says why a patch was not used; nil means no log.
+	// Logger says why a patch was not used, or why the install has no id
+	// for a rollout; nil means no log.
 	Logger *slog.Logger
 }
 
@@ -321,15 +322,16 @@ func (c *Client) resolve(raw string) (string, error) {
 }
 
 // rolledOut refuses a release not yet offered to this install. Without
-// Dir there is no id: the install comes last (bucket 100).
+// an id (no Dir, or one that cannot be read or made: logged) the install
+// comes last (bucket 100); the check itself goes on.
 func (c *Client) rolledOut(m *Manifest) error {
 	bucket := 100
 	if c.cfg.Dir != "" && !m.Offered(bucket) {
-		id, err := InstallID(c.cfg.Dir)
-		if err != nil {
-			return err
+		if id, err := InstallID(c.cfg.Dir); err != nil {
+			c.cfg.Logger.Warn("update: no install id: this install comes last in a rollout", "err", err)
+		} else {
+			bucket = Bucket(id)
 		}
-		bucket = Bucket(id)
 	}
 	if m.Offered(bucket) {
 		return nil

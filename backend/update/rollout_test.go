@@ -1,8 +1,10 @@
 package update
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +115,26 @@ func TestInstallIDRepaired(t *testing.T) {
 	}
 	if again, _ := InstallID(dir); again != second {
 		t.Errorf("got %q, then %q: want the id kept", second, again)
+	}
+}
+
+// An id that cannot be read or made does not fail the check: the install
+// comes last, as one without an id, and the log says why.
+func TestRolloutWithoutAnID(t *testing.T) {
+	k := newKey(t)
+	f := newFeed(t)
+	var log bytes.Buffer
+	dir := t.TempDir()
+	c := New(Config{FeedURL: f.url(), Keys: []string{k.String()}, Current: "1.0.0", Dir: dir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err := os.Mkdir(filepath.Join(dir, IDFile), 0o700); err != nil { // where the id goes: neither read nor replaced
+		t.Fatal(err)
+	}
+	f.publishWith(t, k, "1.1.0", "stable", "1.1.0", randomBytes(100), func(m *Manifest) { m.Rollout = share(99) })
+	if _, err := check(t, c); !errors.Is(err, ErrRollout) || !strings.Contains(log.String(), "no install id") {
+		t.Fatalf("rollout 99 without an id: got %v, log %q; want ErrRollout (bucket 100) and the log saying why", err, log.String())
+	}
+	f.publishWith(t, k, "1.2.0", "stable", "1.2.0", randomBytes(100), func(m *Manifest) { m.Rollout = share(100) })
+	if _, err := check(t, c); err != nil {
+		t.Fatalf("rollout 100 without an id: got %v, want it offered", err)
 	}
 }
