@@ -66,11 +66,8 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 }
 
 // fetchFile downloads a into final, through final.part, resumed and
-// verified; a verified file already there is kept.
+// verified. (Whether final is already there is Download's to check, once.)
 func (c *Client) fetchFile(ctx context.Context, a Artifact, final string, m *transfer.Meter) error {
-	if verifyFile(final, a) == nil {
-		return nil
-	}
 	part := final + ".part"
 	d := transfer.NewHash()
 	if err := c.fetchAll(ctx, a, part, m, d); err != nil {

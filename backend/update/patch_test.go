@@ -51,7 +51,7 @@ func newPatchFeed(t *testing.T, k testKey, version string, art []byte, patches [
 			w.Write(p.served)
 		})
 	}
-	m := Manifest{Version: version, Expires: inAnHour(), Platforms: map[string]Artifact{Platform(): a}}
+	m := Manifest{Version: version, Expires: expiresIn(time.Hour), Platforms: map[string]Artifact{Platform(): a}}
 	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestPatchURLMustBeSecure(t *testing.T) {
 	f := newPatchFeed(t, k, "1.1.0", new, nil)
 	a := Artifact{URL: "dl/hermes-desktop", SHA256: sha(new), Size: int64(len(new)),
 		Patches: []Patch{{From: sha(old), URL: "http://example.com/patch", SHA256: sha(old), Size: 10}}}
-	m := Manifest{Version: "1.1.0", Expires: inAnHour(), Platforms: map[string]Artifact{Platform(): a}}
+	m := Manifest{Version: "1.1.0", Expires: expiresIn(time.Hour), Platforms: map[string]Artifact{Platform(): a}}
 	data, _ := json.Marshal(m)
 	f.mu.Lock()
 	f.manifest, f.sig = data, k.sign(data, TrustedComment("stable", "1.1.0", m.Expires))
