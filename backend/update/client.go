@@ -327,10 +327,10 @@ func (c *Client) resolve(raw string) (string, error) {
 func (c *Client) rolledOut(m *Manifest) error {
 	bucket := 100
 	if c.cfg.Dir != "" && !m.Offered(bucket) {
-		if id, err := InstallID(c.cfg.Dir); err != nil {
+		if id, err := installID(c.cfg.Dir); err != nil {
 			c.cfg.Logger.Warn("update: no install id: this install comes last in a rollout", "err", err)
 		} else {
-			bucket = Bucket(id)
+			bucket = bucketOf(id)
 		}
 	}
 	if m.Offered(bucket) {

@@ -23,11 +23,11 @@ import (
 // IDFile is the install id's file name in <state>/updates.
 const IDFile = "install-id"
 
-// InstallID reads this install's id from dir, making it at the first call.
+// installID reads this install's id from dir, making it at the first call.
 // An id that does not read as 32 lowercase hex digits (a nonce, as
 // lockfile.NewNonce makes) is replaced: it only orders the install in a
 // rollout, and a new one is as good.
-func InstallID(dir string) (string, error) {
+func installID(dir string) (string, error) {
 	data, err := lockfile.ReadLimited(filepath.Join(dir, IDFile), 64)
 	id := strings.TrimSpace(string(data))
 	if err == nil && lockfile.ValidNonce(id) == nil {
@@ -45,9 +45,9 @@ func InstallID(dir string) (string, error) {
 	return id, nil
 }
 
-// Bucket is an install id's place in a rollout, 0-99: the first 8 bytes
+// bucketOf is an install id's place in a rollout, 0-99: the first 8 bytes
 // of SHA-256(id), mod 100. The same id has the same bucket every release.
-func Bucket(id string) int {
+func bucketOf(id string) int {
 	sum := sha256.Sum256([]byte(id))
 	return int(binary.BigEndian.Uint64(sum[:8]) % 100)
 }

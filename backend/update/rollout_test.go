@@ -34,7 +34,7 @@ func TestOffered(t *testing.T) {
 		m := Manifest{Rollout: tc.rollout, Critical: tc.critical}
 		got := 0
 		for i := range 1000 {
-			if m.Offered(Bucket(fmt.Sprintf("%032x", i*7919+1))) {
+			if m.Offered(bucketOf(fmt.Sprintf("%032x", i*7919+1))) {
 				got++
 			}
 		}
@@ -69,9 +69,9 @@ func TestCheckRollout(t *testing.T) {
 	}
 	idPath := filepath.Join(c.cfg.Dir, IDFile)
 	lockfiletest.WantPrivate(t, idPath, 0o600)
-	id, err := InstallID(c.cfg.Dir)
+	id, err := installID(c.cfg.Dir)
 	if err != nil || lockfile.ValidNonce(id) != nil {
-		t.Fatalf("InstallID: got %q, %v", id, err)
+		t.Fatalf("installID: got %q, %v", id, err)
 	}
 	publish("1.1.0", share(0), true)
 	if _, err := check(t, c); err != nil {
@@ -83,7 +83,7 @@ func TestCheckRollout(t *testing.T) {
 	}
 	// The bucket decides, release after release: just above it is offered,
 	// at it is not.
-	b := Bucket(id)
+	b := bucketOf(id)
 	for i, v := range []string{"1.3.0", "1.4.0"} {
 		publish(v, share(b+1), false)
 		if _, err := check(t, c); err != nil {
@@ -94,7 +94,7 @@ func TestCheckRollout(t *testing.T) {
 	if _, err := check(t, c); !errors.Is(err, ErrRollout) {
 		t.Errorf("rollout %d (bucket %d): got %v, want ErrRollout", b, b, err)
 	}
-	if again, _ := InstallID(c.cfg.Dir); again != id {
+	if again, _ := installID(c.cfg.Dir); again != id {
 		t.Errorf("the install id changed: got %q, want %q", again, id)
 	}
 }
@@ -102,18 +102,18 @@ func TestCheckRollout(t *testing.T) {
 // A damaged id is replaced with a new one; a missing one is made.
 func TestInstallIDRepaired(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "updates")
-	first, err := InstallID(dir)
+	first, err := installID(dir)
 	if err != nil || lockfile.ValidNonce(first) != nil {
 		t.Fatalf("got %q, %v, want a new id", first, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, IDFile), []byte("not hex\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	second, err := InstallID(dir)
+	second, err := installID(dir)
 	if err != nil || lockfile.ValidNonce(second) != nil || second == first {
 		t.Fatalf("got %q, %v, want a new valid id", second, err)
 	}
-	if again, _ := InstallID(dir); again != second {
+	if again, _ := installID(dir); again != second {
 		t.Errorf("got %q, then %q: want the id kept", second, again)
 	}
 }

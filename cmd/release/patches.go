@@ -12,26 +12,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
-
 	"hermes-desktop/backend/update"
 	"hermes-desktop/backend/update/delta"
 )
 
 // The patches sign writes with -releases DIR (backend/update/delta): DIR
 // keeps the full artifacts of earlier releases as they were published,
-// named hermes-desktop-VERSION-PLATFORM.unit.tar.zst (what `pack` writes),
-// or hermes-desktop-VERSION-PLATFORM for an install that is its bare
-// executable. From the newest -patches of them older than -version, of
-// the same platform (so of the same flavour), sign makes a patch to
-// ARTIFACT, writes it next to ARTIFACT as
+// named hermes-desktop-VERSION-PLATFORM (an install's bare executable,
+// what a patch starts from). From the newest -patches of them older than
+// -version, of the same platform (so of the same flavour), sign makes a
+// patch to ARTIFACT, writes it next to ARTIFACT as
 // hermes-desktop-OLD-to-VERSION-PLATFORM.patch, and lists it in the
 // manifest, published in the same directory as -url says ARTIFACT is.
-// A unit artifact is unpacked first: a patch goes from unit tar to unit
-// tar, what an install holds (a unit release's own digests, unit_sha256).
-
-// unitSuffix ends a unit artifact's name (backend/update/unit).
-const unitSuffix = ".unit.tar.zst"
 
 // earlier is one earlier release's artifact in the releases directory.
 type earlier struct {
@@ -47,8 +39,7 @@ func earlierReleases(dir, platform, version string, n int) ([]earlier, error) {
 	}
 	var found []earlier
 	for _, e := range entries {
-		name := strings.TrimSuffix(e.Name(), unitSuffix)
-		rest, ok := strings.CutPrefix(name, update.Product+"-")
+		rest, ok := strings.CutPrefix(e.Name(), update.Product+"-")
 		v, ok2 := strings.CutSuffix(rest, "-"+platform)
 		if !ok || !ok2 || !e.Type().IsRegular() {
 			continue
@@ -67,37 +58,6 @@ func earlierReleases(dir, platform, version string, n int) ([]earlier, error) {
 	return found[:min(n, len(found))], nil
 }
 
-// installedBytes is what an install of the artifact at path holds, the
-// bytes its patches go from and to: a unit artifact unpacked (its unit
-// tar), a bare executable as it is.
-func installedBytes(path string) ([]byte, error) {
-	if !strings.HasSuffix(path, unitSuffix) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("sign: %w", err)
-		}
-		return b, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	defer f.Close()
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, fmt.Errorf("sign: %s: %w", path, err)
-	}
-	defer dec.Close()
-	b, err := io.ReadAll(io.LimitReader(dec, delta.MaxView+1))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("sign: unpack %s: %w", path, err)
-	case len(b) > delta.MaxView:
-		return nil, fmt.Errorf("sign: %s unpacks to over %d bytes", path, int64(delta.MaxView))
-	}
-	return b, nil
-}
-
 // writePatches makes the patches from the earlier releases to the
 // artifact, next to it, and returns them for the manifest. A patch no
 // smaller than the full artifact is left out: no install would take it.
@@ -109,15 +69,15 @@ func writePatches(o signOptions, full update.Artifact, log io.Writer) ([]update.
 	if err != nil {
 		return nil, err
 	}
-	to, err := installedBytes(o.artifact)
+	to, err := os.ReadFile(o.artifact)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sign: %w", err)
 	}
 	var out []update.Patch
 	for _, old := range olds {
-		from, err := installedBytes(old.path)
+		from, err := os.ReadFile(old.path)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("sign: %w", err)
 		}
 		p, err := delta.Make(from, to)
 		if err != nil {

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"hermes-desktop/backend/update"
 	"hermes-desktop/backend/update/delta"
 )
@@ -84,20 +82,6 @@ func TestSignWritesPatches(t *testing.T) {
 	path, err := c.Download(context.Background(), rel, nil)
 	if err != nil || !bytes.Equal(must(os.ReadFile(path)), newBytes) {
 		t.Fatalf("download: %v; want the new release", err)
-	}
-}
-
-// A unit artifact's patches go between the unit tars it unpacks to.
-func TestInstalledBytesUnpacksAUnit(t *testing.T) {
-	tarBytes := bytes.Repeat([]byte("unit tar "), 1000)
-	enc, _ := zstd.NewWriter(nil)
-	path := filepath.Join(t.TempDir(), "hermes-desktop-1.0.0-linux-amd64"+unitSuffix)
-	if err := os.WriteFile(path, enc.EncodeAll(tarBytes, nil), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := installedBytes(path)
-	if err != nil || !bytes.Equal(got, tarBytes) {
-		t.Fatalf("got %d bytes, %v; want the unit tar's %d", len(got), err, len(tarBytes))
 	}
 }
 

@@ -29,7 +29,7 @@ type feedFlags struct {
 }
 
 func (f *feedFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.expires, "expires", "14d", "when the signature expires: a duration from now (14d, 36h) or an RFC 3339 time; installs refuse the feed after it, so re-sign before (release resign)")
+	fs.StringVar(&f.expires, "expires", fmt.Sprintf("%dd", DefaultExpiry/(24*time.Hour)), "when the signature expires: a duration from now (14d, 36h) or an RFC 3339 time; installs refuse the feed after it, so re-sign before (release resign)")
 	fs.IntVar(&f.rollout, "rollout", 100, "the share of installs offered this release, 0-100; the same installs come first every release (default: the manifest's for the same version, else 100)")
 	fs.BoolVar(&f.critical, "critical", false, "offer this release to every install at once, whatever -rollout says (default: the manifest's for the same version, else false)")
 }
