@@ -27,12 +27,18 @@ import (
 
 // earlier is one earlier release's artifact in the releases directory.
 type earlier struct {
-	version, path string
+	version string // as the file name spells it
+	parsed  update.Version
+	path    string
 }
 
 // earlierReleases lists the newest n artifacts in dir for platform older
 // than version, newest first.
 func earlierReleases(dir, platform, version string, n int) ([]earlier, error) {
+	target, err := update.ParseVersion(version)
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sign: the releases: %w", err)
@@ -44,17 +50,11 @@ func earlierReleases(dir, platform, version string, n int) ([]earlier, error) {
 		if !ok || !ok2 || !e.Type().IsRegular() {
 			continue
 		}
-		if _, err := update.ParseVersion(v); err != nil || !update.Newer(version, v) {
-			continue
+		if pv, err := update.ParseVersion(v); err == nil && pv.Compare(target) < 0 {
+			found = append(found, earlier{version: v, parsed: pv, path: filepath.Join(dir, e.Name())})
 		}
-		found = append(found, earlier{version: v, path: filepath.Join(dir, e.Name())})
 	}
-	slices.SortFunc(found, func(a, b earlier) int {
-		if update.Newer(a.version, b.version) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(found, func(a, b earlier) int { return b.parsed.Compare(a.parsed) })
 	return found[:min(n, len(found))], nil
 }
 
