@@ -250,31 +250,20 @@ func (c *Client) Check(ctx context.Context) (*Release, error) {
 
 // verify checks the signature before anything of the manifest is read.
 func (c *Client) verify(data, sig []byte) (*Manifest, error) {
-	var s minisign.Signature
-	if err := s.UnmarshalText(sig); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSignature, err)
-	}
-	ok := false
-	for _, k := range c.keys {
-		if minisign.Verify(k, data, sig) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: the manifest is not signed by a trusted key (key id %X)", ErrSignature, s.KeyID)
-	}
-	signed, err := parseTrustedComment(s.TrustedComment)
+	signed, err := VerifySignature(c.keys, data, sig)
 	if err != nil {
 		return nil, err
+	}
+	if signed.Expires == "" {
+		return nil, staleError(fmt.Sprintf("the update feed's signature (%q) names no expiry: it was signed before feeds expired, and must be re-signed (release resign)",
+			strings.Join([]string{Product, signed.Channel, signed.Version}, " ")))
 	}
 	m, err := ParseManifest(data, c.cfg.MaxArtifactSize)
 	if err != nil {
 		return nil, err
 	}
-	if signed.channel != c.channel || signed.version != m.Version || signed.expires != m.Expires {
-		return nil, fmt.Errorf("%w: the signature is for %s %s expiring %s, the manifest is %s %s expiring %q (a replayed or mixed-up manifest)",
-			ErrSignature, signed.channel, signed.version, signed.expires, c.channel, m.Version, m.Expires)
+	if err := signed.Binds(c.channel, m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

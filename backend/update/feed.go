@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,21 +105,42 @@ func TrustedComment(channel, version, expires string) string {
 	return Product + " " + channel + " " + version + " " + expires
 }
 
-// signedFields is what a trusted comment binds.
-type signedFields struct{ channel, version, expires string }
+// Signed is what a manifest's signature binds, read from its trusted
+// comment: the channel, the version, and the expiry ("" in the comment of
+// an old feed, signed before feeds expired: the client refuses it, the
+// release tool re-signs it).
+type Signed struct{ Channel, Version, Expires string }
 
-// parseTrustedComment splits a trusted comment into what it binds. A
-// comment without an expiry is an old feed's, signed before feeds
-// expired: refused, with what to do.
-func parseTrustedComment(c string) (signedFields, error) {
-	f := strings.Fields(c)
+// VerifySignature checks that sig is a signature of data by one of keys
+// and returns what its trusted comment binds. The client and the release
+// tool (before it re-signs a feed) verify with it.
+func VerifySignature(keys []minisign.PublicKey, data, sig []byte) (Signed, error) {
+	var s minisign.Signature
+	if err := s.UnmarshalText(sig); err != nil {
+		return Signed{}, fmt.Errorf("%w: %w", ErrSignature, err)
+	}
+	if !slices.ContainsFunc(keys, func(k minisign.PublicKey) bool { return minisign.Verify(k, data, sig) }) {
+		return Signed{}, fmt.Errorf("%w: the manifest is not signed by a trusted key (key id %X)", ErrSignature, s.KeyID)
+	}
+	f := strings.Fields(s.TrustedComment)
 	switch {
 	case len(f) == 3 && f[0] == Product:
-		return signedFields{}, staleError(fmt.Sprintf("the update feed's signature (%q) names no expiry: it was signed before feeds expired, and must be re-signed (release resign)", c))
+		return Signed{Channel: f[1], Version: f[2]}, nil
 	case len(f) != 4 || f[0] != Product:
-		return signedFields{}, fmt.Errorf("%w: the trusted comment %q is not %q", ErrSignature, c, TrustedComment("CHANNEL", "VERSION", "EXPIRES"))
+		return Signed{}, fmt.Errorf("%w: the trusted comment %q is not %q", ErrSignature, s.TrustedComment, TrustedComment("CHANNEL", "VERSION", "EXPIRES"))
 	}
-	return signedFields{f[1], f[2], f[3]}, nil
+	return Signed{Channel: f[1], Version: f[2], Expires: f[3]}, nil
+}
+
+// Binds checks that the signature is the one of channel's manifest m: the
+// comment names its channel, version and expiry (the same string), so a
+// replayed or mixed-up manifest does not pass.
+func (s Signed) Binds(channel string, m *Manifest) error {
+	if s.Channel != channel || s.Version != m.Version || s.Expires != m.Expires {
+		return fmt.Errorf("%w: the signature is for %s %s expiring %s, the manifest is %s %s expiring %q (a replayed or mixed-up manifest)",
+			ErrSignature, s.Channel, s.Version, s.Expires, channel, m.Version, m.Expires)
+	}
+	return nil
 }
 
 // SignManifest encodes m as the feed serves it and signs it for channel

@@ -85,6 +85,42 @@ func TestSignWritesPatches(t *testing.T) {
 	}
 }
 
+// A sign that is refused (here: a version older than the feed's) writes
+// no patches: they are made only once the manifest can be signed.
+func TestRefusedSignWritesNoPatches(t *testing.T) {
+	keys, feed, releases, dist := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	if code := run([]string{"keygen", "-out", keys}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("keygen: exit %d", code)
+	}
+	p := update.Platform()
+	old := make([]byte, 64<<10)
+	rand.Read(old)
+	if err := os.WriteFile(filepath.Join(releases, "hermes-desktop-1.0.0-"+p), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	signAs := func(version string) (int, string) {
+		art := filepath.Join(dist, "hermes-desktop-"+version+"-"+p)
+		if err := os.WriteFile(art, append(bytes.Clone(old), version...), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		code := run([]string{"sign", "-key", filepath.Join(keys, KeyFile), "-version", version, "-url", "dl/hermes-desktop-" + version + "-" + p,
+			"-out", feed, "-platform", p, "-releases", releases, art}, &out, &out)
+		return code, out.String()
+	}
+	if code, out := signAs("1.2.0"); code != 0 {
+		t.Fatalf("sign 1.2.0: exit %d: %s", code, out)
+	}
+	if code, out := signAs("1.1.0"); code == 0 || !strings.Contains(out, "never goes back") {
+		t.Fatalf("sign 1.1.0 after 1.2.0: exit %d %q, want it refused", code, out)
+	}
+	for _, e := range must2(os.ReadDir(dist)) {
+		if strings.Contains(e.Name(), "-to-1.1.0-") {
+			t.Errorf("the refused sign left %s", e.Name())
+		}
+	}
+}
+
 func TestGzipIsWhatPatchesExpand(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "core"), filepath.Join(dir, "core.gz")
