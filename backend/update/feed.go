@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"aead.dev/minisign"
-
-	"hermes-desktop/backend/update/delta"
 )
 
 // The feed, defined once for the client here and the release tool
@@ -87,6 +85,21 @@ type Artifact struct {
 	Size int64 `json:"size"`
 	// Patches rebuild this artifact from earlier releases (patch.go).
 	Patches []Patch `json:"patches,omitempty"`
+}
+
+// MaxPatches bounds the patches one artifact lists.
+const MaxPatches = 16
+
+// Patch is a patch from an earlier release to an artifact's
+// (backend/update/delta makes and applies it).
+type Patch struct {
+	// From is the SHA-256 (lowercase hex) of the installed release the
+	// patch applies to: what an install of it holds.
+	From string `json:"from"`
+	// URL, SHA256 and Size are the patch file's, as an artifact's.
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
 }
 
 var (
@@ -224,7 +237,30 @@ func (a Artifact) validate(maxSize int64) error {
 	if _, err := url.Parse(a.URL); err != nil {
 		return fmt.Errorf("url %q: %w", a.URL, err)
 	}
-	return delta.ValidatePatches(a.Patches, maxSize)
+	return validatePatches(a.Patches, maxSize)
+}
+
+// validatePatches checks each patch as an artifact (without patches of
+// its own), its from as a digest, and at most one per from.
+func validatePatches(ps []Patch, maxSize int64) error {
+	if len(ps) > MaxPatches {
+		return fmt.Errorf("%d patches, at most %d", len(ps), MaxPatches)
+	}
+	seen := map[string]bool{}
+	for i, p := range ps {
+		err := Artifact{URL: p.URL, SHA256: p.SHA256, Size: p.Size}.validate(maxSize)
+		switch {
+		case !sha256Pattern.MatchString(p.From):
+			err = fmt.Errorf("from %q is not 64 lowercase hex digits", p.From)
+		case seen[p.From]:
+			err = fmt.Errorf("a second patch from %s", p.From)
+		}
+		if err != nil {
+			return fmt.Errorf("patch %d: %w", i, err)
+		}
+		seen[p.From] = true
+	}
+	return nil
 }
 
 // ChannelOf is the channel a feed URL's path names: "stable" for

@@ -15,9 +15,6 @@ import (
 // the installed executable (Config.Installed), when there is one
 // (backend/update/delta).
 
-// Patch is a patch from an earlier release (delta.Patch).
-type Patch = delta.Patch
-
 // PatchName is the downloaded patch's name in <Dir>/<version>/ (".part"
 // while downloading); it is removed once used.
 const PatchName = "patch"
@@ -35,7 +32,12 @@ func (c *Client) choosePatch(a Artifact) *Patch {
 		c.cfg.Logger.Warn("update: no patch", "err", err)
 		return nil
 	}
-	return delta.Pick(a.Patches, sum, a.Size)
+	for _, p := range a.Patches {
+		if p.From == sum && p.Size < a.Size {
+			return &p
+		}
+	}
+	return nil
 }
 
 // downloadPatch rebuilds rel's artifact from its patch and returns where

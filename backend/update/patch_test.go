@@ -212,7 +212,7 @@ func TestModifiedInstallTakesTheFullArtifact(t *testing.T) {
 func TestValidatePatches(t *testing.T) {
 	h := strings.Repeat("ab", 32)
 	ok := Patch{From: h, URL: "p", SHA256: h, Size: 10}
-	many := make([]Patch, delta.MaxPatches+1)
+	many := make([]Patch, MaxPatches+1)
 	for i := range many {
 		many[i] = ok
 		many[i].From = strings.Repeat(string(rune('a'+i%6)), 63) + string(rune('0'+i/6))

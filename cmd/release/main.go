@@ -50,7 +50,6 @@ import (
 	"aead.dev/minisign"
 
 	"hermes-desktop/backend/update"
-	"hermes-desktop/backend/update/delta"
 	"hermes-desktop/lockfile"
 )
 
@@ -169,8 +168,8 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 || o.key == "" || o.version == "" || o.url == "" || o.out == "" {
 		return errors.New("sign: -key, -version, -url, -out and one ARTIFACT are required")
 	}
-	if o.patches > delta.MaxPatches {
-		return fmt.Errorf("sign: -patches %d: a manifest lists at most %d patches an artifact", o.patches, delta.MaxPatches)
+	if o.patches > update.MaxPatches {
+		return fmt.Errorf("sign: -patches %d: a manifest lists at most %d patches an artifact", o.patches, update.MaxPatches)
 	}
 	o.artifact = fs.Arg(0)
 	manifest, m, err := sign(o, stdout)
