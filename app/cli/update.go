@@ -89,12 +89,11 @@ func printCheck(w io.Writer, c update.Check) {
 	case c.Reason == "rollout":
 		_, why, _ := strings.Cut(c.Message, ": ") // after "no newer version for this install yet"
 		fmt.Fprintf(w, "No update for this install yet (Hermes Desktop %s): %s.\n", c.Current, why)
-	case c.Reason == "stale":
-		fmt.Fprintf(w, "The update check failed: %s.\n", c.Message)
 	case c.Reason == "up-to-date" && c.Latest != "":
 		fmt.Fprintf(w, "Hermes Desktop %s is up to date (the feed offers %s). %s\n", c.Current, c.Latest, c.Message)
 	case c.Failed():
-		fmt.Fprintf(w, "The update check failed (%s): %s\n", c.Reason, c.Message)
+		// The message says what failed (the reason's one word is in --json).
+		fmt.Fprintf(w, "The update check failed: %s.\n", strings.TrimSuffix(c.Message, "."))
 	default:
 		fmt.Fprintf(w, "No update (%s): %s\n", c.Reason, c.Message)
 	}

@@ -58,6 +58,7 @@ func (o *offer) check(ctx context.Context) (*update.Release, error) {
 // record puts the feed's answer in the status and keeps a new offer. Call
 // with mu held.
 func (o *offer) record(i *update.Info, rel *update.Release, err error) {
+	i.Download = nil // only an offer downloads something
 	switch {
 	case errors.Is(err, update.ErrDisabled):
 		i.State, i.Error, i.Reason, i.BuildOff = update.StateOff, err.Error(), update.Reason(err), errors.Is(err, update.ErrBuildOff)
@@ -69,14 +70,14 @@ func (o *offer) record(i *update.Info, rel *update.Release, err error) {
 	case err != nil:
 		i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err)
 	case o.artifact != "" && sameArtifact(o.release, rel):
-		i.State = update.StateReady // downloaded already
+		i.State, i.Download = update.StateReady, downloadOf(rel) // downloaded already
 	default:
 		if !sameArtifact(o.release, rel) {
 			o.artifact = "" // verified against another manifest's digest
 		}
 		o.release = rel
-		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, downloadOf(rel).Size, 0
-		i.Download = downloadOf(rel)
+		d := downloadOf(rel)
+		i.State, i.Bytes, i.Total, i.Speed, i.Download = update.StateAvailable, 0, d.Size, 0, d
 	}
 }
 

@@ -78,7 +78,7 @@ func New(cfg Config, launcher Launcher) *Updater {
 	u.swap = &swapper{cfg: &u.cfg, launcher: launcher, status: u.status, dir: dir}
 	u.automatic.Store(cfg.Automatic)
 	u.feed = newFeedLine(update.Config{Keys: cfg.Keys, Current: cfg.Version, Dir: dir,
-		Installed: update.InstalledUnit(cfg.Exe), Logger: cfg.Logger}, cfg.Feed, u.feedInUse)
+		Installed: cfg.Exe, Logger: cfg.Logger}, cfg.Feed, u.feedInUse)
 	u.feed.announce = launcher.PublishStatus
 	u.offer.feed = u.feed
 	return u

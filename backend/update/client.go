@@ -52,17 +52,18 @@ type Config struct {
 	// StallTimeout ends a download attempt that receives nothing for this
 	// long (it is then resumed); 0 means 30 seconds.
 	StallTimeout time.Duration
-	// Installed writes the installed unit's canonical bytes, what a patch
-	// applies to (patch.go); nil means no patches: every update downloads
-	// the full artifact.
-	Installed func(w io.Writer) error
-	// Logger says why a patch was not used; nil means no log.
+	// Installed is the installed executable (symlinks followed), what a
+	// patch applies to (patch.go); "" means no patches: every update
+	// downloads the full artifact.
+	Installed string
+	// Logger says why a patch was not used, or why the install has no id
+	// for a rollout; nil means no log.
 	Logger *slog.Logger
 }
 
 // Client checks the feed and downloads releases. It holds no state
-// between calls except its configuration (what it remembers is in Dir),
-// and is safe for concurrent use.
+// between calls except its configuration and the installed executable's
+// digest (what it remembers is in Dir), and is safe for concurrent use.
 type Client struct {
 	cfg      Config
 	keys     []minisign.PublicKey
@@ -71,7 +72,8 @@ type Client struct {
 	disabled error // why updates are off; nil when on
 	// fresh serializes the read and write of the channel's FeedFile, so
 	// two checks cannot record an older manifest over a newer one.
-	fresh sync.Mutex
+	fresh     sync.Mutex
+	installed *delta.Reference // Config.Installed and its digest; nil without one
 }
 
 // New returns a client for cfg. It never fails: a configuration that
@@ -92,6 +94,9 @@ func New(cfg Config) *Client {
 		c.cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.cfg.HTTP = secureRedirects(c.cfg.HTTP)
+	if c.cfg.Installed != "" {
+		c.installed = delta.NewReference(c.cfg.Installed)
+	}
 	c.disabled = c.configure()
 	return c
 }
@@ -203,7 +208,7 @@ type Release struct {
 	Channel string
 	// Artifact's URL is absolute, and so are its patches'.
 	Artifact Artifact
-	// Patch is the artifact's patch from the installed unit, which
+	// Patch is the artifact's patch from the installed executable, which
 	// Download tries first; nil when none starts from it.
 	Patch *Patch
 }
@@ -245,31 +250,20 @@ func (c *Client) Check(ctx context.Context) (*Release, error) {
 
 // verify checks the signature before anything of the manifest is read.
 func (c *Client) verify(data, sig []byte) (*Manifest, error) {
-	var s minisign.Signature
-	if err := s.UnmarshalText(sig); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSignature, err)
-	}
-	ok := false
-	for _, k := range c.keys {
-		if minisign.Verify(k, data, sig) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: the manifest is not signed by a trusted key (key id %X)", ErrSignature, s.KeyID)
-	}
-	signed, err := parseTrustedComment(s.TrustedComment)
+	signed, err := VerifySignature(c.keys, data, sig)
 	if err != nil {
 		return nil, err
+	}
+	if signed.Expires == "" {
+		return nil, staleError(fmt.Sprintf("the update feed's signature (%q) names no expiry: it was signed before feeds expired, and must be re-signed (release resign)",
+			strings.Join([]string{Product, signed.Channel, signed.Version}, " ")))
 	}
 	m, err := ParseManifest(data, c.cfg.MaxArtifactSize)
 	if err != nil {
 		return nil, err
 	}
-	if signed.channel != c.channel || signed.version != m.Version || signed.expires != m.Expires {
-		return nil, fmt.Errorf("%w: the signature is for %s %s expiring %s, the manifest is %s %s expiring %q (a replayed or mixed-up manifest)",
-			ErrSignature, signed.channel, signed.version, signed.expires, c.channel, m.Version, m.Expires)
+	if err := signed.Binds(c.channel, m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -298,10 +292,7 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 			return rel, err
 		}
 	}
-	rel.Artifact = a
-	if rel.Patch, err = delta.Choose(a.Patches, c.cfg.Installed, a.Size); err != nil {
-		c.cfg.Logger.Warn("update: no patch", "err", err) // the full download still works
-	}
+	rel.Artifact, rel.Patch = a, c.choosePatch(a)
 	return rel, nil
 }
 
@@ -320,15 +311,16 @@ func (c *Client) resolve(raw string) (string, error) {
 }
 
 // rolledOut refuses a release not yet offered to this install. Without
-// Dir there is no id: the install comes last (bucket 100).
+// an id (no Dir, or one that cannot be read or made: logged) the install
+// comes last (bucket 100); the check itself goes on.
 func (c *Client) rolledOut(m *Manifest) error {
 	bucket := 100
 	if c.cfg.Dir != "" && !m.Offered(bucket) {
-		id, err := InstallID(c.cfg.Dir)
-		if err != nil {
-			return err
+		if id, err := installID(c.cfg.Dir); err != nil {
+			c.cfg.Logger.Warn("update: no install id: this install comes last in a rollout", "err", err)
+		} else {
+			bucket = bucketOf(id)
 		}
-		bucket = Bucket(id)
 	}
 	if m.Offered(bucket) {
 		return nil

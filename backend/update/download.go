@@ -51,7 +51,7 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 		m.Finish(rel.Artifact.Size)
 		return final, nil
 	}
-	if rel.Patch != nil {
+	if rel.Patch != nil && c.installed != nil {
 		path, err := c.downloadPatch(ctx, dir, rel, progress)
 		if err == nil || ctx.Err() != nil {
 			return path, err
@@ -66,11 +66,8 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 }
 
 // fetchFile downloads a into final, through final.part, resumed and
-// verified; a verified file already there is kept.
+// verified. (Whether final is already there is Download's to check, once.)
 func (c *Client) fetchFile(ctx context.Context, a Artifact, final string, m *transfer.Meter) error {
-	if verifyFile(final, a) == nil {
-		return nil
-	}
 	part := final + ".part"
 	d := transfer.NewHash()
 	if err := c.fetchAll(ctx, a, part, m, d); err != nil {

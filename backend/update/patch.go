@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"os"
 	"path/filepath"
 
 	"hermes-desktop/backend/update/delta"
@@ -12,42 +12,58 @@ import (
 )
 
 // Patches: Download rebuilds the release from the artifact's patch from
-// the installed unit, when there is one (backend/update/delta).
-
-// Patch is a patch from an earlier release (delta.Patch).
-type Patch = delta.Patch
+// the installed executable (Config.Installed), when there is one
+// (backend/update/delta).
 
 // PatchName is the downloaded patch's name in <Dir>/<version>/ (".part"
 // while downloading); it is removed once used.
 const PatchName = "patch"
 
-// patchTarget is what a patch of a rebuilds, and its name in the
-// version's directory: the artifact itself, for an install that is its
-// executable alone.
-func patchTarget(a Artifact) (delta.Sum, string) {
-	return delta.Sum{SHA256: a.SHA256, Size: a.Size}, ArtifactName
+// choosePatch is a's patch from the installed executable when one is
+// smaller than the full artifact; nil when none is (a changed install,
+// one older than the patches reach) or the executable cannot be read
+// (logged: the full download still works).
+func (c *Client) choosePatch(a Artifact) *Patch {
+	if len(a.Patches) == 0 || c.installed == nil {
+		return nil
+	}
+	sum, err := c.installed.Digest()
+	if err != nil {
+		c.cfg.Logger.Warn("update: no patch", "err", err)
+		return nil
+	}
+	for _, p := range a.Patches {
+		if p.From == sum && p.Size < a.Size {
+			return &p
+		}
+	}
+	return nil
 }
-
-// InstalledUnit is Config.Installed for the install of exe: its
-// executable, the unit of an install that is that one file.
-func InstalledUnit(exe string) func(io.Writer) error { return delta.FileSource(exe) }
 
 // downloadPatch rebuilds rel's artifact from its patch and returns where
 // it is, as Download does from the full artifact.
 func (c *Client) downloadPatch(ctx context.Context, dir string, rel *Release, progress func(Progress)) (string, error) {
-	m := transfer.NewMeter(rel.Patch.Size, progress)
-	fetch := func(ctx context.Context, url, sha256 string, size int64, path string) error {
-		return c.fetchFile(ctx, Artifact{URL: url, SHA256: sha256, Size: size}, path, m)
+	p := rel.Patch
+	m := transfer.NewMeter(p.Size, progress)
+	file, out := filepath.Join(dir, PatchName), filepath.Join(dir, ArtifactName)
+	if err := c.fetchFile(ctx, Artifact{URL: p.URL, SHA256: p.SHA256, Size: p.Size}, file, m); err != nil {
+		return "", err
 	}
-	want, name := patchTarget(rel.Artifact)
-	out := filepath.Join(dir, name)
-	err := delta.Rebuild(ctx, fetch, *rel.Patch, filepath.Join(dir, PatchName), c.cfg.Installed, out, want)
+	defer os.Remove(file) // used: it rebuilt the release, or it cannot
+	sum, err := c.installed.Digest()
+	if err != nil {
+		return "", err
+	}
+	if sum != p.From {
+		return "", fmt.Errorf("update: the installed executable changed since the check (%s, the patch is from %s)", sum, p.From)
+	}
+	err = delta.ApplyFile(out, c.cfg.Installed, file, delta.Sum{SHA256: rel.Artifact.SHA256, Size: rel.Artifact.Size})
 	if errors.Is(err, delta.ErrPatch) || errors.Is(err, delta.ErrTooBig) || errors.Is(err, delta.ErrMismatch) {
 		err = fmt.Errorf("%w: the patch: %w", ErrChecksum, err)
 	}
 	if err != nil {
 		return "", err
 	}
-	m.Finish(rel.Patch.Size)
+	m.Finish(p.Size)
 	return out, nil
 }

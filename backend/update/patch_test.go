@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"hermes-desktop/backend/update/delta"
 )
@@ -50,7 +51,7 @@ func newPatchFeed(t *testing.T, k testKey, version string, art []byte, patches [
 			w.Write(p.served)
 		})
 	}
-	m := Manifest{Version: version, Expires: inAnHour(), Platforms: map[string]Artifact{Platform(): a}}
+	m := Manifest{Version: version, Expires: expiresIn(time.Hour), Platforms: map[string]Artifact{Platform(): a}}
 	data, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -79,11 +80,22 @@ func makePatch(t *testing.T, old, new []byte) []byte {
 	return p
 }
 
-// patchClient is a client whose install holds installed, logging to log.
+// patchClient is a client whose installed executable holds installed,
+// logging to log.
 func patchClient(t *testing.T, f *patchFeed, k testKey, installed []byte, log *bytes.Buffer) *Client {
 	return New(Config{FeedURL: f.url(), Keys: []string{k.String()}, Current: "1.0.0", Dir: t.TempDir(),
-		Installed: func(w io.Writer) error { _, err := w.Write(installed); return err },
-		Logger:    slog.New(slog.NewTextHandler(log, nil))})
+		Installed: writeInstalled(t, installed), Logger: slog.New(slog.NewTextHandler(log, nil))})
+}
+
+// writeInstalled writes an installed executable holding b and returns its
+// path.
+func writeInstalled(t *testing.T, b []byte) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "hermes-desktop")
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
 }
 
 func TestDownloadTakesThePatch(t *testing.T) {
@@ -200,7 +212,7 @@ func TestModifiedInstallTakesTheFullArtifact(t *testing.T) {
 func TestValidatePatches(t *testing.T) {
 	h := strings.Repeat("ab", 32)
 	ok := Patch{From: h, URL: "p", SHA256: h, Size: 10}
-	many := make([]Patch, delta.MaxPatches+1)
+	many := make([]Patch, MaxPatches+1)
 	for i := range many {
 		many[i] = ok
 		many[i].From = strings.Repeat(string(rune('a'+i%6)), 63) + string(rune('0'+i/6))
@@ -243,7 +255,7 @@ func TestPatchURLMustBeSecure(t *testing.T) {
 	f := newPatchFeed(t, k, "1.1.0", new, nil)
 	a := Artifact{URL: "dl/hermes-desktop", SHA256: sha(new), Size: int64(len(new)),
 		Patches: []Patch{{From: sha(old), URL: "http://example.com/patch", SHA256: sha(old), Size: 10}}}
-	m := Manifest{Version: "1.1.0", Expires: inAnHour(), Platforms: map[string]Artifact{Platform(): a}}
+	m := Manifest{Version: "1.1.0", Expires: expiresIn(time.Hour), Platforms: map[string]Artifact{Platform(): a}}
 	data, _ := json.Marshal(m)
 	f.mu.Lock()
 	f.manifest, f.sig = data, k.sign(data, TrustedComment("stable", "1.1.0", m.Expires))
@@ -251,5 +263,52 @@ func TestPatchURLMustBeSecure(t *testing.T) {
 	var log bytes.Buffer
 	if _, err := check(t, patchClient(t, f, k, old, &log)); !errors.Is(err, ErrInsecure) {
 		t.Fatalf("got %v, want %v", err, ErrInsecure)
+	}
+}
+
+// The installed executable is hashed when a feed lists patches and not
+// again while it keeps its size and time; changed, it is hashed again.
+// A file rewritten behind the cache's back (same size and time) only
+// makes the patch fail the manifest's digest: the full artifact follows.
+func TestInstalledDigestFollowsTheFile(t *testing.T) {
+	k := newKey(t)
+	old, new := releases()
+	p := makePatch(t, old, new)
+	f := newPatchFeed(t, k, "1.1.0", new, []servedPatch{{from: old, listed: p, served: p}})
+	var log bytes.Buffer
+	c := patchClient(t, f, k, old, &log)
+	exe := c.cfg.Installed
+	if rel, err := check(t, c); err != nil || rel.Patch == nil {
+		t.Fatalf("check: %+v %v, want a patch", rel, err)
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modified := bytes.Clone(old)
+	modified[0] ^= 1
+	if err := os.WriteFile(exe, modified, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(exe, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := check(t, c)
+	if err != nil || rel.Patch == nil {
+		t.Fatalf("check with the same size and time: %+v %v, want the digest kept (a patch)", rel, err)
+	}
+	path, err := c.Download(t.Context(), rel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, new) || f.artifactGets.Load() != 1 {
+		t.Fatalf("got %d bytes after %d full downloads; want the new release from the full artifact", len(got), f.artifactGets.Load())
+	}
+	later := fi.ModTime().Add(time.Second)
+	if err := os.Chtimes(exe, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if rel, err := check(t, c); err != nil || rel.Patch != nil {
+		t.Fatalf("check after the file changed: patch %+v, %v; want none (hashed again)", rel.Patch, err)
 	}
 }

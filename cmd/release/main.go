@@ -26,7 +26,9 @@
 // Every signature expires (-expires, default 14 days: installs refuse an
 // expired feed), so a feed is re-signed before then: resign signs the
 // channel's manifest as it is with a new expiry, no new release, and may
-// change its staged rollout (-rollout 0-100, -critical; resign.go).
+// change its staged rollout (-rollout 0-100, -critical; resign.go). Both
+// verify the channel's manifest with the key before signing it again, and
+// refuse one changed since it was signed or signed with another key.
 //
 // gzip IN OUT gzips a file the way a patch expands it (backend/update/delta):
 // the release scripts gzip the remote cores and the embedded core with it.
@@ -166,6 +168,9 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 || o.key == "" || o.version == "" || o.url == "" || o.out == "" {
 		return errors.New("sign: -key, -version, -url, -out and one ARTIFACT are required")
 	}
+	if o.patches > update.MaxPatches {
+		return fmt.Errorf("sign: -patches %d: a manifest lists at most %d patches an artifact", o.patches, update.MaxPatches)
+	}
 	o.artifact = fs.Arg(0)
 	manifest, m, err := sign(o, stdout)
 	if err != nil {
@@ -175,7 +180,9 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// sign updates the channel's manifest with the artifact and signs it.
+// sign updates the channel's manifest with the artifact and signs it. The
+// patches are made last, once the manifest is known to be signable: a
+// refused sign leaves no .patch files behind.
 func sign(o signOptions, log io.Writer) (string, *update.Manifest, error) {
 	if !update.ValidChannel(o.channel) {
 		return "", nil, fmt.Errorf("sign: %q is not a channel name", o.channel)
@@ -191,16 +198,20 @@ func sign(o signOptions, log io.Writer) (string, *update.Manifest, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if art.Patches, err = writePatches(o, art, log); err != nil {
-		return "", nil, err
-	}
 	path := filepath.Join(o.out, o.channel+".json")
-	m, prev, err := nextManifest(path, o)
+	m, prev, err := nextManifest(path, o, priv)
 	if err != nil {
 		return "", nil, err
 	}
 	if err := o.feed.apply(m, prev, time.Now()); err != nil {
 		return "", nil, fmt.Errorf("sign: %w", err)
+	}
+	m.Platforms[o.platform] = art
+	if err := m.Validate(update.DefaultMaxArtifactSize); err != nil {
+		return "", nil, fmt.Errorf("sign: %w", err)
+	}
+	if art.Patches, err = writePatches(o, art, log); err != nil {
+		return "", nil, err
 	}
 	m.Platforms[o.platform] = art
 	if err := writeFeed(path, priv, o.channel, m); err != nil {
@@ -229,8 +240,8 @@ func writeFeed(path string, priv minisign.PrivateKey, channel string, m *update.
 
 // nextManifest loads the channel's manifest when it is the same version,
 // starts a new one for a newer version, and refuses an older one; prev is
-// the manifest there was (nil for none).
-func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err error) {
+// the manifest there was (nil for none), verified (loadManifest).
+func nextManifest(path string, o signOptions, priv minisign.PrivateKey) (m, prev *update.Manifest, err error) {
 	if _, err := update.ParseVersion(o.version); err != nil {
 		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
@@ -245,16 +256,11 @@ func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err err
 		}
 		m.Notes = string(notes)
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil, nil
-	}
-	if err != nil {
+	if prev, err = loadManifest(path, o.channel, priv); err != nil {
 		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
-	prev, err = update.ParseManifest(data, update.DefaultMaxArtifactSize)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sign: the existing %s: %w", path, err)
+	if prev == nil {
+		return m, nil, nil
 	}
 	switch {
 	case prev.Version == o.version:
@@ -268,15 +274,49 @@ func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err err
 	return m, prev, nil
 }
 
+// loadManifest reads the channel's manifest at path, nil when there is
+// none, and verifies it before anything of it is signed again: its
+// signature by the key's public half, and a trusted comment naming the
+// channel, the manifest's version and its expiry (none in an old feed's,
+// which resign gives one). A manifest edited since it was signed, or
+// signed with another key, is refused: signing it would vouch for what
+// nobody signed.
+func loadManifest(path, channel string, priv minisign.PrivateKey) (*update.Manifest, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sig, err := os.ReadFile(path + update.SignatureSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("the existing %s has no signature to check (%v): remove it to start the feed over", path, err)
+	}
+	pub, _ := priv.Public().(minisign.PublicKey)
+	signed, err := update.VerifySignature([]minisign.PublicKey{pub}, data, sig)
+	if err != nil {
+		return nil, fmt.Errorf("the existing %s does not verify with this key: it was changed since it was signed, or signed with another key (%w); remove it and its signature to start the feed over with this key", path, err)
+	}
+	m, err := update.ParseManifest(data, update.DefaultMaxArtifactSize)
+	if err == nil {
+		err = signed.Binds(channel, m)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the existing %s: %w", path, err)
+	}
+	return m, nil
+}
+
 // checkFlavour refuses to sign a Linux desktop build under another
 // flavour's platform key: an install takes only its own key, and a
 // WebKitGTK 4.0 binary offered to 4.1 installs would fail their smoke test
 // at every check (or, where both libraries are installed, pass it as the
 // wrong build).
 func checkFlavour(artifact, platform string) error {
-	got, err := update.ArtifactFlavour(artifact)
+	got, err := artifactFlavour(artifact)
 	if err != nil {
-		return fmt.Errorf("sign: %w", err)
+		return err
 	}
 	if want := update.PlatformFlavour(platform); got != want {
 		if got == "" {

@@ -12,90 +12,50 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
-
 	"hermes-desktop/backend/update"
 	"hermes-desktop/backend/update/delta"
 )
 
 // The patches sign writes with -releases DIR (backend/update/delta): DIR
 // keeps the full artifacts of earlier releases as they were published,
-// named hermes-desktop-VERSION-PLATFORM.unit.tar.zst (what `pack` writes),
-// or hermes-desktop-VERSION-PLATFORM for an install that is its bare
-// executable. From the newest -patches of them older than -version, of
-// the same platform (so of the same flavour), sign makes a patch to
-// ARTIFACT, writes it next to ARTIFACT as
+// named hermes-desktop-VERSION-PLATFORM (an install's bare executable,
+// what a patch starts from). From the newest -patches of them older than
+// -version, of the same platform (so of the same flavour), sign makes a
+// patch to ARTIFACT, writes it next to ARTIFACT as
 // hermes-desktop-OLD-to-VERSION-PLATFORM.patch, and lists it in the
 // manifest, published in the same directory as -url says ARTIFACT is.
-// A unit artifact is unpacked first: a patch goes from unit tar to unit
-// tar, what an install holds (a unit release's own digests, unit_sha256).
-
-// unitSuffix ends a unit artifact's name (backend/update/unit).
-const unitSuffix = ".unit.tar.zst"
 
 // earlier is one earlier release's artifact in the releases directory.
 type earlier struct {
-	version, path string
+	version string // as the file name spells it
+	parsed  update.Version
+	path    string
 }
 
 // earlierReleases lists the newest n artifacts in dir for platform older
 // than version, newest first.
 func earlierReleases(dir, platform, version string, n int) ([]earlier, error) {
+	target, err := update.ParseVersion(version)
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sign: the releases: %w", err)
 	}
 	var found []earlier
 	for _, e := range entries {
-		name := strings.TrimSuffix(e.Name(), unitSuffix)
-		rest, ok := strings.CutPrefix(name, update.Product+"-")
+		rest, ok := strings.CutPrefix(e.Name(), update.Product+"-")
 		v, ok2 := strings.CutSuffix(rest, "-"+platform)
 		if !ok || !ok2 || !e.Type().IsRegular() {
 			continue
 		}
-		if _, err := update.ParseVersion(v); err != nil || !update.Newer(version, v) {
-			continue
+		if pv, err := update.ParseVersion(v); err == nil && pv.Compare(target) < 0 {
+			found = append(found, earlier{version: v, parsed: pv, path: filepath.Join(dir, e.Name())})
 		}
-		found = append(found, earlier{version: v, path: filepath.Join(dir, e.Name())})
 	}
-	slices.SortFunc(found, func(a, b earlier) int {
-		if update.Newer(a.version, b.version) {
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(found, func(a, b earlier) int { return b.parsed.Compare(a.parsed) })
 	return found[:min(n, len(found))], nil
-}
-
-// installedBytes is what an install of the artifact at path holds, the
-// bytes its patches go from and to: a unit artifact unpacked (its unit
-// tar), a bare executable as it is.
-func installedBytes(path string) ([]byte, error) {
-	if !strings.HasSuffix(path, unitSuffix) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("sign: %w", err)
-		}
-		return b, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	defer f.Close()
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, fmt.Errorf("sign: %s: %w", path, err)
-	}
-	defer dec.Close()
-	b, err := io.ReadAll(io.LimitReader(dec, delta.MaxView+1))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("sign: unpack %s: %w", path, err)
-	case len(b) > delta.MaxView:
-		return nil, fmt.Errorf("sign: %s unpacks to over %d bytes", path, int64(delta.MaxView))
-	}
-	return b, nil
 }
 
 // writePatches makes the patches from the earlier releases to the
@@ -109,15 +69,15 @@ func writePatches(o signOptions, full update.Artifact, log io.Writer) ([]update.
 	if err != nil {
 		return nil, err
 	}
-	to, err := installedBytes(o.artifact)
+	to, err := os.ReadFile(o.artifact)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sign: %w", err)
 	}
 	var out []update.Patch
 	for _, old := range olds {
-		from, err := installedBytes(old.path)
+		from, err := os.ReadFile(old.path)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("sign: %w", err)
 		}
 		p, err := delta.Make(from, to)
 		if err != nil {

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"hermes-desktop/backend/update"
 	"hermes-desktop/backend/update/delta"
 )
@@ -76,7 +74,7 @@ func TestSignWritesPatches(t *testing.T) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(feed)))
 	t.Cleanup(srv.Close)
 	c := update.New(update.Config{FeedURL: srv.URL + "/stable.json", Keys: []string{string(pub)}, Current: "1.0.0", Dir: t.TempDir(),
-		Installed: func(w io.Writer) error { _, err := w.Write(olds["1.0.0"]); return err }})
+		Installed: filepath.Join(releases, "hermes-desktop-1.0.0-"+p)})
 	rel, err := c.Check(context.Background())
 	if err != nil || rel.Patch == nil {
 		t.Fatalf("check: %+v %v, want a patch", rel, err)
@@ -87,17 +85,39 @@ func TestSignWritesPatches(t *testing.T) {
 	}
 }
 
-// A unit artifact's patches go between the unit tars it unpacks to.
-func TestInstalledBytesUnpacksAUnit(t *testing.T) {
-	tarBytes := bytes.Repeat([]byte("unit tar "), 1000)
-	enc, _ := zstd.NewWriter(nil)
-	path := filepath.Join(t.TempDir(), "hermes-desktop-1.0.0-linux-amd64"+unitSuffix)
-	if err := os.WriteFile(path, enc.EncodeAll(tarBytes, nil), 0o644); err != nil {
+// A sign that is refused (here: a version older than the feed's) writes
+// no patches: they are made only once the manifest can be signed.
+func TestRefusedSignWritesNoPatches(t *testing.T) {
+	keys, feed, releases, dist := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	if code := run([]string{"keygen", "-out", keys}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("keygen: exit %d", code)
+	}
+	p := update.Platform()
+	old := make([]byte, 64<<10)
+	rand.Read(old)
+	if err := os.WriteFile(filepath.Join(releases, "hermes-desktop-1.0.0-"+p), old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := installedBytes(path)
-	if err != nil || !bytes.Equal(got, tarBytes) {
-		t.Fatalf("got %d bytes, %v; want the unit tar's %d", len(got), err, len(tarBytes))
+	signAs := func(version string) (int, string) {
+		art := filepath.Join(dist, "hermes-desktop-"+version+"-"+p)
+		if err := os.WriteFile(art, append(bytes.Clone(old), version...), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		code := run([]string{"sign", "-key", filepath.Join(keys, KeyFile), "-version", version, "-url", "dl/hermes-desktop-" + version + "-" + p,
+			"-out", feed, "-platform", p, "-releases", releases, art}, &out, &out)
+		return code, out.String()
+	}
+	if code, out := signAs("1.2.0"); code != 0 {
+		t.Fatalf("sign 1.2.0: exit %d: %s", code, out)
+	}
+	if code, out := signAs("1.1.0"); code == 0 || !strings.Contains(out, "never goes back") {
+		t.Fatalf("sign 1.1.0 after 1.2.0: exit %d %q, want it refused", code, out)
+	}
+	for _, e := range must2(os.ReadDir(dist)) {
+		if strings.Contains(e.Name(), "-to-1.1.0-") {
+			t.Errorf("the refused sign left %s", e.Name())
+		}
 	}
 }
 

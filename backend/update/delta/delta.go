@@ -5,11 +5,10 @@
 // file is expanded (view.go), so that a one-line change costs about what
 // it changed, not the size of every compressed file after it.
 //
-// The bytes a patch starts from and ends with are the caller's: the
-// install's canonical unit (backend/update/unit's tar), or the bare
-// executable of an install that is one file. The patch is signed through
-// the manifest that names it; what Apply rebuilds is checked against the
-// manifest's digest by the caller before anything is installed.
+// The bytes a patch starts from and ends with are the caller's: an
+// install's executable (backend/update). The patch is signed through the
+// manifest that names it; what Apply rebuilds is checked against the
+// manifest's digest (ApplyFile) before anything is installed.
 package delta
 
 import (

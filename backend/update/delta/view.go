@@ -13,7 +13,7 @@ import (
 // remote cores in cores/, the core the Linux desktop build embeds): a
 // one-line change rewrites every compressed byte after it, so a patch
 // between the files as they are is nearly as big as the files. A patch
-// is therefore made between views: the unit with each gzip member in it
+// is therefore made between views: the release with each gzip member in it
 // replaced by what it holds, so that zstd sees the few bytes that changed.
 //
 //	view   = "hdv1" uvarint(n) n × (uvarint(gap) uvarint(gzLen) uvarint(rawLen)) body
@@ -30,16 +30,11 @@ import (
 
 var viewMagic = []byte("hdv1")
 
-// Caps on expansion, the same on both ends (they decide which members
-// are expanded, so they are part of the format): a member inflating to
-// more than maxMember stays as it is, and no member is expanded that would
-// take the view past MaxView.
-const (
-	maxMember = 256 << 20
-	// MaxView bounds a view: the reference and the result of a patch
-	// together stay inside MaxWindow.
-	MaxView = MaxWindow / 2
-)
+// MaxView bounds a view, and so expansion, the same on both ends (it
+// decides which members are expanded, so it is part of the format): no
+// member is expanded that would take the view past it. The reference and
+// the result of a patch together stay inside MaxWindow.
+const MaxView = MaxWindow / 2
 
 // region is one expanded gzip member.
 type region struct {
@@ -80,8 +75,7 @@ func Expand(data []byte, exact bool) ([]byte, error) {
 
 // inflateMember reads one gzip member at the start of b: its length and
 // what it holds, or a nil slice when it is not one that inflates cleanly
-// (bad header or stream, CRC or length wrong, more than limit bytes or
-// maxMember).
+// (bad header or stream, CRC or length wrong, more than limit bytes).
 func inflateMember(b []byte, limit int64) (int, []byte) {
 	br := bytes.NewReader(b) // an io.ByteReader: gzip reads no further than the member
 	zr, err := gzip.NewReader(br)
@@ -89,7 +83,6 @@ func inflateMember(b []byte, limit int64) (int, []byte) {
 		return 0, nil
 	}
 	zr.Multistream(false)
-	limit = min(limit, maxMember)
 	var out bytes.Buffer
 	n, err := io.Copy(&out, io.LimitReader(zr, limit+1))
 	if err != nil || n > limit {

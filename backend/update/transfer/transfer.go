@@ -111,13 +111,13 @@ func (d *Hash) Seek(part string, from int64) error {
 	}
 	f, err := os.Open(part)
 	if err != nil {
-		return fmt.Errorf("update: %w", err)
+		return fmt.Errorf("transfer: %w", err)
 	}
 	defer f.Close()
 	k, err := io.Copy(d.h, io.NewSectionReader(f, d.n, from-d.n))
 	d.n += k
 	if err != nil {
-		return fmt.Errorf("update: hash %s: %w", part, err)
+		return fmt.Errorf("transfer: hash %s: %w", part, err)
 	}
 	return nil
 }

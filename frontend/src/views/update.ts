@@ -1,7 +1,8 @@
 import "./update.css";
 import { h } from "../dom";
 import type { AppState } from "../state";
-import { bannerKind, downloadProgress, downloadSize, failedHeading, notesSummary, sentence, UPDATE_KEYS, updateLine, type UpdateInfo } from "../update";
+import { sentence } from "../format";
+import { bannerKind, downloadProgress, downloadSize, failedHeading, notesSummary, UPDATE_KEYS, updateLine, type UpdateInfo } from "../update";
 import { banner, button, inlineError } from "../ui";
 
 /** The update banner above every tab: available, downloading (with a
