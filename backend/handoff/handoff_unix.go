@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"hermes-desktop/backend/instance"
 )
 
 // successorAttr starts a handoff's successor in a session of its own: it
@@ -56,8 +58,9 @@ func (in *inheritance) release() {
 
 // checkInherited checks the Unix layout: each backend's fds and each
 // passed listener's are the ones their positions give them, and no job
-// is passed.
-func checkInherited(st State) error {
+// is passed. held (the state pipe's fd) needs no check: the positions
+// after StateFD never name it.
+func checkInherited(st State, _ []int) error {
 	for i, b := range st.Backends {
 		lifeline, stdout, stderr := BackendFDs(i)
 		if b.Lifeline != lifeline || b.Stdout != stdout || b.Stderr != stderr {
@@ -78,6 +81,11 @@ func checkInherited(st State) error {
 	}
 	return nil
 }
+
+// heldNumbers: none to check, the positions keep a backend's fds apart
+// from the state pipe's (checkInherited), and no job crosses. Fd is not
+// called: it would make the state pipe blocking, past its read deadline.
+func heldNumbers(*os.File, *instance.LauncherJob) []int { return nil }
 
 // InheritFile takes an fd a predecessor handed over: close-on-exec (nothing we
 // start later may hold another backend's lifeline) and non-blocking.

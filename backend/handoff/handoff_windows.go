@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/windows"
+
+	"hermes-desktop/backend/instance"
 )
 
 // successorAttr starts a handoff's successor outside our kill-on-close job
@@ -83,9 +85,17 @@ func (in *inheritance) release() {
 // predecessor passed it), named once, and of its kind: the lifeline and
 // the output pipes are pipes, a tree's job is checked as it is taken
 // (instance.Adopt: a job that kills on close and holds the shim). No
-// listener crosses on Windows.
-func checkInherited(st State) error {
+// listener crosses on Windows. held are the handles we already took (the
+// state pipe's, the launcher job's): a backend naming one of them is
+// refused, or a teardown of its tree would terminate the launcher's whole
+// job, or its lifeline would be the state pipe Receive has closed.
+func checkInherited(st State, held []int) error {
 	seen := map[int]bool{}
+	for _, h := range held {
+		if h != 0 {
+			seen[h] = true
+		}
+	}
 	for i, b := range st.Backends {
 		hs := []int{b.Lifeline, b.Stdout, b.Stderr}
 		if b.Job != 0 { // else the predecessor had no job for this tree
@@ -109,6 +119,12 @@ func checkInherited(st State) error {
 		}
 	}
 	return nil
+}
+
+// heldNumbers are the handles a successor took before it reads the state:
+// the state pipe's and the launcher job's (0 when it has none).
+func heldNumbers(statePipe *os.File, launcherJob *instance.LauncherJob) []int {
+	return []int{int(statePipe.Fd()), int(launcherJob.Handle())}
 }
 
 // InheritFile takes a handle a predecessor handed over, made

@@ -104,7 +104,7 @@ func (a *Adopted) Status() model.BackendStatus {
 // name us. On an error it holds nothing.
 func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
 	_ = statePipe.SetReadDeadline(time.Now().Add(10 * time.Second))
-	st, err := Read(statePipe)
+	st, err := Read(statePipe, heldNumbers(statePipe, r.LauncherJob))
 	statePipe.Close()
 	if err != nil {
 		return Received{}, err

@@ -27,7 +27,8 @@ import (
 //     5+3i and 6+3i backend i's (BackendFDs). On Windows a child inherits
 //     handles by value, not position (PROC_THREAD_ATTRIBUTE_HANDLE_LIST
 //     names exactly these), so each number is the handle's value, checked
-//     by its type (a pipe, a job that kills on close) and never taken twice.
+//     by its type (a pipe, a job that kills on close) and never taken
+//     twice: no backend's may be the state pipe's or the launcher job's.
 //  2. On Windows new joins the launcher's job before anything else: from
 //     then on both hold it, so old's exit does not end it, and the death of
 //     both still kills every member. Each tree's job is held the same way.
@@ -235,8 +236,10 @@ func Write(w io.Writer, st State) error {
 
 // Read reads and checks the state (new's side): each backend's
 // fds must be the ones the layout gives it, so a confused predecessor can
-// never make us treat an unrelated descriptor as a lifeline.
-func Read(r io.Reader) (State, error) {
+// never make us treat an unrelated descriptor as a lifeline. held are the
+// numbers the successor took before reading (the state pipe's and, on
+// Windows, the launcher job's, see heldNumbers): no backend may name one.
+func Read(r io.Reader, held []int) (State, error) {
 	var st State
 	if err := json.NewDecoder(io.LimitReader(r, MaxState)).Decode(&st); err != nil {
 		return st, fmt.Errorf("handoff: read state: %w", err)
@@ -260,7 +263,7 @@ func Read(r io.Reader) (State, error) {
 	// Each number must be one the layout gives (Unix) or a handle of the
 	// right kind (Windows): a confused predecessor can never make us treat
 	// an unrelated descriptor as a lifeline.
-	return st, checkInherited(st)
+	return st, checkInherited(st, held)
 }
 
 // EnvWait tells a restart-mode successor how long to wait for the

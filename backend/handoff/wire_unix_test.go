@@ -81,7 +81,7 @@ func TestReadHandoffStateRefusesAnotherLayout(t *testing.T) {
 		if err := Write(&buf, tc.st); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Read(&buf); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Read(&buf, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want it refused (%q)", tc.name, err, tc.want)
 		}
 	}
