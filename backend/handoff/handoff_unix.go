@@ -42,6 +42,9 @@ func (in *inheritance) Job(handle uintptr) (int, error) {
 	return 0, nil
 }
 
+// own: a Unix view carries no job (always 0).
+func (in *inheritance) own(uintptr) {}
+
 // attach hands the files to cmd's child.
 func (in *inheritance) attach(cmd *exec.Cmd) { cmd.ExtraFiles = in.files }
 

@@ -29,6 +29,7 @@ func successorAttr() *syscall.SysProcAttr {
 type inheritance struct {
 	dups  []windows.Handle // closed once passed
 	given []*os.File       // ours only to pass on: closed once passed
+	owned []windows.Handle // the views' copies of their jobs: closed once passed
 }
 
 func newInheritance() *inheritance { return &inheritance{} }
@@ -47,6 +48,14 @@ func (in *inheritance) Job(handle uintptr) (int, error) {
 		return 0, nil
 	}
 	return in.dup(handle)
+}
+
+// own takes a view's copy of its tree's job (run.Handover.Job), closed
+// on release; 0 is none.
+func (in *inheritance) own(job uintptr) {
+	if job != 0 {
+		in.owned = append(in.owned, windows.Handle(job))
+	}
 }
 
 func (in *inheritance) dup(h uintptr) (int, error) {
@@ -72,13 +81,13 @@ func (in *inheritance) attach(cmd *exec.Cmd) {
 // release is called once the successor has started (or failed to): our
 // duplicates and the files given away are closed. Idempotent.
 func (in *inheritance) release() {
-	for _, d := range in.dups {
+	for _, d := range append(in.dups, in.owned...) {
 		windows.CloseHandle(d)
 	}
 	for _, f := range in.given {
 		f.Close()
 	}
-	in.dups, in.given = nil, nil
+	in.dups, in.given, in.owned = nil, nil, nil
 }
 
 // checkInherited checks the handles by value: every one is ours (the

@@ -196,9 +196,14 @@ func (s *Sender) awaitCommit(ctx context.Context, succ *Successor) error {
 }
 
 // state describes every backend to the successor, with the files it will
-// inherit, passed with in (see wire.go for the layout).
-func (s *Sender) state(ctx context.Context, in Passing) (State, error) {
+// inherit, passed with in (see wire.go for the layout). Each view's copy
+// of its tree's job is given to in, closed with it, whether or not it is
+// passed.
+func (s *Sender) state(ctx context.Context, in *inheritance) (State, error) {
 	all, err := s.launcher.Views(ctx)
+	for _, v := range all {
+		in.own(v.Job)
+	}
 	if err != nil {
 		return State{}, fmt.Errorf("handoff: %w", err)
 	}

@@ -69,8 +69,8 @@ func (j *treeJob) kill() { _ = j.job.Terminate() }
 // release closes the job once the tree is gone.
 func (j *treeJob) release() { j.job.Close() }
 
-// handle is the job's handle, for a handoff to pass on.
-func (j *treeJob) handle() uintptr { return j.job.Handle() }
+// dup is a copy of the job's handle, for a handoff to pass on.
+func (j *treeJob) dup() (uintptr, error) { return j.job.Duplicate() }
 
 // LauncherJob is the kill-on-close job the launcher lives in: every child
 // is born inside it, so when the last launcher holding it dies, however it

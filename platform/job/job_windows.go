@@ -56,6 +56,21 @@ func Inherit(h uintptr) (*Job, error) {
 // duplicate of it down.
 func (j *Job) Handle() uintptr { return uintptr(j.h) }
 
+// Duplicate is a second handle on the job, not inheritable, which the
+// caller owns and closes (windows.CloseHandle): the job lives on while
+// either is open. It fails once Close has run.
+func (j *Job) Duplicate() (uintptr, error) {
+	if j.h == 0 {
+		return 0, errors.New("job: duplicate a closed job")
+	}
+	self := windows.CurrentProcess()
+	var d windows.Handle
+	if err := windows.DuplicateHandle(self, j.h, self, &d, 0, false, windows.DUPLICATE_SAME_ACCESS); err != nil {
+		return 0, fmt.Errorf("job: duplicate job handle: %w", err)
+	}
+	return uintptr(d), nil
+}
+
 // Holds reports whether process pid is a member of the job (or of a job
 // nested in it).
 func (j *Job) Holds(pid int) (bool, error) {
