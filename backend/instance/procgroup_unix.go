@@ -26,8 +26,24 @@ func GroupOf(pid int) int { return pid }
 // tracked tree do the job.
 func newJobKiller(int) (jobKiller, error) { return nil, nil }
 
-// adoptJobKiller: a Unix predecessor passes no job (h is always 0).
-func adoptJobKiller(uintptr, int) (jobKiller, error) { return nil, nil }
+// TreeJob has no Unix counterpart: a tree is held by its process group,
+// its cgroup and the shim. A nil *TreeJob is none.
+type TreeJob struct{}
+
+// InheritTreeJob has nothing to take: a Unix predecessor passes no job
+// (h is always 0).
+func InheritTreeJob(h uintptr) (*TreeJob, error) {
+	if h != 0 {
+		return nil, errors.New("instance: a job handle on an OS without jobs")
+	}
+	return nil, nil
+}
+
+// Close has nothing to close.
+func (*TreeJob) Close() {}
+
+// adoptJobKiller: there is no job to adopt.
+func adoptJobKiller(*TreeJob, int) (jobKiller, error) { return nil, nil }
 
 // LauncherJob has no Unix counterpart: backends are bound to the launcher
 // by the watchdog shim's lifeline instead of a job object. A nil
