@@ -16,6 +16,10 @@ import (
 // must outlive us, and a terminal's hangup must not reach it.
 func successorAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
+// canAdopt: the backends are bound to their shims' lifelines, which cross
+// as files; there is no job to hand down.
+func canAdopt(*instance.LauncherJob) error { return nil }
+
 // inheritance is what an adopt-mode successor inherits: files by position
 // (ExtraFiles: fd 3 onwards), no jobs.
 type inheritance struct {

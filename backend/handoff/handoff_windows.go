@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,6 +20,16 @@ import (
 // the handle it inherits) and without our console.
 func successorAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_BREAKAWAY_FROM_JOB | windows.DETACHED_PROCESS}
+}
+
+// canAdopt: an adopt-mode successor must join our job (the backends'
+// trees are born in it, and it dies with its last handle): without one,
+// it would refuse every backend.
+func canAdopt(launcherJob *instance.LauncherJob) error {
+	if launcherJob == nil {
+		return errors.New("this instance runs in no job (it could not make one at start), so its successor could not keep the backends")
+	}
+	return nil
 }
 
 // inheritance is what an adopt-mode successor inherits: handles, by value.

@@ -51,11 +51,11 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 	if err != nil {
 		return nil, nil, err
 	}
+	args.Mode = s.modeFor(args.Mode)
 	switch args.Mode {
 	case protocol.HandoffAdopt:
 		succ, err = s.adopt(ctx, to)
-	case protocol.HandoffRestart, "":
-		args.Mode = protocol.HandoffRestart
+	case protocol.HandoffRestart:
 		succ, err = s.restart(ctx, to)
 	default:
 		return nil, nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
@@ -64,6 +64,24 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 		return nil, nil, err
 	}
 	return succ, &protocol.HandoffResult{Mode: args.Mode, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
+}
+
+// modeFor is the mode a handoff asked for runs in: restart for none, and
+// restart where adopt could not keep the backends (canAdopt says why: on
+// Windows, an instance that could not make its job at start has none to
+// hand down, and a successor refuses every backend outside the job it
+// joins), so an update or a relaunch still goes through.
+func (s *Sender) modeFor(asked protocol.HandoffMode) protocol.HandoffMode {
+	switch asked {
+	case "":
+		return protocol.HandoffRestart
+	case protocol.HandoffAdopt:
+		if err := canAdopt(s.cfg.LauncherJob); err != nil {
+			s.cfg.Logger.Warn("handoff: the backends cannot be handed over; restarting them instead", "why", err)
+			return protocol.HandoffRestart
+		}
+	}
+	return asked
 }
 
 // Relaunch hands this instance over to a new run of its own executable,

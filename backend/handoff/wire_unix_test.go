@@ -10,11 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/platform/proc"
 )
 
 // listenersCross: a forward's listening socket is a file Go passes on Unix.
 const listenersCross = true
+
+// adoptWithoutJob: Unix has no launcher job; the lifelines bind the trees.
+const adoptWithoutJob = protocol.HandoffAdopt
 
 // On Unix a file's number is its position: the state pipe at 3, then
 // lifeline, stdout, stderr per backend, in order; the files go to the

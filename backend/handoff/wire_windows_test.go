@@ -10,12 +10,16 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/platform/job"
 	"hermes-desktop/platform/proc"
 )
 
 // listenersCross: a Windows socket is no file Go can pass on.
 const listenersCross = false
+
+// adoptWithoutJob: an instance in no job cannot hand its backends over.
+const adoptWithoutJob = protocol.HandoffRestart
 
 // x/sys/windows has SetHandleInformation but not its reader.
 var procGetHandleInformation = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetHandleInformation")
