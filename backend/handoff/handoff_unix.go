@@ -94,14 +94,6 @@ func checkInherited(st State, _ []int) error {
 // called: it would make the state pipe blocking, past its read deadline.
 func heldNumbers(*os.File, *instance.LauncherJob) []int { return nil }
 
-// InheritFile takes an fd a predecessor handed over: close-on-exec (nothing we
-// start later may hold another backend's lifeline) and non-blocking.
-func InheritFile(fd int, name string) *os.File {
-	syscall.CloseOnExec(fd)
-	_ = syscall.SetNonblock(fd, true)
-	return os.NewFile(uintptr(fd), name)
-}
-
 // restoreNonblock puts files back in non-blocking mode after os/exec handed
 // them to a child (taking their fd switches them to blocking), without
 // calling Fd again: a blocking pipe could no longer be interrupted by Close.

@@ -147,14 +147,6 @@ func heldNumbers(statePipe *os.File, launcherJob *instance.LauncherJob) []int {
 	return []int{int(statePipe.Fd()), int(launcherJob.Handle())}
 }
 
-// InheritFile takes a handle a predecessor handed over, made
-// non-inheritable: nothing we start later may hold another backend's
-// lifeline.
-func InheritFile(fd int, name string) *os.File {
-	_ = windows.SetHandleInformation(windows.Handle(fd), windows.HANDLE_FLAG_INHERIT, 0)
-	return os.NewFile(uintptr(fd), name)
-}
-
 // executable: Windows runs a program by its name's extension, not by a mode
 // bit (Go reports none): what PATHEXT lists, .exe by default.
 func executable(path string, _ fs.FileInfo) bool {

@@ -18,6 +18,7 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/handles"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
@@ -229,6 +230,18 @@ func (r *Receiving) check(st State) error {
 		}
 	}
 	return nil
+}
+
+// InheritFile takes an fd or handle a predecessor handed over as ours
+// (handles.Take: nothing we start later may hold another backend's
+// lifeline; on Unix non-blocking, so Close interrupts its reads). Its
+// number was checked (Read; the state pipe's is its flag's); one Take
+// cannot make ours is still wrapped, to be used and closed.
+func InheritFile(fd int, name string) *os.File {
+	if f, err := handles.Take(uintptr(fd), name); err == nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), name)
 }
 
 // hasRemote says whether the new configuration runs name on host.

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"hermes-desktop/platform/handles"
 )
 
 // Job is a Windows job object that kills every member when its last handle
@@ -46,8 +48,8 @@ func Inherit(h uintptr) (*Job, error) {
 	if _, err := j.memberPIDs(); err != nil { // a query only a job answers
 		return nil, fmt.Errorf("job: inherited handle %d is no job object: %w", h, err)
 	}
-	if err := windows.SetHandleInformation(windows.Handle(h), windows.HANDLE_FLAG_INHERIT, 0); err != nil {
-		return nil, fmt.Errorf("job: inherited job %d: %w", h, err)
+	if err := handles.Private(h); err != nil {
+		return nil, fmt.Errorf("job: inherited job: %w", err)
 	}
 	return j, nil
 }
