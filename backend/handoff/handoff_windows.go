@@ -104,7 +104,7 @@ func (in *inheritance) release() {
 // checkInherited checks the handles by value: every one is ours (the
 // predecessor passed it), named once, and of its kind: the lifeline and
 // the output pipes are pipes, a tree's job is checked as it is taken
-// (instance.Adopt: a job that kills on close and holds the shim). No
+// (instance.InheritTreeJob and Adopt: a job that holds the shim). No
 // listener crosses on Windows. held are the handles we already took (the
 // state pipe's, the launcher job's): a backend naming one of them is
 // refused, or a teardown of its tree would terminate the launcher's whole

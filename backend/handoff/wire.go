@@ -27,8 +27,9 @@ import (
 //     5+3i and 6+3i backend i's (BackendFDs). On Windows a child inherits
 //     handles by value, not position (PROC_THREAD_ATTRIBUTE_HANDLE_LIST
 //     names exactly these), so each number is the handle's value, checked
-//     by its type (a pipe, a job that kills on close) and never taken
-//     twice: no backend's may be the state pipe's or the launcher job's.
+//     by its kind (a pipe; a job, which must hold the shim: that it kills
+//     on close is not checked, see job.Inherit) and never taken twice: no
+//     backend's may be the state pipe's or the launcher job's.
 //  2. On Windows new joins the launcher's job before anything else: from
 //     then on both hold it, so old's exit does not end it, and the death of
 //     both still kills every member. Each tree's job is held the same way.

@@ -45,13 +45,32 @@ func NewKillOnClose(allowBreakaway bool) (*Job, error) {
 // none set. It is made non-inheritable, so no child of ours holds it.
 func Inherit(h uintptr) (*Job, error) {
 	j := &Job{h: windows.Handle(h)}
-	if _, err := j.memberPIDs(); err != nil { // a query only a job answers
+	if err := j.isJob(); err != nil {
 		return nil, fmt.Errorf("job: inherited handle %d is no job object: %w", h, err)
 	}
 	if err := handles.Private(h); err != nil {
 		return nil, fmt.Errorf("job: inherited job: %w", err)
 	}
 	return j, nil
+}
+
+// jobAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION: four
+// LARGE_INTEGER times, then four DWORD counts.
+type jobAccounting struct {
+	totalUser, totalKernel, periodUser, periodKernel                 int64
+	pageFaults, totalProcesses, activeProcesses, terminatedProcesses uint32
+}
+
+// isJob asks the handle a question only a job answers, of a fixed size
+// however many members it has (the member list is not: a job of more than
+// maxJobList members answers ERROR_MORE_DATA).
+func (j *Job) isJob() error {
+	var info jobAccounting
+	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicAccountingInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
+		return fmt.Errorf("job: query job accounting: %w", err)
+	}
+	return nil
 }
 
 // Handle is the job's handle, ours: valid until Close. A handoff passes a
