@@ -46,10 +46,12 @@ type Adopted struct {
 // its group is not pinned, so the tree is followed by identities only. On
 // an error the files are closed and the job is left to the caller.
 func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*Instance, error) {
-	jk, err := adoptJobKiller(b.Job, b.Shim.PID)
-	var h *proc.Handle
+	// The shim first: its identity checked through a handle that pins
+	// it, so the job's membership is then asked of the shim itself.
+	h, err := proc.Open(b.Shim)
+	var jk jobKiller
 	if err == nil {
-		h, err = proc.Open(b.Shim)
+		jk, err = adoptJobKiller(b.Job, h)
 	}
 	if err == nil {
 		err = proc.Check(b.Backend)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+
+	"hermes-desktop/platform/proc"
 )
 
 // setupCommand puts the child in a process group of its own (pgid = its
@@ -43,7 +45,7 @@ func InheritTreeJob(h uintptr) (*TreeJob, error) {
 func (*TreeJob) Close() {}
 
 // adoptJobKiller: there is no job to adopt.
-func adoptJobKiller(*TreeJob, int) (jobKiller, error) { return nil, nil }
+func adoptJobKiller(*TreeJob, *proc.Handle) (jobKiller, error) { return nil, nil }
 
 // LauncherJob has no Unix counterpart: backends are bound to the launcher
 // by the watchdog shim's lifeline instead of a job object. A nil

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"hermes-desktop/platform/job"
+	"hermes-desktop/platform/proc"
 )
 
 // setupCommand starts the child in a new console process group so it can be
@@ -64,13 +65,18 @@ func InheritTreeJob(h uintptr) (*TreeJob, error) {
 
 // adoptJobKiller makes an adopted tree's job (nil: none) the instance's
 // once it is known to hold the shim: a handle that names another job is
-// refused, never terminated, and stays the caller's.
-func adoptJobKiller(j *TreeJob, shim int) (jobKiller, error) {
+// refused, never terminated, and stays the caller's. The shim is asked
+// for by its PID, which our open handle on it pins (Windows reuses no
+// PID while a handle is open): the answer is the shim's, never a
+// stranger's. (Not through that handle itself: it has the limited query
+// right, and IsProcessInJob wants the full one on Wine; see job.Holds.)
+func adoptJobKiller(j *TreeJob, shim *proc.Handle) (jobKiller, error) {
 	if j == nil {
 		return nil, nil
 	}
-	if in, err := j.job.Holds(shim); err != nil || !in {
-		return nil, fmt.Errorf("instance: the handed-over job does not hold shim %d (%v)", shim, err)
+	pid := shim.Identity().PID
+	if in, err := j.job.Holds(pid); err != nil || !in {
+		return nil, fmt.Errorf("instance: the handed-over job does not hold shim %d (%v)", pid, err)
 	}
 	return j, nil
 }
