@@ -83,10 +83,12 @@ func TestHandoffPassesHandlesByValue(t *testing.T) {
 	if inheritable(t, r.Fd()) || inheritable(t, w.Fd()) || inheritable(t, j.Handle()) {
 		t.Error("our own handles became inheritable")
 	}
-	// The lifeline's duplicate writes into the same pipe.
-	dup := os.NewFile(uintptr(st.Backends[0].Lifeline), "dup")
-	if _, err := dup.Write([]byte("x")); err != nil {
-		t.Fatal(err)
+	// The lifeline's duplicate writes into the same pipe. Written to by
+	// its raw handle: an os.File's finalizer would close it again after
+	// release did, maybe a value reused by then.
+	var wrote uint32
+	if err := windows.WriteFile(windows.Handle(st.Backends[0].Lifeline), []byte("x"), &wrote, nil); err != nil || wrote != 1 {
+		t.Fatalf("write through the lifeline's duplicate: wrote %d, %v", wrote, err)
 	}
 	buf := make([]byte, 1)
 	if n, err := r.Read(buf); n != 1 || err != nil || buf[0] != 'x' {
