@@ -20,6 +20,10 @@ func successorAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: 
 // as files; there is no job to hand down.
 func canAdopt(*instance.LauncherJob) error { return nil }
 
+// shimInJob: there is no launcher job; a shim is bound to its owner by its
+// lifeline.
+func shimInJob(*instance.LauncherJob, int) error { return nil }
+
 // inheritance is what an adopt-mode successor inherits: files by position
 // (ExtraFiles: fd 3 onwards), no jobs.
 type inheritance struct {
@@ -29,8 +33,8 @@ type inheritance struct {
 
 func newInheritance() *inheritance { return &inheritance{} }
 
-// File passes f at the next fd.
-func (in *inheritance) File(f *os.File, give bool) (int, error) {
+// file passes f at the next fd.
+func (in *inheritance) file(f *os.File, give bool) (int, error) {
 	in.files = append(in.files, f)
 	if give {
 		in.given = append(in.given, f)
@@ -38,8 +42,8 @@ func (in *inheritance) File(f *os.File, give bool) (int, error) {
 	return StateFD + len(in.files) - 1, nil
 }
 
-// Job: Unix has no job objects; a run never names one.
-func (in *inheritance) Job(handle uintptr) (int, error) {
+// job: Unix has no job objects; a run never names one.
+func (in *inheritance) job(handle uintptr) (int, error) {
 	if handle != 0 {
 		return 0, fmt.Errorf("handoff: a job handle (%d) on an OS without jobs", handle)
 	}

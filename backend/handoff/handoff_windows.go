@@ -32,6 +32,15 @@ func canAdopt(launcherJob *instance.LauncherJob) error {
 	return nil
 }
 
+// shimInJob: a shim must live in the launcher's job we joined, which
+// keeps it once the predecessor is gone.
+func shimInJob(launcherJob *instance.LauncherJob, shim int) error {
+	if held, err := launcherJob.Holds(shim); err != nil || !held {
+		return fmt.Errorf("its shim %d is not in the launcher's job we joined (%v)", shim, err)
+	}
+	return nil
+}
+
 // inheritance is what an adopt-mode successor inherits: handles, by value.
 // Each is an inheritable duplicate made for this start alone and closed
 // after it, so our own handles stay non-inheritable; only the successor,
@@ -45,16 +54,16 @@ type inheritance struct {
 
 func newInheritance() *inheritance { return &inheritance{} }
 
-// File passes a duplicate of f's handle; its value is the number.
-func (in *inheritance) File(f *os.File, give bool) (int, error) {
+// file passes a duplicate of f's handle; its value is the number.
+func (in *inheritance) file(f *os.File, give bool) (int, error) {
 	if give {
 		in.given = append(in.given, f)
 	}
 	return in.dup(f.Fd())
 }
 
-// Job passes a duplicate of a job's handle; 0 passes nothing.
-func (in *inheritance) Job(handle uintptr) (int, error) {
+// job passes a duplicate of a job's handle; 0 passes nothing.
+func (in *inheritance) job(handle uintptr) (int, error) {
 	if handle == 0 {
 		return 0, nil
 	}

@@ -222,11 +222,8 @@ func (r *Receiving) check(st State) error {
 				return fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
 			}
 		}
-		if r.LauncherJob == nil {
-			continue
-		}
-		if held, err := r.LauncherJob.Holds(b.Shim.PID); err != nil || !held {
-			return fmt.Errorf("handoff: backend %s: its shim %d is not in the launcher's job we joined (%v)", b.Status.Name, b.Shim.PID, err)
+		if err := shimInJob(r.LauncherJob, b.Shim.PID); err != nil {
+			return fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
 		}
 	}
 	return nil

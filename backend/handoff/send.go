@@ -176,12 +176,12 @@ func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
 // one, and every backend's files. It returns the successor's extra
 // arguments and the state to send.
 func (s *Sender) pass(ctx context.Context, in *inheritance, stateR *os.File) ([]string, State, error) {
-	stateNum, err := in.File(stateR, true)
+	stateNum, err := in.file(stateR, true)
 	if err != nil {
 		return nil, State{}, err
 	}
 	args := []string{AdoptFDArg(stateNum)}
-	job, err := in.Job(s.cfg.LauncherJob.Handle())
+	job, err := in.job(s.cfg.LauncherJob.Handle())
 	if err != nil {
 		return nil, State{}, err
 	}
@@ -231,7 +231,7 @@ func (s *Sender) state(ctx context.Context, in *inheritance) (State, error) {
 			continue
 		}
 		if v.Remote {
-			views = append(views, v) // claimed by the successor (NewState)
+			views = append(views, v) // claimed by the successor (newState)
 			continue
 		}
 		if !v.ViaShim {
@@ -239,7 +239,7 @@ func (s *Sender) state(ctx context.Context, in *inheritance) (State, error) {
 		}
 		views = append(views, v)
 	}
-	return NewState(s.cfg.Self, s.cfg.Nonce, views, in)
+	return newState(s.cfg.Self, s.cfg.Nonce, views, in)
 }
 
 // Commit is old's side of the switch: the successor that was started (and

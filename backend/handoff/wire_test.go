@@ -41,7 +41,7 @@ func newPassing(t *testing.T) *inheritance {
 	t.Cleanup(func() { stateW.Close() })
 	in := newInheritance()
 	t.Cleanup(in.release)
-	if _, err := in.File(stateR, true); err != nil {
+	if _, err := in.file(stateR, true); err != nil {
 		t.Fatal(err)
 	}
 	return in
@@ -52,7 +52,7 @@ func newPassing(t *testing.T) *inheritance {
 func TestHandoffStateRoundTrip(t *testing.T) {
 	views, _, _ := twoBackends(t)
 	in := newPassing(t)
-	st, err := NewState(views[0].Shim, "owner", views, in)
+	st, err := newState(views[0].Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func remoteViews(t *testing.T) ([]View, run.RemoteHandover) {
 func TestHandoffStateCarriesRemoteBackends(t *testing.T) {
 	views, far := remoteViews(t)
 	in := newPassing(t)
-	st, err := NewState(far.Shim, "owner", views, in)
+	st, err := newState(far.Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}

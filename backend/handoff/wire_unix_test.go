@@ -31,10 +31,10 @@ func TestHandoffPassesFilesByPosition(t *testing.T) {
 	}
 	defer stateW.Close()
 	in := newInheritance()
-	if n, err := in.File(stateR, true); err != nil || n != StateFD {
+	if n, err := in.file(stateR, true); err != nil || n != StateFD {
 		t.Fatalf("state pipe: got fd %d, %v; want %d", n, err, StateFD)
 	}
-	st, err := NewState(views[0].Shim, "owner", views, in)
+	st, err := newState(views[0].Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func TestHandoffPassesFilesByPosition(t *testing.T) {
 	if arg := AdoptFDArg(StateFD); arg != "--adopt-fd=3" {
 		t.Errorf("AdoptFDArg: got %q, want --adopt-fd=3", arg)
 	}
-	if n, err := in.Job(0); n != 0 || err != nil {
+	if n, err := in.job(0); n != 0 || err != nil {
 		t.Errorf("Job(0): got %d, %v; want nothing passed", n, err)
 	}
-	if _, err := in.Job(7); err == nil {
+	if _, err := in.job(7); err == nil {
 		t.Error("a job handle was passed on Unix")
 	}
 	in.release()

@@ -58,7 +58,7 @@ func TestHandoffPassesHandlesByValue(t *testing.T) {
 	views[0].Job = j.Handle()
 	in := newInheritance()
 	defer in.release()
-	st, err := NewState(views[0].Shim, "owner", views, in)
+	st, err := newState(views[0].Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}

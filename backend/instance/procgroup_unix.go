@@ -58,11 +58,6 @@ func EnterLauncherJob(uintptr) (*LauncherJob, error) { return nil, nil }
 // Handle is 0: there is no job to pass on.
 func (*LauncherJob) Handle() uintptr { return 0 }
 
-// Holds says no process lives in a job here.
-func (*LauncherJob) Holds(int) (bool, error) {
-	return false, errors.New("instance: no launcher job on this OS")
-}
-
 // askToStop sends the leader (the shim, or the backend) SIGTERM and reports
 // whether it went out.
 func askToStop(i *Instance) bool { return i.leader.handle.Signal(syscall.SIGTERM) == nil }
