@@ -402,8 +402,7 @@ func sameFile(f *os.File, path string) bool {
 func successorArgs(a []string) []string {
 	var out []string
 	for i := 0; i < len(a); i++ {
-		name, _, _ := strings.Cut(strings.TrimLeft(a[i], "-"), "=")
-		if !strings.HasPrefix(a[i], "-") || (name != handoff.AdoptFDFlag && name != handoff.AdoptJobFlag) {
+		if name, ok := flagName(a[i]); !ok || (name != handoff.AdoptFDFlag && name != handoff.AdoptJobFlag) {
 			out = append(out, a[i])
 			continue
 		}

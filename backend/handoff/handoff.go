@@ -46,7 +46,9 @@ type Launcher interface {
 	// restart-mode handoff took the state dir back.
 	StartBackends(ctx context.Context)
 	// Views describes every backend for an adopt-mode handoff, each copied
-	// by its supervisor (the instance's only owner).
+	// by its supervisor (the instance's only owner). Each view's Job is a
+	// copy the Sender closes: on an error, the views gathered are
+	// returned with it.
 	Views(ctx context.Context) ([]View, error)
 	// Detach makes every supervisor let go of its backend without tearing
 	// it down, and stops finishing off orphans: from the commit on, the

@@ -51,11 +51,11 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 	if err != nil {
 		return nil, nil, err
 	}
+	args.Mode = s.modeFor(args.Mode)
 	switch args.Mode {
 	case protocol.HandoffAdopt:
 		succ, err = s.adopt(ctx, to)
-	case protocol.HandoffRestart, "":
-		args.Mode = protocol.HandoffRestart
+	case protocol.HandoffRestart:
 		succ, err = s.restart(ctx, to)
 	default:
 		return nil, nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
@@ -64,6 +64,24 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 		return nil, nil, err
 	}
 	return succ, &protocol.HandoffResult{Mode: args.Mode, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
+}
+
+// modeFor is the mode a handoff asked for runs in: restart for none, and
+// restart where adopt could not keep the backends (canAdopt says why: on
+// Windows, an instance that could not make its job at start has none to
+// hand down, and a successor refuses every backend outside the job it
+// joins), so an update or a relaunch still goes through.
+func (s *Sender) modeFor(asked protocol.HandoffMode) protocol.HandoffMode {
+	switch asked {
+	case "":
+		return protocol.HandoffRestart
+	case protocol.HandoffAdopt:
+		if err := canAdopt(s.cfg.LauncherJob); err != nil {
+			s.cfg.Logger.Warn("handoff: the backends cannot be handed over; restarting them instead", "why", err)
+			return protocol.HandoffRestart
+		}
+	}
+	return asked
 }
 
 // Relaunch hands this instance over to a new run of its own executable,
@@ -158,12 +176,12 @@ func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
 // one, and every backend's files. It returns the successor's extra
 // arguments and the state to send.
 func (s *Sender) pass(ctx context.Context, in *inheritance, stateR *os.File) ([]string, State, error) {
-	stateNum, err := in.File(stateR, true)
+	stateNum, err := in.file(stateR, true)
 	if err != nil {
 		return nil, State{}, err
 	}
 	args := []string{AdoptFDArg(stateNum)}
-	job, err := in.Job(s.cfg.LauncherJob.Handle())
+	job, err := in.job(s.cfg.LauncherJob.Handle())
 	if err != nil {
 		return nil, State{}, err
 	}
@@ -196,9 +214,14 @@ func (s *Sender) awaitCommit(ctx context.Context, succ *Successor) error {
 }
 
 // state describes every backend to the successor, with the files it will
-// inherit, passed with in (see wire.go for the layout).
-func (s *Sender) state(ctx context.Context, in Passing) (State, error) {
+// inherit, passed with in (see wire.go for the layout). Each view's copy
+// of its tree's job is given to in, closed with it, whether or not it is
+// passed.
+func (s *Sender) state(ctx context.Context, in *inheritance) (State, error) {
 	all, err := s.launcher.Views(ctx)
+	for _, v := range all {
+		in.own(v.Job)
+	}
 	if err != nil {
 		return State{}, fmt.Errorf("handoff: %w", err)
 	}
@@ -208,7 +231,7 @@ func (s *Sender) state(ctx context.Context, in Passing) (State, error) {
 			continue
 		}
 		if v.Remote {
-			views = append(views, v) // claimed by the successor (NewState)
+			views = append(views, v) // claimed by the successor (newState)
 			continue
 		}
 		if !v.ViaShim {
@@ -216,7 +239,7 @@ func (s *Sender) state(ctx context.Context, in Passing) (State, error) {
 		}
 		views = append(views, v)
 	}
-	return NewState(s.cfg.Self, s.cfg.Nonce, views, in)
+	return newState(s.cfg.Self, s.cfg.Nonce, views, in)
 }
 
 // Commit is old's side of the switch: the successor that was started (and

@@ -11,6 +11,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/platform/proc"
 )
 
@@ -27,7 +28,9 @@ import (
 //     5+3i and 6+3i backend i's (BackendFDs). On Windows a child inherits
 //     handles by value, not position (PROC_THREAD_ATTRIBUTE_HANDLE_LIST
 //     names exactly these), so each number is the handle's value, checked
-//     by its type (a pipe, a job that kills on close) and never taken twice.
+//     by its kind (a pipe; a job, which must hold the shim: that it kills
+//     on close is not checked, see job.Inherit) and never taken twice: no
+//     backend's may be the state pipe's or the launcher job's.
 //  2. On Windows new joins the launcher's job before anything else: from
 //     then on both hold it, so old's exit does not end it, and the death of
 //     both still kills every member. Each tree's job is held the same way.
@@ -50,12 +53,13 @@ import (
 // A restart-mode successor inherits nothing; EnvWait tells it how
 // long to wait for old's locks.
 
-// AdoptFDFlag is the successor's (hidden) flag naming the state pipe.
-const AdoptFDFlag = "adopt-fd"
+// AdoptFDFlag is the successor's (hidden) flag naming the state pipe (an
+// option of the launcher's, listed in settings.Options).
+const AdoptFDFlag = settings.FlagAdoptFD
 
 // AdoptJobFlag is the successor's (hidden) flag naming the launcher's job
 // (Windows only).
-const AdoptJobFlag = "adopt-job"
+const AdoptJobFlag = settings.FlagAdoptJob
 
 // StateFD is the state pipe's fd in the successor (Unix).
 const StateFD = 3
@@ -167,11 +171,12 @@ type View struct {
 	run.Handover
 }
 
-// NewState lays the backends out on the wire: their descriptions, with
+// newState lays the backends out on the wire: their descriptions, with
 // the numbers their files (and jobs) will have in the successor, which
-// pass gives them, the local backends first; the views with a
-// RemoteHandover go after them (addRemote).
-func NewState(from proc.Identity, fromNonce string, views []View, pass Passing) (State, error) {
+// in gives them (the per-OS inheritance: see the wire protocol above),
+// the local backends first; the views with a RemoteHandover go after
+// them (addRemote).
+func newState(from proc.Identity, fromNonce string, views []View, in *inheritance) (State, error) {
 	st := State{From: from, FromNonce: fromNonce}
 	var remote []View
 	for _, v := range views {
@@ -185,29 +190,21 @@ func NewState(from proc.Identity, fromNonce string, views []View, pass Passing) 
 			to   *int
 			file *os.File
 		}{{&b.Lifeline, v.Lifeline}, {&b.Stdout, v.Stdout}, {&b.Stderr, v.Stderr}} {
-			if *f.to, err = pass.File(f.file, false); err != nil {
+			if *f.to, err = in.file(f.file, false); err != nil {
 				return st, err
 			}
 		}
-		if b.Job, err = pass.Job(v.Job); err != nil {
+		if b.Job, err = in.job(v.Job); err != nil {
 			return st, err
 		}
 		st.Backends = append(st.Backends, b)
 	}
-	return st, addRemote(&st, remote, pass)
-}
-
-// Passing gives each file (or job) a successor inherits the number it
-// will know it by (see the wire protocol above); give says the file is
-// ours only to pass on (closed once it is).
-type Passing interface {
-	File(f *os.File, give bool) (int, error)
-	Job(handle uintptr) (int, error)
+	return st, addRemote(&st, remote, in)
 }
 
 // addRemote lays the remote backends out after the local ones: their
 // descriptions, and the listeners to pass (our copies, given away).
-func addRemote(st *State, remote []View, pass Passing) error {
+func addRemote(st *State, remote []View, in *inheritance) error {
 	for _, v := range remote {
 		h := v.RemoteHandover
 		b := RemoteBackend{
@@ -216,7 +213,7 @@ func addRemote(st *State, remote []View, pass Passing) error {
 		}
 		if h.Listener != nil {
 			var err error
-			if b.Listener, err = pass.File(h.Listener, true); err != nil {
+			if b.Listener, err = in.file(h.Listener, true); err != nil {
 				return err
 			}
 		}
@@ -235,8 +232,10 @@ func Write(w io.Writer, st State) error {
 
 // Read reads and checks the state (new's side): each backend's
 // fds must be the ones the layout gives it, so a confused predecessor can
-// never make us treat an unrelated descriptor as a lifeline.
-func Read(r io.Reader) (State, error) {
+// never make us treat an unrelated descriptor as a lifeline. held are the
+// numbers the successor took before reading (the state pipe's and, on
+// Windows, the launcher job's, see heldNumbers): no backend may name one.
+func Read(r io.Reader, held []int) (State, error) {
 	var st State
 	if err := json.NewDecoder(io.LimitReader(r, MaxState)).Decode(&st); err != nil {
 		return st, fmt.Errorf("handoff: read state: %w", err)
@@ -260,7 +259,7 @@ func Read(r io.Reader) (State, error) {
 	// Each number must be one the layout gives (Unix) or a handle of the
 	// right kind (Windows): a confused predecessor can never make us treat
 	// an unrelated descriptor as a lifeline.
-	return st, checkInherited(st)
+	return st, checkInherited(st, held)
 }
 
 // EnvWait tells a restart-mode successor how long to wait for the

@@ -41,7 +41,7 @@ func newPassing(t *testing.T) *inheritance {
 	t.Cleanup(func() { stateW.Close() })
 	in := newInheritance()
 	t.Cleanup(in.release)
-	if _, err := in.File(stateR, true); err != nil {
+	if _, err := in.file(stateR, true); err != nil {
 		t.Fatal(err)
 	}
 	return in
@@ -52,7 +52,7 @@ func newPassing(t *testing.T) *inheritance {
 func TestHandoffStateRoundTrip(t *testing.T) {
 	views, _, _ := twoBackends(t)
 	in := newPassing(t)
-	st, err := NewState(views[0].Shim, "owner", views, in)
+	st, err := newState(views[0].Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestHandoffStateRoundTrip(t *testing.T) {
 	if err := Write(&buf, st); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(&buf)
+	got, err := Read(&buf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +70,10 @@ func TestHandoffStateRoundTrip(t *testing.T) {
 }
 
 func TestReadHandoffStateRefusesBadStates(t *testing.T) {
-	if _, err := Read(strings.NewReader(`{"from":{"pid":0}}`)); err == nil {
+	if _, err := Read(strings.NewReader(`{"from":{"pid":0}}`), nil); err == nil {
 		t.Error("a state without a valid predecessor was accepted")
 	}
-	if _, err := Read(strings.NewReader(strings.Repeat(" ", MaxState+10))); err == nil {
+	if _, err := Read(strings.NewReader(strings.Repeat(" ", MaxState+10)), nil); err == nil {
 		t.Error("an oversized state was accepted")
 	}
 	self, err := proc.Self()
@@ -84,7 +84,7 @@ func TestReadHandoffStateRefusesBadStates(t *testing.T) {
 	if err := Write(&buf, State{From: self, Backends: []Backend{{Lifeline: 4, Stdout: 5, Stderr: 6}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(&buf); err == nil || !strings.Contains(err.Error(), "without a nonce") {
+	if _, err := Read(&buf, nil); err == nil || !strings.Contains(err.Error(), "without a nonce") {
 		t.Errorf("got %v, want a backend without a nonce refused", err)
 	}
 }
@@ -122,7 +122,7 @@ func remoteViews(t *testing.T) ([]View, run.RemoteHandover) {
 func TestHandoffStateCarriesRemoteBackends(t *testing.T) {
 	views, far := remoteViews(t)
 	in := newPassing(t)
-	st, err := NewState(far.Shim, "owner", views, in)
+	st, err := newState(far.Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestHandoffStateCarriesRemoteBackends(t *testing.T) {
 	if err := Write(&buf, st); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(&buf)
+	got, err := Read(&buf, nil)
 	if err != nil || !reflect.DeepEqual(got, st) {
 		t.Fatalf("round trip: got %+v, %v; want %+v", got, err, st)
 	}

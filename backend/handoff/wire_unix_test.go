@@ -10,11 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/platform/proc"
 )
 
 // listenersCross: a forward's listening socket is a file Go passes on Unix.
 const listenersCross = true
+
+// adoptWithoutJob: Unix has no launcher job; the lifelines bind the trees.
+const adoptWithoutJob = protocol.HandoffAdopt
 
 // On Unix a file's number is its position: the state pipe at 3, then
 // lifeline, stdout, stderr per backend, in order; the files go to the
@@ -27,10 +31,10 @@ func TestHandoffPassesFilesByPosition(t *testing.T) {
 	}
 	defer stateW.Close()
 	in := newInheritance()
-	if n, err := in.File(stateR, true); err != nil || n != StateFD {
+	if n, err := in.file(stateR, true); err != nil || n != StateFD {
 		t.Fatalf("state pipe: got fd %d, %v; want %d", n, err, StateFD)
 	}
-	st, err := NewState(views[0].Shim, "owner", views, in)
+	st, err := newState(views[0].Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +51,10 @@ func TestHandoffPassesFilesByPosition(t *testing.T) {
 	if arg := AdoptFDArg(StateFD); arg != "--adopt-fd=3" {
 		t.Errorf("AdoptFDArg: got %q, want --adopt-fd=3", arg)
 	}
-	if n, err := in.Job(0); n != 0 || err != nil {
+	if n, err := in.job(0); n != 0 || err != nil {
 		t.Errorf("Job(0): got %d, %v; want nothing passed", n, err)
 	}
-	if _, err := in.Job(7); err == nil {
+	if _, err := in.job(7); err == nil {
 		t.Error("a job handle was passed on Unix")
 	}
 	in.release()
@@ -81,7 +85,7 @@ func TestReadHandoffStateRefusesAnotherLayout(t *testing.T) {
 		if err := Write(&buf, tc.st); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Read(&buf); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Read(&buf, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want it refused (%q)", tc.name, err, tc.want)
 		}
 	}

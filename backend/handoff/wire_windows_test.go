@@ -10,12 +10,16 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"hermes-desktop/backend/control/protocol"
 	"hermes-desktop/platform/job"
 	"hermes-desktop/platform/proc"
 )
 
 // listenersCross: a Windows socket is no file Go can pass on.
 const listenersCross = false
+
+// adoptWithoutJob: an instance in no job cannot hand its backends over.
+const adoptWithoutJob = protocol.HandoffRestart
 
 // x/sys/windows has SetHandleInformation but not its reader.
 var procGetHandleInformation = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetHandleInformation")
@@ -54,7 +58,7 @@ func TestHandoffPassesHandlesByValue(t *testing.T) {
 	views[0].Job = j.Handle()
 	in := newInheritance()
 	defer in.release()
-	st, err := NewState(views[0].Shim, "owner", views, in)
+	st, err := newState(views[0].Shim, "owner", views, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +83,12 @@ func TestHandoffPassesHandlesByValue(t *testing.T) {
 	if inheritable(t, r.Fd()) || inheritable(t, w.Fd()) || inheritable(t, j.Handle()) {
 		t.Error("our own handles became inheritable")
 	}
-	// The lifeline's duplicate writes into the same pipe.
-	dup := os.NewFile(uintptr(st.Backends[0].Lifeline), "dup")
-	if _, err := dup.Write([]byte("x")); err != nil {
-		t.Fatal(err)
+	// The lifeline's duplicate writes into the same pipe. Written to by
+	// its raw handle: an os.File's finalizer would close it again after
+	// release did, maybe a value reused by then.
+	var wrote uint32
+	if err := windows.WriteFile(windows.Handle(st.Backends[0].Lifeline), []byte("x"), &wrote, nil); err != nil || wrote != 1 {
+		t.Fatalf("write through the lifeline's duplicate: wrote %d, %v", wrote, err)
 	}
 	buf := make([]byte, 1)
 	if n, err := r.Read(buf); n != 1 || err != nil || buf[0] != 'x' {
@@ -96,7 +102,7 @@ func TestHandoffPassesHandlesByValue(t *testing.T) {
 	if got := len(cmd.SysProcAttr.AdditionalInheritedHandles); got != len(passed) {
 		t.Errorf("the child inherits %d handles, want the %d passed", got, len(passed))
 	}
-	if _, err := Read(mustWrite(t, st)); err != nil {
+	if _, err := Read(mustWrite(t, st), nil); err != nil {
 		t.Errorf("Read of the passed handles: %v", err)
 	}
 	in.release()
@@ -117,8 +123,9 @@ func mustWrite(t *testing.T, st State) *bytes.Buffer {
 	return &buf
 }
 
-// A handle that is no pipe, one named twice, none, or a listener handle
-// is refused before anything is taken.
+// A handle that is no pipe, one named twice, none, one the successor
+// already holds (the state pipe's, the launcher job's), or a listener
+// handle is refused before anything is taken.
 func TestReadHandoffStateRefusesStrayHandles(t *testing.T) {
 	self, err := proc.Self()
 	if err != nil {
@@ -143,12 +150,26 @@ func TestReadHandoffStateRefusesStrayHandles(t *testing.T) {
 	defer r2.Close()
 	defer w2.Close()
 	other := int(r2.Fd())
+	stateR, stateW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stateR.Close()
+	defer stateW.Close()
+	launcher, err := job.NewKillOnClose(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer launcher.Close()
+	held := []int{int(stateR.Fd()), int(launcher.Handle())}
 	for _, tc := range []struct {
 		name string
 		b    Backend
 		far  []RemoteBackend
 		want string
 	}{
+		{"the launcher's job as a tree's", Backend{Nonce: "n", Lifeline: pw, Stdout: pr, Stderr: other, Job: held[1]}, nil, "distinct"},
+		{"the state pipe as a lifeline", Backend{Nonce: "n", Lifeline: held[0], Stdout: pr, Stderr: other}, nil, "distinct"},
 		{"a file as a lifeline", Backend{Nonce: "n", Lifeline: file, Stdout: pr, Stderr: other}, nil, "not a pipe"},
 		{"one handle twice", Backend{Nonce: "n", Lifeline: pw, Stdout: pr, Stderr: pr}, nil, "distinct"},
 		{"no handle", Backend{Nonce: "n", Lifeline: 0, Stdout: pr, Stderr: other}, nil, "distinct"},
@@ -156,13 +177,13 @@ func TestReadHandoffStateRefusesStrayHandles(t *testing.T) {
 		{"a listener", Backend{Nonce: "n", Lifeline: pw, Stdout: pr, Stderr: other},
 			[]RemoteBackend{{Nonce: "r", Host: "h", Secret: strings.Repeat("ab", 32), ClaimSocket: "/s", Listener: int(w2.Fd())}}, "never passes"},
 	} {
-		_, err := Read(mustWrite(t, State{From: self, Backends: []Backend{tc.b}, Remote: tc.far}))
+		_, err := Read(mustWrite(t, State{From: self, Backends: []Backend{tc.b}, Remote: tc.far}), held)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want it refused (%q)", tc.name, err, tc.want)
 		}
 	}
 	ok := Backend{Nonce: "n", Lifeline: pw, Stdout: pr, Stderr: other}
-	if _, err := Read(mustWrite(t, State{From: self, Backends: []Backend{ok}})); err != nil {
+	if _, err := Read(mustWrite(t, State{From: self, Backends: []Backend{ok}}), held); err != nil {
 		t.Errorf("three distinct pipes: %v", err)
 	}
 }

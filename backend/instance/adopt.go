@@ -33,23 +33,25 @@ type Adopted struct {
 	Containment       model.Containment
 	ContainmentReason string
 	Cgroup            string
-	// Job is the inherited handle of the kill-on-close job the
-	// predecessor kept the tree in (Windows); 0 for none.
-	Job uintptr
+	// Job is the kill-on-close job the predecessor kept the tree in
+	// (Windows; InheritTreeJob): the instance's once Adopt succeeds, the
+	// caller's still when it fails. Nil for none.
+	Job *TreeJob
 }
 
 // Adopt rebuilds an instance from what a predecessor handed over:
 // the shim and backend (checked again here), the lifeline write end, the
 // output pipes and the tree's job (Windows) it inherited. The shim is not
 // our child: its exit is seen through a handle and its status is unknown;
-// its group is not pinned, so the tree is followed by identities only.
+// its group is not pinned, so the tree is followed by identities only. On
+// an error the files are closed and the job is left to the caller.
 func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*Instance, error) {
-	// The job first: taken (and closed below) even when the rest fails,
-	// so that what is left of a tree we do not adopt ends with it.
-	jk, err := adoptJobKiller(b.Job, b.Shim.PID)
-	var h *proc.Handle
+	// The shim first: its identity checked through a handle that pins
+	// it, so the job's membership is then asked of the shim itself.
+	h, err := proc.Open(b.Shim)
+	var jk jobKiller
 	if err == nil {
-		h, err = proc.Open(b.Shim)
+		jk, err = adoptJobKiller(b.Job, h)
 	}
 	if err == nil {
 		err = proc.Check(b.Backend)
@@ -57,9 +59,6 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 	if err != nil {
 		if h != nil {
 			h.Close()
-		}
-		if jk != nil {
-			jk.release()
 		}
 		lifeline.Close()
 		outR.Close()

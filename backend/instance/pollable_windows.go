@@ -2,9 +2,8 @@ package instance
 
 import (
 	"os"
-	"time"
 
-	"golang.org/x/sys/windows"
+	"hermes-desktop/platform/handles"
 )
 
 // pollable has nothing to do on Windows.
@@ -12,21 +11,11 @@ func pollable(*os.File) {}
 
 // interruptReads ends the output readers' reads before their pipes are
 // closed. A Windows pipe read is synchronous and Close does not interrupt
-// it (the handle stays open until the read returns): after a handoff, our
-// reader would go on taking lines that are the successor's. CancelIoEx
-// cancels a read in progress; a reader between two reads is caught on the
-// next round (as watchdog's interruptRead). A cancelled read ends its
-// reader (logs.ReadLines returns on any error).
+// it: after a handoff, our reader would go on taking lines that are the
+// successor's (handles.InterruptRead cancels it). A cancelled read ends
+// its reader (logs.ReadLines returns on any error).
 func interruptReads(o *output) {
 	done := make(chan struct{})
 	go func() { o.readers.Wait(); close(done) }() // ends with the readers
-	for {
-		_ = windows.CancelIoEx(windows.Handle(o.outR.Fd()), nil)
-		_ = windows.CancelIoEx(windows.Handle(o.errR.Fd()), nil)
-		select {
-		case <-done:
-			return
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	handles.InterruptRead(done, o.outR, o.errR)
 }

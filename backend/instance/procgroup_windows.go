@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"hermes-desktop/platform/job"
+	"hermes-desktop/platform/proc"
 )
 
 // setupCommand starts the child in a new console process group so it can be
@@ -27,8 +28,11 @@ func setupCommand(cmd *exec.Cmd) {
 // are; the tree is followed by parent links and the job object instead.
 func GroupOf(int) int { return 0 }
 
-// treeJob is a kill-on-close job object holding one backend tree.
-type treeJob struct{ job *job.Job }
+// TreeJob is a kill-on-close job object holding one backend tree: the one
+// the instance made (newJobKiller), or the one a handoff's predecessor
+// kept the tree in, which the successor takes (InheritTreeJob) and gives
+// to Adopt. A nil *TreeJob is none.
+type TreeJob struct{ job *job.Job }
 
 // newJobKiller puts the child in a job object of its own that kills its
 // members when closed. The launcher itself sits in a kill-on-close job (see
@@ -42,13 +46,13 @@ func newJobKiller(pid int) (jobKiller, error) {
 		job.Close()
 		return nil, err
 	}
-	return &treeJob{job: job}, nil
+	return &TreeJob{job: job}, nil
 }
 
-// adoptJobKiller takes the job a predecessor kept the tree of shim in
-// (the handle it passed down; 0: it had none). The job must hold the shim:
-// a handle that names another job is refused, never terminated.
-func adoptJobKiller(h uintptr, shim int) (jobKiller, error) {
+// InheritTreeJob takes the handle of the job a handoff's predecessor kept
+// a tree in (0: it had none), made non-inheritable: nothing we start may
+// hold it. A handle that names no job is refused and left alone.
+func InheritTreeJob(h uintptr) (*TreeJob, error) {
 	if h == 0 {
 		return nil, nil
 	}
@@ -56,21 +60,43 @@ func adoptJobKiller(h uintptr, shim int) (jobKiller, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in, err := j.Holds(shim); err != nil || !in {
-		j.Close()
-		return nil, fmt.Errorf("instance: the handed-over job %d does not hold shim %d (%v)", h, shim, err)
+	return &TreeJob{job: j}, nil
+}
+
+// adoptJobKiller makes an adopted tree's job (nil: none) the instance's
+// once it is known to hold the shim: a handle that names another job is
+// refused, never terminated, and stays the caller's. The shim is asked
+// for by its PID, which our open handle on it pins (Windows reuses no
+// PID while a handle is open): the answer is the shim's, never a
+// stranger's. (Not through that handle itself: it has the limited query
+// right, and IsProcessInJob wants the full one on Wine; see job.Holds.)
+func adoptJobKiller(j *TreeJob, shim *proc.Handle) (jobKiller, error) {
+	if j == nil {
+		return nil, nil
 	}
-	return &treeJob{job: j}, nil
+	pid := shim.Identity().PID
+	if in, err := j.job.Holds(pid); err != nil || !in {
+		return nil, fmt.Errorf("instance: the handed-over job does not hold shim %d (%v)", pid, err)
+	}
+	return j, nil
+}
+
+// Close closes our handle on the job: if it was the last, what is left
+// of the tree dies with it.
+func (j *TreeJob) Close() {
+	if j != nil {
+		j.job.Close()
+	}
 }
 
 // kill terminates every process in the job.
-func (j *treeJob) kill() { _ = j.job.Terminate() }
+func (j *TreeJob) kill() { _ = j.job.Terminate() }
 
 // release closes the job once the tree is gone.
-func (j *treeJob) release() { j.job.Close() }
+func (j *TreeJob) release() { j.Close() }
 
-// handle is the job's handle, for a handoff to pass on.
-func (j *treeJob) handle() uintptr { return j.job.Handle() }
+// dup is a copy of the job's handle, for a handoff to pass on.
+func (j *TreeJob) dup() (uintptr, error) { return j.job.Duplicate() }
 
 // LauncherJob is the kill-on-close job the launcher lives in: every child
 // is born inside it, so when the last launcher holding it dies, however it

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"hermes-desktop/platform/handles"
 )
 
 // Job is a Windows job object that kills every member when its last handle
@@ -43,18 +45,52 @@ func NewKillOnClose(allowBreakaway bool) (*Job, error) {
 // none set. It is made non-inheritable, so no child of ours holds it.
 func Inherit(h uintptr) (*Job, error) {
 	j := &Job{h: windows.Handle(h)}
-	if _, err := j.memberPIDs(); err != nil { // a query only a job answers
+	if err := j.isJob(); err != nil {
 		return nil, fmt.Errorf("job: inherited handle %d is no job object: %w", h, err)
 	}
-	if err := windows.SetHandleInformation(windows.Handle(h), windows.HANDLE_FLAG_INHERIT, 0); err != nil {
-		return nil, fmt.Errorf("job: inherited job %d: %w", h, err)
+	if err := handles.Private(h); err != nil {
+		return nil, fmt.Errorf("job: inherited job: %w", err)
 	}
 	return j, nil
+}
+
+// jobAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION: four
+// LARGE_INTEGER times, then four DWORD counts.
+type jobAccounting struct {
+	totalUser, totalKernel, periodUser, periodKernel                 int64
+	pageFaults, totalProcesses, activeProcesses, terminatedProcesses uint32
+}
+
+// isJob asks the handle a question only a job answers, of a fixed size
+// however many members it has (the member list is not: a job of more than
+// maxJobList members answers ERROR_MORE_DATA).
+func (j *Job) isJob() error {
+	var info jobAccounting
+	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicAccountingInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
+		return fmt.Errorf("job: query job accounting: %w", err)
+	}
+	return nil
 }
 
 // Handle is the job's handle, ours: valid until Close. A handoff passes a
 // duplicate of it down.
 func (j *Job) Handle() uintptr { return uintptr(j.h) }
+
+// Duplicate is a second handle on the job, not inheritable, which the
+// caller owns and closes (windows.CloseHandle): the job lives on while
+// either is open. It fails once Close has run.
+func (j *Job) Duplicate() (uintptr, error) {
+	if j.h == 0 {
+		return 0, errors.New("job: duplicate a closed job")
+	}
+	self := windows.CurrentProcess()
+	var d windows.Handle
+	if err := windows.DuplicateHandle(self, j.h, self, &d, 0, false, windows.DUPLICATE_SAME_ACCESS); err != nil {
+		return 0, fmt.Errorf("job: duplicate job handle: %w", err)
+	}
+	return uintptr(d), nil
+}
 
 // Holds reports whether process pid is a member of the job (or of a job
 // nested in it).
