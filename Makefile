@@ -126,7 +126,10 @@ WEBKIT ?=
 GUI_BIN_40 := build/bin/hermes-desktop-webkit40
 # -s: the frontend is built above; -skipbindings: the page calls the bound
 # methods through window.go, no generated JS; -m/-nosyncgomod: leave go.mod.
-WAILS_BUILD := $(WAILS) build -s -skipbindings -m -nosyncgomod -platform linux/amd64 -ldflags '$(LDFLAGS)'
+# -trimpath: no build directory in the binary, so two releases built in
+# different places differ only where their code does (smaller update
+# patches; Wails' production build already strips symbols and DWARF).
+WAILS_BUILD := $(WAILS) build -s -skipbindings -m -nosyncgomod -trimpath -platform linux/amd64 -ldflags '$(LDFLAGS)'
 gui: gui-deps $(WAILS) frontend core-payload remote-cores
 	tags=$$(scripts/webkit-flavour.sh $(WEBKIT)); \
 	$(WAILS_BUILD) $${tags:+-tags $$tags} -o hermes-desktop
@@ -163,7 +166,7 @@ gui-journeys: gui gui-webkit40 ssh-test-deps
 # The desktop build for Windows, cross-built here: Wails' Windows code needs
 # no cgo, and it embeds build/windows' icon, manifest and version info.
 gui-windows: $(WAILS) frontend
-	$(WAILS) build -s -skipbindings -m -nosyncgomod -platform windows/amd64 \
+	$(WAILS) build -s -skipbindings -m -nosyncgomod -trimpath -platform windows/amd64 \
 		-o hermes-desktop.exe -ldflags '$(LDFLAGS)'
 	@echo "built $(GUI_WIN_BIN)"
 

@@ -13,7 +13,7 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
-require github.com/klauspost/compress v1.20.4 // indirect
+require github.com/klauspost/compress v1.20.4
 
 require (
 	github.com/bep/debounce v1.2.1 // indirect

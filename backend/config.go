@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/backend/leakguard"
 	"hermes-desktop/backend/reap"
 	"hermes-desktop/backend/runspec"
@@ -118,6 +119,10 @@ type HandoffOptions struct {
 	// AdoptFrom, when set, is the pipe a predecessor writes the handoff
 	// state to: Open adopts its running backends (adopt mode).
 	AdoptFrom *os.File
+	// LauncherJob is the kill-on-close job this process lives in
+	// (Windows: a new one, or the one an adopt-mode predecessor handed
+	// down), which a handoff passes on; nil for none.
+	LauncherJob *instance.LauncherJob
 }
 
 // Shown is what the launcher shows of itself from the start.

@@ -29,7 +29,7 @@ func (l *Launcher) Relaunch(ctx context.Context, keepBackends bool) (*protocol.H
 func (c *Config) handoff(self proc.Identity, nonce string) handoff.Config {
 	return handoff.Config{
 		StateDir: c.StateDir, Exe: c.Self, Args: c.Args, Self: self, Nonce: nonce,
-		Logger: c.Logger,
+		LauncherJob: c.LauncherJob, Logger: c.Logger,
 	}
 }
 
@@ -59,13 +59,14 @@ func (h handoffHost) StartBackends(ctx context.Context) {
 }
 
 // Views asks each supervisor for a copy of what a handoff needs of its
-// backend.
+// backend. On an error it returns the views gathered, whose job handles
+// the Sender closes.
 func (h handoffHost) Views(ctx context.Context) ([]handoff.View, error) {
 	var views []handoff.View
 	for _, s := range h.l.sups.All() {
 		v, err := s.HandoffView(ctx)
 		if err != nil {
-			return nil, err
+			return views, err
 		}
 		views = append(views, v)
 	}

@@ -128,7 +128,7 @@ func Open(cfg Config) (_ *Launcher, err error) {
 func (l *Launcher) receive() error {
 	got, err := handoff.Receive(l.cfg.AdoptFrom, handoff.Receiving{
 		StateDir: l.cfg.StateDir, Self: l.self, Nonce: l.nonce, Records: l.records, Specs: l.cfg.Backends,
-		Log: l.logs.of, Reclaimer: l.subreaper.reclaimer, LeakGuard: l.cfg.LeakGuard, Logger: l.cfg.Logger,
+		Log: l.logs.of, Reclaimer: l.subreaper.reclaimer, LeakGuard: l.cfg.LeakGuard, LauncherJob: l.cfg.LauncherJob, Logger: l.cfg.Logger,
 	})
 	if err != nil {
 		return err

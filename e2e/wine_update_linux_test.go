@@ -1,190 +1,178 @@
 package e2e
 
-// The Windows install's self-update under Wine: builds of the Windows app
-// made here with the test's update key, installed as the NSIS installer
-// lays them out (hermes-desktop.exe, cores\, LICENSE.txt, install-type
-// "nsis-user"), updated from a loopback feed whose windows-amd64 artifact
-// is the next version's unit.
+// A real self-update of the Windows app under Wine: versions of the
+// Windows build made with the test's key, installed as the installer lays
+// them out (wine_update_unit_linux_test.go), a loopback feed of their unit
+// artifacts, `update apply` against the running instance. The update hands the backend over (adopt): same
+// PID, its port answering throughout; a version that dies after taking
+// over is rolled back, and the backend served again by the old version.
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"hermes-desktop/backend/model"
-	"hermes-desktop/backend/settings"
 	"hermes-desktop/backend/update"
-	"hermes-desktop/backend/update/unit"
-	"hermes-desktop/internal/coretest"
-	"hermes-desktop/internal/sshtest"
-	"hermes-desktop/internal/testbin"
 	"hermes-desktop/internal/waitfor"
 )
 
-// buildWindows cross-builds the Windows app at version with the test key
-// and extra -ldflags (once per test process).
-func buildWindows(t *testing.T, version, extra string) string {
+// winPlatform is the Windows build's manifest key.
+var winPlatform = update.PlatformOf("windows", "amd64", "")
+
+// installWin installs version 1.0.0 as the Windows installer lays it
+// out (installWindows) and starts it with the feed and a health window.
+func installWin(t *testing.T, a *winApp, f *feedServer, window string) *winLauncher {
 	t.Helper()
-	versionsMu.Lock()
-	defer versionsMu.Unlock()
-	key := "windows " + version + " " + extra
-	if p, ok := versions[key]; ok {
-		return p
-	}
-	pub, _ := updateKey()
-	path := filepath.Join(testbin.Dir(t), fmt.Sprintf("hermes-desktop-%d.exe", len(versions)))
-	cmd := exec.Command("go", "build", "-ldflags", fmt.Sprintf("-X main.version=%s -X main.updatePubKey=%s %s", version, pub.String(), extra), "-o", path, ".")
-	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build for windows: %v\n%s", err, out)
-	}
-	versions[key] = path
-	return path
+	installWindows(t, a, buildWindows(t, "1.0.0", ""), fakeCores(t, "1.0.0"))
+	return a.startLauncher(a.exe, "--grace", "2s", "--update-feed", f.url(),
+		"--update-health-window", window, "--update-check-interval", "0")
 }
 
-// installWindows lays out a's install: the Windows build exe as a.exe,
-// cores (a cores directory) beside it, the license and the marker.
-func installWindows(t *testing.T, a *winApp, exe, cores string) {
-	t.Helper()
-	layUnitAs(t, filepath.Dir(a.exe), unit.ExeWindows, "LICENSE.txt", exe, cores)
-	must(t, os.WriteFile(filepath.Join(filepath.Dir(a.exe), update.MarkerFile), []byte(update.TypeNSISUser+"\r\n"), 0o644))
+// winRelease is the Windows update artifact of version, built with extra
+// -ldflags.
+func winRelease(t *testing.T, version, extra string) map[string][]byte {
+	return map[string][]byte{winPlatform: windowsArtifact(t, buildWindows(t, version, extra), fakeCores(t, version))}
 }
 
-// windowsArtifact is the update artifact of the Windows build exe with
-// the cores in cores.
-func windowsArtifact(t *testing.T, exe, cores string) []byte {
+// applyProbed runs `update apply`, probing the backend's port from before
+// to after, and returns apply's output and the probes' figures.
+func applyProbed(t *testing.T, a *winApp, b model.BackendStatus) (out string, took time.Duration, checks, fails int) {
 	t.Helper()
-	dir := t.TempDir()
-	layUnitAs(t, dir, unit.ExeWindows, "LICENSE.txt", exe, cores)
-	return packUnit(t, dir)
-}
-
-// winCores is what `remote-cores --json` of a's install says.
-func (a *winApp) winCores(t *testing.T) update.CoresInfo {
-	t.Helper()
-	out, errOut, code := a.cli("remote-cores", "--json")
-	var c update.CoresInfo
-	if code != 0 || json.Unmarshal([]byte(out), &c) != nil {
-		t.Fatalf("remote-cores --json: exit %d %q %q", code, out, errOut)
+	p := probe(fmt.Sprintf("http://127.0.0.1:%d/api/status", b.Port))
+	waitfor.Try(2*time.Second, func() bool { return p.n.Load() >= 20 })
+	start := time.Now()
+	out, errOut, code := a.cli("update", "apply")
+	took = time.Since(start)
+	time.Sleep(100 * time.Millisecond)
+	checks, fails, _ = p.finish()
+	if code != 0 {
+		t.Fatalf("update apply: exit %d\n%s%s", code, out, errOut)
 	}
-	return c
+	return out, took, checks, fails
 }
 
-// wantInstall checks a's install is version's: the exe, and the cores
-// beside it as remote-cores finds them.
-func (a *winApp) wantInstall(t *testing.T, version string) {
-	t.Helper()
-	out, _, code := a.cli("version", "--json")
-	var v update.VersionInfo
-	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.Version != version {
-		t.Errorf("the installed exe: version --json exit %d %q, want %s", code, out, version)
-	}
-	if c := a.winCores(t); c.Version != version || !strings.HasSuffix(strings.ToLower(c.Dir), `\app\cores`) {
-		t.Errorf("remote-cores: %+v, want %s's beside the exe", c, version)
-	}
-}
-
-// The Windows install updated under Wine: the new unit's cores come with
-// the new exe (remote-cores names 1.1.0), and the remote backend, which a
-// Windows update restarts, comes back on the real sshd with 1.1.0's core.
-func TestWineUpdateCarriesTheRemoteCores(t *testing.T) {
+func TestWineUpdateKeepsTheBackend(t *testing.T) {
 	a := newWinApp(t)
 	_, priv := updateKey()
-	linuxOld, linuxNext := buildVersion(t, "1.0.0", ""), buildVersion(t, "1.1.0", "")
-	installWindows(t, a, buildWindows(t, "1.0.0", ""), coretest.Dir(t, linuxOld))
 	f := newFeedServer(t)
-	f.publishPlatforms(t, priv, "1.1.0", map[string][]byte{"windows-amd64": windowsArtifact(t, buildWindows(t, "1.1.0", ""), coretest.Dir(t, linuxNext))})
-	srv := sshtest.Start(t)
-	wineSSH(t, a, srv)
-	must(t, os.MkdirAll(a.state, 0o700))
-	must(t, settings.Save(a.state, settings.Settings{
-		Backends:        []settings.Backend{{Name: "far", Kind: settings.KindServe, Host: sshtest.Alias}},
-		DisconnectGrace: "30s",
-	}))
-	l := a.startLauncher(a.exe, "--update-feed", f.url(), "--update-health-window", "3s", "--update-check-interval", "0")
-	before := a.waitReady(l, 0)
-	wantRemoteCore(t, srv, "1.0.0")
-
-	out, errOut, code := a.cli("update", "apply")
-	if code != 0 || !strings.Contains(out, "updated 1.0.0 -> 1.1.0") {
-		t.Fatalf("update apply: exit %d\n%s%s\n%s", code, out, errOut, l.output)
+	f.publishPlatforms(t, priv, "1.1.0", winRelease(t, "1.1.0", ""))
+	l := installWin(t, a, f, "5s")
+	first := a.waitReady(l, 0)
+	b := first.Backends[0]
+	out, took, checks, fails := applyProbed(t, a, b)
+	t.Logf("update apply under Wine took %v, %d of %d probes of the backend's port failed; it said:\n%s", took.Round(time.Millisecond), fails, checks, out)
+	if !strings.Contains(out, "updated 1.0.0 -> 1.1.0") {
+		t.Errorf("update apply said %q, want 1.0.0 -> 1.1.0", out)
 	}
-	a.wantInstall(t, "1.1.0")
-	var after model.Status
-	if !waitfor.Try(2*wineReadyWait, func() bool {
-		st, ok := a.status()
-		after = st
-		return ok && st.Instance.Version == "1.1.0" && len(st.Backends) == 1 && allReady(st, before.Backends[0].PID)
-	}) {
-		t.Fatalf("no remote backend ready under 1.1.0: %+v %+v\n%s", after.Instance, after.Backends, l.output)
+	if fails > 0 || checks < 20 {
+		t.Errorf("probes of the backend during the update: %d failed of %d, want 0 failed of at least 20", fails, checks)
 	}
-	wantRemoteCore(t, srv, "1.1.0")
-	if code := l.waitExit(t, 60*time.Second); code != 0 {
-		t.Errorf("the watcher: exit %d; output:\n%s", code, l.output)
+	st := a.waitReady(nil, 0)
+	if got := st.Backends[0]; st.Instance.Version != "1.1.0" || st.Instance.PID == first.Instance.PID || got.PID != b.PID || got.Port != b.Port {
+		t.Errorf("after the update: version %s instance %d, backend pid %d port %d; want 1.1.0, a new instance, the same backend %d on %d",
+			st.Instance.Version, st.Instance.PID, got.PID, got.Port, b.PID, b.Port)
+	}
+	// The old process watches the window, then exits 0.
+	if code := l.waitExit(t, 60*time.Second); code != 0 || !strings.Contains(l.output.String(), "1.1.0 passed its health window") {
+		t.Errorf("the watcher: exit %d, want 0 after the window; output:\n%s", code, l.output)
+	}
+	if st := a.waitReady(nil, 0); st.Backends[0].PID != b.PID {
+		t.Errorf("after the window: backend %d, want %d", st.Backends[0].PID, b.PID)
 	}
 	if _, _, code := a.cli("stop"); code != 0 {
 		t.Fatalf("stop: exit %d", code)
 	}
-	if left := srv.WaitClean(15 * time.Second); len(left) > 0 {
-		t.Errorf("left on the remote after stop: %v", left)
+}
+
+// A new version that dies half a second after taking the backend over:
+// its shims followed it as their owner and ended their trees with it, so
+// the old version, put back, starts the backend anew and serves it.
+func TestWineUpdateRollsBackAVersionThatDies(t *testing.T) {
+	a := newWinApp(t)
+	_, priv := updateKey()
+	f := newFeedServer(t)
+	f.publishPlatforms(t, priv, "1.2.0", winRelease(t, "1.2.0", badExit))
+	l := installWin(t, a, f, "20s")
+	first := a.waitReady(l, 0)
+	before, err := os.ReadFile(a.exe)
+	must(t, err)
+	out, _, _, _ := applyProbed(t, a, first.Backends[0])
+	t.Logf("update apply said:\n%s", out)
+	if !waitfor.Try(60*time.Second, func() bool {
+		return regexp.MustCompile(`update: rolled back to 1\.0\.0`).MatchString(l.output.String())
+	}) {
+		t.Fatalf("no rollback; the watcher's output:\n%s", l.output)
+	}
+	if code := l.waitExit(t, 30*time.Second); code != 0 {
+		t.Errorf("the watcher: exit %d, want 0; output:\n%s", code, l.output)
+	}
+	if after, _ := os.ReadFile(a.exe); !bytes.Equal(before, after) {
+		t.Error("the installed exe is not the old version again")
+	}
+	st := a.waitReady(nil, 0)
+	if st.Instance.Version != "1.0.0" || httpGet(t, fmt.Sprintf("http://127.0.0.1:%d/api/status", st.Backends[0].Port)) != 200 {
+		t.Errorf("after the rollback: version %s, backend %+v; want 1.0.0 serving it", st.Instance.Version, st.Backends[0])
+	}
+	t.Logf("backend pid %d before, %d after the rollback (restarted: it ended with the failed version)", first.Backends[0].PID, st.Backends[0].PID)
+	if _, _, code := a.cli("stop"); code != 0 {
+		t.Fatalf("stop: exit %d", code)
 	}
 }
 
-// A crash of the Windows app in the middle of the swap (its Wine process
-// SIGKILLed after cores\ moved, or after the exe came in): started again,
-// the install is whole, old or new, and the app says which and serves.
-func TestWineUpdateCrashMidSwap(t *testing.T) {
-	for _, tc := range []struct {
-		step      int
-		installed string
-		says      string
-	}{
-		{2, "1.0.0", "it was undone: 1.0.0 is installed, whole"},
-		{3, "1.1.0", "it was finished: 1.1.0 is installed, whole"},
-	} {
-		t.Run("killed after step "+strconv.Itoa(tc.step), func(t *testing.T) {
-			a := newWinApp(t)
-			_, priv := updateKey()
-			installWindows(t, a, buildWindows(t, "1.0.0", stopSwapAt(tc.step)), fakeCores(t, "1.0.0"))
-			f := newFeedServer(t)
-			f.publishPlatforms(t, priv, "1.1.0", map[string][]byte{"windows-amd64": windowsArtifact(t, buildWindows(t, "1.1.0", ""), fakeCores(t, "1.1.0"))})
-			l := a.startLauncher(a.exe, "--update-feed", f.url(), "--update-health-window", "3s", "--update-check-interval", "0")
-			a.waitReady(l, 0)
-			applied := make(chan string, 1)
-			go func() { // ends when the killed instance's pipe closes
-				out, errOut, code := a.cli("update", "apply")
-				applied <- strconv.Itoa(code) + ": " + out + errOut
-			}()
-			stopped := regexp.MustCompile(`unit: fault: stopped after step ` + strconv.Itoa(tc.step) + ` `)
-			if !waitfor.Try(2*time.Minute, func() bool { return stopped.MatchString(l.output.String()) }) {
-				t.Fatalf("the swap did not stop at step %d:\n%s", tc.step, l.output)
-			}
-			must(t, l.cmd.Process.Signal(syscall.SIGKILL)) // our own child
-			l.waitExit(t, 30*time.Second)
-			t.Logf("update apply, its instance killed: %s", <-applied)
-
-			again := a.startLauncher(a.exe, "--update-check-interval", "0")
-			st := a.waitReady(again, 0)
-			if st.Instance.Version != tc.installed || !strings.Contains(strings.Join(st.Notices, "\n"), tc.says) {
-				t.Errorf("after the restart: version %s, notices %q; want %s and %q", st.Instance.Version, st.Notices, tc.installed, tc.says)
-			}
-			a.wantInstall(t, tc.installed)
-			if _, err := os.Stat(filepath.Join(filepath.Dir(a.exe), unit.JournalFile)); err == nil {
-				t.Error("the journal is still there")
-			}
-			if _, _, code := a.cli("stop"); code != 0 {
-				t.Fatalf("stop: exit %d", code)
-			}
-			again.waitExit(t, 30*time.Second)
-		})
+// A backend that crash-loops under the new version (terminated twice here)
+// rolls it back while the new instance still runs: it hands the backend
+// back to the restored old version in an adopt handoff of its own (the
+// launcher's job passed on again), so the backend keeps its process and
+// its history.
+func TestWineUpdateRollsBackACrashLoopAndKeepsTheBackend(t *testing.T) {
+	a := newWinApp(t)
+	_, priv := updateKey()
+	f := newFeedServer(t)
+	f.publishPlatforms(t, priv, "1.1.0", winRelease(t, "1.1.0", ""))
+	l := installWin(t, a, f, "60s")
+	first := a.waitReady(l, 0)
+	applyProbed(t, a, first.Backends[0])
+	last := 0 // the backend last killed; the first one was handed over
+	for crash := 1; crash <= 2; crash++ {
+		st := a.waitReady(nil, last)
+		if st.Instance.Version != "1.1.0" {
+			t.Fatalf("crash %d: version %s serving, want 1.1.0", crash, st.Instance.Version)
+		}
+		last = st.Backends[0].PID
+		tk := exec.Command(wineLoader, "taskkill", "/F", "/PID", strconv.Itoa(last)) // the test's own backend
+		tk.Env = a.command(a.exe).Env
+		if out, err := tk.CombinedOutput(); err != nil {
+			t.Fatalf("taskkill /F /PID %d: %v: %s", last, err, out)
+		}
+	}
+	if !waitfor.Try(90*time.Second, func() bool {
+		return strings.Contains(l.output.String(), "update: rolled back to 1.0.0; the backends were handed back")
+	}) {
+		t.Fatalf("no rollback with the backend handed back; the watcher's output:\n%s", l.output)
+	}
+	if code := l.waitExit(t, 30*time.Second); code != 0 {
+		t.Errorf("the watcher: exit %d, want 0", code)
+	}
+	var kept model.BackendStatus
+	waitfor.Try(wineReadyWait, func() bool {
+		st, ok := a.status()
+		if ok && st.Instance.Version == "1.0.0" && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
+			kept = st.Backends[0]
+			return true
+		}
+		return false
+	})
+	if kept.PID == 0 || kept.PID == last || kept.Crashes < 2 {
+		t.Errorf("after the rollback: backend %+v; want it ready under 1.0.0, not the killed %d, with its 2 crashes (handed back, not started afresh)", kept, last)
+	}
+	if _, _, code := a.cli("stop"); code != 0 {
+		t.Fatalf("stop: exit %d", code)
 	}
 }

@@ -19,7 +19,10 @@ trap 'rm -rf "$tmp"' EXIT
 # -s -w: no symbol table or DWARF (panics still name functions); 6 MB
 # instead of 9, gzip'd to about 3.
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags "$ldflags -s -w" -o "$tmp/core" .)
-gzip -9n <"$tmp/core" >"$tmp/hermes-desktop-core.gz"
+# gzip'd by `release gzip`, as the remote cores (scripts/remote-cores.sh):
+# an update's patch expands it inside the executable.
+(cd "$repo" && go build -o "$tmp/release" ./cmd/release)
+"$tmp/release" gzip "$tmp/core" "$tmp/hermes-desktop-core.gz"
 sha256sum "$tmp/core" | cut -d' ' -f1 >"$tmp/hermes-desktop-core.sha256"
 for f in hermes-desktop-core.gz hermes-desktop-core.sha256; do
 	cmp -s "$tmp/$f" "$out/$f" || cp "$tmp/$f" "$out/$f"

@@ -533,7 +533,15 @@ EOF
 	[ "$(field far "b['pid']")" != "$pid_before" ] || fail "the remote backend was not started again after its watchdog was killed"
 	click 'page tab=Boot reap'
 	a11y wait 'heading=On remote hosts' || fail "the Boot reap page has no remote reap: $(a11y texts | tr '\n' '|')"
-	a11y texts | grep -qx journeybox || fail "the Boot reap page does not name the host: $(a11y texts | tr '\n' '|')"
+	# The texts whole, then grep: grep -q ending the pipe early fails it
+	# (pipefail) when a11y is still writing.
+	named=
+	for _ in $(seq 1 40); do
+		reap_texts=$(a11y texts 2>/dev/null) || true
+		grep -qx journeybox <<<"$reap_texts" && { named=1; break; }
+		sleep 0.25
+	done
+	[ -n "$named" ] || fail "the Boot reap page does not name the host: $(tr '\n' '|' <<<"$reap_texts")"
 	shot remote-reap
 	click 'page tab=/Backends( .*)?/'
 	stop_app

@@ -2,7 +2,7 @@
 # Builds the cores a remote backend runs on its host (backend/remotecore):
 # this module without cgo for linux/amd64, linux/arm64, darwin/arm64 and
 # darwin/amd64, stripped, each gzip'd as OUT/hermes-desktop-core-GOOS-GOARCH.gz
-# (about 11 MB each, 4.5 MB gzip'd: what goes over SSH and onto the disk),
+# (about 12 MB each, 5 MB gzip'd: what goes over SSH and onto the disk),
 # the SHA-256 of each core itself in OUT/SHA256SUMS (`gunzip -k *.gz &&
 # sha256sum -c SHA256SUMS` checks them: the remote computes the same) and
 # the version in OUT/VERSION. They travel next to the app, not inside it
@@ -23,6 +23,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 mkdir -p "$out"
+# gzip'd by `release gzip` (Go's gzip at its best level): what an update's
+# patch expands to see the few bytes a new release changed in a core, where
+# GNU gzip's stream would differ from the first change on (backend/update/delta).
+(cd "$repo" && go build -o "$tmp/release" ./cmd/release)
 for p in "${platforms[@]}"; do
 	goos=${p%/*} goarch=${p#*/}
 	name=hermes-desktop-core-$goos-$goarch
@@ -30,7 +34,7 @@ for p in "${platforms[@]}"; do
 	(cd "$repo" && CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
 		-ldflags "$ldflags -s -w" -o "$tmp/$name" .)
 	(cd "$tmp" && sha256sum "$name" >>"$tmp/SHA256SUMS")
-	gzip -9n <"$tmp/$name" >"$tmp/$name.gz"
+	"$tmp/release" gzip "$tmp/$name" "$tmp/$name.gz"
 	cmp -s "$tmp/$name.gz" "$out/$name.gz" || cp "$tmp/$name.gz" "$out/$name.gz"
 done
 printf '%s\n' "$version" >"$tmp/VERSION"

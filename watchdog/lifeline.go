@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"hermes-desktop/platform/handles"
 )
 
 // maxLifelineLine bounds one message from the parent.
@@ -19,7 +21,7 @@ func readLifeline(ctx context.Context, f *os.File, onMessage func(string)) (Reas
 	clearDeadline(f) // a previous watch may have interrupted a read
 	returned := make(chan struct{})
 	interrupted := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() { defer close(interrupted); interruptRead(f, returned) })
+	stop := context.AfterFunc(ctx, func() { defer close(interrupted); handles.InterruptRead(returned, f) })
 	defer func() {
 		close(returned)
 		if !stop() {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"hermes-desktop/platform/handles"
 )
 
 // OpenLifeline wraps an inherited lifeline fd: close-on-exec so the backend
@@ -21,17 +23,14 @@ func OpenLifeline(fd uintptr) (*os.File, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
 		return nil, fmt.Errorf("watchdog: lifeline fd %d is not a pipe", fd)
 	}
-	syscall.CloseOnExec(int(fd))
-	if err := syscall.SetNonblock(int(fd), true); err != nil {
-		return nil, fmt.Errorf("watchdog: lifeline fd %d: set non-blocking: %w", fd, err)
+	f, err := handles.Take(fd, "lifeline")
+	if err != nil {
+		return nil, fmt.Errorf("watchdog: lifeline: %w", err)
 	}
-	return os.NewFile(fd, "lifeline"), nil
+	return f, nil
 }
 
-// interruptRead unblocks a pending read on a pollable file.
-func interruptRead(f *os.File, _ <-chan struct{}) { _ = f.SetReadDeadline(time.Now()) }
-
-// clearDeadline undoes interruptRead for the next reader.
+// clearDeadline undoes an interrupted read's deadline for the next reader.
 func clearDeadline(f *os.File) { _ = f.SetReadDeadline(time.Time{}) }
 
 // readNow reads what the pipe holds now, without waiting for more.

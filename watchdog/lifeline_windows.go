@@ -5,38 +5,20 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/windows"
+	"hermes-desktop/platform/handles"
 )
 
 // OpenLifeline wraps an inherited lifeline handle and makes it
 // non-inheritable so the backend does not receive it.
 func OpenLifeline(fd uintptr) (*os.File, error) {
-	h := windows.Handle(fd)
-	if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, 0); err != nil {
-		return nil, fmt.Errorf("watchdog: lifeline handle %d: %w", fd, err)
+	f, err := handles.Take(fd, "lifeline")
+	if err != nil {
+		return nil, fmt.Errorf("watchdog: lifeline: %w", err)
 	}
-	return os.NewFile(fd, "lifeline"), nil
+	return f, nil
 }
 
-// interruptRead cancels the reader's synchronous reads on the pipe handle
-// until it has returned: Windows pipe handles opened without overlapped I/O
-// ignore read deadlines, and CancelIoEx cancels only a read in progress,
-// not the next one a reader between two reads is about to start.
-func interruptRead(f *os.File, returned <-chan struct{}) {
-	if err := f.SetReadDeadline(time.Now()); err == nil {
-		return
-	}
-	for {
-		_ = windows.CancelIoEx(windows.Handle(f.Fd()), nil)
-		select {
-		case <-returned:
-			return
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-// clearDeadline undoes interruptRead for the next reader.
+// clearDeadline undoes an interrupted read's deadline for the next reader.
 func clearDeadline(f *os.File) { _ = f.SetReadDeadline(time.Time{}) }
 
 // readNow reads what the pipe holds within a moment (no exit word on

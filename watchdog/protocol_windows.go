@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/windows"
+
+	"hermes-desktop/platform/handles"
 )
 
 // keepFromChildren makes the launcher's end non-inheritable. os.Pipe makes
@@ -15,12 +17,7 @@ import (
 // as Go's does; a process started any other way (by a DLL, say) with
 // bInheritHandles would otherwise hold the lifeline's write end, and the
 // shim would see no EOF while that process lives.
-func keepFromChildren(f *os.File) error {
-	if err := windows.SetHandleInformation(windows.Handle(f.Fd()), windows.HANDLE_FLAG_INHERIT, 0); err != nil {
-		return fmt.Errorf("keep handle from children: %w", err)
-	}
-	return nil
-}
+func keepFromChildren(f *os.File) error { return handles.Private(f.Fd()) }
 
 // shimEnd makes the shim's end inheritable, as AdditionalInheritedHandles
 // requires, and returns its handle value: an inherited handle has the same

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"hermes-desktop/platform/cgroup"
+	"hermes-desktop/platform/handles"
 	"hermes-desktop/platform/job"
 	"hermes-desktop/platform/proc"
 )
@@ -41,11 +42,11 @@ func notifyShimSignals() chan os.Signal {
 func leadProcessGroup() error { return nil }
 
 func openReportFD(fd uintptr) (*os.File, error) {
-	h := windows.Handle(fd)
-	if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, 0); err != nil {
-		return nil, fmt.Errorf("watchdog: report handle %d: %w", fd, err)
+	f, err := handles.Take(fd, "report")
+	if err != nil {
+		return nil, fmt.Errorf("watchdog: report: %w", err)
 	}
-	return os.NewFile(fd, "report"), nil
+	return f, nil
 }
 
 // containTree joins a kill-on-close job: the shim's descendants cannot

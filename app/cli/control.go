@@ -148,12 +148,22 @@ func cmdStart(args []string, stdout, stderr io.Writer) int {
 // hasBackendFlag reports whether args name a backend (any flag form).
 func hasBackendFlag(args []string) bool {
 	for _, a := range args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name == "backend" {
+		if name, ok := flagName(a); ok && name == "backend" {
 			return true
 		}
 	}
 	return false
+}
+
+// flagName is the name of a flag argument in any of the forms the flag
+// package takes (-name, --name, -name=value, --name=value); ok is false
+// for an argument that is no flag.
+func flagName(arg string) (name string, ok bool) {
+	if !strings.HasPrefix(arg, "-") {
+		return "", false
+	}
+	name, _, _ = strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	return name, true
 }
 
 // cmdOpen opens Hermes' page in the default browser (the instance opens

@@ -59,6 +59,7 @@ var flagDefaults = map[string]any{
 	"update-health-window":  backend.DefaultUpdateHealthWindow,
 	"update-check-interval": backend.DefaultUpdateCheckInterval,
 	handoff.AdoptFDFlag:     -1, // none: only a handoff sets it
+	handoff.AdoptJobFlag:    -1, // none: only a handoff sets it (Windows)
 	"log-level":             "info",
 }
 
@@ -341,9 +342,16 @@ func cmdRun(args, argv []string, p Program, stdout, stderr io.Writer) int {
 		cfg.AdoptFrom = handoff.InheritFile(opts.num(handoff.AdoptFDFlag), "handoff-state")
 	}
 	os.Unsetenv(handoff.EnvWait) // for us only, not for the backends
-	if err := instance.EnterLauncherJob(); err != nil {
+	job, err := instance.EnterLauncherJob(uintptr(max(opts.num(handoff.AdoptJobFlag), 0)))
+	if err != nil && cfg.AdoptFrom != nil {
+		// Adopted backends outside our job would die with the
+		// predecessor: fail before the commit, and it stays in charge.
+		fmt.Fprintln(stderr, "hermes-desktop: handoff:", err)
+		return ExitError
+	} else if err != nil {
 		fmt.Fprintln(stderr, "hermes-desktop: warning:", err)
 	}
+	cfg.LauncherJob = job
 	life := lifecycle.Options{
 		Claimed: func(core string) { fmt.Fprint(stdout, announcement(cfg, core)) },
 		Started: func() { injectFaults(cfg) },
@@ -389,19 +397,18 @@ func sameFile(f *os.File, path string) bool {
 	return err == nil && os.SameFile(a, b)
 }
 
-// successorArgs is our command line without the handoff-only flag, which
+// successorArgs is our command line without the handoff-only flags, which
 // must not be passed on.
 func successorArgs(a []string) []string {
 	var out []string
 	for i := 0; i < len(a); i++ {
-		if a[i] == "--"+handoff.AdoptFDFlag || a[i] == "-"+handoff.AdoptFDFlag {
-			i++
+		if name, ok := flagName(a[i]); !ok || (name != handoff.AdoptFDFlag && name != handoff.AdoptJobFlag) {
+			out = append(out, a[i])
 			continue
 		}
-		if strings.HasPrefix(a[i], "--"+handoff.AdoptFDFlag+"=") || strings.HasPrefix(a[i], "-"+handoff.AdoptFDFlag+"=") {
-			continue
+		if !strings.Contains(a[i], "=") {
+			i++ // the value is the next argument
 		}
-		out = append(out, a[i])
 	}
 	return out
 }

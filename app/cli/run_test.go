@@ -208,7 +208,7 @@ func minAge(cfg backend.Config) string {
 }
 
 func TestSuccessorArgsDropTheHandoffFlag(t *testing.T) {
-	argv := []string{"run", "--headless", "--adopt-fd", "3", "--grace=2s", "--adopt-fd=3", "-adopt-fd", "4"}
+	argv := []string{"run", "--headless", "--adopt-fd", "3", "--grace=2s", "--adopt-fd=3", "-adopt-fd", "4", "--adopt-job=132", "--adopt-job", "8"}
 	if got, want := successorArgs(argv), []string{"run", "--headless", "--grace=2s"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -80,7 +80,7 @@ func printCheck(w io.Writer, c update.Check) {
 	case c.Available && c.Command != "":
 		fmt.Fprintf(w, "Hermes Desktop %s is available (this is %s), but %s.\nUpdate it with: %s\n", c.Latest, c.Current, c.Message, c.Command)
 	case c.Available:
-		fmt.Fprintf(w, "Hermes Desktop %s is available (this is %s). Install it with: hermes-desktop update apply\n", c.Latest, c.Current)
+		fmt.Fprintf(w, "Hermes Desktop %s is available (this is %s).%s Install it with: hermes-desktop update apply\n", c.Latest, c.Current, downloadWords(c.Latest, c.Download))
 	case c.Reason == "disabled":
 		fmt.Fprintln(w, updatesOff(c.Message))
 	case c.Reason == "no-build":
@@ -89,12 +89,11 @@ func printCheck(w io.Writer, c update.Check) {
 	case c.Reason == "rollout":
 		_, why, _ := strings.Cut(c.Message, ": ") // after "no newer version for this install yet"
 		fmt.Fprintf(w, "No update for this install yet (Hermes Desktop %s): %s.\n", c.Current, why)
-	case c.Reason == "stale":
-		fmt.Fprintf(w, "The update check failed: %s.\n", c.Message)
 	case c.Reason == "up-to-date" && c.Latest != "":
 		fmt.Fprintf(w, "Hermes Desktop %s is up to date (the feed offers %s). %s\n", c.Current, c.Latest, c.Message)
 	case c.Failed():
-		fmt.Fprintf(w, "The update check failed (%s): %s\n", c.Reason, c.Message)
+		// The message says what failed (the reason's one word is in --json).
+		fmt.Fprintf(w, "The update check failed: %s.\n", strings.TrimSuffix(c.Message, "."))
 	default:
 		fmt.Fprintf(w, "No update (%s): %s\n", c.Reason, c.Message)
 	}
@@ -247,6 +246,9 @@ func (p *progressPrinter) line(version string, state update.State, u update.Info
 	case update.StateChecking:
 		fmt.Fprintln(p.w, "checking the update feed")
 	case update.StateDownloading:
+		if d := u.Download; d != nil && d.Patch && u.Total == d.Size {
+			version += " (a patch)" // a fallback to the full artifact has its size
+		}
 		fmt.Fprintf(p.w, "downloading %s: %s of %s (%.0f%%), %s/s\n", version, mib(u.Bytes), mib(u.Total), pct, mib(int64(u.Speed)))
 	case update.StateReady:
 		fmt.Fprintf(p.w, "downloaded and verified %s (%s)\n", version, mib(u.Total))
@@ -276,6 +278,27 @@ func (p *progressPrinter) failed(err error, dir string, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "hermes-desktop: update apply: %s\n", msg)
 	return ExitError
+}
+
+// downloadWords says what installing version downloads: " 1.3.0: 1.2 MiB
+// patch (full download 24.1 MiB)." or " 1.3.0: 24.1 MiB download."; "" when
+// not known.
+func downloadWords(version string, d *update.Download) string {
+	switch {
+	case d == nil:
+		return ""
+	case d.Patch:
+		return fmt.Sprintf(" %s: %s patch (full download %s).", version, size(d.Size), size(d.Full))
+	}
+	return fmt.Sprintf(" %s: %s download.", version, size(d.Size))
+}
+
+// size is n in MiB, or in KiB below one MiB (a patch is often that small).
+func size(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", max(1, (n+512)>>10))
+	}
+	return mib(n)
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -91,3 +91,29 @@ func TestPrintCheckUpdatesOffOnce(t *testing.T) {
 		}
 	}
 }
+
+// update check says how much the update downloads: the patch and the full
+// size, or the full size alone.
+func TestPrintCheckSaysTheDownload(t *testing.T) {
+	mb := int64(1 << 20)
+	for _, tc := range []struct {
+		d    *update.Download
+		want string
+	}{
+		{&update.Download{Size: mb + mb/5, Full: 24*mb + mb/10, Patch: true}, "Hermes Desktop 1.3.0 is available (this is 1.2.0). 1.3.0: 1.2 MiB patch (full download 24.1 MiB). Install it with: hermes-desktop update apply\n"},
+		{&update.Download{Size: 24*mb + mb/10, Full: 24*mb + mb/10}, "Hermes Desktop 1.3.0 is available (this is 1.2.0). 1.3.0: 24.1 MiB download. Install it with: hermes-desktop update apply\n"},
+		{&update.Download{Size: 42526, Full: 12*mb + mb/5, Patch: true}, "Hermes Desktop 1.3.0 is available (this is 1.2.0). 1.3.0: 42 KiB patch (full download 12.2 MiB). Install it with: hermes-desktop update apply\n"},
+	} {
+		var out strings.Builder
+		printCheck(&out, update.Check{Current: "1.2.0", Latest: "1.3.0", Available: true, Download: tc.d})
+		if out.String() != tc.want {
+			t.Errorf("got %q, want %q", out.String(), tc.want)
+		}
+	}
+	var out strings.Builder
+	p := &progressPrinter{w: &out}
+	p.print(update.Info{State: update.StateDownloading, Latest: "1.3.0", Bytes: mb, Total: 2 * mb, Download: &update.Download{Size: 2 * mb, Full: 24 * mb, Patch: true}})
+	if want := "downloading 1.3.0 (a patch): 1.0 MiB of 2.0 MiB (50%), 0.0 MiB/s\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}

@@ -7,11 +7,13 @@
 //     locks and socket, starts new detached and exits once new answers on
 //     the control socket. New boots normally (reap, spawn).
 //   - adopt: the backends keep running. Old starts new with the lifeline
-//     write ends and the output pipes inherited and the handoff state on a
-//     pipe. New verifies each backend, then commits over old's control
-//     socket; old stops supervising without teardown and lets go; new takes
-//     the locks, rewrites the records to name itself, tells each shim its
-//     new owner down the lifeline, and listens. Old exits once new answers.
+//     write ends and the output pipes inherited (on Windows also the
+//     launcher's kill-on-close job, which new joins, and each tree's) and
+//     the handoff state on a pipe. New verifies each backend, then commits
+//     over old's control socket; old stops supervising without teardown and
+//     lets go; new takes the locks, rewrites the records to name itself,
+//     tells each shim its new owner down the lifeline, and listens. Old
+//     exits once new answers.
 //
 // Before the commit, a failure leaves old in charge with its backends
 // untouched; after it, old exits whatever happens, and a later boot reap
@@ -27,6 +29,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"hermes-desktop/backend/instance"
 	"hermes-desktop/platform/proc"
 )
 
@@ -43,7 +46,9 @@ type Launcher interface {
 	// restart-mode handoff took the state dir back.
 	StartBackends(ctx context.Context)
 	// Views describes every backend for an adopt-mode handoff, each copied
-	// by its supervisor (the instance's only owner).
+	// by its supervisor (the instance's only owner). Each view's Job is a
+	// copy the Sender closes: on an error, the views gathered are
+	// returned with it.
 	Views(ctx context.Context) ([]View, error)
 	// Detach makes every supervisor let go of its backend without tearing
 	// it down, and stops finishing off orphans: from the commit on, the
@@ -71,6 +76,9 @@ type Config struct {
 	// Self and Nonce are this instance, as the successor is told.
 	Self  proc.Identity
 	Nonce string
+	// LauncherJob is the kill-on-close job the launcher lives in
+	// (Windows), which an adopt-mode successor joins; nil for none.
+	LauncherJob *instance.LauncherJob
 	// Logger receives the handoff's log; it must not be nil.
 	Logger *slog.Logger
 }

@@ -18,6 +18,7 @@ import (
 	"hermes-desktop/backend/runspec"
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/handles"
 	"hermes-desktop/platform/proc"
 	"hermes-desktop/watchdog"
 )
@@ -44,6 +45,10 @@ type Receiving struct {
 	Reclaimer *reclaim.Reclaimer
 	// LeakGuard configures the adopted backends' leak guards.
 	LeakGuard leakguard.Config
+	// LauncherJob is the job the predecessor handed down and we joined
+	// (Windows): every shim must live in it, or old's exit would end it.
+	// Nil where there is none (Unix).
+	LauncherJob *instance.LauncherJob
 	// Logger receives the handoff's log; it must not be nil.
 	Logger *slog.Logger
 }
@@ -95,27 +100,19 @@ func (a *Adopted) Status() model.BackendStatus {
 	return a.Prev
 }
 
-// Receive is new's side in adopt mode: read the state, verify every
-// backend, commit with old, take the locks, make the records and the shims
-// name us. On an error it holds nothing.
+// Receive is new's side in adopt mode: read the state, take the trees'
+// jobs, verify every backend, commit with old, take the locks, make the
+// records and the shims name us. On an error it holds nothing.
 func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
-	_ = statePipe.SetReadDeadline(time.Now().Add(10 * time.Second))
-	st, err := Read(statePipe)
-	statePipe.Close()
+	st, jobs, err := r.read(statePipe)
 	if err != nil {
 		return Received{}, err
-	}
-	for _, b := range st.Backends {
-		for _, id := range []proc.Identity{b.Shim, b.Backend} {
-			if err := proc.Check(id); err != nil {
-				return Received{}, fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
-			}
-		}
 	}
 	var got Received
 	defer func() {
 		if err != nil {
 			_ = got.OwnerLock.Release()
+			closeJobs(jobs)
 		}
 	}()
 	if got.OwnerLock, err = lockfile.AcquireOwner(r.StateDir, r.Nonce); err != nil {
@@ -131,10 +128,11 @@ func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
 		return Received{}, fmt.Errorf("handoff: take the instance lock: %w", err)
 	}
 	got.Backends = map[string]*Adopted{}
-	for _, b := range st.Backends {
-		inst, err := r.adopt(b)
+	for i, b := range st.Backends {
+		inst, err := r.adopt(b, jobs[i])
 		if err != nil {
 			r.Logger.Error("handoff: could not adopt a backend; its shim will tear it down", "backend", b.Status.Name, "err", err)
+			keepJob(b.Shim, jobs[i])
 			continue
 		}
 		got.Backends[b.Status.Name] = &Adopted{Inst: inst, Prev: b.Status}
@@ -159,6 +157,90 @@ func Receive(statePipe *os.File, r Receiving) (_ Received, err error) {
 	return got, nil
 }
 
+// read reads the state, takes each backend's tree job (Windows; made
+// non-inheritable, so nothing we start holds it) and checks every backend.
+// The jobs are in the state's order, nil where a tree has none. On an
+// error it holds none: the predecessor's copies keep the trees.
+func (r *Receiving) read(statePipe *os.File) (State, []*instance.TreeJob, error) {
+	_ = statePipe.SetReadDeadline(time.Now().Add(10 * time.Second))
+	st, err := Read(statePipe, heldNumbers(statePipe, r.LauncherJob))
+	statePipe.Close()
+	if err != nil {
+		return st, nil, err
+	}
+	jobs := make([]*instance.TreeJob, len(st.Backends))
+	for i, b := range st.Backends {
+		if jobs[i], err = instance.InheritTreeJob(uintptr(b.Job)); err != nil {
+			closeJobs(jobs)
+			return st, nil, fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
+		}
+	}
+	if err := r.check(st); err != nil {
+		closeJobs(jobs)
+		return st, nil, err
+	}
+	return st, jobs, nil
+}
+
+func closeJobs(jobs []*instance.TreeJob) {
+	for _, j := range jobs {
+		j.Close()
+	}
+}
+
+// keepJob holds the job of a tree not adopted (nil: none) until its shim
+// has exited, then closes it: the shim tears the tree down once its
+// lifeline closes (our only copy was closed), and the job must not die
+// with the predecessor's exit meanwhile (ours would be its last handle),
+// cutting that teardown short. A shim already gone has nothing to wait
+// for: the job closes at once, and what is left of its tree with it. The
+// one rule for every backend not adopted; the goroutine ends when the
+// shim exits.
+func keepJob(shim proc.Identity, j *instance.TreeJob) {
+	if j == nil {
+		return
+	}
+	h, err := proc.Open(shim)
+	if err != nil {
+		j.Close()
+		return
+	}
+	go func() {
+		h.Wait(context.Background())
+		h.Close()
+		j.Close()
+	}()
+}
+
+// check verifies every backend before the commit: its shim and backend
+// are still the processes named, and (Windows) the shim lives in the job
+// we joined, which keeps it once the predecessor is gone.
+func (r *Receiving) check(st State) error {
+	for _, b := range st.Backends {
+		for _, id := range []proc.Identity{b.Shim, b.Backend} {
+			if err := proc.Check(id); err != nil {
+				return fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
+			}
+		}
+		if err := shimInJob(r.LauncherJob, b.Shim.PID); err != nil {
+			return fmt.Errorf("handoff: backend %s: %w", b.Status.Name, err)
+		}
+	}
+	return nil
+}
+
+// InheritFile takes an fd or handle a predecessor handed over as ours
+// (handles.Take: nothing we start later may hold another backend's
+// lifeline; on Unix non-blocking, so Close interrupts its reads). Its
+// number was checked (Read; the state pipe's is its flag's); one Take
+// cannot make ours is still wrapped, to be used and closed.
+func InheritFile(fd int, name string) *os.File {
+	if f, err := handles.Take(uintptr(fd), name); err == nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), name)
+}
+
 // hasRemote says whether the new configuration runs name on host.
 func (r *Receiving) hasRemote(name, host string) bool {
 	for i := range r.Specs {
@@ -169,9 +251,11 @@ func (r *Receiving) hasRemote(name, host string) bool {
 	return false
 }
 
-// adopt rewrites a backend's record to name us, takes its inherited pipes,
-// and tells its shim who its owner is now.
-func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
+// adopt rewrites a backend's record to name us, takes its inherited pipes
+// and its tree's job, and tells its shim who its owner is now. On an
+// error the lifeline is closed (its shim tears the tree down) and the job
+// is still the caller's.
+func (r *Receiving) adopt(b Backend, job *instance.TreeJob) (*instance.Instance, error) {
 	var spec *runspec.Spec
 	for i := range r.Specs {
 		if r.Specs[i].Name == b.Status.Name {
@@ -203,7 +287,7 @@ func (r *Receiving) adopt(b Backend) (*instance.Instance, error) {
 		return nil, err
 	}
 	inst, err := instance.Adopt(spec, instance.Adopted{Nonce: b.Nonce, Argv: b.Argv, Shim: b.Shim, Backend: b.Backend, Token: b.Token, Owner: owner, LeakGuard: r.LeakGuard, Logger: r.Logger,
-		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
+		Containment: b.Status.Containment, ContainmentReason: b.Status.ContainmentReason, Cgroup: b.Cgroup, Job: job}, lifeline, outR, errR, r.Log(spec.Name), r.Reclaimer)
 	if err != nil {
 		return nil, err // instance.Adopt closed the files
 	}

@@ -51,11 +51,11 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 	if err != nil {
 		return nil, nil, err
 	}
+	args.Mode = s.modeFor(args.Mode)
 	switch args.Mode {
 	case protocol.HandoffAdopt:
 		succ, err = s.adopt(ctx, to)
-	case protocol.HandoffRestart, "":
-		args.Mode = protocol.HandoffRestart
+	case protocol.HandoffRestart:
 		succ, err = s.restart(ctx, to)
 	default:
 		return nil, nil, fmt.Errorf("unknown handoff mode %q (restart or adopt)", args.Mode)
@@ -66,16 +66,34 @@ func (s *Sender) Handoff(ctx context.Context, args protocol.HandoffArgs) (succ *
 	return succ, &protocol.HandoffResult{Mode: args.Mode, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}, err
 }
 
+// modeFor is the mode a handoff asked for runs in: restart for none, and
+// restart where adopt could not keep the backends (canAdopt says why: on
+// Windows, an instance that could not make its job at start has none to
+// hand down, and a successor refuses every backend outside the job it
+// joins), so an update or a relaunch still goes through.
+func (s *Sender) modeFor(asked protocol.HandoffMode) protocol.HandoffMode {
+	switch asked {
+	case "":
+		return protocol.HandoffRestart
+	case protocol.HandoffAdopt:
+		if err := canAdopt(s.cfg.LauncherJob); err != nil {
+			s.cfg.Logger.Warn("handoff: the backends cannot be handed over; restarting them instead", "why", err)
+			return protocol.HandoffRestart
+		}
+	}
+	return asked
+}
+
 // Relaunch hands this instance over to a new run of its own executable,
 // which reads the settings saved since this one started. With keepBackends
-// the backends keep running (an adopt handoff, where the platform has one);
+// the backends keep running (an adopt handoff);
 // without, they are stopped first and the new instance starts them anew, as
 // a setting given to a backend as it starts (its grace period, its command)
 // needs. Once the new instance serves, this one is handed over (HandedOff
 // closes).
 func (s *Sender) Relaunch(ctx context.Context, keepBackends bool) (*protocol.HandoffResult, error) {
 	mode := protocol.HandoffRestart
-	if keepBackends && adoptSupported() == nil {
+	if keepBackends {
 		mode = protocol.HandoffAdopt
 	}
 	succ, res, err := s.Handoff(ctx, protocol.HandoffArgs{To: s.cfg.Exe, Mode: mode, TimeoutNS: int64(2 * time.Minute)})
@@ -119,23 +137,19 @@ func (s *Sender) resume(cause error) error {
 // Nothing changes here until the successor commits. After the commit the
 // successor is returned even with an error (errCommitted).
 func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
-	if err := adoptSupported(); err != nil {
-		return nil, err
-	}
-	state, files, err := s.state(ctx)
-	if err != nil {
-		return nil, err
-	}
 	stateR, stateW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("handoff: state pipe: %w", err)
 	}
 	defer stateW.Close()
-	succ, err := s.start(to, []string{AdoptFDArg()}, append([]*os.File{stateR}, files...), nil)
-	stateR.Close()
-	for _, f := range files[3*len(state.Backends):] {
-		f.Close() // our copies of the remote forwards' sockets: the successor has its own
+	in := newInheritance()
+	defer in.release()
+	args, state, err := s.pass(ctx, in, stateR)
+	if err != nil {
+		return nil, err
 	}
+	succ, err := s.start(to, args, in, nil)
+	in.release() // the successor has its copies (or failed to start)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +169,27 @@ func (s *Sender) adopt(ctx context.Context, to string) (*Successor, error) {
 		return succ, errCommitted{fmt.Errorf("%w (after it had taken the backends over)", err)}
 	}
 	return succ, nil
+}
+
+// pass lays out what an adopt-mode successor inherits (see wire.go): the
+// state pipe's read end (given away), the launcher's job where there is
+// one, and every backend's files. It returns the successor's extra
+// arguments and the state to send.
+func (s *Sender) pass(ctx context.Context, in *inheritance, stateR *os.File) ([]string, State, error) {
+	stateNum, err := in.file(stateR, true)
+	if err != nil {
+		return nil, State{}, err
+	}
+	args := []string{AdoptFDArg(stateNum)}
+	job, err := in.job(s.cfg.LauncherJob.Handle())
+	if err != nil {
+		return nil, State{}, err
+	}
+	if job != 0 {
+		args = append(args, AdoptJobArg(job))
+	}
+	state, err := s.state(ctx, in)
+	return args, state, err
 }
 
 // awaitCommit waits for the successor's commit. An error means it did not
@@ -179,11 +214,16 @@ func (s *Sender) awaitCommit(ctx context.Context, succ *Successor) error {
 }
 
 // state describes every backend to the successor, with the files it will
-// inherit (see wire.go for the layout).
-func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
+// inherit, passed with in (see wire.go for the layout). Each view's copy
+// of its tree's job is given to in, closed with it, whether or not it is
+// passed.
+func (s *Sender) state(ctx context.Context, in *inheritance) (State, error) {
 	all, err := s.launcher.Views(ctx)
+	for _, v := range all {
+		in.own(v.Job)
+	}
 	if err != nil {
-		return State{}, nil, fmt.Errorf("handoff: %w", err)
+		return State{}, fmt.Errorf("handoff: %w", err)
 	}
 	var views []View
 	for _, v := range all {
@@ -191,16 +231,15 @@ func (s *Sender) state(ctx context.Context) (State, []*os.File, error) {
 			continue
 		}
 		if v.Remote {
-			views = append(views, v) // claimed by the successor (NewState)
+			views = append(views, v) // claimed by the successor (newState)
 			continue
 		}
 		if !v.ViaShim {
-			return State{}, nil, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", errkind.ErrRefused)
+			return State{}, fmt.Errorf("handoff: %w: adopt mode needs the watchdog shim (this instance runs with --no-shim)", errkind.ErrRefused)
 		}
 		views = append(views, v)
 	}
-	st, files := NewState(s.cfg.Self, s.cfg.Nonce, views)
-	return st, files, nil
+	return newState(s.cfg.Self, s.cfg.Nonce, views, in)
 }
 
 // Commit is old's side of the switch: the successor that was started (and

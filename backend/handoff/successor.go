@@ -89,8 +89,9 @@ func checkSuccessor(ctx context.Context, path string) (string, error) {
 
 // start starts the new binary with our command line plus extra arguments,
 // in a session of its own (it outlives us), with its output in the
-// launcher log.
-func (s *Sender) start(to string, extraArgs []string, files []*os.File, env []string) (*Successor, error) {
+// launcher log, inheriting what in passes (nil: nothing). The caller
+// releases in once it returns.
+func (s *Sender) start(to string, extraArgs []string, in *inheritance, env []string) (*Successor, error) {
 	args := append([]string(nil), s.cfg.Args...)
 	if len(args) == 0 {
 		args = []string{"run"} // started with no arguments: the window
@@ -98,8 +99,10 @@ func (s *Sender) start(to string, extraArgs []string, files []*os.File, env []st
 	args = append(args, extraArgs...)
 	cmd := exec.Command(to, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.ExtraFiles = files
 	cmd.SysProcAttr = successorAttr()
+	if in != nil {
+		in.attach(cmd)
+	}
 	logPath := s.launcherLog()
 	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -112,8 +115,7 @@ func (s *Sender) start(to string, extraArgs []string, files []*os.File, env []st
 		return nil, fmt.Errorf("handoff: start %s: %w", to, err)
 	}
 	succ := &Successor{cmd: cmd, exited: make(chan struct{}), committed: make(chan struct{})}
-	restoreNonblock(files) // starting the child put our copies in blocking mode
-	go func() {            // our child until we exit: collected here
+	go func() { // our child until we exit: collected here
 		_ = cmd.Wait()
 		waited()
 		close(succ.exited)

@@ -11,6 +11,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/run"
+	"hermes-desktop/backend/settings"
 	"hermes-desktop/platform/proc"
 )
 
@@ -18,12 +19,23 @@ import (
 // instance) and new (the successor it starts). Both sides use only what is
 // defined here.
 //
-//  1. Old starts new with its own command line plus AdoptFDArg() and these
-//     inherited files: fd 3 the state pipe's read end, then for backend i
-//     (in order) its lifeline's write end at 4+3i and its stdout and stderr
-//     read ends at 5+3i and 6+3i (see BackendFDs).
-//  2. Old writes one JSON State on the state pipe and closes it.
-//  3. New verifies each backend, then calls protocol.OpHandoffCommit with
+//  1. Old starts new with its own command line plus AdoptFDArg (the state
+//     pipe) and, on Windows, AdoptJobArg (the launcher's job), and these
+//     inherited: the state pipe's read end, then for backend i (in order)
+//     its lifeline's write end and its stdout and stderr read ends (and,
+//     on Windows, its tree's job). Each is named by the number new knows
+//     it by. On Unix that is its position: fd 3 the state pipe, 4+3i,
+//     5+3i and 6+3i backend i's (BackendFDs). On Windows a child inherits
+//     handles by value, not position (PROC_THREAD_ATTRIBUTE_HANDLE_LIST
+//     names exactly these), so each number is the handle's value, checked
+//     by its kind (a pipe; a job, which must hold the shim: that it kills
+//     on close is not checked, see job.Inherit) and never taken twice: no
+//     backend's may be the state pipe's or the launcher job's.
+//  2. On Windows new joins the launcher's job before anything else: from
+//     then on both hold it, so old's exit does not end it, and the death of
+//     both still kills every member. Each tree's job is held the same way.
+//  3. Old writes one JSON State on the state pipe and closes it.
+//  4. New verifies each backend, then calls protocol.OpHandoffCommit with
 //     its identity on old's socket; from old's answer on, the backends
 //     are new's. New then tells each shim its new owner down the lifeline
 //     (watchdog.FormatOwner).
@@ -31,28 +43,39 @@ import (
 // Backends on other hosts (State.Remote) cross differently: old has sent
 // their watchdogs "handover <one-time secret> <window>" (remotewd), and
 // new claims each over its own connection with that secret. Only the
-// forward's listening socket is passed, where old has one to pass: at
-// RemoteListenerFD, after every local backend's fds, so that the local
-// port answers throughout. A successor that does not know State.Remote
-// (an older version, a rollback) ignores it: those backends end with
-// their window, and it starts them anew.
+// forward's listening socket is passed, where old has one to pass (on
+// Unix: a Windows socket is not a file Go can pass): at RemoteListenerFD,
+// after every local backend's fds, so that the local port answers
+// throughout. A successor that does not know State.Remote (an older
+// version, a rollback) ignores it: those backends end with their window,
+// and it starts them anew.
 //
 // A restart-mode successor inherits nothing; EnvWait tells it how
 // long to wait for old's locks.
 
-// AdoptFDFlag is the successor's (hidden) flag naming the state pipe.
-const AdoptFDFlag = "adopt-fd"
+// AdoptFDFlag is the successor's (hidden) flag naming the state pipe (an
+// option of the launcher's, listed in settings.Options).
+const AdoptFDFlag = settings.FlagAdoptFD
 
-// StateFD is the state pipe's fd in the successor.
+// AdoptJobFlag is the successor's (hidden) flag naming the launcher's job
+// (Windows only).
+const AdoptJobFlag = settings.FlagAdoptJob
+
+// StateFD is the state pipe's fd in the successor (Unix).
 const StateFD = 3
 
 // MaxState bounds the state a successor reads.
 const MaxState = 1 << 20
 
-// AdoptFDArg is the argument that tells a successor where the state is.
-func AdoptFDArg() string { return "--" + AdoptFDFlag + "=" + strconv.Itoa(StateFD) }
+// AdoptFDArg is the argument that tells a successor where the state is:
+// StateFD on Unix, the pipe's handle value on Windows.
+func AdoptFDArg(n int) string { return "--" + AdoptFDFlag + "=" + strconv.Itoa(n) }
 
-// BackendFDs are the fds backend i's files have in the successor.
+// AdoptJobArg is the argument that tells a successor which inherited
+// handle is the launcher's job (Windows).
+func AdoptJobArg(n int) string { return "--" + AdoptJobFlag + "=" + strconv.Itoa(n) }
+
+// BackendFDs are the fds backend i's files have in the successor (Unix).
 func BackendFDs(i int) (lifeline, stdout, stderr int) {
 	base := StateFD + 1 + 3*i
 	return base, base + 1, base + 2
@@ -121,10 +144,13 @@ type Backend struct {
 	Token string `json:"token,omitempty"`
 	// Cgroup is the backend's cgroup path ("" when it has none).
 	Cgroup string `json:"cgroup,omitempty"`
-	// File descriptors in the successor.
+	// File descriptors (Unix) or handle values (Windows) in the successor.
 	Lifeline int `json:"lifeline_fd"`
 	Stdout   int `json:"stdout_fd"`
 	Stderr   int `json:"stderr_fd"`
+	// Job is the handle value of the job holding the tree (Windows); 0
+	// for none.
+	Job int `json:"job,omitempty"`
 }
 
 // View is what a handoff needs of one running backend, copied by its
@@ -145,33 +171,40 @@ type View struct {
 	run.Handover
 }
 
-// NewState lays the backends out on the wire: their descriptions,
-// with fds, and the files to pass, in fd order after the state pipe; the
-// views with a RemoteHandover go after the local ones (addRemote).
-func NewState(from proc.Identity, fromNonce string, views []View) (State, []*os.File) {
+// newState lays the backends out on the wire: their descriptions, with
+// the numbers their files (and jobs) will have in the successor, which
+// in gives them (the per-OS inheritance: see the wire protocol above),
+// the local backends first; the views with a RemoteHandover go after
+// them (addRemote).
+func newState(from proc.Identity, fromNonce string, views []View, in *inheritance) (State, error) {
 	st := State{From: from, FromNonce: fromNonce}
-	var files []*os.File
 	var remote []View
 	for _, v := range views {
 		if v.RemoteHandover != nil {
 			remote = append(remote, v)
 			continue
 		}
-		i := len(st.Backends)
-		lifeline, stdout, stderr := BackendFDs(i)
-		st.Backends = append(st.Backends, Backend{
-			Status: v.Status, Nonce: v.Nonce, Argv: v.Argv, Shim: v.Shim, Backend: v.Backend, Token: v.Token, Cgroup: v.Cgroup,
-			Lifeline: lifeline, Stdout: stdout, Stderr: stderr,
-		})
-		files = append(files, v.Lifeline, v.Stdout, v.Stderr)
+		b := Backend{Status: v.Status, Nonce: v.Nonce, Argv: v.Argv, Shim: v.Shim, Backend: v.Backend, Token: v.Token, Cgroup: v.Cgroup}
+		var err error
+		for _, f := range []struct {
+			to   *int
+			file *os.File
+		}{{&b.Lifeline, v.Lifeline}, {&b.Stdout, v.Stdout}, {&b.Stderr, v.Stderr}} {
+			if *f.to, err = in.file(f.file, false); err != nil {
+				return st, err
+			}
+		}
+		if b.Job, err = in.job(v.Job); err != nil {
+			return st, err
+		}
+		st.Backends = append(st.Backends, b)
 	}
-	return st, addRemote(&st, files, remote)
+	return st, addRemote(&st, remote, in)
 }
 
 // addRemote lays the remote backends out after the local ones: their
-// descriptions, and the listeners to pass, in fd order after files.
-func addRemote(st *State, files []*os.File, remote []View) []*os.File {
-	passed := 0
+// descriptions, and the listeners to pass (our copies, given away).
+func addRemote(st *State, remote []View, in *inheritance) error {
 	for _, v := range remote {
 		h := v.RemoteHandover
 		b := RemoteBackend{
@@ -179,13 +212,14 @@ func addRemote(st *State, files []*os.File, remote []View) []*os.File {
 			Token: h.Token, Shim: h.Shim, Backend: h.Backend, ClaimSocket: h.ClaimSocket, RemotePort: h.RemotePort, Socket: h.Socket, LocalPort: h.LocalPort,
 		}
 		if h.Listener != nil {
-			b.Listener = RemoteListenerFD(len(st.Backends), passed)
-			files = append(files, h.Listener)
-			passed++
+			var err error
+			if b.Listener, err = in.file(h.Listener, true); err != nil {
+				return err
+			}
 		}
 		st.Remote = append(st.Remote, b)
 	}
-	return files
+	return nil
 }
 
 // Write sends the state (old's side).
@@ -198,8 +232,10 @@ func Write(w io.Writer, st State) error {
 
 // Read reads and checks the state (new's side): each backend's
 // fds must be the ones the layout gives it, so a confused predecessor can
-// never make us treat an unrelated descriptor as a lifeline.
-func Read(r io.Reader) (State, error) {
+// never make us treat an unrelated descriptor as a lifeline. held are the
+// numbers the successor took before reading (the state pipe's and, on
+// Windows, the launcher job's, see heldNumbers): no backend may name one.
+func Read(r io.Reader, held []int) (State, error) {
 	var st State
 	if err := json.NewDecoder(io.LimitReader(r, MaxState)).Decode(&st); err != nil {
 		return st, fmt.Errorf("handoff: read state: %w", err)
@@ -207,36 +243,23 @@ func Read(r io.Reader) (State, error) {
 	if err := st.From.Validate(); err != nil {
 		return st, fmt.Errorf("handoff: state names no valid predecessor: %w", err)
 	}
-	for i, b := range st.Backends {
-		lifeline, stdout, stderr := BackendFDs(i)
-		if b.Lifeline != lifeline || b.Stdout != stdout || b.Stderr != stderr {
-			return st, fmt.Errorf("handoff: backend %d: fds %d/%d/%d, want %d/%d/%d", i, b.Lifeline, b.Stdout, b.Stderr, lifeline, stdout, stderr)
-		}
+	for _, b := range st.Backends {
 		if b.Nonce == "" {
 			return st, errors.New("handoff: a backend without a nonce")
 		}
 	}
-	return st, checkRemote(st)
-}
-
-// checkRemote checks the remote backends: what a claim needs is there,
-// and the listeners' fds are the ones the layout gives them.
-func checkRemote(st State) error {
-	passed := 0
 	for _, b := range st.Remote {
 		switch {
 		case b.Nonce == "" || b.Host == "":
-			return fmt.Errorf("handoff: remote backend %q without a nonce or host", b.Status.Name)
+			return st, fmt.Errorf("handoff: remote backend %q without a nonce or host", b.Status.Name)
 		case len(b.Secret) != 64 || b.ClaimSocket == "":
-			return fmt.Errorf("handoff: remote backend %q without a one-time secret or claim socket", b.Status.Name)
-		case b.Listener != 0 && b.Listener != RemoteListenerFD(len(st.Backends), passed):
-			return fmt.Errorf("handoff: remote backend %q: listener fd %d, want %d", b.Status.Name, b.Listener, RemoteListenerFD(len(st.Backends), passed))
-		}
-		if b.Listener != 0 {
-			passed++
+			return st, fmt.Errorf("handoff: remote backend %q without a one-time secret or claim socket", b.Status.Name)
 		}
 	}
-	return nil
+	// Each number must be one the layout gives (Unix) or a handle of the
+	// right kind (Windows): a confused predecessor can never make us treat
+	// an unrelated descriptor as a lifeline.
+	return st, checkInherited(st, held)
 }
 
 // EnvWait tells a restart-mode successor how long to wait for the

@@ -33,15 +33,26 @@ type Adopted struct {
 	Containment       model.Containment
 	ContainmentReason string
 	Cgroup            string
+	// Job is the kill-on-close job the predecessor kept the tree in
+	// (Windows; InheritTreeJob): the instance's once Adopt succeeds, the
+	// caller's still when it fails. Nil for none.
+	Job *TreeJob
 }
 
 // Adopt rebuilds an instance from what a predecessor handed over:
-// the shim and backend (checked again here), the lifeline write end and the
-// output pipes it inherited. The shim is not our child: its exit is seen
-// through a handle and its status is unknown; its group is not pinned, so
-// the tree is followed by identities only.
+// the shim and backend (checked again here), the lifeline write end, the
+// output pipes and the tree's job (Windows) it inherited. The shim is not
+// our child: its exit is seen through a handle and its status is unknown;
+// its group is not pinned, so the tree is followed by identities only. On
+// an error the files are closed and the job is left to the caller.
 func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *logs.Log, reclaimer *reclaim.Reclaimer) (*Instance, error) {
+	// The shim first: its identity checked through a handle that pins
+	// it, so the job's membership is then asked of the shim itself.
 	h, err := proc.Open(b.Shim)
+	var jk jobKiller
+	if err == nil {
+		jk, err = adoptJobKiller(b.Job, h)
+	}
 	if err == nil {
 		err = proc.Check(b.Backend)
 	}
@@ -63,10 +74,11 @@ func Adopt(spec *runspec.Spec, b Adopted, lifeline, outR, errR *os.File, log *lo
 		shim:   shimLink{client: watchdog.AdoptShim(lifeline), released: true, backend: b.Backend, known: known},
 		cont: containment{nonce: b.Nonce, viaShim: true, kind: b.Containment, why: b.ContainmentReason,
 			cgroup: b.Cgroup, known: known},
-		out:    output{log: log, ready: run.NewPortMatcher(spec.ReadyRegex), outR: outR, errR: errR},
-		rec:    newRecordState(b.LeakGuard, b.Logger, spec.Name, log, b.Owner),
-		tree:   newTree(b.Shim, 0),
-		exited: make(chan struct{}),
+		out:       output{log: log, ready: run.NewPortMatcher(spec.ReadyRegex), outR: outR, errR: errR},
+		rec:       newRecordState(b.LeakGuard, b.Logger, spec.Name, log, b.Owner),
+		tree:      newTree(b.Shim, 0),
+		jobKiller: jk,
+		exited:    make(chan struct{}),
 	}
 	i.rec.created = time.Now()
 	i.cont.takeReport(b.Cgroup, "")

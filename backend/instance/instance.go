@@ -92,6 +92,10 @@ func (l *leader) collect() run.ExitStatus {
 type jobKiller interface {
 	kill()
 	release()
+	// dup is a copy of the job's handle, which the caller owns and closes
+	// (a handoff passes it to a successor); it fails once release has run.
+	// Called under Instance.mu, as release is.
+	dup() (uintptr, error)
 }
 
 // watch sets up what follows the started tree and starts the goroutines

@@ -23,6 +23,7 @@ type output struct {
 	log        *logs.Log
 	outR, errR *os.File // our read ends of the leader's stdout and stderr
 	readers    sync.WaitGroup
+	closeOnce  sync.Once // close runs once: drain may call it twice
 	ready      *run.PortMatcher
 	readyFile  string // where the backend may write {"port": N} instead
 	seenURL    atomic.Pointer[string]
@@ -63,10 +64,14 @@ func (o *output) drain() {
 	o.close()
 }
 
-// close closes our read ends; the readers end.
+// close closes our read ends; the readers end (on Windows, where closing
+// does not interrupt a read, once interruptReads has ended them).
 func (o *output) close() {
-	o.outR.Close()
-	o.errR.Close()
+	o.closeOnce.Do(func() {
+		interruptReads(o)
+		o.outR.Close()
+		o.errR.Close()
+	})
 }
 
 // awaitPort waits for the port the output announces or the ready file

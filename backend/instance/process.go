@@ -153,8 +153,11 @@ func (i *Instance) TreeGone() error {
 	return nil
 }
 
-// Handover is what a successor needs to adopt the running instance.
-func (i *Instance) Handover() run.Handover {
+// Handover is what a successor needs to adopt the running instance. Its
+// Job is a copy of the tree's job handle, the caller's to close: made
+// under mu, which the waiter holds as it closes the job once the tree is
+// gone, so the value passed on is never one a later job has reused.
+func (i *Instance) Handover() (run.Handover, error) {
 	h := run.Handover{
 		ViaShim: i.shim.on(), Nonce: i.nonce, Argv: i.argv, Shim: i.leader.id, Backend: i.shim.backend,
 		Token: i.token, Cgroup: i.cont.treeCgroup(), Stdout: i.out.outR, Stderr: i.out.errR,
@@ -162,5 +165,14 @@ func (i *Instance) Handover() run.Handover {
 	if i.shim.on() {
 		h.Lifeline = i.shim.client.Lifeline()
 	}
-	return h
+	if i.jobKiller != nil {
+		i.mu.Lock()
+		job, err := i.jobKiller.dup()
+		i.mu.Unlock()
+		if err != nil {
+			return run.Handover{}, fmt.Errorf("backend %s: hand over its tree's job: %w", i.spec.Name, err)
+		}
+		h.Job = job
+	}
+	return h, nil
 }

@@ -17,6 +17,7 @@ import (
 	"hermes-desktop/contract/logs"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/lockfile"
+	"hermes-desktop/platform/job"
 	"hermes-desktop/platform/proc"
 )
 
@@ -207,5 +208,36 @@ func TestShimStopWindows(t *testing.T) {
 	}
 	if st := s.inst.ExitStatus(); st.Unknown {
 		t.Errorf("exit status: got %+v, want the shim's", st)
+	}
+}
+
+// A handover's job is a copy of the tree's job handle that the caller
+// owns: it still names the job, holding the shim, once the instance has
+// closed its own (the tree gone, a later backend's job free to take the
+// value). Before, the handover carried the instance's own handle, read
+// without its lock and passed on after the waiter might have closed it.
+func TestHandoverJobIsACopyWindows(t *testing.T) {
+	s := spawnShimmed(t, 2)
+	h, err := s.inst.Handover()
+	if err != nil {
+		t.Fatalf("Handover: %v", err)
+	}
+	if h.Job == 0 {
+		t.Fatal("Handover: got no job, want a copy of the tree's")
+	}
+	copied, err := job.Inherit(h.Job)
+	if err != nil {
+		t.Fatalf("the handover's job: %v", err)
+	}
+	defer copied.Close()
+	shim := s.inst.Leader().PID
+	if in, err := copied.Holds(shim); err != nil || !in {
+		t.Errorf("the handover's job holds shim %d: got %v, %v; want true", shim, in, err)
+	}
+	if err := s.inst.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if _, err := job.Inherit(h.Job); err != nil {
+		t.Errorf("the handover's job after the instance closed its own: got %v, want a job still", err)
 	}
 }

@@ -87,8 +87,9 @@ type Sampler interface {
 // run that is not is claimed by the successor (RemoteTransferable) or
 // started anew, and letting go of it ends it.
 type Transferable interface {
-	// Handover is what a successor needs to adopt the running backend.
-	Handover() Handover
+	// Handover is what a successor needs to adopt the running backend;
+	// its Job, a copy, is the caller's to close.
+	Handover() (Handover, error)
 	// Detach lets go of the backend without teardown: a successor owns it.
 	Detach()
 }
@@ -238,6 +239,10 @@ type Handover struct {
 	Cgroup  string
 	// The lifeline's write end and the output pipes' read ends.
 	Lifeline, Stdout, Stderr *os.File
+	// Job is a copy of the handle of the kill-on-close job holding the
+	// tree (Windows), which the holder of the Handover owns and closes
+	// (the handoff, once it has passed it on); 0 where there is none.
+	Job uintptr
 }
 
 const (

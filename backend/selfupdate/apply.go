@@ -105,7 +105,10 @@ func (s *swapper) install(ctx context.Context, rel *update.Release, in update.In
 		return nil, s.status.fail(err)
 	}
 	s.cfg.Logger.Info("update: swapped in; handing over", "version", rel.Version, "path", in.Target.Path)
-	succ, err := s.launcher.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: handoffMode(), TimeoutNS: int64(handoffTimeout)})
+	// Adopt, on every OS: the backends keep running (on Windows the
+	// successor is handed the launcher's job and each tree's with the
+	// lifelines, backend/handoff), so the old launcher's exit ends none.
+	succ, err := s.launcher.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: protocol.HandoffAdopt, TimeoutNS: int64(handoffTimeout)})
 	if succ == nil {
 		if rerr := update.Restore(in.Target, update.Versions{From: rel.Version, To: s.cfg.Version}); rerr != nil {
 			err = fmt.Errorf("%w; and putting the old version back failed: %v", err, rerr)

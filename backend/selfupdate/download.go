@@ -58,6 +58,7 @@ func (o *offer) check(ctx context.Context) (*update.Release, error) {
 // record puts the feed's answer in the status and keeps a new offer. Call
 // with mu held.
 func (o *offer) record(i *update.Info, rel *update.Release, err error) {
+	i.Download = nil // only an offer downloads something
 	switch {
 	case errors.Is(err, update.ErrDisabled):
 		i.State, i.Error, i.Reason, i.BuildOff = update.StateOff, err.Error(), update.Reason(err), errors.Is(err, update.ErrBuildOff)
@@ -69,13 +70,14 @@ func (o *offer) record(i *update.Info, rel *update.Release, err error) {
 	case err != nil:
 		i.State, i.Error, i.Reason = update.StateFailed, err.Error(), update.Reason(err)
 	case o.artifact != "" && sameArtifact(o.release, rel):
-		i.State = update.StateReady // downloaded already
+		i.State, i.Download = update.StateReady, downloadOf(rel) // downloaded already
 	default:
 		if !sameArtifact(o.release, rel) {
 			o.artifact = "" // verified against another manifest's digest
 		}
 		o.release = rel
-		i.State, i.Bytes, i.Total, i.Speed = update.StateAvailable, 0, rel.Artifact.Size, 0
+		d := downloadOf(rel)
+		i.State, i.Bytes, i.Total, i.Speed, i.Download = update.StateAvailable, 0, d.Size, 0, d
 	}
 }
 
@@ -109,7 +111,7 @@ func (o *offer) download(ctx context.Context) (string, error) {
 		return artifact, nil
 	}
 	o.status.set(func(i *update.Info) {
-		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", rel.Artifact.Size
+		i.State, i.Error, i.Reason, i.Total = update.StateDownloading, "", "", downloadOf(rel).Size
 	})
 	update.PruneDownloads(o.dir, rel.Version)
 	path, err := o.feed.load().Download(ctx, rel, func(p update.Progress) {
@@ -125,4 +127,13 @@ func (o *offer) download(ctx context.Context) (string, error) {
 	o.status.change(func(i *update.Info) { i.State = update.StateReady })
 	o.cfg.Logger.Info("update: downloaded and verified", "version", rel.Version, "path", path)
 	return path, nil
+}
+
+// downloadOf is what downloading rel fetches: its patch from the installed
+// unit, or the full artifact.
+func downloadOf(rel *update.Release) *update.Download {
+	if rel.Patch != nil {
+		return &update.Download{Size: rel.Patch.Size, Full: rel.Artifact.Size, Patch: true}
+	}
+	return &update.Download{Size: rel.Artifact.Size, Full: rel.Artifact.Size}
 }

@@ -109,7 +109,7 @@ func (h healthWatcher) handBack(ctx context.Context, w *updateWatch, rb update.R
 	defer cancel()
 	err := w.WaitSettled(cctx)
 	if err == nil {
-		_, err = protocol.OpHandoff.Call(cctx, h.cfg.StateDir, "", protocol.HandoffArgs{To: w.Probation.Exe, Mode: handoffMode(), TimeoutNS: int64(time.Minute)})
+		_, err = protocol.OpHandoff.Call(cctx, h.cfg.StateDir, "", protocol.HandoffArgs{To: w.Probation.Exe, Mode: protocol.HandoffAdopt, TimeoutNS: int64(time.Minute)})
 	}
 	if err == nil {
 		select { // it exits once it has answered

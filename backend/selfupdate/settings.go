@@ -44,7 +44,7 @@ func (u *Updater) feedInUse(feed string, c *update.Client) {
 	u.status.set(func(i *update.Info) {
 		i.Feed = redactFeed(feed)
 		i.Latest, i.Notes, i.Command, i.CheckedAt = "", "", "", nil
-		i.Bytes, i.Total, i.Speed = 0, 0, 0
+		i.Bytes, i.Total, i.Speed, i.Download = 0, 0, 0, nil
 		i.State, i.Error, i.Reason, i.BuildOff = update.StateIdle, "", "", false
 		if err := c.Disabled(); err != nil {
 			i.State, i.Error, i.Reason, i.BuildOff = update.StateOff, err.Error(), update.Reason(err), errors.Is(err, update.ErrBuildOff)

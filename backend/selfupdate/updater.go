@@ -77,7 +77,8 @@ func New(cfg Config, launcher Launcher) *Updater {
 	u.offer = &offer{status: u.status, cfg: &u.cfg, dir: dir}
 	u.swap = &swapper{cfg: &u.cfg, launcher: launcher, status: u.status, dir: dir}
 	u.automatic.Store(cfg.Automatic)
-	u.feed = newFeedLine(update.Config{Keys: cfg.Keys, Current: cfg.Version, Dir: dir}, cfg.Feed, u.feedInUse)
+	u.feed = newFeedLine(update.Config{Keys: cfg.Keys, Current: cfg.Version, Dir: dir,
+		Installed: cfg.Exe, Logger: cfg.Logger}, cfg.Feed, u.feedInUse)
 	u.feed.announce = launcher.PublishStatus
 	u.offer.feed = u.feed
 	return u
@@ -234,6 +235,7 @@ func (u *Updater) Check(ctx context.Context, download bool) (update.Check, error
 		u.status.set(func(i *update.Info) { i.Command = chk.Command })
 		return chk, nil
 	}
+	chk.Download = downloadOf(rel)
 	if download {
 		u.bg.Add(1)
 		go func() { // owned by the Updater: ends with u.ctx (Stop)

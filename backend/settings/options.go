@@ -8,6 +8,15 @@ import (
 	"hermes-desktop/contract/hermes"
 )
 
+// The adopt-mode handoff's hidden flags, which backend/handoff's wire
+// protocol names a successor's state pipe and launcher job by
+// (handoff.AdoptFDFlag, AdoptJobFlag): spelled here, in the leaf that
+// lists every option, which the handoff may import and not the reverse.
+const (
+	FlagAdoptFD  = "adopt-fd"
+	FlagAdoptJob = "adopt-job"
+)
+
 // Options is the one table of the launcher's options: each says where it
 // is saved (its Settings field and so its config.json key), its `run` flag
 // and environment variable, its type, whether the Settings page edits it,
@@ -55,7 +64,8 @@ var Options = []Option{
 	{Flag: "update-health-window", Env: "HERMES_DESKTOP_UPDATE_HEALTH_WINDOW", Type: TypeDuration,
 		Usage: "how long a new version must stay healthy after an update before it is kept; a failure inside it rolls back"},
 	{Flag: "update-check-interval", Env: "HERMES_DESKTOP_UPDATE_CHECK_INTERVAL", Type: TypeDuration, Usage: "time between automatic update checks; 0 turns them off"},
-	{Flag: "adopt-fd", Type: TypeInt, Usage: "internal: handoff state pipe (set by a handoff in adopt mode)"},
+	{Flag: FlagAdoptFD, Type: TypeInt, Usage: "internal: handoff state pipe (set by a handoff in adopt mode)"},
+	{Flag: FlagAdoptJob, Type: TypeInt, Usage: "internal: the launcher's job handle (Windows; set by a handoff in adopt mode)"},
 	{Flag: "log-level", Env: "HERMES_DESKTOP_LOG_LEVEL", Type: TypeText, Usage: "debug, info, warn or error"},
 	// Saved and edited, with no flag: the remote backends' connections.
 	{Field: "SSHConfig", Label: "SSH config file", Editable: true, Type: TypeText},

@@ -77,21 +77,24 @@ func (c *current) writeRecord(records *lockfile.Records) error {
 }
 
 // handoffView is what a handoff needs of the run, ready, in status st. A
-// run that cannot be handed over is started anew by the successor.
-func (c *current) handoffView(st model.BackendStatus) handoff.View {
+// run that cannot be handed over is started anew by the successor. A
+// local run that cannot describe itself fails the handoff (before
+// anything changed): started anew, it would lose its tree.
+func (c *current) handoffView(st model.BackendStatus) (handoff.View, error) {
 	if c.can.RemoteTransfer != nil {
 		// The watchdog there is told now that a successor may claim it;
 		// when this fails, the successor starts it anew.
 		h, err := c.can.RemoteTransfer.HandOver(handoff.RemoteWindow)
 		if err != nil {
-			return handoff.View{Status: st, Remote: true}
+			return handoff.View{Status: st, Remote: true}, nil
 		}
-		return handoff.View{Status: st, Remote: true, RemoteHandover: &h}
+		return handoff.View{Status: st, Remote: true, RemoteHandover: &h}, nil
 	}
 	if c.can.Transfer == nil {
-		return handoff.View{Status: st, Remote: true}
+		return handoff.View{Status: st, Remote: true}, nil
 	}
-	return handoff.View{Status: st, Handover: c.can.Transfer.Handover()}
+	h, err := c.can.Transfer.Handover()
+	return handoff.View{Status: st, Handover: h}, err
 }
 
 // letGo leaves the run to a successor without teardown; a run no successor

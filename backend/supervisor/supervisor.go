@@ -306,5 +306,6 @@ func (s *Supervisor) handoffView() commandResult {
 	case s.cur == nil || st.State != model.StateReady || !s.cur.reported:
 		return commandResult{err: errNotReady(s.spec.Name, st.State)}
 	}
-	return commandResult{view: s.cur.handoffView(st)}
+	v, err := s.cur.handoffView(st)
+	return commandResult{view: v, err: err}
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +19,8 @@ import (
 
 	"aead.dev/minisign"
 
+	"hermes-desktop/backend/update/delta"
+	"hermes-desktop/backend/update/unit"
 	"hermes-desktop/contract/hermes"
 )
 
@@ -50,11 +54,19 @@ type Config struct {
 	// StallTimeout ends a download attempt that receives nothing for this
 	// long (it is then resumed); 0 means 30 seconds.
 	StallTimeout time.Duration
+	// Installed is the installed executable (symlinks followed): a patch
+	// applies to the unit of its directory for a unit artifact, to the
+	// file for another (patch.go); "" means no patches: every update
+	// downloads the full artifact.
+	Installed string
+	// Logger says why a patch was not used, or why the install has no id
+	// for a rollout; nil means no log.
+	Logger *slog.Logger
 }
 
 // Client checks the feed and downloads releases. It holds no state
-// between calls except its configuration (what it remembers is in Dir),
-// and is safe for concurrent use.
+// between calls except its configuration and the installed executable's
+// digest (what it remembers is in Dir), and is safe for concurrent use.
 type Client struct {
 	cfg      Config
 	keys     []minisign.PublicKey
@@ -64,6 +76,9 @@ type Client struct {
 	// fresh serializes the read and write of the channel's FeedFile, so
 	// two checks cannot record an older manifest over a newer one.
 	fresh sync.Mutex
+	// installed and installedUnit are Config.Installed and the unit of
+	// its directory, with their digests; nil without Config.Installed.
+	installed, installedUnit *delta.Reference
 }
 
 // New returns a client for cfg. It never fails: a configuration that
@@ -80,7 +95,14 @@ func New(cfg Config) *Client {
 	if c.cfg.StallTimeout <= 0 {
 		c.cfg.StallTimeout = 30 * time.Second
 	}
+	if c.cfg.Logger == nil {
+		c.cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	c.cfg.HTTP = secureRedirects(c.cfg.HTTP)
+	if c.cfg.Installed != "" {
+		c.installed = delta.NewReference(delta.File(c.cfg.Installed))
+		c.installedUnit = delta.NewReference(unit.Tree(filepath.Dir(c.cfg.Installed)))
+	}
 	c.disabled = c.configure()
 	return c
 }
@@ -190,8 +212,11 @@ type Release struct {
 	Notes   string
 	PubDate string
 	Channel string
-	// Artifact's URL is absolute.
+	// Artifact's URL is absolute, and so are its patches'.
 	Artifact Artifact
+	// Patch is the artifact's patch from what is installed, which
+	// Download tries first; nil when none starts from it.
+	Patch *Patch
 }
 
 // Check fetches the manifest and its signature and verifies them: the
@@ -231,31 +256,20 @@ func (c *Client) Check(ctx context.Context) (*Release, error) {
 
 // verify checks the signature before anything of the manifest is read.
 func (c *Client) verify(data, sig []byte) (*Manifest, error) {
-	var s minisign.Signature
-	if err := s.UnmarshalText(sig); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSignature, err)
-	}
-	ok := false
-	for _, k := range c.keys {
-		if minisign.Verify(k, data, sig) {
-			ok = true
-			break
-		}
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: the manifest is not signed by a trusted key (key id %X)", ErrSignature, s.KeyID)
-	}
-	signed, err := parseTrustedComment(s.TrustedComment)
+	signed, err := VerifySignature(c.keys, data, sig)
 	if err != nil {
 		return nil, err
+	}
+	if signed.Expires == "" {
+		return nil, staleError(fmt.Sprintf("the update feed's signature (%q) names no expiry: it was signed before feeds expired, and must be re-signed (release resign)",
+			strings.Join([]string{Product, signed.Channel, signed.Version}, " ")))
 	}
 	m, err := ParseManifest(data, c.cfg.MaxArtifactSize)
 	if err != nil {
 		return nil, err
 	}
-	if signed.channel != c.channel || signed.version != m.Version || signed.expires != m.Expires {
-		return nil, fmt.Errorf("%w: the signature is for %s %s expiring %s, the manifest is %s %s expiring %q (a replayed or mixed-up manifest)",
-			ErrSignature, signed.channel, signed.version, signed.expires, c.channel, m.Version, m.Expires)
+	if err := signed.Binds(c.channel, m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -267,6 +281,7 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 		return rel, fmt.Errorf("%w: the feed offers %s, this is %s", ErrUpToDate, m.Version, c.cfg.Current)
 	}
 	a, ok := m.Platforms[c.cfg.Platform]
+	var err error
 	if !ok {
 		return rel, fmt.Errorf("%w: version %s has no build for %s; the feed has it for %s",
 			ErrNoBuild, m.Version, describePlatform(c.cfg.Platform), offered(m))
@@ -274,29 +289,44 @@ func (c *Client) release(m *Manifest) (*Release, error) {
 	if err := c.rolledOut(m); err != nil {
 		return rel, err
 	}
-	ref, err := url.Parse(a.URL)
-	if err != nil {
-		return rel, fmt.Errorf("%w: artifact url %q: %w", ErrFeed, a.URL, err)
-	}
-	abs := c.manifest.ResolveReference(ref)
-	if err := CheckURL(abs); err != nil {
+	if a.URL, err = c.resolve(a.URL); err != nil {
 		return rel, err
 	}
-	a.URL = abs.String()
-	rel.Artifact = a
+	a.Patches = slices.Clone(a.Patches)
+	for i := range a.Patches {
+		if a.Patches[i].URL, err = c.resolve(a.Patches[i].URL); err != nil {
+			return rel, err
+		}
+	}
+	rel.Artifact, rel.Patch = a, c.choosePatch(a)
 	return rel, nil
 }
 
+// resolve makes an artifact's or a patch's URL absolute (relative to the
+// manifest's) and checks it.
+func (c *Client) resolve(raw string) (string, error) {
+	ref, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: artifact url %q: %w", ErrFeed, raw, err)
+	}
+	abs := c.manifest.ResolveReference(ref)
+	if err := CheckURL(abs); err != nil {
+		return "", err
+	}
+	return abs.String(), nil
+}
+
 // rolledOut refuses a release not yet offered to this install. Without
-// Dir there is no id: the install comes last (bucket 100).
+// an id (no Dir, or one that cannot be read or made: logged) the install
+// comes last (bucket 100); the check itself goes on.
 func (c *Client) rolledOut(m *Manifest) error {
 	bucket := 100
 	if c.cfg.Dir != "" && !m.Offered(bucket) {
-		id, err := InstallID(c.cfg.Dir)
-		if err != nil {
-			return err
+		if id, err := installID(c.cfg.Dir); err != nil {
+			c.cfg.Logger.Warn("update: no install id: this install comes last in a rollout", "err", err)
+		} else {
+			bucket = bucketOf(id)
 		}
-		bucket = Bucket(id)
 	}
 	if m.Offered(bucket) {
 		return nil

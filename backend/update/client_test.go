@@ -25,7 +25,7 @@ func check(t *testing.T, c *Client) (*Release, error) {
 func TestCheckVerifies(t *testing.T) {
 	k, other := newKey(t), newKey(t)
 	art := randomBytes(1000)
-	exp := inAnHour()
+	exp := expiresIn(time.Hour)
 	cases := []struct {
 		name    string
 		publish func(f *feed)

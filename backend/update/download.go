@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"hermes-desktop/backend/update/transfer"
 	"hermes-desktop/backend/update/unit"
 )
 
@@ -28,12 +28,7 @@ const ArtifactName = "artifact"
 const maxStalls = 3
 
 // Progress is a download's state, reported as it goes.
-type Progress struct {
-	Bytes int64 // received so far, resumed bytes included
-	Total int64
-	// Speed is the recent rate in bytes per second (0 until measured).
-	Speed float64
-}
+type Progress = transfer.Progress
 
 // errRetry marks an attempt that ended early but may be resumed.
 var errRetry = errors.New("update: download interrupted")
@@ -42,7 +37,10 @@ var errRetry = errors.New("update: download interrupted")
 // 0700, file 0600) and verifies its size and sha256; a unit artifact is
 // then unpacked into <Dir>/<version>/unit.tar and checked against the
 // manifest's unit_sha256 and unit_size, and that file is returned (a
-// verified unit.tar found there is returned at once). A partial file left by
+// verified unit.tar found there is returned at once). With a Patch, it
+// first tries that (patch.go), which makes the unit tar (or, for another
+// artifact, the file) directly, and falls back to the full artifact on any
+// failure but a cancelled ctx, saying why in the log. A partial file left by
 // an earlier attempt is resumed with an HTTP Range request; an attempt
 // that breaks off is resumed too. A file already downloaded and verified is
 // returned at once. progress (may be nil) is called from this goroutine at
@@ -53,29 +51,45 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 		return "", err
 	}
 	final := filepath.Join(dir, ArtifactName)
-	m := newMeter(rel.Artifact.Size, progress)
+	m := transfer.NewMeter(rel.Artifact.Size, progress)
 	if tar := filepath.Join(dir, UnitTarName); rel.Artifact.IsUnit() && unit.VerifyFile(tar, rel.Artifact.Unit()) == nil {
-		m.finish(rel.Artifact.Size)
+		m.Finish(rel.Artifact.Size)
 		return tar, nil
 	}
 	if verifyFile(final, rel.Artifact) == nil {
-		m.finish(rel.Artifact.Size)
+		m.Finish(rel.Artifact.Size)
 		return unpackUnit(final, rel.Artifact)
 	}
-	part := final + ".part"
-	d := &digest{h: sha256.New()}
-	if err := c.fetchAll(ctx, rel.Artifact, part, m, d); err != nil {
+	if rel.Patch != nil && c.installed != nil {
+		path, err := c.downloadPatch(ctx, dir, rel, progress)
+		if err == nil || ctx.Err() != nil {
+			return path, err
+		}
+		c.cfg.Logger.Warn("update: the patch did not work; downloading the full artifact", "version", rel.Version, "err", err)
+	}
+	if err := c.fetchFile(ctx, rel.Artifact, final, m); err != nil {
 		return "", err
 	}
-	if err := d.verify(part, rel.Artifact); err != nil {
+	m.Finish(rel.Artifact.Size)
+	return unpackUnit(final, rel.Artifact)
+}
+
+// fetchFile downloads a into final, through final.part, resumed and
+// verified. (Whether final is already there is Download's to check, once.)
+func (c *Client) fetchFile(ctx context.Context, a Artifact, final string, m *transfer.Meter) error {
+	part := final + ".part"
+	d := transfer.NewHash()
+	if err := c.fetchAll(ctx, a, part, m, d); err != nil {
+		return err
+	}
+	if err := verifyHashed(part, d, a); err != nil {
 		os.Remove(part) // ours, and wrong: the next try starts over
-		return "", err
+		return err
 	}
 	if err := os.Rename(part, final); err != nil {
-		return "", fmt.Errorf("update: %w", err)
+		return fmt.Errorf("update: %w", err)
 	}
-	m.finish(rel.Artifact.Size)
-	return unpackUnit(final, rel.Artifact)
+	return nil
 }
 
 // versionDir creates <Dir>/<version>, private.
@@ -102,7 +116,7 @@ func (c *Client) versionDir(version string) (string, error) {
 }
 
 // fetchAll runs attempts until part holds the whole artifact.
-func (c *Client) fetchAll(ctx context.Context, a Artifact, part string, m *meter, d *digest) error {
+func (c *Client) fetchAll(ctx context.Context, a Artifact, part string, m *transfer.Meter, d *transfer.Hash) error {
 	stalls := 0
 	for {
 		have, err := partSize(part, a.Size)
@@ -112,7 +126,7 @@ func (c *Client) fetchAll(ctx context.Context, a Artifact, part string, m *meter
 		if have == a.Size {
 			return nil
 		}
-		m.resume(have)
+		m.Resume(have)
 		got, err := c.fetchFrom(ctx, a, part, have, m, d)
 		switch {
 		case err == nil:
@@ -152,7 +166,7 @@ func partSize(part string, size int64) (int64, error) {
 
 // fetchFrom runs one attempt: GET from byte have on, appended to part. It
 // returns the bytes it added; an errRetry error means it may be resumed.
-func (c *Client) fetchFrom(ctx context.Context, a Artifact, part string, have int64, m *meter, d *digest) (int64, error) {
+func (c *Client) fetchFrom(ctx context.Context, a Artifact, part string, have int64, m *transfer.Meter, d *transfer.Hash) (int64, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := time.AfterFunc(c.cfg.StallTimeout, func() { cancel(fmt.Errorf("%w: nothing received for %v", errRetry, c.cfg.StallTimeout)) })
@@ -191,13 +205,13 @@ func (c *Client) fetchFrom(ctx context.Context, a Artifact, part string, have in
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("update: %w", err)
 	}
-	m.resume(from)
-	if err := d.seek(part, from); err != nil {
+	m.Resume(from)
+	if err := d.Seek(part, from); err != nil {
 		return 0, err
 	}
-	hw := d.start()
+	hw := d.Start()
 	n, err := copyBody(io.MultiWriter(f, hw), resp.Body, a.Size-from, m, func() { stall.Reset(c.cfg.StallTimeout) })
-	d.stop(hw)
+	d.Stop(hw)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -254,20 +268,20 @@ func startOffset(resp *http.Response, size, have int64) (int64, error) {
 
 // copyBody copies at most max bytes from body to f; more is an error (the
 // file is not the manifest's). A body that ends early asks for a resume.
-func copyBody(f io.Writer, body io.Reader, max int64, m *meter, tick func()) (int64, error) {
+func copyBody(f io.Writer, body io.Reader, max int64, m *transfer.Meter, tick func()) (int64, error) {
 	buf := make([]byte, 256<<10)
 	var n int64
 	for {
 		k, rerr := body.Read(buf)
 		if k > 0 {
 			if n+int64(k) > max {
-				return n, fmt.Errorf("%w: the server sent more than the manifest's %d bytes", ErrChecksum, m.total)
+				return n, fmt.Errorf("%w: the server sent more than the manifest's %d bytes", ErrChecksum, m.Total())
 			}
 			if _, err := f.Write(buf[:k]); err != nil {
 				return n, fmt.Errorf("update: write the download: %w", classifyWrite(err))
 			}
 			n += int64(k)
-			m.add(int64(k))
+			m.Add(int64(k))
 			tick()
 		}
 		switch {
@@ -281,66 +295,17 @@ func copyBody(f io.Writer, body io.Reader, max int64, m *meter, tick func()) (in
 	}
 }
 
-// digest hashes the download as it is written, in a goroutine of its own
-// fed through a pipe, so hashing overlaps the network instead of reading
-// the whole file again at the end. After a resume it first catches up
-// from the part file; whatever it cannot vouch for, verify reads again.
-type digest struct {
-	h    hash.Hash
-	n    int64 // bytes hashed: the part file's first n bytes
-	done chan int64
-}
-
-// seek makes the hash cover exactly the part file's first from bytes.
-func (d *digest) seek(part string, from int64) error {
-	if d.n > from {
-		d.h.Reset()
-		d.n = 0
-	}
-	if d.n == from {
-		return nil
-	}
-	f, err := os.Open(part)
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
-	}
-	defer f.Close()
-	k, err := io.Copy(d.h, io.NewSectionReader(f, d.n, from-d.n))
-	d.n += k
-	if err != nil {
-		return fmt.Errorf("update: hash %s: %w", part, err)
-	}
-	return nil
-}
-
-// start returns the writer the attempt feeds; stop ends it. Every byte
-// written to the part file is written to it, in the same order.
-func (d *digest) start() *io.PipeWriter {
-	pr, pw := io.Pipe()
-	d.done = make(chan int64, 1)
-	go func() { // ends when stop closes the pipe
-		k, _ := io.CopyBuffer(d.h, pr, make([]byte, 256<<10))
-		d.done <- k
-	}()
-	return pw
-}
-
-func (d *digest) stop(pw *io.PipeWriter) {
-	pw.Close()
-	d.n += <-d.done
-}
-
-// verify checks the part file against a: its size, and its sha256 from
-// the running hash when that covers the whole file, else read again.
-func (d *digest) verify(part string, a Artifact) error {
+// verifyHashed checks the part file against a: its size, and its sha256
+// from the running hash when that covers the whole file, else read again.
+func verifyHashed(part string, d *transfer.Hash, a Artifact) error {
 	fi, err := os.Stat(part)
 	if err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
-	if fi.Size() != a.Size || d.n != a.Size {
+	if fi.Size() != a.Size || d.N() != a.Size {
 		return verifyFile(part, a)
 	}
-	if got := hex.EncodeToString(d.h.Sum(nil)); got != a.SHA256 {
+	if got := hex.EncodeToString(d.Sum()); got != a.SHA256 {
 		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
 	}
 	return nil
@@ -379,57 +344,5 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
-	}
-}
-
-// meter measures a download and reports it, throttled.
-type meter struct {
-	fn     func(Progress)
-	total  int64
-	bytes  int64
-	speed  float64
-	winAt  time.Time // start of the current speed window
-	winB   int64     // bytes at its start
-	lastAt time.Time // last report
-	start  time.Time
-	got    int64 // bytes received by this download (not resumed ones)
-}
-
-func newMeter(total int64, fn func(Progress)) *meter {
-	now := time.Now()
-	return &meter{fn: fn, total: total, winAt: now, start: now}
-}
-
-// resume sets the byte count at the start of an attempt.
-func (m *meter) resume(have int64) {
-	m.bytes, m.winB, m.winAt = have, have, time.Now()
-}
-
-func (m *meter) add(n int64) {
-	m.bytes += n
-	m.got += n
-	now := time.Now()
-	if d := now.Sub(m.winAt); d >= 250*time.Millisecond {
-		m.speed = float64(m.bytes-m.winB) / d.Seconds()
-		m.winAt, m.winB = now, m.bytes
-	}
-	if now.Sub(m.lastAt) >= 100*time.Millisecond {
-		m.lastAt = now
-		m.report()
-	}
-}
-
-// finish reports the end, with the average speed of what was received.
-func (m *meter) finish(total int64) {
-	m.bytes = total
-	if d := time.Since(m.start); m.got > 0 && d > 0 {
-		m.speed = float64(m.got) / d.Seconds()
-	}
-	m.report()
-}
-
-func (m *meter) report() {
-	if m.fn != nil {
-		m.fn(Progress{Bytes: m.bytes, Total: m.total, Speed: m.speed})
 	}
 }

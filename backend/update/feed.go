@@ -3,8 +3,10 @@ package update
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,7 +19,8 @@ import (
 //
 //	<base>/stable.json          {"version": "1.1.0", "notes": "...", "pub_date": "2026-...Z",
 //	                             "expires": "2026-...Z", "rollout": 30, "critical": false,
-//	                             "platforms": {"linux-amd64-webkit41": {"url": "...", "sha256": "<hex>", "size": N}, ...}}
+//	                             "platforms": {"linux-amd64-webkit41": {"url": "...", "sha256": "<hex>", "size": N,
+//	                                 "patches": [{"from": "<hex>", "url": "...", "sha256": "<hex>", "size": N}, ...]}, ...}}
 //	<base>/stable.json.minisig  minisign signature of those exact bytes, whose trusted
 //	                            comment is "hermes-desktop stable 1.1.0 2026-...Z" (TrustedComment)
 //
@@ -87,6 +90,25 @@ type Artifact struct {
 	// (unit.go). Empty for the macOS bundle.
 	UnitSHA256 string `json:"unit_sha256,omitempty"`
 	UnitSize   int64  `json:"unit_size,omitempty"`
+	// Patches rebuild this release from earlier ones (patch.go): a unit
+	// artifact's its unit tar, another artifact the file itself.
+	Patches []Patch `json:"patches,omitempty"`
+}
+
+// MaxPatches bounds the patches one artifact lists.
+const MaxPatches = 16
+
+// Patch is a patch from an earlier release to an artifact's
+// (backend/update/delta makes and applies it).
+type Patch struct {
+	// From is the SHA-256 (lowercase hex) of the installed release the
+	// patch applies to, as an install of it holds it: its unit tar (the
+	// earlier release's unit_sha256) for a unit artifact, else the file.
+	From string `json:"from"`
+	// URL, SHA256 and Size are the patch file's, as an artifact's.
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
 }
 
 var (
@@ -105,21 +127,42 @@ func TrustedComment(channel, version, expires string) string {
 	return Product + " " + channel + " " + version + " " + expires
 }
 
-// signedFields is what a trusted comment binds.
-type signedFields struct{ channel, version, expires string }
+// Signed is what a manifest's signature binds, read from its trusted
+// comment: the channel, the version, and the expiry ("" in the comment of
+// an old feed, signed before feeds expired: the client refuses it, the
+// release tool re-signs it).
+type Signed struct{ Channel, Version, Expires string }
 
-// parseTrustedComment splits a trusted comment into what it binds. A
-// comment without an expiry is an old feed's, signed before feeds
-// expired: refused, with what to do.
-func parseTrustedComment(c string) (signedFields, error) {
-	f := strings.Fields(c)
+// VerifySignature checks that sig is a signature of data by one of keys
+// and returns what its trusted comment binds. The client and the release
+// tool (before it re-signs a feed) verify with it.
+func VerifySignature(keys []minisign.PublicKey, data, sig []byte) (Signed, error) {
+	var s minisign.Signature
+	if err := s.UnmarshalText(sig); err != nil {
+		return Signed{}, fmt.Errorf("%w: %w", ErrSignature, err)
+	}
+	if !slices.ContainsFunc(keys, func(k minisign.PublicKey) bool { return minisign.Verify(k, data, sig) }) {
+		return Signed{}, fmt.Errorf("%w: the manifest is not signed by a trusted key (key id %X)", ErrSignature, s.KeyID)
+	}
+	f := strings.Fields(s.TrustedComment)
 	switch {
 	case len(f) == 3 && f[0] == Product:
-		return signedFields{}, staleError(fmt.Sprintf("the update feed's signature (%q) names no expiry: it was signed before feeds expired, and must be re-signed (release resign)", c))
+		return Signed{Channel: f[1], Version: f[2]}, nil
 	case len(f) != 4 || f[0] != Product:
-		return signedFields{}, fmt.Errorf("%w: the trusted comment %q is not %q", ErrSignature, c, TrustedComment("CHANNEL", "VERSION", "EXPIRES"))
+		return Signed{}, fmt.Errorf("%w: the trusted comment %q is not %q", ErrSignature, s.TrustedComment, TrustedComment("CHANNEL", "VERSION", "EXPIRES"))
 	}
-	return signedFields{f[1], f[2], f[3]}, nil
+	return Signed{Channel: f[1], Version: f[2], Expires: f[3]}, nil
+}
+
+// Binds checks that the signature is the one of channel's manifest m: the
+// comment names its channel, version and expiry (the same string), so a
+// replayed or mixed-up manifest does not pass.
+func (s Signed) Binds(channel string, m *Manifest) error {
+	if s.Channel != channel || s.Version != m.Version || s.Expires != m.Expires {
+		return fmt.Errorf("%w: the signature is for %s %s expiring %s, the manifest is %s %s expiring %q (a replayed or mixed-up manifest)",
+			ErrSignature, s.Channel, s.Version, s.Expires, channel, m.Version, m.Expires)
+	}
+	return nil
 }
 
 // SignManifest encodes m as the feed serves it and signs it for channel
@@ -200,7 +243,36 @@ func (a Artifact) validate(maxSize int64) error {
 	case a.Size > maxSize:
 		return fmt.Errorf("size %d is over the limit of %d bytes", a.Size, maxSize)
 	}
+	if _, err := url.Parse(a.URL); err != nil {
+		return fmt.Errorf("url %q: %w", a.URL, err)
+	}
+	if err := validatePatches(a.Patches, maxSize); err != nil {
+		return err
+	}
 	return a.validateUnit()
+}
+
+// validatePatches checks each patch as an artifact (without patches of
+// its own), its from as a digest, and at most one per from.
+func validatePatches(ps []Patch, maxSize int64) error {
+	if len(ps) > MaxPatches {
+		return fmt.Errorf("%d patches, at most %d", len(ps), MaxPatches)
+	}
+	seen := map[string]bool{}
+	for i, p := range ps {
+		err := Artifact{URL: p.URL, SHA256: p.SHA256, Size: p.Size}.validate(maxSize)
+		switch {
+		case !sha256Pattern.MatchString(p.From):
+			err = fmt.Errorf("from %q is not 64 lowercase hex digits", p.From)
+		case seen[p.From]:
+			err = fmt.Errorf("a second patch from %s", p.From)
+		}
+		if err != nil {
+			return fmt.Errorf("patch %d: %w", i, err)
+		}
+		seen[p.From] = true
+	}
+	return nil
 }
 
 // ChannelOf is the channel a feed URL's path names: "stable" for

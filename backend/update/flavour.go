@@ -1,12 +1,8 @@
 package update
 
 import (
-	"debug/elf"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
-	"slices"
 	"strings"
 )
 
@@ -25,13 +21,6 @@ const (
 // webkit2_41 tag, FlavourWebKit40 for the Linux desktop build without it,
 // "" for every other build (headless, Windows, macOS: no WebKitGTK).
 const Flavour = buildFlavour
-
-// flavourLibraries are the sonames that tell the flavours apart in a
-// binary's dynamic section.
-var flavourLibraries = map[string]string{
-	FlavourWebKit41: "libwebkit2gtk-4.1.so.0",
-	FlavourWebKit40: "libwebkit2gtk-4.0.so.37",
-}
 
 // FlavourName says a flavour in words ("WebKitGTK 4.1"); "" for none.
 func FlavourName(flavour string) string {
@@ -84,49 +73,4 @@ func describePlatform(platform string) string {
 		return fmt.Sprintf("%s (the %s build)", platform, name)
 	}
 	return platform
-}
-
-// ArtifactFlavour reads the flavour an ELF binary was built for from the
-// WebKitGTK library it links: "" for a binary that links none (a headless
-// build, or not an ELF file at all: Windows and macOS artifacts).
-func ArtifactFlavour(path string) (string, error) {
-	if isELF, err := hasELFMagic(path); err != nil || !isELF {
-		return "", err // not ELF: no WebKitGTK flavour to check
-	}
-	f, err := elf.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("update: read %s: %w", path, err)
-	}
-	defer f.Close()
-	libs, err := f.ImportedLibraries()
-	if err != nil {
-		return "", fmt.Errorf("update: the libraries %s links: %w", path, err)
-	}
-	var found []string
-	for flavour, soname := range flavourLibraries {
-		if slices.Contains(libs, soname) {
-			found = append(found, flavour)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return "", nil
-	case 1:
-		return found[0], nil
-	}
-	return "", fmt.Errorf("update: %s links both WebKitGTK 4.0 and 4.1", path)
-}
-
-// hasELFMagic reports whether path starts as an ELF file does.
-func hasELFMagic(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, fmt.Errorf("update: %w", err)
-	}
-	defer f.Close()
-	magic := make([]byte, len(elf.ELFMAG))
-	if _, err := io.ReadFull(f, magic); err != nil {
-		return false, nil // shorter than the magic: not ELF
-	}
-	return string(magic) == elf.ELFMAG, nil
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPlatformKeys(t *testing.T) {
@@ -34,7 +35,7 @@ func TestPlatformKeys(t *testing.T) {
 // distinguishable by its URL.
 func flavouredManifest(t *testing.T, f *feed, k testKey, version string, keys ...string) {
 	t.Helper()
-	m := Manifest{Version: version, Expires: inAnHour(), Platforms: map[string]Artifact{}}
+	m := Manifest{Version: version, Expires: expiresIn(time.Hour), Platforms: map[string]Artifact{}}
 	for _, key := range keys {
 		m.Platforms[key] = Artifact{URL: "dl/" + key, SHA256: strings.Repeat("a", 64), Size: 10}
 	}

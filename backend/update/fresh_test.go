@@ -11,9 +11,6 @@ import (
 	"hermes-desktop/lockfile/lockfiletest"
 )
 
-// expiresIn is an expiry d from now, as a manifest spells it.
-func expiresIn(d time.Duration) string { return FormatExpiry(time.Now().Add(d)) }
-
 // wantStale checks that err is a refused feed saying words.
 func wantStale(t *testing.T, err error, words ...string) {
 	t.Helper()

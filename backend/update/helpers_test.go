@@ -93,7 +93,7 @@ func (f *feed) publish(t *testing.T, k testKey, version, channel, commentVersion
 func (f *feed) publishWith(t *testing.T, k testKey, version, channel, commentVersion string, artifact []byte, edit func(*Manifest)) {
 	t.Helper()
 	sum := sha256.Sum256(artifact)
-	m := Manifest{Version: version, Notes: "notes of " + version, PubDate: "2026-01-02T03:04:05Z", Expires: inAnHour(),
+	m := Manifest{Version: version, Notes: "notes of " + version, PubDate: "2026-01-02T03:04:05Z", Expires: expiresIn(time.Hour),
 		Platforms: map[string]Artifact{Platform(): {URL: "dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(artifact))}}}
 	edit(&m)
 	data, err := json.Marshal(m)
@@ -106,8 +106,8 @@ func (f *feed) publishWith(t *testing.T, k testKey, version, channel, commentVer
 	f.sig = k.sign(data, TrustedComment(channel, commentVersion, m.Expires))
 }
 
-// inAnHour is a fresh manifest's expiry.
-func inAnHour() string { return FormatExpiry(time.Now().Add(time.Hour)) }
+// expiresIn is an expiry d from now, as a manifest spells it.
+func expiresIn(d time.Duration) string { return FormatExpiry(time.Now().Add(d)) }
 
 func (f *feed) serveArtifact(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()

@@ -191,12 +191,22 @@ func readJSON(path string, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// writeJSON writes one of our files, creating dir (0700) when needed.
+// writeJSON writes one of our files as indented JSON (writePrivate).
 func writeJSON(dir, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("update: encode %s: %w", name, err)
+	}
+	return writePrivate(dir, name, append(data, '\n'))
+}
+
+// writePrivate writes one of our files atomically, 0600, creating dir (0700)
+// when needed.
+func writePrivate(dir, name string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("update: %w", classifyWrite(err))
 	}
-	if err := lockfile.WriteJSON(filepath.Join(dir, name), v); err != nil {
+	if err := lockfile.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
 		return fmt.Errorf("update: %w", classifyWrite(err))
 	}
 	return nil

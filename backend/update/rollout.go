@@ -1,15 +1,11 @@
 package update
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,53 +23,31 @@ import (
 // IDFile is the install id's file name in <state>/updates.
 const IDFile = "install-id"
 
-// InstallID reads this install's id from dir, making it at the first call.
-// An id that does not read as 32 hex digits is replaced: it only orders
-// the install in a rollout, and a new one is as good.
-func InstallID(dir string) (string, error) {
-	path := filepath.Join(dir, IDFile)
-	data, err := lockfile.ReadLimited(path, 64)
+// installID reads this install's id from dir, making it at the first call.
+// An id that does not read as 32 lowercase hex digits (a nonce, as
+// lockfile.NewNonce makes) is replaced: it only orders the install in a
+// rollout, and a new one is as good.
+func installID(dir string) (string, error) {
+	data, err := lockfile.ReadLimited(filepath.Join(dir, IDFile), 64)
 	id := strings.TrimSpace(string(data))
-	if err == nil && validID(id) {
+	if err == nil && lockfile.ValidNonce(id) == nil {
 		return id, nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, lockfile.ErrTooLarge) {
 		return "", fmt.Errorf("update: install id: %w", err)
 	}
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if id, err = lockfile.NewNonce(); err != nil {
 		return "", fmt.Errorf("update: install id: %w", err)
 	}
-	id = hex.EncodeToString(b[:])
-	if err := writeID(dir, path, id); err != nil {
-		return "", err
+	if err := writePrivate(dir, IDFile, []byte(id+"\n")); err != nil {
+		return "", err // names the file
 	}
 	return id, nil
 }
 
-// writeID writes the id atomically, 0600, creating dir (0700) if needed.
-func writeID(dir, path, id string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("update: install id: %w", classifyWrite(err))
-	}
-	err := lockfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
-		_, err := io.WriteString(w, id+"\n")
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("update: install id: %w", classifyWrite(err))
-	}
-	return nil
-}
-
-func validID(id string) bool {
-	_, err := hex.DecodeString(id)
-	return err == nil && len(id) == 32
-}
-
-// Bucket is an install id's place in a rollout, 0-99: the first 8 bytes
+// bucketOf is an install id's place in a rollout, 0-99: the first 8 bytes
 // of SHA-256(id), mod 100. The same id has the same bucket every release.
-func Bucket(id string) int {
+func bucketOf(id string) int {
 	sum := sha256.Sum256([]byte(id))
 	return int(binary.BigEndian.Uint64(sum[:8]) % 100)
 }

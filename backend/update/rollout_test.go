@@ -1,13 +1,16 @@
 package update
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"hermes-desktop/lockfile"
 	"hermes-desktop/lockfile/lockfiletest"
 )
 
@@ -31,7 +34,7 @@ func TestOffered(t *testing.T) {
 		m := Manifest{Rollout: tc.rollout, Critical: tc.critical}
 		got := 0
 		for i := range 1000 {
-			if m.Offered(Bucket(fmt.Sprintf("%032x", i*7919+1))) {
+			if m.Offered(bucketOf(fmt.Sprintf("%032x", i*7919+1))) {
 				got++
 			}
 		}
@@ -66,9 +69,9 @@ func TestCheckRollout(t *testing.T) {
 	}
 	idPath := filepath.Join(c.cfg.Dir, IDFile)
 	lockfiletest.WantPrivate(t, idPath, 0o600)
-	id, err := InstallID(c.cfg.Dir)
-	if err != nil || !validID(id) {
-		t.Fatalf("InstallID: got %q, %v", id, err)
+	id, err := installID(c.cfg.Dir)
+	if err != nil || lockfile.ValidNonce(id) != nil {
+		t.Fatalf("installID: got %q, %v", id, err)
 	}
 	publish("1.1.0", share(0), true)
 	if _, err := check(t, c); err != nil {
@@ -80,7 +83,7 @@ func TestCheckRollout(t *testing.T) {
 	}
 	// The bucket decides, release after release: just above it is offered,
 	// at it is not.
-	b := Bucket(id)
+	b := bucketOf(id)
 	for i, v := range []string{"1.3.0", "1.4.0"} {
 		publish(v, share(b+1), false)
 		if _, err := check(t, c); err != nil {
@@ -91,7 +94,7 @@ func TestCheckRollout(t *testing.T) {
 	if _, err := check(t, c); !errors.Is(err, ErrRollout) {
 		t.Errorf("rollout %d (bucket %d): got %v, want ErrRollout", b, b, err)
 	}
-	if again, _ := InstallID(c.cfg.Dir); again != id {
+	if again, _ := installID(c.cfg.Dir); again != id {
 		t.Errorf("the install id changed: got %q, want %q", again, id)
 	}
 }
@@ -99,18 +102,39 @@ func TestCheckRollout(t *testing.T) {
 // A damaged id is replaced with a new one; a missing one is made.
 func TestInstallIDRepaired(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "updates")
-	first, err := InstallID(dir)
-	if err != nil || !validID(first) {
+	first, err := installID(dir)
+	if err != nil || lockfile.ValidNonce(first) != nil {
 		t.Fatalf("got %q, %v, want a new id", first, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, IDFile), []byte("not hex\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	second, err := InstallID(dir)
-	if err != nil || !validID(second) || second == first {
+	second, err := installID(dir)
+	if err != nil || lockfile.ValidNonce(second) != nil || second == first {
 		t.Fatalf("got %q, %v, want a new valid id", second, err)
 	}
-	if again, _ := InstallID(dir); again != second {
+	if again, _ := installID(dir); again != second {
 		t.Errorf("got %q, then %q: want the id kept", second, again)
+	}
+}
+
+// An id that cannot be read or made does not fail the check: the install
+// comes last, as one without an id, and the log says why.
+func TestRolloutWithoutAnID(t *testing.T) {
+	k := newKey(t)
+	f := newFeed(t)
+	var log bytes.Buffer
+	dir := t.TempDir()
+	c := New(Config{FeedURL: f.url(), Keys: []string{k.String()}, Current: "1.0.0", Dir: dir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err := os.Mkdir(filepath.Join(dir, IDFile), 0o700); err != nil { // where the id goes: neither read nor replaced
+		t.Fatal(err)
+	}
+	f.publishWith(t, k, "1.1.0", "stable", "1.1.0", randomBytes(100), func(m *Manifest) { m.Rollout = share(99) })
+	if _, err := check(t, c); !errors.Is(err, ErrRollout) || !strings.Contains(log.String(), "no install id") {
+		t.Fatalf("rollout 99 without an id: got %v, log %q; want ErrRollout (bucket 100) and the log saying why", err, log.String())
+	}
+	f.publishWith(t, k, "1.2.0", "stable", "1.2.0", randomBytes(100), func(m *Manifest) { m.Rollout = share(100) })
+	if _, err := check(t, c); err != nil {
+		t.Fatalf("rollout 100 without an id: got %v, want it offered", err)
 	}
 }

@@ -59,6 +59,18 @@ type Info struct {
 	// ProbationUntil is set while this instance, just updated, is in its
 	// health window: a failure before then rolls it back.
 	ProbationUntil *time.Time `json:"probation_until,omitempty"`
+	// Download is what the offered update downloads; nil until offered.
+	Download *Download `json:"download,omitempty"`
+}
+
+// Download is what an update fetches: a patch from the installed
+// version, or the full artifact.
+type Download struct {
+	// Size is the bytes to download; Full the full artifact's.
+	Size int64 `json:"size"`
+	Full int64 `json:"full"`
+	// Patch: Size is a patch's.
+	Patch bool `json:"patch,omitempty"`
 }
 
 // Check is what a check found (`update check --json`).
@@ -75,6 +87,8 @@ type Check struct {
 	// Message says the same in words; Command is the package manager's.
 	Message string `json:"message,omitempty"`
 	Command string `json:"command,omitempty"`
+	// Download is what applying it downloads; nil when nothing is offered.
+	Download *Download `json:"download,omitempty"`
 }
 
 // Result is what a successful apply reports.

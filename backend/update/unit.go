@@ -3,7 +3,6 @@ package update
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -28,17 +27,6 @@ const UnitArtifactSuffix = ".unit.tar.zst"
 // hermes-desktop-1.1.0-linux-amd64-webkit41.unit.tar.zst.
 func UnitArtifactName(version, platform string) string {
 	return Product + "-" + version + "-" + platform + UnitArtifactSuffix
-}
-
-// WriteUnitTar writes the canonical tar of the unit in root, an install
-// directory or a build output laid out as one (unit.WriteTar): the same
-// files give the same bytes wherever it runs.
-func WriteUnitTar(w io.Writer, root string) error { return unit.WriteTar(w, root) }
-
-// UnitDigest is the SHA-256 (lowercase hex) and length of root's unit tar.
-func UnitDigest(root string) (sha256hex string, size int64, err error) {
-	s, err := unit.Digest(root)
-	return s.SHA256, s.Size, err
 }
 
 // Versions names the two sides of a Swap or a Restore: From the version

@@ -7,7 +7,12 @@
 // it to the first good answer of the backend after it (the same backend in
 // adopt mode, a new one in restart mode), and failed probes are counted.
 //
-// Usage: go run ./bench/handoff [-n 20]
+// With -wine-exe (the Windows build, under a Wine prefix: bench/wine/run.sh
+// passes both), the same handoffs of the Windows app under Wine follow, in
+// the same table: on Windows an adopt handoff also hands the kill-on-close
+// jobs over.
+//
+// Usage: go run ./bench/handoff [-n 20] [-wine-exe PATH]
 package main
 
 import (
@@ -31,30 +36,57 @@ import (
 	"hermes-desktop/platform/proc"
 )
 
+// wineLoader runs the Windows build (-wine-exe).
+const wineLoader = "/usr/lib/wine/wine64"
+
 func main() {
 	n := flag.Int("n", 20, "handoffs per mode")
+	wineExe := flag.String("wine-exe", "", "the Windows build (Linux path), to run the same handoffs under Wine (needs WINEPREFIX)")
 	flag.Parse()
+	if *wineExe != "" && os.Getenv("WINEPREFIX") == "" {
+		check(fmt.Errorf("-wine-exe needs a Wine prefix in WINEPREFIX (bench/wine/run.sh makes one)"))
+	}
 	dir, err := os.MkdirTemp("", "bench-handoff-")
 	check(err)
 	defer os.RemoveAll(dir)
 	bin, err := testbin.Build(dir)
 	check(err)
-	other := filepath.Join(dir, "next", "hermes-desktop")
-	check(os.MkdirAll(filepath.Dir(other), 0o755))
-	data, err := os.ReadFile(bin)
-	check(err)
-	check(os.WriteFile(other, data, 0o755))
+	platforms := []platform{{name: "", bin: bin, other: copyTo(bin, filepath.Join(dir, "next", "hermes-desktop"))}}
+	if *wineExe != "" {
+		platforms = append(platforms, platform{name: " (Wine)", wine: true,
+			bin: copyTo(*wineExe, filepath.Join(dir, "win", "hermes-desktop.exe")), other: copyTo(*wineExe, filepath.Join(dir, "win-next", "hermes-desktop.exe"))})
+	}
 
 	fmt.Printf("handoff downtime of /api/health: %d handoffs per mode, probed every 2 ms\n\n", *n)
-	fmt.Printf("%-8s %10s %10s %12s %14s %10s\n", "mode", "p50", "max", "failed", "handoff p50", "backend")
-	for _, mode := range []string{"restart", "adopt"} {
-		res := run(bin, other, dir, mode, *n)
-		slices.Sort(res.downtimes)
-		slices.Sort(res.handoffs)
-		fmt.Printf("%-8s %10s %10s %12s %14s %10s\n", mode, ms(res.downtimes[len(res.downtimes)/2]), ms(res.downtimes[len(res.downtimes)-1]),
-			fmt.Sprintf("%d/%d", res.failed, res.probes), ms(res.handoffs[len(res.handoffs)/2]), res.backend)
+	fmt.Printf("%-15s %10s %10s %12s %14s %10s\n", "mode", "p50", "max", "failed", "handoff p50", "backend")
+	for _, p := range platforms {
+		for _, mode := range []string{"restart", "adopt"} {
+			res := run(p, dir, mode, *n)
+			slices.Sort(res.downtimes)
+			slices.Sort(res.handoffs)
+			fmt.Printf("%-15s %10s %10s %12s %14s %10s\n", mode+p.name, ms(res.downtimes[len(res.downtimes)/2]), ms(res.downtimes[len(res.downtimes)-1]),
+				fmt.Sprintf("%d/%d", res.failed, res.probes), ms(res.handoffs[len(res.handoffs)/2]), res.backend)
+		}
 	}
 	fmt.Println("\nfailed: probes that got no healthy answer / all probes; backend: whether the backend PID survived every handoff")
+	fmt.Println("handoff: the `handoff` CLI call, start to exit (under Wine it includes Wine's start of the CLI)")
+}
+
+// platform is one build the handoffs run: the Linux one, or the Windows
+// one under Wine; bin and other are the two copies handed over between.
+type platform struct {
+	name       string // the rows' suffix
+	wine       bool
+	bin, other string
+}
+
+// copyTo copies the file src to dst (the "new version") and returns dst.
+func copyTo(src, dst string) string {
+	check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	data, err := os.ReadFile(src)
+	check(err)
+	check(os.WriteFile(dst, data, 0o755))
+	return dst
 }
 
 type result struct {
@@ -67,20 +99,32 @@ type result struct {
 // own.
 type instance struct {
 	bin, state, mode string
+	wine             bool // bin is the Windows build, run under Wine
 	env              []string
+}
+
+// command is exe (a copy of the build) with args and the state dir.
+func (in *instance) command(exe string, args ...string) *exec.Cmd {
+	if !in.wine {
+		return exec.Command(exe, append(args, "--state-dir", in.state)...)
+	}
+	return exec.Command(wineLoader, append(append([]string{winPath(exe)}, args...), "--state-dir", winPath(in.state))...)
 }
 
 // cli runs a hermes-desktop subcommand against the instance.
 func (in *instance) cli(args ...string) ([]byte, error) {
-	c := exec.Command(in.bin, append(args, "--state-dir", in.state)...)
+	c := in.command(in.bin, args...)
 	c.Env = in.env
 	return c.Output()
 }
 
+// winPath is the Windows name of a Linux path in the prefix (drive Z: is /).
+func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
+
 // readyURL waits until the instance's one backend is ready and returns its
 // health URL and PID.
 func (in *instance) readyURL() (string, int) {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		out, err := in.cli("status", "--json")
 		var st model.Status
 		if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {
@@ -91,11 +135,15 @@ func (in *instance) readyURL() (string, int) {
 	return "", 0
 }
 
-func run(bin, other, dir, mode string, n int) result {
+func run(p platform, dir, mode string, n int) result {
 	tag := testbin.NewTag()
-	in := &instance{bin: bin, state: filepath.Join(dir, mode), mode: mode}
-	in.env = testbin.NewEnv(tag, filepath.Join(in.state, "home"))
-	cmd := exec.Command(bin, "run", "--headless", "--state-dir", in.state, "--grace", "2s")
+	in := &instance{bin: p.bin, state: filepath.Join(dir, mode+strings.TrimSpace(p.name)), mode: mode, wine: p.wine}
+	home := filepath.Join(in.state, "home")
+	if p.wine {
+		home = winPath(home)
+	}
+	in.env = testbin.NewEnv(tag, home)
+	cmd := in.command(p.bin, "run", "--headless", "--grace", "2s")
 	cmd.Env = in.env
 	check(cmd.Start())
 	defer func() {
@@ -108,7 +156,7 @@ func run(bin, other, dir, mode string, n int) result {
 	var cur atomic.Pointer[string]
 	cur.Store(&current)
 	client := &http.Client{Timeout: 500 * time.Millisecond}
-	bins := []string{bin, other}
+	bins := []string{p.bin, p.other}
 	for i := 1; i <= n; i++ {
 		pid := in.handoffProbed(i, bins[i%2], client, &cur, &res)
 		samePID = samePID && pid == firstPID
@@ -131,6 +179,9 @@ func (in *instance) handoffProbed(i int, to string, client *http.Client, cur *at
 	done := make(chan struct{})
 	go func() { defer close(done); pr.run(ctx) }()
 	t0 := time.Now()
+	if in.wine {
+		to = winPath(to)
+	}
 	if out, err := in.cli("handoff", "--to", to, "--mode", in.mode, "--timeout", "30s"); err != nil {
 		check(fmt.Errorf("%s handoff %d: %v %s", in.mode, i, err, out))
 	}

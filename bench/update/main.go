@@ -12,15 +12,20 @@
 // against `curl` (and `curl` + `sha256sum`, which is what the client does)
 // for the same file from the same loopback server.
 //
-// Usage: go run ./bench/update [-n 10] [-size 256]
+// Then, with -deltas, update patches (backend/update/delta) between real
+// rebuilds of this tree, each laid out as a unit: the bytes a one-line
+// change and a dependency bump download, full against patch (a patch
+// rebuilds the new unit tar from the installed one's), and the updates of
+// the one-line change through `update apply` from a feed with the patch
+// and from one without, side by side (delta_linux.go).
+//
+// Usage: go run ./bench/update [-n 10] [-size 256] [-deltas=false] [-cores=false]
 package main
 
 import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -39,6 +44,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/backend/update/delta"
 	"hermes-desktop/internal/testbin"
 	"hermes-desktop/platform/proc"
 )
@@ -58,6 +64,8 @@ func main() {
 	}()
 	n := flag.Int("n", 10, "updates to measure")
 	sizeMiB := flag.Int("size", 256, "size of the file for the download comparison, MiB")
+	deltas := flag.Bool("deltas", true, "measure update patches between real rebuilds (builds this tree three times)")
+	cores := flag.Bool("cores", true, "with -deltas, the releases carry the four remote cores (four more builds each)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "bench-update-")
 	check(err)
@@ -66,8 +74,7 @@ func main() {
 	check(err)
 	old := layUnit(dir, build(dir, "1.0.0", pub), "1.0.0")
 	next := layUnit(dir, build(dir, "1.1.0", pub), "1.1.0")
-	art := measureArtifact(dir, next)
-	feed := newFeed(dir, priv, art)
+	feed := newFeed(dir, priv, measureArtifact(dir, next), nil)
 	defer feed.close()
 
 	fmt.Printf("self-update 1.0.0 -> 1.1.0 through `update apply`: %d updates, /api/status probed every 2 ms\n", *n)
@@ -89,6 +96,9 @@ func main() {
 	fmt.Printf("failed probes: %d of %d; backend PID kept across every update: %v\n\n", failed, probes, kept)
 
 	compareDownloads(dir, feed, pub.String(), *sizeMiB)
+	if *deltas {
+		benchDeltas(dir, *n, pub.String(), priv, *cores)
+	}
 }
 
 // build compiles the binary at version with the key compiled in.
@@ -98,30 +108,47 @@ func build(dir, version string, pub minisign.PublicKey) string {
 	return p
 }
 
-// feedServer serves a signed manifest for 1.1.0, its artifact and a big
-// file for the download comparison (http.ServeContent: Range support).
+// feedServer serves a signed manifest for 1.1.0, its unit artifact (with
+// a patch from one earlier unit, when asked) and a big file for the
+// download comparison (http.ServeContent: Range support); served counts
+// the artifact's and the patch's bytes sent.
 type feedServer struct {
 	srv      *http.Server
 	url      string
 	artifact []byte
 	big      string // path of the comparison file
+	served   atomic.Int64
 }
 
-func newFeed(dir string, priv minisign.PrivateKey, a packed) *feedServer {
-	art := a.data
-	sum := sha256.Sum256(art)
+// feedPatch is a patch as the release tool publishes it: from the unit
+// tar whose SHA-256 is from.
+type feedPatch struct {
+	from string
+	data []byte
+}
+
+// newFeed offers the unit artifact art, with p (nil: no patch).
+func newFeed(dir string, priv minisign.PrivateKey, art packed, p *feedPatch) *feedServer {
+	a := update.Artifact{URL: "../dl/hermes-desktop", SHA256: delta.Digest(art.data), Size: int64(len(art.data)),
+		UnitSHA256: art.unit.SHA256, UnitSize: art.unit.Size}
+	var patch []byte
+	if p != nil {
+		patch = p.data
+		a.Patches = []update.Patch{{From: p.from, URL: "../dl/patch", SHA256: delta.Digest(patch), Size: int64(len(patch))}}
+	}
 	m := update.Manifest{Version: "1.1.0", PubDate: time.Now().UTC().Format(time.RFC3339), Expires: update.FormatExpiry(time.Now().Add(24 * time.Hour)),
-		Platforms: map[string]update.Artifact{update.Platform(): {URL: "../dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(art)),
-			UnitSHA256: a.unit.SHA256, UnitSize: a.unit.Size}}}
+		Platforms: map[string]update.Artifact{update.Platform(): a}}
 	manifest, sig, err := update.SignManifest(priv, "stable", &m)
 	check(err)
-	f := &feedServer{artifact: art, big: filepath.Join(dir, "big")}
+	f := &feedServer{artifact: art.data, big: filepath.Join(dir, "big")}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/feed/stable.json", func(w http.ResponseWriter, r *http.Request) { w.Write(manifest) })
 	mux.HandleFunc("/feed/stable.json.minisig", func(w http.ResponseWriter, r *http.Request) { w.Write(sig) })
-	mux.HandleFunc("/dl/hermes-desktop", func(w http.ResponseWriter, r *http.Request) {
-		http.ServeContent(w, r, "hermes-desktop", time.Time{}, bytes.NewReader(art))
-	})
+	for name, body := range map[string][]byte{"hermes-desktop": art.data, "patch": patch} {
+		mux.HandleFunc("/dl/"+name, func(w http.ResponseWriter, r *http.Request) {
+			http.ServeContent(&countingWriter{w, &f.served}, r, name, time.Time{}, bytes.NewReader(body))
+		})
+	}
 	mux.HandleFunc("/dl/big", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, f.big) })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	check(err)
@@ -132,6 +159,18 @@ func newFeed(dir string, priv minisign.PrivateKey, a packed) *feedServer {
 }
 
 func (f *feedServer) close() { f.srv.Close() }
+
+// countingWriter counts the body bytes a handler writes.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	k, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(k))
+	return k, err
+}
 
 type updateResult struct {
 	total, instance time.Duration

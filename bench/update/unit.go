@@ -47,6 +47,24 @@ type packed struct {
 	unit unit.Sum
 }
 
+// pack is the unit artifact of the unit in root, as `release pack` makes
+// it (unit.Compress).
+func pack(root string) packed {
+	var buf bytes.Buffer
+	sum, err := unit.Compress(&buf, root)
+	check(err)
+	return packed{data: buf.Bytes(), unit: sum}
+}
+
+// unitTar is the canonical tar of the unit in root (unit.WriteTar): what
+// the artifact unpacks to, and what the client reads from an install of
+// it for a patch.
+func unitTar(root string) []byte {
+	var b bytes.Buffer
+	check(unit.WriteTar(&b, root))
+	return b.Bytes()
+}
+
 // measureArtifact packs the unit in root, five times, unpacks it five
 // times, and prints the sizes beside the bare executable's and the times.
 func measureArtifact(dir, root string) packed {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Windows figures under Wine (bench/run.sh calls it): makes a throwaway
 # prefix (scripts/wine/prefix.sh), builds the Windows exe, runs
-# bench/wine (launcher killed -> tree gone, Wine next to Linux), then times
+# bench/wine (launcher killed -> tree gone, Wine next to Linux) and
+# bench/handoff with -wine-exe (restart and adopt handoffs, Wine next to
+# Linux; HANDOFF_N handoffs per mode, default 10), then times
 # the Windows test lane itself, warm (its build cache filled by a first run).
 # usage: bench/wine/run.sh [-n 20]
 set -euo pipefail
@@ -13,6 +15,9 @@ trap 'wine_prefix_end; rm -rf "$work"' EXIT
 wine_prefix "$work/prefix"
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$work/hermes-desktop.exe" .
 go run ./bench/wine -exe "$work/hermes-desktop.exe" "$@"
+echo
+# The update handoffs, the Windows app under Wine beside Linux in one table.
+go run ./bench/handoff -n "${HANDOFF_N:-10}" -wine-exe "$work/hermes-desktop.exe"
 wine_prefix_end
 
 scripts/wine/test-windows.sh >/dev/null 2>&1 || true # warms the build cache

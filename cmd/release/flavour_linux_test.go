@@ -2,10 +2,12 @@ package main
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"hermes-desktop/backend/update"
 	"hermes-desktop/backend/update/unit"
 	"hermes-desktop/internal/testbin"
 )
@@ -44,5 +46,34 @@ func TestPackAndSignCheckFlavour(t *testing.T) {
 		if (code == 0) != tc.ok || !strings.Contains(stderr.String(), tc.says) {
 			t.Errorf("sign the %s unit as %s: got exit %d %q, want success %v saying %q", tc.own, tc.platform, code, stderr.String(), tc.ok, tc.says)
 		}
+	}
+}
+
+// artifactFlavour reads the WebKitGTK library a binary links, from real
+// ELF files linked against a stand-in library of each soname.
+func TestArtifactFlavour(t *testing.T) {
+	dir := t.TempDir()
+	notELF := filepath.Join(dir, "setup.exe")
+	if err := os.WriteFile(notELF, []byte("MZ\x90\x00 not an ELF file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path, want string
+		fails      bool
+	}{
+		{testbin.LinkELF(t, dir, "app41", "libwebkit2gtk-4.1.so.0"), update.FlavourWebKit41, false},
+		{testbin.LinkELF(t, dir, "app40", "libwebkit2gtk-4.0.so.37"), update.FlavourWebKit40, false},
+		{testbin.LinkELF(t, dir, "headless"), "", false},
+		{notELF, "", false},
+		{testbin.LinkELF(t, dir, "both", "libwebkit2gtk-4.0.so.37", "libwebkit2gtk-4.1.so.0"), "", true},
+	}
+	for _, tc := range cases {
+		got, err := artifactFlavour(tc.path)
+		if got != tc.want || (err != nil) != tc.fails {
+			t.Errorf("%s: got %q, %v; want %q (an error: %v)", filepath.Base(tc.path), got, err, tc.want, tc.fails)
+		}
+	}
+	if _, err := artifactFlavour(filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing file: got no error")
 	}
 }

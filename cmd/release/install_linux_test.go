@@ -63,8 +63,8 @@ func TestPackedUnitIsTheInstalledOne(t *testing.T) {
 	// whose name no install recorded) goes with --uninstall.
 	lib := filepath.Join(home, ".local", "lib", "hermes-desktop")
 	for _, p := range []string{"hermes-desktop.old/cores/VERSION", "cores/hermes-desktop-core-linux-riscv64.gz", ".hermes-desktop.update-1/x"} {
-		must2(t, os.MkdirAll(filepath.Dir(filepath.Join(lib, p)), 0o755))
-		must2(t, os.WriteFile(filepath.Join(lib, p), []byte("x"), 0o644))
+		noErr(t, os.MkdirAll(filepath.Dir(filepath.Join(lib, p)), 0o755))
+		noErr(t, os.WriteFile(filepath.Join(lib, p), []byte("x"), 0o644))
 	}
 	cmd = exec.Command("bash", filepath.Join(lib, "install.sh"), "--uninstall")
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
@@ -76,7 +76,7 @@ func TestPackedUnitIsTheInstalledOne(t *testing.T) {
 	}
 }
 
-func must2(t *testing.T, err error) {
+func noErr(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

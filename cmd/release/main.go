@@ -30,12 +30,19 @@
 // signature, FEEDDIR/<channel>.json.minisig, whose trusted comment is
 // "hermes-desktop <channel> <version> <expires>". Signing the same version
 // for another platform adds that platform; signing a newer version starts a
-// new manifest; an older version is refused.
+// new manifest; an older version is refused. With -releases DIR, sign also
+// writes patches from the newest -patches (2) earlier releases in DIR of
+// the same platform next to ARTIFACT and lists them (patches.go).
 //
 // Every signature expires (-expires, default 14 days: installs refuse an
 // expired feed), so a feed is re-signed before then: resign signs the
 // channel's manifest as it is with a new expiry, no new release, and may
-// change its staged rollout (-rollout 0-100, -critical; resign.go).
+// change its staged rollout (-rollout 0-100, -critical; resign.go). Both
+// verify the channel's manifest with the key before signing it again, and
+// refuse one changed since it was signed or signed with another key.
+//
+// gzip IN OUT gzips a file the way a patch expands it (backend/update/delta):
+// the release scripts gzip the remote cores and the embedded core with it.
 package main
 
 import (
@@ -70,7 +77,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release pack -platform P -version V -out DIST DIR | release sign -key KEY -version V -url URL -out FEEDDIR ARTIFACT | release resign -key KEY -out FEEDDIR")
+		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release pack -platform P -version V -out DIST DIR | release sign -key KEY -version V -url URL -out FEEDDIR [-releases DIR] ARTIFACT | release resign -key KEY -out FEEDDIR | release gzip IN OUT")
 		return 2
 	}
 	var err error
@@ -83,8 +90,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdPack(args[1:], stdout, stderr)
 	case "resign":
 		err = cmdResign(args[1:], stdout, stderr)
+	case "gzip":
+		err = cmdGzip(args[1:])
 	default:
-		err = fmt.Errorf("unknown command %q (keygen, pack, sign or resign)", args[0])
+		err = fmt.Errorf("unknown command %q (keygen, pack, sign, resign or gzip)", args[0])
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -145,6 +154,8 @@ type signOptions struct {
 	key, version, channel, url, out, platform, notes, notesFile, date string
 	artifact                                                          string
 	feed                                                              feedFlags
+	releases                                                          string // earlier releases' artifacts (patches.go)
+	patches                                                           int    // how many of them to patch from
 }
 
 func cmdSign(args []string, stdout, stderr io.Writer) error {
@@ -161,6 +172,8 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.notesFile, "notes-file", "", "read the release notes from this file")
 	fs.StringVar(&o.date, "date", "", "publication date, RFC 3339 (default now)")
 	o.feed.register(fs)
+	fs.StringVar(&o.releases, "releases", "", "the earlier releases' full artifacts: patches from them are written next to ARTIFACT and listed")
+	fs.IntVar(&o.patches, "patches", 2, "with -releases, patch from this many of the newest earlier releases of the platform")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -168,8 +181,11 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 || o.key == "" || o.version == "" || o.url == "" || o.out == "" {
 		return errors.New("sign: -key, -version, -url, -out and one ARTIFACT are required")
 	}
+	if o.patches > update.MaxPatches {
+		return fmt.Errorf("sign: -patches %d: a manifest lists at most %d patches an artifact", o.patches, update.MaxPatches)
+	}
 	o.artifact = fs.Arg(0)
-	manifest, m, err := sign(o)
+	manifest, m, err := sign(o, stdout)
 	if err != nil {
 		return err
 	}
@@ -177,8 +193,10 @@ func cmdSign(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// sign updates the channel's manifest with the artifact and signs it.
-func sign(o signOptions) (string, *update.Manifest, error) {
+// sign updates the channel's manifest with the artifact and signs it. The
+// patches are made last, once the manifest is known to be signable: a
+// refused sign leaves no .patch files behind.
+func sign(o signOptions, log io.Writer) (string, *update.Manifest, error) {
 	if !update.ValidChannel(o.channel) {
 		return "", nil, fmt.Errorf("sign: %q is not a channel name", o.channel)
 	}
@@ -191,12 +209,19 @@ func sign(o signOptions) (string, *update.Manifest, error) {
 		return "", nil, err
 	}
 	path := filepath.Join(o.out, o.channel+".json")
-	m, prev, err := nextManifest(path, o)
+	m, prev, err := nextManifest(path, o, priv)
 	if err != nil {
 		return "", nil, err
 	}
 	if err := o.feed.apply(m, prev, time.Now()); err != nil {
 		return "", nil, fmt.Errorf("sign: %w", err)
+	}
+	m.Platforms[o.platform] = art
+	if err := m.Validate(update.DefaultMaxArtifactSize); err != nil {
+		return "", nil, fmt.Errorf("sign: %w", err)
+	}
+	if art.Patches, err = writePatches(o, art, log); err != nil {
+		return "", nil, err
 	}
 	m.Platforms[o.platform] = art
 	if err := writeFeed(path, priv, o.channel, m); err != nil {
@@ -225,8 +250,8 @@ func writeFeed(path string, priv minisign.PrivateKey, channel string, m *update.
 
 // nextManifest loads the channel's manifest when it is the same version,
 // starts a new one for a newer version, and refuses an older one; prev is
-// the manifest there was (nil for none).
-func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err error) {
+// the manifest there was (nil for none), verified (loadManifest).
+func nextManifest(path string, o signOptions, priv minisign.PrivateKey) (m, prev *update.Manifest, err error) {
 	if _, err := update.ParseVersion(o.version); err != nil {
 		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
@@ -241,16 +266,11 @@ func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err err
 		}
 		m.Notes = string(notes)
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil, nil
-	}
-	if err != nil {
+	if prev, err = loadManifest(path, o.channel, priv); err != nil {
 		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
-	prev, err = update.ParseManifest(data, update.DefaultMaxArtifactSize)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sign: the existing %s: %w", path, err)
+	if prev == nil {
+		return m, nil, nil
 	}
 	switch {
 	case prev.Version == o.version:
@@ -262,6 +282,40 @@ func nextManifest(path string, o signOptions) (m, prev *update.Manifest, err err
 		return nil, nil, fmt.Errorf("sign: %s already offers %s, newer than %s: a feed never goes back", path, prev.Version, o.version)
 	}
 	return m, prev, nil
+}
+
+// loadManifest reads the channel's manifest at path, nil when there is
+// none, and verifies it before anything of it is signed again: its
+// signature by the key's public half, and a trusted comment naming the
+// channel, the manifest's version and its expiry (none in an old feed's,
+// which resign gives one). A manifest edited since it was signed, or
+// signed with another key, is refused: signing it would vouch for what
+// nobody signed.
+func loadManifest(path, channel string, priv minisign.PrivateKey) (*update.Manifest, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sig, err := os.ReadFile(path + update.SignatureSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("the existing %s has no signature to check (%v): remove it to start the feed over", path, err)
+	}
+	pub, _ := priv.Public().(minisign.PublicKey)
+	signed, err := update.VerifySignature([]minisign.PublicKey{pub}, data, sig)
+	if err != nil {
+		return nil, fmt.Errorf("the existing %s does not verify with this key: it was changed since it was signed, or signed with another key (%w); remove it and its signature to start the feed over with this key", path, err)
+	}
+	m, err := update.ParseManifest(data, update.DefaultMaxArtifactSize)
+	if err == nil {
+		err = signed.Binds(channel, m)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the existing %s: %w", path, err)
+	}
+	return m, nil
 }
 
 // describe reads the artifact's size and sha256.

@@ -168,9 +168,9 @@ func TestPack(t *testing.T) {
 	}
 }
 
-func must(b []byte, err error) []byte {
+func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
 	}
-	return b
+	return v
 }

@@ -140,7 +140,7 @@ func describeArtifact(o signOptions) (update.Artifact, error) {
 // their smoke test at every check (or, where both libraries are
 // installed, pass it as the wrong build).
 func checkFlavour(path, name, platform string) error {
-	got, err := update.ArtifactFlavour(path)
+	got, err := artifactFlavour(path)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,7 +28,7 @@ type feedFlags struct {
 }
 
 func (f *feedFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.expires, "expires", "14d", "when the signature expires: a duration from now (14d, 36h) or an RFC 3339 time; installs refuse the feed after it, so re-sign before (release resign)")
+	fs.StringVar(&f.expires, "expires", fmt.Sprintf("%dd", DefaultExpiry/(24*time.Hour)), "when the signature expires: a duration from now (14d, 36h) or an RFC 3339 time; installs refuse the feed after it, so re-sign before (release resign)")
 	fs.IntVar(&f.rollout, "rollout", 100, "the share of installs offered this release, 0-100; the same installs come first every release (default: the manifest's for the same version, else 100)")
 	fs.BoolVar(&f.critical, "critical", false, "offer this release to every install at once, whatever -rollout says (default: the manifest's for the same version, else false)")
 }
@@ -138,7 +137,7 @@ func cmdResign(args []string, stdout, stderr io.Writer) error {
 }
 
 // resign re-signs the channel's manifest as it is, but its expiry and
-// rollout.
+// rollout, once its signature verifies with the key (loadManifest).
 func resign(o resignOptions, now time.Time) (*update.Manifest, string, error) {
 	if !update.ValidChannel(o.channel) {
 		return nil, "", fmt.Errorf("%q is not a channel name", o.channel)
@@ -148,13 +147,12 @@ func resign(o resignOptions, now time.Time) (*update.Manifest, string, error) {
 		return nil, "", err
 	}
 	path := filepath.Join(o.out, o.channel+".json")
-	data, err := os.ReadFile(path)
+	prev, err := loadManifest(path, o.channel, priv)
 	if err != nil {
-		return nil, "", fmt.Errorf("nothing to re-sign: %w", err)
+		return nil, "", err
 	}
-	prev, err := update.ParseManifest(data, update.DefaultMaxArtifactSize)
-	if err != nil {
-		return nil, "", fmt.Errorf("the existing %s: %w", path, err)
+	if prev == nil {
+		return nil, "", fmt.Errorf("nothing to re-sign: no %s", path)
 	}
 	m := *prev
 	if err := o.feed.apply(&m, prev, now); err != nil {

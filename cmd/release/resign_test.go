@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -137,5 +138,57 @@ func TestResignOldFeed(t *testing.T) {
 	}
 	if err := r.check(); err != nil {
 		t.Fatalf("after resign: got %v, want it accepted", err)
+	}
+}
+
+// resign and sign verify the manifest they sign again: one changed since
+// it was signed (a URL swapped, say) or signed with another key is
+// refused, and left as it is, unsigned.
+func TestResignRefusesAnUnverifiedManifest(t *testing.T) {
+	r := newReleaseTool(t)
+	art, said := pack(t, unitDir(t, exeFor(update.Platform()), "the new binary", "1.1.0"), update.Platform(), "1.1.0")
+	win, winSaid := pack(t, unitDir(t, exeFor("windows-amd64"), "the new binary", "1.1.0"), "windows-amd64", "1.1.0")
+	if art == "" || win == "" {
+		t.Fatalf("pack: %s %s", said, winSaid)
+	}
+	if code, out := r.run("sign", "-version", "1.1.0", "-url", "dl/hermes-desktop", "-platform", update.Platform(), art); code != 0 {
+		t.Fatalf("sign: exit %d %q", code, out)
+	}
+	path := filepath.Join(r.feed, "stable.json")
+	signed := must(os.ReadFile(path))
+	edited := bytes.Replace(signed, []byte(`"dl/hermes-desktop"`), []byte(`"https://elsewhere.example/evil"`), 1)
+	if bytes.Equal(edited, signed) {
+		t.Fatal("the test's edit changed nothing")
+	}
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := r.run("resign"); code == 0 || !strings.Contains(out, "changed since it was signed") {
+		t.Errorf("resign of an edited manifest: got exit %d %q, want it refused, saying why", code, out)
+	}
+	if code, out := r.run("sign", "-version", "1.1.0", "-url", "dl/hermes-desktop", "-platform", "windows-amd64", win); code == 0 || !strings.Contains(out, "changed since it was signed") {
+		t.Errorf("sign into an edited manifest: got exit %d %q, want it refused, saying why", code, out)
+	}
+	if got := must(os.ReadFile(path)); !bytes.Equal(got, edited) {
+		t.Error("the edited manifest was rewritten")
+	}
+	if err := r.check(); !errors.Is(err, update.ErrSignature) {
+		t.Errorf("check of the edited manifest: got %v, want %v (it was never signed)", err, update.ErrSignature)
+	}
+
+	// Signed with another key: refused by this one.
+	other := t.TempDir()
+	if code := run([]string{"keygen", "-out", other}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("keygen: exit %d", code)
+	}
+	if err := os.WriteFile(path, signed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if code := run([]string{"resign", "-key", filepath.Join(other, KeyFile), "-out", r.feed}, &out, &out); code == 0 || !strings.Contains(out.String(), "another key") {
+		t.Errorf("resign with another key: got exit %d %q, want it refused", code, out.String())
+	}
+	if code, out := r.run("resign"); code != 0 {
+		t.Errorf("resign of the manifest as signed: got exit %d %q, want it re-signed", code, out)
 	}
 }

@@ -47,6 +47,7 @@ var models = []model{
 	modelOf[status.InstanceInfo]("InstanceInfo"),
 	modelOf[update.Info]("UpdateInfo"),
 	modelOf[update.Check]("UpdateCheck"),
+	modelOf[update.Download]("UpdateDownload"),
 	modelOf[status.Status]("Status"),
 	modelOf[status.BackendStatus]("BackendStatus"),
 	modelOf[status.RemoteStatus]("RemoteStatus"),

@@ -253,6 +253,12 @@ export function formatDateTime(iso: string | undefined): string {
 }
 
 /** A readable message from whatever a rejected promise carried. */
+/** Go's errors start in lower case ("the update feed's signature expired
+ *  on …"); on their own they read as a sentence. */
+export function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function errorMessage(e: unknown): string {
   if (typeof e === "string") return e.trim() || "Something went wrong";
   if (e instanceof Error) return e.message || "Something went wrong";

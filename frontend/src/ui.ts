@@ -1,6 +1,7 @@
 // Shared pieces: icons, buttons, badges, banners, empty states.
 
 import { h, svg, type Attrs } from "./dom";
+import { sentence } from "./format";
 import type { Tone } from "./state";
 
 type Shape = ["path", string] | ["circle", number, number, number] | ["rect", number, number, number, number, number];
@@ -193,11 +194,6 @@ export function actionStatus(error: string | undefined, note: string | undefined
     { role: "status" },
     error ? h("span.action-error", null, icon("warning", 14), h("span", null, sentence(error))) : note ? h("span.action-note", null, icon("check", 14), h("span", null, note)) : null,
   );
-}
-
-/** Go's errors start in lower case; on their own they read as a sentence. */
-function sentence(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 export function pageHeader(title: string, subtitle: string | null, ...actions: (Node | null)[]): HTMLElement {

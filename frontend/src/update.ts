@@ -4,7 +4,7 @@
 // update). Pure functions and an action table; the DOM is in
 // src/views/update.ts.
 
-import { formatBytes } from "./format";
+import { formatBytes, sentence } from "./format";
 import type { Action } from "./actions";
 import type { Normalized, Wire } from "./types";
 
@@ -32,6 +32,13 @@ export function downloadProgress(u: Pick<UpdateInfo, "bytes" | "total" | "speed"
   return { percent, text: parts.join(" · ") };
 }
 
+/** What the update downloads: "1.2 MB patch (full download 24.1 MB)" or
+ *  "24.1 MB download"; null before it is offered. */
+export function downloadSize(d: UpdateInfo["download"]): string | null {
+  if (!d) return null;
+  return d.patch ? `${formatBytes(d.size)} patch (full download ${formatBytes(d.full)})` : `${formatBytes(d.size)} download`;
+}
+
 /** The banner to show, if any. */
 export type BannerKind = "none" | "managed" | "available" | "downloading" | "ready" | "applying" | "failed";
 
@@ -57,6 +64,8 @@ export function updateLine(u: UpdateInfo | undefined | null, now: number): { tex
   if (u.probation_until && Date.parse(u.probation_until) > now) {
     return { text: "Just updated: checking its health", title: "If this version fails before the check ends, the previous one comes back." };
   }
+  // An expired or replayed feed: not an update that failed.
+  if (u.state === "failed" && u.reason === "stale") return { text: "Update feed refused", title: sentence(u.error ?? "") };
   switch (u.state) {
     case "off":
       return { text: "Updates off", title: u.error ?? "" };
@@ -75,10 +84,6 @@ export function updateLine(u: UpdateInfo | undefined | null, now: number): { tex
         return { text: `${u.latest} not offered${u.reason === "rollout" ? " yet" : ""}`, title: sentence(why) };
       }
       return { text: "Up to date", title: u.latest ? `The feed offers ${u.latest}` : "" };
-    case "failed":
-      // An expired or replayed feed: not an update that failed.
-      if (u.reason === "stale") return { text: "Update feed refused", title: sentence(u.error ?? "") };
-      return u.latest ? { text: `Update: ${u.latest}`, title: "" } : null;
     default:
       return u.latest ? { text: `Update: ${u.latest}`, title: "" } : null;
   }
@@ -89,11 +94,6 @@ export function updateLine(u: UpdateInfo | undefined | null, now: number): { tex
 export function failedHeading(u: Pick<UpdateInfo, "latest" | "reason">): string {
   if (u.reason === "stale") return "The update feed was refused. ";
   return u.latest ? `The update to ${u.latest} failed. ` : "The update check failed. ";
-}
-
-/** Go's words ("the update feed's signature expired on …") as a sentence. */
-export function sentence(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /**

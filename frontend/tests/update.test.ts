@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { automaticNote, bannerKind, downloadProgress, feedNote, notesSummary, updateLine, type UpdateInfo } from "../src/update";
+import { automaticNote, bannerKind, downloadProgress, downloadSize, feedNote, notesSummary, updateLine, type UpdateInfo } from "../src/update";
 import { fakeApi, flush, mounter, NOW, status } from "./fixtures";
 
 const { mount } = mounter();
@@ -109,6 +109,16 @@ describe("update banner", () => {
     f.emitStatus(withUpdate({ state: "downloading", current: "1.2.3", latest: "1.3.0", bytes: 60, total: 120 }));
     await flush();
     expect(root.querySelector('[role="progressbar"]')!.getAttribute("aria-valuenow")).toBe("50");
+  });
+
+  it("says how much the update downloads: a patch and the full size, or the full size", async () => {
+    const mb = 1024 * 1024;
+    expect(downloadSize({ size: 1.2 * mb, full: 24.1 * mb, patch: true })).toBe("1.2 MB patch (full download 24.1 MB)");
+    expect(downloadSize({ size: 24.1 * mb, full: 24.1 * mb })).toBe("24.1 MB download");
+    expect(downloadSize(undefined)).toBeNull();
+    const f = fakeApi(withUpdate({ state: "available", current: "1.2.3", latest: "1.3.0", download: { size: 1.2 * mb, full: 24.1 * mb, patch: true } }));
+    const { root } = await mount(f.api);
+    expect(root.querySelector('[data-key="update:available"]')!.textContent).toContain("Hermes Desktop 1.3.0 is available. 1.2 MB patch (full download 24.1 MB).");
   });
 
   it("tells a package-managed copy the command, with no Restart to update", async () => {

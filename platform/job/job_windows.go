@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"hermes-desktop/platform/handles"
 )
 
 // Job is a Windows job object that kills every member when its last handle
@@ -33,6 +35,76 @@ func NewKillOnClose(allowBreakaway bool) (*Job, error) {
 		return nil, fmt.Errorf("job: configure job object: %w", err)
 	}
 	return &Job{h: h}, nil
+}
+
+// Inherit takes the handle of a job a predecessor passed down (an
+// inherited handle keeps its value in the child). It must name a job
+// object: a handle value that names anything else is refused and left
+// alone. Whether the job kills on close is not checked: our predecessor
+// made it so (NewKillOnClose), and Wine answers a query of the limits with
+// none set. It is made non-inheritable, so no child of ours holds it.
+func Inherit(h uintptr) (*Job, error) {
+	j := &Job{h: windows.Handle(h)}
+	if err := j.isJob(); err != nil {
+		return nil, fmt.Errorf("job: inherited handle %d is no job object: %w", h, err)
+	}
+	if err := handles.Private(h); err != nil {
+		return nil, fmt.Errorf("job: inherited job: %w", err)
+	}
+	return j, nil
+}
+
+// jobAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION: four
+// LARGE_INTEGER times, then four DWORD counts.
+type jobAccounting struct {
+	totalUser, totalKernel, periodUser, periodKernel                 int64
+	pageFaults, totalProcesses, activeProcesses, terminatedProcesses uint32
+}
+
+// isJob asks the handle a question only a job answers, of a fixed size
+// however many members it has (the member list is not: a job of more than
+// maxJobList members answers ERROR_MORE_DATA).
+func (j *Job) isJob() error {
+	var info jobAccounting
+	if err := windows.QueryInformationJobObject(j.h, windows.JobObjectBasicAccountingInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
+		return fmt.Errorf("job: query job accounting: %w", err)
+	}
+	return nil
+}
+
+// Handle is the job's handle, ours: valid until Close. A handoff passes a
+// duplicate of it down.
+func (j *Job) Handle() uintptr { return uintptr(j.h) }
+
+// Duplicate is a second handle on the job, not inheritable, which the
+// caller owns and closes (windows.CloseHandle): the job lives on while
+// either is open. It fails once Close has run.
+func (j *Job) Duplicate() (uintptr, error) {
+	if j.h == 0 {
+		return 0, errors.New("job: duplicate a closed job")
+	}
+	self := windows.CurrentProcess()
+	var d windows.Handle
+	if err := windows.DuplicateHandle(self, j.h, self, &d, 0, false, windows.DUPLICATE_SAME_ACCESS); err != nil {
+		return 0, fmt.Errorf("job: duplicate job handle: %w", err)
+	}
+	return uintptr(d), nil
+}
+
+// Holds reports whether process pid is a member of the job (or of a job
+// nested in it).
+func (j *Job) Holds(pid int) (bool, error) {
+	h, err := openMember(uint32(pid))
+	if err != nil {
+		return false, fmt.Errorf("job: open process %d: %w", pid, err)
+	}
+	defer windows.CloseHandle(h)
+	in, err := isProcessInJob(h, j.h)
+	if err != nil {
+		return false, fmt.Errorf("job: process %d: %w", pid, err)
+	}
+	return in, nil
 }
 
 // AssignSelf puts the calling process in the job.

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"hermes-desktop/internal/sleeper"
 	"hermes-desktop/platform/proc"
 )
@@ -132,4 +134,67 @@ func mustLookup(t *testing.T, pid int) proc.Identity {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// dupHandle is a second handle on the job, as a handoff's successor
+// inherits one.
+func dupHandle(t *testing.T, h uintptr) uintptr {
+	t.Helper()
+	self := windows.CurrentProcess()
+	var d windows.Handle
+	if err := windows.DuplicateHandle(self, windows.Handle(h), self, &d, 0, true, windows.DUPLICATE_SAME_ACCESS); err != nil {
+		t.Fatal(err)
+	}
+	return uintptr(d)
+}
+
+// A job held by two handles (a launcher's and its successor's) outlives
+// either one's close, and ends its members when the last closes: what
+// keeps the backends through an adopt handoff, and still kills them when
+// both launchers are gone.
+func TestJobHeldByTwoEndsWithTheLast(t *testing.T) {
+	hs := sleeper.Start(t, 2)
+	first := newTestJob(t, hs...)
+	second, err := Inherit(dupHandle(t, first.Handle()))
+	if err != nil {
+		t.Fatalf("Inherit: %v", err)
+	}
+	t.Cleanup(second.Close)
+	first.Close()
+	for _, h := range hs {
+		if h.Gone(200 * time.Millisecond) {
+			t.Fatalf("member %d: got gone when the first of two handles closed, want alive", h.PID())
+		}
+		if in, err := second.Holds(h.PID()); err != nil || !in {
+			t.Errorf("Holds(%d) through the second handle: got %v, %v; want true", h.PID(), in, err)
+		}
+	}
+	second.Close()
+	for _, h := range hs {
+		if !h.Gone(memberWait) {
+			t.Errorf("member %d: got alive %v after the last handle closed, want gone", h.PID(), memberWait)
+		}
+	}
+}
+
+// Inherit takes a job's handle and refuses a handle of another kind.
+func TestInheritRefusesWhatIsNoJob(t *testing.T) {
+	f, err := os.Create(t.TempDir() + `\not-a-job`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := Inherit(f.Fd()); err == nil {
+		t.Error("a file's handle was taken as a job")
+	}
+	j := newTestJob(t)
+	got, err := Inherit(dupHandle(t, j.Handle()))
+	if err != nil {
+		t.Fatalf("Inherit: %v", err)
+	}
+	defer got.Close()
+	hs := sleeper.Start(t, 1)
+	if in, err := got.Holds(hs[0].PID()); err != nil || in {
+		t.Errorf("Holds of a process outside: got %v, %v; want false", in, err)
+	}
 }

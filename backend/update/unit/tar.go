@@ -29,9 +29,10 @@ import (
 
 // entry is one file or directory of a unit.
 type entry struct {
-	rel  string // slash path, without a trailing slash
-	dir  bool
-	size int64
+	rel   string // slash path, without a trailing slash
+	dir   bool
+	size  int64
+	mtime int64 // ns; not in the tar, only in the Tree's stamp
 }
 
 // header is an entry's canonical tar header.
@@ -168,7 +169,7 @@ func fileEntry(rel string, fi fs.FileInfo) (entry, error) {
 	if err := checkPath(rel, false); err != nil {
 		return entry{}, err
 	}
-	return entry{rel: rel, size: fi.Size()}, nil
+	return entry{rel: rel, size: fi.Size(), mtime: fi.ModTime().UnixNano()}, nil
 }
 
 // Sum names a unit tar: its SHA-256 (lowercase hex) and its length.

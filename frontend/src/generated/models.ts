@@ -112,6 +112,7 @@ export interface UpdateInfo {
   checked_at?: string;
   /** RFC3339 (time.Time) */
   probation_until?: string;
+  download?: UpdateDownload;
 }
 
 /** Generated from update.Check. */
@@ -123,6 +124,14 @@ export interface UpdateCheck {
   reason: string;
   message?: string;
   command?: string;
+  download?: UpdateDownload;
+}
+
+/** Generated from update.Download. */
+export interface UpdateDownload {
+  size: number;
+  full: number;
+  patch?: boolean;
 }
 
 /** Generated from model.Status. */

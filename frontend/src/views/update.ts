@@ -1,7 +1,8 @@
 import "./update.css";
 import { h } from "../dom";
 import type { AppState } from "../state";
-import { bannerKind, downloadProgress, failedHeading, notesSummary, sentence, UPDATE_KEYS, updateLine, type UpdateInfo } from "../update";
+import { sentence } from "../format";
+import { bannerKind, downloadProgress, downloadSize, failedHeading, notesSummary, UPDATE_KEYS, updateLine, type UpdateInfo } from "../update";
 import { banner, button, inlineError } from "../ui";
 
 /** The update banner above every tab: available, downloading (with a
@@ -46,8 +47,11 @@ export function updateBanner(s: AppState): HTMLElement | null {
         ),
         { key, actions: [skip] },
       );
-    case "available":
-      return banner("info", parts(h("strong", null, `Hermes Desktop ${version} is available.`), notesEl, err), { key, actions: [apply("Update now"), skip] });
+    case "available": {
+      const size = downloadSize(u.download);
+      const sizeEl = size ? h("span.update-size", null, ` ${size}.`) : null;
+      return banner("info", parts(h("strong", null, `Hermes Desktop ${version} is available.`), sizeEl, notesEl, err), { key, actions: [apply("Update now"), skip] });
+    }
     case "downloading": {
       const p = downloadProgress(u);
       const text = p.percent === null ? p.text : `${p.percent}% · ${p.text}`;
