@@ -145,6 +145,11 @@ func TestPack(t *testing.T) {
 	if _, again := pack(t, dir, "linux-amd64", "1.1.0"); !strings.Contains(again, want.SHA256) {
 		t.Errorf("a second pack: %q, want the same unit", again)
 	}
+	var out strings.Builder
+	dist := filepath.Join(t.TempDir(), "not", "yet")
+	if code := run([]string{"pack", "-platform", "linux-amd64", "-version", "1.1.0", "-out", dist, dir}, &out, &out); code != 0 {
+		t.Errorf("pack into a directory not made yet: exit %d %q, want it made", code, out.String())
+	}
 	refused := []struct{ dir, platform, version, says string }{
 		{dir, "linux-amd64", "1.2.0", `cores/VERSION says "1.1.0", not 1.2.0`},
 		{dir, "windows-amd64", "1.1.0", "holds no hermes-desktop.exe"},

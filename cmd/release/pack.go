@@ -45,6 +45,9 @@ func cmdPack(args []string, stdout, stderr io.Writer) error {
 	if err := checkUnit(o.dir, o.platform, o.version); err != nil {
 		return fmt.Errorf("pack: %w", err)
 	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("pack: %w", err)
+	}
 	path := filepath.Join(o.out, update.UnitArtifactName(o.version, o.platform))
 	var sum unit.Sum
 	err := lockfile.WriteAtomic(path, 0o644, func(w io.Writer) error {

@@ -96,10 +96,20 @@ func writePatches(o signOptions, full update.Artifact, log io.Writer) ([]update.
 			return nil, err
 		}
 		out = append(out, update.Patch{From: delta.Digest(from), URL: siblingURL(o.url, name), SHA256: delta.Digest(p), Size: int64(len(p))})
-		fmt.Fprintf(log, "patch from %s: %s (%d bytes, the full artifact %d: %.1f%%)\n",
-			old.version, name, len(p), full.Size, 100*float64(len(p))/float64(full.Size))
+		fmt.Fprintf(log, "patch from %s: %s (%d bytes, the full artifact %d: %s)\n",
+			old.version, name, len(p), full.Size, percent(int64(len(p)), full.Size))
 	}
 	return out, nil
+}
+
+// percent is part of whole in words: "2.4%", or "0.038%" for a part too
+// small for one decimal to show.
+func percent(part, whole int64) string {
+	p := 100 * float64(part) / float64(whole)
+	if p < 1 {
+		return fmt.Sprintf("%.2g%%", p)
+	}
+	return fmt.Sprintf("%.1f%%", p)
 }
 
 // unitTar is the unit tar a unit artifact holds, as an install of it
