@@ -61,6 +61,9 @@ func (c *Client) downloadPatch(ctx context.Context, dir string, rel *Release, pr
 		return "", err
 	}
 	defer os.Remove(file) // used: it rebuilt the release, or it cannot
+	// All of it is here: say so before the seconds that rebuilding a unit
+	// can take, or the bar stays where its last report left it.
+	m.Finish(p.Size)
 	old, err := c.base(rel.Artifact).Read()
 	if err != nil {
 		return "", err
@@ -79,6 +82,5 @@ func (c *Client) downloadPatch(ctx context.Context, dir string, rel *Release, pr
 	if err != nil {
 		return "", err
 	}
-	m.Finish(p.Size)
 	return out, nil
 }
