@@ -2,8 +2,6 @@ package update
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -82,7 +80,7 @@ func (c *Client) fetchFile(ctx context.Context, a Artifact, final string, m *tra
 	if err := c.fetchAll(ctx, a, part, m, d); err != nil {
 		return err
 	}
-	if err := verifyHashed(part, d, a); err != nil {
+	if err := checksum(d.Verify(part, transfer.Sum{SHA256: a.SHA256, Size: a.Size})); err != nil {
 		os.Remove(part) // ours, and wrong: the next try starts over
 		return err
 	}
@@ -295,44 +293,18 @@ func copyBody(f io.Writer, body io.Reader, max int64, m *transfer.Meter, tick fu
 	}
 }
 
-// verifyHashed checks the part file against a: its size, and its sha256
-// from the running hash when that covers the whole file, else read again.
-func verifyHashed(part string, d *transfer.Hash, a Artifact) error {
-	fi, err := os.Stat(part)
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
-	}
-	if fi.Size() != a.Size || d.N() != a.Size {
-		return verifyFile(part, a)
-	}
-	if got := hex.EncodeToString(d.Sum()); got != a.SHA256 {
-		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
-	}
-	return nil
+// verifyFile checks a downloaded file against a: its size and sha256.
+func verifyFile(path string, a Artifact) error {
+	return checksum(transfer.VerifyFile(path, transfer.Sum{SHA256: a.SHA256, Size: a.Size}))
 }
 
-// verifyFile checks a downloaded file's size and sha256 against a.
-func verifyFile(path string, a Artifact) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
+// checksum gives a file that is not the manifest's the kind callers
+// branch on.
+func checksum(err error) error {
+	if errors.Is(err, transfer.ErrMismatch) {
+		return fmt.Errorf("%w: %w", ErrChecksum, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
-	}
-	if fi.Size() != a.Size {
-		return fmt.Errorf("%w: the download is %d bytes, the manifest says %d", ErrChecksum, fi.Size(), a.Size)
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("update: read %s: %w", path, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != a.SHA256 {
-		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
-	}
-	return nil
+	return err
 }
 
 // sleepCtx waits d or until ctx ends.

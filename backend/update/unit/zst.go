@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+
+	"hermes-desktop/backend/update/transfer"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -98,19 +99,11 @@ func Unpack(src, dst string, want Sum) error {
 
 // VerifyFile checks that the file at path is the unit tar want names.
 func VerifyFile(path string, want Sum) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return err
+	err := transfer.VerifyFile(path, transfer.Sum(want))
+	if errors.Is(err, transfer.ErrMismatch) {
+		return fmt.Errorf("%w: %w", ErrDigest, err)
 	}
-	if err != nil {
-		return fmt.Errorf("unit: %w", err)
-	}
-	defer f.Close()
-	h := newHasher()
-	if _, err := io.Copy(h, io.LimitReader(f, want.Size+1)); err != nil {
-		return fmt.Errorf("unit: read %s: %w", path, err)
-	}
-	return want.check(h.sum())
+	return err
 }
 
 // check compares a Sum found with the one wanted.
