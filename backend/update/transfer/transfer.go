@@ -1,9 +1,10 @@
 // Package transfer measures and hashes a download as it arrives: the
-// progress a person sees (Meter, throttled reports with a speed) and the
-// file's SHA-256, computed while it is written (Hash), so that verifying
-// it does not read the whole file again. backend/update's downloads (the
-// artifact, a patch) use both; the HTTP, the resume and the error kinds
-// are update's.
+// progress a person sees (Meter, throttled reports with a speed), the
+// file's SHA-256 computed while it is written (Hash), so that verifying it
+// does not read the whole file again, and the check of a finished file
+// against what the manifest names (VerifyFile). backend/update's downloads
+// (the artifact, a patch) and its unit tar use them; the HTTP, the resume
+// and the error kinds are update's.
 package transfer
 
 import (
