@@ -3,15 +3,15 @@
 package update
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
 	"time"
+
+	"hermes-desktop/internal/testbin"
 )
 
 // exeName is what the installers name the binary.
@@ -140,7 +140,7 @@ func TestSwapBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	fakeBinary(t, filepath.Dir(exe), "hermes-desktop", "1.0.0")
-	archive := bundleArchive(t, map[string]string{
+	archive := testbin.TarGz(t, map[string]string{
 		"Hermes Desktop.app/Contents/MacOS/hermes-desktop": "#!/bin/sh\necho '{\"version\":\"1.1.0\"}'\n",
 		"Hermes Desktop.app/Contents/Info.plist":           "<plist/>",
 	}, nil)
@@ -158,30 +158,4 @@ func TestSwapBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantVersion(t, exe, "1.0.0")
-}
-
-// bundleArchive writes a .tar.gz of files (and symlinks) and returns its path.
-func bundleArchive(t *testing.T, files, links map[string]string) string {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for name, body := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(body))
-	}
-	for name, target := range links {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Linkname: target, Typeflag: tar.TypeSymlink}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tw.Close()
-	zw.Close()
-	path := filepath.Join(t.TempDir(), "bundle.tar.gz")
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"hermes-desktop/internal/testbin"
 )
 
 func TestExtractBundleRefuses(t *testing.T) {
@@ -28,7 +30,7 @@ func TestExtractBundleRefuses(t *testing.T) {
 		if err := os.Mkdir(dst, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := Extract(bundleArchive(t, tc.files, tc.links), dst); !errors.Is(err, ErrFormat) {
+		if err := Extract(testbin.TarGz(t, tc.files, tc.links), dst); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: got %v, want a refusal", name, err)
 		}
 	}
@@ -74,30 +76,4 @@ func TestExtractBundleStaysInside(t *testing.T) {
 	if _, serr := os.Lstat(filepath.Join(parent, "FILE")); serr == nil || err == nil {
 		t.Fatalf("extract: got %v, and %s written: %v; want a refusal and nothing outside", err, filepath.Join(parent, "FILE"), serr == nil)
 	}
-}
-
-// bundleArchive writes a .tar.gz of files (and symlinks) and returns its path.
-func bundleArchive(t *testing.T, files, links map[string]string) string {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for name, body := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(body))
-	}
-	for name, target := range links {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Linkname: target, Typeflag: tar.TypeSymlink}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tw.Close()
-	zw.Close()
-	path := filepath.Join(t.TempDir(), "bundle.tar.gz")
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
