@@ -219,7 +219,7 @@ func TestContractMembers(t *testing.T) {
 		pos += int(r.gap) + len(raws[i])
 	}
 	gzs = append(gzs, rest[:len(rest)-1]...)
-	bad := writeView(gzs, regions, raws)
+	bad := writeView(gzs, regions, raws, int64(len(body)))
 	b.Reset()
 	err = Contract(&b, bad, int64(len(data)))
 	if !errors.Is(err, ErrPatch) || b.Len() != 0 {
