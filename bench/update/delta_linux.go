@@ -49,10 +49,10 @@ func deltaReleases(dir, key string, cores bool) (oneLine, depBump pair) {
 func benchDeltas(dir string, n int, key string, priv minisign.PrivateKey, cores bool) {
 	oneLine, depBump := deltaReleases(dir, key, cores)
 	patch := measureDeltas([]pair{oneLine, depBump}, cores)
-	art := pack(oneLine.new.unit)
-	withPatch := newFeed(dir, priv, art, &patch)
+	arts := map[string]packed{linuxSystem.platform: pack(oneLine.new.unit)}
+	withPatch := newFeed(dir, priv, arts, &patch)
 	defer withPatch.close()
-	full := newFeed(dir, priv, art, nil)
+	full := newFeed(dir, priv, arts, nil)
 	defer full.close()
 	compareUpdates(dir, n, oneLine.old.unit, withPatch, full)
 }
@@ -156,7 +156,7 @@ func compareUpdates(dir string, n int, old string, withPatch, full *feedServer) 
 			f, r = withPatch, runs[1]
 		}
 		before := f.served.Load()
-		res := runUpdate(dir, 1000+i, old, f.url+"/feed/stable.json")
+		res := runUpdate(dir, 1000+i, linuxSystem, old, f.url+"/feed/stable.json")
 		r.total, r.served = append(r.total, res.total), append(r.served, f.served.Load()-before)
 		r.failed, r.prob, r.kept = r.failed+res.failed, r.prob+res.probes, r.kept && res.kept
 	}

@@ -15,15 +15,15 @@ import (
 	"hermes-desktop/backend/update/unit"
 )
 
-// layUnit lays out version's unit as the archive installs it: the binary,
-// cores/ with one core (the binary gzip'd, as big as a real core is
-// gzip'd, within a few MiB) and its VERSION and SHA256SUMS, a license.
-func layUnit(dir, bin, version string) string {
-	root := filepath.Join(dir, "unit-"+version)
+// layUnit lays out version's unit as sys's installer installs it: the
+// binary, cores/ with one core (the binary gzip'd, as big as a real core
+// is gzip'd, within a few MiB) and its VERSION and SHA256SUMS, a license.
+func layUnit(dir string, sys system, bin, version string) string {
+	root := filepath.Join(dir, "unit-"+sys.key+"-"+version)
 	check(os.MkdirAll(filepath.Join(root, unit.CoresDir), 0o755))
 	data, err := os.ReadFile(bin)
 	check(err)
-	check(os.WriteFile(filepath.Join(root, unit.ExeUnix), data, 0o755))
+	check(os.WriteFile(filepath.Join(root, sys.exe), data, 0o755))
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	_, err = zw.Write(data)
@@ -37,7 +37,7 @@ func layUnit(dir, bin, version string) string {
 	for name, body := range files {
 		check(os.WriteFile(filepath.Join(root, unit.CoresDir, name), body, 0o644))
 	}
-	check(os.WriteFile(filepath.Join(root, "LICENSE"), []byte("MIT"), 0o644))
+	check(os.WriteFile(filepath.Join(root, sys.license), []byte("MIT"), 0o644))
 	return root
 }
 
