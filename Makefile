@@ -180,7 +180,9 @@ $(NFPM):
 
 # Per WebKitGTK flavour a .deb and a portable Linux archive (the webkit41
 # ones from $(GUI_BIN), the webkit40 ones from $(GUI_BIN_40)), the Windows
-# executable and its per-user installer, and SHA256SUMS, in $(DIST)/ (see
+# executable and its per-user installer, for a release version the
+# self-update's artifacts (`release pack`: each archive's and the Windows
+# install's unit, .unit.tar.zst), and SHA256SUMS, in $(DIST)/ (see
 # scripts/package.sh).
 # Each carries the remote cores, built with the same VERSION and LDFLAGS as
 # the desktop builds (package.sh checks that they match the binary).

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,8 +20,7 @@ import (
 func TestBackendsAddThenUpdate(t *testing.T) {
 	_, priv := updateKey()
 	exe := install(t, buildVersion(t, "1.0.0", ""), update.TypePortable)
-	next, err := os.ReadFile(buildVersion(t, "1.1.0", ""))
-	must(t, err)
+	next := unitArtifact(t, buildVersion(t, "1.1.0", ""))
 	f := newFeedServer(t)
 	f.publish(t, priv, "1.1.0", next, next)
 	l, first := startInstalled(t, exe, f, "3s")

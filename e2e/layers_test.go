@@ -69,7 +69,8 @@ var narrow = []struct {
 // modelLeaves is what backend/model may depend on: the floors below the
 // engine and the engine's leaves, each importing only those floors.
 var modelLeaves = []string{"platform/", "contract/", "lockfile",
-	"backend/leakguard", "backend/reapreport", "backend/settings", "backend/update", "backend/update/delta", "backend/update/transfer"}
+	"backend/leakguard", "backend/reapreport", "backend/settings", "backend/update", "backend/update/unit", "backend/update/bundle",
+	"backend/update/delta", "backend/update/transfer"}
 
 // rel returns pkg's path relative to the module ("" for the root) and
 // whether it is in the module at all.

@@ -23,10 +23,8 @@ func TestUpdateKeepsTheFlavour(t *testing.T) {
 	if v := versionInfo(t, exe); v.Flavour != update.FlavourWebKit41 {
 		t.Fatalf("the webkit2_41 build says %+v, want flavour webkit41", v)
 	}
-	own, err := os.ReadFile(buildTagged(t, "1.1.0", "", "webkit2_41"))
-	must(t, err)
-	plain, err := os.ReadFile(buildVersion(t, "1.1.0", ""))
-	must(t, err)
+	own := unitArtifact(t, buildTagged(t, "1.1.0", "", "webkit2_41"))
+	plain := unitArtifact(t, buildVersion(t, "1.1.0", ""))
 	before, err := os.ReadFile(exe)
 	must(t, err)
 	f := newFeedServer(t)

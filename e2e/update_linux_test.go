@@ -105,10 +105,18 @@ func (f *feedServer) url() string { return f.srv.URL + "/feed/stable.json" }
 // describe, which may differ: a tampered artifact), signed by priv.
 func (f *feedServer) publish(t *testing.T, priv minisign.PrivateKey, version string, artifact, describe []byte) {
 	t.Helper()
-	sum := sha256.Sum256(describe)
 	m := update.Manifest{Version: version, Notes: "Hermes Desktop " + version, PubDate: "2026-01-02T03:04:05Z",
-		Platforms: map[string]update.Artifact{update.Platform(): {URL: "../dl/hermes-desktop", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(describe))}}}
+		Platforms: map[string]update.Artifact{update.Platform(): describeArtifact(t, "../dl/hermes-desktop", describe)}}
 	f.offer(t, priv, m, func() { f.artifact = artifact })
+}
+
+// describeArtifact is the manifest's entry for a unit artifact's bytes,
+// as `release sign` writes it.
+func describeArtifact(t *testing.T, url string, artifact []byte) update.Artifact {
+	t.Helper()
+	sum := sha256.Sum256(artifact)
+	u := unitSum(t, artifact)
+	return update.Artifact{URL: url, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(artifact)), UnitSHA256: u.SHA256, UnitSize: u.Size}
 }
 
 // offer serves m signed by priv, with set (called under mu) putting its
@@ -132,8 +140,7 @@ func (f *feedServer) publishPlatforms(t *testing.T, priv minisign.PrivateKey, ve
 	t.Helper()
 	m := update.Manifest{Version: version, Platforms: map[string]update.Artifact{}}
 	for key, a := range artifacts {
-		sum := sha256.Sum256(a)
-		m.Platforms[key] = update.Artifact{URL: "../dl/" + key, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(a))}
+		m.Platforms[key] = describeArtifact(t, "../dl/"+key, a)
 	}
 	f.offer(t, priv, m, func() { f.byPlatform = artifacts })
 }
@@ -179,17 +186,20 @@ func (f *feedServer) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // install copies bin into a fresh directory as hermes-desktop, with an
-// install-type marker unless marker is "".
+// install-type marker unless marker is "": then with the rest of its unit
+// too (cores of its version, a license), as the archive installs it.
 func install(t *testing.T, bin, marker string) string {
 	t.Helper()
 	dir := t.TempDir()
-	data, err := os.ReadFile(bin)
-	must(t, err)
 	exe := filepath.Join(dir, "hermes-desktop")
-	must(t, os.WriteFile(exe, data, 0o755))
-	if marker != "" {
-		must(t, os.WriteFile(filepath.Join(dir, update.MarkerFile), []byte(marker+"\n"), 0o644))
+	if marker == "" {
+		data, err := os.ReadFile(bin)
+		must(t, err)
+		must(t, os.WriteFile(exe, data, 0o755))
+		return exe
 	}
+	layUnit(t, dir, bin, fakeCores(t, versionOf(t, bin)))
+	must(t, os.WriteFile(filepath.Join(dir, update.MarkerFile), []byte(marker+"\n"), 0o644))
 	return exe
 }
 
@@ -226,8 +236,7 @@ func TestUpdateApply(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, priv := updateKey()
 			exe := install(t, buildVersion(t, "1.0.0", ""), update.TypePortable)
-			next, err := os.ReadFile(buildVersion(t, "1.1.0", ""))
-			must(t, err)
+			next := unitArtifact(t, buildVersion(t, "1.1.0", ""))
 			f := newFeedServer(t)
 			f.publish(t, priv, "1.1.0", next, next)
 			f.cutFirst = cut
@@ -264,9 +273,10 @@ func TestUpdateApply(t *testing.T) {
 			if got := versionOf(t, exe); got != "1.1.0" {
 				t.Errorf("the installed file says %s, want 1.1.0", got)
 			}
-			if got := versionOf(t, exe+update.OldSuffix); got != "1.0.0" {
+			if got := versionOf(t, filepath.Join(exe+update.OldSuffix, "hermes-desktop")); got != "1.0.0" {
 				t.Errorf(".old says %s, want 1.0.0", got)
 			}
+			wantCores(t, exe, "1.1.0")
 			// The old process watches the window, then exits 0.
 			if code, err := l.WaitExit(15 * time.Second); err != nil || code != 0 {
 				t.Fatalf("the watcher: exit %d, %v", code, err)
@@ -289,8 +299,7 @@ func TestUpdateRefused(t *testing.T) {
 	_, priv := updateKey()
 	_, otherKey, err := minisign.GenerateKey(rand.Reader)
 	must(t, err)
-	next, err := os.ReadFile(buildVersion(t, "1.1.0", ""))
-	must(t, err)
+	next := unitArtifact(t, buildVersion(t, "1.1.0", ""))
 	tampered := bytes.Clone(next)
 	tampered[len(tampered)/2] ^= 0xff
 	cases := []struct {
@@ -350,8 +359,7 @@ func TestUpdatePackageManagedIsNotified(t *testing.T) {
 	exe := install(t, buildVersion(t, "1.0.0", ""), "")
 	before, err := os.ReadFile(exe)
 	must(t, err)
-	next, err := os.ReadFile(buildVersion(t, "1.1.0", ""))
-	must(t, err)
+	next := unitArtifact(t, buildVersion(t, "1.1.0", ""))
 	f := newFeedServer(t)
 	f.publish(t, priv, "1.1.0", next, next)
 	l, _ := startInstalled(t, exe, f, "3s")
@@ -400,8 +408,7 @@ func TestUpdateRollsBackAVersionThatDies(t *testing.T) {
 	exe := install(t, buildVersion(t, "1.0.0", ""), update.TypePortable)
 	before, err := os.ReadFile(exe)
 	must(t, err)
-	bad, err := os.ReadFile(buildVersion(t, "1.2.0", badExit))
-	must(t, err)
+	bad := unitArtifact(t, buildVersion(t, "1.2.0", badExit))
 	f := newFeedServer(t)
 	f.publish(t, priv, "1.2.0", bad, bad)
 	l, first := startInstalled(t, exe, f, "10s")
@@ -459,8 +466,7 @@ func TestUpdateRollsBackAVersionThatDies(t *testing.T) {
 func TestUpdateRollsBackACrashLoopAndKeepsTheBackends(t *testing.T) {
 	_, priv := updateKey()
 	exe := install(t, buildVersion(t, "1.0.0", ""), update.TypePortable)
-	next, err := os.ReadFile(buildVersion(t, "1.1.0", ""))
-	must(t, err)
+	next := unitArtifact(t, buildVersion(t, "1.1.0", ""))
 	f := newFeedServer(t)
 	f.publish(t, priv, "1.1.0", next, next)
 	l, _ := startInstalled(t, exe, f, "30s")

@@ -1,9 +1,9 @@
 package e2e
 
 // A real self-update of the Windows app under Wine: versions of the
-// Windows build made with the test's key, installed with an install-type
-// marker in the test's directory, a loopback feed, `update apply` against
-// the running instance. The update hands the backend over (adopt): same
+// Windows build made with the test's key, installed as the installer lays
+// them out (wine_update_unit_linux_test.go), a loopback feed of their unit
+// artifacts, `update apply` against the running instance. The update hands the backend over (adopt): same
 // PID, its port answering throughout; a version that dies after taking
 // over is rolled back, and the backend served again by the old version.
 
@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,45 +20,25 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
-	"hermes-desktop/internal/testbin"
 	"hermes-desktop/internal/waitfor"
 )
 
 // winPlatform is the Windows build's manifest key.
 var winPlatform = update.PlatformOf("windows", "amd64", "")
 
-// buildWinVersion builds (once per test process) the Windows app at
-// version with the test key and extra -ldflags, as the lane builds its exe.
-func buildWinVersion(t *testing.T, version, extra string) []byte {
-	t.Helper()
-	versionsMu.Lock()
-	defer versionsMu.Unlock()
-	key := "windows " + version + " " + extra
-	path, ok := versions[key]
-	if !ok {
-		pub, _ := updateKey()
-		path = filepath.Join(testbin.Dir(t), fmt.Sprintf("hermes-desktop-%d.exe", len(versions)))
-		cmd := exec.Command("go", "build", "-ldflags", fmt.Sprintf("-X main.version=%s -X main.updatePubKey=%s %s", version, pub.String(), extra), "-o", path, ".")
-		cmd.Dir = ".." // the module root, above e2e/
-		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s for Windows: %v\n%s", version, err, out)
-		}
-		versions[key] = path
-	}
-	data, err := os.ReadFile(path)
-	must(t, err)
-	return data
-}
-
-// installWin puts version 1.0.0 where the app's exe is, as a portable
-// install, and starts it with the feed and a health window.
+// installWin installs version 1.0.0 as the Windows installer lays it
+// out (installWindows) and starts it with the feed and a health window.
 func installWin(t *testing.T, a *winApp, f *feedServer, window string) *winLauncher {
 	t.Helper()
-	must(t, os.WriteFile(a.exe, buildWinVersion(t, "1.0.0", ""), 0o755))
-	must(t, os.WriteFile(filepath.Join(filepath.Dir(a.exe), update.MarkerFile), []byte(update.TypePortable+"\n"), 0o644))
+	installWindows(t, a, buildWindows(t, "1.0.0", ""), fakeCores(t, "1.0.0"))
 	return a.startLauncher(a.exe, "--grace", "2s", "--update-feed", f.url(),
 		"--update-health-window", window, "--update-check-interval", "0")
+}
+
+// winRelease is the Windows update artifact of version, built with extra
+// -ldflags.
+func winRelease(t *testing.T, version, extra string) map[string][]byte {
+	return map[string][]byte{winPlatform: windowsArtifact(t, buildWindows(t, version, extra), fakeCores(t, version))}
 }
 
 // applyProbed runs `update apply`, probing the backend's port from before
@@ -83,7 +62,7 @@ func TestWineUpdateKeepsTheBackend(t *testing.T) {
 	a := newWinApp(t)
 	_, priv := updateKey()
 	f := newFeedServer(t)
-	f.publishPlatforms(t, priv, "1.1.0", map[string][]byte{winPlatform: buildWinVersion(t, "1.1.0", "")})
+	f.publishPlatforms(t, priv, "1.1.0", winRelease(t, "1.1.0", ""))
 	l := installWin(t, a, f, "5s")
 	first := a.waitReady(l, 0)
 	b := first.Backends[0]
@@ -119,7 +98,7 @@ func TestWineUpdateRollsBackAVersionThatDies(t *testing.T) {
 	a := newWinApp(t)
 	_, priv := updateKey()
 	f := newFeedServer(t)
-	f.publishPlatforms(t, priv, "1.2.0", map[string][]byte{winPlatform: buildWinVersion(t, "1.2.0", badExit)})
+	f.publishPlatforms(t, priv, "1.2.0", winRelease(t, "1.2.0", badExit))
 	l := installWin(t, a, f, "20s")
 	first := a.waitReady(l, 0)
 	before, err := os.ReadFile(a.exe)
@@ -156,7 +135,7 @@ func TestWineUpdateRollsBackACrashLoopAndKeepsTheBackend(t *testing.T) {
 	a := newWinApp(t)
 	_, priv := updateKey()
 	f := newFeedServer(t)
-	f.publishPlatforms(t, priv, "1.1.0", map[string][]byte{winPlatform: buildWinVersion(t, "1.1.0", "")})
+	f.publishPlatforms(t, priv, "1.1.0", winRelease(t, "1.1.0", ""))
 	l := installWin(t, a, f, "60s")
 	first := a.waitReady(l, 0)
 	applyProbed(t, a, first.Backends[0])

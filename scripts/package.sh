@@ -9,7 +9,16 @@
 #   hermes-desktop_VERSION_linux_webkit40_amd64.tar.gz   (packaging/linux/install.sh), per flavour
 #   hermes-desktop_VERSION_windows_amd64.exe         the Windows desktop build itself
 #   hermes-desktop_VERSION_windows_amd64-setup.exe   per-user installer (packaging/windows/installer.nsi)
+#   hermes-desktop-V-linux-amd64-webkit41.unit.tar.zst   the self-update's artifacts (`release pack`,
+#   hermes-desktop-V-linux-amd64-webkit40.unit.tar.zst   backend/update/unit): what each archive and
+#   hermes-desktop-V-windows-amd64.unit.tar.zst          the Windows install replace in an update
 #   SHA256SUMS                                       of all of them
+#
+# An update artifact is the install's unit, exactly as the archive's
+# install.sh or the installer lays it out (the executable, cores/, the
+# license files), made into its canonical tar and compressed with zstd, for
+# V, the version the binaries report (cores/VERSION). Only a release
+# version (1.2.3, 1.2.3-rc.1) gets them: a development build has no feed.
 #
 # The Linux files come in two WebKitGTK flavours (backend/update/flavour.go):
 # webkit41 from build/bin/hermes-desktop (the `make gui` build, which must
@@ -250,6 +259,31 @@ build_windows() { # $1: staging dir, $2: the exe's output, $3: the installer's o
 	echo "package: $3"
 }
 
+# is_release says whether the binaries' version ($1) is one an update
+# feed can offer (backend/update.ParseVersion checks it fully).
+is_release() {
+	[[ $1 =~ ^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$ ]]
+}
+
+# pack_unit writes the update artifact of the unit laid out in $1 for
+# platform $2 into $dist, and prints its path.
+pack_unit() { # $1: the unit's directory, $2: platform
+	local v
+	v=$(cat "$cores/VERSION")
+	"$stage/release" pack -platform "$2" -version "$v" -out "$dist" "$1" >&2
+	echo "$dist/$name-$v-$2.unit.tar.zst"
+}
+
+# stage_windows_unit lays out the Windows install's unit as the installer
+# writes it (packaging/windows/installer.nsi).
+stage_windows_unit() { # $1: directory, $2: the Windows licenses
+	mkdir -p "$1"
+	install -m 0755 "$windows_bin" "$1/$name.exe"
+	install -m 0644 "$repo/LICENSE" "$1/LICENSE.txt"
+	install -m 0644 "$2" "$1/THIRD_PARTY_LICENSES.txt"
+	stage_cores "$1/cores"
+}
+
 write_sums() { # $@: the packages, all in $dist
 	(cd "$dist" && sha256sum -- "${@##*/}" >SHA256SUMS.new && mv -f SHA256SUMS.new SHA256SUMS)
 	echo "package: $dist/SHA256SUMS"
@@ -264,7 +298,10 @@ main() {
 
 	mkdir -p "$dist"
 	dist=$(cd "$dist" && pwd)
-	rm -f "$dist/$name"_* "$dist/SHA256SUMS"
+	rm -f "$dist/$name"_* "$dist/$name"-*.unit.tar.zst "$dist/SHA256SUMS"
+	(cd "$repo" && go build -o "$stage/release" ./cmd/release)
+	local units=
+	is_release "$(cat "$cores/VERSION")" && units=1
 	local exe=$dist/${name}_${version}_windows_amd64.exe
 	local setup=$dist/${name}_${version}_windows_amd64-setup.exe
 	local flavour built=()
@@ -275,10 +312,17 @@ main() {
 		built+=("$dist/${name}_${version}_${flavour}_amd64.deb" "$dist/${name}_${version}_linux_${flavour}_amd64.tar.gz")
 		build_deb "$stage/$flavour" "${built[-2]}" "$flavour"
 		build_tarball "$stage/$flavour" "${built[-1]}"
+		[ -z "$units" ] || built+=("$(pack_unit "$stage/$flavour" "linux-amd64-$flavour")")
 	done
 	stage_cores "$stage/cores"
 	build_windows "$stage" "$exe" "$setup"
 	built+=("$exe" "$setup")
+	if [ -n "$units" ]; then
+		stage_windows_unit "$stage/windows-unit" "$stage/THIRD_PARTY_LICENSES.windows"
+		built+=("$(pack_unit "$stage/windows-unit" windows-amd64)")
+	else
+		echo "package: $(cat "$cores/VERSION") is not a release version: no update artifacts"
+	fi
 	write_sums "${built[@]}"
 	local f
 	for f in "${built[@]}"; do

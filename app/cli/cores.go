@@ -9,16 +9,8 @@ import (
 	"os"
 
 	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/backend/update"
 )
-
-// CoresInfo is what `hermes-desktop remote-cores --json` prints: the cores
-// directory this app installs on remote hosts from, and what it holds.
-type CoresInfo struct {
-	Dir     string `json:"dir"`
-	Version string `json:"version"`
-	// Platforms are "goos/goarch", each with its core's file in Dir.
-	Platforms []string `json:"platforms"`
-}
 
 // cmdRemoteCores finds the remote cores the way a remote backend's start
 // does (remotecore.LocateCores) and says where they are, or why there are
@@ -63,24 +55,24 @@ func cmdRemoteCores(args []string, version string, stdout, stderr io.Writer) int
 
 // remoteCores locates the cores and checks that each core SHA256SUMS lists
 // is there; a directory without any is an error too.
-func remoteCores(version string) (CoresInfo, error) {
+func remoteCores(version string) (update.CoresInfo, error) {
 	cores, err := remotecore.LocateCores(version)
 	if err != nil {
-		return CoresInfo{}, err
+		return update.CoresInfo{}, err
 	}
-	info := CoresInfo{Dir: cores.Dir, Version: cores.Version, Platforms: []string{}}
+	info := update.CoresInfo{Dir: cores.Dir, Version: cores.Version, Platforms: []string{}}
 	for _, p := range cores.Platforms() {
 		core, err := cores.Core(p)
 		if err != nil {
-			return CoresInfo{}, err
+			return update.CoresInfo{}, err
 		}
 		if _, err := os.Stat(core.Path); err != nil {
-			return CoresInfo{}, fmt.Errorf("remote cores in %s: the core for %s: %w", cores.Dir, p, err)
+			return update.CoresInfo{}, fmt.Errorf("remote cores in %s: the core for %s: %w", cores.Dir, p, err)
 		}
 		info.Platforms = append(info.Platforms, p.String())
 	}
 	if len(info.Platforms) == 0 {
-		return CoresInfo{}, fmt.Errorf("remote cores in %s: %s lists no core", cores.Dir, remotecore.SumsFile)
+		return update.CoresInfo{}, fmt.Errorf("remote cores in %s: %s lists no core", cores.Dir, remotecore.SumsFile)
 	}
 	return info, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"hermes-desktop/backend/remotecore"
+	"hermes-desktop/backend/update"
 )
 
 // writeCores lays out a cores directory of version with a core file for
@@ -43,11 +44,11 @@ func TestRemoteCores(t *testing.T) {
 	dir := writeCores(t, "1.2.3", remotecore.Platforms...)
 	t.Setenv(remotecore.CoresEnv, dir)
 	code, out, errOut := run("--json")
-	var got CoresInfo
+	var got update.CoresInfo
 	if code != ExitOK || json.Unmarshal([]byte(out), &got) != nil {
 		t.Fatalf("remote-cores --json: exit %d, %q, stderr %q", code, out, errOut)
 	}
-	want := CoresInfo{Dir: dir, Version: "1.2.3", Platforms: []string{"linux/amd64", "linux/arm64", "darwin/arm64", "darwin/amd64"}}
+	want := update.CoresInfo{Dir: dir, Version: "1.2.3", Platforms: []string{"linux/amd64", "linux/arm64", "darwin/arm64", "darwin/amd64"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("remote-cores --json: got %+v, want %+v", got, want)
 	}
@@ -55,11 +56,11 @@ func TestRemoteCores(t *testing.T) {
 		t.Errorf("remote-cores: exit %d, %q; want the directory and each platform", code, out)
 	}
 
-	// Cores of another version: what a self-update leaves beside the new
-	// executable. The reason names the way out.
+	// Cores of another version (an executable copied without its own).
+	// The reason names the way out.
 	t.Setenv(remotecore.CoresEnv, writeCores(t, "1.2.2", remotecore.Platforms...))
-	if code, _, errOut := run(); code != ExitError || !strings.Contains(errOut, "self-update") || !strings.Contains(errOut, `"1.2.2"`) {
-		t.Errorf("cores of another version: exit %d, stderr %q; want 1 and why (a self-update)", code, errOut)
+	if code, _, errOut := run(); code != ExitError || !strings.Contains(errOut, "from its package") || !strings.Contains(errOut, `"1.2.2"`) {
+		t.Errorf("cores of another version: exit %d, stderr %q; want 1, why and the way out", code, errOut)
 	}
 
 	// SHA256SUMS lists a core whose file is gone.

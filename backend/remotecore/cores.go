@@ -34,8 +34,8 @@ const CoresEnv = "HERMES_DESKTOP_CORES"
 var ErrNoCores = errors.New("remotecore: no cores shipped with this build")
 
 // ErrCoresVersion means the cores next to the app are of another version
-// than the app: typically a self-update, which replaces the executable but
-// not the cores beside it (backend/update swaps one file). It is an
+// than the app: an executable copied or built without its cores (a
+// self-update replaces both together: backend/update/unit). It is an
 // ErrNoCores: there are none of this version.
 var ErrCoresVersion = fmt.Errorf("%w: the cores are another version's", ErrNoCores)
 
@@ -104,8 +104,8 @@ func OpenCores(dir, version string) (*Cores, error) {
 	}
 	if got := strings.TrimSpace(string(v)); got != version {
 		return nil, fmt.Errorf("%w: %s holds version %q, this app is %q (make remote-cores builds this version's). "+
-			"A self-update replaces the app's executable, not the cores beside it: install %s from its package "+
-			"(the .deb, the archive's install.sh or the Windows installer) to get its cores, or set %s to a cores directory of version %s",
+			"Install %s from its package (the .deb, the archive's install.sh or the Windows installer) to get its cores, "+
+			"or set %s to a cores directory of version %s",
 			ErrCoresVersion, dir, got, version, version, CoresEnv, version)
 	}
 	sums, err := readSums(filepath.Join(dir, SumsFile))

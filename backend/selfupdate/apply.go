@@ -84,7 +84,10 @@ type swapper struct {
 func (s *swapper) install(ctx context.Context, rel *update.Release, in update.Install, artifact string) (*update.Result, error) {
 	start := time.Now()
 	s.status.change(func(i *update.Info) { i.State, i.Error, i.Reason = update.StateApplying, "", "" })
-	staged, err := update.Stage(ctx, artifact, in, rel.Version)
+	if err := s.recover(in.Target); err != nil {
+		return nil, s.status.fail(err)
+	}
+	staged, err := update.Stage(ctx, artifact, in, rel)
 	if err != nil {
 		return nil, s.status.fail(err)
 	}
@@ -97,7 +100,7 @@ func (s *swapper) install(ctx context.Context, rel *update.Release, in update.In
 	baseline := s.launcher.CrashCounts()
 	s.swapping.Store(true)
 	defer s.swapping.Store(false)
-	if err := update.Swap(staged, in.Target); err != nil {
+	if err := update.Swap(staged, in.Target, update.Versions{From: s.cfg.Version, To: rel.Version}); err != nil {
 		_ = update.ClearProbation(s.dir)
 		return nil, s.status.fail(err)
 	}
@@ -107,7 +110,7 @@ func (s *swapper) install(ctx context.Context, rel *update.Release, in update.In
 	// lifelines, backend/handoff), so the old launcher's exit ends none.
 	succ, err := s.launcher.HandOff(ctx, protocol.HandoffArgs{To: in.Exe, Mode: protocol.HandoffAdopt, TimeoutNS: int64(handoffTimeout)})
 	if succ == nil {
-		if rerr := update.Restore(in.Target); rerr != nil {
+		if rerr := update.Restore(in.Target, update.Versions{From: rel.Version, To: s.cfg.Version}); rerr != nil {
 			err = fmt.Errorf("%w; and putting the old version back failed: %v", err, rerr)
 		} else {
 			err = fmt.Errorf("%w; the old version is back in place", err)
@@ -122,4 +125,20 @@ func (s *swapper) install(ctx context.Context, rel *update.Release, in update.In
 	fmt.Fprintf(s.cfg.Announce, "update: %s -> %s: pid %d serves; watching it for %v\n", s.cfg.Version, rel.Version, succ.PID(), p.Window)
 	out := &update.Result{From: s.cfg.Version, To: rel.Version, NewPID: succ.PID(), ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}
 	return out, err
+}
+
+// recover finishes a swap or a restore of the install that a crash cut
+// short, before this one starts (update.Recover), and says what it did:
+// in the log and as a notice. A replacement another live process is doing
+// is an error: this update waits for it.
+func (s *swapper) recover(t update.Target) error {
+	r, err := update.Recover(t)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	if r != nil {
+		s.cfg.Logger.Warn("update: "+r.String(), "installed", r.Installed(), "path", t.Path)
+		s.launcher.AddNotice("Hermes Desktop: " + r.String() + ".")
+	}
+	return nil
 }

@@ -74,7 +74,7 @@ func (h healthWatcher) rollback(ctx context.Context, w *updateWatch, why string)
 	if err := update.MarkBad(dir, update.BadVersion{Version: p.Version, Reason: why, At: time.Now()}); err != nil {
 		h.cfg.Logger.Error("update: rollback: mark the version bad", "err", err)
 	}
-	if err := update.Restore(p.Target); err != nil {
+	if err := update.Restore(p.Target, update.Versions{From: p.Version, To: p.Previous}); err != nil {
 		// Nothing safe to start: the record stays for the next start to report.
 		h.cfg.Logger.Error("update: rollback: restore the old version", "err", err)
 		return

@@ -84,11 +84,13 @@ func New(cfg Config, launcher Launcher) *Updater {
 	return u
 }
 
-// Start watches our executable, reads what an earlier update left (a
-// rollback to report, a health window this instance is in, one that was
-// interrupted) and starts the scheduler. The goroutines it starts are the
+// Start finishes a swap of the install that a crash cut short, watches
+// our executable, reads what an earlier update left (a rollback to report,
+// a health window this instance is in, one that was interrupted) and
+// starts the scheduler. The goroutines it starts are the
 // Updater's, ended by Stop.
 func (u *Updater) Start() {
+	u.recoverInstall()
 	u.watchExecutable()
 	if r := update.TakeRollback(u.dir); r != nil {
 		u.launcher.AddNotice(rollbackNotice(r))
@@ -106,6 +108,24 @@ func (u *Updater) Start() {
 		defer u.bg.Done()
 		u.runScheduler(u.ctx)
 	}()
+}
+
+// recoverInstall finishes, before anything uses the install, a swap or a
+// restore of its unit that a crash cut short (the update's journal in the
+// install directory), whatever the update settings: the install is the
+// old version or the new one, whole, and this start says which.
+func (u *Updater) recoverInstall() {
+	if u.cfg.Exe == "" {
+		return
+	}
+	in, err := update.Inspect(u.cfg.Exe)
+	if err == nil {
+		err = u.swap.recover(in.Target)
+	}
+	if err != nil {
+		u.cfg.Logger.Error("update: recover the install after an interrupted update", "err", err)
+		u.launcher.AddNotice(fmt.Sprintf("Hermes Desktop could not finish an interrupted update of its install: %v", err))
+	}
 }
 
 // noteProbation: a health window is recorded. If this instance is the new

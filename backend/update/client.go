@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"aead.dev/minisign"
 
 	"hermes-desktop/backend/update/delta"
+	"hermes-desktop/backend/update/unit"
 	"hermes-desktop/contract/hermes"
 )
 
@@ -52,8 +54,9 @@ type Config struct {
 	// StallTimeout ends a download attempt that receives nothing for this
 	// long (it is then resumed); 0 means 30 seconds.
 	StallTimeout time.Duration
-	// Installed is the installed executable (symlinks followed), what a
-	// patch applies to (patch.go); "" means no patches: every update
+	// Installed is the installed executable (symlinks followed): a patch
+	// applies to the unit of its directory for a unit artifact, to the
+	// file for another (patch.go); "" means no patches: every update
 	// downloads the full artifact.
 	Installed string
 	// Logger says why a patch was not used, or why the install has no id
@@ -72,8 +75,10 @@ type Client struct {
 	disabled error // why updates are off; nil when on
 	// fresh serializes the read and write of the channel's FeedFile, so
 	// two checks cannot record an older manifest over a newer one.
-	fresh     sync.Mutex
-	installed *delta.Reference // Config.Installed and its digest; nil without one
+	fresh sync.Mutex
+	// installed and installedUnit are Config.Installed and the unit of
+	// its directory, with their digests; nil without Config.Installed.
+	installed, installedUnit *delta.Reference
 }
 
 // New returns a client for cfg. It never fails: a configuration that
@@ -95,7 +100,8 @@ func New(cfg Config) *Client {
 	}
 	c.cfg.HTTP = secureRedirects(c.cfg.HTTP)
 	if c.cfg.Installed != "" {
-		c.installed = delta.NewReference(c.cfg.Installed)
+		c.installed = delta.NewReference(delta.File(c.cfg.Installed))
+		c.installedUnit = delta.NewReference(unit.Tree(filepath.Dir(c.cfg.Installed)))
 	}
 	c.disabled = c.configure()
 	return c
@@ -208,7 +214,7 @@ type Release struct {
 	Channel string
 	// Artifact's URL is absolute, and so are its patches'.
 	Artifact Artifact
-	// Patch is the artifact's patch from the installed executable, which
+	// Patch is the artifact's patch from what is installed, which
 	// Download tries first; nil when none starts from it.
 	Patch *Patch
 }

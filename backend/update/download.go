@@ -2,8 +2,6 @@ package update
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/update/transfer"
+	"hermes-desktop/backend/update/unit"
 )
 
 // ArtifactName is the downloaded file's name in <Dir>/<version>/; the
@@ -33,8 +32,12 @@ type Progress = transfer.Progress
 var errRetry = errors.New("update: download interrupted")
 
 // Download fetches rel's artifact into <Dir>/<version>/artifact (directory
-// 0700, file 0600) and verifies its size and sha256; with a Patch, it
-// first tries that (patch.go) and falls back to the full artifact on any
+// 0700, file 0600) and verifies its size and sha256; a unit artifact is
+// then unpacked into <Dir>/<version>/unit.tar and checked against the
+// manifest's unit_sha256 and unit_size, and that file is returned (a
+// verified unit.tar found there is returned at once). With a Patch, it
+// first tries that (patch.go), which makes the unit tar (or, for another
+// artifact, the file) directly, and falls back to the full artifact on any
 // failure but a cancelled ctx, saying why in the log. A partial file left by
 // an earlier attempt is resumed with an HTTP Range request; an attempt
 // that breaks off is resumed too. A file already downloaded and verified is
@@ -47,9 +50,13 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 	}
 	final := filepath.Join(dir, ArtifactName)
 	m := transfer.NewMeter(rel.Artifact.Size, progress)
+	if tar := filepath.Join(dir, UnitTarName); rel.Artifact.IsUnit() && unit.VerifyFile(tar, rel.Artifact.Unit()) == nil {
+		m.Finish(rel.Artifact.Size)
+		return tar, nil
+	}
 	if verifyFile(final, rel.Artifact) == nil {
 		m.Finish(rel.Artifact.Size)
-		return final, nil
+		return unpackUnit(final, rel.Artifact)
 	}
 	if rel.Patch != nil && c.installed != nil {
 		path, err := c.downloadPatch(ctx, dir, rel, progress)
@@ -62,7 +69,7 @@ func (c *Client) Download(ctx context.Context, rel *Release, progress func(Progr
 		return "", err
 	}
 	m.Finish(rel.Artifact.Size)
-	return final, nil
+	return unpackUnit(final, rel.Artifact)
 }
 
 // fetchFile downloads a into final, through final.part, resumed and
@@ -73,7 +80,7 @@ func (c *Client) fetchFile(ctx context.Context, a Artifact, final string, m *tra
 	if err := c.fetchAll(ctx, a, part, m, d); err != nil {
 		return err
 	}
-	if err := verifyHashed(part, d, a); err != nil {
+	if err := checksum(d.Verify(part, transfer.Sum{SHA256: a.SHA256, Size: a.Size})); err != nil {
 		os.Remove(part) // ours, and wrong: the next try starts over
 		return err
 	}
@@ -286,44 +293,18 @@ func copyBody(f io.Writer, body io.Reader, max int64, m *transfer.Meter, tick fu
 	}
 }
 
-// verifyHashed checks the part file against a: its size, and its sha256
-// from the running hash when that covers the whole file, else read again.
-func verifyHashed(part string, d *transfer.Hash, a Artifact) error {
-	fi, err := os.Stat(part)
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
-	}
-	if fi.Size() != a.Size || d.N() != a.Size {
-		return verifyFile(part, a)
-	}
-	if got := hex.EncodeToString(d.Sum()); got != a.SHA256 {
-		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
-	}
-	return nil
+// verifyFile checks a downloaded file against a: its size and sha256.
+func verifyFile(path string, a Artifact) error {
+	return checksum(transfer.VerifyFile(path, transfer.Sum{SHA256: a.SHA256, Size: a.Size}))
 }
 
-// verifyFile checks a downloaded file's size and sha256 against a.
-func verifyFile(path string, a Artifact) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
+// checksum gives a file that is not the manifest's the kind callers
+// branch on.
+func checksum(err error) error {
+	if errors.Is(err, transfer.ErrMismatch) {
+		return fmt.Errorf("%w: %w", ErrChecksum, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("update: %w", err)
-	}
-	if fi.Size() != a.Size {
-		return fmt.Errorf("%w: the download is %d bytes, the manifest says %d", ErrChecksum, fi.Size(), a.Size)
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("update: read %s: %w", path, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != a.SHA256 {
-		return fmt.Errorf("%w: the download's sha256 is %s, the manifest says %s", ErrChecksum, got, a.SHA256)
-	}
-	return nil
+	return err
 }
 
 // sleepCtx waits d or until ctx ends.

@@ -83,7 +83,15 @@ type Artifact struct {
 	SHA256 string `json:"sha256"`
 	// Size is the file's length in bytes.
 	Size int64 `json:"size"`
-	// Patches rebuild this artifact from earlier releases (patch.go).
+	// UnitSHA256 and UnitSize name the unit the file unpacks to (its
+	// canonical tar, backend/update/unit: lowercase hex and bytes), for
+	// the installs an update replaces as a unit: the Linux archive and the
+	// Windows install, whose artifact is that tar compressed with zstd
+	// (unit.go). Empty for the macOS bundle.
+	UnitSHA256 string `json:"unit_sha256,omitempty"`
+	UnitSize   int64  `json:"unit_size,omitempty"`
+	// Patches rebuild this release from earlier ones (patch.go): a unit
+	// artifact's its unit tar, another artifact the file itself.
 	Patches []Patch `json:"patches,omitempty"`
 }
 
@@ -94,7 +102,8 @@ const MaxPatches = 16
 // (backend/update/delta makes and applies it).
 type Patch struct {
 	// From is the SHA-256 (lowercase hex) of the installed release the
-	// patch applies to: what an install of it holds.
+	// patch applies to, as an install of it holds it: its unit tar (the
+	// earlier release's unit_sha256) for a unit artifact, else the file.
 	From string `json:"from"`
 	// URL, SHA256 and Size are the patch file's, as an artifact's.
 	URL    string `json:"url"`
@@ -237,7 +246,10 @@ func (a Artifact) validate(maxSize int64) error {
 	if _, err := url.Parse(a.URL); err != nil {
 		return fmt.Errorf("url %q: %w", a.URL, err)
 	}
-	return validatePatches(a.Patches, maxSize)
+	if err := validatePatches(a.Patches, maxSize); err != nil {
+		return err
+	}
+	return a.validateUnit()
 }
 
 // validatePatches checks each patch as an artifact (without patches of

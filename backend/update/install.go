@@ -31,12 +31,20 @@ type Install struct {
 	Manager string
 }
 
-// Target is the file or directory an update replaces.
+// Target is what an update replaces.
 type Target struct {
 	Path string `json:"path"`
 	// Bundle: Path is a macOS .app directory, swapped whole.
 	Bundle bool `json:"bundle,omitempty"`
+	// Unit: Path is the executable of a self-managed Linux archive or
+	// Windows install, replaced together with the rest of its unit (the
+	// cores and license files beside it; backend/update/unit).
+	Unit bool `json:"unit,omitempty"`
 }
+
+// Dir is the directory the target is in: where an update stages, and
+// where a unit's entries are.
+func (t Target) Dir() string { return filepath.Dir(t.Path) }
 
 // Inspect reads how exe was installed: its marker, and whether a package
 // manager owns it.
@@ -54,6 +62,7 @@ func Inspect(exe string) (Install, error) {
 		return in, err
 	}
 	in.Manager = packageOwner(resolved)
+	in.Target.Unit = !in.Target.Bundle && in.SelfManaged()
 	return in, nil
 }
 

@@ -1,13 +1,12 @@
 package update
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,14 +23,15 @@ func writeFile(t *testing.T, path, content string) {
 
 // wantInstall checks what Inspect found for exe: its real path (links
 // resolved, so the name the installer gave it, .exe and all on Windows)
-// as Exe and as the target, and whether it is self-managed.
+// as Exe and as the target, and whether it is self-managed (then the
+// target is its unit).
 func wantInstall(t *testing.T, in Install, exe string, selfManaged bool) {
 	t.Helper()
 	real, err := filepath.EvalSymlinks(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Exe != real || in.Target != (Target{Path: real}) || in.SelfManaged() != selfManaged {
+	if in.Exe != real || in.Target != (Target{Path: real, Unit: selfManaged}) || in.SelfManaged() != selfManaged {
 		t.Errorf("got %+v (self-managed %v), want %s, self-managed %v", in, in.SelfManaged(), real, selfManaged)
 	}
 }
@@ -100,12 +100,14 @@ func TestStageRemovesLeftovers(t *testing.T) {
 	for _, name := range append(append([]string(nil), leftovers...), kept...) {
 		writeFile(t, filepath.Join(dir, name), name)
 	}
-	artifact := filepath.Join(t.TempDir(), "artifact")
-	writeFile(t, artifact, "not a program")
-	in := Install{Exe: current, Target: Target{Path: current}}
+	root := t.TempDir()
+	writeFiles(t, root, coresFiles("1.1.0"))
+	writeFile(t, filepath.Join(root, exeName), "not a program")
+	artifact, rel := unitRelease(t, root, "1.1.0")
+	in := Install{Exe: current, Target: Target{Path: current, Unit: true}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := Stage(ctx, artifact, in, "1.1.0"); !errors.Is(err, ErrSmoke) {
+	if _, err := Stage(ctx, artifact, in, rel); !errors.Is(err, ErrSmoke) {
 		t.Fatalf("staging a non-program: got %v, want ErrSmoke", err)
 	}
 	for _, name := range leftovers {
@@ -125,62 +127,54 @@ func TestSwapFailureLeavesTheTarget(t *testing.T) {
 	current := filepath.Join(dir, exeName)
 	writeFile(t, current, "the installed binary")
 	before, _ := os.ReadFile(current)
-	err := Swap(filepath.Join(dir, ".missing"), Target{Path: current})
+	err := Swap(filepath.Join(dir, ".missing"), Target{Path: current, Unit: true}, Versions{From: "1.0.0", To: "1.1.0"})
 	if !errors.Is(err, ErrSwap) {
 		t.Fatalf("got %v, want ErrSwap", err)
 	}
 	if after, _ := os.ReadFile(current); !bytes.Equal(before, after) {
 		t.Error("the target changed after a failed swap")
 	}
+	wantOnly(t, dir, exeName)
 }
 
-func TestExtractBundleRefuses(t *testing.T) {
-	cases := map[string]struct {
-		files map[string]string
-		links map[string]string
+// TestStageRefusesAnotherUnit: a unit tar that is not the one the
+// manifest names, a manifest without a unit, and a unit of the other OS
+// are refused before anything runs, and nothing is left.
+func TestStageRefusesAnotherUnit(t *testing.T) {
+	dir := t.TempDir()
+	current := filepath.Join(dir, exeName)
+	writeFile(t, current, "the installed binary")
+	in := Install{Exe: current, Target: Target{Path: current, Unit: true}}
+	root := t.TempDir()
+	writeFiles(t, root, coresFiles("1.1.0"))
+	writeFile(t, filepath.Join(root, exeName), "the new binary")
+	artifact, rel := unitRelease(t, root, "1.1.0")
+	other := t.TempDir()
+	writeFiles(t, other, coresFiles("1.1.0"))
+	otherExe := "hermes-desktop.exe"
+	if exeName == otherExe {
+		otherExe = "hermes-desktop"
+	}
+	writeFile(t, filepath.Join(other, otherExe), "another OS's binary")
+	otherArtifact, otherRel := unitRelease(t, other, "1.1.0")
+	notUnit := withVersion(rel, "1.1.0")
+	notUnit.Artifact = Artifact{}
+	wrong := withVersion(rel, "1.1.0")
+	wrong.Artifact.UnitSHA256 = strings.Repeat("ab", 32)
+	for name, tc := range map[string]struct {
+		artifact string
+		rel      *Release
+		want     error
 	}{
-		"dot-dot":         {files: map[string]string{"X.app/../evil": "x"}},
-		"absolute":        {files: map[string]string{"/etc/evil": "x"}},
-		"two bundles":     {files: map[string]string{"X.app/a": "x", "Y.app/b": "y"}},
-		"not a bundle":    {files: map[string]string{"X/a": "x"}},
-		"link leaving it": {files: map[string]string{"X.app/a": "x"}, links: map[string]string{"X.app/Contents/l": "../../../etc"}},
-		"absolute link":   {files: map[string]string{"X.app/a": "x"}, links: map[string]string{"X.app/l": "/etc/passwd"}},
-	}
-	for name, tc := range cases {
-		dst := filepath.Join(t.TempDir(), "dst")
-		if err := os.Mkdir(dst, 0o755); err != nil {
-			t.Fatal(err)
+		"another digest":    {artifact, wrong, ErrChecksum},
+		"no unit":           {artifact, notUnit, ErrFeed},
+		"another OS's unit": {otherArtifact, otherRel, ErrSmoke},
+	} {
+		if _, err := Stage(context.Background(), tc.artifact, in, tc.rel); !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", name, err, tc.want)
 		}
-		if err := extractBundle(bundleArchive(t, tc.files, tc.links), dst); !errors.Is(err, ErrFeed) {
-			t.Errorf("%s: got %v, want a refusal", name, err)
-		}
+		wantOnly(t, dir, exeName)
 	}
-}
-
-// bundleArchive writes a .tar.gz of files (and symlinks) and returns its path.
-func bundleArchive(t *testing.T, files, links map[string]string) string {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for name, body := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(body))
-	}
-	for name, target := range links {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Linkname: target, Typeflag: tar.TypeSymlink}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tw.Close()
-	zw.Close()
-	path := filepath.Join(t.TempDir(), "bundle.tar.gz")
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 func wantVersion(t *testing.T, exe, version string) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -96,22 +95,6 @@ func wantSame(t *testing.T, path string, fi os.FileInfo, what string) {
 	got, err := os.Stat(path) // compared at once, while path names it
 	if err != nil || !os.SameFile(got, fi) {
 		t.Errorf("%s: got another file (%v), want %s", path, err, what)
-	}
-}
-
-// wantOnly checks that dir holds exactly names.
-func wantOnly(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if fmt.Sprint(got) != fmt.Sprint(names) {
-		t.Errorf("%s: got %v, want %v", dir, got, names)
 	}
 }
 
@@ -223,73 +206,90 @@ func (w *readyWriter) Write(p []byte) (int, error) {
 }
 
 // installed copies the real binary into a fresh install directory, as
-// hermes-desktop.exe, and an artifact to update it with (a file named as
-// downloaded, without .exe). It returns the install directory, what
-// Inspect made of it, the artifact and the version both print.
-func installed(t *testing.T) (dir string, in Install, artifact, version string) {
+// hermes-desktop.exe, with the rest of its unit (cores of its version, a
+// license) and the nsis-user marker, and makes a unit tar to update it
+// with: the same unit, as downloaded. It returns the install directory,
+// what Inspect made of it, the unit tar and its release.
+func installed(t *testing.T) (dir string, in Install, artifact string, rel *Release) {
 	t.Helper()
 	src := realExe(t)
-	version = versionOf(t, src)
+	version := versionOf(t, src)
 	dir = t.TempDir()
 	current := filepath.Join(dir, exeName)
 	copyFile(t, src, current)
-	artifact = filepath.Join(t.TempDir(), "artifact")
-	copyFile(t, src, artifact)
+	writeFiles(t, dir, coresFiles(version))
+	writeFile(t, filepath.Join(dir, "LICENSE.txt"), "MIT")
+	writeFile(t, filepath.Join(dir, MarkerFile), TypeNSISUser)
+	artifact, rel = unitRelease(t, dir, version)
 	in, err := Inspect(current)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantInstall(t, in, current, false)
-	return dir, in, artifact, version
+	wantInstall(t, in, current, true)
+	return dir, in, artifact, rel
 }
 
-// stage stages artifact for in and returns it with its file's identity.
-func stage(t *testing.T, artifact string, in Install, version string) (string, os.FileInfo) {
+// installEntries are what an install holds besides what an update keeps.
+var installEntries = []string{"LICENSE.txt", "cores", exeName, MarkerFile}
+
+// stage stages artifact for in and returns it with its executable's
+// identity.
+func stage(t *testing.T, artifact string, in Install, rel *Release) (string, os.FileInfo) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	staged, err := Stage(ctx, artifact, in, version)
+	staged, err := Stage(ctx, artifact, in, rel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filepath.Dir(staged) != filepath.Dir(in.Target.Path) {
 		t.Errorf("staged in %s, want next to the target (%s)", filepath.Dir(staged), filepath.Dir(in.Target.Path))
 	}
-	return staged, stat(t, staged)
+	return staged, stat(t, filepath.Join(staged, exeName))
+}
+
+// swap swaps staged in, as an update of rel's version does.
+func swap(t *testing.T, staged string, in Install, rel *Release) {
+	t.Helper()
+	if err := Swap(staged, in.Target, Versions{From: "0.9.0", To: rel.Version}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSwapRunningExe: Windows cannot overwrite or delete a running
-// executable, only rename it. A swap while the installed copy runs moves
-// it aside to .old and puts the new one in its place; a restore moves it
-// back; the running process is untouched throughout.
+// executable, only rename it, and cannot rename the directory holding it.
+// A swap while the installed copy runs moves it (and the rest of the unit)
+// into .old and puts the new unit in place; a restore moves it back; the
+// running process is untouched throughout.
 func TestSwapRunningExe(t *testing.T) {
-	dir, in, artifact, version := installed(t)
-	current := in.Target.Path
+	dir, in, artifact, rel := installed(t)
+	current, oldExe := in.Target.Path, filepath.Join(OldPath(in.Target), exeName)
 	running := stat(t, current)
 	srv := startServe(t, current)
 
 	// The smoke test runs the staged copy and judges the version it prints.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := Stage(ctx, artifact, in, "99.0.0"); !errors.Is(err, ErrSmoke) {
+	if _, err := Stage(ctx, artifact, in, withVersion(rel, "99.0.0")); !errors.Is(err, ErrSmoke) {
 		t.Fatalf("staging with the wrong version: got %v, want ErrSmoke", err)
 	}
-	wantOnly(t, dir, exeName)
-	staged, next := stage(t, artifact, in, version)
-	if err := Swap(staged, in.Target); err != nil {
-		t.Fatal(err)
-	}
+	wantOnly(t, dir, installEntries...)
+	staged, next := stage(t, artifact, in, rel)
+	swap(t, staged, in, rel)
 	wantSame(t, current, next, "the new version")
-	wantSame(t, OldPath(in.Target), running, "the running version, kept as .old")
-	wantOnly(t, dir, exeName, exeName+OldSuffix)
-	wantVersion(t, current, version)
+	wantSame(t, oldExe, running, "the running version, kept in .old")
+	wantOnly(t, dir, append(installEntries, exeName+OldSuffix)...)
+	wantVersion(t, current, rel.Version)
+	if err := SmokeCores(ctx, current, rel.Version); err != nil {
+		t.Error(err)
+	}
 	srv.wantServing(t)
 
-	if err := Restore(in.Target); err != nil {
+	if err := Restore(in.Target, Versions{From: rel.Version, To: "0.9.0"}); err != nil {
 		t.Fatal(err)
 	}
 	wantSame(t, current, running, "the running version, back in place")
-	wantOnly(t, dir, exeName) // the failed version did not run: removed at once
+	wantOnly(t, dir, installEntries...) // the failed version did not run: removed at once
 	srv.wantServing(t)
 }
 
@@ -298,31 +298,27 @@ func TestSwapRunningExe(t *testing.T) {
 // moves aside, its process untouched, and the next Stage removes it once
 // it no longer runs.
 func TestRunningVersionsWaitForTheNextStage(t *testing.T) {
-	dir, in, artifact, version := installed(t)
-	current, old := in.Target.Path, OldPath(in.Target)
+	dir, in, artifact, rel := installed(t)
+	current, oldExe := in.Target.Path, filepath.Join(OldPath(in.Target), exeName)
 	first := stat(t, current)
-	staged, second := stage(t, artifact, in, version)
-	if err := Swap(staged, in.Target); err != nil {
-		t.Fatal(err)
-	}
+	staged, second := stage(t, artifact, in, rel)
+	swap(t, staged, in, rel)
 	// The previous version still runs (a handoff in progress) when the
 	// next update comes.
-	prev := startServe(t, old)
-	staged, third := stage(t, artifact, in, version)
-	if err := Swap(staged, in.Target); err != nil {
-		t.Fatal(err)
-	}
+	prev := startServe(t, oldExe)
+	staged, third := stage(t, artifact, in, rel)
+	swap(t, staged, in, rel)
 	wantSame(t, current, third, "the newest version")
-	wantSame(t, old, second, "the version it replaced")
-	wantSame(t, leftover(t, dir, exeName+OldSuffix+deletedInfix), first, "the running older .old, moved aside")
+	wantSame(t, oldExe, second, "the version it replaced")
+	wantSame(t, filepath.Join(leftover(t, dir, exeName+OldSuffix+deletedInfix), exeName), first, "the running older .old, moved aside")
 
 	// The newest version runs, fails its health window and is rolled back.
 	failed := startServe(t, current)
-	if err := Restore(in.Target); err != nil {
+	if err := Restore(in.Target, Versions{From: rel.Version, To: "0.9.0"}); err != nil {
 		t.Fatal(err)
 	}
 	wantSame(t, current, second, "the version rolled back to")
-	wantSame(t, leftover(t, dir, exeName+failedInfix), third, "the running failed version, moved aside")
+	wantSame(t, filepath.Join(leftover(t, dir, exeName+failedInfix), exeName), third, "the running failed version, moved aside")
 	prev.wantServing(t)
 	failed.wantServing(t)
 
@@ -330,8 +326,8 @@ func TestRunningVersionsWaitForTheNextStage(t *testing.T) {
 	failed.stop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := Stage(ctx, artifact, in, "99.0.0"); !errors.Is(err, ErrSmoke) {
+	if _, err := Stage(ctx, artifact, in, withVersion(rel, "99.0.0")); !errors.Is(err, ErrSmoke) {
 		t.Fatalf("staging with the wrong version: got %v, want ErrSmoke", err)
 	}
-	wantOnly(t, dir, exeName)
+	wantOnly(t, dir, installEntries...)
 }

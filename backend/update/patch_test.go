@@ -38,10 +38,13 @@ type servedPatch struct {
 	served []byte // what the server sends
 }
 
-func newPatchFeed(t *testing.T, k testKey, version string, art []byte, patches []servedPatch) *patchFeed {
+func newPatchFeed(t *testing.T, k testKey, version string, art []byte, patches []servedPatch, edits ...func(*Artifact)) *patchFeed {
 	t.Helper()
 	f := &patchFeed{feed: newFeed(t)}
 	a := Artifact{URL: "dl/hermes-desktop", SHA256: sha(art), Size: int64(len(art))}
+	for _, edit := range edits {
+		edit(&a)
+	}
 	mux := f.srv.Config.Handler.(*http.ServeMux)
 	for i, p := range patches {
 		name := "dl/patch-" + string(rune('0'+i))
@@ -311,4 +314,26 @@ func TestInstalledDigestFollowsTheFile(t *testing.T) {
 	if rel, err := check(t, c); err != nil || rel.Patch != nil {
 		t.Fatalf("check after the file changed: patch %+v, %v; want none (hashed again)", rel.Patch, err)
 	}
+}
+
+// The bar is full once the patch is in, before it is applied (seconds for
+// a unit): a patch that then fails to apply has still been reported whole
+// before the full download's progress starts.
+func TestPatchProgressIsFullBeforeApplying(t *testing.T) {
+	old, new := releases()
+	notAPatch := randomBytes(512 << 10) // many reads: the meter reports only the first of them
+	k := newKey(t)
+	f := newPatchFeed(t, k, "1.1.0", new, []servedPatch{{from: old, listed: notAPatch, served: notAPatch}})
+	var log bytes.Buffer
+	c := patchClient(t, f, k, old, &log)
+	var seen []Progress
+	if _, err := download(t, c, func(p Progress) { seen = append(seen, p) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range seen {
+		if p.Total == int64(len(notAPatch)) && p.Bytes == p.Total {
+			return
+		}
+	}
+	t.Fatalf("progress %+v never showed the patch's %d bytes whole", seen, len(notAPatch))
 }

@@ -3,20 +3,26 @@ package update
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"hermes-desktop/backend/update/bundle"
+	"hermes-desktop/backend/update/unit"
 )
 
 // OldSuffix names the previous version, kept next to the installed one
 // (one kept: each update replaces it).
 const OldSuffix = ".old"
 
-// OldPath is where t's previous version is kept.
+// OldPath is where t's previous version is kept: for a unit, a directory
+// beside the executable holding the previous unit (hermes-desktop.old/
+// with hermes-desktop, cores/, ...); for a bundle, the previous bundle.
 func OldPath(t Target) string { return t.Path + OldSuffix }
 
 // What a swap or a restore cannot remove at once because it still runs
-// (Windows refuses to delete a running executable) moves aside under one of
+// (Windows refuses to delete a running executable) stays under one of
 // these names, <target>.failed-<random> or <target>.old.del-<random>, and
 // the next Stage removes it (removeLeftovers).
 const (
@@ -31,88 +37,74 @@ func leftoverPrefixes(t Target) []string {
 	return []string{base + failedInfix, base + OldSuffix + deletedInfix}
 }
 
-// Swap puts the staged copy in place of t and keeps the current one as
-// OldPath(t). On any failure the current one stays (or is put back) in
-// place and the staged copy is removed; the error wraps ErrSwap.
-func Swap(staged string, t Target) error {
+// Swap puts the staged copy (Stage's) in place of t and keeps the current
+// one as OldPath(t); v names the two versions (a unit's journal records
+// them for a recovery to say). On any failure the current one stays (or
+// is put back) in place and the staged copy is removed; the error wraps
+// ErrSwap.
+func Swap(staged string, t Target, v Versions) error {
 	var err error
-	if t.Bundle {
-		err = swapDir(staged, t.Path)
-	} else {
-		err = swapFile(staged, t.Path)
+	switch {
+	case t.Unit:
+		err = swapUnit(staged, t, v)
+	case t.Bundle:
+		err = bundle.Swap(staged, t.Path, OldPath(t))
+	default:
+		err = errors.New("not a unit or a bundle")
 	}
 	if err != nil {
 		os.RemoveAll(staged) // our own staged copy, never the target
 		return fmt.Errorf("%w: %s: %w", ErrSwap, t.Path, err)
 	}
-	syncDir(filepath.Dir(t.Path))
+	syncDir(t.Dir())
 	return nil
 }
 
-// Restore puts OldPath(t) back in place of t: the rollback of a Swap. The
-// failed version's file is removed (or, on Windows, where it may still be
-// running, left under a temporary name for the next Stage to remove).
-func Restore(t Target) error {
+// Restore puts OldPath(t) back in place of t: the rollback of a Swap
+// (v.From the failed version, v.To the one restored). The failed version
+// is removed (or, on Windows, where it may still be running, left under a
+// temporary name for the next Stage to remove).
+func Restore(t Target, v Versions) error {
 	var err error
-	if t.Bundle {
-		err = restoreDir(t.Path)
-	} else {
-		err = restoreFile(t.Path)
+	switch {
+	case t.Unit:
+		err = unit.Restore(t.Dir(), filepath.Base(OldPath(t)), filepath.Base(t.Path)+failedInfix+randomSuffix(), v)
+	case t.Bundle:
+		err = bundle.Restore(t.Path, OldPath(t), t.Path+failedInfix+randomSuffix())
+	default:
+		err = errors.New("not a unit or a bundle")
 	}
 	if err != nil {
 		return fmt.Errorf("update: restore %s from %s: %w", t.Path, OldPath(t), err)
 	}
-	syncDir(filepath.Dir(t.Path))
+	syncDir(t.Dir())
 	return nil
 }
 
-// swapDir swaps a bundle directory: the current one moves to .old (an
-// older .old is removed first), the staged one takes its name; if that
-// fails, the current one moves back.
-func swapDir(staged, path string) error {
-	old := path + OldSuffix
-	if err := os.RemoveAll(old); err != nil {
-		return err
+// Recover finishes a swap or a restore of t's unit that a crash cut
+// short (unit.Recover): nil when there was none. Not a unit: nothing to do.
+func Recover(t Target) (*unit.Recovery, error) {
+	if !t.Unit {
+		return nil, nil
 	}
-	return renameSwap(staged, path, old)
+	return unit.Recover(t.Dir())
 }
 
-// renameSwap moves path to old, then staged to path; if the second rename
-// fails, old moves back.
-func renameSwap(staged, path, old string) error {
-	if err := os.Rename(path, old); err != nil {
+// swapUnit empties OldPath(t) for the unit in place, then replaces that
+// unit with the staged one, journaled (unit.Swap).
+func swapUnit(staged string, t Target, v Versions) error {
+	old := OldPath(t)
+	if err := unit.Discard(old, old+deletedInfix+randomSuffix()); err != nil {
 		return err
 	}
-	if err := os.Rename(staged, path); err != nil {
-		if rerr := os.Rename(old, path); rerr != nil {
-			return fmt.Errorf("%w; and putting the current one back failed: %w", err, rerr)
-		}
+	if err := os.Mkdir(old, 0o755); err != nil {
 		return err
 	}
-	return nil
-}
-
-// restoreDir moves the failed bundle aside and .old back.
-func restoreDir(path string) error {
-	bad, err := restoreOld(path)
+	err := unit.Swap(t.Dir(), filepath.Base(staged), filepath.Base(old), v)
 	if err != nil {
-		return err
+		os.Remove(old) // still empty unless putting back failed: then it stays for the next start
 	}
-	return os.RemoveAll(bad)
-}
-
-// restoreOld moves the failed version aside and .old back; it returns where
-// the failed one went.
-func restoreOld(path string) (string, error) {
-	bad := path + failedInfix + randomSuffix()
-	if err := os.Rename(path, bad); err != nil {
-		return "", err
-	}
-	if err := os.Rename(path+OldSuffix, path); err != nil {
-		_ = os.Rename(bad, path)
-		return "", err
-	}
-	return bad, nil
+	return err
 }
 
 func randomSuffix() string {

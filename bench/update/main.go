@@ -1,29 +1,33 @@
 //go:build linux
 
 // Command update measures the self-update end to end, side by side in one
-// run: -n updates 1.0.0 -> 1.1.0 through `update apply` (two builds of the
-// binary with a fresh key, installed with a portable marker, a loopback
-// feed), each from the CLI's start to its exit 0 (the new version serves),
-// with the backend's public /api/status probed every 2 ms throughout; then
-// the download alone, the update client against `curl` (and `curl` +
-// `sha256sum`, which is what the client does) for the same file from the
-// same loopback server.
+// run: the artifact (the bare executable beside the unit it travels in:
+// the executable, a gzip'd remote core, a license; its tar, and the tar
+// compressed with zstd as `release pack` makes it), what packing and
+// unpacking it cost; -n updates 1.0.0 -> 1.1.0 through `update apply` (two
+// builds of the binary with a fresh key, installed as the portable archive
+// lays them out, a loopback feed), each from the CLI's start to its exit 0
+// (the new version serves), with the backend's public /api/status probed
+// every 2 ms throughout; with -wine, as many of the Windows build under
+// Wine (installed as its installer lays it out), alternating, in the same
+// table; then the download alone, the update client
+// against `curl` (and `curl` + `sha256sum`, which is what the client does)
+// for the same file from the same loopback server.
 //
 // Then, with -deltas, update patches (backend/update/delta) between real
-// rebuilds of this tree: the bytes a one-line change and a dependency bump
-// download, full against patch, and the updates of the one-line change
-// through `update apply` from a feed with the patch and from one without,
-// side by side (delta_linux.go).
+// rebuilds of this tree, each laid out as a unit: the bytes a one-line
+// change and a dependency bump download, full against patch (a patch
+// rebuilds the new unit tar from the installed one's), and the updates of
+// the one-line change through `update apply` from a feed with the patch
+// and from one without, side by side (delta_linux.go).
 //
-// Usage: go run ./bench/update [-n 10] [-size 256] [-deltas=false] [-cores=false]
+// Usage: go run ./bench/update [-n 10] [-size 256] [-deltas=false] [-cores=false] [-wine]
 package main
 
 import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -60,92 +64,124 @@ func main() {
 			os.Exit(1)
 		}
 	}()
-	n := flag.Int("n", 10, "updates to measure")
+	n := flag.Int("n", 10, "updates to measure (per system)")
 	sizeMiB := flag.Int("size", 256, "size of the file for the download comparison, MiB")
 	deltas := flag.Bool("deltas", true, "measure update patches between real rebuilds (builds this tree three times)")
 	cores := flag.Bool("cores", true, "with -deltas, the releases carry the four remote cores (four more builds each)")
+	wine := flag.Bool("wine", false, "also update the Windows build under Wine, alternating with Linux (needs WINEPREFIX: bench/wine/run.sh makes one)")
 	flag.Parse()
+	if *wine && os.Getenv("WINEPREFIX") == "" {
+		check(fmt.Errorf("-wine needs a Wine prefix in WINEPREFIX (bench/wine/run.sh makes one)"))
+	}
 	dir, err := os.MkdirTemp("", "bench-update-")
 	check(err)
 	defer os.RemoveAll(dir)
 	pub, priv, err := minisign.GenerateKey(rand.Reader)
 	check(err)
-	old := build(dir, "1.0.0", pub)
-	next := build(dir, "1.1.0", pub)
-	feed := newFeed(dir, priv, next, "")
+	systems := []system{linuxSystem}
+	if *wine {
+		systems = append(systems, wineSystem)
+	}
+	olds, arts := map[string]string{}, map[string]packed{}
+	for _, sys := range systems {
+		olds[sys.key] = layUnit(dir, sys, sys.build(dir, "1.0.0", pub), "1.0.0")
+		next := layUnit(dir, sys, sys.build(dir, "1.1.0", pub), "1.1.0")
+		if sys.wine {
+			arts[sys.platform] = pack(next)
+		} else {
+			arts[sys.platform] = measureArtifact(dir, next)
+		}
+	}
+	feed := newFeed(dir, priv, arts, nil)
 	defer feed.close()
 
-	fmt.Printf("self-update 1.0.0 -> 1.1.0 through `update apply`: %d updates, /api/status probed every 2 ms\n", *n)
-	fmt.Printf("machine: %d CPUs, artifact %.1f MiB on a loopback feed\n\n", numCPU(), float64(len(feed.artifact))/(1<<20))
-	var total, inst []time.Duration
-	var failed, probes int64
-	kept := true
-	for i := 0; i < *n; i++ {
-		r := runUpdate(dir, i, old, feed.url+"/feed/stable.json")
-		total, inst = append(total, r.total), append(inst, r.instance)
-		failed, probes = failed+r.failed, probes+r.probes
-		kept = kept && r.kept
-	}
-	slices.Sort(total)
-	slices.Sort(inst)
-	fmt.Printf("%-52s %10s %10s\n", "step", "p50", "max")
-	fmt.Printf("%-52s %10s %10s\n", "update apply -> new version serving (CLI, end to end)", ms(total[len(total)/2]), ms(total[len(total)-1]))
-	fmt.Printf("%-52s %10s %10s\n", "  of which the instance's apply (check..handoff)", ms(inst[len(inst)/2]), ms(inst[len(inst)-1]))
-	fmt.Printf("failed probes: %d of %d; backend PID kept across every update: %v\n\n", failed, probes, kept)
-
+	compareSystems(dir, *n, systems, olds, arts, feed)
 	compareDownloads(dir, feed, pub.String(), *sizeMiB)
 	if *deltas {
-		oneLine, depBump := deltaReleases(dir, pub.String(), *cores)
-		measureDeltas([]pair{oneLine, depBump}, *cores)
-		withPatch := newFeed(dir, priv, oneLine.new.exe, oneLine.old.exe)
-		defer withPatch.close()
-		full := newFeed(dir, priv, oneLine.new.exe, "")
-		defer full.close()
-		compareUpdates(dir, *n, oneLine.old.exe, withPatch, full)
+		benchDeltas(dir, *n, pub.String(), priv, *cores)
 	}
 }
 
-// build compiles the binary at version with the key compiled in.
-func build(dir, version string, pub minisign.PublicKey) string {
-	p, err := testbin.BuildWith(dir, "hermes-desktop-"+version, fmt.Sprintf("-X main.version=%s -X main.updatePubKey=%s", version, pub.String()))
-	check(err)
-	return p
+// compareSystems runs n updates on each system from its unit in olds
+// through `update apply`, alternating, and prints them in one table.
+func compareSystems(dir string, n int, systems []system, olds map[string]string, arts map[string]packed, feed *feedServer) {
+	fmt.Printf("self-update 1.0.0 -> 1.1.0 through `update apply`: %d updates per system, alternating, /api/status probed every 2 ms\n", n)
+	fmt.Printf("machine: %d CPUs, unit artifact %.1f MiB on a loopback feed", numCPU(), float64(len(arts[linuxSystem.platform].data))/(1<<20))
+	if wine, ok := arts[wineSystem.platform]; ok {
+		fmt.Printf("; %s, its unit artifact %.1f MiB", wineVersion(), float64(len(wine.data))/(1<<20))
+	}
+	fmt.Printf("\n\n")
+	type runs struct {
+		total, inst    []time.Duration
+		failed, probes int64
+		kept           bool
+	}
+	all := make([]runs, len(systems))
+	for k := range all {
+		all[k].kept = true
+	}
+	for i := 0; i < n; i++ {
+		for k, sys := range systems {
+			r := runUpdate(dir, i, sys, olds[sys.key], feed.url+"/feed/stable.json")
+			a := &all[k]
+			a.total, a.inst = append(a.total, r.total), append(a.inst, r.instance)
+			a.failed, a.probes = a.failed+r.failed, a.probes+r.probes
+			a.kept = a.kept && r.kept
+		}
+	}
+	fmt.Printf("%-16s %18s %12s %22s %16s %s\n", "system", "update apply p50", "max", "instance's apply p50", "failed probes", "PID kept")
+	for k, sys := range systems {
+		a := all[k]
+		slices.Sort(a.total)
+		slices.Sort(a.inst)
+		fmt.Printf("%-16s %18s %12s %22s %9d of %-6d %v\n", sys.name, ms(a.total[len(a.total)/2]), ms(a.total[len(a.total)-1]),
+			ms(a.inst[len(a.inst)/2]), a.failed, a.probes, a.kept)
+	}
+	fmt.Println("update apply: the CLI's start to its exit 0, the new version serving (under Wine it includes Wine's start of the CLI);")
+	fmt.Println("the instance's apply: check to handoff, as the instance times it (its --json result)")
+	fmt.Println()
 }
 
-// feedServer serves a signed manifest for 1.1.0, its artifact (with a
-// patch from one earlier executable, when asked) and a big file for the
-// download comparison (http.ServeContent: Range support); served counts
-// the artifact's and the patch's bytes sent.
+// feedServer serves a signed manifest for 1.1.0 with a unit artifact per
+// platform (Linux's with a patch from one earlier unit, when asked) and a
+// big file for the download comparison (http.ServeContent: Range
+// support); served counts the artifacts' and the patch's bytes sent.
 type feedServer struct {
-	srv      *http.Server
-	url      string
-	artifact []byte
-	big      string // path of the comparison file
-	served   atomic.Int64
+	srv    *http.Server
+	url    string
+	big    string // path of the comparison file
+	served atomic.Int64
 }
 
-// newFeed offers next; with from (an earlier executable) "", no patch.
-func newFeed(dir string, priv minisign.PrivateKey, next, from string) *feedServer {
-	art, err := os.ReadFile(next)
-	check(err)
-	a := update.Artifact{URL: "../dl/hermes-desktop", SHA256: digestOf(art), Size: int64(len(art))}
-	var patch []byte
-	if from != "" {
-		old, err := os.ReadFile(from)
-		check(err)
-		patch, err = delta.Make(old, art)
-		check(err)
-		a.Patches = []update.Patch{{From: digestOf(old), URL: "../dl/patch", SHA256: digestOf(patch), Size: int64(len(patch))}}
-	}
+// feedPatch is a patch as the release tool publishes it: from the unit
+// tar whose SHA-256 is from.
+type feedPatch struct {
+	from string
+	data []byte
+}
+
+// newFeed offers arts (platform -> unit artifact), with p for this
+// platform's (nil: no patch).
+func newFeed(dir string, priv minisign.PrivateKey, arts map[string]packed, p *feedPatch) *feedServer {
+	f := &feedServer{big: filepath.Join(dir, "big")}
+	mux := http.NewServeMux()
 	m := update.Manifest{Version: "1.1.0", PubDate: time.Now().UTC().Format(time.RFC3339), Expires: update.FormatExpiry(time.Now().Add(24 * time.Hour)),
-		Platforms: map[string]update.Artifact{update.Platform(): a}}
+		Platforms: map[string]update.Artifact{}}
+	files := map[string][]byte{}
+	for platform, art := range arts {
+		a := update.Artifact{URL: "../dl/" + platform, SHA256: delta.Digest(art.data), Size: int64(len(art.data)),
+			UnitSHA256: art.unit.SHA256, UnitSize: art.unit.Size}
+		if p != nil && platform == update.Platform() {
+			a.Patches = []update.Patch{{From: p.from, URL: "../dl/patch", SHA256: delta.Digest(p.data), Size: int64(len(p.data))}}
+			files["patch"] = p.data
+		}
+		m.Platforms[platform], files[platform] = a, art.data
+	}
 	manifest, sig, err := update.SignManifest(priv, "stable", &m)
 	check(err)
-	f := &feedServer{artifact: art, big: filepath.Join(dir, "big")}
-	mux := http.NewServeMux()
 	mux.HandleFunc("/feed/stable.json", func(w http.ResponseWriter, r *http.Request) { w.Write(manifest) })
 	mux.HandleFunc("/feed/stable.json.minisig", func(w http.ResponseWriter, r *http.Request) { w.Write(sig) })
-	for name, body := range map[string][]byte{"hermes-desktop": art, "patch": patch} {
+	for name, body := range files {
 		mux.HandleFunc("/dl/"+name, func(w http.ResponseWriter, r *http.Request) {
 			http.ServeContent(&countingWriter{w, &f.served}, r, name, time.Time{}, bytes.NewReader(body))
 		})
@@ -173,38 +209,32 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return k, err
 }
 
-func digestOf(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
 type updateResult struct {
 	total, instance time.Duration
 	failed, probes  int64
 	kept            bool
 }
 
-// runUpdate installs 1.0.0, starts it, updates it and waits for the
-// watcher (window 1 s) to finish; then stops everything.
-func runUpdate(dir string, i int, old, feedURL string) updateResult {
-	inst := filepath.Join(dir, fmt.Sprintf("install-%d", i))
-	check(os.MkdirAll(inst, 0o755))
-	exe := filepath.Join(inst, "hermes-desktop")
-	data, err := os.ReadFile(old)
-	check(err)
-	check(os.WriteFile(exe, data, 0o755))
-	check(os.WriteFile(filepath.Join(inst, update.MarkerFile), []byte("portable\n"), 0o644))
+// runUpdate installs 1.0.0's unit as sys's installer does, starts it,
+// updates it and waits for the watcher (window 1 s) to finish; then stops
+// everything.
+func runUpdate(dir string, i int, sys system, old, feedURL string) updateResult {
+	inst := filepath.Join(dir, fmt.Sprintf("install-%s-%d", sys.key, i))
+	check(os.CopyFS(inst, os.DirFS(old)))
+	exe := filepath.Join(inst, sys.exe)
+	check(os.Chmod(exe, 0o755))
+	check(os.WriteFile(filepath.Join(inst, update.MarkerFile), []byte(sys.marker), 0o644))
 	state := filepath.Join(inst, "state")
 	tag := testbin.NewTag()
-	env := testbin.NewEnv(tag, filepath.Join(inst, "home"))
-	cmd := exec.Command(exe, "run", "--headless", "--state-dir", state, "--grace", "2s", "--update-feed", feedURL,
+	env := testbin.NewEnv(tag, sys.path(filepath.Join(inst, "home")))
+	cmd := sys.command(exe, state, "run", "--headless", "--grace", "2s", "--update-feed", feedURL,
 		"--update-health-window", "1s", "--update-check-interval", "0")
 	cmd.Env = env
 	check(cmd.Start())
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	cli := func(args ...string) ([]byte, error) {
-		c := exec.Command(exe, append(args, "--state-dir", state)...)
+		c := sys.command(exe, state, args...)
 		c.Env = env
 		return c.Output()
 	}
@@ -235,15 +265,15 @@ func runUpdate(dir string, i int, old, feedURL string) updateResult {
 	res.kept = after == pid
 	select { // the watcher: the window, then exit
 	case <-exited:
-	case <-time.After(30 * time.Second):
-		check(fmt.Errorf("the old instance did not exit after its window"))
+	case <-time.After(60 * time.Second):
+		check(fmt.Errorf("%s: the old instance did not exit after its window", sys.name))
 	}
 	return res
 }
 
 // readyBackend waits for a ready backend and returns its public status URL and PID.
 func readyBackend(cli func(...string) ([]byte, error)) (string, int) {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		out, err := cli("status", "--json")
 		var st model.Status
 		if err == nil && json.Unmarshal(out, &st) == nil && len(st.Backends) == 1 && st.Backends[0].State == model.StateReady {

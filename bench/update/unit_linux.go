@@ -3,7 +3,6 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,13 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
-
-	"github.com/klauspost/compress/zstd"
 
 	"hermes-desktop/backend/update/delta"
+	"hermes-desktop/backend/update/unit"
 )
 
 // The releases the delta measurements patch between: real rebuilds of
@@ -29,7 +25,9 @@ import (
 // corePlatforms are the remote cores' (scripts/remote-cores.sh).
 var corePlatforms = [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "arm64"}, {"darwin", "amd64"}}
 
-// copyTree copies the module's source into dst: what a build needs.
+// copyTree copies the module's source into dst: what a build needs. No
+// .git (a worktree's is a file): the copies' builds must not run git on
+// the tree they were copied from.
 func copyTree(src, dst string) {
 	skip := map[string]bool{".git": true, "node_modules": true, ".tools": true, "build": true, "dist": true,
 		"artifacts": true, "bin": true, "frontend": true, ".scratch": true}
@@ -41,7 +39,7 @@ func copyTree(src, dst string) {
 		if d.IsDir() && skip[d.Name()] && rel != "." {
 			return filepath.SkipDir
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || d.Name() == ".git" {
 			return nil
 		}
 		data, err := os.ReadFile(path)
@@ -75,56 +73,61 @@ func edit(src, file, old, new string) {
 	check(os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
 }
 
-// release is one release's unit, laid out in dir.
+// release is one release built into dir: its unit laid out in dir/unit
+// (the cores gzip'd by delta.Gzip, as scripts/remote-cores.sh does), the
+// cores as built in dir/raw.
 type release struct {
-	dir, exe string
+	dir, unit, version string
 }
 
-// buildRelease builds the tree at version into dir as a unit: the
-// executable with key compiled in and, with cores, the four remote cores
-// gzip'd by gz.
+// buildRelease builds the tree at version into dir: the executable with
+// key compiled in and, with cores, the four remote cores.
 func buildRelease(src, dir, version, key string, cores bool) release {
 	ldflags := fmt.Sprintf("-X main.version=%s -X main.updatePubKey=%s -s -w", version, key)
-	r := release{dir: dir, exe: filepath.Join(dir, "hermes-desktop")}
+	r := release{dir: dir, unit: filepath.Join(dir, "unit"), version: version}
 	check(os.MkdirAll(filepath.Join(dir, "raw"), 0o755))
-	goIn(src, nil, "build", "-trimpath", "-ldflags", ldflags, "-o", r.exe, ".")
+	check(os.MkdirAll(r.unit, 0o755))
+	goIn(src, nil, "build", "-trimpath", "-ldflags", ldflags, "-o", filepath.Join(r.unit, unit.ExeUnix), ".")
 	lic, err := os.ReadFile(filepath.Join(src, "LICENSE"))
 	check(err)
-	check(os.WriteFile(filepath.Join(dir, "LICENSE"), lic, 0o644))
-	if !cores {
-		return r
-	}
-	for _, p := range corePlatforms {
-		goIn(src, []string{"GOOS=" + p[0], "GOARCH=" + p[1]}, "build", "-trimpath", "-ldflags", ldflags,
-			"-o", filepath.Join(dir, "raw", "hermes-desktop-core-"+p[0]+"-"+p[1]), ".")
+	check(os.WriteFile(filepath.Join(r.unit, "LICENSE"), lic, 0o644))
+	if cores {
+		for _, p := range corePlatforms {
+			goIn(src, []string{"GOOS=" + p[0], "GOARCH=" + p[1]}, "build", "-trimpath", "-ldflags", ldflags,
+				"-o", filepath.Join(dir, "raw", "hermes-desktop-core-"+p[0]+"-"+p[1]), ".")
+		}
+		r.layCores(r.unit, false)
 	}
 	return r
 }
 
-// unitTar lays out the unit with its cores gzip'd by gz (ours:
-// delta.Gzip, or GNU gzip's -9n, what the releases used before) and
-// returns its tar: entries sorted, modes, owners and times fixed, as the
-// canonical unit tar.
-func (r release) unitTar(version string, gnu bool) []byte {
+// gnuUnit lays out the release's unit again in dir/unit-gnu, with the
+// cores gzip'd by GNU gzip -9n, what the releases used before, and
+// returns it.
+func (r release) gnuUnit() string {
+	root := filepath.Join(r.dir, "unit-gnu")
+	check(os.CopyFS(root, os.DirFS(r.unit)))
+	r.layCores(root, true)
+	return root
+}
+
+// layCores writes root's cores/: each raw core gzip'd (ours: delta.Gzip;
+// gnu: GNU gzip -9n), the cores' SHA256SUMS and the VERSION.
+func (r release) layCores(root string, gnu bool) {
+	cores := filepath.Join(root, unit.CoresDir)
+	check(os.MkdirAll(cores, 0o755))
+	raws, err := os.ReadDir(filepath.Join(r.dir, "raw"))
+	check(err)
 	var sums bytes.Buffer
-	files := map[string][]byte{}
-	for _, name := range []string{"hermes-desktop", "LICENSE"} {
-		data, err := os.ReadFile(filepath.Join(r.dir, name))
-		check(err)
-		files[name] = data
-	}
-	raws, _ := os.ReadDir(filepath.Join(r.dir, "raw"))
 	for _, e := range raws {
 		raw, err := os.ReadFile(filepath.Join(r.dir, "raw", e.Name()))
 		check(err)
 		sum := sha256.Sum256(raw)
 		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), e.Name())
-		files["cores/"+e.Name()+".gz"] = gzipWith(raw, gnu)
+		check(os.WriteFile(filepath.Join(cores, e.Name()+".gz"), gzipWith(raw, gnu), 0o644))
 	}
-	if len(raws) > 0 {
-		files["cores/SHA256SUMS"], files["cores/VERSION"] = sums.Bytes(), []byte(version+"\n")
-	}
-	return tarOf(files)
+	check(os.WriteFile(filepath.Join(cores, "SHA256SUMS"), sums.Bytes(), 0o644))
+	check(os.WriteFile(filepath.Join(cores, "VERSION"), []byte(r.version+"\n"), 0o644))
 }
 
 func gzipWith(raw []byte, gnu bool) []byte {
@@ -137,39 +140,4 @@ func gzipWith(raw []byte, gnu bool) []byte {
 	cmd.Stdin, cmd.Stdout = bytes.NewReader(raw), &b
 	check(cmd.Run())
 	return b.Bytes()
-}
-
-func tarOf(files map[string][]byte) []byte {
-	var b bytes.Buffer
-	tw := tar.NewWriter(&b)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	dirDone := false
-	for _, n := range names {
-		if strings.HasPrefix(n, "cores/") && !dirDone {
-			check(tw.WriteHeader(&tar.Header{Name: "cores/", Typeflag: tar.TypeDir, Mode: 0o755, ModTime: time.Unix(0, 0), Format: tar.FormatUSTAR}))
-			dirDone = true
-		}
-		mode := int64(0o644)
-		if n == "hermes-desktop" {
-			mode = 0o755
-		}
-		check(tw.WriteHeader(&tar.Header{Name: n, Typeflag: tar.TypeReg, Mode: mode, Size: int64(len(files[n])), ModTime: time.Unix(0, 0), Format: tar.FormatUSTAR}))
-		_, err := tw.Write(files[n])
-		check(err)
-	}
-	check(tw.Close())
-	return b.Bytes()
-}
-
-// compressFull is the full artifact: the unit tar compressed with zstd at
-// its best level (backend/update/unit's Compress).
-func compressFull(unitTar []byte) []byte {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
-	check(err)
-	defer enc.Close()
-	return enc.EncodeAll(unitTar, nil)
 }

@@ -3,7 +3,9 @@
 # prefix (scripts/wine/prefix.sh), builds the Windows exe, runs
 # bench/wine (launcher killed -> tree gone, Wine next to Linux) and
 # bench/handoff with -wine-exe (restart and adopt handoffs, Wine next to
-# Linux; HANDOFF_N handoffs per mode, default 10), then times
+# Linux; HANDOFF_N handoffs per mode, default 10) and bench/update with
+# -wine (self-updates through `update apply`, Wine next to Linux; UPDATE_N
+# each, default 5; no patches: bench/update measures those), then times
 # the Windows test lane itself, warm (its build cache filled by a first run).
 # usage: bench/wine/run.sh [-n 20]
 set -euo pipefail
@@ -18,6 +20,9 @@ go run ./bench/wine -exe "$work/hermes-desktop.exe" "$@"
 echo
 # The update handoffs, the Windows app under Wine beside Linux in one table.
 go run ./bench/handoff -n "${HANDOFF_N:-10}" -wine-exe "$work/hermes-desktop.exe"
+echo
+# The self-update, the Windows install under Wine beside Linux in one table.
+go run ./bench/update -n "${UPDATE_N:-5}" -size 16 -deltas=false -wine
 wine_prefix_end
 
 scripts/wine/test-windows.sh >/dev/null 2>&1 || true # warms the build cache

@@ -11,8 +11,8 @@ import (
 )
 
 // Which Linux desktop build an artifact is (update's flavours), read from
-// the WebKitGTK library it links: sign refuses a binary under another
-// flavour's platform key (checkFlavour).
+// the WebKitGTK library it links: pack and sign refuse a binary under
+// another flavour's platform key (checkFlavour).
 
 // flavourLibraries are the sonames that tell the flavours apart in a
 // binary's dynamic section.
@@ -30,12 +30,12 @@ func artifactFlavour(path string) (string, error) {
 	}
 	f, err := elf.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("sign: read %s: %w", path, err)
+		return "", fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
 	libs, err := f.ImportedLibraries()
 	if err != nil {
-		return "", fmt.Errorf("sign: the libraries %s links: %w", path, err)
+		return "", fmt.Errorf("the libraries %s links: %w", path, err)
 	}
 	var found []string
 	for flavour, soname := range flavourLibraries {
@@ -49,14 +49,14 @@ func artifactFlavour(path string) (string, error) {
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("sign: %s links both WebKitGTK 4.0 and 4.1", path)
+	return "", fmt.Errorf("%s links both WebKitGTK 4.0 and 4.1", path)
 }
 
 // hasELFMagic reports whether path starts as an ELF file does.
 func hasELFMagic(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, fmt.Errorf("sign: %w", err)
+		return false, fmt.Errorf("%w", err)
 	}
 	defer f.Close()
 	magic := make([]byte, len(elf.ELFMAG))

@@ -8,34 +8,43 @@ import (
 	"testing"
 
 	"hermes-desktop/backend/update"
+	"hermes-desktop/backend/update/unit"
 	"hermes-desktop/internal/testbin"
 )
 
-// A Linux desktop build is signed only under its own flavour's key.
-func TestSignChecksFlavour(t *testing.T) {
+// A Linux desktop build is packed and signed only under its own flavour's
+// key: pack checks the executable it packs, sign the one inside the unit.
+func TestPackAndSignCheckFlavour(t *testing.T) {
 	keys, feed, dir := t.TempDir(), t.TempDir(), t.TempDir()
 	if code := run([]string{"keygen", "-out", keys}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("keygen: exit %d", code)
 	}
-	app41 := testbin.LinkELF(t, dir, "app41", "libwebkit2gtk-4.1.so.0")
-	headless := testbin.LinkELF(t, dir, "headless")
+	app41 := unitDir(t, unit.ExeUnix, testbin.LinkELF(t, dir, "app41", "libwebkit2gtk-4.1.so.0"), "1.1.0")
+	headless := unitDir(t, unit.ExeUnix, testbin.LinkELF(t, dir, "headless"), "1.1.0")
 	cases := []struct {
-		artifact, platform string
-		ok                 bool
-		says               string
+		unit, own, platform string
+		ok                  bool
+		says                string
 	}{
-		{app41, "linux-amd64-webkit41", true, ""},
-		{app41, "linux-amd64-webkit40", false, "sign it as linux-amd64-webkit41"},
-		{app41, "linux-amd64", false, "sign it as linux-amd64-webkit41"},
-		{headless, "linux-amd64-webkit41", false, "links no WebKitGTK"},
-		{headless, "linux-amd64", true, ""},
+		{app41, "linux-amd64-webkit41", "linux-amd64-webkit41", true, ""},
+		{app41, "linux-amd64-webkit41", "linux-amd64-webkit40", false, "its platform is linux-amd64-webkit41"},
+		{app41, "linux-amd64-webkit41", "linux-amd64", false, "its platform is linux-amd64-webkit41"},
+		{headless, "linux-amd64", "linux-amd64-webkit41", false, "links no WebKitGTK"},
+		{headless, "linux-amd64", "linux-amd64", true, ""},
 	}
 	for _, tc := range cases {
+		if art, said := pack(t, tc.unit, tc.platform, "1.1.0"); (art != "") != tc.ok || !strings.Contains(said, tc.says) {
+			t.Errorf("pack as %s: got %q, want success %v saying %q", tc.platform, said, tc.ok, tc.says)
+		}
+		art, said := pack(t, tc.unit, tc.own, "1.1.0")
+		if art == "" {
+			t.Fatalf("pack as %s: %s", tc.own, said)
+		}
 		var stderr strings.Builder
 		code := run([]string{"sign", "-key", filepath.Join(keys, KeyFile), "-version", "1.1.0", "-url", "dl/x",
-			"-out", feed, "-platform", tc.platform, tc.artifact}, io.Discard, &stderr)
+			"-out", feed, "-platform", tc.platform, art}, io.Discard, &stderr)
 		if (code == 0) != tc.ok || !strings.Contains(stderr.String(), tc.says) {
-			t.Errorf("sign %s as %s: got exit %d %q, want success %v saying %q", filepath.Base(tc.artifact), tc.platform, code, stderr.String(), tc.ok, tc.says)
+			t.Errorf("sign the %s unit as %s: got exit %d %q, want success %v saying %q", tc.own, tc.platform, code, stderr.String(), tc.ok, tc.says)
 		}
 	}
 }

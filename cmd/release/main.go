@@ -1,20 +1,31 @@
-// Command release makes the update feed's keys and signs releases into it
-// (the feed's format: backend/update/feed.go).
+// Command release makes the update feed's keys, packs the update
+// artifacts and signs releases into the feed (the feed's format:
+// backend/update/feed.go; the artifact's: backend/update/unit).
 //
 //	go run ./cmd/release keygen -out DIR
-//	go run ./cmd/release sign -key DIR/update.key -version 1.1.0 -channel stable \
-//	    -url https://example.com/dl/hermes-desktop-1.1.0-linux-amd64 -out FEEDDIR ARTIFACT
+//	go run ./cmd/release pack -platform linux-amd64-webkit41 -version 1.1.0 -out DIST STAGE
+//	go run ./cmd/release sign -key DIR/update.key -version 1.1.0 -channel stable -platform linux-amd64-webkit41 \
+//	    -url https://example.com/dl/hermes-desktop-1.1.0-linux-amd64-webkit41.unit.tar.zst -out FEEDDIR ARTIFACT
 //	go run ./cmd/release resign -key DIR/update.key -channel stable -out FEEDDIR [-expires 14d]
+//
+// pack (pack.go) writes DIST/hermes-desktop-VERSION-PLATFORM.unit.tar.zst:
+// the unit in STAGE (the executable, cores/ and the license files, as the
+// install holds them) as its canonical tar, compressed with zstd, and
+// prints its digests. It refuses a unit without cores/ of VERSION, or whose
+// executable is not the platform's (its name, and on Linux its flavour).
 //
 // keygen writes DIR/update.key (0600) and DIR/update.pub; the secret key is
 // NOT encrypted (keep it offline, or encrypt it with `minisign -C`: sign
 // reads encrypted keys with the password in HERMES_DESKTOP_RELEASE_KEY_PASSWORD).
 // The public key is what `make build UPDATE_PUBKEY=...` compiles in.
 //
-// sign adds ARTIFACT (its sha256 and size) under -platform (default the
-// host's; the Linux desktop builds go under linux-amd64-webkit41 and
-// linux-amd64-webkit40, their WebKitGTK flavours, and a Linux binary is
-// refused under another flavour's key than the one it links) to
+// sign adds ARTIFACT (its sha256 and size, and for a unit artifact its
+// unit's unit_sha256 and unit_size, read by unpacking it; on Linux and
+// Windows only a unit artifact is taken, on macOS the .app bundle's
+// .tar.gz) under -platform (default the host's; the Linux desktop builds
+// go under linux-amd64-webkit41 and linux-amd64-webkit40, their WebKitGTK
+// flavours, and a Linux unit is refused under another flavour's key than
+// the one its executable links) to
 // FEEDDIR/<channel>.json at -version, and writes the manifest's
 // signature, FEEDDIR/<channel>.json.minisig, whose trusted comment is
 // "hermes-desktop <channel> <version> <expires>". Signing the same version
@@ -66,7 +77,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release sign -key KEY -version V -url URL -out FEEDDIR [-releases DIR] ARTIFACT | release resign -key KEY -out FEEDDIR | release gzip IN OUT")
+		fmt.Fprintln(stderr, "usage: release keygen -out DIR | release pack -platform P -version V -out DIST DIR | release sign -key KEY -version V -url URL -out FEEDDIR [-releases DIR] ARTIFACT | release resign -key KEY -out FEEDDIR | release gzip IN OUT")
 		return 2
 	}
 	var err error
@@ -75,12 +86,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdKeygen(args[1:], stdout, stderr)
 	case "sign":
 		err = cmdSign(args[1:], stdout, stderr)
+	case "pack":
+		err = cmdPack(args[1:], stdout, stderr)
 	case "resign":
 		err = cmdResign(args[1:], stdout, stderr)
 	case "gzip":
 		err = cmdGzip(args[1:])
 	default:
-		err = fmt.Errorf("unknown command %q (keygen, sign, resign or gzip)", args[0])
+		err = fmt.Errorf("unknown command %q (keygen, pack, sign, resign or gzip)", args[0])
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -191,10 +204,7 @@ func sign(o signOptions, log io.Writer) (string, *update.Manifest, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := checkFlavour(o.artifact, o.platform); err != nil {
-		return "", nil, err
-	}
-	art, err := describe(o.artifact, o.url)
+	art, err := describeArtifact(o)
 	if err != nil {
 		return "", nil, err
 	}
@@ -306,26 +316,6 @@ func loadManifest(path, channel string, priv minisign.PrivateKey) (*update.Manif
 		return nil, fmt.Errorf("the existing %s: %w", path, err)
 	}
 	return m, nil
-}
-
-// checkFlavour refuses to sign a Linux desktop build under another
-// flavour's platform key: an install takes only its own key, and a
-// WebKitGTK 4.0 binary offered to 4.1 installs would fail their smoke test
-// at every check (or, where both libraries are installed, pass it as the
-// wrong build).
-func checkFlavour(artifact, platform string) error {
-	got, err := artifactFlavour(artifact)
-	if err != nil {
-		return err
-	}
-	if want := update.PlatformFlavour(platform); got != want {
-		if got == "" {
-			return fmt.Errorf("sign: %s links no WebKitGTK, but %s is the %s build's key", artifact, platform, update.FlavourName(want))
-		}
-		return fmt.Errorf("sign: %s is the %s build: sign it as %s, not %s",
-			artifact, update.FlavourName(got), update.PlatformOf("linux", "amd64", got), platform)
-	}
-	return nil
 }
 
 // describe reads the artifact's size and sha256.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,16 +12,18 @@ import (
 
 	"hermes-desktop/backend/update"
 	"hermes-desktop/backend/update/delta"
+	"hermes-desktop/backend/update/unit"
 )
 
 // The patches sign writes with -releases DIR (backend/update/delta): DIR
-// keeps the full artifacts of earlier releases as they were published,
-// named hermes-desktop-VERSION-PLATFORM (an install's bare executable,
-// what a patch starts from). From the newest -patches of them older than
-// -version, of the same platform (so of the same flavour), sign makes a
-// patch to ARTIFACT, writes it next to ARTIFACT as
-// hermes-desktop-OLD-to-VERSION-PLATFORM.patch, and lists it in the
-// manifest, published in the same directory as -url says ARTIFACT is.
+// keeps the unit artifacts of earlier releases as they were published,
+// named hermes-desktop-VERSION-PLATFORM.unit.tar.zst. From the newest
+// -patches of them older than -version, of the same platform (so of the
+// same flavour), sign makes a patch from the earlier unit tar (what an
+// install of that release holds, as the client reads it) to ARTIFACT's,
+// writes it next to ARTIFACT as hermes-desktop-OLD-to-VERSION-PLATFORM.patch,
+// and lists it in the manifest, published in the same directory as -url
+// says ARTIFACT is. The macOS bundle, not a unit, gets no patches.
 
 // earlier is one earlier release's artifact in the releases directory.
 type earlier struct {
@@ -46,7 +46,7 @@ func earlierReleases(dir, platform, version string, n int) ([]earlier, error) {
 	var found []earlier
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), update.Product+"-")
-		v, ok2 := strings.CutSuffix(rest, "-"+platform)
+		v, ok2 := strings.CutSuffix(rest, "-"+platform+update.UnitArtifactSuffix)
 		if !ok || !ok2 || !e.Type().IsRegular() {
 			continue
 		}
@@ -65,19 +65,23 @@ func writePatches(o signOptions, full update.Artifact, log io.Writer) ([]update.
 	if o.releases == "" || o.patches <= 0 {
 		return nil, nil
 	}
+	if !full.IsUnit() {
+		fmt.Fprintf(log, "no patches for %s: patches are made between unit artifacts\n", o.platform)
+		return nil, nil
+	}
 	olds, err := earlierReleases(o.releases, o.platform, o.version, o.patches)
 	if err != nil {
 		return nil, err
 	}
-	to, err := os.ReadFile(o.artifact)
+	to, err := unitTar(o.artifact)
 	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
+		return nil, err
 	}
 	var out []update.Patch
 	for _, old := range olds {
-		from, err := os.ReadFile(old.path)
+		from, err := unitTar(old.path)
 		if err != nil {
-			return nil, fmt.Errorf("sign: %w", err)
+			return nil, err
 		}
 		p, err := delta.Make(from, to)
 		if err != nil {
@@ -91,16 +95,44 @@ func writePatches(o signOptions, full update.Artifact, log io.Writer) ([]update.
 		if err := writeAtomic(filepath.Join(filepath.Dir(o.artifact), name), p); err != nil {
 			return nil, err
 		}
-		out = append(out, update.Patch{From: digestOf(from), URL: siblingURL(o.url, name), SHA256: digestOf(p), Size: int64(len(p))})
-		fmt.Fprintf(log, "patch from %s: %s (%d bytes, the full artifact %d: %.1f%%)\n",
-			old.version, name, len(p), full.Size, 100*float64(len(p))/float64(full.Size))
+		out = append(out, update.Patch{From: delta.Digest(from), URL: siblingURL(o.url, name), SHA256: delta.Digest(p), Size: int64(len(p))})
+		fmt.Fprintf(log, "patch from %s: %s (%d bytes, the full artifact %d: %s)\n",
+			old.version, name, len(p), full.Size, percent(int64(len(p)), full.Size))
 	}
 	return out, nil
 }
 
-func digestOf(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+// percent is part of whole in words: "2.4%", or "0.038%" for a part too
+// small for one decimal to show.
+func percent(part, whole int64) string {
+	p := 100 * float64(part) / float64(whole)
+	if p < 1 {
+		return fmt.Sprintf("%.2g%%", p)
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
+
+// unitTar is the unit tar a unit artifact holds, as an install of it
+// holds it: extracted (which checks it) and written again canonically.
+func unitTar(artifact string) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "release-unit-")
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	f, err := os.Open(artifact)
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err = unit.ExtractArtifact(f, tmp); err == nil {
+		err = unit.WriteTar(&b, tmp)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sign: %s: %w", artifact, err)
+	}
+	return b.Bytes(), nil
 }
 
 // siblingURL is the URL of name in the directory of the artifact's URL

@@ -69,9 +69,9 @@ func (r *releaseTool) check() error {
 // is refused by the tool, as installs would refuse it.
 func TestResign(t *testing.T) {
 	r := newReleaseTool(t)
-	art := filepath.Join(t.TempDir(), "hermes-desktop")
-	if err := os.WriteFile(art, []byte("the new binary"), 0o755); err != nil {
-		t.Fatal(err)
+	art, said := pack(t, unitDir(t, exeFor(update.Platform()), "the new binary", "1.1.0"), update.Platform(), "1.1.0")
+	if art == "" {
+		t.Fatalf("pack: %s", said)
 	}
 	code, out := r.run("sign", "-version", "1.1.0", "-url", "dl/hermes-desktop", "-platform", update.Platform(), "-expires", "2h", art)
 	if code != 0 || !strings.Contains(out, "expires 20") {
@@ -146,9 +146,10 @@ func TestResignOldFeed(t *testing.T) {
 // refused, and left as it is, unsigned.
 func TestResignRefusesAnUnverifiedManifest(t *testing.T) {
 	r := newReleaseTool(t)
-	art := filepath.Join(t.TempDir(), "hermes-desktop")
-	if err := os.WriteFile(art, []byte("the new binary"), 0o755); err != nil {
-		t.Fatal(err)
+	art, said := pack(t, unitDir(t, exeFor(update.Platform()), "the new binary", "1.1.0"), update.Platform(), "1.1.0")
+	win, winSaid := pack(t, unitDir(t, exeFor("windows-amd64"), "the new binary", "1.1.0"), "windows-amd64", "1.1.0")
+	if art == "" || win == "" {
+		t.Fatalf("pack: %s %s", said, winSaid)
 	}
 	if code, out := r.run("sign", "-version", "1.1.0", "-url", "dl/hermes-desktop", "-platform", update.Platform(), art); code != 0 {
 		t.Fatalf("sign: exit %d %q", code, out)
@@ -165,8 +166,8 @@ func TestResignRefusesAnUnverifiedManifest(t *testing.T) {
 	if code, out := r.run("resign"); code == 0 || !strings.Contains(out, "changed since it was signed") {
 		t.Errorf("resign of an edited manifest: got exit %d %q, want it refused, saying why", code, out)
 	}
-	if code, out := r.run("sign", "-version", "1.1.0", "-url", "dl/hermes-desktop", "-platform", "windows-amd64", art); code == 0 {
-		t.Errorf("sign into an edited manifest: got exit 0 %q, want it refused", out)
+	if code, out := r.run("sign", "-version", "1.1.0", "-url", "dl/hermes-desktop", "-platform", "windows-amd64", win); code == 0 || !strings.Contains(out, "changed since it was signed") {
+		t.Errorf("sign into an edited manifest: got exit %d %q, want it refused, saying why", code, out)
 	}
 	if got := must(os.ReadFile(path)); !bytes.Equal(got, edited) {
 		t.Error("the edited manifest was rewritten")

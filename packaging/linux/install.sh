@@ -10,6 +10,7 @@
 #   ~/.local/lib/hermes-desktop/installed-files    what was installed (for --uninstall)
 #   ~/.local/lib/hermes-desktop/LICENSE, THIRD_PARTY_LICENSES
 #   ~/.local/lib/hermes-desktop/cores/             the remote cores (ssh hosts' backends)
+#   ~/.local/lib/hermes-desktop/hermes-desktop.old/  the version a self-update replaced
 #   ~/.local/bin/hermes-desktop                    a symlink to the binary
 #   $XDG_DATA_HOME/applications/hermes-desktop.desktop   the menu entry (absolute Exec)
 #   $XDG_DATA_HOME/icons/hicolor/*/apps/hermes-desktop.*  its icons
@@ -21,8 +22,9 @@
 # a running app keeps its old binary until it restarts. --uninstall asks a
 # running app to stop, then removes exactly what the installs recorded, the
 # directories they created if empty, and a start-at-login entry only if it
-# starts the binary it removes. It never touches the app's state (~/.hermes)
-# or the window's web data.
+# starts the binary it removes, and what the app's self-update keeps beside
+# the binary. It never touches the app's state (~/.hermes) or the window's
+# web data.
 #
 # usage: install.sh [--uninstall]
 set -euo pipefail
@@ -229,6 +231,20 @@ do_install() {
 
 # --- uninstall ----------------------------------------------------------------
 
+# remove_update_leftovers removes what the app's self-update keeps beside
+# the binary (backend/update): the previous version in $name.old/, an
+# interrupted update's staging, failed version and journal, and cores/
+# whole (an update replaces it whole, with names no manifest recorded).
+remove_update_leftovers() {
+	local p
+	for p in "$lib_dir/cores" "$lib_dir/$name.old" "$lib_dir/.update-journal" \
+		"$lib_dir/.$name.update-"* "$lib_dir/$name.failed-"* "$lib_dir/$name.old.del-"*; do
+		if [ -e "$p" ] && owned_path "$p"; then
+			rm -rf -- "$p"
+		fi
+	done
+}
+
 # stop_app asks a running instance (on the default state dir, or
 # $HERMES_DESKTOP_STATE_DIR) to stop; `stop` returns once its backends are
 # gone, and exits 3 when nothing runs.
@@ -284,6 +300,7 @@ do_uninstall() {
 	while read -r kind path; do
 		remove_entry "$kind" "$path"
 	done <"$manifest"
+	remove_update_leftovers
 	# Deepest first: a reverse sort puts every directory before its parent.
 	mapfile -t dirs < <(sed -n 's/^d //p' "$manifest" | sort -r)
 	rm -f "$manifest"

@@ -119,6 +119,18 @@ FunctionEnd
 !insertmacro DEFINE_STOP_APP ""
 !insertmacro DEFINE_STOP_APP "un."
 
+; REMOVE_MATCHING removes every file or folder of $INSTDIR matching PATTERN
+; (names the self-update makes, and only those).
+!macro REMOVE_MATCHING PATTERN
+	FindFirst $0 $1 "$INSTDIR\${PATTERN}"
+	${DoWhile} $1 != ""
+		RMDir /r "$INSTDIR\$1"
+		Delete "$INSTDIR\$1"
+		FindNext $0 $1
+	${Loop}
+	FindClose $0
+!macroend
+
 ; ReadWebView2Version leaves the installed runtime's version in $0, or "".
 Function ReadWebView2Version
 	SetRegView 64
@@ -207,8 +219,11 @@ Section "Install"
 SectionEnd
 
 ; The uninstaller removes what the installer wrote, by name (never the
-; folder's other contents), and the app's start-at-login value only if it
-; starts this copy. The app's state (%USERPROFILE%\.hermes) and the
+; folder's other contents), what the app's self-update keeps beside it (the
+; previous version in hermes-desktop.exe.old\, an update's journal, what
+; an interrupted one left: backend/update), and the app's start-at-login
+; value only if it starts this copy. cores\ is the app's whole (an update
+; replaces it whole). The app's state (%USERPROFILE%\.hermes) and the
 ; window's WebView2 data (%APPDATA%\hermes-desktop.exe) stay.
 Section "Uninstall"
 	Call un.StopApp
@@ -216,10 +231,12 @@ Section "Uninstall"
 	Delete "$INSTDIR\LICENSE.txt"
 	Delete "$INSTDIR\THIRD_PARTY_LICENSES.txt"
 	Delete "$INSTDIR\install-type"
-	Delete "$INSTDIR\cores\hermes-desktop-core-*.gz"
-	Delete "$INSTDIR\cores\SHA256SUMS"
-	Delete "$INSTDIR\cores\VERSION"
-	RMDir "$INSTDIR\cores"
+	RMDir /r "$INSTDIR\cores"
+	RMDir /r "$INSTDIR\${APP_EXE}.old"
+	Delete "$INSTDIR\.update-journal"
+	!insertmacro REMOVE_MATCHING ".${APP_EXE}.update-*"
+	!insertmacro REMOVE_MATCHING "${APP_EXE}.failed-*"
+	!insertmacro REMOVE_MATCHING "${APP_EXE}.old.del-*"
 	Delete "$SMPROGRAMS\${PRODUCT}.lnk"
 	ReadRegStr $0 HKCU "${RUN_KEY}" "${RUN_VALUE}"
 	${If} $0 == '"$INSTDIR\${APP_EXE}"'

@@ -14,8 +14,10 @@
 #   3. setup.exe /S again while it runs: the installer asks the app to stop
 #      (`hermes-desktop.exe stop`), the app exits 0 with nothing left, and
 #      the files and entry are in place again;
-#   4. uninstall.exe /S removes every file it installed, the shortcut, the
-#      entry and the folder, and keeps the user's state (%USERPROFILE%\.hermes).
+#   4. uninstall.exe /S removes every file it installed and what the app's
+#      self-update keeps beside them (hermes-desktop.exe.old\, the leftovers
+#      of an interrupted update), the shortcut, the entry and the folder,
+#      and keeps the user's state (%USERPROFILE%\.hermes).
 #
 # usage: scripts/wine/installer-test.sh SETUP_EXE APP_EXE VERSION
 set -euo pipefail
@@ -117,8 +119,13 @@ app_pid=
 WAIT_TRIES=20 wait_until test -z "$(tagged_pids "$tag")" || fail "upgrade: processes left: $(tagged_pids "$tag")"
 say "ok: upgrade: the installer stopped the running app (exit 0, nothing left) and replaced it"
 
-# 4: uninstall (the NSIS uninstaller reruns itself from %TEMP% and returns at once)
+# 4: uninstall (the NSIS uninstaller reruns itself from %TEMP% and returns at once),
+# after what self-updates leave: the previous version, a staged one, a failed one
 [ -d "$user_dir/.hermes" ] || fail "no state dir $user_dir/.hermes after a run"
+mkdir -p "$inst/hermes-desktop.exe.old/cores" "$inst/.hermes-desktop.exe.update-123/cores" "$inst/hermes-desktop.exe.failed-0a1b2c"
+cp "$inst/hermes-desktop.exe" "$inst/hermes-desktop.exe.old/"
+cp "$inst/cores/VERSION" "$inst/hermes-desktop.exe.old/cores/"
+touch "$inst/.hermes-desktop.exe.update-123/cores/VERSION" "$inst/hermes-desktop.exe.failed-0a1b2c/hermes-desktop.exe" "$inst/.update-journal"
 env -u HERMES_DESKTOP_TEST_TAG "$WINE" "$(win_path "$inst/uninstall.exe")" /S || fail "uninstall.exe /S exited with $?"
 WAIT_TRIES=60 wait_until test ! -e "$inst" || fail "uninstall: $inst is still there: $(ls -A "$inst")"
 [ ! -e "$shortcut" ] || fail "uninstall: the shortcut is still there"

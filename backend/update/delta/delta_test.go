@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -175,6 +176,54 @@ func TestExpandExact(t *testing.T) {
 	var b bytes.Buffer
 	if err := Contract(&b, exact, int64(len(data))); err != nil || !bytes.Equal(b.Bytes(), data) {
 		t.Fatalf("contract: %v, got back %d bytes of %d", err, b.Len(), len(data))
+	}
+}
+
+// A release with more members than CPUs comes back byte for byte, in
+// order (they are gzip'd side by side); a view in which one member does not
+// gzip to the length its index says is refused before a byte is written.
+func TestContractMembers(t *testing.T) {
+	var data []byte
+	for i := range 9 {
+		data = append(data, bytes.Repeat([]byte{byte('a' + i)}, 100+i)...)
+		data = append(data, goGzip(bytes.Repeat([]byte(fmt.Sprintf("core %d ", i)), 2000*(i+1)))...)
+	}
+	data = append(data, "tail"...)
+	view, err := Expand(data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions, body, err := readIndex(view)
+	if err != nil || len(regions) != 9 {
+		t.Fatalf("got %d members, %v; want 9", len(regions), err)
+	}
+	var b bytes.Buffer
+	if err := Contract(&b, view, int64(len(data))); err != nil || !bytes.Equal(b.Bytes(), data) {
+		t.Fatalf("contract: %v, got back %d bytes of %d", err, b.Len(), len(data))
+	}
+
+	// The fifth member said one byte longer, the tail one byte shorter:
+	// the sizes still add up, the member does not.
+	regions[4].gzLen++
+	var raws [][]byte
+	rest := body
+	for _, r := range regions {
+		raws = append(raws, rest[r.gap:r.gap+r.rawLen])
+		rest = rest[r.gap+r.rawLen:]
+	}
+	var gzs []byte
+	pos := 0
+	for i, r := range regions {
+		gzs = append(gzs, body[pos:pos+int(r.gap)]...)
+		gzs = append(gzs, make([]byte, r.gzLen)...)
+		pos += int(r.gap) + len(raws[i])
+	}
+	gzs = append(gzs, rest[:len(rest)-1]...)
+	bad := writeView(gzs, regions, raws, int64(len(body)))
+	b.Reset()
+	err = Contract(&b, bad, int64(len(data)))
+	if !errors.Is(err, ErrPatch) || b.Len() != 0 {
+		t.Fatalf("got %v after %d bytes, want %v before any", err, b.Len(), ErrPatch)
 	}
 }
 

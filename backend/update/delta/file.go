@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -22,67 +23,110 @@ type Sum struct {
 	Size   int64
 }
 
-// Reference is the file a patch starts from (an install's executable,
-// symlinks followed) and its SHA-256, which a patch's from names. The
-// digest is computed when asked for, streamed (the file is never held in
-// memory for it), and kept while the file keeps its size and modification
-// time: a client that checks a feed with patches every few hours does not
-// read it again. A file rewritten in place with the same size and time
-// only makes the rebuilt release fail the manifest's digest (ApplyFile).
+// Source is an installed release as a patch starts from it: the bytes it
+// writes, and a cheap stamp that changes whenever they may have.
+type Source interface {
+	// Stamp says the state of what CopyTo would write (sizes and
+	// modification times): the same stamp, the same bytes.
+	Stamp() (string, error)
+	CopyTo(w io.Writer) error
+}
+
+// File is the Source of one file (an install's executable, symlinks
+// followed).
+type File string
+
+// Stamp is the file's size and modification time.
+func (f File) Stamp() (string, error) {
+	fi, err := os.Stat(string(f))
+	if err != nil {
+		return "", fmt.Errorf("delta: the reference: %w", err)
+	}
+	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+// CopyTo writes the file's bytes.
+func (f File) CopyTo(w io.Writer) error {
+	r, err := os.Open(string(f))
+	if err != nil {
+		return fmt.Errorf("delta: the reference: %w", err)
+	}
+	defer r.Close()
+	if _, err := io.Copy(w, r); err != nil {
+		return fmt.Errorf("delta: read %s: %w", f, err)
+	}
+	return nil
+}
+
+// Reference is the release a patch starts from and its SHA-256, which a
+// patch's from names. The digest is computed when asked for, streamed
+// (never held in memory for it), and kept while the source keeps its
+// stamp: a client that checks a feed with patches every few hours does
+// not read the install again. What is read for a patch (Read) is hashed
+// again by the caller, and the rebuilt release must match the manifest
+// (ApplyFile), so a stale stamp costs a fallback, never a wrong install.
 type Reference struct {
-	path  string
+	src   Source
 	mu    sync.Mutex // guards stamp and sum; held while hashing, so two callers hash once
-	stamp [2]int64   // size and modification time (ns) of the file sum is of
+	stamp string     // src's stamp when sum was computed
 	sum   string     // lowercase hex; "" until computed
 }
 
-// NewReference is the reference at path; nothing is read yet.
-func NewReference(path string) *Reference { return &Reference{path: path} }
+// NewReference is the reference to src; nothing is read yet.
+func NewReference(src Source) *Reference { return &Reference{src: src} }
 
-// Digest is the file's SHA-256 (lowercase hex), from the cache while the
-// file keeps its size and time.
+// Digest is the source's SHA-256 (lowercase hex), from the cache while it
+// keeps its stamp.
 func (r *Reference) Digest() (string, error) {
-	f, err := os.Open(r.path)
+	stamp, err := r.src.Stamp()
 	if err != nil {
-		return "", fmt.Errorf("delta: the reference: %w", err)
+		return "", err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("delta: the reference: %w", err)
-	}
-	stamp := [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sum != "" && r.stamp == stamp {
 		return r.sum, nil
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("delta: read %s: %w", r.path, err)
+	if err := r.src.CopyTo(h); err != nil {
+		return "", err
 	}
 	r.stamp, r.sum = stamp, hex.EncodeToString(h.Sum(nil))
 	return r.sum, nil
 }
 
-// ApplyFile writes what the patch in the file patch makes of the file old
-// (symlinks followed) to path (mode 0600), atomically (lockfile.WriteAtomic)
-// once it is exactly want; on any error (ErrPatch, ErrTooBig, ErrMismatch,
-// or the file system's) path is untouched and no temporary file is left.
-// old is read whole, at most MaxView bytes (a reference larger than a view
-// cannot be one).
-func ApplyFile(path, old, patch string, want Sum) error {
+// Read is the source's bytes, at most MaxView of them (a larger release
+// cannot be a view: ErrTooBig).
+func (r *Reference) Read() ([]byte, error) {
+	var b bytes.Buffer
+	err := r.src.CopyTo(&capWriter{w: &b, left: MaxView})
+	if errors.Is(err, ErrTooBig) {
+		return nil, fmt.Errorf("%w: the installed release is over %d bytes", ErrTooBig, int64(MaxView))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Digest is the SHA-256 (lowercase hex) of b.
+func Digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// ApplyFile writes what the patch in the file patch makes of old to path
+// (mode 0600), atomically (lockfile.WriteAtomic) once it is exactly want;
+// on any error (ErrPatch, ErrTooBig, ErrMismatch, or the file system's)
+// path is untouched and no temporary file is left.
+func ApplyFile(path string, old []byte, patch string, want Sum) error {
 	p, err := os.ReadFile(patch)
 	if err != nil {
 		return fmt.Errorf("delta: %w", err)
 	}
-	o, err := readReference(old)
-	if err != nil {
-		return err
-	}
 	return lockfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
 		h := sha256.New()
-		if err := Apply(&capWriter{w: io.MultiWriter(w, h), left: want.Size}, o, p, want.Size); err != nil {
+		if err := Apply(&capWriter{w: io.MultiWriter(w, h), left: want.Size}, old, p, want.Size); err != nil {
 			return err
 		}
 		if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 {
@@ -90,22 +134,4 @@ func ApplyFile(path, old, patch string, want Sum) error {
 		}
 		return nil
 	})
-}
-
-// readReference reads the release a patch starts from: at most MaxView
-// bytes, or an ErrTooBig error.
-func readReference(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("delta: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxView+1))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("delta: read %s: %w", path, err)
-	case len(b) > MaxView:
-		return nil, fmt.Errorf("%w: %s is over %d bytes", ErrTooBig, path, int64(MaxView))
-	}
-	return b, nil
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 )
 
 // The view a patch is made between. A release carries gzip'd files (the
@@ -53,6 +55,7 @@ func Expand(data []byte, exact bool) ([]byte, error) {
 	}
 	var regions []region
 	var raws [][]byte
+	var scratch bytes.Buffer // one buffer inflates every member: growing one per member was half of Expand's time
 	total, last := int64(len(data)), 0
 	for pos := 0; ; {
 		i := bytes.Index(data[pos:], gzipMagic)
@@ -60,7 +63,7 @@ func Expand(data []byte, exact bool) ([]byte, error) {
 			break
 		}
 		start := pos + i
-		n, raw := inflateMember(data[start:], MaxView-total)
+		n, raw := inflateMember(&scratch, data[start:], MaxView-total)
 		if raw == nil || (exact && !regzips(raw, data[start:start+n])) {
 			pos = start + 1
 			continue
@@ -70,25 +73,26 @@ func Expand(data []byte, exact bool) ([]byte, error) {
 		total += int64(len(raw)) - int64(n)
 		pos, last = start+n, start+n
 	}
-	return writeView(data, regions, raws), nil
+	return writeView(data, regions, raws, total), nil
 }
 
-// inflateMember reads one gzip member at the start of b: its length and
-// what it holds, or a nil slice when it is not one that inflates cleanly
-// (bad header or stream, CRC or length wrong, more than limit bytes).
-func inflateMember(b []byte, limit int64) (int, []byte) {
+// inflateMember reads one gzip member at the start of b, through scratch:
+// its length and what it holds (a copy of its own), or a nil slice when it
+// is not one that inflates cleanly (bad header or stream, CRC or length
+// wrong, more than limit bytes).
+func inflateMember(scratch *bytes.Buffer, b []byte, limit int64) (int, []byte) {
 	br := bytes.NewReader(b) // an io.ByteReader: gzip reads no further than the member
 	zr, err := gzip.NewReader(br)
 	if err != nil {
 		return 0, nil
 	}
 	zr.Multistream(false)
-	var out bytes.Buffer
-	n, err := io.Copy(&out, io.LimitReader(zr, limit+1))
+	scratch.Reset()
+	n, err := io.Copy(scratch, io.LimitReader(zr, limit+1))
 	if err != nil || n > limit {
 		return 0, nil
 	}
-	return len(b) - br.Len(), out.Bytes()
+	return len(b) - br.Len(), bytes.Clone(scratch.Bytes())
 }
 
 // regzips reports whether Gzip gives back member from raw.
@@ -115,9 +119,11 @@ func Gzip(w io.Writer, r io.Reader) error {
 	return nil
 }
 
-// writeView lays out the view: the index, then the body.
-func writeView(data []byte, regions []region, raws [][]byte) []byte {
+// writeView lays out the view, of a body of size bytes: the index, then
+// the body.
+func writeView(data []byte, regions []region, raws [][]byte, size int64) []byte {
 	var v bytes.Buffer
+	v.Grow(len(viewMagic) + (1+3*len(regions))*binary.MaxVarintLen64 + int(size))
 	v.Write(viewMagic)
 	v.Write(binary.AppendUvarint(nil, uint64(len(regions))))
 	for _, r := range regions {
@@ -141,35 +147,89 @@ var errView = errors.New("not a view")
 
 // Contract writes the bytes view stands for to w: exactly size bytes, or
 // an ErrPatch error (with what was written so far to be thrown away).
+// Gzip at its best level is nearly all of an update's rebuild (6 s for a
+// unit's five members on one core), so the members are gzip'd side by
+// side, one per CPU, and written in order.
 func Contract(w io.Writer, view []byte, size int64) error {
 	regions, body, err := readIndex(view)
 	if err != nil {
 		return err
 	}
-	cw := &capWriter{w: w, left: size}
-	for _, r := range regions {
+	gaps, raws := make([][]byte, len(regions)), make([][]byte, len(regions))
+	total := int64(0)
+	for i, r := range regions {
 		if r.gap+r.rawLen > int64(len(body)) {
 			return fmt.Errorf("%w: %w: a member past its end", ErrPatch, errView)
 		}
-		if _, err := cw.Write(body[:r.gap]); err != nil {
-			return err
-		}
-		before := cw.n
-		if err := Gzip(cw, bytes.NewReader(body[r.gap:r.gap+r.rawLen])); err != nil {
-			return err
-		}
-		if cw.n-before != r.gzLen {
-			return fmt.Errorf("%w: a member gzips to %d bytes, the view says %d", ErrPatch, cw.n-before, r.gzLen)
-		}
+		gaps[i], raws[i] = body[:r.gap], body[r.gap:r.gap+r.rawLen]
 		body = body[r.gap+r.rawLen:]
+		total += r.gap + r.gzLen
 	}
-	if _, err := cw.Write(body); err != nil {
+	// The index must add up before anything is gzip'd: each member's
+	// output is held (up to its gzLen) until the ones before it are out.
+	switch made := total + int64(len(body)); {
+	case made > size:
+		return fmt.Errorf("%w: the patch makes %d bytes, %d expected", ErrTooBig, made, size)
+	case made < size:
+		return fmt.Errorf("%w: %d bytes, %d expected", ErrPatch, made, size)
+	}
+	members, err := gzipMembers(regions, raws)
+	if err != nil {
 		return err
 	}
-	if cw.left != 0 {
-		return fmt.Errorf("%w: %d bytes, %d expected", ErrPatch, cw.n, size)
+	cw := &capWriter{w: w, left: size}
+	for i := range regions {
+		if _, err := cw.Write(gaps[i]); err != nil {
+			return err
+		}
+		if _, err := cw.Write(members[i]); err != nil {
+			return err
+		}
 	}
-	return nil
+	_, err = cw.Write(body)
+	return err
+}
+
+// gzipMembers gzips each raw with Gzip, GOMAXPROCS at a time, and checks
+// each comes to its region's gzLen; the first error in order is returned,
+// once every worker has stopped.
+func gzipMembers(regions []region, raws [][]byte) ([][]byte, error) {
+	members, errs := make([][]byte, len(raws)), make([]error, len(raws))
+	next := make(chan int, len(raws))
+	for i := range raws {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(raws)) {
+		wg.Go(func() {
+			for i := range next {
+				members[i], errs[i] = gzipMember(regions[i].gzLen, raws[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return members, nil
+}
+
+// gzipMember gzips raw, which must come to exactly gzLen bytes.
+func gzipMember(gzLen int64, raw []byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(int(gzLen))
+	cw := &capWriter{w: &b, left: gzLen}
+	err := Gzip(cw, bytes.NewReader(raw))
+	if errors.Is(err, ErrTooBig) || err == nil && cw.left != 0 {
+		return nil, fmt.Errorf("%w: a member gzips to other than the %d bytes the view says", ErrPatch, gzLen)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // readIndex parses the view's index and returns it with the body.

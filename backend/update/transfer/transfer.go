@@ -1,13 +1,16 @@
 // Package transfer measures and hashes a download as it arrives: the
-// progress a person sees (Meter, throttled reports with a speed) and the
-// file's SHA-256, computed while it is written (Hash), so that verifying
-// it does not read the whole file again. backend/update's downloads (the
-// artifact, a patch) use both; the HTTP, the resume and the error kinds
-// are update's.
+// progress a person sees (Meter, throttled reports with a speed), the
+// file's SHA-256 computed while it is written (Hash), so that verifying it
+// does not read the whole file again, and the check of a finished file
+// against what the manifest names (VerifyFile). backend/update's downloads
+// (the artifact, a patch) and its unit tar use them; the HTTP, the resume
+// and the error kinds are update's.
 package transfer
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -138,4 +141,56 @@ func (d *Hash) Start() *io.PipeWriter {
 func (d *Hash) Stop(pw *io.PipeWriter) {
 	pw.Close()
 	d.n += <-d.done
+}
+
+// ErrMismatch is the error for a file that is not the one a manifest
+// names (its size or its SHA-256).
+var ErrMismatch = errors.New("not the file the manifest names")
+
+// Sum names a file by its SHA-256 (lowercase hex) and length.
+type Sum struct {
+	SHA256 string
+	Size   int64
+}
+
+// VerifyFile checks that the file at path is want: its size first, then
+// its SHA-256, streamed.
+func VerifyFile(path string, want Sum) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("transfer: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("transfer: %w", err)
+	}
+	if fi.Size() != want.Size {
+		return fmt.Errorf("%w: %d bytes, the manifest says %d", ErrMismatch, fi.Size(), want.Size)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("transfer: read %s: %w", path, err)
+	}
+	return want.check(h.Sum(nil))
+}
+
+// Verify checks the part file against want: from the running hash when
+// it covers the whole file, else by reading it again.
+func (d *Hash) Verify(part string, want Sum) error {
+	fi, err := os.Stat(part)
+	if err != nil {
+		return fmt.Errorf("transfer: %w", err)
+	}
+	if fi.Size() != want.Size || d.n != want.Size {
+		return VerifyFile(part, want)
+	}
+	return want.check(d.h.Sum(nil))
+}
+
+func (want Sum) check(sum []byte) error {
+	if got := hex.EncodeToString(sum); got != want.SHA256 {
+		return fmt.Errorf("%w: sha256 %s, the manifest says %s", ErrMismatch, got, want.SHA256)
+	}
+	return nil
 }

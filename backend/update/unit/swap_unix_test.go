@@ -1,0 +1,27 @@
+//go:build unix
+
+package unit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSwapFailurePutsBack: a move that fails (here: the incoming
+// executable is a directory the current file cannot be replaced by) puts
+// every entry back, without a crash to recover from.
+func TestSwapFailurePutsBack(t *testing.T) {
+	dir := beforeUpdate(t)
+	exe := filepath.Join(dir, "staged", ExeUnix)
+	if err := os.Remove(exe); err != nil {
+		t.Fatal(err)
+	}
+	write(t, exe, map[string]string{"x": "a directory where the executable should be"})
+	err := Swap(dir, "staged", "old", Versions{From: "1.0.0", To: "1.1.0"})
+	if err == nil || !strings.Contains(err.Error(), "whole again") {
+		t.Fatalf("got %v, want a failure that put the unit back", err)
+	}
+	wantWhole(t, dir, oldUnit, "the old unit")
+}
