@@ -68,7 +68,7 @@ func main() {
 	sizeMiB := flag.Int("size", 256, "size of the file for the download comparison, MiB")
 	deltas := flag.Bool("deltas", true, "measure update patches between real rebuilds (builds this tree three times)")
 	cores := flag.Bool("cores", true, "with -deltas, the releases carry the four remote cores (four more builds each)")
-	wine := flag.Bool("wine", false, "also update the Windows build under Wine, alternating with Linux (needs WINEPREFIX: bench/wine/run.sh makes one)")
+	wine := flag.Bool("wine", false, "also update the Windows build under Wine, alternating with Linux (needs WINEPREFIX, a prefix with its wineserver and services already up: bench/wine/run.sh makes one)")
 	flag.Parse()
 	if *wine && os.Getenv("WINEPREFIX") == "" {
 		check(fmt.Errorf("-wine needs a Wine prefix in WINEPREFIX (bench/wine/run.sh makes one)"))
@@ -134,8 +134,8 @@ func compareSystems(dir string, n int, systems []system, olds map[string]string,
 		a := all[k]
 		slices.Sort(a.total)
 		slices.Sort(a.inst)
-		fmt.Printf("%-16s %18s %12s %22s %9d of %-6d %v\n", sys.name, ms(a.total[len(a.total)/2]), ms(a.total[len(a.total)-1]),
-			ms(a.inst[len(a.inst)/2]), a.failed, a.probes, a.kept)
+		fmt.Printf("%-16s %18s %12s %22s %16s %v\n", sys.name, ms(a.total[len(a.total)/2]), ms(a.total[len(a.total)-1]),
+			ms(a.inst[len(a.inst)/2]), fmt.Sprintf("%d of %d", a.failed, a.probes), a.kept)
 	}
 	fmt.Println("update apply: the CLI's start to its exit 0, the new version serving (under Wine it includes Wine's start of the CLI);")
 	fmt.Println("the instance's apply: check to handoff, as the instance times it (its --json result)")

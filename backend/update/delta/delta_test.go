@@ -3,8 +3,10 @@ package delta
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -224,6 +226,22 @@ func TestContractMembers(t *testing.T) {
 	err = Contract(&b, bad, int64(len(data)))
 	if !errors.Is(err, ErrPatch) || b.Len() != 0 {
 		t.Fatalf("got %v after %d bytes, want %v before any", err, b.Len(), ErrPatch)
+	}
+}
+
+// A view of countless empty members (a bad patch that is still signed) is
+// refused from its index: nothing is gzip'd or allocated for each member.
+func TestContractRefusesEmptyMembers(t *testing.T) {
+	const n = 100000
+	view := append(bytes.Clone(viewMagic), binary.AppendUvarint(nil, n)...)
+	view = append(view, make([]byte, 3*n)...) // every gap, gzLen and rawLen 0
+	var err error
+	allocs := testing.AllocsPerRun(3, func() { err = Contract(io.Discard, view, 0) })
+	if !errors.Is(err, ErrPatch) {
+		t.Fatalf("got %v, want %v", err, ErrPatch)
+	}
+	if allocs > 100 {
+		t.Errorf("%.0f allocations to refuse it, want a few (none per member)", allocs)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // The view a patch is made between. A release carries gzip'd files (the
@@ -145,28 +146,34 @@ func writeView(data []byte, regions []region, raws [][]byte, size int64) []byte 
 // else than a view, or one that does not contract to its sizes).
 var errView = errors.New("not a view")
 
+// minMember is the least a gzip member takes: its header and trailer.
+const minMember = 18
+
 // Contract writes the bytes view stands for to w: exactly size bytes, or
 // an ErrPatch error (with what was written so far to be thrown away).
 // Gzip at its best level is nearly all of an update's rebuild (6 s for a
 // unit's five members on one core), so the members are gzip'd side by
-// side, one per CPU, and written in order.
+// side, one per CPU, held (up to size in all) and written in order.
 func Contract(w io.Writer, view []byte, size int64) error {
 	regions, body, err := readIndex(view)
 	if err != nil {
 		return err
 	}
-	gaps, raws := make([][]byte, len(regions)), make([][]byte, len(regions))
+	// The index must add up before anything is gzip'd. A member takes
+	// minMember bytes at least, so a view of countless empty members is
+	// refused here, before anything is allocated for each.
+	var gaps, raws [][]byte
 	total := int64(0)
-	for i, r := range regions {
-		if r.gap+r.rawLen > int64(len(body)) {
-			return fmt.Errorf("%w: %w: a member past its end", ErrPatch, errView)
+	for _, r := range regions {
+		if r.gap+r.rawLen > int64(len(body)) || r.gzLen < minMember {
+			return fmt.Errorf("%w: %w: a member past its end or too short", ErrPatch, errView)
 		}
-		gaps[i], raws[i] = body[:r.gap], body[r.gap:r.gap+r.rawLen]
+		if total += r.gap + r.gzLen; total > size {
+			return fmt.Errorf("%w: the patch makes more than the %d bytes expected", ErrTooBig, size)
+		}
+		gaps, raws = append(gaps, body[:r.gap]), append(raws, body[r.gap:r.gap+r.rawLen])
 		body = body[r.gap+r.rawLen:]
-		total += r.gap + r.gzLen
 	}
-	// The index must add up before anything is gzip'd: each member's
-	// output is held (up to its gzLen) until the ones before it are out.
 	switch made := total + int64(len(body)); {
 	case made > size:
 		return fmt.Errorf("%w: the patch makes %d bytes, %d expected", ErrTooBig, made, size)
@@ -191,20 +198,20 @@ func Contract(w io.Writer, view []byte, size int64) error {
 }
 
 // gzipMembers gzips each raw with Gzip, GOMAXPROCS at a time, and checks
-// each comes to its region's gzLen; the first error in order is returned,
-// once every worker has stopped.
+// each comes to its region's gzLen. Once one does not, the workers take
+// no more; the first error in order is returned, once every worker has
+// stopped.
 func gzipMembers(regions []region, raws [][]byte) ([][]byte, error) {
 	members, errs := make([][]byte, len(raws)), make([]error, len(raws))
-	next := make(chan int, len(raws))
-	for i := range raws {
-		next <- i
-	}
-	close(next)
+	var next atomic.Int64
+	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(raws)) {
 		wg.Go(func() {
-			for i := range next {
-				members[i], errs[i] = gzipMember(regions[i].gzLen, raws[i])
+			for i := int(next.Add(1) - 1); i < len(raws) && !failed.Load(); i = int(next.Add(1) - 1) {
+				if members[i], errs[i] = gzipMember(regions[i].gzLen, raws[i]); errs[i] != nil {
+					failed.Store(true)
+				}
 			}
 		})
 	}
