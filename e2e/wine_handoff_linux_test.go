@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hermes-desktop/backend/model"
+	"hermes-desktop/internal/testbin"
 )
 
 // linuxPIDsRunning are the Linux PIDs of the test's processes whose
@@ -54,7 +55,7 @@ func adoptToNext(t *testing.T, a *winApp, args ...string) (before, after model.S
 	p := probe(fmt.Sprintf("http://127.0.0.1:%d/api/status", b.Port))
 	time.Sleep(100 * time.Millisecond)
 	start := time.Now()
-	out, errOut, code := a.cli("handoff", "--to", winPath(next), "--mode", "adopt")
+	out, errOut, code := a.cli("handoff", "--to", testbin.WinPath(next), "--mode", "adopt")
 	took := time.Since(start)
 	if code != 0 {
 		p.finish()
@@ -114,7 +115,7 @@ func TestWineHandoffAdoptThenSuccessorKilled(t *testing.T) {
 	for _, how := range []string{"SIGKILL of the Wine process", "TerminateProcess"} {
 		t.Run(how, func(t *testing.T) {
 			a := newWinApp(t)
-			_, after := adoptToNext(t, a, "--backend-cmd", winPath(a.exe)+" serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2")
+			_, after := adoptToNext(t, a, "--backend-cmd", testbin.WinPath(a.exe)+" serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2")
 			succ := a.linuxPIDsRunning("hermes-desktop-next.exe", " run ")
 			if len(succ) != 1 {
 				t.Fatalf("the successor's Wine process: got %v, want one", describe(succ))
@@ -125,7 +126,7 @@ func TestWineHandoffAdoptThenSuccessorKilled(t *testing.T) {
 			}
 			killed := time.Now()
 			if how == "TerminateProcess" {
-				tk := exec.Command(wineLoader, "taskkill", "/F", "/PID", strconv.Itoa(after.Instance.PID))
+				tk := exec.Command(testbin.WineLoader, "taskkill", "/F", "/PID", strconv.Itoa(after.Instance.PID))
 				tk.Env = a.command(a.exe).Env
 				if out, err := tk.CombinedOutput(); err != nil {
 					t.Fatalf("taskkill /F /PID %d: %v: %s", after.Instance.PID, err, out)
@@ -151,12 +152,12 @@ func TestWineHandoffAdoptToBrokenSuccessor(t *testing.T) {
 	before := a.waitReady(l, 0)
 	b := before.Backends[0]
 	bat := filepath.Join(a.dir, "app", "broken.bat")
-	script := "@echo off\r\nif \"%1\"==\"version\" (\r\n  " + winPath(a.exe) + " version\r\n  exit /b 0\r\n)\r\nexit /b 3\r\n"
+	script := "@echo off\r\nif \"%1\"==\"version\" (\r\n  " + testbin.WinPath(a.exe) + " version\r\n  exit /b 0\r\n)\r\nexit /b 3\r\n"
 	if err := os.WriteFile(bat, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	p := probe(fmt.Sprintf("http://127.0.0.1:%d/api/status", b.Port))
-	out, errOut, code := a.cli("handoff", "--to", winPath(bat), "--mode", "adopt", "--timeout", "30s")
+	out, errOut, code := a.cli("handoff", "--to", testbin.WinPath(bat), "--mode", "adopt", "--timeout", "30s")
 	checks, fails, _ := p.finish()
 	if code == 0 || !strings.Contains(errOut, "handoff failed") || !strings.Contains(errOut, "exited before taking over") {
 		t.Fatalf("handoff to a broken successor: exit %d, %q%q; want a clear failure before the takeover", code, out, errOut)

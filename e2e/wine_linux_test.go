@@ -35,8 +35,7 @@ import (
 // The lane's contract with these tests.
 const (
 	wineExeEnv    = "HERMES_DESKTOP_WINE_EXE" // the Linux path of the Windows build
-	wineLoader    = "/usr/lib/wine/wine64"
-	wineReadyWait = 60 * time.Second // Wine starts processes slower than Linux
+	wineReadyWait = 60 * time.Second          // Wine starts processes slower than Linux
 )
 
 // winApp is one copy of the Windows build in a directory of the test's
@@ -85,19 +84,16 @@ func (a *winApp) copyExe(name string) string {
 	return path
 }
 
-// winPath is the Windows name of a Linux path in the prefix (drive Z: is /).
-func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
-
 // command runs exe (a copy of the build) with args under Wine.
 func (a *winApp) command(exe string, args ...string) *exec.Cmd {
-	cmd := exec.Command(wineLoader, append([]string{winPath(exe)}, args...)...)
+	cmd := exec.Command(testbin.WineLoader, append([]string{testbin.WinPath(exe)}, args...)...)
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "HERMES_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, testbin.Env(a.tag), "HERMES_HOME="+winPath(a.home),
-		"HERMES_DESKTOP_STATE_DIR="+winPath(a.state))
+	cmd.Env = append(cmd.Env, testbin.Env(a.tag), "HERMES_HOME="+testbin.WinPath(a.home),
+		"HERMES_DESKTOP_STATE_DIR="+testbin.WinPath(a.state))
 	cmd.Env = append(cmd.Env, a.env...)
 	return cmd
 }
@@ -232,7 +228,7 @@ func allReady(st model.Status, notPID int) bool {
 // those carrying its tag whose command line runs an exe from its directory.
 func (a *winApp) processes() []int {
 	var out []int
-	needle := strings.ToLower(winPath(a.dir))
+	needle := strings.ToLower(testbin.WinPath(a.dir))
 	for _, pid := range testbin.Tagged(a.tag) {
 		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 		if err == nil && strings.Contains(strings.ToLower(string(cmdline)), needle) {
@@ -320,7 +316,7 @@ func TestWineLauncherKilledTreeGone(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			a := newWinApp(t)
 			l := a.startLauncher(a.exe, "--backend-cmd",
-				winPath(a.exe)+" serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2")
+				testbin.WinPath(a.exe)+" serve --host 127.0.0.1 --port 0 --spawn-setsid-children 2")
 			st := a.waitReady(l, 0)
 			// launcher, shim, backend, two children
 			if n := waitCount(a, 5, 20*time.Second); n < 5 {
@@ -328,7 +324,7 @@ func TestWineLauncherKilledTreeGone(t *testing.T) {
 			}
 			killed := time.Now()
 			if how == "TerminateProcess" {
-				tk := exec.Command(wineLoader, "taskkill", "/F", "/PID", strconv.Itoa(st.Instance.PID))
+				tk := exec.Command(testbin.WineLoader, "taskkill", "/F", "/PID", strconv.Itoa(st.Instance.PID))
 				tk.Env = a.command(a.exe).Env
 				if out, err := tk.CombinedOutput(); err != nil {
 					t.Fatalf("taskkill /F /PID %d: %v: %s", st.Instance.PID, err, out)
@@ -382,7 +378,7 @@ func TestWineHandoffRestartToNewExe(t *testing.T) {
 	l := a.startLauncher(a.exe)
 	before := a.waitReady(l, 0)
 	next := a.copyExe("hermes-desktop-next.exe")
-	if out, errOut, code := a.cli("handoff", "--to", winPath(next), "--mode", "restart"); code != 0 {
+	if out, errOut, code := a.cli("handoff", "--to", testbin.WinPath(next), "--mode", "restart"); code != 0 {
 		t.Fatalf("handoff: exit %d: %s%s", code, out, errOut)
 	}
 	if code := l.waitExit(t, 30*time.Second); code != 0 {
@@ -418,7 +414,7 @@ func TestWineHandoffRestartToNewExe(t *testing.T) {
 // boot reap spares them too.
 func TestWineReapDecoys(t *testing.T) {
 	a := newWinApp(t)
-	exe := winPath(a.exe)
+	exe := testbin.WinPath(a.exe)
 	start := func(args ...string) *exec.Cmd {
 		cmd := a.command(a.exe, args...)
 		if err := cmd.Start(); err != nil {
@@ -437,7 +433,7 @@ func TestWineReapDecoys(t *testing.T) {
 	if err := os.WriteFile(bat, []byte("@"+exe+" serve --host 127.0.0.1 --port 0 --public-health\r\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	parented := exec.Command(wineLoader, "cmd", "/c", winPath(bat))
+	parented := exec.Command(testbin.WineLoader, "cmd", "/c", testbin.WinPath(bat))
 	parented.Env = a.command(a.exe).Env
 	if err := parented.Start(); err != nil {
 		t.Fatal(err)
@@ -542,7 +538,7 @@ func (a *winApp) reap(t *testing.T, args ...string) reapReport {
 // mine is the part of r about this test's processes.
 func (a *winApp) mine(r *reapreport.Report) reapReport {
 	var mine reapReport
-	needle := strings.ToLower(winPath(a.dir))
+	needle := strings.ToLower(testbin.WinPath(a.dir))
 	for _, d := range r.Decisions {
 		if strings.Contains(strings.ToLower(strings.Join(d.Cmdline, " ")), needle) {
 			mine = append(mine, d)

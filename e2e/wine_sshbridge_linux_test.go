@@ -48,7 +48,7 @@ func wineSSH(t *testing.T, a *winApp, srv *sshtest.Server) (string, *sshbridge.B
 	b, err := sshbridge.Listen(sshbridge.Options{Args: []string{"-F", srv.ClientConfig}, Logf: t.Logf})
 	must(t, err)
 	t.Cleanup(func() { _ = b.Close() }) // after a's checks: cleanups run last first
-	a.env = append(a.env, b.Env(), "WINEPATH="+winPath(dir))
+	a.env = append(a.env, b.Env(), "WINEPATH="+testbin.WinPath(dir))
 	return exe, b
 }
 
@@ -116,7 +116,7 @@ func TestWineRemoteDashboard(t *testing.T) {
 	srv := sshtest.Start(t)
 	_, bridge := wineSSH(t, a, srv)
 	cores := coretest.Dir(t, testbin.Path(t)) // the Linux core, for the Linux "remote"
-	a.env = append(a.env, remotecore.CoresEnv+"="+winPath(cores))
+	a.env = append(a.env, remotecore.CoresEnv+"="+testbin.WinPath(cores))
 	must(t, os.MkdirAll(a.state, 0o700))
 	must(t, settings.Save(a.state, settings.Settings{
 		Backends:        []settings.Backend{{Name: "page", Kind: settings.KindDashboard, Host: sshtest.Alias}},

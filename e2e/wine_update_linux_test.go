@@ -20,6 +20,7 @@ import (
 
 	"hermes-desktop/backend/model"
 	"hermes-desktop/backend/update"
+	"hermes-desktop/internal/testbin"
 	"hermes-desktop/internal/waitfor"
 )
 
@@ -146,7 +147,7 @@ func TestWineUpdateRollsBackACrashLoopAndKeepsTheBackend(t *testing.T) {
 			t.Fatalf("crash %d: version %s serving, want 1.1.0", crash, st.Instance.Version)
 		}
 		last = st.Backends[0].PID
-		tk := exec.Command(wineLoader, "taskkill", "/F", "/PID", strconv.Itoa(last)) // the test's own backend
+		tk := exec.Command(testbin.WineLoader, "taskkill", "/F", "/PID", strconv.Itoa(last)) // the test's own backend
 		tk.Env = a.command(a.exe).Env
 		if out, err := tk.CombinedOutput(); err != nil {
 			t.Fatalf("taskkill /F /PID %d: %v: %s", last, err, out)

@@ -36,9 +36,6 @@ import (
 	"hermes-desktop/platform/proc"
 )
 
-// wineLoader runs the Windows build (-wine-exe).
-const wineLoader = "/usr/lib/wine/wine64"
-
 func main() {
 	n := flag.Int("n", 20, "handoffs per mode")
 	wineExe := flag.String("wine-exe", "", "the Windows build (Linux path), to run the same handoffs under Wine (needs WINEPREFIX)")
@@ -108,7 +105,7 @@ func (in *instance) command(exe string, args ...string) *exec.Cmd {
 	if !in.wine {
 		return exec.Command(exe, append(args, "--state-dir", in.state)...)
 	}
-	return exec.Command(wineLoader, append(append([]string{winPath(exe)}, args...), "--state-dir", winPath(in.state))...)
+	return exec.Command(testbin.WineLoader, append(append([]string{testbin.WinPath(exe)}, args...), "--state-dir", testbin.WinPath(in.state))...)
 }
 
 // cli runs a hermes-desktop subcommand against the instance.
@@ -117,9 +114,6 @@ func (in *instance) cli(args ...string) ([]byte, error) {
 	c.Env = in.env
 	return c.Output()
 }
-
-// winPath is the Windows name of a Linux path in the prefix (drive Z: is /).
-func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 
 // readyURL waits until the instance's one backend is ready and returns its
 // health URL and PID.
@@ -140,7 +134,7 @@ func run(p platform, dir, mode string, n int) result {
 	in := &instance{bin: p.bin, state: filepath.Join(dir, mode+strings.TrimSpace(p.name)), mode: mode, wine: p.wine}
 	home := filepath.Join(in.state, "home")
 	if p.wine {
-		home = winPath(home)
+		home = testbin.WinPath(home)
 	}
 	in.env = testbin.NewEnv(tag, home)
 	cmd := in.command(p.bin, "run", "--headless", "--grace", "2s")
@@ -180,7 +174,7 @@ func (in *instance) handoffProbed(i int, to string, client *http.Client, cur *at
 	go func() { defer close(done); pr.run(ctx) }()
 	t0 := time.Now()
 	if in.wine {
-		to = winPath(to)
+		to = testbin.WinPath(to)
 	}
 	if out, err := in.cli("handoff", "--to", to, "--mode", in.mode, "--timeout", "30s"); err != nil {
 		check(fmt.Errorf("%s handoff %d: %v %s", in.mode, i, err, out))

@@ -11,6 +11,7 @@ import (
 
 	"hermes-desktop/backend/update"
 	"hermes-desktop/backend/update/unit"
+	"hermes-desktop/internal/testbin"
 )
 
 // system is where an update runs: Linux itself, or the Windows build
@@ -30,28 +31,22 @@ var (
 		exe: unit.ExeWindows, license: "LICENSE.txt", marker: update.TypeNSISUser + "\r\n", wine: true}
 )
 
-// wineLoader runs the Windows build (-wine).
-const wineLoader = "/usr/lib/wine/wine64"
-
 // command is the installed exe with args and the state dir, run as the
 // system runs it.
 func (s system) command(exe, state string, args ...string) *exec.Cmd {
 	if !s.wine {
 		return exec.Command(exe, append(args, "--state-dir", state)...)
 	}
-	return exec.Command(wineLoader, append(append([]string{winPath(exe)}, args...), "--state-dir", winPath(state))...)
+	return exec.Command(testbin.WineLoader, append(append([]string{testbin.WinPath(exe)}, args...), "--state-dir", testbin.WinPath(state))...)
 }
 
 // path is p as the system's programs name it.
 func (s system) path(p string) string {
 	if s.wine {
-		return winPath(p)
+		return testbin.WinPath(p)
 	}
 	return p
 }
-
-// winPath is the Windows name of a Linux path in the prefix (drive Z: is /).
-func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 
 // build compiles the binary for the system at version with the key
 // compiled in, as the e2e tests build their releases.
@@ -69,7 +64,7 @@ func (s system) build(dir, version string, pub minisign.PublicKey) string {
 
 // wineVersion says which Wine runs the Windows build.
 func wineVersion() string {
-	out, err := exec.Command(wineLoader, "--version").Output()
+	out, err := exec.Command(testbin.WineLoader, "--version").Output()
 	if err != nil {
 		return "wine: " + err.Error()
 	}

@@ -37,8 +37,7 @@ import (
 )
 
 const (
-	wineLoader = "/usr/lib/wine/wine64"
-	children   = " --spawn-setsid-children 2"
+	children = " --spawn-setsid-children 2"
 )
 
 // mode is one way to run and kill a launcher.
@@ -77,7 +76,7 @@ func main() {
 	defer os.RemoveAll(dir)
 	bin, err := testbin.Build(dir)
 	check(err)
-	win := winPath(*exe)
+	win := testbin.WinPath(*exe)
 
 	modes := killModes(bin, win)
 	fmt.Printf("launcher killed -> tree gone: %d kills per mode, tree = launcher, shim, backend, 2 children out of its group\n", *n)
@@ -107,7 +106,7 @@ func killModes(bin, win string) []mode {
 			"--backend-cmd", bin+" serve --host 127.0.0.1 --port 0"+children)
 	}
 	wine := func(state string) *exec.Cmd {
-		return exec.Command(wineLoader, win, "run", "--headless", "--state-dir", winPath(state), "--grace", "2s",
+		return exec.Command(testbin.WineLoader, win, "run", "--headless", "--state-dir", testbin.WinPath(state), "--grace", "2s",
 			"--backend-cmd", win+" serve --host 127.0.0.1 --port 0"+children)
 	}
 	sigkill := func(cmd *exec.Cmd, _ int) time.Time {
@@ -119,7 +118,7 @@ func killModes(bin, win string) []mode {
 		fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
 		check(err)
 		defer unix.Close(fd)
-		tk := exec.Command(wineLoader, "taskkill", "/F", "/PID", strconv.Itoa(winPID))
+		tk := exec.Command(testbin.WineLoader, "taskkill", "/F", "/PID", strconv.Itoa(winPID))
 		check(tk.Start())
 		gone := testbin.WaitPidfds(map[int]int{0: fd}, 30*time.Second)
 		_ = tk.Wait()
@@ -128,8 +127,8 @@ func killModes(bin, win string) []mode {
 	linuxPath := func(p string) string { return p }
 	return []mode{
 		{"Linux: shim lifeline, SIGKILL", 5, linuxPath, linux, sigkill},
-		{"Wine: job, SIGKILL of the Wine process", 7, winPath, wine, sigkill},
-		{"Wine: job, TerminateProcess (taskkill /F)", 7, winPath, wine, terminate},
+		{"Wine: job, SIGKILL of the Wine process", 7, testbin.WinPath, wine, sigkill},
+		{"Wine: job, TerminateProcess (taskkill /F)", 7, testbin.WinPath, wine, terminate},
 	}
 }
 
@@ -187,7 +186,7 @@ func windowsPID(cmd *exec.Cmd, state string) int {
 	if !strings.HasSuffix(cmd.Path, "wine64") {
 		return cmd.Process.Pid
 	}
-	st := exec.Command(wineLoader, cmd.Args[1], "status", "--json", "--state-dir", winPath(state))
+	st := exec.Command(testbin.WineLoader, cmd.Args[1], "status", "--json", "--state-dir", testbin.WinPath(state))
 	st.Env = cmd.Env
 	out, err := st.Output()
 	check(err)
@@ -202,10 +201,8 @@ func windowsPID(cmd *exec.Cmd, state string) int {
 	return pid
 }
 
-func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
-
 func wineVersion() string {
-	out, err := exec.Command(wineLoader, "--version").Output()
+	out, err := exec.Command(testbin.WineLoader, "--version").Output()
 	if err != nil {
 		return "wine: " + err.Error()
 	}
